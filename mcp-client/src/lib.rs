@@ -1,0 +1,1 @@
+//! `mcp-client`: not built yet (see the project's issues).

@@ -1,0 +1,201 @@
+//! JSON-RPC error objects and MCP's error codes.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// A JSON-RPC error code. The set is open: any integer a peer sends is kept;
+/// the associated constants name the codes the JSON-RPC and MCP specifications define.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct ErrorCode(pub i32);
+
+impl ErrorCode {
+    /// `-32700`: the peer could not parse the JSON it received.
+    pub const PARSE_ERROR: Self = Self(-32700);
+    /// `-32600`: the message was not a valid request.
+    pub const INVALID_REQUEST: Self = Self(-32600);
+    /// `-32601`: the method does not exist or is not available.
+    pub const METHOD_NOT_FOUND: Self = Self(-32601);
+    /// `-32602`: invalid method parameters. Since 2026-07-28 also "resource not
+    /// found", and the code servers use for "tool set changed; list tools again".
+    pub const INVALID_PARAMS: Self = Self(-32602);
+    /// `-32603`: internal error.
+    pub const INTERNAL_ERROR: Self = Self(-32603);
+    /// `-32002`: resource not found (2025-11-25 and earlier; clients still accept it).
+    pub const RESOURCE_NOT_FOUND: Self = Self(-32002);
+    /// `-32042`: URL elicitation required (2025-11-25 only); `data` is
+    /// [`UrlElicitationRequiredData`].
+    pub const URL_ELICITATION_REQUIRED: Self = Self(-32042);
+    /// `-32020`: an HTTP header does not match the body (2026-07-28).
+    pub const HEADER_MISMATCH: Self = Self(-32020);
+    /// `-32021`: the request needs a client capability the client did not declare
+    /// (2026-07-28); `data` is [`MissingRequiredClientCapabilityData`].
+    pub const MISSING_REQUIRED_CLIENT_CAPABILITY: Self = Self(-32021);
+    /// `-32022`: the server does not support the requested protocol version
+    /// (2026-07-28); `data` is [`UnsupportedProtocolVersionData`].
+    pub const UNSUPPORTED_PROTOCOL_VERSION: Self = Self(-32022);
+
+    /// The spec's name for this code, if it has one.
+    pub fn name(self) -> Option<&'static str> {
+        Some(match self {
+            Self::PARSE_ERROR => "parse error",
+            Self::INVALID_REQUEST => "invalid request",
+            Self::METHOD_NOT_FOUND => "method not found",
+            Self::INVALID_PARAMS => "invalid params",
+            Self::INTERNAL_ERROR => "internal error",
+            Self::RESOURCE_NOT_FOUND => "resource not found",
+            Self::URL_ELICITATION_REQUIRED => "URL elicitation required",
+            Self::HEADER_MISMATCH => "header mismatch",
+            Self::MISSING_REQUIRED_CLIENT_CAPABILITY => "missing required client capability",
+            Self::UNSUPPORTED_PROTOCOL_VERSION => "unsupported protocol version",
+            _ => return None,
+        })
+    }
+
+    /// Whether only a server speaking the 2026-07-28 (modern) era sends this code.
+    /// Used for era detection: such an error proves the server is modern.
+    pub fn is_modern_only(self) -> bool {
+        matches!(
+            self,
+            Self::HEADER_MISMATCH
+                | Self::MISSING_REQUIRED_CLIENT_CAPABILITY
+                | Self::UNSUPPORTED_PROTOCOL_VERSION
+        )
+    }
+}
+
+impl fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.name() {
+            Some(n) => write!(f, "{} ({n})", self.0),
+            None => write!(f, "{}", self.0),
+        }
+    }
+}
+
+impl From<i32> for ErrorCode {
+    fn from(v: i32) -> Self {
+        Self(v)
+    }
+}
+
+/// A JSON-RPC error object, as sent by a peer or built locally.
+///
+/// `data` is kept as a JSON value; the typed accessors decode the structured
+/// data of the codes that define it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, thiserror::Error)]
+#[non_exhaustive]
+pub struct ErrorObject {
+    /// The error code.
+    pub code: ErrorCode,
+    /// A short description (the peer's words).
+    pub message: String,
+    /// Additional information, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<Value>,
+}
+
+impl fmt::Display for ErrorObject {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} (code {})", self.message, self.code.0)?;
+        if let Some(d) = &self.data {
+            let s = d.to_string();
+            if s.len() <= 200 {
+                write!(f, ", data: {s}")?;
+            } else {
+                let mut end = 200;
+                while !s.is_char_boundary(end) {
+                    end -= 1;
+                }
+                write!(f, ", data: {}…", &s[..end])?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl ErrorObject {
+    /// An error with a code and message.
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        ErrorObject {
+            code,
+            message: message.into(),
+            data: None,
+        }
+    }
+
+    /// Adds `data`.
+    #[must_use]
+    pub fn with_data(mut self, data: Value) -> Self {
+        self.data = Some(data);
+        self
+    }
+
+    /// `-32601` for `method`.
+    pub fn method_not_found(method: &str) -> Self {
+        Self::new(ErrorCode::METHOD_NOT_FOUND, format!("method not found: {method}"))
+    }
+
+    /// The structured data of an `UnsupportedProtocolVersion` (-32022) error.
+    pub fn unsupported_protocol_version(&self) -> Option<UnsupportedProtocolVersionData> {
+        self.typed_data(ErrorCode::UNSUPPORTED_PROTOCOL_VERSION)
+    }
+
+    /// The structured data of a `MissingRequiredClientCapability` (-32021) error.
+    pub fn missing_required_client_capability(
+        &self,
+    ) -> Option<MissingRequiredClientCapabilityData> {
+        self.typed_data(ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY)
+    }
+
+    /// The structured data of a `URLElicitationRequired` (-32042) error.
+    pub fn url_elicitation_required(&self) -> Option<UrlElicitationRequiredData> {
+        self.typed_data(ErrorCode::URL_ELICITATION_REQUIRED)
+    }
+
+    /// Whether this is the "tool set changed; list tools again" error some
+    /// servers send after a redeploy (-32602 with that message): the caller
+    /// should list tools again and retry.
+    pub fn is_tool_set_changed(&self) -> bool {
+        self.code == ErrorCode::INVALID_PARAMS && {
+            let m = self.message.to_ascii_lowercase();
+            m.contains("tool set changed") || m.contains("list tools again")
+        }
+    }
+
+    fn typed_data<T: serde::de::DeserializeOwned>(&self, code: ErrorCode) -> Option<T> {
+        if self.code != code {
+            return None;
+        }
+        T::deserialize(self.data.as_ref()?).ok()
+    }
+}
+
+/// `data` of `UnsupportedProtocolVersion` (-32022).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct UnsupportedProtocolVersionData {
+    /// Versions the server supports.
+    pub supported: Vec<String>,
+    /// The version the client asked for.
+    pub requested: String,
+}
+
+/// `data` of `MissingRequiredClientCapability` (-32021).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct MissingRequiredClientCapabilityData {
+    /// The capabilities the request needs (a `ClientCapabilities` object).
+    pub required_capabilities: Value,
+}
+
+/// `data` of `URLElicitationRequired` (-32042, 2025-11-25).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct UrlElicitationRequiredData {
+    /// The URL elicitations (`ElicitRequestURLParams` objects) the client must complete.
+    pub elicitations: Vec<Value>,
+}

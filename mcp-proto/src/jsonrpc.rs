@@ -1,0 +1,582 @@
+//! The JSON-RPC 2.0 envelope as MCP uses it.
+//!
+//! A [`Message`] is decoded once on the hot path: the envelope fields are
+//! parsed, while `params` and `result` stay raw JSON ([`RawValue`]) until
+//! whoever owns the message decodes them into a typed form.
+//!
+//! Decoding is strict about the envelope (`"jsonrpc": "2.0"`, a request id is
+//! never `null`, a response has exactly one of `result` and `error`) and
+//! forgiving about everything else (unknown members are ignored).
+
+use std::borrow::Cow;
+use std::fmt;
+use std::sync::Arc;
+
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde::ser::{SerializeMap, Serializer};
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+
+use crate::error::ErrorObject;
+
+/// A request id: an integer or a string, never `null` (MCP forbids it).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum RequestId {
+    /// An integer id. MCP clients built on this crate allocate these.
+    Number(i64),
+    /// A string id.
+    String(Arc<str>),
+}
+
+impl RequestId {
+    /// The id as a JSON value (used where an id is embedded in params,
+    /// e.g. `notifications/cancelled`).
+    pub fn to_value(&self) -> serde_json::Value {
+        match self {
+            RequestId::Number(n) => serde_json::Value::from(*n),
+            RequestId::String(s) => serde_json::Value::from(&**s),
+        }
+    }
+}
+
+impl fmt::Display for RequestId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RequestId::Number(n) => write!(f, "{n}"),
+            RequestId::String(s) => write!(f, "{s:?}"),
+        }
+    }
+}
+
+impl From<i64> for RequestId {
+    fn from(n: i64) -> Self {
+        RequestId::Number(n)
+    }
+}
+
+impl From<&str> for RequestId {
+    fn from(s: &str) -> Self {
+        RequestId::String(s.into())
+    }
+}
+
+impl From<String> for RequestId {
+    fn from(s: String) -> Self {
+        RequestId::String(s.into())
+    }
+}
+
+impl Serialize for RequestId {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            RequestId::Number(n) => s.serialize_i64(*n),
+            RequestId::String(v) => s.serialize_str(v),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for RequestId {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct IdVisitor;
+        impl Visitor<'_> for IdVisitor {
+            type Value = RequestId;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string or integer request id")
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<RequestId, E> {
+                Ok(RequestId::Number(v))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<RequestId, E> {
+                i64::try_from(v)
+                    .map(RequestId::Number)
+                    .map_err(|_| E::custom("request id out of range"))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<RequestId, E> {
+                // Some peers echo integer ids as floats (`1.0`); accept exact integers only.
+                if v.fract() == 0.0 && v.abs() < 9_007_199_254_740_992.0 {
+                    #[allow(clippy::cast_possible_truncation)]
+                    Ok(RequestId::Number(v as i64))
+                } else {
+                    Err(E::custom("request id must be an integer or a string"))
+                }
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<RequestId, E> {
+                Ok(RequestId::String(v.into()))
+            }
+        }
+        d.deserialize_any(IdVisitor)
+    }
+}
+
+/// A request: expects exactly one response with the same id.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Request {
+    /// The request id.
+    pub id: RequestId,
+    /// The method name, e.g. `tools/call`.
+    pub method: Cow<'static, str>,
+    /// The raw `params` object, if any.
+    pub params: Option<Box<RawValue>>,
+}
+
+impl Request {
+    /// A request with the given id, method and raw params.
+    pub fn new(
+        id: RequestId,
+        method: impl Into<Cow<'static, str>>,
+        params: Option<Box<RawValue>>,
+    ) -> Self {
+        Request {
+            id,
+            method: method.into(),
+            params,
+        }
+    }
+}
+
+/// A notification: a one-way message, never answered.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Notification {
+    /// The method name, e.g. `notifications/progress`.
+    pub method: Cow<'static, str>,
+    /// The raw `params` object, if any.
+    pub params: Option<Box<RawValue>>,
+}
+
+impl Notification {
+    /// A notification with the given method and raw params.
+    pub fn new(method: impl Into<Cow<'static, str>>, params: Option<Box<RawValue>>) -> Self {
+        Notification {
+            method: method.into(),
+            params,
+        }
+    }
+}
+
+/// A successful response.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Response {
+    /// The id of the request this answers.
+    pub id: RequestId,
+    /// The raw `result` value.
+    pub result: Box<RawValue>,
+}
+
+impl Response {
+    /// A response for `id` carrying `result`.
+    pub fn new(id: RequestId, result: Box<RawValue>) -> Self {
+        Response { id, result }
+    }
+}
+
+/// An error response. `id` is `None` when the peer could not read the
+/// request's id (it sent `"id": null` or omitted it).
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct ErrorResponse {
+    /// The id of the request this answers, if the peer could read it.
+    pub id: Option<RequestId>,
+    /// The error.
+    pub error: ErrorObject,
+}
+
+impl ErrorResponse {
+    /// An error response for `id`.
+    pub fn new(id: Option<RequestId>, error: ErrorObject) -> Self {
+        ErrorResponse { id, error }
+    }
+}
+
+/// Any JSON-RPC 2.0 message MCP carries (batches are not part of MCP since
+/// 2025-06-18 and are never sent by this crate's users).
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub enum Message {
+    /// A request.
+    Request(Request),
+    /// A notification.
+    Notification(Notification),
+    /// A successful response.
+    Response(Response),
+    /// An error response.
+    Error(ErrorResponse),
+}
+
+impl Message {
+    /// Decodes one message from bytes (one stdio line, one HTTP body, one SSE `data`).
+    ///
+    /// Never panics; every malformed input is a [`DecodeError`].
+    pub fn from_slice(bytes: &[u8]) -> Result<Self, DecodeError> {
+        decode_slice(bytes)
+    }
+
+    /// Appends this message as compact JSON to `out`. The output never
+    /// contains a raw newline (JSON strings escape them), so it is safe to
+    /// frame with `\n`.
+    pub fn write_to(&self, out: &mut Vec<u8>) {
+        // Serializing a Message into a Vec cannot fail: every field is a
+        // string, an integer, or already-valid raw JSON.
+        let _ = serde_json::to_writer(out, self);
+    }
+
+    /// This message as compact JSON bytes.
+    pub fn to_vec(&self) -> Vec<u8> {
+        let mut v = Vec::with_capacity(128);
+        self.write_to(&mut v);
+        v
+    }
+
+    /// The method name of a request or notification.
+    pub fn method(&self) -> Option<&str> {
+        match self {
+            Message::Request(r) => Some(&r.method),
+            Message::Notification(n) => Some(&n.method),
+            _ => None,
+        }
+    }
+
+    /// The id of a request or response.
+    pub fn id(&self) -> Option<&RequestId> {
+        match self {
+            Message::Request(r) => Some(&r.id),
+            Message::Response(r) => Some(&r.id),
+            Message::Error(e) => e.id.as_ref(),
+            Message::Notification(_) => None,
+        }
+    }
+}
+
+impl std::str::FromStr for Message {
+    type Err = DecodeError;
+    fn from_str(s: &str) -> Result<Self, DecodeError> {
+        decode_slice(s.as_bytes())
+    }
+}
+
+impl From<Request> for Message {
+    fn from(v: Request) -> Self {
+        Message::Request(v)
+    }
+}
+impl From<Notification> for Message {
+    fn from(v: Notification) -> Self {
+        Message::Notification(v)
+    }
+}
+impl From<Response> for Message {
+    fn from(v: Response) -> Self {
+        Message::Response(v)
+    }
+}
+impl From<ErrorResponse> for Message {
+    fn from(v: ErrorResponse) -> Self {
+        Message::Error(v)
+    }
+}
+
+impl Serialize for Message {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("jsonrpc", "2.0")?;
+        match self {
+            Message::Request(r) => {
+                m.serialize_entry("id", &r.id)?;
+                m.serialize_entry("method", &r.method)?;
+                if let Some(p) = &r.params {
+                    m.serialize_entry("params", p)?;
+                }
+            }
+            Message::Notification(n) => {
+                m.serialize_entry("method", &n.method)?;
+                if let Some(p) = &n.params {
+                    m.serialize_entry("params", p)?;
+                }
+            }
+            Message::Response(r) => {
+                m.serialize_entry("id", &r.id)?;
+                m.serialize_entry("result", &r.result)?;
+            }
+            Message::Error(e) => {
+                m.serialize_entry("id", &e.id)?;
+                m.serialize_entry("error", &e.error)?;
+            }
+        }
+        m.end()
+    }
+}
+
+/// Which envelope rule a message broke.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum EnvelopeViolation {
+    /// `jsonrpc` missing or not `"2.0"`.
+    Version,
+    /// A message with `method` and `id: null`.
+    NullRequestId,
+    /// A response with both `result` and `error`, or neither and no `method`.
+    Shape,
+    /// A response with a `result` but no `id`.
+    MissingId,
+    /// The top level is a JSON array (a batch); MCP does not use batches.
+    Batch,
+}
+
+impl fmt::Display for EnvelopeViolation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            EnvelopeViolation::Version => "\"jsonrpc\" must be \"2.0\"",
+            EnvelopeViolation::NullRequestId => "a request id must not be null",
+            EnvelopeViolation::Shape => {
+                "not a request, notification, result or error (check method/result/error members)"
+            }
+            EnvelopeViolation::MissingId => "a result response has no id",
+            EnvelopeViolation::Batch => "JSON-RPC batches are not supported by MCP",
+        })
+    }
+}
+
+/// A message that could not be decoded.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum DecodeError {
+    /// Not JSON, or JSON of the wrong shape (e.g. `error.code` not an integer).
+    #[error("invalid JSON-RPC message: {message}")]
+    Json {
+        /// serde_json's description, with line and column.
+        message: String,
+        /// Whether the input ended early (truncated) rather than being malformed.
+        eof: bool,
+    },
+    /// Valid JSON that breaks a JSON-RPC envelope rule.
+    #[error("invalid JSON-RPC envelope: {0}")]
+    Envelope(EnvelopeViolation),
+}
+
+impl DecodeError {
+    fn from_json(e: &serde_json::Error) -> Self {
+        DecodeError::Json {
+            eof: e.is_eof(),
+            message: e.to_string(),
+        }
+    }
+}
+
+/// `id` as it appeared: absent, `null`, or a value.
+#[derive(Default)]
+enum IdField {
+    #[default]
+    Absent,
+    Null,
+    Id(RequestId),
+}
+
+impl<'de> Deserialize<'de> for IdField {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(match Option::<RequestId>::deserialize(d)? {
+            Some(id) => IdField::Id(id),
+            None => IdField::Null,
+        })
+    }
+}
+
+/// `"jsonrpc"`: true when it is exactly `"2.0"`. Borrowing visitor, no allocation.
+struct VersionField(bool);
+
+impl<'de> Deserialize<'de> for VersionField {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = VersionField;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("\"2.0\"")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<VersionField, E> {
+                Ok(VersionField(v == "2.0"))
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<VersionField, E> {
+                Ok(VersionField(false))
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<VersionField, E> {
+                Ok(VersionField(false))
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<VersionField, E> {
+                Ok(VersionField(false))
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<VersionField, E> {
+                Ok(VersionField(false))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<VersionField, E> {
+                Ok(VersionField(false))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// Method names MCP uses, so decoding the common ones does not allocate.
+const KNOWN_METHODS: &[&str] = &[
+    "notifications/progress",
+    "notifications/message",
+    "notifications/cancelled",
+    "notifications/tools/list_changed",
+    "notifications/resources/list_changed",
+    "notifications/resources/updated",
+    "notifications/prompts/list_changed",
+    "notifications/subscriptions/acknowledged",
+    "notifications/elicitation/complete",
+    "notifications/initialized",
+    "notifications/roots/list_changed",
+    "ping",
+    "sampling/createMessage",
+    "elicitation/create",
+    "roots/list",
+    "initialize",
+    "server/discover",
+    "tools/list",
+    "tools/call",
+    "resources/list",
+    "resources/read",
+    "resources/templates/list",
+    "prompts/list",
+    "prompts/get",
+];
+
+/// Interns known method names as `&'static str`.
+pub(crate) fn intern_method(m: &str) -> Cow<'static, str> {
+    match KNOWN_METHODS.iter().find(|k| **k == m) {
+        Some(k) => Cow::Borrowed(k),
+        None => Cow::Owned(m.to_owned()),
+    }
+}
+
+struct MethodField(Cow<'static, str>);
+
+impl<'de> Deserialize<'de> for MethodField {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = MethodField;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a method name string")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<MethodField, E> {
+                Ok(MethodField(intern_method(v)))
+            }
+        }
+        d.deserialize_str(V)
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(field_identifier, rename_all = "lowercase")]
+enum Field {
+    Jsonrpc,
+    Id,
+    Method,
+    Params,
+    Result,
+    Error,
+    #[serde(other)]
+    Other,
+}
+
+/// Every envelope member, before the shape is classified.
+#[derive(Default)]
+struct RawEnvelope {
+    version_ok: bool,
+    id: IdField,
+    method: Option<Cow<'static, str>>,
+    params: Option<Box<RawValue>>,
+    result: Option<Box<RawValue>>,
+    error: Option<ErrorObject>,
+}
+
+impl<'de> Deserialize<'de> for RawEnvelope {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = RawEnvelope;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a JSON-RPC 2.0 message object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawEnvelope, A::Error> {
+                let mut env = RawEnvelope::default();
+                while let Some(key) = map.next_key::<Field>()? {
+                    match key {
+                        Field::Jsonrpc => env.version_ok = map.next_value::<VersionField>()?.0,
+                        Field::Id => env.id = map.next_value()?,
+                        Field::Method => env.method = Some(map.next_value::<MethodField>()?.0),
+                        Field::Params => {
+                            let raw: Box<RawValue> = map.next_value()?;
+                            // `"params": null` is treated as absent.
+                            env.params = (raw.get() != "null").then_some(raw);
+                        }
+                        Field::Result => env.result = Some(map.next_value()?),
+                        Field::Error => env.error = Some(map.next_value()?),
+                        Field::Other => {
+                            map.next_value::<IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(env)
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+impl RawEnvelope {
+    fn classify(self) -> Result<Message, EnvelopeViolation> {
+        if !self.version_ok {
+            return Err(EnvelopeViolation::Version);
+        }
+        match (self.method, self.result, self.error) {
+            (Some(method), None, None) => match self.id {
+                IdField::Id(id) => Ok(Message::Request(Request {
+                    id,
+                    method,
+                    params: self.params,
+                })),
+                IdField::Absent => Ok(Message::Notification(Notification {
+                    method,
+                    params: self.params,
+                })),
+                IdField::Null => Err(EnvelopeViolation::NullRequestId),
+            },
+            (None, Some(result), None) => match self.id {
+                IdField::Id(id) => Ok(Message::Response(Response { id, result })),
+                _ => Err(EnvelopeViolation::MissingId),
+            },
+            (None, None, Some(error)) => Ok(Message::Error(ErrorResponse {
+                id: match self.id {
+                    IdField::Id(id) => Some(id),
+                    _ => None,
+                },
+                error,
+            })),
+            _ => Err(EnvelopeViolation::Shape),
+        }
+    }
+}
+
+fn decode_slice(bytes: &[u8]) -> Result<Message, DecodeError> {
+    if bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[') {
+        return Err(DecodeError::Envelope(EnvelopeViolation::Batch));
+    }
+    let env: RawEnvelope = serde_json::from_slice(bytes).map_err(|e| DecodeError::from_json(&e))?;
+    env.classify().map_err(DecodeError::Envelope)
+}
+
+impl<'de> Deserialize<'de> for Message {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        RawEnvelope::deserialize(d)?
+            .classify()
+            .map_err(|v| de::Error::custom(format_args!("invalid JSON-RPC envelope: {v}")))
+    }
+}
+
+#[cfg(test)]
+mod tests;

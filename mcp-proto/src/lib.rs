@@ -1,0 +1,52 @@
+//! Wire types for the Model Context Protocol, every revision from
+//! 2024-11-05 to 2026-07-28, and the one [`Transport`](transport::Transport)
+//! trait every MCP transport implements.
+//!
+//! This crate does no IO and has no async runtime dependency.
+//!
+//! - [`jsonrpc`]: the JSON-RPC 2.0 envelope. A [`Message`] is decoded once;
+//!   `params` and `result` stay raw JSON until someone asks for a typed form.
+//! - [`error`]: [`ErrorObject`] and the open [`ErrorCode`] set with the
+//!   spec's named codes and their structured `data`.
+//! - [`version`]: [`ProtocolVersion`], its [`Era`], and which
+//!   [`Feature`](version::Feature)s each revision has.
+//! - [`schema`]: typed params and results of every method.
+//! - [`method`]: ties method names to their param and result types.
+//! - [`transport`]: the [`Transport`](transport::Transport) trait, its
+//!   [`TransportError`](transport::TransportError), and an in-memory
+//!   [`channel`](transport::channel) pair.
+//!
+//! # What it is not
+//!
+//! Not a client: ids, pending requests, timeouts and negotiation live in
+//! `mcp-client`. Not a transport: stdio and HTTP live in
+//! `mcp-transport-stdio` and `mcp-transport-http`.
+//!
+//! # Example
+//!
+//! ```
+//! use mcp_proto::{Message, schema::CallToolResult};
+//!
+//! let line = br#"{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"hi"}]}}"#;
+//! let Message::Response(resp) = Message::from_slice(line)? else { panic!("not a response") };
+//! let result: CallToolResult = serde_json::from_str(resp.result.get())?;
+//! assert_eq!(result.content[0].as_text(), Some("hi"));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # Stability
+//!
+//! Types the server sends are `#[non_exhaustive]`; unknown members are kept
+//! in `extra` maps and unknown content kinds decode to `Unknown` variants, so
+//! a newer server never breaks decoding.
+
+pub mod error;
+pub mod jsonrpc;
+pub mod method;
+pub mod schema;
+pub mod transport;
+pub mod version;
+
+pub use error::{ErrorCode, ErrorObject};
+pub use jsonrpc::{Message, Notification, Request, RequestId, Response};
+pub use version::{Era, ProtocolVersion};

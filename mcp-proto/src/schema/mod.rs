@@ -1,0 +1,224 @@
+//! Typed params and results of MCP methods, for every revision.
+//!
+//! Conventions:
+//! - Types a server sends are `#[non_exhaustive]` and keep unknown members in
+//!   an `extra` map, so they survive a round trip.
+//! - Types a user builds have `new(required…)` plus `with_*` builders.
+//! - Optional members a server may omit decode to `None`/empty.
+//! - Method names and their param/result types are tied together by the
+//!   [`Method`](crate::method::Method) trait.
+
+mod capabilities;
+mod content;
+mod lifecycle;
+mod meta;
+mod notifications;
+mod mrtr;
+mod tools;
+
+pub use capabilities::*;
+pub use content::*;
+pub use lifecycle::*;
+pub use meta::*;
+pub use notifications::*;
+pub use mrtr::*;
+pub use tools::*;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// A JSON object (`_meta`, unknown members, free-form maps).
+pub type JsonObject = Map<String, Value>;
+
+/// Name and version of an MCP implementation (client or server).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct Implementation {
+    /// Programmatic name.
+    pub name: String,
+    /// Version string.
+    pub version: String,
+    /// Human-readable name (2025-06-18+).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// Description (2025-11-25+).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Website URL (2025-11-25+).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub website_url: Option<String>,
+    /// Icons (2025-11-25+).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub icons: Option<Vec<Icon>>,
+    /// Unknown members, kept.
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
+impl Implementation {
+    /// An implementation with a name and version.
+    pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
+        Implementation {
+            name: name.into(),
+            version: version.into(),
+            title: None,
+            description: None,
+            website_url: None,
+            icons: None,
+            extra: JsonObject::new(),
+        }
+    }
+
+    /// Sets the human-readable title.
+    #[must_use]
+    pub fn with_title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+}
+
+/// An icon for an implementation, tool, prompt or resource (2025-11-25+).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct Icon {
+    /// An `https:` or `data:` URI.
+    pub src: String,
+    /// MIME type, if the server's is missing or generic.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mime_type: Option<String>,
+    /// Sizes such as `"48x48"` or `"any"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sizes: Option<Vec<String>>,
+    /// `"light"` or `"dark"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub theme: Option<String>,
+    /// Unknown members, kept.
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
+/// A role in a conversation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum Role {
+    /// The user.
+    User,
+    /// The assistant (model).
+    Assistant,
+}
+
+/// Optional annotations on content and resources.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct Annotations {
+    /// Who the content is intended for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub audience: Option<Vec<Role>>,
+    /// Importance from 0 (least) to 1 (most).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub priority: Option<f64>,
+    /// ISO 8601 timestamp of the last modification (2025-06-18+).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_modified: Option<String>,
+    /// Unknown members, kept.
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
+/// Whether a result is final or asks for more input (2026-07-28 `resultType`).
+///
+/// An absent `resultType` (servers of earlier revisions) means [`Complete`](ResultType::Complete).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
+pub enum ResultType {
+    /// `"complete"`: the final result.
+    #[default]
+    Complete,
+    /// `"input_required"`: an [`InputRequiredResult`].
+    InputRequired,
+    /// A value this crate does not know (an extension's). The spec says an
+    /// unrecognised value is invalid unless an advertised extension defines it.
+    Unknown(String),
+}
+
+impl ResultType {
+    /// The wire string.
+    pub fn as_str(&self) -> &str {
+        match self {
+            ResultType::Complete => "complete",
+            ResultType::InputRequired => "input_required",
+            ResultType::Unknown(s) => s,
+        }
+    }
+}
+
+impl Serialize for ResultType {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for ResultType {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        Ok(match s.as_str() {
+            "complete" => ResultType::Complete,
+            "input_required" => ResultType::InputRequired,
+            _ => ResultType::Unknown(s),
+        })
+    }
+}
+
+/// Params of a paginated list request (`tools/list`, `resources/list`, …).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct PaginatedParams {
+    /// The opaque cursor from the previous page's `nextCursor`. An empty
+    /// string is a valid cursor (2026-07-28); only absence means "first page".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cursor: Option<String>,
+    /// `_meta`.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<JsonObject>,
+}
+
+impl PaginatedParams {
+    /// Params for the page after `cursor` (`None`: the first page).
+    pub fn new(cursor: Option<String>) -> Self {
+        PaginatedParams { cursor, meta: None }
+    }
+}
+
+/// An empty result (`ping`, `logging/setLevel`, subscribe…): only `_meta` and unknown members.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct EmptyResult {
+    /// `resultType` (2026-07-28).
+    #[serde(rename = "resultType", default, skip_serializing_if = "Option::is_none")]
+    pub result_type: Option<ResultType>,
+    /// `_meta`.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<JsonObject>,
+    /// Unknown members, kept.
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
+/// Cache hints on cacheable results (2026-07-28).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum CacheScope {
+    /// Shared intermediaries may cache the response.
+    Public,
+    /// Only the requesting client may cache it.
+    Private,
+}
+
+#[cfg(test)]
+mod tests;

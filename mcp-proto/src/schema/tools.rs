@@ -1,0 +1,202 @@
+//! `tools/list` and `tools/call`.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::{CacheScope, ContentBlock, Icon, InputResponses, JsonObject, ResultType};
+
+/// A tool the server offers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct Tool {
+    /// Programmatic name, used in `tools/call`.
+    pub name: String,
+    /// Human-readable name (2025-06-18+).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// Description for the model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// JSON Schema of the arguments (an object schema), verbatim.
+    #[serde(default = "empty_object_schema")]
+    pub input_schema: JsonObject,
+    /// JSON Schema of `structuredContent` (2025-06-18+).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_schema: Option<JsonObject>,
+    /// Behaviour hints (2025-03-26+).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<ToolAnnotations>,
+    /// Icons (2025-11-25+).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub icons: Option<Vec<Icon>>,
+    /// Execution properties such as task support (2025-11-25+).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub execution: Option<JsonObject>,
+    /// `_meta`.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<JsonObject>,
+    /// Unknown members, kept.
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
+fn empty_object_schema() -> JsonObject {
+    let mut m = JsonObject::new();
+    m.insert("type".into(), Value::from("object"));
+    m
+}
+
+impl Tool {
+    /// A tool with a name and an input schema (for tests and in-process servers).
+    pub fn new(name: impl Into<String>, input_schema: JsonObject) -> Self {
+        Tool {
+            name: name.into(),
+            title: None,
+            description: None,
+            input_schema,
+            output_schema: None,
+            annotations: None,
+            icons: None,
+            execution: None,
+            meta: None,
+            extra: JsonObject::new(),
+        }
+    }
+
+    /// Sets the description.
+    #[must_use]
+    pub fn with_description(mut self, d: impl Into<String>) -> Self {
+        self.description = Some(d.into());
+        self
+    }
+}
+
+/// Hints about a tool's behaviour. Untrusted unless the server is.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct ToolAnnotations {
+    /// Human-readable title.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// The tool does not modify its environment.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_only_hint: Option<bool>,
+    /// The tool may perform destructive updates.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub destructive_hint: Option<bool>,
+    /// Repeated calls with the same arguments have no further effect.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idempotent_hint: Option<bool>,
+    /// The tool interacts with an open world of external entities.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub open_world_hint: Option<bool>,
+    /// Unknown members, kept.
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
+/// Result of `tools/list`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct ListToolsResult {
+    /// `resultType` (2026-07-28).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result_type: Option<ResultType>,
+    /// This page of tools.
+    #[serde(default)]
+    pub tools: Vec<Tool>,
+    /// The cursor of the next page; absent on the last page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+    /// Freshness hint (2026-07-28).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ttl_ms: Option<u64>,
+    /// Cache scope (2026-07-28).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_scope: Option<CacheScope>,
+    /// `_meta`.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<JsonObject>,
+    /// Unknown members, kept.
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
+/// Params of `tools/call`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct CallToolParams {
+    /// The tool's name.
+    pub name: String,
+    /// Arguments (a JSON object).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arguments: Option<Value>,
+    /// `_meta`.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<JsonObject>,
+    /// Answers to a previous `InputRequiredResult` (2026-07-28).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_responses: Option<InputResponses>,
+    /// The previous `InputRequiredResult`'s `requestState`, verbatim (2026-07-28).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_state: Option<String>,
+}
+
+impl CallToolParams {
+    /// Calls `name` with no arguments.
+    pub fn new(name: impl Into<String>) -> Self {
+        CallToolParams {
+            name: name.into(),
+            arguments: None,
+            meta: None,
+            input_responses: None,
+            request_state: None,
+        }
+    }
+
+    /// Sets the arguments (should be a JSON object).
+    #[must_use]
+    pub fn with_arguments(mut self, arguments: Value) -> Self {
+        self.arguments = Some(arguments);
+        self
+    }
+}
+
+/// Result of `tools/call`.
+///
+/// A tool that failed reports `is_error: true` with an explanation in
+/// `content`; that is a result for the model, not a protocol error.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct CallToolResult {
+    /// `resultType` (2026-07-28).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result_type: Option<ResultType>,
+    /// Unstructured content. Servers may omit it on a structured-only result.
+    #[serde(default)]
+    pub content: Vec<ContentBlock>,
+    /// Structured result: any JSON value (2025-06-18+).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub structured_content: Option<Value>,
+    /// Whether the tool failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub is_error: Option<bool>,
+    /// `_meta`.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<JsonObject>,
+    /// Unknown members, kept.
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
+impl CallToolResult {
+    /// Whether the tool reported failure.
+    pub fn is_error(&self) -> bool {
+        self.is_error == Some(true)
+    }
+}

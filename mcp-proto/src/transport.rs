@@ -1,0 +1,396 @@
+//! The one `Transport` trait every MCP transport implements, and the error it returns.
+//!
+//! A transport moves whole JSON-RPC [`Message`]s between the client and one
+//! server. It knows nothing about ids, sessions' pending requests or
+//! timeouts: those live in the client. Third parties implement this trait
+//! (a WebSocket, an in-process server, a test double) and depend only on
+//! `mcp-proto`.
+//!
+//! # Why poll-based
+//!
+//! The trait is a `Sink` + `Stream` pair written with plain `poll_*` methods
+//! (as `hyper`'s IO traits and `http-body` are), not `async fn`s:
+//!
+//! - it is object-safe, so `Pin<Box<dyn Transport>>` works and a client is not
+//!   generic over its transport;
+//! - the client's driver can interleave reading and writing in one task
+//!   without `select!` over borrowed futures, and can *batch*: it calls
+//!   [`start_send`](Transport::start_send) for every queued message and
+//!   [`poll_flush`](Transport::poll_flush) once, so a stdio transport writes
+//!   many small messages with one syscall;
+//! - it needs no runtime: this crate has no tokio dependency.
+//!
+//! Implementing poll methods is a little more work than `async fn`; the
+//! [`channel`] adapter and the example below show the pattern, and
+//! [`TransportExt`] gives `async` helpers for callers.
+//!
+//! # Contract
+//!
+//! - **Order.** Messages are delivered in the order they were sent, per
+//!   direction. Nothing is reordered, merged or duplicated.
+//! - **Sending.** Call [`poll_ready`](Transport::poll_ready) until it is ready,
+//!   then [`start_send`](Transport::start_send) one message; repeat, then
+//!   [`poll_flush`](Transport::poll_flush). A message accepted by
+//!   `start_send` is sent by the next successful flush, or the flush fails.
+//! - **Receiving.** [`poll_recv`](Transport::poll_recv) yields
+//!   `Some(Ok(message))` per message, `Some(Err(e))` for an error, and
+//!   `None` once the server has closed its side cleanly. After `None` it keeps
+//!   returning `None`.
+//! - **Errors are either scoped or terminal.** An error is *scoped* when it
+//!   concerns one frame or one request and the transport goes on working:
+//!   - [`TransportErrorKind::Decode`]: one frame could not be decoded (not
+//!     JSON, or too large). It is reported once and skipped; the next frame
+//!     is read normally.
+//!   - any error that carries a [`request_id`](TransportError::request_id):
+//!     that one request failed in the transport (an HTTP POST answered 500,
+//!     a dropped response stream, an expired session). The client fails that
+//!     request (or retries it) and goes on.
+//!
+//!   Every other error is *terminal*: the connection is gone, and the
+//!   following `poll_recv` returns `None`. [`TransportError::is_terminal`]
+//!   tells which.
+//! - **Clean close vs. error.** `None` from `poll_recv` is a clean close (EOF
+//!   on stdio after a zero exit, a graceful HTTP end). A server that dies
+//!   yields a terminal error first (for stdio: [`TransportErrorKind::Closed`]
+//!   with the exit status and the last lines of stderr), then `None`.
+//! - **Closing.** [`poll_close`](Transport::poll_close) flushes, then shuts the
+//!   connection down as the transport's spec says (stdio: close stdin, wait,
+//!   SIGTERM, SIGKILL; HTTP: `DELETE` the session). It is bounded in time.
+//!   Dropping a transport without closing it must still release everything
+//!   (kill the process group, abort tasks), without blocking.
+//! - **Protocol version.** The client calls
+//!   [`set_protocol_version`](Transport::set_protocol_version) when it has
+//!   chosen a revision (before the first request that uses it). Transports
+//!   that put the version on the wire (HTTP's `MCP-Protocol-Version` header)
+//!   use it; others ignore it.
+//!
+//! # Example: an in-process transport
+//!
+//! A transport that plays a tiny server answering every request with an
+//! empty result. Real transports follow the same shape with IO underneath.
+//!
+//! ```
+//! use std::collections::VecDeque;
+//! use std::pin::Pin;
+//! use std::task::{Context, Poll, Waker};
+//! use mcp_proto::jsonrpc::{Message, Response};
+//! use mcp_proto::transport::{Transport, TransportError, TransportErrorKind, TransportExt};
+//!
+//! #[derive(Default)]
+//! struct Loopback {
+//!     replies: VecDeque<Message>,
+//!     waker: Option<Waker>,
+//!     closed: bool,
+//! }
+//!
+//! impl Transport for Loopback {
+//!     fn poll_recv(mut self: Pin<&mut Self>, cx: &mut Context<'_>)
+//!         -> Poll<Option<Result<Message, TransportError>>> {
+//!         if let Some(m) = self.replies.pop_front() {
+//!             return Poll::Ready(Some(Ok(m)));
+//!         }
+//!         if self.closed {
+//!             return Poll::Ready(None);
+//!         }
+//!         self.waker = Some(cx.waker().clone());
+//!         Poll::Pending
+//!     }
+//!     fn poll_ready(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Result<(), TransportError>> {
+//!         Poll::Ready(Ok(()))
+//!     }
+//!     fn start_send(mut self: Pin<&mut Self>, msg: Message) -> Result<(), TransportError> {
+//!         if self.closed {
+//!             return Err(TransportError::new(TransportErrorKind::Closed, "loopback closed"));
+//!         }
+//!         if let Message::Request(req) = msg {
+//!             let empty = serde_json::value::RawValue::from_string("{}".into()).unwrap();
+//!             self.replies.push_back(Response::new(req.id, empty).into());
+//!             if let Some(w) = self.waker.take() { w.wake() }
+//!         }
+//!         Ok(())
+//!     }
+//!     fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Result<(), TransportError>> {
+//!         Poll::Ready(Ok(()))
+//!     }
+//!     fn poll_close(mut self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Result<(), TransportError>> {
+//!         self.closed = true;
+//!         Poll::Ready(Ok(()))
+//!     }
+//! }
+//!
+//! # fn block_on<F: std::future::Future>(f: F) -> F::Output {
+//! #     let mut f = std::pin::pin!(f);
+//! #     let mut cx = Context::from_waker(Waker::noop());
+//! #     loop { if let Poll::Ready(v) = f.as_mut().poll(&mut cx) { return v; } }
+//! # }
+//! block_on(async {
+//!     let mut t = Loopback::default();
+//!     let ping = mcp_proto::jsonrpc::Request::new(1.into(), "ping", None);
+//!     t.send(ping.into()).await.unwrap();
+//!     let reply = t.recv().await.unwrap().unwrap();
+//!     assert_eq!(reply.id(), Some(&1.into()));
+//!     t.close().await.unwrap();
+//!     assert!(t.recv().await.is_none());
+//! });
+//! ```
+
+use std::error::Error as StdError;
+use std::fmt;
+use std::future::{Future, poll_fn};
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use crate::jsonrpc::{Message, RequestId};
+use crate::version::ProtocolVersion;
+
+pub mod channel;
+
+/// A message-level, bidirectional connection to one MCP server.
+///
+/// See the [module docs](self) for the contract.
+pub trait Transport: Send + 'static {
+    /// Receives the next message from the server.
+    fn poll_recv(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Message, TransportError>>>;
+
+    /// Waits until the transport can accept a message with `start_send`.
+    fn poll_ready(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), TransportError>>;
+
+    /// Queues one message. Call only after `poll_ready` returned `Ready(Ok)`.
+    fn start_send(self: Pin<&mut Self>, msg: Message) -> Result<(), TransportError>;
+
+    /// Sends everything queued by `start_send`.
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), TransportError>>;
+
+    /// Flushes, then shuts the connection down as the transport's spec says.
+    fn poll_close(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), TransportError>>;
+
+    /// Tells the transport which protocol revision the client now speaks.
+    /// The default does nothing.
+    fn set_protocol_version(self: Pin<&mut Self>, version: ProtocolVersion) {
+        let _ = version;
+    }
+}
+
+impl<T: Transport + ?Sized> Transport for Pin<Box<T>> {
+    fn poll_recv(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Message, TransportError>>> {
+        self.get_mut().as_mut().poll_recv(cx)
+    }
+    fn poll_ready(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), TransportError>> {
+        self.get_mut().as_mut().poll_ready(cx)
+    }
+    fn start_send(self: Pin<&mut Self>, msg: Message) -> Result<(), TransportError> {
+        self.get_mut().as_mut().start_send(msg)
+    }
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), TransportError>> {
+        self.get_mut().as_mut().poll_flush(cx)
+    }
+    fn poll_close(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), TransportError>> {
+        self.get_mut().as_mut().poll_close(cx)
+    }
+    fn set_protocol_version(self: Pin<&mut Self>, version: ProtocolVersion) {
+        self.get_mut().as_mut().set_protocol_version(version);
+    }
+}
+
+/// A type-erased transport.
+pub type BoxTransport = Pin<Box<dyn Transport>>;
+
+/// `async` conveniences over [`Transport`] for callers (tests, simple tools).
+pub trait TransportExt: Transport + Unpin {
+    /// Sends one message and flushes.
+    fn send(&mut self, msg: Message) -> impl Future<Output = Result<(), TransportError>> + Send
+    where
+        Self: Sized,
+    {
+        let mut msg = Some(msg);
+        poll_fn(move |cx| {
+            if msg.is_some() {
+                match Pin::new(&mut *self).poll_ready(cx) {
+                    Poll::Ready(Ok(())) => {}
+                    Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
+                    Poll::Pending => return Poll::Pending,
+                }
+                if let Some(m) = msg.take() {
+                    Pin::new(&mut *self).start_send(m)?;
+                }
+            }
+            Pin::new(&mut *self).poll_flush(cx)
+        })
+    }
+
+    /// Receives the next message; `None` after a clean close.
+    fn recv(&mut self) -> impl Future<Output = Option<Result<Message, TransportError>>> + Send
+    where
+        Self: Sized,
+    {
+        poll_fn(move |cx| Pin::new(&mut *self).poll_recv(cx))
+    }
+
+    /// Closes the transport.
+    fn close(&mut self) -> impl Future<Output = Result<(), TransportError>> + Send
+    where
+        Self: Sized,
+    {
+        poll_fn(move |cx| Pin::new(&mut *self).poll_close(cx))
+    }
+}
+
+impl<T: Transport + Unpin> TransportExt for T {}
+
+/// What kind of failure a [`TransportError`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum TransportErrorKind {
+    /// An I/O error on the underlying connection.
+    Io,
+    /// The peer is gone: the process exited, the connection was closed, or
+    /// the transport was closed locally.
+    Closed,
+    /// One frame could not be decoded (not JSON-RPC, or over the size limit).
+    /// Scoped: the transport skips it and goes on.
+    Decode,
+    /// The transport gave up waiting (connect or request timeout).
+    Timeout,
+    /// The peer broke the transport's protocol (an HTTP status or content
+    /// type the spec does not allow, a malformed SSE stream).
+    Protocol,
+    /// The server no longer knows the session (HTTP 404 on a live session).
+    /// The client may start a new session and retry.
+    SessionExpired,
+    /// The server rejected the client's credentials (HTTP 401/403).
+    Unauthorized,
+    /// Anything else.
+    Other,
+}
+
+impl fmt::Display for TransportErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            TransportErrorKind::Io => "I/O error",
+            TransportErrorKind::Closed => "connection closed",
+            TransportErrorKind::Decode => "undecodable message",
+            TransportErrorKind::Timeout => "timed out",
+            TransportErrorKind::Protocol => "transport protocol error",
+            TransportErrorKind::SessionExpired => "session expired",
+            TransportErrorKind::Unauthorized => "unauthorized",
+            TransportErrorKind::Other => "transport error",
+        })
+    }
+}
+
+/// A transport failure: a [kind](TransportErrorKind), an optional request it
+/// is scoped to, and an optional cause.
+///
+/// Cheap to clone (the cause is shared), so one error can fail many waiters.
+/// Third-party transports build it with [`TransportError::new`].
+#[derive(Clone)]
+pub struct TransportError {
+    kind: TransportErrorKind,
+    request: Option<RequestId>,
+    source: Option<Arc<dyn StdError + Send + Sync>>,
+}
+
+impl TransportError {
+    /// An error of `kind` caused by `source` (any error, or a message string).
+    pub fn new(kind: TransportErrorKind, source: impl Into<Box<dyn StdError + Send + Sync>>) -> Self {
+        TransportError {
+            kind,
+            request: None,
+            source: Some(Arc::from(source.into())),
+        }
+    }
+
+    /// An error of `kind` with no further cause.
+    pub fn from_kind(kind: TransportErrorKind) -> Self {
+        TransportError {
+            kind,
+            request: None,
+            source: None,
+        }
+    }
+
+    /// Scopes this error to one request: only that request fails.
+    #[must_use]
+    pub fn with_request(mut self, id: RequestId) -> Self {
+        self.request = Some(id);
+        self
+    }
+
+    /// The kind of failure.
+    pub fn kind(&self) -> TransportErrorKind {
+        self.kind
+    }
+
+    /// The request this error is scoped to, if any.
+    pub fn request_id(&self) -> Option<&RequestId> {
+        self.request.as_ref()
+    }
+
+    /// Whether the transport is unusable after this error (see the module docs).
+    pub fn is_terminal(&self) -> bool {
+        self.request.is_none() && self.kind != TransportErrorKind::Decode
+    }
+
+    /// The underlying cause, if any.
+    pub fn cause(&self) -> Option<&(dyn StdError + Send + Sync + 'static)> {
+        self.source.as_deref()
+    }
+}
+
+impl fmt::Debug for TransportError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut d = f.debug_struct("TransportError");
+        d.field("kind", &self.kind);
+        if let Some(r) = &self.request {
+            d.field("request", r);
+        }
+        if let Some(s) = &self.source {
+            d.field("source", &s.to_string());
+        }
+        d.finish()
+    }
+}
+
+impl fmt::Display for TransportError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.source {
+            // A cause that already explains itself is shown alone (e.g.
+            // "server exited with status 1: fatal: config missing").
+            Some(s) => write!(f, "{}: {s}", self.kind),
+            None => write!(f, "{}", self.kind),
+        }
+    }
+}
+
+impl StdError for TransportError {
+    fn source(&self) -> Option<&(dyn StdError + 'static)> {
+        self.source.as_deref().map(|s| s as &(dyn StdError + 'static))
+    }
+}
+
+impl From<std::io::Error> for TransportError {
+    fn from(e: std::io::Error) -> Self {
+        let kind = match e.kind() {
+            std::io::ErrorKind::BrokenPipe
+            | std::io::ErrorKind::ConnectionReset
+            | std::io::ErrorKind::ConnectionAborted
+            | std::io::ErrorKind::UnexpectedEof => TransportErrorKind::Closed,
+            std::io::ErrorKind::TimedOut => TransportErrorKind::Timeout,
+            _ => TransportErrorKind::Io,
+        };
+        TransportError::new(kind, e)
+    }
+}
+
+impl From<crate::jsonrpc::DecodeError> for TransportError {
+    fn from(e: crate::jsonrpc::DecodeError) -> Self {
+        TransportError::new(TransportErrorKind::Decode, e)
+    }
+}

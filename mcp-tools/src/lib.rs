@@ -1,0 +1,1 @@
+//! `mcp-tools`: not built yet (see the project's issues).

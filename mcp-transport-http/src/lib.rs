@@ -1,0 +1,1 @@
+//! `mcp-transport-http`: not built yet (see the project's issues).

@@ -1,0 +1,1 @@
+//! `mcp-transport-stdio`: not built yet (see the project's issues).

@@ -1,0 +1,135 @@
+//! Project chores. Run as `cargo xtask <command>`:
+//!
+//! - `peers`: install the pinned real MCP peers the tests run against into
+//!   the git-ignored `.peers/` folder (npm: server-everything, the
+//!   conformance suite and Node 22; PyPI: the Python SDK). Re-runs only when
+//!   the pins change.
+//! - `test`: `peers`, then every test of the workspace with the peers
+//!   required (a missing peer fails the run instead of skipping).
+//! - `ci`: what `.ci/run` runs: fmt check, clippy, `test`, docs.
+
+use std::env;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+type Result<T = ()> = std::result::Result<T, String>;
+
+fn main() -> ExitCode {
+    let args: Vec<String> = env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("peers") => peers(),
+        Some("test") => test(&args[1..]),
+        Some("ci") => ci(),
+        _ => {
+            eprintln!("usage: cargo xtask <peers|test|ci> [args]");
+            return ExitCode::from(2);
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("xtask: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The workspace root (xtask's parent directory).
+fn root() -> PathBuf {
+    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    manifest.parent().map(Path::to_path_buf).unwrap_or(manifest)
+}
+
+fn run(cmd: &mut Command) -> Result {
+    eprintln!("xtask: running {cmd:?}");
+    let status = cmd
+        .status()
+        .map_err(|e| format!("could not start {:?}: {e}", cmd.get_program()))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("{:?} failed with {status}", cmd.get_program()))
+    }
+}
+
+fn cargo() -> Command {
+    let mut c = Command::new(env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    c.current_dir(root());
+    c
+}
+
+/// Copies `files` from `peers/` into `dest` and returns whether anything changed
+/// since the last successful install (recorded in `dest/.stamp`).
+fn stage(dest: &Path, files: &[&str]) -> Result<bool> {
+    fs::create_dir_all(dest).map_err(|e| format!("create {}: {e}", dest.display()))?;
+    let mut stamp = String::new();
+    for f in files {
+        let src = root().join("peers").join(f);
+        let text = fs::read_to_string(&src).map_err(|e| format!("read {}: {e}", src.display()))?;
+        fs::write(dest.join(f), &text).map_err(|e| format!("write {f}: {e}"))?;
+        stamp.push_str(&text);
+    }
+    let old = fs::read_to_string(dest.join(".stamp")).unwrap_or_default();
+    Ok(old != stamp)
+}
+
+fn mark_done(dest: &Path, files: &[&str]) -> Result {
+    let mut stamp = String::new();
+    for f in files {
+        stamp.push_str(&fs::read_to_string(dest.join(f)).map_err(|e| e.to_string())?);
+    }
+    fs::write(dest.join(".stamp"), stamp).map_err(|e| e.to_string())
+}
+
+fn peers() -> Result {
+    let base = root().join(".peers");
+    let npm_dir = base.join("npm");
+    let npm_files = ["package.json", "package-lock.json"];
+    if stage(&npm_dir, &npm_files)? || !npm_dir.join("node_modules").exists() {
+        run(Command::new("npm")
+            .args(["ci", "--no-audit", "--no-fund", "--loglevel=error"])
+            .current_dir(&npm_dir))?;
+        mark_done(&npm_dir, &npm_files)?;
+    }
+    let py_dir = base.join("py");
+    let py_files = ["requirements.txt", "constraints.txt"];
+    if stage(&py_dir, &py_files)? || !py_dir.join("bin/python").exists() {
+        let python = env::var("PYTHON").unwrap_or_else(|_| "python3".into());
+        run(Command::new(&python).args(["-m", "venv", "--clear"]).arg(&py_dir))?;
+        // --clear wiped the staged files; stage them again.
+        stage(&py_dir, &py_files)?;
+        run(Command::new(py_dir.join("bin/pip"))
+            .args(["install", "--quiet", "--disable-pip-version-check"])
+            .args(["-r", "requirements.txt", "-c", "constraints.txt"])
+            .current_dir(&py_dir))?;
+        mark_done(&py_dir, &py_files)?;
+    }
+    eprintln!("xtask: peers ready in {}", base.display());
+    Ok(())
+}
+
+fn test(extra: &[String]) -> Result {
+    peers()?;
+    run(cargo()
+        .args(["test", "--workspace"])
+        .args(extra)
+        .env("MCP_PEERS_DIR", root().join(".peers"))
+        .env("MCP_REQUIRE_PEERS", "1"))
+}
+
+fn ci() -> Result {
+    run(cargo().args(["fmt", "--all", "--check"]))?;
+    run(cargo().args([
+        "clippy",
+        "--workspace",
+        "--all-targets",
+        "--",
+        "-D",
+        "warnings",
+    ]))?;
+    test(&[])?;
+    run(cargo()
+        .args(["doc", "--workspace", "--no-deps"])
+        .env("RUSTDOCFLAGS", "-D warnings"))
+}
