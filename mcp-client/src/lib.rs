@@ -1,1 +1,61 @@
-//! `mcp-client`: not built yet (see the project's issues).
+//! A Model Context Protocol client for both protocol eras.
+//!
+//! - [`session`]: the sans-IO core. Ids, pending requests, era negotiation
+//!   (`server/discover` probe with `initialize` fallback), timeouts reset by
+//!   progress, cancellation, `input_required` rounds: all as data, with time
+//!   passed in. Testable without processes, sockets or a runtime.
+//! - [`Client`] (feature `tokio`, on by default): a cheap, cloneable handle;
+//!   many calls in flight over one transport, no lock held across a call. Its
+//!   [`Driver`] is one task that owns the session and the transport.
+//!
+//! # Example
+//!
+//! ```no_run
+//! # async fn run(transport: impl mcp_proto::transport::Transport) -> Result<(), mcp_client::ClientError> {
+//! use mcp_client::Client;
+//! use serde_json::json;
+//!
+//! let client = Client::builder("my-agent", "1.0.0").connect(transport).await?;
+//! for tool in client.list_all_tools().await? {
+//!     println!("{}: {}", tool.name, tool.description.unwrap_or_default());
+//! }
+//! let result = client.call_tool("echo", json!({"message": "hi"})).await?;
+//! println!("{:?}", result.content);
+//! client.close().await;
+//! # Ok(()) }
+//! ```
+//!
+//! # Cancel safety
+//!
+//! Dropping a request's future cancels the request: the server is sent
+//! `notifications/cancelled` (never for `initialize`) and a late response is
+//! ignored. Timeouts cancel the same way.
+//!
+//! # Feature flags
+//!
+//! - `tokio` (default): [`Client`], [`Driver`]. Without it only [`session`] remains.
+//!
+//! # Design notes
+//!
+//! Unlike `STYLE.md`'s sketch, the session is not generic over a waiter type:
+//! calls are named by a caller-chosen [`CallId`](session::CallId) that stays
+//! the same across `input_required` retries (which need new JSON-RPC ids),
+//! and the driver keeps the reply channels. That keeps the core free of any
+//! async type and makes retries invisible to callers.
+
+pub mod error;
+pub mod handler;
+pub mod session;
+
+#[cfg(feature = "tokio")]
+mod client;
+
+pub use error::{ClientError, CloseReason};
+pub use handler::{BoxFuture, ClientHandler, NoHandler};
+pub use session::{ServerInfo, VersionChoice};
+
+#[cfg(feature = "tokio")]
+pub use client::{
+    Client, ClientBuilder, DEFAULT_MAX_LIST_PAGES, Driver, ListKind, ProgressFn, RequestBuilder,
+    ResponseFuture,
+};

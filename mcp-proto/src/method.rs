@@ -4,8 +4,8 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::schema::{
-    CallToolParams, CallToolResult, DiscoverParams, DiscoverResult, EmptyResult,
-    InitializeParams, InitializeResult, ListToolsResult, PaginatedParams,
+    CallToolParams, CallToolResult, DiscoverParams, DiscoverResult, EmptyResult, InitializeParams,
+    InitializeResult, ListToolsResult, PaginatedParams,
 };
 
 /// A request method: its wire name, params and result.

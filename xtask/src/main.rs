@@ -96,7 +96,9 @@ fn peers() -> Result {
     let py_files = ["requirements.txt", "constraints.txt"];
     if stage(&py_dir, &py_files)? || !py_dir.join("bin/python").exists() {
         let python = env::var("PYTHON").unwrap_or_else(|_| "python3".into());
-        run(Command::new(&python).args(["-m", "venv", "--clear"]).arg(&py_dir))?;
+        run(Command::new(&python)
+            .args(["-m", "venv", "--clear"])
+            .arg(&py_dir))?;
         // --clear wiped the staged files; stage them again.
         stage(&py_dir, &py_files)?;
         run(Command::new(py_dir.join("bin/pip"))

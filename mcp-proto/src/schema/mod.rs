@@ -12,16 +12,16 @@ mod capabilities;
 mod content;
 mod lifecycle;
 mod meta;
-mod notifications;
 mod mrtr;
+mod notifications;
 mod tools;
 
 pub use capabilities::*;
 pub use content::*;
 pub use lifecycle::*;
 pub use meta::*;
-pub use notifications::*;
 pub use mrtr::*;
+pub use notifications::*;
 pub use tools::*;
 
 use serde::{Deserialize, Serialize};
@@ -199,7 +199,11 @@ impl PaginatedParams {
 #[non_exhaustive]
 pub struct EmptyResult {
     /// `resultType` (2026-07-28).
-    #[serde(rename = "resultType", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "resultType",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
     pub result_type: Option<ResultType>,
     /// `_meta`.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]

@@ -1,0 +1,1034 @@
+//! The async side: a cloneable [`Client`] handle and the [`Driver`] task that
+//! owns the [`Session`](crate::session::Session) and the transport.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, RwLock};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use mcp_proto::jsonrpc::{Message, Notification};
+use mcp_proto::method::Method;
+use mcp_proto::schema::{
+    CallToolParams, CallToolResult, ListToolsResult, LoggingLevel, PaginatedParams, ProgressParams,
+    Tool,
+};
+use mcp_proto::transport::{BoxTransport, Transport};
+use mcp_proto::{Era, ErrorObject, ProtocolVersion};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use serde_json::value::RawValue;
+use tokio::sync::{mpsc, oneshot, watch};
+
+use crate::error::{ClientError, CloseReason};
+use crate::handler::{ClientHandler, NoHandler};
+use crate::session::{
+    CallId, CallOptions, Event, ServerInfo, Session, SessionConfig, Transmit, VersionChoice,
+};
+
+/// A progress callback.
+pub type ProgressFn = Arc<dyn Fn(ProgressParams) + Send + Sync>;
+
+type Reply = oneshot::Sender<Result<Box<RawValue>, ClientError>>;
+
+enum Command {
+    Request {
+        call: CallId,
+        method: String,
+        params: Option<Box<RawValue>>,
+        options: CallOptions,
+        progress: Option<ProgressFn>,
+        reply: Reply,
+    },
+    Cancel(CallId),
+    Notify {
+        method: String,
+        params: Option<Box<RawValue>>,
+    },
+    Respond {
+        id: mcp_proto::RequestId,
+        result: Result<Box<RawValue>, ErrorObject>,
+    },
+    Input {
+        call: CallId,
+        responses: mcp_proto::schema::InputResponses,
+    },
+    SetLogLevel(Option<LoggingLevel>),
+    Close(oneshot::Sender<()>),
+}
+
+/// Which server list changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ListKind {
+    /// `tools/list`.
+    Tools,
+    /// `resources/list`.
+    Resources,
+    /// `prompts/list`.
+    Prompts,
+}
+
+struct Shared {
+    commands: mpsc::UnboundedSender<Command>,
+    next_call: AtomicU64,
+    server: RwLock<Option<Arc<ServerInfo>>>,
+    changes: [watch::Sender<u64>; 3],
+    max_list_pages: usize,
+    closed: RwLock<Option<CloseReason>>,
+}
+
+impl Shared {
+    fn closed_error(&self) -> ClientError {
+        let reason = self.closed.read().ok().and_then(|g| g.clone());
+        ClientError::Closed(reason.unwrap_or(CloseReason::DriverGone))
+    }
+}
+
+/// A connected MCP client: cheap to clone, safe to share across tasks. Many
+/// calls may be in flight at once over one transport; no lock is held across
+/// a call.
+///
+/// Dropping every clone closes the connection (the driver closes the
+/// transport). Prefer [`Client::close`] to wait for a clean shutdown.
+#[derive(Clone)]
+pub struct Client {
+    shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client")
+            .field("server", &self.server())
+            .finish()
+    }
+}
+
+/// Configures and connects a [`Client`].
+#[must_use]
+pub struct ClientBuilder {
+    config: SessionConfig,
+    handler: Arc<dyn ClientHandler>,
+    max_list_pages: usize,
+}
+
+impl std::fmt::Debug for ClientBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientBuilder")
+            .field("config", &self.config)
+            .finish()
+    }
+}
+
+/// Default cap on pages followed by `list_all_*`.
+pub const DEFAULT_MAX_LIST_PAGES: usize = 1000;
+
+impl ClientBuilder {
+    /// A builder for a client named `name` at `version`.
+    pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
+        ClientBuilder {
+            config: SessionConfig::new(mcp_proto::schema::Implementation::new(name, version)),
+            handler: Arc::new(NoHandler),
+            max_list_pages: DEFAULT_MAX_LIST_PAGES,
+        }
+    }
+
+    /// The application's handler (server requests, notifications). Its
+    /// capabilities are advertised.
+    pub fn handler(mut self, handler: impl ClientHandler) -> Self {
+        self.handler = Arc::new(handler);
+        self
+    }
+
+    /// Which protocol revision to speak (default: [`VersionChoice::Auto`]).
+    pub fn protocol(mut self, choice: VersionChoice) -> Self {
+        self.config.version = choice;
+        self
+    }
+
+    /// Default per-request timeout, reset by progress (default 60 s).
+    pub fn request_timeout(mut self, t: Duration) -> Self {
+        self.config.request_timeout = t;
+        self
+    }
+
+    /// Cap on a request's total time however much progress it reports (default 600 s).
+    pub fn max_request_time(mut self, t: Duration) -> Self {
+        self.config.max_request_time = t;
+        self
+    }
+
+    /// How long to wait for the `server/discover` probe (default 5 s).
+    pub fn probe_timeout(mut self, t: Duration) -> Self {
+        self.config.probe_timeout = t;
+        self
+    }
+
+    /// How many `input_required` rounds one call may take (default 8).
+    pub fn max_input_rounds(mut self, n: u32) -> Self {
+        self.config.max_input_rounds = n;
+        self
+    }
+
+    /// Cap on pages followed by `list_all_*` (default [`DEFAULT_MAX_LIST_PAGES`]).
+    pub fn max_list_pages(mut self, n: usize) -> Self {
+        self.max_list_pages = n;
+        self
+    }
+
+    /// Re-initialize and retry once when an HTTP session expires (default off;
+    /// the HTTP transport's users turn it on).
+    pub fn resend_on_session_expiry(mut self, on: bool) -> Self {
+        self.config.resend_on_session_expiry = on;
+        self
+    }
+
+    /// Splits into the client and its driver, which the caller must spawn
+    /// (or poll) for anything to happen. The handshake starts when the driver
+    /// first runs; [`Client::wait_ready`] waits for it.
+    pub fn build(mut self, transport: impl Transport) -> (Client, Driver) {
+        let mut caps = self.handler.capabilities();
+        if let Some(existing) = self.config.capabilities.experimental.take() {
+            caps.experimental
+                .get_or_insert_with(Default::default)
+                .extend(existing);
+        }
+        self.config.capabilities = caps;
+        let (tx, rx) = mpsc::unbounded_channel();
+        let (n_tx, n_rx) = mpsc::unbounded_channel();
+        let shared = Arc::new(Shared {
+            commands: tx,
+            next_call: AtomicU64::new(0),
+            server: RwLock::new(None),
+            changes: [
+                watch::Sender::new(0),
+                watch::Sender::new(0),
+                watch::Sender::new(0),
+            ],
+            max_list_pages: self.max_list_pages,
+            closed: RwLock::new(None),
+        });
+        let driver = Driver {
+            session: Session::new(self.config),
+            transport: Box::pin(transport),
+            commands: rx,
+            shared: Arc::downgrade(&shared),
+            waiters: HashMap::new(),
+            stash: None,
+            sleep: Box::pin(tokio::time::sleep(Duration::from_secs(3600))),
+            armed: None,
+            notifications: n_tx,
+            handler: self.handler.clone(),
+            state: DriverState::Running,
+            ready_waiters: Vec::new(),
+            ready: false,
+            started: false,
+            close_waiters: Vec::new(),
+            dirty: true,
+        };
+        let handler = self.handler;
+        tokio::spawn(notification_loop(n_rx, handler));
+        (Client { shared }, driver)
+    }
+
+    /// Spawns the driver on the current tokio runtime and waits for the
+    /// handshake to finish.
+    pub async fn connect(self, transport: impl Transport) -> Result<Client, ClientError> {
+        let (client, driver) = self.build(transport);
+        tokio::spawn(driver);
+        client.wait_ready().await?;
+        Ok(client)
+    }
+}
+
+async fn notification_loop(
+    mut rx: mpsc::UnboundedReceiver<Notification>,
+    handler: Arc<dyn ClientHandler>,
+) {
+    while let Some(n) = rx.recv().await {
+        handler.on_notification(n);
+    }
+}
+
+impl Client {
+    /// A builder (see [`ClientBuilder`]).
+    pub fn builder(name: impl Into<String>, version: impl Into<String>) -> ClientBuilder {
+        ClientBuilder::new(name, version)
+    }
+
+    /// Connects over `transport` with default settings.
+    pub async fn connect(transport: impl Transport) -> Result<Client, ClientError> {
+        ClientBuilder::new(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION"))
+            .connect(transport)
+            .await
+    }
+
+    /// Waits until the handshake has finished (or failed).
+    pub async fn wait_ready(&self) -> Result<(), ClientError> {
+        // A `ping`-free wait: ask the driver to tell us.
+        let (tx, rx) = oneshot::channel();
+        let call = self.next_call();
+        self.send(Command::Request {
+            call,
+            method: String::new(),
+            params: None,
+            options: CallOptions::default(),
+            progress: None,
+            reply: tx,
+        })?;
+        match rx.await {
+            Ok(Ok(_)) => Ok(()),
+            Ok(Err(e)) => Err(e),
+            Err(_) => Err(self.shared.closed_error()),
+        }
+    }
+
+    /// The negotiated server (identity, revision, capabilities, instructions),
+    /// once the handshake finished.
+    pub fn server(&self) -> Option<Arc<ServerInfo>> {
+        self.shared.server.read().ok().and_then(|g| g.clone())
+    }
+
+    /// The negotiated protocol revision.
+    pub fn protocol_version(&self) -> Option<ProtocolVersion> {
+        self.server().map(|s| s.protocol_version)
+    }
+
+    /// The negotiated era.
+    pub fn era(&self) -> Option<Era> {
+        self.protocol_version().map(ProtocolVersion::era)
+    }
+
+    /// A receiver whose value increases each time the server says `kind`'s
+    /// list changed (legacy `list_changed` notifications, or a
+    /// `subscriptions/listen` stream's).
+    pub fn list_changed(&self, kind: ListKind) -> watch::Receiver<u64> {
+        self.shared.changes[kind_index(kind)].subscribe()
+    }
+
+    fn next_call(&self) -> CallId {
+        CallId(self.shared.next_call.fetch_add(1, Ordering::Relaxed) + 1)
+    }
+
+    fn send(&self, cmd: Command) -> Result<(), ClientError> {
+        self.shared
+            .commands
+            .send(cmd)
+            .map_err(|_| self.shared.closed_error())
+    }
+
+    /// Starts a request with raw JSON params (must be an object or `None`).
+    /// The escape hatch for methods this crate has no typed call for.
+    pub fn request_raw(
+        &self,
+        method: impl Into<String>,
+        params: Option<Box<RawValue>>,
+    ) -> RequestBuilder<'_> {
+        RequestBuilder {
+            client: self,
+            method: method.into(),
+            params: Ok(params),
+            options: CallOptions::default(),
+            progress: None,
+        }
+    }
+
+    /// Starts a request with serializable params.
+    pub fn request_with<P: Serialize>(
+        &self,
+        method: impl Into<String>,
+        params: &P,
+    ) -> RequestBuilder<'_> {
+        let params = serde_json::value::to_raw_value(params)
+            .map(Some)
+            .map_err(|e| ClientError::Decode {
+                method: "request params".into(),
+                message: e.to_string(),
+            });
+        RequestBuilder {
+            client: self,
+            method: method.into(),
+            params,
+            options: CallOptions::default(),
+            progress: None,
+        }
+    }
+
+    /// A typed request.
+    pub async fn request<M: Method>(&self, params: &M::Params) -> Result<M::Result, ClientError> {
+        self.request_with(M::NAME, params)
+            .send_typed::<M::Result>()
+            .await
+    }
+
+    /// Sends a notification.
+    pub fn notify(
+        &self,
+        method: impl Into<String>,
+        params: Option<Box<RawValue>>,
+    ) -> Result<(), ClientError> {
+        self.send(Command::Notify {
+            method: method.into(),
+            params,
+        })
+    }
+
+    /// Sets the server's minimum log level: `logging/setLevel` in the legacy
+    /// era; the `_meta` log level of every later request in 2026-07-28.
+    pub async fn set_log_level(&self, level: LoggingLevel) -> Result<(), ClientError> {
+        if self.era() == Some(Era::Modern) {
+            return self.send(Command::SetLogLevel(Some(level)));
+        }
+        self.request_with("logging/setLevel", &serde_json::json!({ "level": level }))
+            .send()
+            .await
+            .map(drop)
+    }
+
+    /// `ping` (legacy era; 2026-07-28 has no ping: this sends `server/discover` instead).
+    pub async fn ping(&self) -> Result<(), ClientError> {
+        let method = if self.era() == Some(Era::Modern) {
+            "server/discover"
+        } else {
+            "ping"
+        };
+        self.request_raw(method, None).send().await.map(drop)
+    }
+
+    /// One page of `tools/list`.
+    pub async fn list_tools(&self, cursor: Option<String>) -> Result<ListToolsResult, ClientError> {
+        self.request_with("tools/list", &PaginatedParams::new(cursor))
+            .send_typed()
+            .await
+    }
+
+    /// Every tool, following cursors (up to the page cap).
+    pub async fn list_all_tools(&self) -> Result<Vec<Tool>, ClientError> {
+        let mut all = Vec::new();
+        self.paginate("tools/list", |page: ListToolsResult| {
+            all.extend(page.tools);
+            page.next_cursor
+        })
+        .await?;
+        Ok(all)
+    }
+
+    /// Every page of a list method, raw: each page's result object as received.
+    pub async fn list_all_raw(&self, method: &str) -> Result<Vec<Box<RawValue>>, ClientError> {
+        #[derive(serde::Deserialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Cursor {
+            next_cursor: Option<String>,
+        }
+        let mut pages = Vec::new();
+        let mut cursor = None;
+        for _ in 0..self.shared.max_list_pages {
+            let raw = self
+                .request_with(method, &PaginatedParams::new(cursor.take()))
+                .send()
+                .await?;
+            let next: Cursor = decode(method, &raw)?;
+            pages.push(raw);
+            match next.next_cursor {
+                Some(c) => cursor = Some(c),
+                None => return Ok(pages),
+            }
+        }
+        Err(ClientError::TooManyPages {
+            method: method.into(),
+            limit: self.shared.max_list_pages,
+        })
+    }
+
+    /// Follows `nextCursor` (an empty string is a valid cursor) until a page has none.
+    pub async fn paginate<R: DeserializeOwned>(
+        &self,
+        method: &str,
+        mut on_page: impl FnMut(R) -> Option<String>,
+    ) -> Result<(), ClientError> {
+        let mut cursor = None;
+        for _ in 0..self.shared.max_list_pages {
+            let page: R = self
+                .request_with(method, &PaginatedParams::new(cursor.take()))
+                .send_typed()
+                .await?;
+            match on_page(page) {
+                Some(c) => cursor = Some(c),
+                None => return Ok(()),
+            }
+        }
+        Err(ClientError::TooManyPages {
+            method: method.into(),
+            limit: self.shared.max_list_pages,
+        })
+    }
+
+    /// Calls a tool with JSON arguments. Progress resets the timeout.
+    pub async fn call_tool(
+        &self,
+        name: impl Into<String>,
+        arguments: Value,
+    ) -> Result<CallToolResult, ClientError> {
+        self.call_tool_with(&CallToolParams::new(name).with_arguments(arguments))
+            .send_typed()
+            .await
+    }
+
+    /// A `tools/call` request to configure (timeout, progress callback) before sending.
+    pub fn call_tool_with(&self, params: &CallToolParams) -> RequestBuilder<'_> {
+        self.request_with("tools/call", params).progress(true)
+    }
+
+    /// Closes the connection: pending calls fail with [`ClientError::Closed`],
+    /// the transport shuts down (stdio: close stdin, wait, SIGTERM, SIGKILL).
+    pub async fn close(&self) {
+        let (tx, rx) = oneshot::channel();
+        if self.send(Command::Close(tx)).is_ok() {
+            let _ = rx.await;
+        }
+    }
+}
+
+fn kind_index(kind: ListKind) -> usize {
+    match kind {
+        ListKind::Tools => 0,
+        ListKind::Resources => 1,
+        ListKind::Prompts => 2,
+    }
+}
+
+fn decode<R: DeserializeOwned>(method: &str, raw: &RawValue) -> Result<R, ClientError> {
+    serde_json::from_str(raw.get()).map_err(|e| ClientError::Decode {
+        method: method.to_owned(),
+        message: e.to_string(),
+    })
+}
+
+/// A request being configured. Send it with [`send`](RequestBuilder::send)
+/// (raw result) or [`send_typed`](RequestBuilder::send_typed).
+///
+/// Dropping the returned future before it completes cancels the request on
+/// the server.
+#[must_use = "a request does nothing until sent"]
+pub struct RequestBuilder<'a> {
+    client: &'a Client,
+    method: String,
+    params: Result<Option<Box<RawValue>>, ClientError>,
+    options: CallOptions,
+    progress: Option<ProgressFn>,
+}
+
+impl std::fmt::Debug for RequestBuilder<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RequestBuilder")
+            .field("method", &self.method)
+            .field("options", &self.options)
+            .finish()
+    }
+}
+
+impl RequestBuilder<'_> {
+    /// Timeout for this call, reset by progress.
+    pub fn timeout(mut self, t: Duration) -> Self {
+        self.options = self.options.timeout(t);
+        self
+    }
+
+    /// Cap on this call's total time.
+    pub fn max_time(mut self, t: Duration) -> Self {
+        self.options = self.options.max_time(t);
+        self
+    }
+
+    /// Never time out (long-lived requests such as `subscriptions/listen`).
+    pub fn no_timeout(mut self) -> Self {
+        self.options = self.options.no_timeout();
+        self
+    }
+
+    /// Ask for progress notifications (they reset the timeout) without a callback.
+    pub fn progress(mut self, on: bool) -> Self {
+        self.options = self.options.progress(on);
+        self
+    }
+
+    /// Calls `f` for each progress notification of this call.
+    pub fn on_progress(mut self, f: impl Fn(ProgressParams) + Send + Sync + 'static) -> Self {
+        self.options = self.options.progress(true);
+        self.progress = Some(Arc::new(f));
+        self
+    }
+
+    /// Sends the request; resolves to the raw result.
+    pub fn send(self) -> ResponseFuture {
+        let (tx, rx) = oneshot::channel();
+        let call = self.client.next_call();
+        let sent = self.params.and_then(|params| {
+            self.client.send(Command::Request {
+                call,
+                method: self.method,
+                params,
+                options: self.options,
+                progress: self.progress,
+                reply: tx,
+            })
+        });
+        ResponseFuture {
+            rx,
+            early: sent.err(),
+            guard: CancelGuard {
+                shared: self.client.shared.clone(),
+                call,
+                armed: true,
+            },
+        }
+    }
+
+    /// Sends the request and decodes the result.
+    pub async fn send_typed<R: DeserializeOwned>(self) -> Result<R, ClientError> {
+        let method = self.method.clone();
+        let raw = self.send().await?;
+        decode(&method, &raw)
+    }
+}
+
+struct CancelGuard {
+    shared: Arc<Shared>,
+    call: CallId,
+    armed: bool,
+}
+
+impl Drop for CancelGuard {
+    fn drop(&mut self) {
+        if self.armed {
+            let _ = self.shared.commands.send(Command::Cancel(self.call));
+        }
+    }
+}
+
+/// The pending result of a request. Dropping it cancels the request.
+#[must_use = "dropping the future cancels the request"]
+pub struct ResponseFuture {
+    rx: oneshot::Receiver<Result<Box<RawValue>, ClientError>>,
+    early: Option<ClientError>,
+    guard: CancelGuard,
+}
+
+impl std::fmt::Debug for ResponseFuture {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ResponseFuture")
+            .field("call", &self.guard.call)
+            .finish()
+    }
+}
+
+impl Future for ResponseFuture {
+    type Output = Result<Box<RawValue>, ClientError>;
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        if let Some(e) = self.early.take() {
+            self.guard.armed = false;
+            return Poll::Ready(Err(e));
+        }
+        match Pin::new(&mut self.rx).poll(cx) {
+            Poll::Ready(r) => {
+                self.guard.armed = false;
+                Poll::Ready(r.unwrap_or_else(|_| Err(self.guard.shared.closed_error())))
+            }
+            Poll::Pending => Poll::Pending,
+        }
+    }
+}
+
+struct Waiter {
+    reply: Reply,
+    progress: Option<ProgressFn>,
+}
+
+#[derive(Debug, PartialEq, Eq)]
+enum DriverState {
+    Running,
+    /// Session closed; closing the transport.
+    Closing,
+    Done,
+}
+
+/// The task that runs the connection: owns the session and the transport.
+/// Spawn it (or `.await` it); it finishes when the connection is closed.
+#[must_use = "the driver does nothing unless spawned or polled"]
+pub struct Driver {
+    session: Session,
+    transport: BoxTransport,
+    commands: mpsc::UnboundedReceiver<Command>,
+    shared: std::sync::Weak<Shared>,
+    waiters: HashMap<CallId, Waiter>,
+    stash: Option<Message>,
+    sleep: Pin<Box<tokio::time::Sleep>>,
+    armed: Option<std::time::Instant>,
+    notifications: mpsc::UnboundedSender<Notification>,
+    handler: Arc<dyn ClientHandler>,
+    state: DriverState,
+    ready_waiters: Vec<Reply>,
+    ready: bool,
+    started: bool,
+    close_waiters: Vec<oneshot::Sender<()>>,
+    dirty: bool,
+}
+
+impl std::fmt::Debug for Driver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Driver")
+            .field("session", &self.session)
+            .finish()
+    }
+}
+
+/// How many inbound messages one poll handles before yielding (fairness).
+const MAX_INBOUND_PER_POLL: usize = 256;
+
+fn now() -> std::time::Instant {
+    tokio::time::Instant::now().into_std()
+}
+
+impl Driver {
+    fn on_command(&mut self, cmd: Command) {
+        let now = now();
+        match cmd {
+            Command::Request {
+                call,
+                method,
+                params,
+                options,
+                progress,
+                reply,
+            } => {
+                if method.is_empty() {
+                    // `wait_ready`.
+                    if self.ready {
+                        let _ = reply.send(Ok(empty()));
+                    } else if let Some(err) = self.closed_error() {
+                        let _ = reply.send(Err(err));
+                    } else {
+                        self.ready_waiters.push(reply);
+                    }
+                    return;
+                }
+                match self.session.request(call, method, params, options, now) {
+                    Ok(()) => {
+                        self.waiters.insert(call, Waiter { reply, progress });
+                    }
+                    Err(e) => {
+                        let _ = reply.send(Err(e));
+                    }
+                }
+            }
+            Command::Cancel(call) => {
+                if self.waiters.remove(&call).is_some() {
+                    self.session
+                        .cancel(call, Some("the caller dropped the request"));
+                }
+            }
+            Command::Notify { method, params } => {
+                let _ = self.session.notify(method, params);
+            }
+            Command::Respond { id, result } => self.session.respond(id, result),
+            Command::Input { call, responses } => self.session.provide_input(call, responses, now),
+            Command::SetLogLevel(level) => self.session.set_log_level(level),
+            Command::Close(tx) => {
+                self.close_waiters.push(tx);
+                self.session.close();
+            }
+        }
+    }
+
+    fn closed_error(&self) -> Option<ClientError> {
+        if self.session.is_closed() {
+            self.shared.upgrade().map(|s| s.closed_error())
+        } else {
+            None
+        }
+    }
+
+    fn on_event(&mut self, ev: Event) {
+        match ev {
+            Event::Ready => {
+                self.ready = true;
+                if let (Some(shared), Some(info)) = (self.shared.upgrade(), self.session.server()) {
+                    if let Ok(mut g) = shared.server.write() {
+                        *g = Some(Arc::new(info.clone()));
+                    }
+                }
+                for r in self.ready_waiters.drain(..) {
+                    let _ = r.send(Ok(empty()));
+                }
+            }
+            Event::Completed { call, result } => {
+                if let Some(w) = self.waiters.remove(&call) {
+                    let _ = w.reply.send(result);
+                }
+            }
+            Event::Progress { call, progress } => {
+                if let Some(cb) = self.waiters.get(&call).and_then(|w| w.progress.clone()) {
+                    cb(progress);
+                }
+            }
+            Event::InputRequired { call, requests } => {
+                let handler = self.handler.clone();
+                let commands = self.shared.upgrade().map(|s| s.commands.clone());
+                tokio::spawn(async move {
+                    let mut responses = mcp_proto::schema::InputResponses::new();
+                    for (key, req) in requests {
+                        let params = req
+                            .params
+                            .as_deref()
+                            .and_then(|p| serde_json::from_str(p.get()).ok())
+                            .unwrap_or(Value::Null);
+                        match handler.handle_request(&req.method, params).await {
+                            Ok(v) => {
+                                responses.insert(key, v);
+                            }
+                            Err(e) => {
+                                tracing::warn!(method = %req.method, error = %e, "could not answer an input request; retrying without it");
+                            }
+                        }
+                    }
+                    if let Some(c) = commands {
+                        let _ = c.send(Command::Input { call, responses });
+                    }
+                });
+            }
+            Event::ServerRequest(req) => {
+                let handler = self.handler.clone();
+                let commands = self.shared.upgrade().map(|s| s.commands.clone());
+                tokio::spawn(async move {
+                    let params = req
+                        .params
+                        .as_deref()
+                        .and_then(|p| serde_json::from_str(p.get()).ok())
+                        .unwrap_or(Value::Null);
+                    let result = handler
+                        .handle_request(&req.method, params)
+                        .await
+                        .and_then(|v| {
+                            serde_json::value::to_raw_value(&v).map_err(|e| {
+                                ErrorObject::new(
+                                    mcp_proto::ErrorCode::INTERNAL_ERROR,
+                                    e.to_string(),
+                                )
+                            })
+                        });
+                    if let Some(c) = commands {
+                        let _ = c.send(Command::Respond { id: req.id, result });
+                    }
+                });
+            }
+            Event::Notification(n) => {
+                let kind = match &*n.method {
+                    "notifications/tools/list_changed" => Some(ListKind::Tools),
+                    "notifications/resources/list_changed" => Some(ListKind::Resources),
+                    "notifications/prompts/list_changed" => Some(ListKind::Prompts),
+                    _ => None,
+                };
+                if let (Some(kind), Some(shared)) = (kind, self.shared.upgrade()) {
+                    shared.changes[kind_index(kind)].send_modify(|v| *v += 1);
+                }
+                let _ = self.notifications.send(n);
+            }
+            Event::Closed(reason) => {
+                if let Some(shared) = self.shared.upgrade() {
+                    if let Ok(mut g) = shared.closed.write() {
+                        *g = Some(reason.clone());
+                    }
+                }
+                let err = ClientError::Closed(reason);
+                for r in self.ready_waiters.drain(..) {
+                    let _ = r.send(Err(err.clone()));
+                }
+                for (_, w) in self.waiters.drain() {
+                    let _ = w.reply.send(Err(err.clone()));
+                }
+                self.state = DriverState::Closing;
+            }
+        }
+    }
+
+    /// Moves the session's output into the transport. Returns Err on a terminal send failure.
+    fn poll_transmit(&mut self, cx: &mut Context<'_>) -> Poll<()> {
+        let mut wrote = false;
+        loop {
+            let msg = match self.stash.take() {
+                Some(m) => m,
+                None => match self.session.poll_transmit() {
+                    Some(Transmit::Message(m)) => m,
+                    Some(Transmit::ProtocolVersion(v)) => {
+                        self.transport.as_mut().set_protocol_version(v);
+                        continue;
+                    }
+                    None => break,
+                },
+            };
+            match self.transport.as_mut().poll_ready(cx) {
+                Poll::Ready(Ok(())) => {}
+                Poll::Ready(Err(e)) => {
+                    self.session.handle_transport_error(e, now());
+                    return Poll::Ready(());
+                }
+                Poll::Pending => {
+                    self.stash = Some(msg);
+                    break;
+                }
+            }
+            if let Err(e) = self.transport.as_mut().start_send(msg) {
+                self.session.handle_transport_error(e, now());
+                return Poll::Ready(());
+            }
+            wrote = true;
+        }
+        if wrote || self.stash.is_some() || self.dirty {
+            match self.transport.as_mut().poll_flush(cx) {
+                Poll::Ready(Ok(())) => self.dirty = false,
+                Poll::Ready(Err(e)) => {
+                    self.dirty = false;
+                    self.session.handle_transport_error(e, now());
+                    return Poll::Ready(());
+                }
+                Poll::Pending => self.dirty = true,
+            }
+        }
+        Poll::Pending
+    }
+
+    fn drain_events(&mut self) {
+        while let Some(ev) = self.session.poll_event() {
+            self.on_event(ev);
+        }
+    }
+}
+
+impl Future for Driver {
+    type Output = ();
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        let this = &mut *self;
+        if !this.started {
+            this.started = true;
+            this.session.start(now());
+        }
+        loop {
+            if this.state == DriverState::Running {
+                // Commands from callers.
+                loop {
+                    match this.commands.poll_recv(cx) {
+                        Poll::Ready(Some(cmd)) => this.on_command(cmd),
+                        Poll::Ready(None) => {
+                            // Every Client is gone: close.
+                            this.session.close();
+                            break;
+                        }
+                        Poll::Pending => break,
+                    }
+                }
+                this.drain_events();
+            }
+
+            if this.state == DriverState::Running {
+                // Inbound messages.
+                let mut budget = MAX_INBOUND_PER_POLL;
+                let mut exhausted = false;
+                while this.state == DriverState::Running {
+                    if budget == 0 {
+                        exhausted = true;
+                        break;
+                    }
+                    budget -= 1;
+                    match this.transport.as_mut().poll_recv(cx) {
+                        Poll::Ready(Some(Ok(m))) => this.session.handle_message(m, now()),
+                        Poll::Ready(Some(Err(e))) => this.session.handle_transport_error(e, now()),
+                        Poll::Ready(None) => this.session.handle_closed(CloseReason::ServerClosed),
+                        Poll::Pending => break,
+                    }
+                    this.drain_events();
+                }
+                // Outbound.
+                let _ = this.poll_transmit(cx);
+                this.drain_events();
+                if exhausted && this.state == DriverState::Running {
+                    cx.waker().wake_by_ref();
+                    return Poll::Pending;
+                }
+            }
+
+            match this.state {
+                DriverState::Running => {
+                    // Timer.
+                    match this.session.poll_timeout() {
+                        Some(deadline) => {
+                            if this.armed != Some(deadline) {
+                                this.armed = Some(deadline);
+                                this.sleep
+                                    .as_mut()
+                                    .reset(tokio::time::Instant::from_std(deadline));
+                            }
+                            if this.sleep.as_mut().poll(cx).is_ready() {
+                                this.armed = None;
+                                this.session.handle_timeout(now());
+                                this.drain_events();
+                                continue;
+                            }
+                        }
+                        None => this.armed = None,
+                    }
+                    return Poll::Pending;
+                }
+                DriverState::Closing => {
+                    // Flush what the session queued (e.g. cancellations), then close.
+                    let _ = this.poll_transmit(cx);
+                    match this.transport.as_mut().poll_close(cx) {
+                        Poll::Ready(r) => {
+                            if let Err(e) = r {
+                                tracing::debug!(error = %e, "error while closing the transport");
+                            }
+                            this.state = DriverState::Done;
+                        }
+                        Poll::Pending => return Poll::Pending,
+                    }
+                }
+                DriverState::Done => {
+                    for tx in this.close_waiters.drain(..) {
+                        let _ = tx.send(());
+                    }
+                    // Late commands get a closed error.
+                    this.commands.close();
+                    while let Ok(cmd) = this.commands.try_recv() {
+                        match cmd {
+                            Command::Request { reply, .. } => {
+                                let err =
+                                    this.shared.upgrade().map_or(
+                                        ClientError::Closed(CloseReason::DriverGone),
+                                        |s| s.closed_error(),
+                                    );
+                                let _ = reply.send(Err(err));
+                            }
+                            Command::Close(tx) => {
+                                let _ = tx.send(());
+                            }
+                            _ => {}
+                        }
+                    }
+                    return Poll::Ready(());
+                }
+            }
+        }
+    }
+}
+
+fn empty() -> Box<RawValue> {
+    RawValue::from_string("{}".to_owned()).unwrap_or_else(|_| unreachable_empty())
+}
+
+#[cold]
+fn unreachable_empty() -> Box<RawValue> {
+    serde_json::value::to_raw_value(&serde_json::Map::new()).unwrap_or_default()
+}

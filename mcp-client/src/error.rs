@@ -1,0 +1,131 @@
+//! Errors a client call can end with.
+
+use std::fmt;
+use std::time::Duration;
+
+use mcp_proto::ErrorObject;
+use mcp_proto::transport::TransportError;
+
+/// Why a client call failed.
+///
+/// Errors are data: `Clone`, so one transport failure can be handed to every
+/// waiting caller. A tool that *ran* and failed is not an error here: it is a
+/// `CallToolResult` with `is_error: true`.
+#[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
+pub enum ClientError {
+    /// The transport failed for this request (the connection may still be usable).
+    #[error("{0}")]
+    Transport(TransportError),
+    /// The server answered with a JSON-RPC error.
+    #[error("server error: {0}")]
+    Rpc(ErrorObject),
+    /// The server's result did not match the method's result type.
+    #[error("could not decode the result of {method}: {message}")]
+    Decode {
+        /// The method whose result failed to decode.
+        method: String,
+        /// What serde said.
+        message: String,
+    },
+    /// No response within the request's timeout; the request was cancelled on the server.
+    #[error("{method} timed out after {after:?} (the request was cancelled on the server)")]
+    Timeout {
+        /// The method that timed out.
+        method: String,
+        /// How long the client waited.
+        after: Duration,
+    },
+    /// The call was cancelled by the caller.
+    #[error("request cancelled")]
+    Cancelled,
+    /// The connection is closed; the call cannot complete.
+    #[error("connection closed: {0}")]
+    Closed(CloseReason),
+    /// The server speaks no protocol revision this client supports.
+    #[error(
+        "the server does not support protocol {offered} (it supports: {}); pick one of those with --protocol or upgrade the server",
+        supported.join(", ")
+    )]
+    UnsupportedProtocolVersion {
+        /// The version the client asked for.
+        offered: String,
+        /// The versions the server said it supports.
+        supported: Vec<String>,
+    },
+    /// The method does not exist in the negotiated protocol revision.
+    #[error("{method} is not part of protocol revision {version}")]
+    NotInRevision {
+        /// The method.
+        method: String,
+        /// The negotiated revision.
+        version: mcp_proto::ProtocolVersion,
+    },
+    /// The server kept asking for input (2026-07-28 `input_required`) beyond the limit.
+    #[error(
+        "the server asked for input {rounds} times in a row; giving up (limit: max_input_rounds)"
+    )]
+    TooManyInputRounds {
+        /// How many rounds were answered.
+        rounds: u32,
+    },
+    /// Too many pages in a `list_all_*` call.
+    #[error("more than {limit} pages while listing {method}; giving up (limit: max_list_pages)")]
+    TooManyPages {
+        /// The list method.
+        method: String,
+        /// The page cap.
+        limit: usize,
+    },
+    /// A local misuse of the API (never caused by what the server sent).
+    #[error("API misuse: {0}")]
+    ApiMisuse(&'static str),
+}
+
+impl ClientError {
+    /// The JSON-RPC error, if the server sent one.
+    pub fn rpc(&self) -> Option<&ErrorObject> {
+        match self {
+            ClientError::Rpc(e) => Some(e),
+            _ => None,
+        }
+    }
+
+    /// Whether this is a timeout.
+    pub fn is_timeout(&self) -> bool {
+        matches!(self, ClientError::Timeout { .. })
+    }
+
+    /// Whether the connection is gone (closed, or a terminal transport error).
+    pub fn is_closed(&self) -> bool {
+        matches!(self, ClientError::Closed(_))
+    }
+}
+
+/// Why the connection closed.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub enum CloseReason {
+    /// The client closed it.
+    ClosedByClient,
+    /// The server closed its side cleanly.
+    ServerClosed,
+    /// The transport failed (e.g. "server exited with status 1: fatal: config missing").
+    Transport(TransportError),
+    /// The handshake failed.
+    Handshake(String),
+    /// The client's driver is gone (its task was dropped or the runtime shut down).
+    DriverGone,
+}
+
+impl fmt::Display for CloseReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CloseReason::ClosedByClient => f.write_str("closed by the client"),
+            CloseReason::ServerClosed => f.write_str("the server closed the connection"),
+            CloseReason::Transport(e) => write!(f, "{e}"),
+            CloseReason::Handshake(m) => write!(f, "handshake failed: {m}"),
+            CloseReason::DriverGone => f.write_str("the client's driver task is gone"),
+        }
+    }
+}
