@@ -477,6 +477,27 @@ impl Client {
             .await
     }
 
+    /// A `tools/call` request whose arguments are any serializable value,
+    /// encoded straight into the request (no intermediate `serde_json::Value`,
+    /// no copy of large arguments).
+    ///
+    /// ```no_run
+    /// # async fn f(client: mcp_client::Client) -> Result<(), mcp_client::ClientError> {
+    /// #[derive(serde::Serialize)]
+    /// struct Echo<'a> { text: &'a str }
+    /// let result: mcp_proto::schema::CallToolResult =
+    ///     client.call_tool_with_args("echo", &Echo { text: "hi" }).send_typed().await?;
+    /// # Ok(()) }
+    /// ```
+    pub fn call_tool_with_args<A: Serialize + ?Sized>(&self, name: &str, arguments: &A) -> RequestBuilder<'_> {
+        #[derive(Serialize)]
+        struct Params<'a, A: ?Sized> {
+            name: &'a str,
+            arguments: &'a A,
+        }
+        self.request_with("tools/call", &Params { name, arguments }).progress(true)
+    }
+
     /// A `tools/call` request to configure (timeout, progress callback) before sending.
     pub fn call_tool_with(&self, params: &CallToolParams) -> RequestBuilder<'_> {
         self.request_with("tools/call", params).progress(true)
