@@ -489,13 +489,18 @@ impl Client {
     ///     client.call_tool_with_args("echo", &Echo { text: "hi" }).send_typed().await?;
     /// # Ok(()) }
     /// ```
-    pub fn call_tool_with_args<A: Serialize + ?Sized>(&self, name: &str, arguments: &A) -> RequestBuilder<'_> {
+    pub fn call_tool_with_args<A: Serialize + ?Sized>(
+        &self,
+        name: &str,
+        arguments: &A,
+    ) -> RequestBuilder<'_> {
         #[derive(Serialize)]
         struct Params<'a, A: ?Sized> {
             name: &'a str,
             arguments: &'a A,
         }
-        self.request_with("tools/call", &Params { name, arguments }).progress(true)
+        self.request_with("tools/call", &Params { name, arguments })
+            .progress(true)
     }
 
     /// A `tools/call` request to configure (timeout, progress callback) before sending.
