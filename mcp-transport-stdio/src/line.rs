@@ -27,6 +27,10 @@ const READS_PER_POLL: usize = 32;
 /// huge message does not pin its memory for the transport's lifetime.
 const RETAINED_WRITE_CAPACITY: usize = 4 * DEFAULT_WRITE_BUFFER_LIMIT;
 
+/// An empty read buffer larger than this is released before the next read
+/// (after a big message, or an oversized line that was discarded).
+const RETAINED_READ_CAPACITY: usize = 4 * 1024 * 1024;
+
 /// Newline-delimited JSON-RPC over any `AsyncRead` + `AsyncWrite` pair: a
 /// TCP or Unix socket's halves, `tokio::io::duplex`, a child's pipes.
 ///
@@ -209,6 +213,9 @@ impl<R: AsyncRead + Unpin> ReadHalf<R> {
 
     /// One read into the spare end of the buffer.
     fn poll_fill(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<usize>> {
+        if self.buf.is_empty() && self.buf.capacity() > RETAINED_READ_CAPACITY {
+            self.buf = BytesMut::new();
+        }
         let len = self.buf.len();
         // Zero-filling keeps this free of `unsafe`; a 64 KiB memset is noise
         // next to JSON parsing.
