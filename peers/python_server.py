@@ -14,6 +14,7 @@ import anyio
 from pydantic import BaseModel
 
 from mcp.server.mcpserver import Context, Elicit, MCPServer, Resolve
+from mcp.server.mcpserver.exceptions import ToolError
 
 server = MCPServer("python-test-server", instructions="A test server for mcp-rs.")
 
@@ -42,7 +43,7 @@ async def slow_count(steps: int, ctx: Context) -> str:
 @server.tool()
 def fail(reason: str) -> str:
     """Always fails with the given reason."""
-    raise ValueError(reason)
+    raise ToolError(reason)
 
 
 class Name(BaseModel):
