@@ -135,7 +135,10 @@ impl ErrorObject {
 
     /// `-32601` for `method`.
     pub fn method_not_found(method: &str) -> Self {
-        Self::new(ErrorCode::METHOD_NOT_FOUND, format!("method not found: {method}"))
+        Self::new(
+            ErrorCode::METHOD_NOT_FOUND,
+            format!("method not found: {method}"),
+        )
     }
 
     /// The structured data of an `UnsupportedProtocolVersion` (-32022) error.

@@ -18,9 +18,9 @@ use crate::schema::{
     ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListRootsParams,
     ListRootsResult, ListTasksResult, ListToolsResult, ListenParams, ListenResult,
     LoggingMessageParams, NotificationParams, PaginatedParams, PingParams, ProgressParams,
-    ReadResourceParams, ReadResourceResult, ResourceUpdatedParams, SetLevelParams,
-    SubscribeParams, SubscriptionsAcknowledgedParams, TaskIdParams, TaskStatusParams,
-    UnsubscribeParams, UpdateTaskParams,
+    ReadResourceParams, ReadResourceResult, ResourceUpdatedParams, SetLevelParams, SubscribeParams,
+    SubscriptionsAcknowledgedParams, TaskIdParams, TaskStatusParams, UnsubscribeParams,
+    UpdateTaskParams,
 };
 
 /// A request method the client sends: its wire name, params and result.

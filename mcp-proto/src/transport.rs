@@ -299,7 +299,10 @@ pub struct TransportError {
 
 impl TransportError {
     /// An error of `kind` caused by `source` (any error, or a message string).
-    pub fn new(kind: TransportErrorKind, source: impl Into<Box<dyn StdError + Send + Sync>>) -> Self {
+    pub fn new(
+        kind: TransportErrorKind,
+        source: impl Into<Box<dyn StdError + Send + Sync>>,
+    ) -> Self {
         TransportError {
             kind,
             request: None,
@@ -371,7 +374,9 @@ impl fmt::Display for TransportError {
 
 impl StdError for TransportError {
     fn source(&self) -> Option<&(dyn StdError + 'static)> {
-        self.source.as_deref().map(|s| s as &(dyn StdError + 'static))
+        self.source
+            .as_deref()
+            .map(|s| s as &(dyn StdError + 'static))
     }
 }
 

@@ -169,10 +169,9 @@ impl ProtocolVersion {
             | F::SubscriptionsListen
             | F::RequestHeaders
             | F::CachingHints => modern,
-            F::StreamableHttp
-            | F::AudioContent
-            | F::ToolAnnotations
-            | F::CompletionsCapability => !matches!(self, V::V2024_11_05),
+            F::StreamableHttp | F::AudioContent | F::ToolAnnotations | F::CompletionsCapability => {
+                !matches!(self, V::V2024_11_05)
+            }
             F::Batching => matches!(self, V::V2025_03_26),
             F::ProtocolVersionHeader
             | F::StructuredContent
@@ -196,7 +195,9 @@ impl fmt::Display for ProtocolVersion {
 
 /// A version string that is not one of the five known revisions.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown MCP protocol version {0:?} (known: 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28)")]
+#[error(
+    "unknown MCP protocol version {0:?} (known: 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28)"
+)]
 pub struct UnknownVersion(pub String);
 
 impl FromStr for ProtocolVersion {

@@ -284,7 +284,11 @@ impl PaginatedParams {
 #[non_exhaustive]
 pub struct EmptyResult {
     /// `resultType` (2026-07-28).
-    #[serde(rename = "resultType", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "resultType",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
     pub result_type: Option<ResultType>,
     /// `_meta`.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]

@@ -169,7 +169,9 @@ impl<'de> Deserialize<'de> for InputResponse {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let v = Value::deserialize(d)?;
         let typed = if v.get("action").is_some() {
-            ElicitResult::deserialize(&v).ok().map(InputResponse::Elicit)
+            ElicitResult::deserialize(&v)
+                .ok()
+                .map(InputResponse::Elicit)
         } else if v.get("roots").is_some() {
             ListRootsResult::deserialize(&v)
                 .ok()

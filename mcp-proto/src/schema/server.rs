@@ -5,10 +5,9 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::{
-    CancelledParams, CreateMessageParams, ElicitParams, ElicitationCompleteParams,
-    ListRootsParams, LoggingMessageParams, NotificationParams, PaginatedParams, PingParams,
-    ProgressParams, ResourceUpdatedParams, SubscriptionsAcknowledgedParams, TaskIdParams,
-    TaskStatusParams,
+    CancelledParams, CreateMessageParams, ElicitParams, ElicitationCompleteParams, ListRootsParams,
+    LoggingMessageParams, NotificationParams, PaginatedParams, PingParams, ProgressParams,
+    ResourceUpdatedParams, SubscriptionsAcknowledgedParams, TaskIdParams, TaskStatusParams,
 };
 
 fn decode<T: serde::de::DeserializeOwned>(params: Option<&RawValue>) -> serde_json::Result<T> {

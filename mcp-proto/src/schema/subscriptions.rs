@@ -72,7 +72,9 @@ impl SubscriptionFilter {
     /// Asks for `notifications/tasks` about `task_id` (tasks extension).
     #[must_use]
     pub fn with_task(mut self, task_id: impl Into<String>) -> Self {
-        self.task_ids.get_or_insert_with(Vec::new).push(task_id.into());
+        self.task_ids
+            .get_or_insert_with(Vec::new)
+            .push(task_id.into());
         self
     }
 }

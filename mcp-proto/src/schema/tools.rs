@@ -3,9 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{
-    CacheScope, ContentBlock, Icon, InputResponses, JsonObject, ResultType, TaskMetadata,
-};
+use super::{CacheScope, ContentBlock, Icon, InputResponses, JsonObject, ResultType, TaskMetadata};
 
 /// A tool the server offers.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

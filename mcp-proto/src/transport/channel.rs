@@ -45,7 +45,9 @@ impl Shared {
     fn lock(&self) -> MutexGuard<'_, Queue> {
         // A poisoned lock only means another thread panicked mid-push; the
         // queue itself is still consistent.
-        self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     fn push(&self, item: Result<Message, TransportError>) -> Result<(), TransportError> {
