@@ -106,3 +106,110 @@ impl DefValidator {
             .collect()
     }
 }
+
+impl DefValidator {
+    fn defs(&self) -> &serde_json::Map<String, Value> {
+        self.schema[self.defs_key]
+            .as_object()
+            .expect("definitions object")
+    }
+
+    /// Flattens `$ref`, `allOf`, `anyOf` and `oneOf` into the leaf schemas.
+    fn leaves<'a>(&'a self, s: &'a Value, out: &mut Vec<&'a Value>, depth: usize) {
+        if depth > 12 {
+            return;
+        }
+        if let Some(d) = s
+            .get("$ref")
+            .and_then(Value::as_str)
+            .and_then(|r| r.rsplit('/').next())
+            .and_then(|n| self.defs().get(n))
+        {
+            self.leaves(d, out, depth + 1);
+        }
+        for k in ["allOf", "anyOf", "oneOf"] {
+            if let Some(a) = s.get(k).and_then(Value::as_array) {
+                for b in a {
+                    self.leaves(b, out, depth + 1);
+                }
+            }
+        }
+        out.push(s);
+    }
+
+    /// Members of `instance`, at any depth, that definition `def` does not
+    /// declare. The schemas allow extra members, so this catches what
+    /// validation cannot: a field of another revision leaking into this one.
+    /// `_meta` and free-form values (JSON Schemas, arguments, structured
+    /// content, metadata, experimental/extension settings) are not entered.
+    pub fn undeclared(&self, def: &str, instance: &Value) -> Vec<String> {
+        let mut out = Vec::new();
+        let root = &self.defs()[def];
+        self.walk(&[root], instance, "", &mut out);
+        out.retain(|k| k != "jsonrpc" && k != "id");
+        out
+    }
+
+    fn walk(&self, parts: &[&Value], inst: &Value, path: &str, out: &mut Vec<String>) {
+        const FREE: &[&str] = &[
+            "_meta",
+            "inputSchema",
+            "outputSchema",
+            "arguments",
+            "input",
+            "structuredContent",
+            "metadata",
+            "experimental",
+            "extensions",
+            "data",
+        ];
+        let mut leaves = Vec::new();
+        for p in parts {
+            self.leaves(p, &mut leaves, 0);
+        }
+        match inst {
+            Value::Object(o) => {
+                let declared: std::collections::BTreeSet<&String> = leaves
+                    .iter()
+                    .filter_map(|l| l.get("properties").and_then(Value::as_object))
+                    .flat_map(|p| p.keys())
+                    .collect();
+                let maps: Vec<&Value> = leaves
+                    .iter()
+                    .filter_map(|l| l.get("additionalProperties"))
+                    .filter(|a| a.is_object() && !a.as_object().is_some_and(|m| m.is_empty()))
+                    .collect();
+                if declared.is_empty() && maps.is_empty() {
+                    return; // free-form object
+                }
+                for (k, v) in o {
+                    if FREE.contains(&k.as_str()) {
+                        continue;
+                    }
+                    let at = format!("{path}{k}");
+                    if declared.contains(k) {
+                        let subs: Vec<&Value> = leaves
+                            .iter()
+                            .filter_map(|l| l.get("properties").and_then(|p| p.get(k)))
+                            .collect();
+                        self.walk(&subs, v, &format!("{at}."), out);
+                    } else if !maps.is_empty() {
+                        self.walk(&maps, v, &format!("{at}."), out);
+                    } else {
+                        out.push(at);
+                    }
+                }
+            }
+            Value::Array(a) => {
+                let items: Vec<&Value> = leaves.iter().filter_map(|l| l.get("items")).collect();
+                if items.is_empty() {
+                    return;
+                }
+                for (i, v) in a.iter().enumerate() {
+                    self.walk(&items, v, &format!("{path}{i}."), out);
+                }
+            }
+            _ => {}
+        }
+    }
+}
