@@ -2,6 +2,8 @@
 //! decodes into its Rust type and re-encodes to an equal JSON value, and is
 //! valid against its own schema definition.
 
+#![allow(clippy::unwrap_used)] // test code: a panic is a test failure
+
 mod common;
 
 use std::collections::BTreeMap;

@@ -8,6 +8,8 @@
 //! instance is checked for members the revision does not declare, so a field
 //! of a newer revision leaking into an older one fails too.
 
+#![allow(clippy::unwrap_used)] // test code: a panic is a test failure
+
 mod common;
 
 use common::{DefValidator, REVISIONS, schema};

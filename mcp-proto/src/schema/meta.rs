@@ -43,10 +43,10 @@ pub fn request_meta(
         META_CLIENT_CAPABILITIES.into(),
         serde_json::to_value(capabilities).unwrap_or_else(|_| Value::Object(JsonObject::new())),
     );
-    if let Some(info) = client_info {
-        if let Ok(v) = serde_json::to_value(info) {
-            m.insert(META_CLIENT_INFO.into(), v);
-        }
+    if let Some(info) = client_info
+        && let Ok(v) = serde_json::to_value(info)
+    {
+        m.insert(META_CLIENT_INFO.into(), v);
     }
     m
 }

@@ -118,6 +118,7 @@ pub type InputResponses = BTreeMap<String, Value>;
 /// `model` → sampling; anything else is [`InputResponse::Unknown`].
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
+#[allow(clippy::large_enum_variant)] // short-lived values users match on; boxing would only add noise
 pub enum InputResponse {
     /// Answer to `elicitation/create`.
     Elicit(ElicitResult),
