@@ -187,3 +187,42 @@ fn input_request_keeps_unknown_members() {
     assert_eq!(serde_json::to_value(&r).unwrap(), v);
     assert!(serde_json::from_value::<InputRequest>(json!({"params": {}})).is_err());
 }
+
+#[test]
+fn request_outcome_reads_result_type_first() {
+    let c = RequestOutcome::<CallToolResult>::decode(r#"{"content":[]}"#).unwrap();
+    assert!(matches!(c, RequestOutcome::Complete(_)));
+    let i = RequestOutcome::<CallToolResult>::decode(
+        r#"{"resultType":"input_required","requestState":"s"}"#,
+    )
+    .unwrap();
+    assert!(
+        matches!(i, RequestOutcome::InputRequired(r) if r.request_state.as_deref() == Some("s"))
+    );
+    let t = RequestOutcome::<CallToolResult>::decode(
+        r#"{"resultType":"task","taskId":"t","status":"working","createdAt":"a","lastUpdatedAt":"b","ttlMs":null}"#,
+    )
+    .unwrap();
+    assert!(matches!(t, RequestOutcome::Task(h) if h.task.task_id == "t"));
+    let u = RequestOutcome::<CallToolResult>::decode(r#"{"resultType":"later"}"#).unwrap();
+    assert!(matches!(u, RequestOutcome::Unknown { result_type, .. } if result_type == "later"));
+    assert!(
+        RequestOutcome::<CallToolResult>::decode(r#"{"resultType":"complete","content":7}"#)
+            .is_err()
+    );
+}
+
+#[test]
+fn request_meta_matches_request_meta_fn() {
+    let caps = ClientCapabilities::default();
+    let info = Implementation::new("a", "1");
+    let typed = RequestMeta::new(crate::ProtocolVersion::V2026_07_28, caps.clone())
+        .with_client_info(info.clone())
+        .into_object();
+    assert_eq!(
+        typed,
+        request_meta(crate::ProtocolVersion::V2026_07_28, &caps, Some(&info))
+    );
+    let back: RequestMeta = serde_json::from_value(serde_json::Value::Object(typed)).unwrap();
+    assert_eq!(back.client_info, Some(info));
+}
