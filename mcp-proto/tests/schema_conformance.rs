@@ -749,14 +749,22 @@ fn coverage_of_schema_definitions() {
         let s = schema(rev);
         let defs = s.get("$defs").or_else(|| s.get("definitions")).unwrap();
         let built: std::collections::BTreeSet<&str> = build(rev).iter().map(|(d, _)| *d).collect();
+        let mut total = 0;
         for name in defs.as_object().unwrap().keys() {
             let is_msg = ["Request", "Notification", "Result", "ResultResponse"]
                 .iter()
                 .any(|s| name.ends_with(s));
-            if is_msg && !NOT_MESSAGES.contains(&name.as_str()) && !built.contains(name.as_str()) {
-                missing.push(format!("{rev}: {name}"));
+            if is_msg && !NOT_MESSAGES.contains(&name.as_str()) {
+                total += 1;
+                if !built.contains(name.as_str()) {
+                    missing.push(format!("{rev}: {name}"));
+                }
             }
         }
+        println!(
+            "{rev}: {} of {total} message definitions covered",
+            total - missing.iter().filter(|m| m.starts_with(rev)).count()
+        );
     }
     assert!(missing.is_empty(), "not covered:\n{}", missing.join("\n"));
 }

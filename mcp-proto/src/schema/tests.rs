@@ -226,3 +226,17 @@ fn request_meta_matches_request_meta_fn() {
     let back: RequestMeta = serde_json::from_value(serde_json::Value::Object(typed)).unwrap();
     assert_eq!(back.client_info, Some(info));
 }
+
+#[test]
+fn error_data_null_survives_a_round_trip() {
+    let e: crate::ErrorObject =
+        serde_json::from_value(json!({"code": -32603, "message": "x", "data": null})).unwrap();
+    assert_eq!(e.data, Some(serde_json::Value::Null));
+    let absent: crate::ErrorObject =
+        serde_json::from_value(json!({"code": -32603, "message": "x"})).unwrap();
+    assert_eq!(absent.data, None);
+    assert_eq!(
+        serde_json::to_value(&e).unwrap(),
+        json!({"code": -32603, "message": "x", "data": null})
+    );
+}
