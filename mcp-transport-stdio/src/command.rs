@@ -183,7 +183,10 @@ impl ServerCommand {
         while let Some(w) = words.next_if(|w| w.assignment.is_some()) {
             if let Some(eq) = w.assignment {
                 let (name, value) = w.text.split_at(eq);
-                env.push((name.to_owned(), value.get(1..).unwrap_or_default().to_owned()));
+                env.push((
+                    name.to_owned(),
+                    value.get(1..).unwrap_or_default().to_owned(),
+                ));
             }
         }
         let program = words.next().ok_or(ShellWordsError::NoProgram)?;
@@ -317,9 +320,7 @@ impl ServerCommand {
 
     /// Environment changes, in order: `Some` sets, `None` removes.
     pub fn get_envs(&self) -> impl Iterator<Item = (&OsStr, Option<&OsStr>)> {
-        self.env
-            .iter()
-            .map(|(k, v)| (k.as_os_str(), v.as_deref()))
+        self.env.iter().map(|(k, v)| (k.as_os_str(), v.as_deref()))
     }
 
     pub(crate) fn program_name(&self) -> String {
@@ -594,7 +595,13 @@ mod tests {
             ]
         );
         // A quoted name, or an invalid one, is not an assignment.
-        for line in ["'A=1' prog", "\"A\"=1 prog", "1A=2 prog", "=x prog", "A-B=1 prog"] {
+        for line in [
+            "'A=1' prog",
+            "\"A\"=1 prog",
+            "1A=2 prog",
+            "=x prog",
+            "A-B=1 prog",
+        ] {
             let cmd = ServerCommand::parse_shell_words(line).unwrap();
             assert_eq!(cmd.get_envs().count(), 0, "{line}");
             assert_ne!(cmd.get_program(), "prog", "{line}");

@@ -247,7 +247,6 @@ impl<W> WriteHalf<W> {
 }
 
 impl<W: AsyncWrite + Unpin> WriteHalf<W> {
-
     pub(crate) fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), TransportError>> {
         if self.unsent() >= self.limit {
             ready!(self.poll_flush(cx))?;
@@ -358,3 +357,6 @@ where
         Poll::Ready(res)
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -347,7 +347,10 @@ impl StdioTransport {
         }
     }
 
-    fn poll_recv_inner(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<Message, TransportError>>> {
+    fn poll_recv_inner(
+        &mut self,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Message, TransportError>>> {
         loop {
             if self.recv_done {
                 return Poll::Ready(None);

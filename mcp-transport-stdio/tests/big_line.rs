@@ -1,6 +1,7 @@
 //! A 64 MiB line from a real process: a typed error, bounded memory, and the
 //! stream goes on. Alone in its test binary so the peak-RSS measurement is
 //! not disturbed by other tests.
+#![allow(clippy::unwrap_used)]
 #![cfg(target_os = "linux")]
 
 mod common;
@@ -19,7 +20,11 @@ async fn a_64_mib_line_is_a_typed_error_and_memory_stays_bounded() {
     let err = recv(&mut t).await.unwrap().unwrap_err();
     assert_eq!(err.kind(), TransportErrorKind::Decode);
     assert!(!err.is_terminal());
-    let cause = err.cause().unwrap().downcast_ref::<JsonLineCodecError>().unwrap();
+    let cause = err
+        .cause()
+        .unwrap()
+        .downcast_ref::<JsonLineCodecError>()
+        .unwrap();
     assert_eq!(
         *cause,
         JsonLineCodecError::LineTooLong {
@@ -29,7 +34,10 @@ async fn a_64_mib_line_is_a_typed_error_and_memory_stays_bounded() {
     // Resynchronised at the next newline: the reply arrives.
     let reply = recv(&mut t).await.unwrap().unwrap();
     assert_eq!(reply.id(), Some(&1.into()));
-    assert_eq!(call(&mut t, 2, "echo", json!("after")).await, json!({"params": "after"}));
+    assert_eq!(
+        call(&mut t, 2, "echo", json!("after")).await,
+        json!({"params": "after"})
+    );
 
     let grown = peak_rss().unwrap().saturating_sub(before);
     eprintln!("peak RSS grew by {} KiB", grown / 1024);

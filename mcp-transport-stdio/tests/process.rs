@@ -1,4 +1,5 @@
 //! StdioTransport against real processes (the python fake server, sh).
+#![allow(clippy::unwrap_used)]
 #![cfg(unix)]
 
 mod common;
@@ -22,7 +23,11 @@ async fn round_trip_and_clean_exit() {
     let start = Instant::now();
     t.close().await.unwrap();
     // The server exits on stdin EOF: no escalation.
-    assert!(start.elapsed() < Duration::from_secs(1), "{:?}", start.elapsed());
+    assert!(
+        start.elapsed() < Duration::from_secs(1),
+        "{:?}",
+        start.elapsed()
+    );
     assert_eq!(t.exit_status().and_then(|s| s.code()), Some(0));
     assert!(t.recv().await.is_none());
     assert!(t.send(request(9, "echo", json!({}))).await.is_err());
@@ -52,7 +57,10 @@ async fn many_queued_messages_are_sent_in_one_flush() {
 #[tokio::test]
 async fn banner_lines_before_and_between_messages_are_skipped() {
     let mut t = StdioTransport::spawn(fake(&["--banner"])).unwrap();
-    assert_eq!(call(&mut t, 1, "echo", json!({})).await, json!({"params": {}}));
+    assert_eq!(
+        call(&mut t, 1, "echo", json!({})).await,
+        json!({"params": {}})
+    );
     assert_eq!(call(&mut t, 2, "banner", json!({})).await, json!({}));
     assert_eq!(call(&mut t, 3, "banner", json!({})).await, json!({}));
     assert_eq!(t.skipped_lines(), 3);
@@ -62,10 +70,17 @@ async fn banner_lines_before_and_between_messages_are_skipped() {
 #[tokio::test]
 async fn crash_mid_stream_reports_status_and_stderr() {
     let mut t = StdioTransport::spawn(fake(&[])).unwrap();
-    assert_eq!(call(&mut t, 1, "echo", json!(1)).await, json!({"params": 1}));
-    t.send(request(2, "crash", json!({"code": 3, "msg": "fatal: config missing"})))
-        .await
-        .unwrap();
+    assert_eq!(
+        call(&mut t, 1, "echo", json!(1)).await,
+        json!({"params": 1})
+    );
+    t.send(request(
+        2,
+        "crash",
+        json!({"code": 3, "msg": "fatal: config missing"}),
+    ))
+    .await
+    .unwrap();
     let err = recv(&mut t).await.unwrap().unwrap_err();
     assert_eq!(err.kind(), TransportErrorKind::Closed);
     assert!(err.is_terminal());
@@ -76,7 +91,10 @@ async fn crash_mid_stream_reports_status_and_stderr() {
         exited.to_string(),
         "server exited with status 3: fatal: config missing"
     );
-    assert!(err.to_string().contains("server exited with status 3: fatal: config missing"));
+    assert!(
+        err.to_string()
+            .contains("server exited with status 3: fatal: config missing")
+    );
     assert!(recv(&mut t).await.is_none());
     assert!(recv(&mut t).await.is_none());
     t.close().await.unwrap();
@@ -88,7 +106,8 @@ async fn exit_before_the_first_message() {
     let err = recv(&mut t).await.unwrap().unwrap_err();
     assert_eq!(err.kind(), TransportErrorKind::Closed);
     assert!(
-        err.to_string().contains("server exited with status 1: fatal: config missing"),
+        err.to_string()
+            .contains("server exited with status 1: fatal: config missing"),
         "{err}"
     );
     assert!(recv(&mut t).await.is_none());
@@ -100,7 +119,10 @@ async fn exit_before_the_first_message() {
     // Killed by a signal.
     let mut t = StdioTransport::spawn(ServerCommand::new("sh").args(["-c", "kill -9 $$"])).unwrap();
     let err = recv(&mut t).await.unwrap().unwrap_err();
-    assert!(err.to_string().contains("server was killed by signal 9"), "{err}");
+    assert!(
+        err.to_string().contains("server was killed by signal 9"),
+        "{err}"
+    );
 }
 
 #[tokio::test]
@@ -131,7 +153,10 @@ async fn stderr_flood_does_not_deadlock() {
     .expect("deadlocked on a full stderr pipe");
     assert_eq!(r, json!({"flooded": 50 * 1024 * 1024}));
     // Keep talking while the tail of the flood is still being read.
-    assert_eq!(call(&mut t, 2, "echo", json!(2)).await, json!({"params": 2}));
+    assert_eq!(
+        call(&mut t, 2, "echo", json!(2)).await,
+        json!({"params": 2})
+    );
     t.close().await.unwrap();
     eprintln!("50 MiB of stderr in {:?}", start.elapsed());
     assert_eq!(bytes.load(Ordering::Relaxed), 50 * 1024 * 1024);
@@ -150,7 +175,13 @@ async fn stderr_flood_does_not_deadlock() {
 }
 
 async fn grandchild(t: &mut StdioTransport, hold_pipes: bool) -> u32 {
-    let r = call(t, 1, "spawn_grandchild", json!({ "hold_pipes": hold_pipes })).await;
+    let r = call(
+        t,
+        1,
+        "spawn_grandchild",
+        json!({ "hold_pipes": hold_pipes }),
+    )
+    .await;
     let pid = r["pid"].as_u64().unwrap() as u32;
     assert!(!process_gone(pid), "grandchild {pid} should be running");
     pid
@@ -165,7 +196,11 @@ async fn grandchild_is_killed_on_close() {
         let start = Instant::now();
         t.close().await.unwrap();
         // The server itself exits on EOF; the orphan is swept right away.
-        assert!(start.elapsed() < Duration::from_secs(1), "{:?}", start.elapsed());
+        assert!(
+            start.elapsed() < Duration::from_secs(1),
+            "{:?}",
+            start.elapsed()
+        );
         assert!(
             eventually(Duration::from_secs(2), || process_gone(pid)).await,
             "grandchild {pid} survived close (hold_pipes={hold_pipes})"
@@ -219,8 +254,15 @@ async fn server_that_exits_while_a_grandchild_holds_stdout() {
     // exit, kills the group, and reports.
     let start = Instant::now();
     let err = recv(&mut t).await.unwrap().unwrap_err();
-    assert!(err.to_string().contains("server exited with status 2: bye"), "{err}");
-    assert!(start.elapsed() < Duration::from_secs(4), "{:?}", start.elapsed());
+    assert!(
+        err.to_string().contains("server exited with status 2: bye"),
+        "{err}"
+    );
+    assert!(
+        start.elapsed() < Duration::from_secs(4),
+        "{:?}",
+        start.elapsed()
+    );
     assert!(eventually(Duration::from_secs(2), || process_gone(pid)).await);
 }
 
@@ -228,12 +270,16 @@ async fn server_that_exits_while_a_grandchild_holds_stdout() {
 async fn shutdown_escalates_to_sigterm_for_a_server_ignoring_stdin_eof() {
     use std::os::unix::process::ExitStatusExt;
     let grace = Duration::from_millis(300);
-    let mut t = StdioTransport::spawn(fake(&["--ignore-eof"]).shutdown_timeouts(grace, grace)).unwrap();
+    let mut t =
+        StdioTransport::spawn(fake(&["--ignore-eof"]).shutdown_timeouts(grace, grace)).unwrap();
     call(&mut t, 1, "echo", json!({})).await;
     let start = Instant::now();
     t.close().await.unwrap();
     let took = start.elapsed();
-    assert!(took >= grace, "closed after {took:?}, before the stdin grace");
+    assert!(
+        took >= grace,
+        "closed after {took:?}, before the stdin grace"
+    );
     assert!(took < grace + Duration::from_millis(700), "took {took:?}");
     assert_eq!(t.exit_status().and_then(|s| s.signal()), Some(15));
 }
@@ -251,8 +297,14 @@ async fn shutdown_escalates_to_sigkill_for_a_server_ignoring_sigterm() {
     let start = Instant::now();
     t.close().await.unwrap();
     let took = start.elapsed();
-    assert!(took >= 2 * grace, "closed after {took:?}, before both graces");
-    assert!(took < 2 * grace + Duration::from_millis(700), "took {took:?}");
+    assert!(
+        took >= 2 * grace,
+        "closed after {took:?}, before both graces"
+    );
+    assert!(
+        took < 2 * grace + Duration::from_millis(700),
+        "took {took:?}"
+    );
     assert_eq!(t.exit_status().and_then(|s| s.signal()), Some(9));
     assert!(eventually(Duration::from_secs(2), || process_gone(pid)).await);
 }
@@ -260,14 +312,22 @@ async fn shutdown_escalates_to_sigkill_for_a_server_ignoring_sigterm() {
 #[tokio::test]
 async fn close_is_resumable_after_the_future_is_dropped() {
     let grace = Duration::from_millis(300);
-    let mut t = StdioTransport::spawn(fake(&["--ignore-eof"]).shutdown_timeouts(grace, grace)).unwrap();
+    let mut t =
+        StdioTransport::spawn(fake(&["--ignore-eof"]).shutdown_timeouts(grace, grace)).unwrap();
     call(&mut t, 1, "echo", json!({})).await;
     let start = Instant::now();
     // Cancel the close half-way, then finish it: the timers kept running.
-    assert!(tokio::time::timeout(Duration::from_millis(100), t.close()).await.is_err());
+    assert!(
+        tokio::time::timeout(Duration::from_millis(100), t.close())
+            .await
+            .is_err()
+    );
     t.close().await.unwrap();
     let took = start.elapsed();
-    assert!(took >= grace && took < grace + Duration::from_millis(700), "{took:?}");
+    assert!(
+        took >= grace && took < grace + Duration::from_millis(700),
+        "{took:?}"
+    );
 }
 
 #[tokio::test]
@@ -275,18 +335,28 @@ async fn spawn_errors_name_the_program() {
     let err = StdioTransport::spawn(ServerCommand::new("no-such-mcp-server-xyz")).unwrap_err();
     assert!(matches!(err, SpawnError::NotFound { .. }), "{err:?}");
     assert_eq!(err.program(), "no-such-mcp-server-xyz");
-    assert!(err.to_string().contains("`no-such-mcp-server-xyz`"), "{err}");
+    assert!(
+        err.to_string().contains("`no-such-mcp-server-xyz`"),
+        "{err}"
+    );
 
     let dir = std::env::temp_dir().join(format!("mcp-stdio-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("not-executable.sh");
     std::fs::write(&file, "#!/bin/sh\necho hi\n").unwrap();
     let err = StdioTransport::spawn(ServerCommand::new(&file)).unwrap_err();
-    assert!(matches!(err, SpawnError::PermissionDenied { .. }), "{err:?}");
+    assert!(
+        matches!(err, SpawnError::PermissionDenied { .. }),
+        "{err:?}"
+    );
     assert!(err.to_string().contains("not-executable.sh"), "{err}");
 
-    let err = StdioTransport::spawn(ServerCommand::new("true").cwd(dir.join("missing"))).unwrap_err();
-    assert!(matches!(err, SpawnError::WorkingDirectory { .. }), "{err:?}");
+    let err =
+        StdioTransport::spawn(ServerCommand::new("true").cwd(dir.join("missing"))).unwrap_err();
+    assert!(
+        matches!(err, SpawnError::WorkingDirectory { .. }),
+        "{err:?}"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -308,15 +378,24 @@ async fn environment_and_working_directory() {
     assert!(std::env::var_os("CARGO_MANIFEST_DIR").is_some());
 
     let env = env_of(fake(&[]).env("EXTRA", "1")).await;
-    assert!(env.contains_key("CARGO_MANIFEST_DIR"), "inherited by default");
+    assert!(
+        env.contains_key("CARGO_MANIFEST_DIR"),
+        "inherited by default"
+    );
     assert_eq!(env["EXTRA"], "1");
 
     let env = env_of(fake(&[]).env_remove("CARGO_MANIFEST_DIR")).await;
     assert!(!env.contains_key("CARGO_MANIFEST_DIR"));
 
     let env = env_of(fake(&[]).env("EXTRA", "2").env_clear_to_allowlist()).await;
-    assert!(!env.contains_key("CARGO_MANIFEST_DIR"), "not on the allowlist");
-    assert_eq!(env["EXTRA"], "2", "explicit variables survive the allowlist");
+    assert!(
+        !env.contains_key("CARGO_MANIFEST_DIR"),
+        "not on the allowlist"
+    );
+    assert_eq!(
+        env["EXTRA"], "2",
+        "explicit variables survive the allowlist"
+    );
     assert_eq!(env["PATH"], std::env::var("PATH").unwrap());
     for key in env.keys() {
         assert!(
@@ -329,9 +408,12 @@ async fn environment_and_working_directory() {
     }
 
     let script = r#"printf '{"jsonrpc":"2.0","id":1,"result":{"cwd":"%s"}}\n' "$(pwd)""#;
-    let mut t = StdioTransport::spawn(ServerCommand::new("sh").args(["-c", script]).cwd("/tmp")).unwrap();
+    let mut t =
+        StdioTransport::spawn(ServerCommand::new("sh").args(["-c", script]).cwd("/tmp")).unwrap();
     let m = recv(&mut t).await.unwrap().unwrap();
-    let mcp_proto::Message::Response(r) = m else { panic!() };
+    let mcp_proto::Message::Response(r) = m else {
+        panic!()
+    };
     assert_eq!(r.result.get(), r#"{"cwd":"/tmp"}"#);
 }
 

@@ -1,5 +1,6 @@
 //! Against the real `@modelcontextprotocol/server-everything` (stdio),
 //! installed by `cargo xtask peers`.
+#![allow(clippy::unwrap_used)]
 #![cfg(unix)]
 
 mod common;
@@ -32,12 +33,16 @@ async fn initialize(t: &mut StdioTransport) -> serde_json::Value {
 
 #[tokio::test]
 async fn round_trip_with_server_everything() {
-    let Some(cmd) = server_everything() else { return };
+    let Some(cmd) = server_everything() else {
+        return;
+    };
     let stderr = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
     let seen = stderr.clone();
     let cmd = cmd
         .env_clear_to_allowlist()
-        .stderr(Stderr::forward_to(move |l| seen.lock().unwrap().push(l.to_owned())));
+        .stderr(Stderr::forward_to(move |l| {
+            seen.lock().unwrap().push(l.to_owned())
+        }));
     let mut t = StdioTransport::spawn(cmd).unwrap();
 
     let init = initialize(&mut t).await;
@@ -71,7 +76,11 @@ async fn round_trip_with_server_everything() {
     let start = Instant::now();
     t.close().await.unwrap();
     // server-everything exits on stdin EOF: no signal needed.
-    assert!(start.elapsed() < Duration::from_secs(2), "{:?}", start.elapsed());
+    assert!(
+        start.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        start.elapsed()
+    );
     assert!(t.exit_status().is_some_and(|s| s.success()));
     // It announces itself on stderr (not stdout), which we captured.
     assert!(!stderr.lock().unwrap().is_empty());
@@ -80,7 +89,9 @@ async fn round_trip_with_server_everything() {
 #[cfg(target_os = "linux")]
 #[tokio::test]
 async fn server_everything_is_killed_and_reaped_on_drop() {
-    let Some(cmd) = server_everything() else { return };
+    let Some(cmd) = server_everything() else {
+        return;
+    };
     let mut t = StdioTransport::spawn(cmd.stderr(Stderr::discard())).unwrap();
     initialize(&mut t).await;
     let pid = t.pid().unwrap();

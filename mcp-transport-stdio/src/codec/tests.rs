@@ -6,7 +6,11 @@ const NOTE: &[u8] = br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#
 
 /// Feeds `input` in pieces of the given sizes (cycled), collecting every
 /// decode result, then finishes with `decode_eof`.
-fn feed(codec: &mut JsonLineCodec, input: &[u8], pieces: &[usize]) -> Vec<Result<String, JsonLineCodecError>> {
+fn feed(
+    codec: &mut JsonLineCodec,
+    input: &[u8],
+    pieces: &[usize],
+) -> Vec<Result<String, JsonLineCodecError>> {
     let mut out = Vec::new();
     let mut buf = BytesMut::new();
     let mut rest = input;
@@ -64,11 +68,19 @@ fn every_split_point_gives_the_same_messages() {
     let want = vec![Ok(s(PING)), Ok(s(NOTE)), Ok(s(PING))];
     for first in 1..input.len() {
         let mut codec = JsonLineCodec::new();
-        assert_eq!(feed(&mut codec, &input, &[first, usize::MAX]), want, "split at {first}");
+        assert_eq!(
+            feed(&mut codec, &input, &[first, usize::MAX]),
+            want,
+            "split at {first}"
+        );
         assert_eq!(codec.skipped_lines(), 2);
     }
     for size in 1..8 {
-        assert_eq!(feed(&mut JsonLineCodec::new(), &input, &[size]), want, "pieces of {size}");
+        assert_eq!(
+            feed(&mut JsonLineCodec::new(), &input, &[size]),
+            want,
+            "pieces of {size}"
+        );
     }
 }
 
@@ -91,13 +103,20 @@ fn json_that_is_not_json_rpc_is_a_scoped_error() {
     assert_eq!(got.len(), 4);
     assert_eq!(
         got[0],
-        Err(JsonLineCodecError::Message(DecodeError::Envelope(EnvelopeViolation::Version)))
+        Err(JsonLineCodecError::Message(DecodeError::Envelope(
+            EnvelopeViolation::Version
+        )))
     );
     assert_eq!(
         got[1],
-        Err(JsonLineCodecError::Message(DecodeError::Envelope(EnvelopeViolation::Batch)))
+        Err(JsonLineCodecError::Message(DecodeError::Envelope(
+            EnvelopeViolation::Batch
+        )))
     );
-    assert!(matches!(got[2], Err(JsonLineCodecError::Message(DecodeError::Json { .. }))));
+    assert!(matches!(
+        got[2],
+        Err(JsonLineCodecError::Message(DecodeError::Json { .. }))
+    ));
     assert_eq!(got[3], Ok(s(PING)));
     assert_eq!(codec.skipped_lines(), 0);
     let te: TransportError = JsonLineCodecError::LineTooLong { limit: 1 }.into();
@@ -148,7 +167,11 @@ fn an_oversized_line_is_never_buffered_whole() {
         }
         assert!(buf.len() <= limit + chunk.len());
     }
-    assert!(buf.capacity() <= 2 * (limit + chunk.len()), "capacity {}", buf.capacity());
+    assert!(
+        buf.capacity() <= 2 * (limit + chunk.len()),
+        "capacity {}",
+        buf.capacity()
+    );
     assert_eq!(errors, 1);
     buf.extend_from_slice(b"tail\n");
     buf.extend_from_slice(PING);
@@ -180,12 +203,17 @@ fn encode_never_embeds_a_newline() {
     let mut out = Vec::new();
     let mut codec = JsonLineCodec::new();
     codec.encode(&msg, &mut out);
-    codec.encode(&Notification::new("notifications/initialized", None).into(), &mut out);
+    codec.encode(
+        &Notification::new("notifications/initialized", None).into(),
+        &mut out,
+    );
     assert_eq!(out.iter().filter(|b| **b == b'\n').count(), 2);
     assert!(!out.contains(&b'\r'));
     // Round trip: the value is unchanged, the escaped newline survives.
     let mut buf = BytesMut::from(&out[..]);
-    let Message::Request(r) = codec.decode(&mut buf).unwrap().unwrap() else { panic!() };
+    let Message::Request(r) = codec.decode(&mut buf).unwrap().unwrap() else {
+        panic!()
+    };
     let v: serde_json::Value = serde_json::from_str(r.params.unwrap().get()).unwrap();
     assert_eq!(v, serde_json::json!({"text": "line1\nline2", "n": [1, 2]}));
     assert!(codec.decode(&mut buf).unwrap().is_some());

@@ -45,7 +45,9 @@ impl Group {
         match killpg(pgid, sig) {
             // ESRCH: the group is already empty.
             Ok(()) | Err(Errno::ESRCH) => {}
-            Err(e) => tracing::debug!(%pgid, ?sig, error = %e, "could not signal the server's process group"),
+            Err(e) => {
+                tracing::debug!(%pgid, ?sig, error = %e, "could not signal the server's process group")
+            }
         }
     }
 }

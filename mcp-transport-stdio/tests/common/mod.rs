@@ -1,5 +1,5 @@
 //! Helpers shared by the process tests.
-#![allow(dead_code, unreachable_pub, missing_docs)]
+#![allow(dead_code, unreachable_pub, missing_docs, clippy::unwrap_used)]
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -38,7 +38,10 @@ pub fn request(id: i64, method: &str, params: Value) -> Message {
 pub async fn call(t: &mut StdioTransport, id: i64, method: &str, params: Value) -> Value {
     t.send(request(id, method, params)).await.unwrap();
     loop {
-        let msg = recv(t).await.expect("server closed before replying").unwrap();
+        let msg = recv(t)
+            .await
+            .expect("server closed before replying")
+            .unwrap();
         if msg.id() == Some(&RequestId::Number(id)) {
             return match msg {
                 Message::Response(r) => serde_json::from_str(r.result.get()).unwrap(),
