@@ -1,44 +1,4 @@
-//! Newline-delimited JSON-RPC framing, sans-IO.
-//!
-//! [`JsonLineCodec`] turns bytes into [`Message`]s and back. It does no IO:
-//! the caller appends whatever it read to a [`BytesMut`] and calls
-//! [`decode`](JsonLineCodec::decode) until it returns `Ok(None)`, then reads
-//! more. At end of input it calls [`decode_eof`](JsonLineCodec::decode_eof).
-//! This is the shape of `tokio-util`'s `Decoder` (without the dependency), so
-//! the codec can be driven by any runtime, a fuzzer or a unit test.
-//!
-//! # Decoding states
-//!
-//! ```text
-//!            newline found, line ≤ limit            newline found
-//!        ┌───────────────────────────────┐       ┌─────────────────┐
-//!        ▼                               │       ▼                 │
-//!   ┌─────────┐  no newline, > limit  ┌──┴─────────┐               │
-//!   │ framing │──────────────────────▶│ discarding │───────────────┘
-//!   └─────────┘  (LineTooLong, once)  └────────────┘  (back to framing)
-//! ```
-//!
-//! - **Framing.** The decoder looks for `\n` starting at `next_index`, the
-//!   first byte it has not scanned yet, so a long line arriving in many small
-//!   reads is scanned once in total, not once per read.
-//! - **Discarding.** A line longer than the limit is reported once as
-//!   [`JsonLineCodecError::LineTooLong`] and then dropped *as it arrives*:
-//!   the buffer is emptied after every read, so memory stays bounded by the
-//!   limit plus one read, whatever the line's length. The next line after the
-//!   newline decodes normally.
-//!
-//! # What a line may be
-//!
-//! | line | result |
-//! |---|---|
-//! | a JSON-RPC message | `Ok(Some(message))` |
-//! | empty, or only whitespace (including a CRLF's `\r`) | skipped silently |
-//! | not JSON at all (a banner such as `Server v1.2 listening`) | skipped, counted in [`skipped_lines`](JsonLineCodec::skipped_lines), `tracing` warning |
-//! | JSON that is not a valid JSON-RPC envelope | `Err(Message(..))`, scoped: the next line decodes normally |
-//! | longer than the limit | `Err(LineTooLong { limit })` once, then discarded up to its newline |
-//!
-//! One trailing `\r` is stripped (CRLF is tolerated). Lines must be UTF-8;
-//! a line that is not is "not JSON" and skipped.
+//! Newline-delimited JSON-RPC framing, sans-IO: [`JsonLineCodec`].
 
 use bytes::{Buf, BytesMut};
 use mcp_proto::Message;
@@ -82,8 +42,47 @@ impl From<JsonLineCodecError> for TransportError {
     }
 }
 
-/// Newline-delimited JSON-RPC codec with a size limit. See the
-/// [module docs](self).
+/// Newline-delimited JSON-RPC codec with a size limit, sans-IO.
+///
+/// [`JsonLineCodec`] turns bytes into [`Message`]s and back. It does no IO:
+/// the caller appends whatever it read to a [`BytesMut`] and calls
+/// [`decode`](JsonLineCodec::decode) until it returns `Ok(None)`, then reads
+/// more. At end of input it calls [`decode_eof`](JsonLineCodec::decode_eof).
+/// This is the shape of `tokio-util`'s `Decoder` (without the dependency), so
+/// the codec can be driven by any runtime, a fuzzer or a unit test.
+///
+/// # Decoding states
+///
+/// ```text
+///            newline found, line ≤ limit            newline found
+///        ┌───────────────────────────────┐       ┌─────────────────┐
+///        ▼                               │       ▼                 │
+///   ┌─────────┐  no newline, > limit  ┌──┴─────────┐               │
+///   │ framing │──────────────────────▶│ discarding │───────────────┘
+///   └─────────┘  (LineTooLong, once)  └────────────┘  (back to framing)
+/// ```
+///
+/// - **Framing.** The decoder looks for `\n` starting at `next_index`, the
+///   first byte it has not scanned yet, so a long line arriving in many small
+///   reads is scanned once in total, not once per read.
+/// - **Discarding.** A line longer than the limit is reported once as
+///   [`JsonLineCodecError::LineTooLong`] and then dropped *as it arrives*:
+///   the buffer is emptied after every read, so memory stays bounded by the
+///   limit plus one read, whatever the line's length. The next line after the
+///   newline decodes normally.
+///
+/// # What a line may be
+///
+/// | line | result |
+/// |---|---|
+/// | a JSON-RPC message | `Ok(Some(message))` |
+/// | empty, or only whitespace (including a CRLF's `\r`) | skipped silently |
+/// | not JSON at all (a banner such as `Server v1.2 listening`) | skipped, counted in [`skipped_lines`](JsonLineCodec::skipped_lines), `tracing` warning |
+/// | JSON that is not a valid JSON-RPC envelope | `Err(Message(..))`, scoped: the next line decodes normally |
+/// | longer than the limit | `Err(LineTooLong { limit })` once, then discarded up to its newline |
+///
+/// One trailing `\r` is stripped (CRLF is tolerated). Lines must be UTF-8;
+/// a line that is not is "not JSON" and skipped.
 #[derive(Debug, Clone)]
 pub struct JsonLineCodec {
     max_message_size: usize,

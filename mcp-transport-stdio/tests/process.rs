@@ -1,4 +1,5 @@
 //! StdioTransport against real processes (the python fake server, sh).
+#![allow(clippy::unwrap_used)]
 #![cfg(unix)]
 
 mod common;
