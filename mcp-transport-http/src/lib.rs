@@ -1,1 +1,3 @@
-//! `mcp-transport-http`: not built yet (see the project's issues).
+//! Streamable HTTP transport for MCP (work in progress).
+
+pub mod sse;
