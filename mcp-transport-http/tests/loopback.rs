@@ -1,5 +1,5 @@
 //! The transport against a loopback hyper server with fault modes.
-#![allow(missing_docs)]
+#![allow(missing_docs, clippy::unwrap_used)]
 
 mod support;
 
