@@ -67,6 +67,7 @@ impl Checker {
             Checker::Subset(schema) => {
                 let mut problems = Vec::new();
                 check_subset(schema, value, &mut String::new(), &mut problems, 0);
+                problems.truncate(MAX_REPORTED_PROBLEMS);
                 problems
             }
             #[cfg(feature = "jsonschema")]
@@ -106,6 +107,7 @@ impl Checker {
 pub fn check_arguments(schema: &Value, value: &Value) -> Result<(), String> {
     let mut problems = Vec::new();
     check_subset(schema, value, &mut String::new(), &mut problems, 0);
+    problems.truncate(MAX_REPORTED_PROBLEMS);
     if problems.is_empty() {
         Ok(())
     } else {
