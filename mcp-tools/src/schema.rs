@@ -167,15 +167,13 @@ fn check_subset(
         return;
     };
     match schema.get("type") {
-        Some(Value::String(ty)) => {
-            if !has_type(value, ty) {
-                problems.push(format!(
-                    "{}: expected {ty}, got {}",
-                    at(path),
-                    type_name(value)
-                ));
-                return;
-            }
+        Some(Value::String(ty)) if !has_type(value, ty) => {
+            problems.push(format!(
+                "{}: expected {ty}, got {}",
+                at(path),
+                type_name(value)
+            ));
+            return;
         }
         Some(Value::Array(types)) => {
             let names: Vec<&str> = types.iter().filter_map(Value::as_str).collect();
