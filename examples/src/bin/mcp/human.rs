@@ -6,7 +6,7 @@ use mcp_client::ServerInfo;
 use mcp_proto::schema::{CallToolResult, ContentBlock, ResourceContents};
 use serde_json::value::RawValue;
 
-use crate::json::{Object, compact};
+use examples::raw_json::{Object, compact};
 
 /// `info`.
 pub(crate) fn info(s: &ServerInfo) -> String {

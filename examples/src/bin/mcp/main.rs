@@ -12,7 +12,8 @@
 //! `prompt` print the result object as received. Nothing the server sent
 //! goes through `serde_json::Value` on the way out (the workspace builds
 //! `serde_json` without `preserve_order`, so `Value` would sort keys):
-//! results stay [`RawValue`] text and are only re-indented (see `json.rs`).
+//! results stay [`RawValue`] text and are only re-indented
+//! ([`examples::raw_json`]).
 //!
 //! # Exit status
 //!
@@ -29,7 +30,6 @@
 
 mod args;
 mod human;
-mod json;
 
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
@@ -44,7 +44,7 @@ use mcp_transport_stdio::{ServerCommand, StdioTransport};
 use serde_json::value::RawValue;
 
 use crate::args::{Command, Options, Server};
-use crate::json::{Object, array_text, pretty};
+use examples::raw_json::{Object, array_text, pretty};
 
 /// How long closing the client may take before `mcp` gives up waiting (the
 /// transport's own escalation to SIGKILL is shorter than this).
