@@ -49,7 +49,7 @@ use tokio::task::AbortHandle;
 pub const SERVER_NAME: &str = "mcp-demo-server";
 
 /// Environment variable naming a file the server appends its event lines to
-/// (`cancelled <id>`).
+/// (`started <pid>`, `cancelled <request id>`, `exiting <pid>`).
 pub const LOG_ENV: &str = "MCP_DEMO_SERVER_LOG";
 
 /// Revisions the server speaks, newest first.
@@ -90,11 +90,15 @@ const PIXEL_PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR
 /// Decoded size of [`PIXEL_PNG`] in bytes.
 const PIXEL_PNG_LEN: usize = 70;
 
-const README: &str = "# Demo server\n\nBuilt into the `mcp` command-line client: run `mcp tools`.\n";
+const README: &str =
+    "# Demo server\n\nBuilt into the `mcp` command-line client: run `mcp tools`.\n";
 
 /// Runs the server on this process's stdin and stdout until stdin closes.
 pub async fn run() -> std::io::Result<()> {
-    serve(tokio::io::stdin(), tokio::io::stdout()).await
+    log_event(&format!("started {}", std::process::id()));
+    let r = serve(tokio::io::stdin(), tokio::io::stdout()).await;
+    log_event(&format!("exiting {}", std::process::id()));
+    r
 }
 
 type InFlight = Arc<Mutex<HashMap<RequestId, AbortHandle>>>;

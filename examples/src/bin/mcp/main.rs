@@ -430,11 +430,7 @@ fn json_args(args: Option<&str>, what: &str) -> Result<Option<Box<RawValue>>, Fa
 }
 
 /// `{"<key>": <name>, "arguments": <args>}` with the arguments' text as typed.
-fn named_params(
-    key: &str,
-    name: &str,
-    args: Option<&RawValue>,
-) -> Result<Box<RawValue>, Failure> {
+fn named_params(key: &str, name: &str, args: Option<&RawValue>) -> Result<Box<RawValue>, Failure> {
     let name = serde_json::to_string(name).unwrap_or_else(|_| "\"\"".into());
     let text = match args {
         Some(a) => format!("{{\"{key}\":{name},\"arguments\":{}}}", a.get()),
@@ -452,12 +448,7 @@ fn result_object(method: &str, raw: &RawValue) -> Result<Object, Failure> {
     })
 }
 
-async fn call(
-    client: &Client,
-    json: bool,
-    tool: &str,
-    args: Option<&str>,
-) -> Result<(), Failure> {
+async fn call(client: &Client, json: bool, tool: &str, args: Option<&str>) -> Result<(), Failure> {
     let args = json_args(args, &format!("tool {tool:?}"))?;
     let params = named_params("name", tool, args.as_deref())?;
     let bar = Arc::new(ProgressBar::new());
