@@ -96,6 +96,14 @@ impl Failure {
             ClientError::Closed(CloseReason::ServerClosed) => {
                 format!("the server closed the connection during {what}")
             }
+            // The transport error says "connection closed: <why>" itself.
+            ClientError::Closed(CloseReason::Transport(t)) => format!("{what}: {t}"),
+            ClientError::Closed(CloseReason::Handshake(m)) => format!("{what} failed: {m}"),
+            ClientError::Timeout { after, .. } => format!(
+                "{what}: no response within {:.1} s (the request was cancelled on the server; \
+                 a longer --timeout may help)",
+                after.as_secs_f64()
+            ),
             other => format!("{what}: {other}"),
         };
         Failure::fatal(kind, message)
