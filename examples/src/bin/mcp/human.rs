@@ -6,7 +6,7 @@ use mcp_client::ServerInfo;
 use mcp_proto::schema::{CallToolResult, ContentBlock, ResourceContents};
 use serde_json::value::RawValue;
 
-use crate::json::{Object, compact};
+use examples::raw_json::{Object, compact};
 
 /// `info`.
 pub(crate) fn info(s: &ServerInfo) -> String {
@@ -157,9 +157,7 @@ pub(crate) fn prompts(items: &[Box<RawValue>]) -> String {
             .iter()
             .filter_map(|a| Object::parse(a.get()).ok())
             .map(|a| {
-                let required = a
-                    .get("required")
-                    .is_some_and(|r| r.get().trim() == "true");
+                let required = a.get("required").is_some_and(|r| r.get().trim() == "true");
                 format!(
                     "{}{}",
                     a.str("name").unwrap_or_default(),
@@ -167,11 +165,7 @@ pub(crate) fn prompts(items: &[Box<RawValue>]) -> String {
                 )
             })
             .collect();
-        let head = format!(
-            "{}({})",
-            p.str("name").unwrap_or_default(),
-            args.join(", ")
-        );
+        let head = format!("{}({})", p.str("name").unwrap_or_default(), args.join(", "));
         described(&mut out, &head, p.str("description"));
     }
     if items.is_empty() {
@@ -343,7 +337,10 @@ mod tests {
     fn fold_structured_only() {
         let raw = r#"{"content":[],"structuredContent":{"z":1, "a":2}}"#;
         let r: CallToolResult = serde_json::from_str(raw).unwrap();
-        assert_eq!(call(&r, &Object::parse(raw).unwrap()), "{\"z\":1,\"a\":2}\n");
+        assert_eq!(
+            call(&r, &Object::parse(raw).unwrap()),
+            "{\"z\":1,\"a\":2}\n"
+        );
     }
 
     #[test]

@@ -12,7 +12,8 @@
 //! `prompt` print the result object as received. Nothing the server sent
 //! goes through `serde_json::Value` on the way out (the workspace builds
 //! `serde_json` without `preserve_order`, so `Value` would sort keys):
-//! results stay [`RawValue`] text and are only re-indented (see `json.rs`).
+//! results stay [`RawValue`] text and are only re-indented
+//! ([`examples::raw_json`]).
 //!
 //! # Exit status
 //!
@@ -29,7 +30,6 @@
 
 mod args;
 mod human;
-mod json;
 
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
@@ -44,7 +44,7 @@ use mcp_transport_stdio::{ServerCommand, StdioTransport};
 use serde_json::value::RawValue;
 
 use crate::args::{Command, Options, Server};
-use crate::json::{Object, array_text, pretty};
+use examples::raw_json::{Object, array_text, pretty};
 
 /// How long closing the client may take before `mcp` gives up waiting (the
 /// transport's own escalation to SIGKILL is shorter than this).
@@ -96,6 +96,14 @@ impl Failure {
             ClientError::Closed(CloseReason::ServerClosed) => {
                 format!("the server closed the connection during {what}")
             }
+            // The transport error says "connection closed: <why>" itself.
+            ClientError::Closed(CloseReason::Transport(t)) => format!("{what}: {t}"),
+            ClientError::Closed(CloseReason::Handshake(m)) => format!("{what} failed: {m}"),
+            ClientError::Timeout { after, .. } => format!(
+                "{what}: no response within {:.1} s (the request was cancelled on the server; \
+                 a longer --timeout may help)",
+                after.as_secs_f64()
+            ),
             other => format!("{what}: {other}"),
         };
         Failure::fatal(kind, message)
@@ -430,11 +438,7 @@ fn json_args(args: Option<&str>, what: &str) -> Result<Option<Box<RawValue>>, Fa
 }
 
 /// `{"<key>": <name>, "arguments": <args>}` with the arguments' text as typed.
-fn named_params(
-    key: &str,
-    name: &str,
-    args: Option<&RawValue>,
-) -> Result<Box<RawValue>, Failure> {
+fn named_params(key: &str, name: &str, args: Option<&RawValue>) -> Result<Box<RawValue>, Failure> {
     let name = serde_json::to_string(name).unwrap_or_else(|_| "\"\"".into());
     let text = match args {
         Some(a) => format!("{{\"{key}\":{name},\"arguments\":{}}}", a.get()),
@@ -452,12 +456,7 @@ fn result_object(method: &str, raw: &RawValue) -> Result<Object, Failure> {
     })
 }
 
-async fn call(
-    client: &Client,
-    json: bool,
-    tool: &str,
-    args: Option<&str>,
-) -> Result<(), Failure> {
+async fn call(client: &Client, json: bool, tool: &str, args: Option<&str>) -> Result<(), Failure> {
     let args = json_args(args, &format!("tool {tool:?}"))?;
     let params = named_params("name", tool, args.as_deref())?;
     let bar = Arc::new(ProgressBar::new());
