@@ -20,6 +20,7 @@ async fn round_trip_and_clean_exit() {
         let r = call(&mut t, id, "echo", json!({"n": id, "s": "a\nb"})).await;
         assert_eq!(r, json!({"params": {"n": id, "s": "a\nb"}}));
     }
+    assert!(t.exit_status().is_none(), "still running");
     let start = Instant::now();
     t.close().await.unwrap();
     // The server exits on stdin EOF: no escalation.
@@ -123,6 +124,22 @@ async fn exit_before_the_first_message() {
         err.to_string().contains("server was killed by signal 9"),
         "{err}"
     );
+}
+
+#[tokio::test]
+async fn inherited_stderr_is_not_captured() {
+    let cmd = fake(&[
+        "--exit-now",
+        "4",
+        "(expected in test output: inherited stderr)",
+    ])
+    .stderr(Stderr::inherit());
+    let mut t = StdioTransport::spawn(cmd).unwrap();
+    let err = recv(&mut t).await.unwrap().unwrap_err();
+    let exited = err.cause().unwrap().downcast_ref::<ServerExited>().unwrap();
+    assert!(exited.stderr_tail().is_empty());
+    assert_eq!(exited.to_string(), "server exited with status 4");
+    assert!(t.stderr_tail().is_empty());
 }
 
 #[tokio::test]
