@@ -283,12 +283,25 @@ fn unreachable_server_exits_3_with_one_line() {
     );
 }
 
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free loopback port")
+}
+
 #[test]
-fn http_is_not_supported_yet_and_says_so() {
-    let r = mcp(&["--http", "http://127.0.0.1:9/mcp", "tools"]);
+fn unreachable_http_server_exits_3_with_one_line() {
+    let url = format!("http://127.0.0.1:{}/mcp", free_port());
+    let r = mcp(&["--http", &url, "-H", "Authorization: Bearer x", "tools"]);
     assert_code(&r, 3);
     assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
-    assert!(r.stderr.contains("not yet supported"), "{}", r.stderr);
+    assert!(
+        r.stderr.starts_with("mcp: connection error: "),
+        "{}",
+        r.stderr
+    );
+    assert!(r.stderr.contains("refused"), "{}", r.stderr);
 }
 
 #[test]
@@ -504,6 +517,90 @@ fn everything() -> Option<String> {
         "SKIP: server-everything not available ({why}); run `cargo xtask peers` to install it"
     );
     None
+}
+
+/// server-everything's script path (the `everything()` rules).
+fn everything_script() -> Option<String> {
+    let cmd = everything()?;
+    Some(
+        cmd.trim_start_matches("node '")
+            .trim_end_matches("' stdio")
+            .to_owned(),
+    )
+}
+
+/// Kills the child when dropped.
+struct KillOnDrop(std::process::Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn everything_over_streamable_http() {
+    let Some(script) = everything_script() else {
+        return;
+    };
+    let port = free_port();
+    let child = Command::new("node")
+        .args([script.as_str(), "streamableHttp"])
+        .env("PORT", port.to_string())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn server-everything");
+    let _guard = KillOnDrop(child);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            Instant::now() < deadline,
+            "server-everything did not listen"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let url = format!("http://127.0.0.1:{port}/mcp");
+
+    let r = mcp(&["--http", &url, "tools", "--json"]);
+    assert_code(&r, 0);
+    assert!(
+        r.json()
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["name"] == "echo")
+    );
+    let r = mcp(&[
+        "--http",
+        &url,
+        "-H",
+        "X-Test: 1",
+        "call",
+        "echo",
+        r#"{"message":"hi"}"#,
+    ]);
+    assert_code(&r, 0);
+    assert!(r.stdout.contains("hi"), "{}", r.stdout);
+    let r = mcp(&[
+        "--http",
+        &url,
+        "call",
+        "trigger-long-running-operation",
+        r#"{"duration": 1, "steps": 2}"#,
+    ]);
+    assert_code(&r, 0);
+    assert_eq!(
+        r.stderr
+            .lines()
+            .filter(|l| l.starts_with("progress:"))
+            .count(),
+        2,
+        "{}",
+        r.stderr
+    );
 }
 
 #[test]
