@@ -439,15 +439,7 @@ fn ctrl_c_cancels_the_call_on_the_server_and_exits_130() {
             }
         });
         // Wait for the call to be running (its first progress line).
-        let deadline = Instant::now() + Duration::from_secs(20);
-        loop {
-            let line = rx
-                .recv_timeout(deadline.saturating_duration_since(Instant::now()))
-                .expect("a progress line from mcp call");
-            if line.starts_with("progress:") {
-                break;
-            }
-        }
+        wait_line(&rx, Duration::from_secs(20), |l| l.starts_with("progress:"));
         let pid = child.id().to_string();
         assert!(
             Command::new("kill")
@@ -456,14 +448,7 @@ fn ctrl_c_cancels_the_call_on_the_server_and_exits_130() {
                 .unwrap()
                 .success()
         );
-        let deadline = Instant::now() + Duration::from_secs(15);
-        let status = loop {
-            if let Some(s) = child.try_wait().unwrap() {
-                break s;
-            }
-            assert!(Instant::now() < deadline, "mcp did not exit after SIGINT");
-            std::thread::sleep(Duration::from_millis(20));
-        };
+        let status = wait_exit(&mut child, Duration::from_secs(15));
         assert_eq!(status.code(), Some(130), "{protocol}");
         let text = std::fs::read_to_string(&log).unwrap_or_default();
         let _ = std::fs::remove_file(&log);
@@ -636,4 +621,97 @@ fn everything_tools_and_echo() {
     // server-everything speaks the legacy era: auto falls back to initialize.
     assert_eq!(v["protocolVersion"], "2025-11-25");
     assert!(v["serverInfo"]["name"].as_str().is_some());
+}
+
+/// Waits for a line satisfying `want` on `rx`, up to `within`.
+#[cfg(unix)]
+fn wait_line(rx: &mpsc::Receiver<String>, within: Duration, want: impl Fn(&str) -> bool) {
+    let deadline = Instant::now() + within;
+    loop {
+        let line = rx
+            .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+            .expect("the expected line from mcp");
+        if want(&line) {
+            return;
+        }
+    }
+}
+
+#[cfg(unix)]
+fn wait_exit(child: &mut std::process::Child, within: Duration) -> std::process::ExitStatus {
+    let deadline = Instant::now() + within;
+    loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            return s;
+        }
+        assert!(Instant::now() < deadline, "mcp did not exit in time");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn signals_during_a_hung_handshake_stop_mcp_and_the_server() {
+    for (signal, code) in [("-INT", 130), ("-TERM", 143)] {
+        let pid_file = temp_path("hung");
+        // A "server" that never answers and ignores stdin closing: mcp must
+        // escalate to SIGTERM for it.
+        let line = format!("sh -c 'echo $$ > {}; exec sleep 60'", pid_file.display());
+        let mut child = Command::new(MCP)
+            .args(["--stdio", &line, "tools"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn mcp");
+        let deadline = Instant::now() + Duration::from_secs(20);
+        let server_pid = loop {
+            if let Ok(text) = std::fs::read_to_string(&pid_file) {
+                if text.ends_with('\n') {
+                    break text.trim().to_owned();
+                }
+            }
+            assert!(Instant::now() < deadline, "the server never started");
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let _ = std::fs::remove_file(&pid_file);
+        // Let the client start its handshake.
+        std::thread::sleep(Duration::from_millis(300));
+        let pid = child.id().to_string();
+        assert!(
+            Command::new("kill")
+                .args([signal, &pid])
+                .status()
+                .unwrap()
+                .success()
+        );
+        let status = wait_exit(&mut child, Duration::from_secs(15));
+        assert_eq!(status.code(), Some(code), "{signal}");
+        let gone_by = Instant::now() + Duration::from_secs(5);
+        while alive(&server_pid) && Instant::now() < gone_by {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert!(
+            !alive(&server_pid),
+            "{signal}: server {server_pid} outlived mcp"
+        );
+    }
+}
+
+#[test]
+fn self_spawn_example_lists_and_calls_offline() {
+    let out = Command::new(env!("CARGO_BIN_EXE_self_spawn"))
+        .stdin(Stdio::null())
+        .output()
+        .expect("run self_spawn");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("over protocol 2026-07-28"), "{stdout}");
+    assert!(stdout.contains("tool slow_sum: "), "{stdout}");
+    assert!(stdout.contains("slow_sum(2, 3) = 5"), "{stdout}");
+    assert!(stdout.contains("echo: hello"), "{stdout}");
 }

@@ -37,7 +37,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use mcp_client::{Client, ClientError, CloseReason};
+use mcp_client::{Client, ClientError, ClientHandler, CloseReason};
+use mcp_proto::Notification;
 use mcp_proto::schema::{CallToolResult, ProgressParams, ResourceContents};
 use mcp_proto::transport::{BoxTransport, TransportError};
 use mcp_transport_http::{HttpError, HttpTransport};
@@ -305,6 +306,7 @@ async fn run(opts: Options) -> Result<(), Failure> {
         .request_timeout(opts.timeout)
         .max_request_time(max_request_time(&opts))
         .resend_on_session_expiry(matches!(opts.server, Server::Http(_)))
+        .handler(LogNotifications)
         .build(transport);
     let driver = tokio::spawn(driver);
 
@@ -343,6 +345,17 @@ async fn run(opts: Options) -> Result<(), Failure> {
     drop(client);
     let _ = tokio::time::timeout(CLOSE_TIMEOUT, driver).await;
     result
+}
+
+/// Shows the server's notifications (log messages, list changes…) with `-v`.
+#[derive(Debug)]
+struct LogNotifications;
+
+impl ClientHandler for LogNotifications {
+    fn on_notification(&self, n: Notification) {
+        let params = n.params.as_deref().map_or("", |p| p.get());
+        tracing::info!(target: "mcp::server", method = %n.method, params, "server notification");
+    }
 }
 
 /// Resolves with the exit status when Ctrl-C (or, on Unix, SIGTERM) arrives.
