@@ -2,6 +2,8 @@
 //! and against the reference server-everything over stdio (when installed
 //! by `cargo xtask peers`; required when `MCP_REQUIRE_PEERS=1`).
 
+#![allow(clippy::unwrap_used)] // test code: a failed unwrap is a failed test
+
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
