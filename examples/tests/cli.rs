@@ -212,7 +212,7 @@ fn call_folds_structured_and_non_text_content() {
     assert_code(&r, 0);
     assert_eq!(
         r.stdout,
-        "a 1x1 red pixel\n[image: image/png, 70 bytes]\n[resource link: demo://logo.png (logo), image/png]\n"
+        "a 1x1 red pixel\n[image: image/png, 70 bytes]\n[resource link: demo://logo.png (logo)]\n"
     );
     let r = mcp(&["call", "echo", r#"{"text": "line one\nline two"}"#]);
     assert_code(&r, 0);

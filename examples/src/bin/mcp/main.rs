@@ -531,7 +531,6 @@ async fn call(client: &Client, json: bool, tool: &str, args: Option<&str>) -> Re
         .await;
     bar.finish();
     let raw = raw.map_err(|e| Failure::from_client(&format!("tools/call {tool}"), &e))?;
-    let obj = result_object("tools/call", &raw)?;
     let result: CallToolResult = serde_json::from_str(raw.get()).map_err(|e| {
         Failure::fatal(
             "protocol error",
@@ -541,7 +540,7 @@ async fn call(client: &Client, json: bool, tool: &str, args: Option<&str>) -> Re
     if json {
         out(&(pretty(raw.get()) + "\n"));
     } else {
-        out(&human::call(&result, &obj));
+        out(&human::call(&result));
     }
     if result.is_error() {
         Err(Failure::ToolError)
