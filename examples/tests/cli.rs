@@ -474,21 +474,28 @@ fn ctrl_c_cancels_the_call_on_the_server_and_exits_130() {
 
 // ---- the reference server-everything over stdio ------------------------------
 
-/// `node <server-everything> stdio`, or `None` (with a skip message) when
-/// the peer is not installed and not required.
-fn everything() -> Option<String> {
+/// `(node, server-everything's script)`, or `None` (with a skip message)
+/// when the peer is not installed and not required. The peers' own Node
+/// (`npm/node_modules/.bin/node`) is preferred over the one in `PATH`.
+fn everything() -> Option<(String, String)> {
     let peers = std::env::var_os("MCP_PEERS_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.peers"));
     let script =
         peers.join("npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
-    let node_ok = Command::new("node")
+    let bundled = peers.join("npm/node_modules/.bin/node");
+    let node = if bundled.exists() {
+        bundled.display().to_string()
+    } else {
+        "node".to_owned()
+    };
+    let node_ok = Command::new(&node)
         .arg("--version")
         .stdout(Stdio::null())
         .status()
         .is_ok_and(|s| s.success());
     if script.is_file() && node_ok {
-        return Some(format!("node '{}' stdio", script.display()));
+        return Some((node, script.display().to_string()));
     }
     let why = if node_ok {
         format!("{} is missing", script.display())
@@ -506,14 +513,10 @@ fn everything() -> Option<String> {
     None
 }
 
-/// server-everything's script path (the `everything()` rules).
-fn everything_script() -> Option<String> {
-    let cmd = everything()?;
-    Some(
-        cmd.trim_start_matches("node '")
-            .trim_end_matches("' stdio")
-            .to_owned(),
-    )
+/// The `--stdio` command line for server-everything.
+fn everything_stdio() -> Option<String> {
+    let (node, script) = everything()?;
+    Some(format!("'{node}' '{script}' stdio"))
 }
 
 /// Kills the child when dropped.
@@ -528,11 +531,11 @@ impl Drop for KillOnDrop {
 
 #[test]
 fn everything_over_streamable_http() {
-    let Some(script) = everything_script() else {
+    let Some((node, script)) = everything() else {
         return;
     };
     let port = free_port();
-    let child = Command::new("node")
+    let child = Command::new(node)
         .args([script.as_str(), "streamableHttp"])
         .env("PORT", port.to_string())
         .stdin(Stdio::null())
@@ -592,7 +595,9 @@ fn everything_over_streamable_http() {
 
 #[test]
 fn everything_tools_and_echo() {
-    let Some(server) = everything() else { return };
+    let Some(server) = everything_stdio() else {
+        return;
+    };
     let r = mcp(&["--stdio", &server, "tools", "--json"]);
     assert_code(&r, 0);
     let tools = r.json();
