@@ -307,6 +307,45 @@ fn unreachable_http_server_exits_3_with_one_line() {
 }
 
 #[test]
+fn http_401_exits_3_and_suggests_a_header() {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { break };
+            let mut buf = [0u8; 8192];
+            let mut seen = Vec::new();
+            while !seen.windows(4).any(|w| w == b"\r\n\r\n") {
+                match stream.read(&mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => seen.extend_from_slice(&buf[..n]),
+                }
+            }
+            let _ = stream.write_all(
+                b"HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Bearer\r\n\
+                  Content-Length: 0\r\nConnection: close\r\n\r\n",
+            );
+        }
+    });
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let r = mcp(&["--http", &url, "tools"]);
+    assert_code(&r, 3);
+    assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
+    assert!(
+        r.stderr.starts_with("mcp: connection error: "),
+        "{}",
+        r.stderr
+    );
+    assert!(r.stderr.contains("401"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("-H \"Authorization: Bearer"),
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
 fn unknown_tool_and_resource_are_protocol_errors() {
     let r = mcp(&["call", "no_such_tool"]);
     assert_code(&r, 3);

@@ -107,6 +107,12 @@ impl Failure {
                 }
                 source = cause.source();
             }
+            if let ClientError::Transport(t) | ClientError::Closed(CloseReason::Transport(t)) = e {
+                if t.kind() == mcp_proto::transport::TransportErrorKind::Unauthorized {
+                    message
+                        .push_str("; pass credentials with -H \"Authorization: Bearer <token>\"");
+                }
+            }
         }
         f
     }
@@ -143,7 +149,7 @@ impl Failure {
 fn transport_kind(t: &TransportError) -> &'static str {
     use mcp_proto::transport::TransportErrorKind as K;
     match t.kind() {
-        K::Closed => "connection error",
+        K::Closed | K::Unauthorized => "connection error",
         K::Timeout => "timeout",
         _ => "transport error",
     }
