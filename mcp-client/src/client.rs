@@ -46,7 +46,7 @@ enum Command {
         progress: Option<ProgressFn>,
         reply: Reply,
     },
-    Cancel(CallId),
+    Cancel(CallId, Option<String>),
     Notify {
         method: String,
         params: Option<Box<RawValue>>,
@@ -167,6 +167,13 @@ impl ClientBuilder {
     /// How long to wait for the `server/discover` probe (default 5 s).
     pub fn probe_timeout(mut self, t: Duration) -> Self {
         self.config.probe_timeout = t;
+        self
+    }
+
+    /// How long the handshake (`initialize`) may take (default 60 s). The
+    /// `server/discover` probe has its own, shorter [`probe_timeout`](Self::probe_timeout).
+    pub fn handshake_timeout(mut self, t: Duration) -> Self {
+        self.config.handshake_timeout = t;
         self
     }
 
@@ -784,7 +791,7 @@ struct CancelGuard {
 impl Drop for CancelGuard {
     fn drop(&mut self) {
         if self.armed {
-            let _ = self.shared.commands.send(Command::Cancel(self.call));
+            let _ = self.shared.commands.send(Command::Cancel(self.call, None));
         }
     }
 }
@@ -806,6 +813,20 @@ impl std::fmt::Debug for ResponseFuture {
 }
 
 impl ResponseFuture {
+    /// Cancels the request with a reason the server may log (the spec's
+    /// `notifications/cancelled` `reason`). Dropping the future cancels too,
+    /// with a generic reason.
+    pub fn cancel(mut self, reason: &str) {
+        if self.guard.armed {
+            self.guard.armed = false;
+            let _ = self
+                .guard
+                .shared
+                .commands
+                .send(Command::Cancel(self.guard.call, Some(reason.to_owned())));
+        }
+    }
+
     fn failed(client: &Client, err: ClientError) -> Self {
         let (_tx, rx) = oneshot::channel();
         ResponseFuture {
@@ -919,10 +940,12 @@ impl Driver {
                     }
                 }
             }
-            Command::Cancel(call) => {
+            Command::Cancel(call, reason) => {
                 if self.waiters.remove(&call).is_some() {
-                    self.session
-                        .cancel(call, Some("the caller dropped the request"));
+                    let reason = reason
+                        .as_deref()
+                        .unwrap_or("the caller dropped the request");
+                    self.session.cancel(call, Some(reason));
                 }
             }
             Command::Notify { method, params } => {

@@ -179,6 +179,9 @@ pub struct ServerInfo {
     pub instructions: Option<String>,
     /// Versions the server said it supports (2026-07-28 `supportedVersions`).
     pub supported_versions: Vec<String>,
+    /// The handshake result exactly as the server sent it (the `initialize`
+    /// result, or the `server/discover` result).
+    pub raw: Box<RawValue>,
 }
 
 impl ServerInfo {
@@ -924,6 +927,7 @@ impl Session {
     }
 
     fn on_probe_response(&mut self, result: Result<Box<RawValue>, ErrorObject>, now: Instant) {
+        let raw_copy = result.as_ref().ok().cloned();
         let preferred = match self.config.version {
             VersionChoice::Pinned(v) => v,
             _ => ProtocolVersion::LATEST,
@@ -956,6 +960,7 @@ impl Session {
                                 capabilities: d.capabilities,
                                 instructions: d.instructions,
                                 supported_versions: d.supported_versions,
+                                raw: raw_copy.unwrap_or_else(empty_object),
                             };
                             self.become_ready(info, now);
                         }
@@ -1034,6 +1039,7 @@ impl Session {
         let Phase::Initializing { offered } = self.phase else {
             return;
         };
+        let raw_copy = result.as_ref().ok().cloned();
         let r = match result {
             Ok(raw) => match serde_json::from_str::<InitializeResult>(raw.get()) {
                 Ok(r) => r,
@@ -1074,6 +1080,7 @@ impl Session {
             capabilities: r.capabilities,
             instructions: r.instructions,
             supported_versions: vec![v.to_string()],
+            raw: raw_copy.unwrap_or_else(empty_object),
         };
         self.become_ready(info, now);
     }
