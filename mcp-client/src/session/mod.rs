@@ -118,6 +118,34 @@ impl SessionConfig {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct CallId(pub u64);
 
+/// The progress token of a call: derived from its [`CallId`], so the caller can
+/// put it into the params itself and it survives `input_required` retries.
+pub fn progress_token(call: CallId) -> RequestId {
+    RequestId::Number(i64::try_from(call.0).unwrap_or(i64::MAX))
+}
+
+/// What the caller already wrote into the params' `_meta` (so the session
+/// need not splice it in, which would copy and re-validate the params).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Embedded {
+    /// The 2026-07-28 per-request members for this revision
+    /// ([`Session::request_meta_members`]).
+    pub modern: Option<ProtocolVersion>,
+    /// `progressToken` = [`progress_token`] of the call.
+    pub progress_token: bool,
+}
+
+impl Embedded {
+    /// Members of `modern` (if any) and, if `progress_token`, the call's token.
+    pub fn new(modern: Option<ProtocolVersion>, progress_token: bool) -> Self {
+        Embedded {
+            modern,
+            progress_token,
+        }
+    }
+}
+
 /// Per-call options.
 #[derive(Debug, Clone, Copy, Default)]
 #[non_exhaustive]
@@ -260,6 +288,8 @@ struct Pending {
     hard_deadline: Option<Instant>,
     rounds: u32,
     resent: bool,
+    progress_token: Option<RequestId>,
+    embedded: Embedded,
 }
 
 /// A user request waiting for the session to become ready, or for input.
@@ -272,6 +302,7 @@ struct Deferred {
     started: Instant,
     rounds: u32,
     resent: bool,
+    embedded: Embedded,
 }
 
 #[derive(Debug)]
@@ -369,6 +400,14 @@ impl Session {
         }
     }
 
+    /// The `_meta` members every request carries in the negotiated revision
+    /// (2026-07-28: protocol version, client capabilities and info, log level),
+    /// and that revision; `None` before negotiation or in the legacy era.
+    pub fn request_meta_members(&self) -> Option<(ProtocolVersion, JsonObject)> {
+        let v = self.server.as_ref()?.protocol_version;
+        (v.era() == Era::Modern).then(|| (v, self.meta_members(v)))
+    }
+
     // ---- commands -------------------------------------------------------
 
     /// Issues a request under the caller-chosen handle `call` (unique among the
@@ -382,6 +421,21 @@ impl Session {
         options: CallOptions,
         now: Instant,
     ) -> Result<(), ClientError> {
+        self.request_embedded(call, method, params, options, Embedded::default(), now)
+    }
+
+    /// Like [`request`](Session::request), for params whose `_meta` already
+    /// holds what `embedded` says. If that does not match what the negotiated
+    /// revision needs when the request goes out, the session adds the rest.
+    pub fn request_embedded(
+        &mut self,
+        call: CallId,
+        method: impl Into<String>,
+        params: Option<Box<RawValue>>,
+        options: CallOptions,
+        embedded: Embedded,
+        now: Instant,
+    ) -> Result<(), ClientError> {
         if let Phase::Closed(reason) = &self.phase {
             return Err(ClientError::Closed(reason.clone()));
         }
@@ -393,6 +447,7 @@ impl Session {
             started: now,
             rounds: 0,
             resent: false,
+            embedded,
         };
         if matches!(self.phase, Phase::Ready) {
             self.send_user(d, None, None, now);
@@ -625,6 +680,14 @@ impl Session {
     }
 
     fn build_modern_meta(&self, v: ProtocolVersion) -> String {
+        let s = Value::Object(self.meta_members(v)).to_string();
+        // Strip the outer braces: the members are spliced into `_meta`.
+        s.get(1..s.len().saturating_sub(1))
+            .unwrap_or_default()
+            .to_owned()
+    }
+
+    fn meta_members(&self, v: ProtocolVersion) -> JsonObject {
         let mut m = JsonObject::new();
         m.insert(META_PROTOCOL_VERSION.into(), Value::from(v.as_str()));
         m.insert(
@@ -640,11 +703,7 @@ impl Session {
                 m.insert(META_LOG_LEVEL.into(), l);
             }
         }
-        let s = Value::Object(m).to_string();
-        // Strip the outer braces: the members are spliced into `_meta`.
-        s.get(1..s.len().saturating_sub(1))
-            .unwrap_or_default()
-            .to_owned()
+        m
     }
 
     fn send_probe(&mut self, v: ProtocolVersion, now: Instant) {
@@ -669,6 +728,8 @@ impl Session {
                 hard_deadline: None,
                 rounds: 0,
                 resent: false,
+                progress_token: None,
+                embedded: Embedded::default(),
             },
         );
     }
@@ -706,6 +767,8 @@ impl Session {
                 hard_deadline: None,
                 rounds: 0,
                 resent: false,
+                progress_token: None,
+                embedded: Embedded::default(),
             },
         );
     }
@@ -752,7 +815,8 @@ impl Session {
             let hard = d.started + max_time;
             (Some((now + timeout).min(hard)), Some(hard))
         };
-        let token = d.options.progress.then_some(&id);
+        let version = self.server.as_ref().map(|s| s.protocol_version);
+        let token = d.options.progress.then(|| progress_token(d.call));
         let retry_mrtr = modern && MRTR_METHODS.contains(&d.method.as_str());
         let keep = retry_mrtr || (self.config.resend_on_session_expiry && !modern);
         // Per-request `_meta` (modern) and the progress token; MRTR answers.
@@ -760,15 +824,22 @@ impl Session {
         if responses.is_some() || state.is_some() {
             params = Some(merge_input(params.as_deref(), responses, state));
         }
-        let wire_params = if modern || token.is_some() {
+        let wanted = Embedded::new(version.filter(|v| v.era() == Era::Modern), token.is_some());
+        let wire_params = if d.embedded == wanted || !(modern || token.is_some()) {
+            // The caller already wrote exactly what is needed (or nothing is).
+            None
+        } else {
             let meta = if modern {
                 self.modern_meta.as_str()
             } else {
                 ""
             };
-            Some(splice_meta(params.as_deref(), meta, token))
+            Some(splice_meta(params.as_deref(), meta, token.as_ref()))
+        };
+        let embedded = if wire_params.is_some() {
+            Embedded::default()
         } else {
-            None
+            d.embedded
         };
         let (wire, kept) = match wire_params {
             Some(w) => (Some(w), if keep { params } else { None }),
@@ -793,6 +864,8 @@ impl Session {
                 hard_deadline: hard,
                 rounds: d.rounds,
                 resent: d.resent,
+                progress_token: token,
+                embedded,
             },
         );
     }
@@ -816,6 +889,7 @@ impl Session {
             started: p.started,
             rounds: p.rounds,
             resent: true,
+            embedded: p.embedded,
         });
         if matches!(self.phase, Phase::Ready) {
             let v = self
@@ -834,7 +908,11 @@ impl Session {
                 .as_deref()
                 .and_then(|raw| serde_json::from_str::<ProgressParams>(raw.get()).ok())
             {
-                if let Some(pending) = self.pending.get_mut(&p.progress_token) {
+                if let Some(pending) = self
+                    .pending
+                    .values_mut()
+                    .find(|pending| pending.progress_token.as_ref() == Some(&p.progress_token))
+                {
                     if let Purpose::User(call) = pending.purpose {
                         if pending.options.progress {
                             let timeout = pending
@@ -913,6 +991,7 @@ impl Session {
             started: now,
             rounds,
             resent: p.resent,
+            embedded: p.embedded,
         };
         let requests: Vec<(String, InputRequest)> =
             ir.input_requests.unwrap_or_default().into_iter().collect();
