@@ -86,11 +86,11 @@ struct Shared {
     max_list_pages: usize,
     closed: RwLock<Option<CloseReason>>,
     /// The negotiated modern revision and its per-request `_meta` members.
-    meta: RwLock<Option<(ProtocolVersion, JsonObject)>>,
+    meta: RwLock<Option<Arc<(ProtocolVersion, JsonObject)>>>,
 }
 
 impl Shared {
-    fn meta_template(&self) -> Option<(ProtocolVersion, JsonObject)> {
+    fn meta_template(&self) -> Option<Arc<(ProtocolVersion, JsonObject)>> {
         self.meta.read().ok().and_then(|g| g.clone())
     }
 
@@ -843,13 +843,13 @@ impl RequestBuilder<'_> {
             Params::Failed(e) => Err(e),
             Params::Lazy(encode) => {
                 let template = self.client.shared.meta_template();
-                let members = template.as_ref().map(|(_, m)| m);
+                let members = template.as_deref().map(|(_, m)| m);
                 let spec = MetaSpec {
                     members,
                     progress_token: self.options.progress.then(|| progress_token(call)),
                 };
                 let embedded =
-                    Embedded::new(template.as_ref().map(|(v, _)| *v), self.options.progress);
+                    Embedded::new(template.as_deref().map(|(v, _)| *v), self.options.progress);
                 encode(&spec)
                     .map(|p| (Some(p), embedded))
                     .map_err(|e| encode_error(&e))
@@ -1074,7 +1074,7 @@ impl Driver {
     fn publish_meta(&self) {
         if let Some(shared) = self.shared.upgrade() {
             if let Ok(mut g) = shared.meta.write() {
-                *g = self.session.request_meta_members();
+                *g = self.session.request_meta_members().map(Arc::new);
             }
         }
     }
