@@ -879,3 +879,26 @@ fn embedded_meta_is_sent_verbatim_and_a_mismatch_is_completed() {
         members["io.modelcontextprotocol/clientInfo"]
     );
 }
+
+#[test]
+fn the_transport_learns_the_legacy_version_before_initialized_goes_out() {
+    let now = Instant::now();
+    let mut s = Session::new(config());
+    s.start(now);
+    let probe = sent(&mut s).remove(0);
+    reply_err(&mut s, id_of(&probe), -32601, "nope", None, now);
+    let init = sent(&mut s).remove(0);
+    reply(&mut s, id_of(&init), init_result("2025-06-18"), now);
+    let mut order = Vec::new();
+    while let Some(t) = s.poll_transmit() {
+        order.push(match t {
+            Transmit::ProtocolVersion(v) => v.to_string(),
+            Transmit::Message(m) => m.method().unwrap_or("?").to_owned(),
+        });
+    }
+    assert_eq!(
+        order[..2],
+        ["2025-06-18", "notifications/initialized"],
+        "{order:?}"
+    );
+}
