@@ -12,8 +12,11 @@ use std::time::Duration;
 use mcp_proto::jsonrpc::{Message, Notification};
 use mcp_proto::method::Method;
 use mcp_proto::schema::{
-    CallToolParams, CallToolResult, ListToolsResult, LoggingLevel, PaginatedParams, ProgressParams,
-    Tool,
+    CallToolParams, CallToolResult, CompleteParams, CompleteResult, GetPromptParams,
+    GetPromptResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+    ListToolsResult, ListenParams, LoggingLevel, PaginatedParams, ProgressParams, Prompt,
+    ReadResourceParams, ReadResourceResult, Resource, ResourceTemplate, SubscribeParams,
+    SubscriptionFilter, Tool,
 };
 use mcp_proto::transport::{BoxTransport, Transport};
 use mcp_proto::{Era, ErrorObject, ProtocolVersion};
@@ -477,9 +480,186 @@ impl Client {
             .await
     }
 
+    /// A `tools/call` request whose arguments are any serializable value,
+    /// encoded straight into the request (no intermediate `serde_json::Value`,
+    /// no copy of large arguments).
+    ///
+    /// ```no_run
+    /// # async fn f(client: mcp_client::Client) -> Result<(), mcp_client::ClientError> {
+    /// #[derive(serde::Serialize)]
+    /// struct Echo<'a> { text: &'a str }
+    /// let result: mcp_proto::schema::CallToolResult =
+    ///     client.call_tool_with_args("echo", &Echo { text: "hi" }).send_typed().await?;
+    /// # Ok(()) }
+    /// ```
+    pub fn call_tool_with_args<A: Serialize + ?Sized>(
+        &self,
+        name: &str,
+        arguments: &A,
+    ) -> RequestBuilder<'_> {
+        #[derive(Serialize)]
+        struct Params<'a, A: ?Sized> {
+            name: &'a str,
+            arguments: &'a A,
+        }
+        self.request_with("tools/call", &Params { name, arguments })
+            .progress(true)
+    }
+
     /// A `tools/call` request to configure (timeout, progress callback) before sending.
     pub fn call_tool_with(&self, params: &CallToolParams) -> RequestBuilder<'_> {
         self.request_with("tools/call", params).progress(true)
+    }
+
+    /// One page of `resources/list`.
+    pub async fn list_resources(
+        &self,
+        cursor: Option<String>,
+    ) -> Result<ListResourcesResult, ClientError> {
+        self.request_with("resources/list", &PaginatedParams::new(cursor))
+            .send_typed()
+            .await
+    }
+
+    /// Every resource, following cursors.
+    pub async fn list_all_resources(&self) -> Result<Vec<Resource>, ClientError> {
+        let mut all = Vec::new();
+        self.paginate("resources/list", |page: ListResourcesResult| {
+            all.extend(page.resources);
+            page.next_cursor
+        })
+        .await?;
+        Ok(all)
+    }
+
+    /// One page of `resources/templates/list`.
+    pub async fn list_resource_templates(
+        &self,
+        cursor: Option<String>,
+    ) -> Result<ListResourceTemplatesResult, ClientError> {
+        self.request_with("resources/templates/list", &PaginatedParams::new(cursor))
+            .send_typed()
+            .await
+    }
+
+    /// Every resource template, following cursors.
+    pub async fn list_all_resource_templates(&self) -> Result<Vec<ResourceTemplate>, ClientError> {
+        let mut all = Vec::new();
+        self.paginate(
+            "resources/templates/list",
+            |page: ListResourceTemplatesResult| {
+                all.extend(page.resource_templates);
+                page.next_cursor
+            },
+        )
+        .await?;
+        Ok(all)
+    }
+
+    /// `resources/read`.
+    pub async fn read_resource(
+        &self,
+        uri: impl Into<String>,
+    ) -> Result<ReadResourceResult, ClientError> {
+        self.request_with("resources/read", &ReadResourceParams::new(uri))
+            .progress(true)
+            .send_typed()
+            .await
+    }
+
+    /// `resources/subscribe` (legacy era; in 2026-07-28 use [`Client::listen`]).
+    pub async fn subscribe_resource(&self, uri: impl Into<String>) -> Result<(), ClientError> {
+        self.legacy_only("resources/subscribe")?;
+        self.request_with("resources/subscribe", &SubscribeParams::new(uri))
+            .send()
+            .await
+            .map(drop)
+    }
+
+    /// `resources/unsubscribe` (legacy era).
+    pub async fn unsubscribe_resource(&self, uri: impl Into<String>) -> Result<(), ClientError> {
+        self.legacy_only("resources/unsubscribe")?;
+        self.request_with("resources/unsubscribe", &SubscribeParams::new(uri))
+            .send()
+            .await
+            .map(drop)
+    }
+
+    /// `subscriptions/listen` (2026-07-28): opens a long-lived subscription.
+    /// The notifications it carries reach the handler and [`Client::list_changed`];
+    /// the returned future completes when the server ends the subscription.
+    /// Dropping it cancels the subscription.
+    pub fn listen(&self, filter: SubscriptionFilter) -> ResponseFuture {
+        if let Err(e) = self.modern_only("subscriptions/listen") {
+            return ResponseFuture::failed(self, e);
+        }
+        self.request_with("subscriptions/listen", &ListenParams::new(filter))
+            .no_timeout()
+            .send()
+    }
+
+    /// One page of `prompts/list`.
+    pub async fn list_prompts(
+        &self,
+        cursor: Option<String>,
+    ) -> Result<ListPromptsResult, ClientError> {
+        self.request_with("prompts/list", &PaginatedParams::new(cursor))
+            .send_typed()
+            .await
+    }
+
+    /// Every prompt, following cursors.
+    pub async fn list_all_prompts(&self) -> Result<Vec<Prompt>, ClientError> {
+        let mut all = Vec::new();
+        self.paginate("prompts/list", |page: ListPromptsResult| {
+            all.extend(page.prompts);
+            page.next_cursor
+        })
+        .await?;
+        Ok(all)
+    }
+
+    /// `prompts/get` with string arguments.
+    pub async fn get_prompt<K: Into<String>, V: Into<String>>(
+        &self,
+        name: impl Into<String>,
+        arguments: impl IntoIterator<Item = (K, V)>,
+    ) -> Result<GetPromptResult, ClientError> {
+        let mut params = GetPromptParams::new(name);
+        for (k, v) in arguments {
+            params = params.with_argument(k, v);
+        }
+        self.request_with("prompts/get", &params)
+            .progress(true)
+            .send_typed()
+            .await
+    }
+
+    /// `completion/complete`.
+    pub async fn complete(&self, params: &CompleteParams) -> Result<CompleteResult, ClientError> {
+        self.request_with("completion/complete", params)
+            .send_typed()
+            .await
+    }
+
+    fn legacy_only(&self, method: &str) -> Result<(), ClientError> {
+        match self.protocol_version() {
+            Some(v) if v.era() == Era::Modern => Err(ClientError::NotInRevision {
+                method: method.into(),
+                version: v,
+            }),
+            _ => Ok(()),
+        }
+    }
+
+    fn modern_only(&self, method: &str) -> Result<(), ClientError> {
+        match self.protocol_version() {
+            Some(v) if v.era() == Era::Legacy => Err(ClientError::NotInRevision {
+                method: method.into(),
+                version: v,
+            }),
+            _ => Ok(()),
+        }
     }
 
     /// Closes the connection: pending calls fail with [`ClientError::Closed`],
@@ -622,6 +802,21 @@ impl std::fmt::Debug for ResponseFuture {
         f.debug_struct("ResponseFuture")
             .field("call", &self.guard.call)
             .finish()
+    }
+}
+
+impl ResponseFuture {
+    fn failed(client: &Client, err: ClientError) -> Self {
+        let (_tx, rx) = oneshot::channel();
+        ResponseFuture {
+            rx,
+            early: Some(err),
+            guard: CancelGuard {
+                shared: client.shared.clone(),
+                call: CallId(0),
+                armed: false,
+            },
+        }
     }
 }
 

@@ -1,1 +1,124 @@
-//! `mcp-tools`: not built yet (see the project's issues).
+//! MCP server tools as agent tools.
+//!
+//! An agent registers a server's tools and a model calls them as if they
+//! were local. This crate is that bridge:
+//!
+//! - [`Tool`]: a small, dyn-compatible trait an agent framework can adopt:
+//!   name, description, input schema (the server's, verbatim: it is the
+//!   model-facing contract), optional output schema and annotations, and an
+//!   async call taking the model's raw JSON arguments.
+//! - [`McpTool`]: a [`Tool`] that proxies `tools/call` over an
+//!   [`mcp_client::Client`].
+//! - [`fold_result`]: a result as the one string a model reads; the raw
+//!   result stays in [`ToolOutput::result`].
+//! - [`ToolError`]: errors with owners. `isError: true`, arguments that do
+//!   not fit the input schema, and unknown tool names are
+//!   [model-correctable](ToolError::is_model_correctable): give the model
+//!   [`message_for_model`](ToolError::message_for_model) and let it retry.
+//!   Protocol, transport, timeout and cancellation errors are
+//!   [fatal](ToolError::Fatal), with the [`ClientError`](mcp_client::ClientError) kept.
+//! - [`Toolbox`]: many servers as one tool set, with per-server prefixes,
+//!   include/exclude [`Filter`]s, names [sanitized](sanitize_name) to
+//!   `^[a-zA-Z0-9_-]{1,64}$` with a reverse mapping ([`Toolbox::resolve`]),
+//!   deterministic [collisions](OnCollision), OpenAI and Anthropic export,
+//!   and re-listing when a server's tools change.
+//!
+//! # What it is not
+//!
+//! Not an agent loop and not a model client: it produces tool definitions
+//! and runs calls; talking to a model is the application's job.
+//!
+//! # Example
+//!
+//! ```no_run
+//! # async fn run(github: mcp_client::Client, files: mcp_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+//! use mcp_tools::{Filter, Server, Toolbox};
+//! use serde_json::json;
+//!
+//! let toolbox = Toolbox::builder()
+//!     .server(Server::new("github", github).prefix("gh_"))
+//!     .server(Server::new("files", files).filter(Filter::include(["read_*", "list_*"])))
+//!     .build()
+//!     .await?;
+//! let definitions = toolbox.openai_tools().await; // hand these to the model
+//! # let _ = definitions;
+//! // The model answers with a tool call:
+//! match toolbox.call("gh_search_issues", json!({"query": "is:open"})).await {
+//!     Ok(output) => println!("{}", output.text),
+//!     Err(e) if e.is_model_correctable() => println!("tell the model: {}", e.message_for_model()),
+//!     Err(e) => return Err(e.into()),
+//! }
+//! # Ok(()) }
+//! ```
+//!
+//! Folding, globs and sanitizing are plain functions:
+//!
+//! ```
+//! use mcp_tools::{Glob, sanitize_name};
+//!
+//! assert_eq!(sanitize_name("db.query/run"), "db_query_run");
+//! assert!(Glob::new("db.**").matches("db.query.run"));
+//! ```
+//!
+//! # Argument checking
+//!
+//! Before sending, arguments are checked against the tool's input schema
+//! (on by default, [`ToolOptions::validate_arguments`]); a mismatch is
+//! [`ToolError::InvalidArguments`] and nothing is sent. By default a small
+//! built-in validator checks a documented subset of JSON Schema (see
+//! [`check_arguments`]): type of the root object, `required`, property
+//! `type`s (also arrays of types), `enum`, `const`, nested objects and
+//! arrays, `additionalProperties: false`. It never rejects what a full
+//! validator would accept. Why not the `jsonschema` crate by default: it
+//! brings about 45 crates (regex, fancy-regex, num, parking_lot, a second
+//! syn) to every agent that only wants to proxy calls; the server validates
+//! anyway, and the common model mistakes (missing field, wrong type, value
+//! not in an enum, typo'd property name) are in the subset.
+//!
+//! # Staying current
+//!
+//! A [`Toolbox`] watches each client's [`list_changed`](mcp_client::Client::list_changed)
+//! counter: legacy `notifications/tools/list_changed` and the same
+//! notification on a 2026-07-28 `subscriptions/listen` stream (the toolbox
+//! opens one for modern servers that advertise `tools.listChanged`). The
+//! next [`Toolbox::tools`] or [`Toolbox::call`] lists the changed server
+//! again. A call that fails with "tool set changed; list tools again"
+//! (-32602) makes the toolbox list that server again and retry the call
+//! once.
+//!
+//! # Cancel safety
+//!
+//! Dropping a call's future cancels the request on the server
+//! (`notifications/cancelled`). Dropping a re-listing midway leaves the
+//! server marked as changed; the next use lists it again.
+//!
+//! # Feature flags
+//!
+//! - `jsonschema` (off): full JSON Schema validation of arguments, and of
+//!   `structuredContent` against the tool's `outputSchema` (a mismatch, or
+//!   a missing `structuredContent`, is [`ToolError::InvalidOutput`]).
+//!
+//! # Stability
+//!
+//! Pre-1.0. Public enums and wire-facing structs are `#[non_exhaustive]`.
+
+mod error;
+mod fold;
+mod names;
+mod schema;
+mod tool;
+mod toolbox;
+
+#[cfg(test)]
+mod tests;
+
+pub use error::{ToolError, ToolboxError};
+pub use fold::fold_result;
+pub use names::{
+    Filter, Glob, MAX_TOOL_NAME_LEN, SEGMENT_SEPARATORS, is_valid_model_name, sanitize_name,
+};
+pub use schema::{MAX_REPORTED_PROBLEMS, check_arguments};
+pub use tool::{
+    McpTool, Tool, ToolFuture, ToolOptions, ToolOutput, anthropic_tool, openai_function,
+};
+pub use toolbox::{Collision, OnCollision, Route, Server, Toolbox, ToolboxBuilder};

@@ -67,6 +67,15 @@ pub trait AuthProvider: Send + Sync + 'static {
     fn on_unauthorized(&self, www_authenticate: Option<HeaderValue>) -> BoxFuture<'_, bool>;
 }
 
+impl<T: AuthProvider + ?Sized> AuthProvider for Arc<T> {
+    fn header(&self) -> BoxFuture<'_, Option<HeaderValue>> {
+        (**self).header()
+    }
+    fn on_unauthorized(&self, www_authenticate: Option<HeaderValue>) -> BoxFuture<'_, bool> {
+        (**self).on_unauthorized(www_authenticate)
+    }
+}
+
 /// A fixed bearer token: `Authorization: Bearer <token>`.
 #[derive(Clone)]
 pub struct BearerToken(HeaderValue);

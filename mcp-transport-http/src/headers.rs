@@ -21,14 +21,12 @@ const MAX_SAFE_INTEGER: i64 = (1 << 53) - 1;
 /// leading or trailing whitespace and does not look like the sentinel,
 /// otherwise `=?base64?…?=` of its UTF-8 bytes.
 pub(crate) fn encode_header_value(value: &str) -> HeaderValue {
-    let plain = !value.is_empty()
-        && value
-            .bytes()
-            .all(|b| b == b'\t' || (0x20..=0x7E).contains(&b))
-        && !value.starts_with([' ', '\t'])
-        && !value.ends_with([' ', '\t'])
-        && !(value.starts_with("=?base64?") && value.ends_with("?="));
-    let text = if plain || value.is_empty() {
+    let safe_bytes = value
+        .bytes()
+        .all(|b| b == b'\t' || (0x20..=0x7E).contains(&b));
+    let padded = value.starts_with([' ', '\t']) || value.ends_with([' ', '\t']);
+    let sentinel_like = value.starts_with("=?base64?") && value.ends_with("?=");
+    let text = if safe_bytes && !padded && !sentinel_like {
         value.to_owned()
     } else {
         format!("=?base64?{}?=", base64(value.as_bytes()))
@@ -124,16 +122,17 @@ fn walk(
                 if k == "x-mcp-header" || INSTANCE_KEYWORDS.contains(&k.as_str()) {
                     continue;
                 }
-                if k == "properties" && reachable {
-                    if let Value::Object(props) = v {
-                        for (name, sub) in props {
-                            path.push(name.clone());
-                            let r = walk(sub, true, path, out);
-                            path.pop();
-                            r?;
-                        }
-                        continue;
+                if k == "properties"
+                    && reachable
+                    && let Value::Object(props) = v
+                {
+                    for (name, sub) in props {
+                        path.push(name.clone());
+                        let r = walk(sub, true, path, out);
+                        path.pop();
+                        r?;
                     }
+                    continue;
                 }
                 walk(v, false, path, out)?;
             }
@@ -221,14 +220,13 @@ pub(crate) fn add_modern_headers(
             HeaderName::from_static("mcp-name"),
             encode_header_value(name),
         );
-        if method == "tools/call" {
-            if let (Some(annotations), Some(args)) =
+        if method == "tools/call"
+            && let (Some(annotations), Some(args)) =
                 (tool_headers.get(name), params.get("arguments"))
-            {
-                for a in annotations {
-                    if let Some(v) = param_value(args, &a.path) {
-                        headers.insert(a.header.clone(), v);
-                    }
+        {
+            for a in annotations {
+                if let Some(v) = param_value(args, &a.path) {
+                    headers.insert(a.header.clone(), v);
                 }
             }
         }

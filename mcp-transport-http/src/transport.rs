@@ -166,10 +166,10 @@ impl HttpTransport {
             fut.await;
             let mut t = lock(&shared.tasks);
             t.all.remove(&key);
-            if let Some(id) = req {
-                if t.by_request.get(&id) == Some(&key) {
-                    t.by_request.remove(&id);
-                }
+            if let Some(id) = req
+                && t.by_request.get(&id) == Some(&key)
+            {
+                t.by_request.remove(&id);
             }
         });
         tasks.all.insert(key, handle.abort_handle());
@@ -190,14 +190,14 @@ impl HttpTransport {
             && !sse_mode;
         // 2026-07-28: cancellation is closing the response stream.
         if modern && method.as_deref() == Some("notifications/cancelled") {
-            if let Message::Notification(n) = &msg {
-                if let Some(id) = cancelled_request_id(n.params.as_deref()) {
-                    let mut t = lock(&self.shared.tasks);
-                    if let Some(key) = t.by_request.remove(&id) {
-                        if let Some(h) = t.all.remove(&key) {
-                            h.abort();
-                        }
-                    }
+            if let Message::Notification(n) = &msg
+                && let Some(id) = cancelled_request_id(n.params.as_deref())
+            {
+                let mut t = lock(&self.shared.tasks);
+                if let Some(key) = t.by_request.remove(&id)
+                    && let Some(h) = t.all.remove(&key)
+                {
+                    h.abort();
                 }
             }
             return Ok(());
@@ -269,10 +269,10 @@ impl Transport for HttpTransport {
         }
         match self.inbox.poll_recv(cx) {
             Poll::Ready(Some(item)) => {
-                if let Err(e) = &item {
-                    if e.is_terminal() {
-                        self.done = true;
-                    }
+                if let Err(e) = &item
+                    && e.is_terminal()
+                {
+                    self.done = true;
                 }
                 Poll::Ready(Some(item))
             }
@@ -316,10 +316,10 @@ impl Transport for HttpTransport {
             let shared = Arc::clone(&self.shared);
             self.closing = Some(Box::pin(async move { close_session(&shared).await }));
         }
-        if let Some(fut) = self.closing.as_mut() {
-            if fut.as_mut().poll(cx).is_pending() {
-                return Poll::Pending;
-            }
+        if let Some(fut) = self.closing.as_mut()
+            && fut.as_mut().poll(cx).is_pending()
+        {
+            return Poll::Pending;
         }
         self.abort_all();
         self.done = true;
@@ -452,11 +452,11 @@ impl Shared {
             for (k, v) in &headers {
                 h.insert(k.clone(), v.clone());
             }
-            if let Some(auth) = &self.cfg.auth {
-                if let Some(mut v) = auth.header().await {
-                    v.set_sensitive(true);
-                    h.insert(http::header::AUTHORIZATION, v);
-                }
+            if let Some(auth) = &self.cfg.auth
+                && let Some(mut v) = auth.header().await
+            {
+                v.set_sensitive(true);
+                h.insert(http::header::AUTHORIZATION, v);
             }
             let fut = self.cfg.http.send(req);
             let resp = match self.cfg.request_timeout {
@@ -531,10 +531,10 @@ impl Shared {
             if v.has(Feature::ProtocolVersionHeader) {
                 h.insert(PROTOCOL_VERSION, HeaderValue::from_static(v.as_str()));
             }
-            if v.has(Feature::HttpSession) {
-                if let Some(id) = &s.session_id {
-                    h.insert(SESSION_ID, id.clone());
-                }
+            if v.has(Feature::HttpSession)
+                && let Some(id) = &s.session_id
+            {
+                h.insert(SESSION_ID, id.clone());
             }
         }
         h
@@ -573,10 +573,10 @@ impl Shared {
     fn filter_tools(&self, msg: Message) -> Message {
         if let Message::Response(r) = &msg {
             let mut s = lock(&self.state);
-            if let Some(new) = filter_tools_list(r.result.get(), &mut s.tool_headers) {
-                if let Ok(raw) = RawValue::from_string(new) {
-                    return Message::Response(RpcResponse::new(r.id.clone(), raw));
-                }
+            if let Some(new) = filter_tools_list(r.result.get(), &mut s.tool_headers)
+                && let Ok(raw) = RawValue::from_string(new)
+            {
+                return Message::Response(RpcResponse::new(r.id.clone(), raw));
             }
         }
         msg
@@ -755,23 +755,22 @@ impl Post {
         headers.insert(ACCEPT, ACCEPT_BOTH);
         let (version, url, sse_mode) = {
             let s = lock(&shared.state);
-            if modern {
-                if let (Some(m), Message::Request(_) | Message::Notification(_)) =
+            if modern
+                && let (Some(m), Message::Request(_) | Message::Notification(_)) =
                     (method.as_deref(), &msg)
-                {
-                    let params = match &msg {
-                        Message::Request(r) => r.params.as_deref(),
-                        Message::Notification(n) => n.params.as_deref(),
-                        _ => None,
-                    };
-                    let params: Option<serde_json::Value> = match m {
-                        "tools/call" | "prompts/get" | "resources/read" => {
-                            params.and_then(|p| serde_json::from_str(p.get()).ok())
-                        }
-                        _ => None,
-                    };
-                    add_modern_headers(&mut headers, m, params.as_ref(), &s.tool_headers);
-                }
+            {
+                let params = match &msg {
+                    Message::Request(r) => r.params.as_deref(),
+                    Message::Notification(n) => n.params.as_deref(),
+                    _ => None,
+                };
+                let params: Option<serde_json::Value> = match m {
+                    "tools/call" | "prompts/get" | "resources/read" => {
+                        params.and_then(|p| serde_json::from_str(p.get()).ok())
+                    }
+                    _ => None,
+                };
+                add_modern_headers(&mut headers, m, params.as_ref(), &s.tool_headers);
             }
             (
                 s.version,
@@ -1016,20 +1015,22 @@ impl Post {
             return Err(err(TransportErrorKind::Unauthorized, status_err()));
         }
         // A live legacy session the server forgot.
-        if status == StatusCode::NOT_FOUND && !self.modern && !self.sse_mode {
-            if let Some(session) = self.headers.get(SESSION_ID) {
-                let mut s = lock(&shared.state);
-                if s.session_id.as_ref() == Some(session) {
-                    s.session_id = None;
-                    s.standalone_started = false;
-                }
-                return Err(err(
-                    TransportErrorKind::SessionExpired,
-                    HttpError::SessionExpired {
-                        session: session.to_str().unwrap_or("").to_owned(),
-                    },
-                ));
+        if status == StatusCode::NOT_FOUND
+            && !self.modern
+            && !self.sse_mode
+            && let Some(session) = self.headers.get(SESSION_ID)
+        {
+            let mut s = lock(&shared.state);
+            if s.session_id.as_ref() == Some(session) {
+                s.session_id = None;
+                s.standalone_started = false;
             }
+            return Err(err(
+                TransportErrorKind::SessionExpired,
+                HttpError::SessionExpired {
+                    session: session.to_str().unwrap_or("").to_owned(),
+                },
+            ));
         }
         // Era detection: a JSON-RPC error body is the answer.
         if let (Some(id), Ok(Message::Error(e))) = (&self.request_id, Message::from_slice(&bytes)) {
@@ -1134,16 +1135,16 @@ async fn get_stream(shared: &Shared, headers: HeaderMap) -> Result<Option<Incomi
     if status == StatusCode::METHOD_NOT_ALLOWED {
         return Ok(None);
     }
-    if status == StatusCode::NOT_FOUND {
-        if let Some(session) = sent_session {
-            let mut s = lock(&shared.state);
-            if s.session_id.as_ref() == Some(&session) {
-                s.session_id = None;
-            }
-            return Err(HttpError::SessionExpired {
-                session: session.to_str().unwrap_or("").to_owned(),
-            });
+    if status == StatusCode::NOT_FOUND
+        && let Some(session) = sent_session
+    {
+        let mut s = lock(&shared.state);
+        if s.session_id.as_ref() == Some(&session) {
+            s.session_id = None;
         }
+        return Err(HttpError::SessionExpired {
+            session: session.to_str().unwrap_or("").to_owned(),
+        });
     }
     let ct = content_type(&resp);
     if !status.is_success() {
@@ -1176,10 +1177,10 @@ async fn standalone_stream(shared: &Shared) {
     loop {
         let mut headers = shared.base_headers(false);
         headers.insert(ACCEPT, ACCEPT_SSE);
-        if !dec.last_event_id().is_empty() {
-            if let Ok(v) = HeaderValue::from_str(dec.last_event_id()) {
-                headers.insert(LAST_EVENT_ID, v);
-            }
+        if !dec.last_event_id().is_empty()
+            && let Ok(v) = HeaderValue::from_str(dec.last_event_id())
+        {
+            headers.insert(LAST_EVENT_ID, v);
         }
         let progress = match get_stream(shared, headers).await {
             Ok(None) => {

@@ -1,5 +1,5 @@
 //! The transport against a loopback hyper server with fault modes.
-#![allow(missing_docs)]
+#![allow(missing_docs, clippy::unwrap_used)]
 
 mod support;
 
@@ -973,5 +973,159 @@ async fn no_fallback_when_get_is_refused_too() {
     assert!(
         e.to_string().contains("404") && e.to_string().contains("nothing here"),
         "{e}"
+    );
+}
+
+// ---- auth hook and timeouts ----
+
+/// Hands out "old" until told the server refused it, then "new".
+#[derive(Default)]
+struct RefreshingToken {
+    refreshed: std::sync::atomic::AtomicBool,
+    challenges: std::sync::Mutex<Vec<String>>,
+}
+
+impl mcp_transport_http::AuthProvider for RefreshingToken {
+    fn header(&self) -> mcp_transport_http::BoxFuture<'_, Option<http::HeaderValue>> {
+        let t = if self.refreshed.load(std::sync::atomic::Ordering::SeqCst) {
+            "Bearer new"
+        } else {
+            "Bearer old"
+        };
+        Box::pin(async move { Some(http::HeaderValue::from_static(t)) })
+    }
+    fn on_unauthorized(
+        &self,
+        www: Option<http::HeaderValue>,
+    ) -> mcp_transport_http::BoxFuture<'_, bool> {
+        self.challenges.lock().unwrap().push(
+            www.and_then(|v| v.to_str().ok().map(str::to_owned))
+                .unwrap_or_default(),
+        );
+        let first = !self
+            .refreshed
+            .swap(true, std::sync::atomic::Ordering::SeqCst);
+        Box::pin(async move { first })
+    }
+}
+
+#[tokio::test]
+async fn auth_provider_refreshes_once_after_401() {
+    let server = serve(|r: &Rec| {
+        if r.header("authorization") != Some("Bearer new") {
+            return Reply2 {
+                reply: Reply::Raw(StatusCode::UNAUTHORIZED, "text/plain", "expired".into()),
+                headers: vec![("www-authenticate", "Bearer error=\"invalid_token\"".into())],
+            };
+        }
+        Reply::Json(StatusCode::OK, result(&r.id(), json!({"authed":true}))).into()
+    })
+    .await;
+    let auth = std::sync::Arc::new(RefreshingToken::default());
+    let mut t = HttpTransport::builder(&server.url)
+        .auth(auth.clone())
+        .build()
+        .unwrap();
+    t.send(req(1, "tools/list", json!({}))).await.unwrap();
+    assert_eq!(result_of(&recv_ok(&mut t).await), json!({"authed":true}));
+    assert_eq!(
+        *auth.challenges.lock().unwrap(),
+        vec!["Bearer error=\"invalid_token\"".to_owned()]
+    );
+    let auths: Vec<_> = server
+        .requests()
+        .iter()
+        .map(|r| r.header("authorization").unwrap().to_owned())
+        .collect();
+    assert_eq!(auths, ["Bearer old", "Bearer new"]);
+}
+
+#[tokio::test]
+async fn unauthorized_without_refresh_is_typed() {
+    let server =
+        serve(|_: &Rec| Reply::Raw(StatusCode::FORBIDDEN, "text/plain", "nope".into()).into())
+            .await;
+    let auth = std::sync::Arc::new(RefreshingToken::default());
+    auth.refreshed
+        .store(true, std::sync::atomic::Ordering::SeqCst);
+    let mut t = HttpTransport::builder(&server.url)
+        .auth(auth)
+        .build()
+        .unwrap();
+    t.send(req(1, "tools/list", json!({}))).await.unwrap();
+    let e = recv_err(&mut t).await;
+    assert_eq!(e.kind(), TransportErrorKind::Unauthorized);
+    assert_eq!(
+        server.requests().len(),
+        1,
+        "no retry when the provider declines"
+    );
+}
+
+#[tokio::test]
+async fn request_timeout_when_server_never_answers() {
+    // Accepts TCP connections and never writes a byte.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let hold = tokio::spawn(async move {
+        let mut held = Vec::new();
+        while let Ok((s, _)) = listener.accept().await {
+            held.push(s);
+        }
+    });
+    let mut t = HttpTransport::builder(format!("http://127.0.0.1:{port}/mcp"))
+        .request_timeout(Some(Duration::from_millis(200)))
+        .build()
+        .unwrap();
+    let started = Instant::now();
+    t.send(req(1, "tools/list", json!({}))).await.unwrap();
+    let e = recv_err(&mut t).await;
+    assert_eq!(e.kind(), TransportErrorKind::Timeout);
+    assert_eq!(e.request_id(), Some(&RequestId::Number(1)));
+    assert!(started.elapsed() < Duration::from_secs(2));
+    hold.abort();
+}
+
+#[tokio::test]
+async fn connection_refused_is_a_scoped_io_error() {
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let mut t = HttpTransport::new(&format!("http://127.0.0.1:{port}/mcp")).unwrap();
+    t.send(req(1, "tools/list", json!({}))).await.unwrap();
+    let e = recv_err(&mut t).await;
+    assert_eq!(e.kind(), TransportErrorKind::Io);
+    assert_eq!(e.request_id(), Some(&RequestId::Number(1)));
+}
+
+#[test]
+fn bad_urls_are_rejected_at_build() {
+    for url in ["ftp://x/mcp", "not a url", "/relative", "http://"] {
+        assert!(
+            matches!(HttpTransport::new(url), Err(HttpError::InvalidUrl { .. })),
+            "{url}"
+        );
+    }
+    assert!(
+        HttpTransport::builder("http://h/mcp")
+            .header("bad name", "v")
+            .build()
+            .is_err()
+    );
+}
+
+#[tokio::test]
+async fn send_after_close_fails_and_recv_ends() {
+    let server =
+        serve(|r: &Rec| Reply::Json(StatusCode::OK, result(&r.id(), json!({}))).into()).await;
+    let mut t = HttpTransport::new(&server.url).unwrap();
+    t.close().await.unwrap();
+    assert!(t.recv().await.is_none());
+    let e = t.send(req(1, "x", json!({}))).await.unwrap_err();
+    assert_eq!(e.kind(), TransportErrorKind::Closed);
+    assert!(
+        server.requests().is_empty(),
+        "no session: close sends no DELETE"
     );
 }

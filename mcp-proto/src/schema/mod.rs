@@ -8,20 +8,93 @@
 //! - Method names and their param/result types are tied together by the
 //!   [`Method`](crate::method::Method) trait.
 
+/// An open set of wire strings: known values get a variant, anything else is
+/// kept in `Unknown(String)` so it survives a round trip.
+macro_rules! string_enum {
+    ($(#[$doc:meta])* $name:ident { $($(#[$vdoc:meta])* $variant:ident = $wire:literal,)* }) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
+        pub enum $name {
+            $($(#[$vdoc])* $variant,)*
+            /// A value this crate does not know, kept verbatim.
+            Unknown(String),
+        }
+
+        impl $name {
+            /// The wire string.
+            pub fn as_str(&self) -> &str {
+                match self {
+                    $($name::$variant => $wire,)*
+                    $name::Unknown(s) => s,
+                }
+            }
+        }
+
+        impl From<&str> for $name {
+            fn from(s: &str) -> Self {
+                match s {
+                    $($wire => $name::$variant,)*
+                    other => $name::Unknown(other.to_owned()),
+                }
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl serde::Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(self.as_str())
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let s = std::borrow::Cow::<'de, str>::deserialize(d)?;
+                Ok($name::from(s.as_ref()))
+            }
+        }
+    };
+}
+
 mod capabilities;
+mod completion;
 mod content;
+mod elicitation;
 mod lifecycle;
+mod logging;
 mod meta;
 mod mrtr;
 mod notifications;
+mod prompts;
+mod resources;
+mod roots;
+mod sampling;
+mod server;
+mod subscriptions;
+mod tasks;
 mod tools;
 
 pub use capabilities::*;
+pub use completion::*;
 pub use content::*;
+pub use elicitation::*;
 pub use lifecycle::*;
+pub use logging::*;
 pub use meta::*;
 pub use mrtr::*;
 pub use notifications::*;
+pub use prompts::*;
+pub use resources::*;
+pub use roots::*;
+pub use sampling::*;
+pub use server::*;
+pub use subscriptions::*;
+pub use tasks::*;
 pub use tools::*;
 
 use serde::{Deserialize, Serialize};
@@ -140,6 +213,9 @@ pub enum ResultType {
     Complete,
     /// `"input_required"`: an [`InputRequiredResult`].
     InputRequired,
+    /// `"task"`: a task handle from the `io.modelcontextprotocol/tasks`
+    /// extension (2026-07-28); decode the result as a [`GetTaskResult`].
+    Task,
     /// A value this crate does not know (an extension's). The spec says an
     /// unrecognised value is invalid unless an advertised extension defines it.
     Unknown(String),
@@ -151,6 +227,7 @@ impl ResultType {
         match self {
             ResultType::Complete => "complete",
             ResultType::InputRequired => "input_required",
+            ResultType::Task => "task",
             ResultType::Unknown(s) => s,
         }
     }
@@ -168,6 +245,7 @@ impl<'de> Deserialize<'de> for ResultType {
         Ok(match s.as_str() {
             "complete" => ResultType::Complete,
             "input_required" => ResultType::InputRequired,
+            "task" => ResultType::Task,
             _ => ResultType::Unknown(s),
         })
     }
@@ -192,6 +270,13 @@ impl PaginatedParams {
     pub fn new(cursor: Option<String>) -> Self {
         PaginatedParams { cursor, meta: None }
     }
+
+    /// Sets `_meta` (2026-07-28: required, see [`request_meta`]).
+    #[must_use]
+    pub fn with_meta(mut self, meta: JsonObject) -> Self {
+        self.meta = Some(meta);
+        self
+    }
 }
 
 /// An empty result (`ping`, `logging/setLevel`, subscribe…): only `_meta` and unknown members.
@@ -211,6 +296,73 @@ pub struct EmptyResult {
     /// Unknown members, kept.
     #[serde(flatten)]
     pub extra: JsonObject,
+}
+
+/// Params of a notification that carries nothing but `_meta`
+/// (`notifications/initialized`, every `list_changed`).
+///
+/// In 2026-07-28 the `_meta` of a notification delivered on a
+/// `subscriptions/listen` stream holds the subscription id.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct NotificationParams {
+    /// `_meta`.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<JsonObject>,
+    /// Unknown members, kept.
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
+impl NotificationParams {
+    /// Empty params.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The `io.modelcontextprotocol/subscriptionId` from `_meta` (2026-07-28).
+    pub fn subscription_id(&self) -> Option<crate::RequestId> {
+        subscription_id(self.meta.as_ref())
+    }
+}
+
+/// Params of every `notifications/*/list_changed`.
+pub type ListChangedParams = NotificationParams;
+
+/// Params of a request that carries nothing but `_meta`
+/// (`ping`, `roots/list`, `server/discover`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct RequestParams {
+    /// `_meta` (2026-07-28: the per-request protocol fields).
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<JsonObject>,
+    /// Unknown members, kept.
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
+impl RequestParams {
+    /// Empty params.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sets `_meta`.
+    #[must_use]
+    pub fn with_meta(mut self, meta: JsonObject) -> Self {
+        self.meta = Some(meta);
+        self
+    }
+}
+
+/// Params of `ping` (legacy era; either side may send it).
+pub type PingParams = RequestParams;
+
+/// Reads `io.modelcontextprotocol/subscriptionId` from a `_meta` object.
+pub fn subscription_id(meta: Option<&JsonObject>) -> Option<crate::RequestId> {
+    let v = meta?.get(META_SUBSCRIPTION_ID)?;
+    crate::RequestId::deserialize(v).ok()
 }
 
 /// Cache hints on cacheable results (2026-07-28).

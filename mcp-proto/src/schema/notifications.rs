@@ -27,6 +27,23 @@ pub struct ProgressParams {
     /// `_meta`.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<JsonObject>,
+    /// Unknown members, kept.
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
+impl ProgressParams {
+    /// Progress `progress` (of `total`, if known) for `token`.
+    pub fn new(token: ProgressToken, progress: f64, total: Option<f64>) -> Self {
+        ProgressParams {
+            progress_token: token,
+            progress,
+            total,
+            message: None,
+            meta: None,
+            extra: JsonObject::new(),
+        }
+    }
 }
 
 /// Params of `notifications/cancelled`.
@@ -42,6 +59,9 @@ pub struct CancelledParams {
     /// `_meta`.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<JsonObject>,
+    /// Unknown members, kept.
+    #[serde(flatten)]
+    pub extra: JsonObject,
 }
 
 impl CancelledParams {
@@ -51,6 +71,7 @@ impl CancelledParams {
             request_id,
             reason,
             meta: None,
+            extra: JsonObject::new(),
         }
     }
 }
@@ -92,6 +113,9 @@ pub struct LoggingMessageParams {
     /// `_meta`.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<JsonObject>,
+    /// Unknown members, kept.
+    #[serde(flatten)]
+    pub extra: JsonObject,
 }
 
 /// Params of `notifications/resources/updated`.
@@ -103,4 +127,7 @@ pub struct ResourceUpdatedParams {
     /// `_meta` (2026-07-28: holds the subscription id).
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<JsonObject>,
+    /// Unknown members, kept.
+    #[serde(flatten)]
+    pub extra: JsonObject,
 }

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{CacheScope, ContentBlock, Icon, InputResponses, JsonObject, ResultType};
+use super::{CacheScope, ContentBlock, Icon, InputResponses, JsonObject, ResultType, TaskMetadata};
 
 /// A tool the server offers.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -144,6 +144,9 @@ pub struct CallToolParams {
     /// The previous `InputRequiredResult`'s `requestState`, verbatim (2026-07-28).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub request_state: Option<String>,
+    /// Run as a task (2025-11-25 tasks).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task: Option<TaskMetadata>,
 }
 
 impl CallToolParams {
@@ -155,7 +158,34 @@ impl CallToolParams {
             meta: None,
             input_responses: None,
             request_state: None,
+            task: None,
         }
+    }
+
+    /// Sets `_meta`.
+    #[must_use]
+    pub fn with_meta(mut self, meta: JsonObject) -> Self {
+        self.meta = Some(meta);
+        self
+    }
+
+    /// Sets the answers and state of a multi round-trip retry (2026-07-28).
+    #[must_use]
+    pub fn with_input_responses(
+        mut self,
+        responses: InputResponses,
+        request_state: Option<String>,
+    ) -> Self {
+        self.input_responses = Some(responses);
+        self.request_state = request_state;
+        self
+    }
+
+    /// Asks the server to run the call as a task (2025-11-25 tasks).
+    #[must_use]
+    pub fn with_task(mut self, task: TaskMetadata) -> Self {
+        self.task = Some(task);
+        self
     }
 
     /// Sets the arguments (should be a JSON object).

@@ -424,3 +424,70 @@ fn parse_retry(value: &[u8]) -> Option<u64> {
     }
     Some(n)
 }
+
+/// Fuzzing entry points (used by `fuzz/fuzz_targets/sse_decoder.rs`); not
+/// part of the public API.
+#[doc(hidden)]
+pub mod fuzzing {
+    use bytes::BytesMut;
+
+    use super::{SseDecoder, SseError, SseEvent};
+
+    type Outcome = (
+        Vec<Result<SseEvent, SseError>>,
+        String,
+        Option<std::time::Duration>,
+    );
+
+    fn run(chunks: &[&[u8]], limit: usize) -> Outcome {
+        let mut dec = SseDecoder::new().with_max_event_size(limit);
+        let mut buf = BytesMut::new();
+        let mut out = Vec::new();
+        for c in chunks {
+            buf.extend_from_slice(c);
+            loop {
+                match dec.decode(&mut buf) {
+                    Ok(None) => break,
+                    Ok(Some(e)) => out.push(Ok(e)),
+                    Err(e) => out.push(Err(e)),
+                }
+            }
+            // The buffer bound: after `Ok(None)` at most `limit` bytes are held.
+            assert!(buf.len() <= limit, "buffer {} > limit {limit}", buf.len());
+        }
+        loop {
+            match dec.decode_eof(&mut buf) {
+                Ok(None) => break,
+                Ok(Some(e)) => out.push(Ok(e)),
+                Err(e) => out.push(Err(e)),
+            }
+        }
+        assert!(buf.is_empty());
+        (out, dec.last_event_id().to_owned(), dec.retry())
+    }
+
+    /// Decodes `data` whole and in chunks chosen by its first bytes; panics if
+    /// the outcomes differ or the buffer bound is broken. The decoder itself
+    /// must never panic.
+    pub fn sse_decoder(data: &[u8]) {
+        let Some((&ctl, rest)) = data.split_first() else {
+            return;
+        };
+        let limit = 1 + usize::from(ctl & 0x3F) * 4;
+        let whole = run(&[rest], limit);
+        // Chunk sizes from a tiny deterministic sequence seeded by `ctl`.
+        let mut chunks = Vec::new();
+        let mut seed = u32::from(ctl) | 1;
+        let mut input = rest;
+        while !input.is_empty() {
+            seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            let n = 1 + (seed >> 16) as usize % 7;
+            let (a, b) = input.split_at(n.min(input.len()));
+            chunks.push(a);
+            input = b;
+        }
+        assert_eq!(run(&chunks, limit), whole, "chunked decoding differs");
+        let bytes: Vec<&[u8]> = rest.chunks(1).collect();
+        assert_eq!(run(&bytes, limit), whole, "bytewise decoding differs");
+    }
+}

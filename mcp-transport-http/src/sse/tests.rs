@@ -354,3 +354,20 @@ fn random_streams_are_chunking_invariant() {
         );
     }
 }
+
+/// The fuzz harness on its seed corpus and random inputs, on stable.
+#[test]
+fn fuzz_harness_smoke() {
+    let mut rng = Lcg(42);
+    super::fuzzing::sse_decoder(b"\x10data: a\r\n\r\nid: 1\ndata:\n\n");
+    super::fuzzing::sse_decoder(
+        b"\x05\xEF\xBB\xBFevent: x\rdata: 0123456789abcdef\r\r: c\nretry: 10\n\n",
+    );
+    for _ in 0..2000 {
+        let len = (rng.next() % 120) as usize;
+        let data: Vec<u8> = (0..len)
+            .map(|_| b"\x05data:id \r\n\x00\xEFretry9:"[(rng.next() as usize) % 19])
+            .collect();
+        super::fuzzing::sse_decoder(&data);
+    }
+}

@@ -1,5 +1,5 @@
 //! A scriptable loopback hyper server with fault modes, for the transport tests.
-#![allow(dead_code, unreachable_pub, missing_docs)]
+#![allow(dead_code, unreachable_pub, missing_docs, clippy::unwrap_used)]
 
 use std::convert::Infallible;
 use std::pin::Pin;

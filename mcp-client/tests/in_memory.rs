@@ -1,0 +1,516 @@
+//! The real driver and `Client` over an in-memory transport, against a fake
+//! server scripted in the test (no processes, no sockets).
+
+#![allow(clippy::unwrap_used)]
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use mcp_client::{BoxFuture, Client, ClientError, ClientHandler, CloseReason, VersionChoice};
+use mcp_proto::jsonrpc::{ErrorResponse, Message, Notification, Request, Response};
+use mcp_proto::schema::ClientCapabilities;
+use mcp_proto::transport::channel::{self, ChannelTransport};
+use mcp_proto::transport::{TransportError, TransportErrorKind, TransportExt};
+use mcp_proto::{Era, ErrorCode, ErrorObject, ProtocolVersion, RequestId};
+use serde_json::value::RawValue;
+use serde_json::{Value, json};
+
+fn raw(v: Value) -> Box<RawValue> {
+    serde_json::value::to_raw_value(&v).unwrap()
+}
+
+fn params(r: &Request) -> Value {
+    r.params
+        .as_deref()
+        .map_or(Value::Null, |p| serde_json::from_str(p.get()).unwrap())
+}
+
+async fn respond(t: &mut ChannelTransport, id: RequestId, v: Value) {
+    t.send(Response::new(id, raw(v)).into()).await.unwrap();
+}
+
+/// Plays the legacy handshake: rejects `server/discover`, answers `initialize`,
+/// swallows `notifications/initialized`.
+async fn legacy_handshake(t: &mut ChannelTransport) {
+    loop {
+        let Some(Ok(m)) = t.recv().await else {
+            panic!("client went away during handshake")
+        };
+        match m {
+            Message::Request(r) if r.method == "server/discover" => {
+                t.send(
+                    ErrorResponse::new(
+                        Some(r.id),
+                        ErrorObject::new(ErrorCode::METHOD_NOT_FOUND, "nope"),
+                    )
+                    .into(),
+                )
+                .await
+                .unwrap();
+            }
+            Message::Request(r) if r.method == "initialize" => {
+                respond(
+                    t,
+                    r.id,
+                    json!({
+                        "protocolVersion": "2025-11-25",
+                        "capabilities": {"tools": {"listChanged": true}},
+                        "serverInfo": {"name": "fake", "version": "1"},
+                        "instructions": "hello"
+                    }),
+                )
+                .await;
+            }
+            Message::Notification(n) if n.method == "notifications/initialized" => return,
+            other => panic!("unexpected during handshake: {other:?}"),
+        }
+    }
+}
+
+async fn modern_handshake(t: &mut ChannelTransport) {
+    let Some(Ok(Message::Request(r))) = t.recv().await else {
+        panic!()
+    };
+    assert_eq!(r.method, "server/discover");
+    respond(
+        t,
+        r.id,
+        json!({
+            "resultType": "complete",
+            "supportedVersions": ["2026-07-28"],
+            "capabilities": {"tools": {}},
+            "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "modern-fake", "version": "2"}}
+        }),
+    )
+    .await;
+}
+
+async fn next_request(t: &mut ChannelTransport) -> Request {
+    loop {
+        match t.recv().await {
+            Some(Ok(Message::Request(r))) => return r,
+            Some(Ok(_)) => continue,
+            other => panic!("expected a request, got {other:?}"),
+        }
+    }
+}
+
+#[tokio::test]
+async fn legacy_fallback_and_accessors() {
+    let (client_end, mut server) = channel::pair();
+    let srv = tokio::spawn(async move {
+        legacy_handshake(&mut server).await;
+        let r = next_request(&mut server).await;
+        assert_eq!(r.method, "tools/list");
+        respond(
+            &mut server,
+            r.id,
+            json!({"tools": [{"name": "a", "inputSchema": {"type": "object"}}], "nextCursor": ""}),
+        )
+        .await;
+        // An empty-string cursor is a real cursor: the client must ask again with it.
+        let r = next_request(&mut server).await;
+        assert_eq!(params(&r)["cursor"], "");
+        respond(
+            &mut server,
+            r.id,
+            json!({"tools": [{"name": "b", "inputSchema": {"type": "object"}}]}),
+        )
+        .await;
+        server
+    });
+    let client = Client::builder("t", "1").connect(client_end).await.unwrap();
+    assert_eq!(client.era(), Some(Era::Legacy));
+    assert_eq!(
+        client.protocol_version(),
+        Some(ProtocolVersion::V2025_11_25)
+    );
+    let info = client.server().unwrap();
+    assert_eq!(info.implementation.name, "fake");
+    assert_eq!(info.instructions.as_deref(), Some("hello"));
+    let names: Vec<String> = client
+        .list_all_tools()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|t| t.name)
+        .collect();
+    assert_eq!(names, ["a", "b"]);
+    let _server = srv.await.unwrap();
+}
+
+#[tokio::test]
+async fn many_concurrent_calls_are_correlated_out_of_order() {
+    let (client_end, mut server) = channel::pair();
+    let srv = tokio::spawn(async move {
+        modern_handshake(&mut server).await;
+        let mut reqs = Vec::new();
+        for _ in 0..64 {
+            reqs.push(next_request(&mut server).await);
+        }
+        // Answer in reverse order.
+        for r in reqs.into_iter().rev() {
+            let p = params(&r);
+            assert_eq!(
+                p["_meta"]["io.modelcontextprotocol/protocolVersion"],
+                "2026-07-28"
+            );
+            let text = p["arguments"]["text"].clone();
+            respond(
+                &mut server,
+                r.id,
+                json!({"resultType": "complete", "content": [{"type": "text", "text": text}]}),
+            )
+            .await;
+        }
+        server
+    });
+    let client = Client::builder("t", "1").connect(client_end).await.unwrap();
+    assert_eq!(client.era(), Some(Era::Modern));
+    let mut tasks = Vec::new();
+    for i in 0..64 {
+        let c = client.clone();
+        tasks.push(tokio::spawn(async move {
+            let r = c
+                .call_tool("echo", json!({"text": format!("n{i}")}))
+                .await
+                .unwrap();
+            assert_eq!(r.content[0].as_text(), Some(format!("n{i}").as_str()));
+        }));
+    }
+    for t in tasks {
+        t.await.unwrap();
+    }
+    let _server = srv.await.unwrap();
+}
+
+#[tokio::test]
+async fn dropping_a_call_cancels_it_on_the_server() {
+    let (client_end, mut server) = channel::pair();
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    let srv = tokio::spawn(async move {
+        legacy_handshake(&mut server).await;
+        let r = next_request(&mut server).await;
+        tx.send(()).unwrap();
+        // The client drops the call: a cancellation for this id arrives.
+        match server.recv().await {
+            Some(Ok(Message::Notification(n))) if n.method == "notifications/cancelled" => {
+                let p: Value = serde_json::from_str(n.params.unwrap().get()).unwrap();
+                assert_eq!(p["requestId"], serde_json::to_value(&r.id).unwrap());
+            }
+            other => panic!("{other:?}"),
+        }
+        // A late response must not disturb anything.
+        respond(&mut server, r.id, json!({"content": []})).await;
+        let r = next_request(&mut server).await;
+        respond(
+            &mut server,
+            r.id,
+            json!({"content": [{"type": "text", "text": "second"}]}),
+        )
+        .await;
+        server
+    });
+    let client = Client::builder("t", "1").connect(client_end).await.unwrap();
+    let c = client.clone();
+    let call = tokio::spawn(async move { c.call_tool("slow", json!({})).await });
+    rx.await.unwrap();
+    call.abort();
+    assert!(call.await.unwrap_err().is_cancelled()); // the future is dropped: cancellation queued
+    let r = client.call_tool("fast", json!({})).await.unwrap();
+    assert_eq!(r.content[0].as_text(), Some("second"));
+    let _server = srv.await.unwrap();
+}
+
+#[tokio::test(start_paused = true)]
+async fn timeout_with_virtual_time_cancels_and_reports() {
+    let (client_end, mut server) = channel::pair();
+    let srv = tokio::spawn(async move {
+        legacy_handshake(&mut server).await;
+        let r = next_request(&mut server).await;
+        // Send progress twice, 8 s apart: each resets the 10 s timeout.
+        let token = params(&r)["_meta"]["progressToken"].clone();
+        for i in 0..2 {
+            tokio::time::sleep(Duration::from_secs(8)).await;
+            server
+                .send(
+                    Notification::new(
+                        "notifications/progress",
+                        Some(raw(json!({"progressToken": token, "progress": i}))),
+                    )
+                    .into(),
+                )
+                .await
+                .unwrap();
+        }
+        let Some(Ok(Message::Notification(n))) = server.recv().await else {
+            panic!()
+        };
+        assert_eq!(n.method, "notifications/cancelled");
+        server
+    });
+    let client = Client::builder("t", "1")
+        .request_timeout(Duration::from_secs(10))
+        .connect(client_end)
+        .await
+        .unwrap();
+    let start = tokio::time::Instant::now();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let s2 = seen.clone();
+    let err = client
+        .call_tool_with(&mcp_proto::schema::CallToolParams::new("slow"))
+        .on_progress(move |p| s2.lock().unwrap().push(p.progress))
+        .send()
+        .await
+        .unwrap_err();
+    assert!(err.is_timeout(), "{err}");
+    let waited = start.elapsed();
+    assert!(
+        waited >= Duration::from_secs(26) && waited <= Duration::from_secs(27),
+        "{waited:?}"
+    );
+    assert_eq!(*seen.lock().unwrap(), vec![0.0, 1.0]);
+    let _server = srv.await.unwrap();
+}
+
+#[tokio::test]
+async fn server_exit_fails_pending_calls_with_the_cause() {
+    let (client_end, mut server) = channel::pair();
+    let srv = tokio::spawn(async move {
+        legacy_handshake(&mut server).await;
+        let _r = next_request(&mut server).await;
+        server
+            .inject_error(TransportError::new(
+                TransportErrorKind::Closed,
+                "server exited with status 1: fatal: config missing",
+            ))
+            .unwrap();
+        drop(server);
+    });
+    let client = Client::builder("t", "1").connect(client_end).await.unwrap();
+    let err = client.call_tool("x", json!({})).await.unwrap_err();
+    assert!(
+        matches!(err, ClientError::Closed(CloseReason::Transport(_))),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("fatal: config missing"), "{err}");
+    srv.await.unwrap();
+    // Later calls fail at once with the same cause.
+    let err = client.list_tools(None).await.unwrap_err();
+    assert!(err.to_string().contains("fatal: config missing"), "{err}");
+}
+
+#[tokio::test]
+async fn server_that_never_answers_the_probe_gets_initialize_after_probe_timeout() {
+    let (client_end, mut server) = channel::pair();
+    let srv = tokio::spawn(async move {
+        let Some(Ok(Message::Request(r))) = server.recv().await else {
+            panic!()
+        };
+        assert_eq!(r.method, "server/discover"); // ignored: a silent legacy server
+        let Some(Ok(Message::Request(r))) = server.recv().await else {
+            panic!()
+        };
+        assert_eq!(r.method, "initialize");
+        respond(&mut server, r.id, json!({"protocolVersion": "2024-11-05", "capabilities": {}, "serverInfo": {"name": "old", "version": "0"}})).await;
+        server
+    });
+    let client = Client::builder("t", "1")
+        .probe_timeout(Duration::from_millis(50))
+        .connect(client_end)
+        .await
+        .unwrap();
+    assert_eq!(
+        client.protocol_version(),
+        Some(ProtocolVersion::V2024_11_05)
+    );
+    let _server = srv.await.unwrap();
+}
+
+struct Recorder {
+    seen: Arc<Mutex<Vec<String>>>,
+}
+
+impl ClientHandler for Recorder {
+    fn capabilities(&self) -> ClientCapabilities {
+        serde_json::from_value(json!({"elicitation": {}, "roots": {}})).unwrap()
+    }
+    fn handle_request(&self, method: &str, params: Value) -> BoxFuture<Result<Value, ErrorObject>> {
+        let method = method.to_owned();
+        Box::pin(async move {
+            match method.as_str() {
+                "roots/list" => Ok(json!({"roots": [{"uri": "file:///w"}]})),
+                "elicitation/create" => {
+                    Ok(json!({"action": "accept", "content": {"name": params["message"]}}))
+                }
+                m => Err(ErrorObject::method_not_found(m)),
+            }
+        })
+    }
+    fn on_notification(&self, n: Notification) {
+        self.seen.lock().unwrap().push(n.method.into_owned());
+    }
+}
+
+#[tokio::test]
+async fn legacy_server_requests_and_notifications_reach_the_handler() {
+    let (client_end, mut server) = channel::pair();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let srv = tokio::spawn(async move {
+        // The capabilities in initialize come from the handler.
+        let Some(Ok(Message::Request(r))) = server.recv().await else {
+            panic!()
+        };
+        server
+            .send(
+                ErrorResponse::new(
+                    Some(r.id),
+                    ErrorObject::new(ErrorCode::METHOD_NOT_FOUND, "x"),
+                )
+                .into(),
+            )
+            .await
+            .unwrap();
+        let Some(Ok(Message::Request(r))) = server.recv().await else {
+            panic!()
+        };
+        assert_eq!(
+            params(&r)["capabilities"],
+            json!({"elicitation": {}, "roots": {}})
+        );
+        respond(&mut server, r.id, json!({"protocolVersion": "2025-06-18", "capabilities": {}, "serverInfo": {"name": "s", "version": "0"}})).await;
+        let _initialized = server.recv().await;
+        for m in [
+            "notifications/message",
+            "notifications/tools/list_changed",
+            "notifications/prompts/list_changed",
+        ] {
+            server
+                .send(Notification::new(m, Some(raw(json!({"level": "info", "data": "x"})))).into())
+                .await
+                .unwrap();
+        }
+        server
+            .send(Request::new("r1".into(), "roots/list", None).into())
+            .await
+            .unwrap();
+        server
+            .send(Request::new("r2".into(), "sampling/createMessage", Some(raw(json!({})))).into())
+            .await
+            .unwrap();
+        let mut answers = Vec::new();
+        while answers.len() < 2 {
+            match server.recv().await {
+                Some(Ok(m @ (Message::Response(_) | Message::Error(_)))) => {
+                    answers.push(serde_json::to_value(&m).unwrap())
+                }
+                Some(Ok(_)) => {}
+                other => panic!("{other:?}"),
+            }
+        }
+        answers.sort_by_key(|a| a["id"].as_str().unwrap().to_owned());
+        assert_eq!(
+            answers[0],
+            json!({"jsonrpc": "2.0", "id": "r1", "result": {"roots": [{"uri": "file:///w"}]}})
+        );
+        assert_eq!(answers[1]["error"]["code"], -32601);
+        server
+    });
+    let client = Client::builder("t", "1")
+        .handler(Recorder { seen: seen.clone() })
+        .connect(client_end)
+        .await
+        .unwrap();
+    let mut changes = client.list_changed(mcp_client::ListKind::Tools);
+    let _server = srv.await.unwrap();
+    tokio::time::timeout(Duration::from_secs(5), changes.wait_for(|v| *v >= 1))
+        .await
+        .unwrap()
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    assert_eq!(
+        *seen.lock().unwrap(),
+        [
+            "notifications/message",
+            "notifications/tools/list_changed",
+            "notifications/prompts/list_changed"
+        ]
+    );
+}
+
+#[tokio::test]
+async fn modern_input_required_is_answered_by_the_handler_and_retried() {
+    let (client_end, mut server) = channel::pair();
+    let srv = tokio::spawn(async move {
+        modern_handshake(&mut server).await;
+        let r = next_request(&mut server).await;
+        respond(&mut server, r.id, json!({
+            "resultType": "input_required",
+            "inputRequests": {"who": {"method": "elicitation/create", "params": {"message": "octocat", "requestedSchema": {"type": "object"}}}},
+            "requestState": "s-1"
+        }))
+        .await;
+        let r2 = next_request(&mut server).await;
+        let p = params(&r2);
+        assert_eq!(p["requestState"], "s-1");
+        assert_eq!(
+            p["inputResponses"]["who"],
+            json!({"action": "accept", "content": {"name": "octocat"}})
+        );
+        assert_eq!(
+            p["_meta"]["io.modelcontextprotocol/clientCapabilities"],
+            json!({"elicitation": {}, "roots": {}})
+        );
+        respond(
+            &mut server,
+            r2.id,
+            json!({"resultType": "complete", "content": [{"type": "text", "text": "welcome"}]}),
+        )
+        .await;
+        server
+    });
+    let client = Client::builder("t", "1")
+        .handler(Recorder {
+            seen: Arc::default(),
+        })
+        .protocol(VersionChoice::Auto)
+        .connect(client_end)
+        .await
+        .unwrap();
+    let r = client.call_tool("login", json!({})).await.unwrap();
+    assert_eq!(r.content[0].as_text(), Some("welcome"));
+    let _server = srv.await.unwrap();
+}
+
+#[tokio::test]
+async fn close_finishes_the_driver_and_closes_the_transport() {
+    let (client_end, mut server) = channel::pair();
+    let srv = tokio::spawn(async move {
+        legacy_handshake(&mut server).await;
+        // After close, the server sees its receive side end.
+        assert!(server.recv().await.is_none());
+    });
+    let client = Client::builder("t", "1").connect(client_end).await.unwrap();
+    client.close().await;
+    tokio::time::timeout(Duration::from_secs(5), srv)
+        .await
+        .unwrap()
+        .unwrap();
+    let err = client.call_tool("x", json!({})).await.unwrap_err();
+    assert!(err.is_closed(), "{err:?}");
+}
+
+#[tokio::test]
+async fn dropping_every_client_closes_the_connection() {
+    let (client_end, mut server) = channel::pair();
+    let srv = tokio::spawn(async move {
+        legacy_handshake(&mut server).await;
+        assert!(server.recv().await.is_none());
+    });
+    let client = Client::builder("t", "1").connect(client_end).await.unwrap();
+    drop(client);
+    tokio::time::timeout(Duration::from_secs(5), srv)
+        .await
+        .unwrap()
+        .unwrap();
+}

@@ -1,0 +1,385 @@
+//! The client against real servers nobody here wrote, over stdio:
+//! the Python SDK (`mcp` on PyPI) in both eras, and
+//! `@modelcontextprotocol/server-everything`.
+//!
+//! The peers are installed by `cargo xtask peers` into `.peers/`. Without
+//! them these tests skip with a message, unless `MCP_REQUIRE_PEERS=1` (set by
+//! `cargo xtask test` and CI), which turns a missing peer into a failure.
+
+#![allow(clippy::unwrap_used)]
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use mcp_client::{BoxFuture, Client, ClientHandler, VersionChoice};
+use mcp_proto::schema::{ClientCapabilities, ContentBlock};
+use mcp_proto::{Era, ErrorObject, ProtocolVersion};
+use mcp_transport_stdio::{ServerCommand, Stderr, StdioTransport};
+use serde_json::{Value, json};
+
+fn peers_dir() -> PathBuf {
+    std::env::var_os("MCP_PEERS_DIR").map_or_else(
+        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.peers"),
+        PathBuf::from,
+    )
+}
+
+/// `Some(path)` if the peer file exists; `None` (skip) or a panic (required) otherwise.
+fn peer(rel: &str) -> Option<PathBuf> {
+    let p = peers_dir().join(rel);
+    if p.exists() {
+        return Some(p);
+    }
+    if std::env::var("MCP_REQUIRE_PEERS").as_deref() == Ok("1") {
+        panic!(
+            "required peer {} is missing: run `cargo xtask peers`",
+            p.display()
+        );
+    }
+    eprintln!(
+        "SKIP: peer {} is missing (run `cargo xtask peers`)",
+        p.display()
+    );
+    None
+}
+
+fn python_server() -> Option<ServerCommand> {
+    let py = peer("py/bin/python")?;
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../peers/python_server.py");
+    Some(
+        ServerCommand::new(py)
+            .arg(script)
+            .arg("stdio")
+            .stderr(Stderr::discard()),
+    )
+}
+
+fn everything() -> Option<ServerCommand> {
+    let js = peer("npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js")?;
+    Some(
+        ServerCommand::new("node")
+            .arg(js)
+            .arg("stdio")
+            .stderr(Stderr::discard()),
+    )
+}
+
+/// Answers elicitation with a fixed name, sampling with a fixed text, roots with one root.
+#[derive(Default)]
+struct TestHandler {
+    asked: Arc<Mutex<Vec<String>>>,
+}
+
+impl ClientHandler for TestHandler {
+    fn capabilities(&self) -> ClientCapabilities {
+        serde_json::from_value(json!({"elicitation": {}, "sampling": {}, "roots": {}})).unwrap()
+    }
+    fn handle_request(&self, method: &str, params: Value) -> BoxFuture<Result<Value, ErrorObject>> {
+        self.asked.lock().unwrap().push(method.to_owned());
+        let method = method.to_owned();
+        Box::pin(async move {
+            match method.as_str() {
+                "elicitation/create" => {
+                    // Fill every string property of the requested schema.
+                    let mut content = serde_json::Map::new();
+                    if let Some(props) = params["requestedSchema"]["properties"].as_object() {
+                        for (k, v) in props {
+                            let value = match v["type"].as_str() {
+                                Some("boolean") => json!(true),
+                                Some("number" | "integer") => json!(1),
+                                _ => json!("octocat"),
+                            };
+                            content.insert(k.clone(), value);
+                        }
+                    }
+                    Ok(json!({"action": "accept", "content": content}))
+                }
+                "sampling/createMessage" => Ok(json!({
+                    "role": "assistant",
+                    "content": {"type": "text", "text": "sampled by the test handler"},
+                    "model": "test-model",
+                    "stopReason": "endTurn"
+                })),
+                "roots/list" => Ok(json!({"roots": [{"uri": "file:///tmp", "name": "tmp"}]})),
+                other => Err(ErrorObject::method_not_found(other)),
+            }
+        })
+    }
+}
+
+async fn connect(cmd: ServerCommand, choice: VersionChoice, handler: TestHandler) -> Client {
+    let transport = StdioTransport::spawn(cmd).unwrap();
+    tokio::time::timeout(
+        Duration::from_secs(30),
+        Client::builder("mcp-rs-tests", "0.1.0")
+            .handler(handler)
+            .protocol(choice)
+            .connect(transport),
+    )
+    .await
+    .expect("connect timed out")
+    .unwrap()
+}
+
+fn text(r: &mcp_proto::schema::CallToolResult) -> String {
+    r.content
+        .iter()
+        .filter_map(ContentBlock::as_text)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[tokio::test]
+async fn python_sdk_auto_negotiates_2026_07_28() {
+    let Some(cmd) = python_server() else { return };
+    let handler = TestHandler::default();
+    let asked = handler.asked.clone();
+    let client = connect(cmd, VersionChoice::Auto, handler).await;
+    assert_eq!(
+        client.protocol_version(),
+        Some(ProtocolVersion::V2026_07_28)
+    );
+    let info = client.server().unwrap();
+    assert_eq!(info.implementation.name, "python-test-server");
+    assert_eq!(
+        info.instructions.as_deref(),
+        Some("A test server for mcp-rs.")
+    );
+
+    let tools: Vec<String> = client
+        .list_all_tools()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|t| t.name)
+        .collect();
+    for t in ["echo", "add", "slow_count", "fail", "greet"] {
+        assert!(tools.contains(&t.to_owned()), "{t} missing from {tools:?}");
+    }
+    let r = client
+        .call_tool("echo", json!({"text": "héllo\nworld"}))
+        .await
+        .unwrap();
+    assert_eq!(text(&r), "héllo\nworld");
+    let r = client
+        .call_tool("add", json!({"a": 2, "b": 40}))
+        .await
+        .unwrap();
+    assert_eq!(r.structured_content, Some(json!({"result": 42})));
+
+    let progress = Arc::new(Mutex::new(Vec::new()));
+    let p2 = progress.clone();
+    let r: mcp_proto::schema::CallToolResult = client
+        .call_tool_with(
+            &mcp_proto::schema::CallToolParams::new("slow_count")
+                .with_arguments(json!({"steps": 4})),
+        )
+        .on_progress(move |p| p2.lock().unwrap().push(p.progress))
+        .send_typed()
+        .await
+        .unwrap();
+    assert_eq!(text(&r), "counted to 4");
+    assert_eq!(*progress.lock().unwrap(), vec![1.0, 2.0, 3.0, 4.0]);
+
+    let r = client
+        .call_tool("fail", json!({"reason": "nope"}))
+        .await
+        .unwrap();
+    assert!(r.is_error());
+    assert!(text(&r).contains("nope"), "{r:?}");
+
+    // MRTR: the server answers input_required, the handler elicits, the client retries.
+    let r = client.call_tool("greet", json!({})).await.unwrap();
+    assert_eq!(text(&r), "Hello, octocat!", "{r:?}");
+    assert_eq!(*asked.lock().unwrap(), ["elicitation/create"]);
+
+    let read = client.read_resource("test://static/hello").await.unwrap();
+    assert_eq!(
+        serde_json::to_value(&read).unwrap()["contents"][0]["text"],
+        "hello from python"
+    );
+    let prompt = client
+        .get_prompt("review", [("code", "fn main() {}")])
+        .await
+        .unwrap();
+    assert!(
+        serde_json::to_string(&prompt)
+            .unwrap()
+            .contains("fn main() {}")
+    );
+    client.close().await;
+}
+
+#[tokio::test]
+async fn python_sdk_pinned_legacy_uses_server_requests() {
+    let Some(cmd) = python_server() else { return };
+    let handler = TestHandler::default();
+    let asked = handler.asked.clone();
+    let client = connect(
+        cmd,
+        VersionChoice::Pinned(ProtocolVersion::V2025_11_25),
+        handler,
+    )
+    .await;
+    assert_eq!(client.era(), Some(Era::Legacy));
+    assert_eq!(
+        client.protocol_version(),
+        Some(ProtocolVersion::V2025_11_25)
+    );
+    let r = client
+        .call_tool("echo", json!({"text": "legacy"}))
+        .await
+        .unwrap();
+    assert_eq!(text(&r), "legacy");
+    // Legacy: the server sends `elicitation/create` as a request mid-call.
+    let r = client.call_tool("greet", json!({})).await.unwrap();
+    assert_eq!(text(&r), "Hello, octocat!", "{r:?}");
+    assert_eq!(*asked.lock().unwrap(), ["elicitation/create"]);
+    client.ping().await.unwrap();
+    client.close().await;
+}
+
+#[tokio::test]
+async fn server_everything_over_stdio() {
+    let Some(cmd) = everything() else { return };
+    let handler = TestHandler::default();
+    let client = connect(cmd, VersionChoice::Auto, handler).await;
+    assert_eq!(
+        client.era(),
+        Some(Era::Legacy),
+        "server-everything 2026.8.31 is a legacy server"
+    );
+    let tools: Vec<String> = client
+        .list_all_tools()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|t| t.name)
+        .collect();
+    assert!(tools.contains(&"echo".to_owned()), "{tools:?}");
+
+    let r = client
+        .call_tool("echo", json!({"message": "hi"}))
+        .await
+        .unwrap();
+    assert!(text(&r).contains("hi"), "{r:?}");
+
+    let r = client
+        .call_tool("get-structured-content", json!({"location": "New York"}))
+        .await
+        .unwrap();
+    assert!(
+        r.structured_content.as_ref().is_some_and(Value::is_object),
+        "{r:?}"
+    );
+
+    let r = client.call_tool("get-tiny-image", json!({})).await.unwrap();
+    assert!(
+        r.content
+            .iter()
+            .any(|b| matches!(b, ContentBlock::Image(i) if i.mime_type == "image/png" && !i.data.is_empty())),
+        "{r:?}"
+    );
+
+    let r = client
+        .call_tool("get-resource-links", json!({"count": 2}))
+        .await
+        .unwrap();
+    assert!(
+        r.content
+            .iter()
+            .any(|b| matches!(b, ContentBlock::ResourceLink(_))),
+        "{r:?}"
+    );
+
+    let seen = Arc::new(Mutex::new(0));
+    let s2 = seen.clone();
+    let r: mcp_proto::schema::CallToolResult = client
+        .call_tool_with(
+            &mcp_proto::schema::CallToolParams::new("trigger-long-running-operation")
+                .with_arguments(json!({"duration": 1, "steps": 3})),
+        )
+        .on_progress(move |_| *s2.lock().unwrap() += 1)
+        .send_typed()
+        .await
+        .unwrap();
+    assert!(!r.is_error());
+    assert_eq!(
+        *seen.lock().unwrap(),
+        3,
+        "one progress notification per step"
+    );
+
+    let resources = client.list_all_resources().await.unwrap();
+    assert!(!resources.is_empty());
+    let read = client
+        .read_resource(resources[0].uri.clone())
+        .await
+        .unwrap();
+    assert!(
+        !serde_json::to_value(&read).unwrap()["contents"]
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
+    let templates = client.list_all_resource_templates().await.unwrap();
+    assert!(!templates.is_empty());
+    let prompts = client.list_all_prompts().await.unwrap();
+    assert!(!prompts.is_empty());
+    let simple = prompts
+        .iter()
+        .find(|p| p.arguments.as_ref().is_none_or(Vec::is_empty))
+        .unwrap();
+    let got = client
+        .get_prompt(simple.name.clone(), Vec::<(String, String)>::new())
+        .await
+        .unwrap();
+    assert!(!got.messages.is_empty());
+    client.close().await;
+}
+
+#[tokio::test]
+async fn server_everything_sampling_and_elicitation_reach_the_handler() {
+    let Some(cmd) = everything() else { return };
+    let handler = TestHandler::default();
+    let asked = handler.asked.clone();
+    let client = connect(cmd, VersionChoice::Auto, handler).await;
+    // Tools that need client capabilities are registered once the server knows them.
+    let mut tools = Vec::new();
+    for _ in 0..50 {
+        tools = client
+            .list_all_tools()
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|t| t.name)
+            .collect::<Vec<_>>();
+        if tools.iter().any(|t| t.contains("sampling")) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let sampling = tools.iter().find(|t| t.contains("sampling")).cloned();
+    let elicitation = tools.iter().find(|t| t.contains("elicitation")).cloned();
+    let (Some(sampling), Some(elicitation)) = (sampling, elicitation) else {
+        panic!("server-everything offers no sampling/elicitation tools: {tools:?}")
+    };
+    let r = client
+        .call_tool(sampling, json!({"prompt": "hi", "maxTokens": 10}))
+        .await
+        .unwrap();
+    assert!(text(&r).contains("sampled by the test handler"), "{r:?}");
+    let r = client.call_tool(elicitation, json!({})).await.unwrap();
+    assert!(!r.is_error(), "{r:?}");
+    let asked = asked.lock().unwrap().clone();
+    assert!(
+        asked.contains(&"sampling/createMessage".to_owned()),
+        "{asked:?}"
+    );
+    assert!(
+        asked.contains(&"elicitation/create".to_owned()),
+        "{asked:?}"
+    );
+    client.close().await;
+}

@@ -1,0 +1,585 @@
+//! `elicitation/create`: the server asks the user for input, through a form
+//! (2025-06-18+) or by sending them to a URL (2025-11-25+).
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::{JsonObject, TaskMetadata};
+
+/// Params of `elicitation/create` (sent by the server).
+///
+/// A `mode` this crate does not know decodes to [`ElicitParams::Unknown`];
+/// the client should decline it.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum ElicitParams {
+    /// Form mode: `mode` is `"form"` or absent (before 2025-11-25).
+    Form(ElicitFormParams),
+    /// URL mode (2025-11-25+): `mode` is `"url"`.
+    Url(ElicitUrlParams),
+    /// A mode this crate does not know, kept as JSON.
+    Unknown(Value),
+}
+
+impl ElicitParams {
+    /// The message shown to the user.
+    pub fn message(&self) -> Option<&str> {
+        match self {
+            ElicitParams::Form(p) => Some(&p.message),
+            ElicitParams::Url(p) => Some(&p.message),
+            ElicitParams::Unknown(v) => v.get("message").and_then(Value::as_str),
+        }
+    }
+}
+
+impl Serialize for ElicitParams {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Url<'a> {
+            mode: &'static str,
+            #[serde(flatten)]
+            params: &'a ElicitUrlParams,
+        }
+        match self {
+            ElicitParams::Form(p) => p.serialize(s),
+            ElicitParams::Url(p) => Url {
+                mode: "url",
+                params: p,
+            }
+            .serialize(s),
+            ElicitParams::Unknown(v) => v.serialize(s),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for ElicitParams {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        let mut v = JsonObject::deserialize(d)?;
+        match v.get("mode").map(|m| m.as_str()) {
+            None | Some(Some("form")) => ElicitFormParams::deserialize(Value::Object(v))
+                .map(ElicitParams::Form)
+                .map_err(D::Error::custom),
+            Some(Some("url")) => {
+                v.remove("mode");
+                ElicitUrlParams::deserialize(Value::Object(v))
+                    .map(ElicitParams::Url)
+                    .map_err(D::Error::custom)
+            }
+            _ => Ok(ElicitParams::Unknown(Value::Object(v))),
+        }
+    }
+}
+
+/// Form-mode params: a message and a flat object schema of primitive fields.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct ElicitFormParams {
+    /// `"form"`, or absent (always absent before 2025-11-25).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<String>,
+    /// The message shown to the user.
+    pub message: String,
+    /// What to ask for.
+    pub requested_schema: ElicitSchema,
+    /// Run as a task (2025-11-25 tasks).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task: Option<TaskMetadata>,
+    /// `_meta`.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<JsonObject>,
+    /// Unknown members, kept.
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
+impl ElicitFormParams {
+    /// Form params asking `message` with `schema`.
+    pub fn new(message: impl Into<String>, schema: ElicitSchema) -> Self {
+        ElicitFormParams {
+            mode: None,
+            message: message.into(),
+            requested_schema: schema,
+            task: None,
+            meta: None,
+            extra: JsonObject::new(),
+        }
+    }
+}
+
+/// URL-mode params (2025-11-25+): send the user to `url` out of band.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct ElicitUrlParams {
+    /// Why the user should open the URL.
+    pub message: String,
+    /// The URL to open.
+    pub url: String,
+    /// Correlates `notifications/elicitation/complete` (required in
+    /// 2025-11-25, gone in 2026-07-28).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub elicitation_id: Option<String>,
+    /// Run as a task (2025-11-25 tasks).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task: Option<TaskMetadata>,
+    /// `_meta`.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<JsonObject>,
+    /// Unknown members, kept.
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
+/// The `requestedSchema` of a form: an object of primitive properties.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ElicitSchema {
+    /// Always `"object"`.
+    #[serde(rename = "type")]
+    pub schema_type: String,
+    /// Field name → field schema.
+    #[serde(default)]
+    pub properties: BTreeMap<String, PrimitiveSchema>,
+    /// Required field names.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub required: Option<Vec<String>>,
+    /// `$schema` (2025-11-25+).
+    #[serde(rename = "$schema", default, skip_serializing_if = "Option::is_none")]
+    pub schema: Option<String>,
+    /// Unknown members, kept.
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
+impl ElicitSchema {
+    /// An object schema with `properties`.
+    pub fn new(properties: BTreeMap<String, PrimitiveSchema>) -> Self {
+        ElicitSchema {
+            schema_type: "object".into(),
+            properties,
+            required: None,
+            schema: None,
+            extra: JsonObject::new(),
+        }
+    }
+}
+
+/// The schema of one form field.
+///
+/// Decoding picks the variant from `type` and the enum keywords; a field
+/// this crate cannot read decodes to [`PrimitiveSchema::Unknown`].
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum PrimitiveSchema {
+    /// `{"type": "string"}`.
+    String(StringSchema),
+    /// `{"type": "number" | "integer"}`.
+    Number(NumberSchema),
+    /// `{"type": "boolean"}`.
+    Boolean(BooleanSchema),
+    /// `{"type": "string", "enum": [...]}`.
+    UntitledSingleSelect(UntitledSingleSelectEnumSchema),
+    /// `{"type": "string", "oneOf": [{"const", "title"}]}` (2025-11-25+).
+    TitledSingleSelect(TitledSingleSelectEnumSchema),
+    /// `{"type": "array", "items": {"enum": [...]}}` (2025-11-25+).
+    UntitledMultiSelect(UntitledMultiSelectEnumSchema),
+    /// `{"type": "array", "items": {"anyOf": [{"const", "title"}]}}` (2025-11-25+).
+    TitledMultiSelect(TitledMultiSelectEnumSchema),
+    /// `{"type": "string", "enum": [...], "enumNames": [...]}` (deprecated).
+    LegacyTitled(LegacyTitledEnumSchema),
+    /// A schema this crate does not know, kept as JSON.
+    Unknown(Value),
+}
+
+impl Serialize for PrimitiveSchema {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            PrimitiveSchema::String(x) => x.serialize(s),
+            PrimitiveSchema::Number(x) => x.serialize(s),
+            PrimitiveSchema::Boolean(x) => x.serialize(s),
+            PrimitiveSchema::UntitledSingleSelect(x) => x.serialize(s),
+            PrimitiveSchema::TitledSingleSelect(x) => x.serialize(s),
+            PrimitiveSchema::UntitledMultiSelect(x) => x.serialize(s),
+            PrimitiveSchema::TitledMultiSelect(x) => x.serialize(s),
+            PrimitiveSchema::LegacyTitled(x) => x.serialize(s),
+            PrimitiveSchema::Unknown(v) => v.serialize(s),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for PrimitiveSchema {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = Value::deserialize(d)?;
+        Ok(PrimitiveSchema::from_value(v))
+    }
+}
+
+impl PrimitiveSchema {
+    fn from_value(v: Value) -> Self {
+        fn typed<T: serde::de::DeserializeOwned>(
+            v: Value,
+            wrap: fn(T) -> PrimitiveSchema,
+        ) -> PrimitiveSchema {
+            match T::deserialize(&v) {
+                Ok(t) => wrap(t),
+                Err(_) => PrimitiveSchema::Unknown(v),
+            }
+        }
+        let has = |k: &str| v.get(k).is_some();
+        match v.get("type").and_then(Value::as_str) {
+            Some("string") if has("oneOf") => typed(v, PrimitiveSchema::TitledSingleSelect),
+            Some("string") if has("enum") && has("enumNames") => {
+                typed(v, PrimitiveSchema::LegacyTitled)
+            }
+            Some("string") if has("enum") => typed(v, PrimitiveSchema::UntitledSingleSelect),
+            Some("string") => typed(v, PrimitiveSchema::String),
+            Some("number" | "integer") => typed(v, PrimitiveSchema::Number),
+            Some("boolean") => typed(v, PrimitiveSchema::Boolean),
+            Some("array") if v.get("items").and_then(|i| i.get("anyOf")).is_some() => {
+                typed(v, PrimitiveSchema::TitledMultiSelect)
+            }
+            Some("array") => typed(v, PrimitiveSchema::UntitledMultiSelect),
+            _ => PrimitiveSchema::Unknown(v),
+        }
+    }
+}
+
+/// A string field.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct StringSchema {
+    /// `"string"`.
+    #[serde(rename = "type")]
+    pub schema_type: String,
+    /// Label.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// Help text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Minimum length.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_length: Option<u64>,
+    /// Maximum length.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_length: Option<u64>,
+    /// `email`, `uri`, `date` or `date-time`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<String>,
+    /// Default value (2025-11-25+).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default: Option<String>,
+    /// Unknown members, kept.
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
+/// A number or integer field.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct NumberSchema {
+    /// `"number"` or `"integer"`.
+    #[serde(rename = "type")]
+    pub schema_type: String,
+    /// Label.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// Help text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Minimum.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub minimum: Option<f64>,
+    /// Maximum.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub maximum: Option<f64>,
+    /// Default value (2025-11-25+).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default: Option<f64>,
+    /// Unknown members, kept.
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
+/// A boolean field.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct BooleanSchema {
+    /// `"boolean"`.
+    #[serde(rename = "type")]
+    pub schema_type: String,
+    /// Label.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// Help text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Default value.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default: Option<bool>,
+    /// Unknown members, kept.
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
+/// A single choice among plain strings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct UntitledSingleSelectEnumSchema {
+    /// `"string"`.
+    #[serde(rename = "type")]
+    pub schema_type: String,
+    /// Label.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// Help text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// The choices.
+    #[serde(rename = "enum")]
+    pub values: Vec<String>,
+    /// Default choice.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default: Option<String>,
+    /// Unknown members, kept.
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
+/// One titled choice: a value and its label.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct TitledOption {
+    /// The value.
+    #[serde(rename = "const")]
+    pub value: String,
+    /// The label.
+    pub title: String,
+    /// Unknown members, kept.
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
+/// A single choice among titled options (2025-11-25+).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct TitledSingleSelectEnumSchema {
+    /// `"string"`.
+    #[serde(rename = "type")]
+    pub schema_type: String,
+    /// Label.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// Help text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// The choices.
+    pub one_of: Vec<TitledOption>,
+    /// Default choice.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default: Option<String>,
+    /// Unknown members, kept.
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
+/// The `items` of an untitled multi-select.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct UntitledItems {
+    /// `"string"`.
+    #[serde(rename = "type")]
+    pub schema_type: String,
+    /// The choices.
+    #[serde(rename = "enum")]
+    pub values: Vec<String>,
+    /// Unknown members, kept.
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
+/// The `items` of a titled multi-select.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct TitledItems {
+    /// The choices.
+    pub any_of: Vec<TitledOption>,
+    /// Unknown members, kept.
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
+/// Several choices among plain strings (2025-11-25+).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct UntitledMultiSelectEnumSchema {
+    /// `"array"`.
+    #[serde(rename = "type")]
+    pub schema_type: String,
+    /// Label.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// Help text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Minimum number of choices.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_items: Option<u64>,
+    /// Maximum number of choices.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_items: Option<u64>,
+    /// The choices.
+    pub items: UntitledItems,
+    /// Default choices.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default: Option<Vec<String>>,
+    /// Unknown members, kept.
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
+/// Several choices among titled options (2025-11-25+).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct TitledMultiSelectEnumSchema {
+    /// `"array"`.
+    #[serde(rename = "type")]
+    pub schema_type: String,
+    /// Label.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// Help text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Minimum number of choices.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_items: Option<u64>,
+    /// Maximum number of choices.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_items: Option<u64>,
+    /// The choices.
+    pub items: TitledItems,
+    /// Default choices.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default: Option<Vec<String>>,
+    /// Unknown members, kept.
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
+/// A single choice with parallel `enumNames` labels (deprecated, 2025-06-18 style).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct LegacyTitledEnumSchema {
+    /// `"string"`.
+    #[serde(rename = "type")]
+    pub schema_type: String,
+    /// Label.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// Help text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// The choices.
+    #[serde(rename = "enum")]
+    pub values: Vec<String>,
+    /// Labels, parallel to `values`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub enum_names: Option<Vec<String>>,
+    /// Default choice.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default: Option<String>,
+    /// Unknown members, kept.
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
+string_enum! {
+    /// The user's answer to an elicitation.
+    ElicitAction {
+        /// `"accept"`: submitted (form: `content` holds the values).
+        Accept = "accept",
+        /// `"decline"`: explicitly refused.
+        Decline = "decline",
+        /// `"cancel"`: dismissed without choosing.
+        Cancel = "cancel",
+    }
+}
+
+/// Result of `elicitation/create` (sent by the client).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ElicitResult {
+    /// What the user did.
+    pub action: ElicitAction,
+    /// Form values (only with `accept` in form mode): field → string,
+    /// number, boolean or array of strings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<JsonObject>,
+    /// `_meta`.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<JsonObject>,
+    /// Unknown members, kept.
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
+impl ElicitResult {
+    /// A result with `action` and no content.
+    pub fn new(action: ElicitAction) -> Self {
+        ElicitResult {
+            action,
+            content: None,
+            meta: None,
+            extra: JsonObject::new(),
+        }
+    }
+
+    /// `accept` with form values.
+    pub fn accept(content: JsonObject) -> Self {
+        Self::new(ElicitAction::Accept).with_content(content)
+    }
+
+    /// `decline`.
+    pub fn decline() -> Self {
+        Self::new(ElicitAction::Decline)
+    }
+
+    /// `cancel`.
+    pub fn cancel() -> Self {
+        Self::new(ElicitAction::Cancel)
+    }
+
+    /// Sets the form values.
+    #[must_use]
+    pub fn with_content(mut self, content: JsonObject) -> Self {
+        self.content = Some(content);
+        self
+    }
+}
+
+/// Params of `notifications/elicitation/complete` (2025-11-25): a URL-mode
+/// elicitation finished out of band.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct ElicitationCompleteParams {
+    /// The `elicitationId` of the URL-mode request.
+    pub elicitation_id: String,
+    /// `_meta`.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<JsonObject>,
+    /// Unknown members, kept.
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}

@@ -1,0 +1,179 @@
+//! `prompts/list` and `prompts/get`.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::{CacheScope, ContentBlock, Icon, InputResponses, JsonObject, ResultType, Role};
+
+/// A prompt template the server offers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct Prompt {
+    /// Programmatic name, used in `prompts/get`.
+    pub name: String,
+    /// Human-readable name (2025-06-18+).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// Description.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Arguments the template accepts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arguments: Option<Vec<PromptArgument>>,
+    /// Icons (2025-11-25+).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub icons: Option<Vec<Icon>>,
+    /// `_meta`.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<JsonObject>,
+    /// Unknown members, kept.
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
+/// One argument of a [`Prompt`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct PromptArgument {
+    /// Name.
+    pub name: String,
+    /// Human-readable name (2025-06-18+).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// Description.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Whether the argument must be given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub required: Option<bool>,
+    /// Unknown members, kept.
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
+/// Result of `prompts/list`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct ListPromptsResult {
+    /// `resultType` (2026-07-28).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result_type: Option<ResultType>,
+    /// This page of prompts.
+    #[serde(default)]
+    pub prompts: Vec<Prompt>,
+    /// The cursor of the next page; absent on the last page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+    /// Freshness hint in milliseconds (2026-07-28).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ttl_ms: Option<u64>,
+    /// Cache scope (2026-07-28).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_scope: Option<CacheScope>,
+    /// `_meta`.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<JsonObject>,
+    /// Unknown members, kept.
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
+/// Params of `prompts/get`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct GetPromptParams {
+    /// The prompt's name.
+    pub name: String,
+    /// Argument values (strings).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arguments: Option<BTreeMap<String, String>>,
+    /// `_meta`.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<JsonObject>,
+    /// Answers to a previous `InputRequiredResult` (2026-07-28).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_responses: Option<InputResponses>,
+    /// The previous `InputRequiredResult`'s `requestState`, verbatim (2026-07-28).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_state: Option<String>,
+}
+
+impl GetPromptParams {
+    /// Gets prompt `name` with no arguments.
+    pub fn new(name: impl Into<String>) -> Self {
+        GetPromptParams {
+            name: name.into(),
+            arguments: None,
+            meta: None,
+            input_responses: None,
+            request_state: None,
+        }
+    }
+
+    /// Adds one argument value.
+    #[must_use]
+    pub fn with_argument(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.arguments
+            .get_or_insert_with(BTreeMap::new)
+            .insert(name.into(), value.into());
+        self
+    }
+
+    /// Sets `_meta`.
+    #[must_use]
+    pub fn with_meta(mut self, meta: JsonObject) -> Self {
+        self.meta = Some(meta);
+        self
+    }
+
+    /// Sets the answers and state of a multi round-trip retry (2026-07-28).
+    #[must_use]
+    pub fn with_input_responses(
+        mut self,
+        responses: InputResponses,
+        request_state: Option<String>,
+    ) -> Self {
+        self.input_responses = Some(responses);
+        self.request_state = request_state;
+        self
+    }
+}
+
+/// Result of `prompts/get`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct GetPromptResult {
+    /// `resultType` (2026-07-28).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result_type: Option<ResultType>,
+    /// Description of the prompt.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// The messages.
+    #[serde(default)]
+    pub messages: Vec<PromptMessage>,
+    /// `_meta`.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<JsonObject>,
+    /// Unknown members, kept.
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
+/// One message of a prompt.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct PromptMessage {
+    /// Who says it.
+    pub role: Role,
+    /// What is said: one content block.
+    pub content: ContentBlock,
+    /// Unknown members, kept.
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}

@@ -1,0 +1,267 @@
+//! Tool names: globs, include/exclude filters and sanitizing for model APIs.
+
+use std::fmt;
+
+/// The longest tool name model APIs accept (OpenAI and Anthropic: 64).
+pub const MAX_TOOL_NAME_LEN: usize = 64;
+
+/// Characters that separate segments of a tool name for [`Glob`] matching.
+/// MCP tool names use `.` and `/` for namespacing (e.g. `admin.tools.list`).
+pub const SEGMENT_SEPARATORS: &[char] = &['.', '/'];
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Token {
+    Lit(char),
+    /// `*`: any run of characters inside one segment (possibly empty).
+    Star,
+    /// `**`: any run of characters, across segments (possibly empty).
+    DoubleStar,
+}
+
+/// A glob over tool names: `*` matches within one segment, `**` matches at
+/// any depth; every other character is literal. Segments are separated by
+/// `.` or `/` ([`SEGMENT_SEPARATORS`]); `_` and `-` are ordinary characters,
+/// so `file_*` matches `file_read_all`.
+///
+/// ```
+/// use mcp_tools::Glob;
+///
+/// let g = Glob::new("admin.*");
+/// assert!(g.matches("admin.users"));
+/// assert!(!g.matches("admin.users.delete"));
+/// assert!(Glob::new("admin.**").matches("admin.users.delete"));
+/// assert!(Glob::new("read_*").matches("read_file"));
+/// ```
+#[derive(Clone, PartialEq, Eq)]
+pub struct Glob {
+    source: String,
+    tokens: Vec<Token>,
+}
+
+impl fmt::Debug for Glob {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Glob({:?})", self.source)
+    }
+}
+
+impl fmt::Display for Glob {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.source)
+    }
+}
+
+impl Glob {
+    /// Parses a pattern. Every string is a valid pattern.
+    pub fn new(pattern: impl Into<String>) -> Self {
+        let source = pattern.into();
+        let mut tokens = Vec::new();
+        let mut chars = source.chars().peekable();
+        while let Some(c) = chars.next() {
+            if c == '*' {
+                if chars.peek() == Some(&'*') {
+                    while chars.peek() == Some(&'*') {
+                        chars.next();
+                    }
+                    tokens.push(Token::DoubleStar);
+                } else {
+                    tokens.push(Token::Star);
+                }
+            } else {
+                tokens.push(Token::Lit(c));
+            }
+        }
+        Glob { source, tokens }
+    }
+
+    /// The pattern as written.
+    pub fn as_str(&self) -> &str {
+        &self.source
+    }
+
+    /// Whether `name` matches the whole pattern.
+    pub fn matches(&self, name: &str) -> bool {
+        let name: Vec<char> = name.chars().collect();
+        // reachable[j]: the tokens so far can match name[..j].
+        let mut reachable = vec![false; name.len() + 1];
+        reachable[0] = true;
+        for token in &self.tokens {
+            let mut next = vec![false; name.len() + 1];
+            match token {
+                Token::Lit(c) => {
+                    for (j, ch) in name.iter().enumerate() {
+                        if reachable[j] && ch == c {
+                            next[j + 1] = true;
+                        }
+                    }
+                }
+                Token::Star | Token::DoubleStar => {
+                    let crosses = *token == Token::DoubleStar;
+                    let mut live = false;
+                    for j in 0..=name.len() {
+                        live |= reachable[j];
+                        next[j] = live;
+                        if let Some(ch) = name.get(j) {
+                            if !crosses && SEGMENT_SEPARATORS.contains(ch) {
+                                live = false;
+                            }
+                        }
+                    }
+                }
+            }
+            reachable = next;
+        }
+        reachable[name.len()]
+    }
+}
+
+impl From<&str> for Glob {
+    fn from(s: &str) -> Self {
+        Glob::new(s)
+    }
+}
+
+impl From<String> for Glob {
+    fn from(s: String) -> Self {
+        Glob::new(s)
+    }
+}
+
+/// Which of a server's tools a toolbox keeps: an include list or an exclude
+/// list of [`Glob`]s over the server's own tool names (before any prefix),
+/// never both.
+///
+/// ```
+/// use mcp_tools::Filter;
+///
+/// let only_reads = Filter::include(["read_*", "list_*"]);
+/// assert!(only_reads.allows("read_file"));
+/// assert!(!only_reads.allows("write_file"));
+///
+/// let no_admin = Filter::exclude(["admin.**"]);
+/// assert!(no_admin.allows("read_file"));
+/// assert!(!no_admin.allows("admin.users.delete"));
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Filter {
+    /// Every tool.
+    #[default]
+    All,
+    /// Only tools matching at least one glob.
+    Include(Vec<Glob>),
+    /// Every tool except those matching a glob.
+    Exclude(Vec<Glob>),
+}
+
+impl Filter {
+    /// Keeps only tools matching one of `patterns`.
+    pub fn include<I, G>(patterns: I) -> Self
+    where
+        I: IntoIterator<Item = G>,
+        G: Into<Glob>,
+    {
+        Filter::Include(patterns.into_iter().map(Into::into).collect())
+    }
+
+    /// Drops tools matching one of `patterns`.
+    pub fn exclude<I, G>(patterns: I) -> Self
+    where
+        I: IntoIterator<Item = G>,
+        G: Into<Glob>,
+    {
+        Filter::Exclude(patterns.into_iter().map(Into::into).collect())
+    }
+
+    /// Whether the tool named `name` passes.
+    pub fn allows(&self, name: &str) -> bool {
+        match self {
+            Filter::All => true,
+            Filter::Include(globs) => globs.iter().any(|g| g.matches(name)),
+            Filter::Exclude(globs) => !globs.iter().any(|g| g.matches(name)),
+        }
+    }
+}
+
+/// Whether `name` is a tool name model APIs accept: `^[a-zA-Z0-9_-]{1,64}$`.
+///
+/// ```
+/// assert!(mcp_tools::is_valid_model_name("get_weather-v2"));
+/// assert!(!mcp_tools::is_valid_model_name("admin.users"));
+/// assert!(!mcp_tools::is_valid_model_name(""));
+/// ```
+pub fn is_valid_model_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= MAX_TOOL_NAME_LEN
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
+/// Turns any string into a name model APIs accept (`^[a-zA-Z0-9_-]{1,64}$`).
+///
+/// Each character outside `[a-zA-Z0-9_-]` becomes `_`; an empty name
+/// becomes `_`. A name longer than [`MAX_TOOL_NAME_LEN`] keeps its first 55
+/// characters followed by `_` and 8 hex digits of a hash of the whole input,
+/// so long names that share a beginning stay distinct. A name that is
+/// already valid is returned unchanged.
+///
+/// Sanitizing can map two names to one (`a.b` and `a_b`); a
+/// [`Toolbox`](crate::Toolbox) keeps the reverse mapping and resolves such
+/// collisions (see [`OnCollision`](crate::OnCollision)).
+///
+/// ```
+/// use mcp_tools::{is_valid_model_name, sanitize_name};
+///
+/// assert_eq!(sanitize_name("get_weather"), "get_weather");
+/// assert_eq!(sanitize_name("admin.users/list"), "admin_users_list");
+/// assert_eq!(sanitize_name("météo"), "m_t_o");
+/// let long = "x".repeat(100);
+/// assert_eq!(sanitize_name(&long).len(), 64);
+/// assert!(is_valid_model_name(&sanitize_name(&long)));
+/// ```
+pub fn sanitize_name(name: &str) -> String {
+    if is_valid_model_name(name) {
+        return name.to_owned();
+    }
+    let mut out: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if out.is_empty() {
+        out.push('_');
+    }
+    if out.len() > MAX_TOOL_NAME_LEN {
+        // Every char is ASCII now, so byte truncation is safe.
+        out.truncate(MAX_TOOL_NAME_LEN - 9);
+        out.push('_');
+        out.push_str(&format!("{:08x}", fnv1a(name.as_bytes())));
+    }
+    out
+}
+
+/// Appends `_<n>` to `name`, shortening it so the result still fits.
+pub(crate) fn with_suffix(name: &str, n: usize) -> String {
+    let suffix = format!("_{n}");
+    let keep = MAX_TOOL_NAME_LEN
+        .saturating_sub(suffix.len())
+        .min(name.len());
+    // `name` is sanitized (ASCII), so any byte index is a char boundary.
+    let head = name.get(..keep).unwrap_or(name);
+    format!("{head}{suffix}")
+}
+
+/// 32-bit FNV-1a: small, stable across runs and platforms.
+fn fnv1a(bytes: &[u8]) -> u32 {
+    let mut h: u32 = 0x811c_9dc5;
+    for b in bytes {
+        h ^= u32::from(*b);
+        h = h.wrapping_mul(0x0100_0193);
+    }
+    h
+}

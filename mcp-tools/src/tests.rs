@@ -1,0 +1,421 @@
+//! Unit tests: folding, globs, sanitizing, naming and collisions, argument checking.
+
+use std::collections::HashSet;
+
+use mcp_proto::schema::CallToolResult;
+use serde_json::{Value, json};
+
+use crate::fold::base64_decoded_len;
+use crate::names::with_suffix;
+use crate::toolbox::{NamingInput, assign_names};
+use crate::*;
+
+fn result(v: Value) -> CallToolResult {
+    serde_json::from_value(v).unwrap()
+}
+
+// ---- folding ---------------------------------------------------------------
+
+#[test]
+fn fold_joins_text_blocks_with_newlines() {
+    let r = result(json!({"content": [
+        {"type": "text", "text": "line one"},
+        {"type": "text", "text": "line two\nand three"},
+    ]}));
+    assert_eq!(fold_result(&r), "line one\nline two\nand three");
+}
+
+#[test]
+fn fold_describes_every_other_block_in_order() {
+    let r = result(json!({"content": [
+        {"type": "image", "data": "AAAA", "mimeType": "image/png"},
+        {"type": "text", "text": "between"},
+        {"type": "audio", "data": "AAAAAA==", "mimeType": "audio/wav"},
+        {"type": "resource_link", "uri": "file:///r.txt", "name": "r.txt", "mimeType": "text/plain"},
+        {"type": "resource", "resource": {"uri": "file:///t.md", "mimeType": "text/markdown", "text": "# Title\nbody"}},
+        {"type": "resource", "resource": {"uri": "file:///b.bin", "mimeType": "application/octet-stream", "blob": "AAECAw=="}},
+        {"type": "resource", "resource": {"uri": "file:///empty"}},
+        {"type": "hologram", "frames": 3},
+    ]}));
+    assert_eq!(
+        fold_result(&r),
+        "[image: image/png, 3 bytes]\n\
+         between\n\
+         [audio: audio/wav, 4 bytes]\n\
+         [resource link: file:///r.txt (r.txt)]\n\
+         [resource: file:///t.md]\n# Title\nbody\n\
+         [resource: file:///b.bin, application/octet-stream, 4 bytes]\n\
+         [resource: file:///empty]\n\
+         [hologram content]"
+    );
+}
+
+#[test]
+fn fold_appends_structured_content_only_without_text() {
+    let only = result(json!({"content": [], "structuredContent": {"a": [1, 2]}}));
+    assert_eq!(fold_result(&only), r#"{"a":[1,2]}"#);
+
+    let with_image = result(json!({
+        "content": [{"type": "image", "data": "", "mimeType": "image/gif"}],
+        "structuredContent": 7,
+    }));
+    assert_eq!(fold_result(&with_image), "[image: image/gif, 0 bytes]\n7");
+
+    let with_text = result(json!({
+        "content": [{"type": "text", "text": "{\"a\":1}"}],
+        "structuredContent": {"a": 1},
+    }));
+    assert_eq!(fold_result(&with_text), "{\"a\":1}", "not appended twice");
+
+    // Textual embedded resources count as text.
+    let with_resource_text = result(json!({
+        "content": [{"type": "resource", "resource": {"uri": "u:", "text": "t"}}],
+        "structuredContent": {"a": 1},
+    }));
+    assert_eq!(fold_result(&with_resource_text), "[resource: u:]\nt");
+}
+
+#[test]
+fn fold_of_an_empty_result_is_empty() {
+    assert_eq!(fold_result(&result(json!({}))), "");
+}
+
+#[test]
+fn base64_sizes() {
+    for (data, n) in [
+        ("", 0),
+        ("QQ==", 1),
+        ("QUI=", 2),
+        ("QUJD", 3),
+        ("QUJDRA==", 4),
+        ("QUJD\nRA==", 4),
+        ("QQ", 1),
+    ] {
+        assert_eq!(base64_decoded_len(data), n, "{data:?}");
+    }
+}
+
+// ---- globs and filters -----------------------------------------------------
+
+#[test]
+fn glob_table() {
+    let cases: &[(&str, &str, bool)] = &[
+        ("echo", "echo", true),
+        ("echo", "echo2", false),
+        ("echo", "ech", false),
+        ("*", "anything_at-all", true),
+        ("*", "a.b", false),
+        ("*", "", true),
+        ("**", "a.b/c.d", true),
+        ("read_*", "read_file", true),
+        ("read_*", "read_", true),
+        ("read_*", "write_file", false),
+        ("admin.*", "admin.users", true),
+        ("admin.*", "admin.users.delete", false),
+        ("admin.**", "admin.users.delete", true),
+        ("admin.**", "admin", false),
+        ("*.delete", "users.delete", true),
+        ("*.delete", "admin.users.delete", false),
+        ("**.delete", "admin.users.delete", true),
+        ("**delete", "delete", true),
+        ("a/*/c", "a/b/c", true),
+        ("a/*/c", "a/b/x/c", false),
+        ("a/**/c", "a/b/x/c", true),
+        ("*_*_*", "a_b_c", true),
+        ("*x*", "abc", false),
+        ("***", "a.b", true),
+        ("é*", "été", true),
+    ];
+    for (pattern, name, want) in cases {
+        assert_eq!(
+            Glob::new(*pattern).matches(name),
+            *want,
+            "{pattern:?} vs {name:?}"
+        );
+    }
+}
+
+#[test]
+fn glob_matching_is_not_exponential() {
+    let g = Glob::new("*a*a*a*a*a*a*a*a*a*a*a*a*b");
+    assert!(!g.matches(&"a".repeat(200)));
+}
+
+#[test]
+fn filters_include_or_exclude() {
+    assert!(Filter::All.allows("x"));
+    let inc = Filter::include(["a*", "b"]);
+    assert!(inc.allows("abc") && inc.allows("b") && !inc.allows("bc"));
+    let exc = Filter::exclude(vec![String::from("a*")]);
+    assert!(!exc.allows("abc") && exc.allows("b"));
+    assert!(!Filter::include(Vec::<&str>::new()).allows("x"));
+    assert!(Filter::exclude(Vec::<&str>::new()).allows("x"));
+}
+
+// ---- sanitizing ------------------------------------------------------------
+
+#[test]
+fn sanitize_makes_every_name_valid() {
+    for name in [
+        "",
+        "ok",
+        "with space",
+        "dots.and/slashes",
+        "日本語",
+        "emoji🙂tool",
+        &"x".repeat(64),
+        &"y".repeat(65),
+        &"é".repeat(40),
+        "tab\there",
+    ] {
+        let s = sanitize_name(name);
+        assert!(is_valid_model_name(&s), "{name:?} -> {s:?}");
+    }
+}
+
+#[test]
+fn sanitize_keeps_valid_names_and_long_names_distinct() {
+    assert_eq!(sanitize_name("get-weather_v2"), "get-weather_v2");
+    let a = format!("{}a", "p".repeat(70));
+    let b = format!("{}b", "p".repeat(70));
+    let (sa, sb) = (sanitize_name(&a), sanitize_name(&b));
+    assert_eq!(sa.len(), MAX_TOOL_NAME_LEN);
+    assert_ne!(sa, sb);
+    assert!(sa.starts_with(&"p".repeat(55)));
+    // Stable across runs (the hash is FNV-1a, not a random hasher).
+    assert_eq!(sanitize_name(&a), sa);
+    assert_eq!(sanitize_name(""), "_");
+}
+
+#[test]
+fn suffixes_fit_the_length_limit() {
+    let long = "z".repeat(64);
+    let s = with_suffix(&long, 12);
+    assert_eq!(s.len(), 64);
+    assert!(s.ends_with("_12"));
+    assert_eq!(with_suffix("a", 2), "a_2");
+}
+
+// ---- naming, reverse mapping, collisions -----------------------------------
+
+fn input<'a>(
+    server: &'a str,
+    prefix: &'a str,
+    filter: &'a Filter,
+    tools: &[&'a str],
+) -> NamingInput<'a> {
+    NamingInput {
+        server,
+        prefix,
+        filter,
+        tools: tools.to_vec(),
+    }
+}
+
+#[test]
+fn naming_round_trips_through_the_mapping() {
+    let all = Filter::All;
+    let servers = [
+        input("gh", "gh.", &all, &["issues/list", "pr.create", "search"]),
+        input("fs", "", &all, &["read file", "search", "read_file"]),
+    ];
+    let (assigned, collisions) = assign_names(&servers, OnCollision::Rename);
+    let names: Vec<&str> = assigned.iter().map(|a| a.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "gh_issues_list",
+            "gh_pr_create",
+            "gh_search",
+            "read_file",
+            "search",
+            "read_file_2"
+        ]
+    );
+    // Every name is valid and unique, and maps back to exactly one tool.
+    let unique: HashSet<&str> = names.iter().copied().collect();
+    assert_eq!(unique.len(), names.len());
+    for a in &assigned {
+        assert!(is_valid_model_name(&a.name));
+        let s = &servers[a.server];
+        let original = s.tools[a.tool];
+        // The reverse mapping leads to the tool whose sanitized name the
+        // model-facing name is (or extends, when renamed).
+        let base = sanitize_name(&format!("{}{}", s.prefix, original));
+        assert!(
+            a.name == base || a.name.starts_with(&format!("{base}_")),
+            "{a:?}"
+        );
+    }
+    // `read file` sanitizes to `read_file` and comes first, so it keeps the
+    // name; the real `read_file` after it is renamed.
+    assert_eq!(collisions.len(), 1);
+    assert_eq!(collisions[0].tool, "read_file");
+    assert_eq!(collisions[0].winner_tool, "read file");
+    assert_eq!(collisions[0].renamed_to.as_deref(), Some("read_file_2"));
+}
+
+#[test]
+fn earlier_server_wins_and_renames_are_deterministic() {
+    let all = Filter::All;
+    let servers = [
+        input("a", "", &all, &["x", "y"]),
+        input("b", "", &all, &["x", "x_2"]),
+        input("c", "", &all, &["x"]),
+    ];
+    let run = || assign_names(&servers, OnCollision::Rename);
+    let (assigned, collisions) = run();
+    let pairs: Vec<(usize, &str)> = assigned
+        .iter()
+        .map(|a| (a.server, a.name.as_str()))
+        .collect();
+    assert_eq!(
+        pairs,
+        [(0, "x"), (0, "y"), (1, "x_3"), (1, "x_2"), (2, "x_4")]
+    );
+    assert_eq!(collisions.len(), 2);
+    assert!(collisions.iter().all(|c| c.winner_server == "a"));
+    assert_eq!(run(), (assigned, collisions), "same input, same names");
+}
+
+#[test]
+fn drop_policy_reports_and_omits() {
+    let all = Filter::All;
+    let servers = [
+        input("a", "", &all, &["x"]),
+        input("b", "", &all, &["x", "z"]),
+    ];
+    let (assigned, collisions) = assign_names(&servers, OnCollision::Drop);
+    let names: Vec<&str> = assigned.iter().map(|a| a.name.as_str()).collect();
+    assert_eq!(names, ["x", "z"]);
+    assert_eq!(collisions[0].server, "b");
+    assert_eq!(collisions[0].renamed_to, None);
+}
+
+#[test]
+fn filters_apply_to_the_servers_own_names_before_the_prefix() {
+    let only = Filter::include(["read_*"]);
+    let servers = [input(
+        "fs",
+        "fs_",
+        &only,
+        &["read_a", "write_a", "fs_read_b"],
+    )];
+    let (assigned, _) = assign_names(&servers, OnCollision::Rename);
+    let names: Vec<&str> = assigned.iter().map(|a| a.name.as_str()).collect();
+    assert_eq!(names, ["fs_read_a"]);
+}
+
+#[test]
+fn duplicate_names_within_one_server_are_collisions_too() {
+    let all = Filter::All;
+    let servers = [input("a", "", &all, &["x", "x"])];
+    let (assigned, collisions) = assign_names(&servers, OnCollision::Rename);
+    assert_eq!(assigned[1].name, "x_2");
+    assert_eq!(assigned[1].tool, 1);
+    assert_eq!(collisions.len(), 1);
+}
+
+// ---- argument checking -----------------------------------------------------
+
+#[test]
+fn subset_validator_table() {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "name": {"type": "string"},
+            "count": {"type": "integer"},
+            "ratio": {"type": ["number", "null"]},
+            "mode": {"enum": ["fast", "slow"]},
+            "version": {"const": 2},
+            "tags": {"type": "array", "items": {"type": "string"}},
+            "nested": {
+                "type": "object",
+                "properties": {"deep": {"type": "boolean"}},
+                "required": ["deep"],
+                "additionalProperties": false,
+            },
+            "a/b~c": {"type": "string"},
+            "anything": {"anyOf": [{"type": "string"}, {"type": "integer"}]},
+        },
+        "required": ["name"],
+    });
+    let ok = [
+        json!({"name": "x"}),
+        json!({"name": "x", "count": 3, "ratio": null, "mode": "fast", "version": 2.0}),
+        json!({"name": "x", "count": 3.0, "ratio": 0.5, "tags": ["a", "b"]}),
+        json!({"name": "x", "nested": {"deep": true}, "unknown": [1]}),
+        json!({"name": "x", "anything": [1, 2]}), // anyOf is not checked
+    ];
+    for v in ok {
+        assert_eq!(check_arguments(&schema, &v), Ok(()), "{v}");
+    }
+    let bad = [
+        (json!({}), "/: missing required property `name`"),
+        (json!({"name": 1}), "/name: expected string, got integer"),
+        (
+            json!({"name": "x", "count": 1.5}),
+            "/count: expected integer, got number",
+        ),
+        (
+            json!({"name": "x", "ratio": "high"}),
+            "/ratio: expected one of number, null, got string",
+        ),
+        (
+            json!({"name": "x", "mode": "medium"}),
+            "/mode: \"medium\" is not one of \"fast\", \"slow\"",
+        ),
+        (
+            json!({"name": "x", "version": 3}),
+            "/version: must be 2, got 3",
+        ),
+        (
+            json!({"name": "x", "tags": ["a", 2]}),
+            "/tags/1: expected string, got integer",
+        ),
+        (
+            json!({"name": "x", "nested": {}}),
+            "/nested: missing required property `deep`",
+        ),
+        (
+            json!({"name": "x", "nested": {"deep": true, "deeper": 1}}),
+            "/nested/deeper: unknown property (allowed: deep)",
+        ),
+        (
+            json!({"name": "x", "a/b~c": 1}),
+            "/a~1b~0c: expected string, got integer",
+        ),
+        (json!([1]), "/: expected object, got array"),
+    ];
+    for (v, want) in bad {
+        assert_eq!(check_arguments(&schema, &v), Err(want.to_owned()), "{v}");
+    }
+}
+
+#[test]
+fn subset_validator_caps_the_report() {
+    let schema =
+        json!({"type": "object", "required": (0..50).map(|i| format!("p{i}")).collect::<Vec<_>>()});
+    let err = check_arguments(&schema, &json!({})).unwrap_err();
+    assert_eq!(
+        err.matches("missing required").count(),
+        MAX_REPORTED_PROBLEMS
+    );
+}
+
+#[test]
+fn subset_validator_survives_hostile_schemas() {
+    // Deep nesting stops at the depth limit instead of overflowing the stack.
+    let mut schema = json!({"type": "string"});
+    let mut value = json!(1);
+    for _ in 0..120 {
+        schema = json!({"type": "object", "properties": {"a": schema}});
+        value = json!({"a": value});
+    }
+    let _ = check_arguments(&schema, &value);
+    // Junk keywords are ignored.
+    let junk = json!({"type": 7, "required": "name", "properties": [1], "items": true, "enum": {}});
+    assert_eq!(check_arguments(&junk, &json!({"x": 1})), Ok(()));
+    assert!(check_arguments(&json!(false), &json!(1)).is_err());
+    assert_eq!(check_arguments(&json!(true), &json!(1)), Ok(()));
+}

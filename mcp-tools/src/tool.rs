@@ -1,0 +1,483 @@
+//! The [`Tool`] trait and [`McpTool`], its `tools/call` proxy.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Weak};
+use std::time::Duration;
+
+use mcp_client::{Client, ClientError};
+use mcp_proto::ErrorCode;
+use mcp_proto::schema::{
+    CallToolParams, CallToolResult, ContentBlock, JsonObject, ToolAnnotations,
+};
+use serde_json::Value;
+
+use crate::error::ToolError;
+use crate::fold::fold_result;
+use crate::schema::Checker;
+use crate::toolbox::Inner as ToolboxInner;
+
+/// The future a [`Tool::call`] returns.
+pub type ToolFuture<'a> = Pin<Box<dyn Future<Output = Result<ToolOutput, ToolError>> + Send + 'a>>;
+
+/// A tool an agent can offer a model: a name, a description, a JSON Schema
+/// for the arguments, and an async call that takes the model's raw JSON
+/// arguments.
+///
+/// Small on purpose, so an agent framework can adopt it (or adapt it to its
+/// own trait) and register MCP tools next to local ones. It is
+/// dyn-compatible: `Vec<Arc<dyn Tool>>` works.
+///
+/// ```
+/// use mcp_proto::schema::JsonObject;
+/// use mcp_tools::{Tool, ToolFuture, ToolOutput};
+/// use serde_json::{json, Value};
+///
+/// struct Clock(JsonObject);
+/// impl Tool for Clock {
+///     fn name(&self) -> &str { "clock" }
+///     fn description(&self) -> Option<&str> { Some("The time of day.") }
+///     fn input_schema(&self) -> &JsonObject { &self.0 }
+///     fn call(&self, _arguments: Value) -> ToolFuture<'_> {
+///         Box::pin(async { Ok(ToolOutput::text("12:00")) })
+///     }
+/// }
+///
+/// let schema = json!({"type": "object"}).as_object().cloned().unwrap();
+/// let tools: Vec<Box<dyn Tool>> = vec![Box::new(Clock(schema))];
+/// assert_eq!(mcp_tools::anthropic_tool(tools[0].as_ref())["name"], "clock");
+/// ```
+pub trait Tool: Send + Sync {
+    /// The name the model calls the tool by.
+    fn name(&self) -> &str;
+    /// What the tool does, for the model.
+    fn description(&self) -> Option<&str>;
+    /// The JSON Schema of the arguments (an object schema), as the model
+    /// should see it.
+    fn input_schema(&self) -> &JsonObject;
+    /// The JSON Schema of the structured result, if the tool declares one.
+    fn output_schema(&self) -> Option<&JsonObject> {
+        None
+    }
+    /// Behaviour hints (read-only, destructive, idempotent, open-world).
+    fn annotations(&self) -> Option<&ToolAnnotations> {
+        None
+    }
+    /// Calls the tool with the model's arguments (a JSON object; `null`
+    /// means no arguments). Dropping the future cancels the call.
+    fn call(&self, arguments: Value) -> ToolFuture<'_>;
+}
+
+/// What a successful tool call produced.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct ToolOutput {
+    /// The result folded to text for the model ([`fold_result`]).
+    pub text: String,
+    /// The raw result, with every block and `structuredContent`.
+    pub result: CallToolResult,
+}
+
+impl ToolOutput {
+    /// An output from a raw result, folded with [`fold_result`].
+    pub fn from_result(result: CallToolResult) -> Self {
+        ToolOutput {
+            text: fold_result(&result),
+            result,
+        }
+    }
+
+    /// An output of one text block (for tools that are not MCP tools).
+    pub fn text(text: impl Into<String>) -> Self {
+        let text = text.into();
+        let mut result = empty_result();
+        result.content.push(ContentBlock::text(text.clone()));
+        ToolOutput { text, result }
+    }
+
+    /// The structured result, if the tool returned one.
+    pub fn structured(&self) -> Option<&Value> {
+        self.result.structured_content.as_ref()
+    }
+}
+
+/// An empty `CallToolResult` (the type is `#[non_exhaustive]` and has no
+/// constructor yet).
+fn empty_result() -> CallToolResult {
+    match serde_json::from_str("{}") {
+        Ok(r) => r,
+        // Every field of `CallToolResult` has a serde default.
+        Err(e) => unreachable!("an empty CallToolResult always decodes: {e}"),
+    }
+}
+
+/// How an [`McpTool`] calls its server.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct ToolOptions {
+    /// Check arguments against the input schema before sending (default on).
+    /// A mismatch is [`ToolError::InvalidArguments`] and nothing is sent.
+    pub validate_arguments: bool,
+    /// Check `structuredContent` against the output schema (default on;
+    /// only with the `jsonschema` feature, a no-op without it).
+    pub validate_output: bool,
+    /// Per-call timeout, reset by progress (default: the client's).
+    pub timeout: Option<Duration>,
+}
+
+impl Default for ToolOptions {
+    fn default() -> Self {
+        ToolOptions {
+            validate_arguments: true,
+            validate_output: true,
+            timeout: None,
+        }
+    }
+}
+
+impl ToolOptions {
+    /// The defaults.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Turns argument checking on or off.
+    #[must_use]
+    pub fn validate_arguments(mut self, on: bool) -> Self {
+        self.validate_arguments = on;
+        self
+    }
+
+    /// Turns output-schema checking on or off (feature `jsonschema`).
+    #[must_use]
+    pub fn validate_output(mut self, on: bool) -> Self {
+        self.validate_output = on;
+        self
+    }
+
+    /// Sets the per-call timeout.
+    #[must_use]
+    pub fn timeout(mut self, t: Duration) -> Self {
+        self.timeout = Some(t);
+        self
+    }
+}
+
+/// An MCP server's tool as a [`Tool`]: calls go out as `tools/call`.
+///
+/// Cheap to clone. The server's definition is kept verbatim
+/// ([`definition`](McpTool::definition)); the input schema the model sees is
+/// the server's. A tool handed out by a [`Toolbox`](crate::Toolbox) calls
+/// through the toolbox, so it follows re-listing and renames.
+#[derive(Clone)]
+pub struct McpTool {
+    inner: Arc<ToolInner>,
+}
+
+struct ToolInner {
+    name: String,
+    server: Option<String>,
+    def: mcp_proto::schema::Tool,
+    client: Client,
+    options: ToolOptions,
+    checker: Option<Checker>,
+    #[cfg(feature = "jsonschema")]
+    output: Option<Box<jsonschema::Validator>>,
+    toolbox: Weak<ToolboxInner>,
+}
+
+impl std::fmt::Debug for McpTool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpTool")
+            .field("name", &self.inner.name)
+            .field("server", &self.inner.server)
+            .field("wire_name", &self.inner.def.name)
+            .finish()
+    }
+}
+
+/// One attempt's failure: a final error, or "the tool set changed" (re-list
+/// and retry once).
+pub(crate) enum AttemptError {
+    Final(ToolError),
+    ToolSetChanged(ClientError),
+}
+
+impl McpTool {
+    /// Wraps a tool `client` listed, with default [`ToolOptions`]. The model
+    /// sees the server's name unchanged (see [`Toolbox`](crate::Toolbox) for
+    /// prefixes and sanitizing).
+    pub fn new(client: Client, definition: mcp_proto::schema::Tool) -> Self {
+        Self::with_options(client, definition, ToolOptions::default())
+    }
+
+    /// Wraps a tool with options.
+    pub fn with_options(
+        client: Client,
+        definition: mcp_proto::schema::Tool,
+        options: ToolOptions,
+    ) -> Self {
+        let name = definition.name.clone();
+        Self::build(client, definition, name, None, options, Weak::new())
+    }
+
+    /// Lists `client`'s tools and wraps each one.
+    pub async fn list(client: &Client) -> Result<Vec<McpTool>, ClientError> {
+        Ok(client
+            .list_all_tools()
+            .await?
+            .into_iter()
+            .map(|t| McpTool::new(client.clone(), t))
+            .collect())
+    }
+
+    pub(crate) fn build(
+        client: Client,
+        def: mcp_proto::schema::Tool,
+        name: String,
+        server: Option<String>,
+        options: ToolOptions,
+        toolbox: Weak<ToolboxInner>,
+    ) -> Self {
+        let checker = options
+            .validate_arguments
+            .then(|| Checker::new(&def.input_schema));
+        #[cfg(feature = "jsonschema")]
+        let output = if options.validate_output {
+            def.output_schema
+                .as_ref()
+                .and_then(crate::schema::output_checker)
+        } else {
+            None
+        };
+        McpTool {
+            inner: Arc::new(ToolInner {
+                name,
+                server,
+                def,
+                client,
+                options,
+                checker,
+                #[cfg(feature = "jsonschema")]
+                output,
+                toolbox,
+            }),
+        }
+    }
+
+    /// The server's definition, verbatim (its `name` is the wire name).
+    pub fn definition(&self) -> &mcp_proto::schema::Tool {
+        &self.inner.def
+    }
+
+    /// The name sent in `tools/call` (the server's own name).
+    pub fn wire_name(&self) -> &str {
+        &self.inner.def.name
+    }
+
+    /// The toolbox's name for the server this tool belongs to.
+    pub fn server(&self) -> Option<&str> {
+        self.inner.server.as_deref()
+    }
+
+    /// The client this tool calls through.
+    pub fn client(&self) -> &Client {
+        &self.inner.client
+    }
+
+    /// Calls the tool: through its toolbox if it has one (re-listing and
+    /// retrying once if the tool set changed), else directly.
+    pub async fn call(&self, arguments: Value) -> Result<ToolOutput, ToolError> {
+        if let Some(tb) = self.inner.toolbox.upgrade() {
+            return ToolboxInner::call(&tb, &self.inner.name, arguments).await;
+        }
+        match self.attempt(&arguments).await {
+            Ok(out) => Ok(out),
+            Err(AttemptError::Final(e)) => Err(e),
+            Err(AttemptError::ToolSetChanged(first)) => {
+                // The server wants a fresh `tools/list` before it takes calls.
+                tracing::debug!(tool = %self.inner.name, "tool set changed; listing tools again and retrying once");
+                let fresh = self
+                    .inner
+                    .client
+                    .list_all_tools()
+                    .await
+                    .map_err(|e| self.fatal(e))?;
+                let Some(def) = fresh.into_iter().find(|t| t.name == self.inner.def.name) else {
+                    return Err(ToolError::NotFound {
+                        name: self.inner.name.clone(),
+                    });
+                };
+                let again = McpTool::build(
+                    self.inner.client.clone(),
+                    def,
+                    self.inner.name.clone(),
+                    self.inner.server.clone(),
+                    self.inner.options.clone(),
+                    Weak::new(),
+                );
+                match again.attempt(&arguments).await {
+                    Ok(out) => Ok(out),
+                    Err(AttemptError::Final(e)) => Err(e),
+                    Err(AttemptError::ToolSetChanged(_)) => Err(self.fatal(first)),
+                }
+            }
+        }
+    }
+
+    fn fatal(&self, source: ClientError) -> ToolError {
+        ToolError::Fatal {
+            tool: self.inner.name.clone(),
+            source,
+        }
+    }
+
+    /// Checks the arguments, sends `tools/call` once, and sorts the outcome
+    /// by owner.
+    pub(crate) async fn attempt(&self, arguments: &Value) -> Result<ToolOutput, AttemptError> {
+        let tool = &self.inner.name;
+        let invalid = |message: String| {
+            AttemptError::Final(ToolError::InvalidArguments {
+                tool: tool.clone(),
+                message,
+            })
+        };
+        let arguments = match arguments {
+            Value::Null => Value::Object(serde_json::Map::new()),
+            Value::Object(_) => arguments.clone(),
+            other => {
+                return Err(invalid(format!(
+                    "arguments must be a JSON object, got {}",
+                    json_kind(other)
+                )));
+            }
+        };
+        if let Some(checker) = &self.inner.checker {
+            checker.check(&arguments).map_err(invalid)?;
+        }
+        let params = CallToolParams::new(self.inner.def.name.clone()).with_arguments(arguments);
+        let mut request = self.inner.client.call_tool_with(&params);
+        if let Some(t) = self.inner.options.timeout {
+            request = request.timeout(t);
+        }
+        let result: CallToolResult = match request.send_typed().await {
+            Ok(r) => r,
+            Err(ClientError::Rpc(e)) if e.is_tool_set_changed() => {
+                return Err(AttemptError::ToolSetChanged(ClientError::Rpc(e)));
+            }
+            Err(ClientError::Rpc(e)) if e.code == ErrorCode::INVALID_PARAMS => {
+                // The server rejected the arguments (the spec's protocol
+                // error for invalid arguments): the model can fix that.
+                return Err(invalid(e.message));
+            }
+            Err(e) => return Err(AttemptError::Final(self.fatal(e))),
+        };
+        if result.is_error() {
+            let mut message = fold_result(&result);
+            if message.trim().is_empty() {
+                message = "the tool reported an error without an explanation".into();
+            }
+            return Err(AttemptError::Final(ToolError::ToolFailed {
+                tool: tool.clone(),
+                message,
+                result: Box::new(result),
+            }));
+        }
+        #[cfg(feature = "jsonschema")]
+        if let Some(v) = &self.inner.output {
+            let problem = match &result.structured_content {
+                None => Some(
+                    "the tool declares an output schema but sent no structuredContent".to_owned(),
+                ),
+                Some(s) => {
+                    let errors: Vec<String> = v
+                        .iter_errors(s)
+                        .take(crate::schema::MAX_REPORTED_PROBLEMS)
+                        .map(|e| {
+                            let path = e.instance_path().to_string();
+                            format!("{}: {}", if path.is_empty() { "/" } else { &path }, e)
+                        })
+                        .collect();
+                    (!errors.is_empty()).then(|| errors.join("; "))
+                }
+            };
+            if let Some(message) = problem {
+                return Err(AttemptError::Final(ToolError::InvalidOutput {
+                    tool: tool.clone(),
+                    message,
+                    result: Box::new(result),
+                }));
+            }
+        }
+        Ok(ToolOutput::from_result(result))
+    }
+}
+
+fn json_kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+impl Tool for McpTool {
+    fn name(&self) -> &str {
+        &self.inner.name
+    }
+
+    fn description(&self) -> Option<&str> {
+        self.inner.def.description.as_deref()
+    }
+
+    fn input_schema(&self) -> &JsonObject {
+        &self.inner.def.input_schema
+    }
+
+    fn output_schema(&self) -> Option<&JsonObject> {
+        self.inner.def.output_schema.as_ref()
+    }
+
+    fn annotations(&self) -> Option<&ToolAnnotations> {
+        self.inner.def.annotations.as_ref()
+    }
+
+    fn call(&self, arguments: Value) -> ToolFuture<'_> {
+        Box::pin(McpTool::call(self, arguments))
+    }
+}
+
+/// A tool in the OpenAI Chat Completions function-calling shape:
+/// `{"type": "function", "function": {"name", "description", "parameters"}}`,
+/// with the input schema verbatim as `parameters`. (The Responses API takes
+/// the inner object's members at the top level next to `"type"`.)
+pub fn openai_function<T: Tool + ?Sized>(tool: &T) -> Value {
+    let mut f = serde_json::Map::new();
+    f.insert("name".into(), Value::from(tool.name()));
+    if let Some(d) = tool.description() {
+        f.insert("description".into(), Value::from(d));
+    }
+    f.insert(
+        "parameters".into(),
+        Value::Object(tool.input_schema().clone()),
+    );
+    serde_json::json!({"type": "function", "function": Value::Object(f)})
+}
+
+/// A tool in the Anthropic Messages API shape:
+/// `{"name", "description", "input_schema"}`, with the input schema verbatim.
+pub fn anthropic_tool<T: Tool + ?Sized>(tool: &T) -> Value {
+    let mut f = serde_json::Map::new();
+    f.insert("name".into(), Value::from(tool.name()));
+    if let Some(d) = tool.description() {
+        f.insert("description".into(), Value::from(d));
+    }
+    f.insert(
+        "input_schema".into(),
+        Value::Object(tool.input_schema().clone()),
+    );
+    Value::Object(f)
+}

@@ -1,0 +1,644 @@
+//! Many servers' tools as one set of model-facing tools.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, RwLock, Weak};
+
+use mcp_client::{Client, ClientError, ListKind, ResponseFuture};
+use mcp_proto::Era;
+use serde_json::Value;
+use tokio::sync::watch;
+
+use crate::error::{ToolError, ToolboxError};
+use crate::names::{Filter, MAX_TOOL_NAME_LEN, sanitize_name, with_suffix};
+use crate::tool::{
+    AttemptError, McpTool, ToolOptions, ToolOutput, anthropic_tool, openai_function,
+};
+
+/// What to do when two tools end up with the same model-facing name (after
+/// prefixing and sanitizing). The tool met first keeps the name: servers in
+/// the order they were added, each server's tools in its listing order.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum OnCollision {
+    /// The later tool gets a `_2` (`_3`, …) suffix. Default.
+    #[default]
+    Rename,
+    /// The later tool is left out.
+    Drop,
+}
+
+/// A name collision the toolbox resolved (see [`Toolbox::collisions`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Collision {
+    /// The contested model-facing name.
+    pub name: String,
+    /// The server whose tool kept the name.
+    pub winner_server: String,
+    /// That tool's own name.
+    pub winner_tool: String,
+    /// The server of the tool that lost.
+    pub server: String,
+    /// The losing tool's own name.
+    pub tool: String,
+    /// Its new name ([`OnCollision::Rename`]), or `None` if it was left out.
+    pub renamed_to: Option<String>,
+}
+
+/// Where a model-facing name leads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Route {
+    /// The server's name in the toolbox.
+    pub server: String,
+    /// The tool's name on that server (sent in `tools/call`).
+    pub tool: String,
+}
+
+/// One server of a toolbox: a connected client, a name, an optional prefix
+/// and a filter.
+#[derive(Debug, Clone)]
+#[must_use]
+pub struct Server {
+    name: String,
+    client: Client,
+    prefix: String,
+    filter: Filter,
+}
+
+impl Server {
+    /// A server called `name` (unique in the toolbox; used in logs, errors
+    /// and [`Route`]s, never shown to the model) reached through `client`.
+    pub fn new(name: impl Into<String>, client: Client) -> Self {
+        Server {
+            name: name.into(),
+            client,
+            prefix: String::new(),
+            filter: Filter::All,
+        }
+    }
+
+    /// A prefix put verbatim in front of each tool name the model sees
+    /// (e.g. `"gh_"`), and stripped before the wire.
+    pub fn prefix(mut self, prefix: impl Into<String>) -> Self {
+        self.prefix = prefix.into();
+        self
+    }
+
+    /// Which tools to keep, by the server's own names (before the prefix).
+    pub fn filter(mut self, filter: Filter) -> Self {
+        self.filter = filter;
+        self
+    }
+}
+
+/// Builds a [`Toolbox`].
+#[derive(Debug, Default)]
+#[must_use]
+pub struct ToolboxBuilder {
+    servers: Vec<Server>,
+    on_collision: OnCollision,
+    options: ToolOptions,
+    listen: bool,
+}
+
+impl ToolboxBuilder {
+    /// Adds a server. Earlier servers win name collisions.
+    pub fn server(mut self, server: Server) -> Self {
+        self.servers.push(server);
+        self
+    }
+
+    /// What to do on a name collision (default [`OnCollision::Rename`]).
+    pub fn on_collision(mut self, policy: OnCollision) -> Self {
+        self.on_collision = policy;
+        self
+    }
+
+    /// How tools call their servers (argument checking, timeout).
+    pub fn tool_options(mut self, options: ToolOptions) -> Self {
+        self.options = options;
+        self
+    }
+
+    /// Whether to open a `subscriptions/listen` stream for tool-list changes
+    /// on servers speaking 2026-07-28 that advertise `tools.listChanged`
+    /// (default on). Legacy servers send `notifications/tools/list_changed`
+    /// unasked.
+    pub fn listen(mut self, on: bool) -> Self {
+        self.listen = on;
+        self
+    }
+
+    /// Lists every server's tools and assembles the toolbox.
+    pub async fn build(self) -> Result<Toolbox, ToolboxError> {
+        let mut seen = HashSet::new();
+        for s in &self.servers {
+            if !seen.insert(s.name.clone()) {
+                return Err(ToolboxError::DuplicateServer(s.name.clone()));
+            }
+        }
+        let mut states = Vec::with_capacity(self.servers.len());
+        let mut lists = Vec::with_capacity(self.servers.len());
+        for s in self.servers {
+            // Subscribe before listing: a change during the listing is
+            // then seen as a change.
+            let changes = s.client.list_changed(ListKind::Tools);
+            let tools = s
+                .client
+                .list_all_tools()
+                .await
+                .map_err(|source| ToolboxError::List {
+                    server: s.name.clone(),
+                    source,
+                })?;
+            let listen = if self.listen {
+                open_listen(&s.client)
+            } else {
+                None
+            };
+            lists.push(Arc::new(tools));
+            states.push(ServerState {
+                name: s.name,
+                prefix: s.prefix,
+                filter: s.filter,
+                client: s.client,
+                changes: Mutex::new(changes),
+                forced: AtomicBool::new(false),
+                _listen: Mutex::new(listen),
+            });
+        }
+        let inner = Arc::new_cyclic(|me: &Weak<Inner>| {
+            let catalog = Catalog::build(&states, lists, self.on_collision, &self.options, me);
+            Inner {
+                servers: states,
+                on_collision: self.on_collision,
+                options: self.options,
+                catalog: RwLock::new(Arc::new(catalog)),
+                refresh: tokio::sync::Mutex::new(()),
+                me: me.clone(),
+            }
+        });
+        Ok(Toolbox { inner })
+    }
+}
+
+/// Opens `subscriptions/listen` for tool-list changes if the server speaks
+/// 2026-07-28 and says it sends them. The returned future is kept, never
+/// polled: the request stays open until the toolbox is dropped (which
+/// cancels it). The notifications it brings reach the client's
+/// `list_changed` counter like legacy ones.
+fn open_listen(client: &Client) -> Option<ResponseFuture> {
+    let info = client.server()?;
+    let announces = info
+        .capabilities
+        .tools
+        .as_ref()
+        .and_then(|t| t.list_changed)
+        .unwrap_or(false);
+    if info.era() != Era::Modern || !announces {
+        return None;
+    }
+    let params = serde_json::json!({"notifications": {"toolsListChanged": true}});
+    Some(
+        client
+            .request_with("subscriptions/listen", &params)
+            .no_timeout()
+            .send(),
+    )
+}
+
+/// Many MCP servers' tools as one set of model-facing tools.
+///
+/// - **Names.** Each tool is exposed as `prefix + name`, sanitized to what
+///   model APIs accept ([`sanitize_name`]); [`resolve`](Toolbox::resolve)
+///   maps a model-facing name back to its server and wire name. Collisions
+///   are resolved deterministically ([`OnCollision`]) and reported
+///   ([`collisions`](Toolbox::collisions)).
+/// - **Filters.** Per server, an include or an exclude list of globs
+///   ([`Filter`]).
+/// - **Staying current.** When a server says its tools changed (legacy
+///   `notifications/tools/list_changed`, or the same notification on a
+///   2026-07-28 `subscriptions/listen` stream), the next
+///   [`tools`](Toolbox::tools) or [`call`](Toolbox::call) lists that server
+///   again. When a call fails with "tool set changed; list tools again"
+///   (-32602), the toolbox lists that server again and retries the call
+///   once.
+/// - **Export.** [`openai_tools`](Toolbox::openai_tools) and
+///   [`anthropic_tools`](Toolbox::anthropic_tools).
+///
+/// Cheap to clone; clones share state.
+#[derive(Clone)]
+pub struct Toolbox {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for Toolbox {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let catalog = self.inner.snapshot();
+        f.debug_struct("Toolbox")
+            .field(
+                "servers",
+                &self
+                    .inner
+                    .servers
+                    .iter()
+                    .map(|s| &s.name)
+                    .collect::<Vec<_>>(),
+            )
+            .field("tools", &catalog.tools.len())
+            .finish()
+    }
+}
+
+impl Toolbox {
+    /// A builder.
+    pub fn builder() -> ToolboxBuilder {
+        ToolboxBuilder {
+            listen: true,
+            ..ToolboxBuilder::default()
+        }
+    }
+
+    /// The tools, after listing again any server that said its tools changed.
+    pub async fn tools(&self) -> Vec<McpTool> {
+        self.inner.refresh_stale().await;
+        self.snapshot()
+    }
+
+    /// The tools as of the last listing (no I/O).
+    pub fn snapshot(&self) -> Vec<McpTool> {
+        self.inner.snapshot().tools.clone()
+    }
+
+    /// The tool the model knows as `name` (no I/O).
+    pub fn get(&self, name: &str) -> Option<McpTool> {
+        self.inner.snapshot().get(name).cloned()
+    }
+
+    /// Where the model-facing `name` leads: the server and the tool's own
+    /// name. The reverse of the toolbox's naming.
+    pub fn resolve(&self, name: &str) -> Option<Route> {
+        let tool = self.get(name)?;
+        Some(Route {
+            server: tool.server().unwrap_or_default().to_owned(),
+            tool: tool.wire_name().to_owned(),
+        })
+    }
+
+    /// The name collisions of the last listing.
+    pub fn collisions(&self) -> Vec<Collision> {
+        self.inner.snapshot().collisions.clone()
+    }
+
+    /// Calls the tool the model knows as `name` with the model's arguments.
+    /// Lists again first if a server said its tools changed; on a "tool set
+    /// changed" error, lists that server again and retries once.
+    pub async fn call(&self, name: &str, arguments: Value) -> Result<ToolOutput, ToolError> {
+        Inner::call(&self.inner, name, arguments).await
+    }
+
+    /// Lists every server's tools again now. On error, the failing server
+    /// keeps its previous tools and is listed again on next use.
+    pub async fn refresh(&self) -> Result<(), ToolboxError> {
+        for s in &self.inner.servers {
+            s.forced.store(true, Ordering::Release);
+        }
+        match self.inner.refresh_stale().await.into_iter().next() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    /// Whether some server said its tools changed since the last listing.
+    pub fn is_stale(&self) -> bool {
+        self.inner.is_stale()
+    }
+
+    /// Every tool in the OpenAI function-calling shape ([`openai_function`]).
+    pub async fn openai_tools(&self) -> Vec<Value> {
+        self.tools().await.iter().map(openai_function).collect()
+    }
+
+    /// Every tool in the Anthropic tool shape ([`anthropic_tool`]).
+    pub async fn anthropic_tools(&self) -> Vec<Value> {
+        self.tools().await.iter().map(anthropic_tool).collect()
+    }
+}
+
+pub(crate) struct Inner {
+    servers: Vec<ServerState>,
+    on_collision: OnCollision,
+    options: ToolOptions,
+    catalog: RwLock<Arc<Catalog>>,
+    /// Held while re-listing, so concurrent callers list once.
+    refresh: tokio::sync::Mutex<()>,
+    me: Weak<Inner>,
+}
+
+struct ServerState {
+    name: String,
+    prefix: String,
+    filter: Filter,
+    client: Client,
+    changes: Mutex<watch::Receiver<u64>>,
+    /// Set after a "tool set changed" error or a failed listing.
+    forced: AtomicBool,
+    /// The open `subscriptions/listen` request, if any (dropping cancels it).
+    _listen: Mutex<Option<ResponseFuture>>,
+}
+
+impl ServerState {
+    fn is_stale(&self) -> bool {
+        self.forced.load(Ordering::Acquire)
+            || self
+                .changes
+                .lock()
+                .map(|rx| rx.has_changed().unwrap_or(false))
+                .unwrap_or(false)
+    }
+
+    /// Whether to list again; marks the change as seen.
+    fn take_stale(&self) -> bool {
+        let forced = self.forced.swap(false, Ordering::AcqRel);
+        let changed = match self.changes.lock() {
+            Ok(mut rx) => {
+                let c = rx.has_changed().unwrap_or(false);
+                if c {
+                    rx.borrow_and_update();
+                }
+                c
+            }
+            Err(_) => false,
+        };
+        forced || changed
+    }
+}
+
+impl Inner {
+    fn snapshot(&self) -> Arc<Catalog> {
+        match self.catalog.read() {
+            Ok(g) => g.clone(),
+            Err(p) => p.into_inner().clone(),
+        }
+    }
+
+    fn is_stale(&self) -> bool {
+        self.servers.iter().any(ServerState::is_stale)
+    }
+
+    /// Lists again the servers that changed; returns the listing errors
+    /// (those servers keep their previous tools and stay stale).
+    async fn refresh_stale(&self) -> Vec<ToolboxError> {
+        if !self.is_stale() {
+            return Vec::new();
+        }
+        let _guard = self.refresh.lock().await;
+        let stale: Vec<usize> = (0..self.servers.len())
+            .filter(|&i| self.servers.get(i).is_some_and(ServerState::take_stale))
+            .collect();
+        if stale.is_empty() {
+            // Another caller re-listed while we waited.
+            return Vec::new();
+        }
+        let mut lists = self.snapshot().lists.clone();
+        let mut errors = Vec::new();
+        let mut changed = false;
+        for i in stale {
+            let (Some(server), Some(slot)) = (self.servers.get(i), lists.get_mut(i)) else {
+                continue;
+            };
+            tracing::debug!(server = %server.name, "listing tools again");
+            match server.client.list_all_tools().await {
+                Ok(tools) => {
+                    *slot = Arc::new(tools);
+                    changed = true;
+                }
+                Err(source) => {
+                    tracing::warn!(server = %server.name, error = %source, "listing tools again failed; keeping the previous tools");
+                    server.forced.store(true, Ordering::Release);
+                    errors.push(ToolboxError::List {
+                        server: server.name.clone(),
+                        source,
+                    });
+                }
+            }
+        }
+        if changed {
+            let catalog = Catalog::build(
+                &self.servers,
+                lists,
+                self.on_collision,
+                &self.options,
+                &self.me,
+            );
+            match self.catalog.write() {
+                Ok(mut g) => *g = Arc::new(catalog),
+                Err(p) => *p.into_inner() = Arc::new(catalog),
+            }
+        }
+        errors
+    }
+
+    pub(crate) async fn call(
+        this: &Arc<Inner>,
+        name: &str,
+        arguments: Value,
+    ) -> Result<ToolOutput, ToolError> {
+        this.refresh_stale().await;
+        let not_found = || ToolError::NotFound {
+            name: name.to_owned(),
+        };
+        let tool = this.snapshot().get(name).cloned().ok_or_else(not_found)?;
+        let first = match tool.attempt(&arguments).await {
+            Ok(out) => return Ok(out),
+            Err(AttemptError::Final(e)) => return Err(e),
+            Err(AttemptError::ToolSetChanged(e)) => e,
+        };
+        let server = this
+            .servers
+            .iter()
+            .find(|s| Some(&*s.name) == tool.server());
+        tracing::debug!(tool = %name, server = ?tool.server(), "tool set changed; listing tools again and retrying once");
+        if let Some(s) = server {
+            s.forced.store(true, Ordering::Release);
+        }
+        let errors = this.refresh_stale().await;
+        if let Some(ToolboxError::List { source, .. }) = errors.into_iter().find(
+            |e| matches!(e, ToolboxError::List { server, .. } if Some(&**server) == tool.server()),
+        ) {
+            return Err(ToolError::Fatal {
+                tool: name.to_owned(),
+                source,
+            });
+        }
+        let tool = this.snapshot().get(name).cloned().ok_or_else(not_found)?;
+        match tool.attempt(&arguments).await {
+            Ok(out) => Ok(out),
+            Err(AttemptError::Final(e)) => Err(e),
+            Err(AttemptError::ToolSetChanged(_)) => Err(fatal(name, first)),
+        }
+    }
+}
+
+fn fatal(name: &str, source: ClientError) -> ToolError {
+    ToolError::Fatal {
+        tool: name.to_owned(),
+        source,
+    }
+}
+
+struct Catalog {
+    tools: Vec<McpTool>,
+    index: HashMap<String, usize>,
+    /// Each server's last listing, in server order.
+    lists: Vec<Arc<Vec<mcp_proto::schema::Tool>>>,
+    collisions: Vec<Collision>,
+}
+
+impl Catalog {
+    fn get(&self, name: &str) -> Option<&McpTool> {
+        self.index.get(name).and_then(|&i| self.tools.get(i))
+    }
+
+    fn build(
+        servers: &[ServerState],
+        lists: Vec<Arc<Vec<mcp_proto::schema::Tool>>>,
+        policy: OnCollision,
+        options: &ToolOptions,
+        me: &Weak<Inner>,
+    ) -> Catalog {
+        let input: Vec<NamingInput<'_>> = servers
+            .iter()
+            .zip(&lists)
+            .map(|(s, tools)| NamingInput {
+                server: &s.name,
+                prefix: &s.prefix,
+                filter: &s.filter,
+                tools: tools.iter().map(|t| t.name.as_str()).collect(),
+            })
+            .collect();
+        let (assigned, collisions) = assign_names(&input, policy);
+        let mut tools = Vec::with_capacity(assigned.len());
+        let mut index = HashMap::with_capacity(assigned.len());
+        for a in assigned {
+            let (Some(server), Some(def)) = (
+                servers.get(a.server),
+                lists.get(a.server).and_then(|l| l.get(a.tool)),
+            ) else {
+                continue;
+            };
+            index.insert(a.name.clone(), tools.len());
+            tools.push(McpTool::build(
+                server.client.clone(),
+                def.clone(),
+                a.name,
+                Some(server.name.clone()),
+                options.clone(),
+                me.clone(),
+            ));
+        }
+        Catalog {
+            tools,
+            index,
+            lists,
+            collisions,
+        }
+    }
+}
+
+/// One server's tool names, for [`assign_names`].
+#[derive(Debug)]
+pub(crate) struct NamingInput<'a> {
+    pub(crate) server: &'a str,
+    pub(crate) prefix: &'a str,
+    pub(crate) filter: &'a Filter,
+    pub(crate) tools: Vec<&'a str>,
+}
+
+/// A model-facing name given to `tools[tool]` of `input[server]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Assigned {
+    pub(crate) server: usize,
+    pub(crate) tool: usize,
+    pub(crate) name: String,
+}
+
+/// Names every kept tool, deterministically: servers in order, tools in
+/// listing order. A first pass gives each tool its sanitized
+/// `prefix + name` if still free; a second pass renames (or drops) the
+/// losers, so a generated `x_2` never takes a name a real tool has.
+pub(crate) fn assign_names(
+    input: &[NamingInput<'_>],
+    policy: OnCollision,
+) -> (Vec<Assigned>, Vec<Collision>) {
+    let mut taken: HashMap<String, (usize, usize)> = HashMap::new();
+    let mut slots: Vec<Option<Assigned>> = Vec::new();
+    let mut losers = Vec::new();
+    for (si, server) in input.iter().enumerate() {
+        for (ti, tool) in server.tools.iter().enumerate() {
+            if !server.filter.allows(tool) {
+                continue;
+            }
+            let name = sanitize_name(&format!("{}{}", server.prefix, tool));
+            if taken.contains_key(&name) {
+                losers.push((slots.len(), si, ti, name));
+                slots.push(None);
+            } else {
+                taken.insert(name.clone(), (si, ti));
+                slots.push(Some(Assigned {
+                    server: si,
+                    tool: ti,
+                    name,
+                }));
+            }
+        }
+    }
+    let mut collisions = Vec::new();
+    for (slot, si, ti, name) in losers {
+        let &(wsi, wti) = match taken.get(&name) {
+            Some(w) => w,
+            None => continue,
+        };
+        let renamed_to = match policy {
+            OnCollision::Drop => None,
+            OnCollision::Rename => {
+                let mut n = 2;
+                let mut candidate = with_suffix(&name, n);
+                while taken.contains_key(&candidate) {
+                    n += 1;
+                    candidate = with_suffix(&name, n);
+                }
+                debug_assert!(candidate.len() <= MAX_TOOL_NAME_LEN);
+                taken.insert(candidate.clone(), (si, ti));
+                if let Some(s) = slots.get_mut(slot) {
+                    *s = Some(Assigned {
+                        server: si,
+                        tool: ti,
+                        name: candidate.clone(),
+                    });
+                }
+                Some(candidate)
+            }
+        };
+        let get = |s: usize, t: usize| {
+            input
+                .get(s)
+                .map(|i| (i.server, i.tools.get(t).copied().unwrap_or_default()))
+                .unwrap_or_default()
+        };
+        let (winner_server, winner_tool) = get(wsi, wti);
+        let (server, tool) = get(si, ti);
+        tracing::debug!(name = %name, server, tool, winner_server, winner_tool, renamed_to = ?renamed_to, "tool name collision");
+        collisions.push(Collision {
+            name,
+            winner_server: winner_server.to_owned(),
+            winner_tool: winner_tool.to_owned(),
+            server: server.to_owned(),
+            tool: tool.to_owned(),
+            renamed_to,
+        });
+    }
+    (slots.into_iter().flatten().collect(), collisions)
+}

@@ -1,0 +1,293 @@
+//! Newline-delimited JSON-RPC framing, sans-IO: [`JsonLineCodec`].
+
+use bytes::{Buf, BytesMut};
+use mcp_proto::Message;
+use mcp_proto::jsonrpc::DecodeError;
+use mcp_proto::transport::{TransportError, TransportErrorKind};
+use serde_json::value::RawValue;
+
+/// Default limit on one message: 16 MiB.
+///
+/// Large enough for big tool results (embedded images, long documents),
+/// small enough that a broken or hostile server cannot exhaust memory.
+/// Change it with [`JsonLineCodec::with_max_message_size`],
+/// [`LineTransport::with_max_message_size`](crate::LineTransport::with_max_message_size)
+/// or [`ServerCommand::max_message_size`](crate::ServerCommand::max_message_size).
+pub const DEFAULT_MAX_MESSAGE_SIZE: usize = 16 * 1024 * 1024;
+
+/// How many bytes of a skipped non-JSON line are quoted in the warning.
+const NOISE_PREVIEW: usize = 120;
+
+/// A frame the codec could not turn into a message. Both kinds are scoped:
+/// the codec goes on with the next line.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum JsonLineCodecError {
+    /// A line was longer than the limit. It was dropped, not buffered whole.
+    #[error(
+        "message larger than the {limit}-byte limit was skipped (raise the limit with `max_message_size` if the server legitimately sends messages this large)"
+    )]
+    LineTooLong {
+        /// The limit in bytes that was exceeded.
+        limit: usize,
+    },
+    /// A line was JSON but not a valid JSON-RPC message.
+    #[error(transparent)]
+    Message(#[from] DecodeError),
+}
+
+impl From<JsonLineCodecError> for TransportError {
+    fn from(e: JsonLineCodecError) -> Self {
+        TransportError::new(TransportErrorKind::Decode, e)
+    }
+}
+
+/// Newline-delimited JSON-RPC codec with a size limit, sans-IO.
+///
+/// [`JsonLineCodec`] turns bytes into [`Message`]s and back. It does no IO:
+/// the caller appends whatever it read to a [`BytesMut`] and calls
+/// [`decode`](JsonLineCodec::decode) until it returns `Ok(None)`, then reads
+/// more. At end of input it calls [`decode_eof`](JsonLineCodec::decode_eof).
+/// This is the shape of `tokio-util`'s `Decoder` (without the dependency), so
+/// the codec can be driven by any runtime, a fuzzer or a unit test.
+///
+/// # Decoding states
+///
+/// ```text
+///            newline found, line ≤ limit            newline found
+///        ┌───────────────────────────────┐       ┌─────────────────┐
+///        ▼                               │       ▼                 │
+///   ┌─────────┐  no newline, > limit  ┌──┴─────────┐               │
+///   │ framing │──────────────────────▶│ discarding │───────────────┘
+///   └─────────┘  (LineTooLong, once)  └────────────┘  (back to framing)
+/// ```
+///
+/// - **Framing.** The decoder looks for `\n` starting at `next_index`, the
+///   first byte it has not scanned yet, so a long line arriving in many small
+///   reads is scanned once in total, not once per read.
+/// - **Discarding.** A line longer than the limit is reported once as
+///   [`JsonLineCodecError::LineTooLong`] and then dropped *as it arrives*:
+///   the buffer is emptied after every read, so memory stays bounded by the
+///   limit plus one read, whatever the line's length. The next line after the
+///   newline decodes normally.
+///
+/// # What a line may be
+///
+/// | line | result |
+/// |---|---|
+/// | a JSON-RPC message | `Ok(Some(message))` |
+/// | empty, or only whitespace (including a CRLF's `\r`) | skipped silently |
+/// | not JSON at all (a banner such as `Server v1.2 listening`) | skipped, counted in [`skipped_lines`](JsonLineCodec::skipped_lines), `tracing` warning |
+/// | JSON that is not a valid JSON-RPC envelope | `Err(Message(..))`, scoped: the next line decodes normally |
+/// | longer than the limit | `Err(LineTooLong { limit })` once, then discarded up to its newline |
+///
+/// One trailing `\r` is stripped (CRLF is tolerated). Lines must be UTF-8;
+/// a line that is not is "not JSON" and skipped.
+#[derive(Debug, Clone)]
+pub struct JsonLineCodec {
+    max_message_size: usize,
+    /// Bytes of the buffer already searched for `\n` (framing state).
+    next_index: usize,
+    /// Dropping the rest of an oversized line.
+    discarding: bool,
+    skipped_lines: u64,
+}
+
+impl Default for JsonLineCodec {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+enum Line {
+    Message(Message),
+    Skip,
+    Error(JsonLineCodecError),
+}
+
+impl JsonLineCodec {
+    /// A codec with the [default limit](DEFAULT_MAX_MESSAGE_SIZE).
+    pub fn new() -> Self {
+        JsonLineCodec {
+            max_message_size: DEFAULT_MAX_MESSAGE_SIZE,
+            next_index: 0,
+            discarding: false,
+            skipped_lines: 0,
+        }
+    }
+
+    /// Sets the largest accepted message, in bytes (the line without its
+    /// `\n`). A value of 0 is treated as 1.
+    #[must_use]
+    pub fn with_max_message_size(mut self, limit: usize) -> Self {
+        self.max_message_size = limit.max(1);
+        self
+    }
+
+    /// The largest accepted message, in bytes.
+    pub fn max_message_size(&self) -> usize {
+        self.max_message_size
+    }
+
+    /// How many non-blank lines were skipped because they were not JSON.
+    pub fn skipped_lines(&self) -> u64 {
+        self.skipped_lines
+    }
+
+    /// Whether the codec is dropping the rest of an oversized line.
+    pub fn is_discarding(&self) -> bool {
+        self.discarding
+    }
+
+    /// Decodes the next message from `buf`, consuming its bytes.
+    ///
+    /// `Ok(None)` means more input is needed; what was already scanned is
+    /// remembered, so calling again after appending bytes does not rescan.
+    /// An `Err` concerns one line only; call `decode` again for the next.
+    pub fn decode(&mut self, buf: &mut BytesMut) -> Result<Option<Message>, JsonLineCodecError> {
+        loop {
+            let start = self.next_index.min(buf.len());
+            let newline = buf
+                .get(start..)
+                .and_then(|rest| memchr::memchr(b'\n', rest))
+                .map(|i| start + i);
+
+            if self.discarding {
+                match newline {
+                    Some(nl) => {
+                        buf.advance(nl + 1);
+                        self.next_index = 0;
+                        self.discarding = false;
+                        continue;
+                    }
+                    None => {
+                        buf.clear();
+                        self.next_index = 0;
+                        return Ok(None);
+                    }
+                }
+            }
+
+            let Some(nl) = newline else {
+                if buf.len() > self.max_message_size {
+                    // Already longer than allowed with no end in sight: drop
+                    // what we have and the rest as it comes.
+                    buf.clear();
+                    self.next_index = 0;
+                    self.discarding = true;
+                    return Err(self.too_long());
+                }
+                self.next_index = buf.len();
+                return Ok(None);
+            };
+
+            self.next_index = 0;
+            if nl > self.max_message_size {
+                buf.advance(nl + 1);
+                return Err(self.too_long());
+            }
+            let line = self.classify(buf.get(..nl).unwrap_or_default());
+            buf.advance(nl + 1);
+            match line {
+                Line::Message(m) => return Ok(Some(m)),
+                Line::Error(e) => return Err(e),
+                Line::Skip => {}
+            }
+        }
+    }
+
+    /// Like [`decode`](Self::decode), at end of input: a final line without
+    /// a trailing newline is decoded too. Call until it returns `Ok(None)`;
+    /// the buffer is then empty.
+    pub fn decode_eof(
+        &mut self,
+        buf: &mut BytesMut,
+    ) -> Result<Option<Message>, JsonLineCodecError> {
+        if let Some(m) = self.decode(buf)? {
+            return Ok(Some(m));
+        }
+        self.next_index = 0;
+        if self.discarding {
+            self.discarding = false;
+            buf.clear();
+            return Ok(None);
+        }
+        if buf.is_empty() {
+            return Ok(None);
+        }
+        // `decode` left fewer than `max_message_size` bytes with no newline.
+        let line = self.classify(buf);
+        buf.clear();
+        match line {
+            Line::Message(m) => Ok(Some(m)),
+            Line::Error(e) => Err(e),
+            Line::Skip => Ok(None),
+        }
+    }
+
+    /// Appends `msg` as one line (compact JSON and `\n`) to `dst`.
+    ///
+    /// The line never contains an embedded newline: JSON escapes newlines in
+    /// strings, and the insignificant whitespace a raw `params`/`result` value
+    /// may carry (pretty-printed JSON) is rewritten to spaces, which does not
+    /// change the JSON value.
+    pub fn encode(&mut self, msg: &Message, dst: &mut Vec<u8>) {
+        encode_line(msg, dst);
+    }
+
+    fn too_long(&self) -> JsonLineCodecError {
+        JsonLineCodecError::LineTooLong {
+            limit: self.max_message_size,
+        }
+    }
+
+    fn classify(&mut self, line: &[u8]) -> Line {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        if line.iter().all(u8::is_ascii_whitespace) {
+            return Line::Skip;
+        }
+        match Message::from_slice(line) {
+            Ok(m) => Line::Message(m),
+            // Valid JSON of the wrong shape is a broken message the client
+            // should hear about; anything else is noise on stdout.
+            Err(e) if serde_json::from_slice::<&RawValue>(line).is_ok() => {
+                Line::Error(JsonLineCodecError::Message(e))
+            }
+            Err(_) => {
+                self.skipped_lines += 1;
+                let preview = line.get(..NOISE_PREVIEW).unwrap_or(line);
+                tracing::warn!(
+                    skipped_lines = self.skipped_lines,
+                    line = %String::from_utf8_lossy(preview),
+                    len = line.len(),
+                    "skipping a line on the server's stdout that is not JSON (servers must log to stderr)"
+                );
+                Line::Skip
+            }
+        }
+    }
+}
+
+/// Appends `msg` and `\n` to `dst`, never with an embedded newline.
+pub(crate) fn encode_line(msg: &Message, dst: &mut Vec<u8>) {
+    let start = dst.len();
+    msg.write_to(dst);
+    // Raw values keep their whitespace verbatim; outside strings (the only
+    // place a raw CR/LF can be in valid JSON) it is insignificant.
+    if let Some(written) = dst.get_mut(start..) {
+        let mut from = 0;
+        while let Some(i) = written
+            .get(from..)
+            .and_then(|rest| memchr::memchr2(b'\n', b'\r', rest))
+        {
+            if let Some(b) = written.get_mut(from + i) {
+                *b = b' ';
+            }
+            from += i + 1;
+        }
+    }
+    dst.push(b'\n');
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,220 @@
+use super::*;
+use mcp_proto::jsonrpc::{EnvelopeViolation, Notification, Request};
+
+const PING: &[u8] = br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+const NOTE: &[u8] = br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+
+/// Feeds `input` in pieces of the given sizes (cycled), collecting every
+/// decode result, then finishes with `decode_eof`.
+fn feed(
+    codec: &mut JsonLineCodec,
+    input: &[u8],
+    pieces: &[usize],
+) -> Vec<Result<String, JsonLineCodecError>> {
+    let mut out = Vec::new();
+    let mut buf = BytesMut::new();
+    let mut rest = input;
+    let mut sizes = pieces.iter().copied().cycle();
+    while !rest.is_empty() {
+        let n = sizes.next().unwrap_or(rest.len()).clamp(1, rest.len());
+        let (head, tail) = rest.split_at(n);
+        buf.extend_from_slice(head);
+        rest = tail;
+        loop {
+            match codec.decode(&mut buf) {
+                Ok(Some(m)) => out.push(Ok(String::from_utf8(m.to_vec()).unwrap())),
+                Ok(None) => break,
+                Err(e) => out.push(Err(e)),
+            }
+        }
+    }
+    loop {
+        match codec.decode_eof(&mut buf) {
+            Ok(Some(m)) => out.push(Ok(String::from_utf8(m.to_vec()).unwrap())),
+            Ok(None) => break,
+            Err(e) => out.push(Err(e)),
+        }
+    }
+    assert!(buf.is_empty(), "decode_eof leaves an empty buffer");
+    out
+}
+
+fn s(b: &[u8]) -> String {
+    String::from_utf8(b.to_vec()).unwrap()
+}
+
+#[test]
+fn decodes_lines_with_crlf_blank_lines_and_a_final_unterminated_line() {
+    let mut input = Vec::new();
+    input.extend_from_slice(PING);
+    input.extend_from_slice(b"\r\n\n   \r\n\t\n");
+    input.extend_from_slice(NOTE);
+    input.extend_from_slice(b"\n");
+    input.extend_from_slice(PING); // no trailing newline
+    let got = feed(&mut JsonLineCodec::new(), &input, &[usize::MAX]);
+    assert_eq!(got, vec![Ok(s(PING)), Ok(s(NOTE)), Ok(s(PING))]);
+}
+
+#[test]
+fn every_split_point_gives_the_same_messages() {
+    let mut input = Vec::new();
+    input.extend_from_slice(b"Server v1 starting\r\n");
+    input.extend_from_slice(PING);
+    input.extend_from_slice(b"\r\n\n");
+    input.extend_from_slice(NOTE);
+    input.extend_from_slice(b"\nbanner again\n");
+    input.extend_from_slice(PING);
+    input.extend_from_slice(b"\n");
+    let want = vec![Ok(s(PING)), Ok(s(NOTE)), Ok(s(PING))];
+    for first in 1..input.len() {
+        let mut codec = JsonLineCodec::new();
+        assert_eq!(
+            feed(&mut codec, &input, &[first, usize::MAX]),
+            want,
+            "split at {first}"
+        );
+        assert_eq!(codec.skipped_lines(), 2);
+    }
+    for size in 1..8 {
+        assert_eq!(
+            feed(&mut JsonLineCodec::new(), &input, &[size]),
+            want,
+            "pieces of {size}"
+        );
+    }
+}
+
+#[test]
+fn non_json_lines_are_skipped_and_counted() {
+    let input = b"[INFO] listening on stdio\nnot json {\n{broken\n\xff\xfe\n";
+    let mut codec = JsonLineCodec::new();
+    assert!(feed(&mut codec, input, &[usize::MAX]).is_empty());
+    assert_eq!(codec.skipped_lines(), 4);
+}
+
+#[test]
+fn json_that_is_not_json_rpc_is_a_scoped_error() {
+    let mut input = Vec::new();
+    input.extend_from_slice(b"{\"level\":\"info\",\"msg\":\"hi\"}\n[1,2]\n42\n");
+    input.extend_from_slice(PING);
+    input.extend_from_slice(b"\n");
+    let mut codec = JsonLineCodec::new();
+    let got = feed(&mut codec, &input, &[usize::MAX]);
+    assert_eq!(got.len(), 4);
+    assert_eq!(
+        got[0],
+        Err(JsonLineCodecError::Message(DecodeError::Envelope(
+            EnvelopeViolation::Version
+        )))
+    );
+    assert_eq!(
+        got[1],
+        Err(JsonLineCodecError::Message(DecodeError::Envelope(
+            EnvelopeViolation::Batch
+        )))
+    );
+    assert!(matches!(
+        got[2],
+        Err(JsonLineCodecError::Message(DecodeError::Json { .. }))
+    ));
+    assert_eq!(got[3], Ok(s(PING)));
+    assert_eq!(codec.skipped_lines(), 0);
+    let te: TransportError = JsonLineCodecError::LineTooLong { limit: 1 }.into();
+    assert_eq!(te.kind(), TransportErrorKind::Decode);
+    assert!(!te.is_terminal());
+}
+
+#[test]
+fn limit_is_inclusive_and_an_oversized_line_resynchronises() {
+    let limit = PING.len();
+    let mut input = Vec::new();
+    input.extend_from_slice(PING); // exactly the limit: accepted
+    input.extend_from_slice(b"\n");
+    input.extend_from_slice(&[b'x'; 1000]); // too long, arrives in pieces
+    input.extend_from_slice(b"\n");
+    input.extend_from_slice(PING);
+    input.extend_from_slice(b"\n");
+    let too_long = Err(JsonLineCodecError::LineTooLong { limit });
+    let want = vec![Ok(s(PING)), too_long.clone(), Ok(s(PING))];
+    for size in [1, 7, 64, 500, usize::MAX] {
+        let mut codec = JsonLineCodec::new().with_max_message_size(limit);
+        assert_eq!(feed(&mut codec, &input, &[size]), want, "pieces of {size}");
+        assert!(!codec.is_discarding());
+    }
+    // An oversized unterminated line at EOF is reported once.
+    let mut codec = JsonLineCodec::new().with_max_message_size(10);
+    assert_eq!(feed(&mut codec, &[b'{'; 100], &[3]), vec![too_long_err(10)]);
+}
+
+fn too_long_err(limit: usize) -> Result<String, JsonLineCodecError> {
+    Err(JsonLineCodecError::LineTooLong { limit })
+}
+
+#[test]
+fn an_oversized_line_is_never_buffered_whole() {
+    let limit = 4096;
+    let mut codec = JsonLineCodec::new().with_max_message_size(limit);
+    let mut buf = BytesMut::new();
+    let chunk = [b'a'; 1000];
+    let mut errors = 0;
+    for _ in 0..10_000 {
+        // 10 MB line
+        buf.extend_from_slice(&chunk);
+        match codec.decode(&mut buf) {
+            Ok(None) => {}
+            Err(JsonLineCodecError::LineTooLong { .. }) => errors += 1,
+            other => panic!("unexpected {other:?}"),
+        }
+        assert!(buf.len() <= limit + chunk.len());
+    }
+    assert!(
+        buf.capacity() <= 2 * (limit + chunk.len()),
+        "capacity {}",
+        buf.capacity()
+    );
+    assert_eq!(errors, 1);
+    buf.extend_from_slice(b"tail\n");
+    buf.extend_from_slice(PING);
+    buf.extend_from_slice(b"\n");
+    assert_eq!(codec.decode(&mut buf).unwrap().unwrap().to_vec(), PING);
+}
+
+#[test]
+fn scanning_resumes_where_it_stopped() {
+    let mut codec = JsonLineCodec::new();
+    let mut buf = BytesMut::from(&PING[..10]);
+    assert!(codec.decode(&mut buf).unwrap().is_none());
+    assert_eq!(codec.next_index, 10);
+    buf.extend_from_slice(&PING[10..]);
+    assert!(codec.decode(&mut buf).unwrap().is_none());
+    assert_eq!(codec.next_index, PING.len());
+    buf.extend_from_slice(b"\n");
+    assert!(codec.decode(&mut buf).unwrap().is_some());
+    assert_eq!(codec.next_index, 0);
+}
+
+#[test]
+fn encode_never_embeds_a_newline() {
+    let pretty = serde_json::value::RawValue::from_string(
+        "{\n  \"text\": \"line1\\nline2\",\r\n  \"n\": [1,\n2]\n}".into(),
+    )
+    .unwrap();
+    let msg: Message = Request::new(7.into(), "tools/call", Some(pretty)).into();
+    let mut out = Vec::new();
+    let mut codec = JsonLineCodec::new();
+    codec.encode(&msg, &mut out);
+    codec.encode(
+        &Notification::new("notifications/initialized", None).into(),
+        &mut out,
+    );
+    assert_eq!(out.iter().filter(|b| **b == b'\n').count(), 2);
+    assert!(!out.contains(&b'\r'));
+    // Round trip: the value is unchanged, the escaped newline survives.
+    let mut buf = BytesMut::from(&out[..]);
+    let Message::Request(r) = codec.decode(&mut buf).unwrap().unwrap() else {
+        panic!()
+    };
+    let v: serde_json::Value = serde_json::from_str(r.params.unwrap().get()).unwrap();
+    assert_eq!(v, serde_json::json!({"text": "line1\nline2", "n": [1, 2]}));
+    assert!(codec.decode(&mut buf).unwrap().is_some());
+}

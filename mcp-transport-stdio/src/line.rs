@@ -1,0 +1,362 @@
+//! [`LineTransport`]: newline-delimited JSON-RPC over any byte stream pair.
+
+use std::fmt;
+use std::io;
+use std::pin::Pin;
+use std::task::{Context, Poll, ready};
+
+use bytes::BytesMut;
+use mcp_proto::Message;
+use mcp_proto::transport::{Transport, TransportError, TransportErrorKind};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+
+use crate::codec::{JsonLineCodec, encode_line};
+
+/// Default amount of unsent bytes above which
+/// [`poll_ready`](Transport::poll_ready) waits for a flush: 1 MiB.
+pub const DEFAULT_WRITE_BUFFER_LIMIT: usize = 1024 * 1024;
+
+/// Bytes asked from the reader per read.
+const READ_CHUNK: usize = 64 * 1024;
+
+/// Reads per `poll_recv` call before yielding to the scheduler, so a stream
+/// of skipped lines cannot starve other tasks.
+const READS_PER_POLL: usize = 32;
+
+/// An idle write buffer larger than this is released after a flush, so one
+/// huge message does not pin its memory for the transport's lifetime.
+const RETAINED_WRITE_CAPACITY: usize = 4 * DEFAULT_WRITE_BUFFER_LIMIT;
+
+/// An empty read buffer larger than this is released before the next read
+/// (after a big message, or an oversized line that was discarded).
+const RETAINED_READ_CAPACITY: usize = 4 * 1024 * 1024;
+
+/// Newline-delimited JSON-RPC over any `AsyncRead` + `AsyncWrite` pair: a
+/// TCP or Unix socket's halves, `tokio::io::duplex`, a child's pipes.
+///
+/// Reading uses [`JsonLineCodec`] (size limit, banner skipping, CRLF). Writing
+/// is batched: [`start_send`](Transport::start_send) only appends the encoded
+/// line to a buffer, and [`poll_flush`](Transport::poll_flush) writes all
+/// queued messages with as few `write` calls as the writer accepts (one, for
+/// a handful of small messages on a pipe). [`poll_ready`](Transport::poll_ready)
+/// applies backpressure once more than
+/// [`write_buffer_limit`](Self::with_write_buffer_limit) bytes are unsent.
+///
+/// [`poll_close`](Transport::poll_close) flushes, shuts the writer down and
+/// drops it; afterwards `poll_recv` returns `None`. `None` from `poll_recv`
+/// before that means the reader reached end of input.
+///
+/// ```
+/// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+/// use mcp_proto::jsonrpc::Request;
+/// use mcp_proto::transport::TransportExt;
+/// use mcp_transport_stdio::LineTransport;
+/// use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+///
+/// let (ours, theirs) = tokio::io::duplex(4096);
+/// let (r, w) = tokio::io::split(ours);
+/// let mut t = LineTransport::new(r, w);
+/// t.send(Request::new(1.into(), "ping", None).into()).await?;
+///
+/// let (theirs_r, mut theirs_w) = tokio::io::split(theirs);
+/// let mut line = String::new();
+/// BufReader::new(theirs_r).read_line(&mut line).await?;
+/// assert_eq!(line, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n");
+/// theirs_w.write_all(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n").await?;
+/// let reply = t.recv().await.expect("a reply")?;
+/// assert_eq!(reply.id(), Some(&1.into()));
+/// # Ok(()) }
+/// ```
+pub struct LineTransport<R, W> {
+    pub(crate) read: ReadHalf<R>,
+    pub(crate) write: WriteHalf<W>,
+    closed: bool,
+}
+
+impl<R, W> fmt::Debug for LineTransport<R, W> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("LineTransport")
+            .field("codec", &self.read.codec)
+            .field("read_state", &self.read.state)
+            .field("buffered_in", &self.read.buf.len())
+            .field("unsent", &self.write.unsent())
+            .field("closed", &self.closed)
+            .finish_non_exhaustive()
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ReadState {
+    Open,
+    /// The reader returned end of input; the buffer may hold a last line.
+    Eof,
+    /// Nothing more will be read.
+    Done,
+}
+
+pub(crate) struct ReadHalf<R> {
+    io: R,
+    buf: BytesMut,
+    pub(crate) codec: JsonLineCodec,
+    pub(crate) state: ReadState,
+}
+
+pub(crate) struct WriteHalf<W> {
+    io: Option<W>,
+    buf: Vec<u8>,
+    pos: usize,
+    limit: usize,
+}
+
+impl<R, W> LineTransport<R, W>
+where
+    R: AsyncRead + Unpin,
+    W: AsyncWrite + Unpin,
+{
+    /// A transport reading messages from `reader` and writing to `writer`,
+    /// with the [default limit](crate::DEFAULT_MAX_MESSAGE_SIZE).
+    pub fn new(reader: R, writer: W) -> Self {
+        LineTransport {
+            read: ReadHalf {
+                io: reader,
+                buf: BytesMut::new(),
+                codec: JsonLineCodec::new(),
+                state: ReadState::Open,
+            },
+            write: WriteHalf {
+                io: Some(writer),
+                buf: Vec::new(),
+                pos: 0,
+                limit: DEFAULT_WRITE_BUFFER_LIMIT,
+            },
+            closed: false,
+        }
+    }
+
+    /// Sets the largest accepted incoming message, in bytes
+    /// (default [`DEFAULT_MAX_MESSAGE_SIZE`](crate::DEFAULT_MAX_MESSAGE_SIZE)).
+    #[must_use]
+    pub fn with_max_message_size(mut self, limit: usize) -> Self {
+        self.read.codec = self.read.codec.with_max_message_size(limit);
+        self
+    }
+
+    /// Sets how many unsent bytes make `poll_ready` wait for a flush
+    /// (default [`DEFAULT_WRITE_BUFFER_LIMIT`]). A single message larger than
+    /// this is still accepted: the limit only stops further queueing.
+    #[must_use]
+    pub fn with_write_buffer_limit(mut self, limit: usize) -> Self {
+        self.write.limit = limit.max(1);
+        self
+    }
+
+    /// How many non-JSON lines (banners, stray prints) were skipped.
+    pub fn skipped_lines(&self) -> u64 {
+        self.read.codec.skipped_lines()
+    }
+
+    /// Bytes queued by `start_send` and not yet written.
+    pub fn unsent_bytes(&self) -> usize {
+        self.write.unsent()
+    }
+
+    /// Capacity of the read buffer, in bytes. It stays near the message
+    /// limit plus one read (64 KiB) whatever the peer sends.
+    pub fn read_buffer_capacity(&self) -> usize {
+        self.read.buf.capacity()
+    }
+}
+
+impl<R: AsyncRead + Unpin> ReadHalf<R> {
+    /// Next message, scoped decode error, terminal IO error, or end of input.
+    pub(crate) fn poll_recv(
+        &mut self,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Message, TransportError>>> {
+        let mut reads = 0;
+        loop {
+            match self.state {
+                ReadState::Done => return Poll::Ready(None),
+                ReadState::Eof => {
+                    return Poll::Ready(match self.codec.decode_eof(&mut self.buf) {
+                        Ok(Some(m)) => Some(Ok(m)),
+                        Err(e) => Some(Err(e.into())),
+                        Ok(None) => {
+                            self.state = ReadState::Done;
+                            None
+                        }
+                    });
+                }
+                ReadState::Open => {}
+            }
+            match self.codec.decode(&mut self.buf) {
+                Ok(Some(m)) => return Poll::Ready(Some(Ok(m))),
+                Err(e) => return Poll::Ready(Some(Err(e.into()))),
+                Ok(None) => {}
+            }
+            if reads == READS_PER_POLL {
+                cx.waker().wake_by_ref();
+                return Poll::Pending;
+            }
+            reads += 1;
+            match ready!(self.poll_fill(cx)) {
+                Ok(0) => self.state = ReadState::Eof,
+                Ok(_) => {}
+                Err(e) => {
+                    self.state = ReadState::Done;
+                    self.buf = BytesMut::new();
+                    return Poll::Ready(Some(Err(e.into())));
+                }
+            }
+        }
+    }
+
+    /// One read into the spare end of the buffer.
+    fn poll_fill(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<usize>> {
+        if self.buf.is_empty() && self.buf.capacity() > RETAINED_READ_CAPACITY {
+            self.buf = BytesMut::new();
+        }
+        let len = self.buf.len();
+        // Zero-filling keeps this free of `unsafe`; a 64 KiB memset is noise
+        // next to JSON parsing.
+        self.buf.resize(len + READ_CHUNK, 0);
+        let Some(spare) = self.buf.get_mut(len..) else {
+            return Poll::Ready(Ok(0));
+        };
+        let mut rb = ReadBuf::new(spare);
+        let res = Pin::new(&mut self.io).poll_read(cx, &mut rb);
+        let n = match &res {
+            Poll::Ready(Ok(())) => rb.filled().len(),
+            _ => 0,
+        };
+        self.buf.truncate(len + n);
+        res.map_ok(|()| n)
+    }
+
+    /// Reads and drops everything until end of input or `Pending`, so a
+    /// peer blocked writing to us can make progress (used while closing).
+    pub(crate) fn poll_drain(&mut self, cx: &mut Context<'_>) {
+        while let Poll::Ready(Some(_)) = self.poll_recv(cx) {}
+    }
+}
+
+impl<W> WriteHalf<W> {
+    fn unsent(&self) -> usize {
+        self.buf.len().saturating_sub(self.pos)
+    }
+}
+
+impl<W: AsyncWrite + Unpin> WriteHalf<W> {
+    pub(crate) fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), TransportError>> {
+        if self.unsent() >= self.limit {
+            ready!(self.poll_flush(cx))?;
+        }
+        Poll::Ready(Ok(()))
+    }
+
+    pub(crate) fn start_send(&mut self, msg: &Message) -> Result<(), TransportError> {
+        if self.io.is_none() {
+            return Err(TransportError::new(
+                TransportErrorKind::Closed,
+                "cannot send: the transport is closed",
+            ));
+        }
+        encode_line(msg, &mut self.buf);
+        Ok(())
+    }
+
+    pub(crate) fn poll_flush(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), TransportError>> {
+        let Some(io) = self.io.as_mut() else {
+            if self.unsent() == 0 {
+                return Poll::Ready(Ok(()));
+            }
+            return Poll::Ready(Err(TransportError::new(
+                TransportErrorKind::Closed,
+                "cannot flush: the transport is closed",
+            )));
+        };
+        while let Some(pending) = self.buf.get(self.pos..).filter(|p| !p.is_empty()) {
+            let n = ready!(Pin::new(&mut *io).poll_write(cx, pending))?;
+            if n == 0 {
+                return Poll::Ready(Err(io::Error::from(io::ErrorKind::WriteZero).into()));
+            }
+            self.pos += n;
+        }
+        self.buf.clear();
+        self.pos = 0;
+        if self.buf.capacity() > RETAINED_WRITE_CAPACITY {
+            self.buf = Vec::new();
+        }
+        ready!(Pin::new(io).poll_flush(cx))?;
+        Poll::Ready(Ok(()))
+    }
+
+    /// Flushes, shuts the writer down and drops it (closing a pipe).
+    pub(crate) fn poll_close(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), TransportError>> {
+        if self.io.is_none() {
+            return Poll::Ready(Ok(()));
+        }
+        if let Err(e) = ready!(self.poll_flush(cx)) {
+            self.abort();
+            return Poll::Ready(Err(e));
+        }
+        if let Some(io) = self.io.as_mut() {
+            let res = ready!(Pin::new(io).poll_shutdown(cx));
+            self.io = None;
+            res?;
+        }
+        Poll::Ready(Ok(()))
+    }
+
+    /// Drops the writer and anything unsent, without waiting.
+    pub(crate) fn abort(&mut self) {
+        self.io = None;
+        self.buf = Vec::new();
+        self.pos = 0;
+    }
+
+    pub(crate) fn is_closed(&self) -> bool {
+        self.io.is_none()
+    }
+}
+
+impl<R, W> Transport for LineTransport<R, W>
+where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    fn poll_recv(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Message, TransportError>>> {
+        let this = self.get_mut();
+        if this.closed {
+            return Poll::Ready(None);
+        }
+        this.read.poll_recv(cx)
+    }
+
+    fn poll_ready(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), TransportError>> {
+        self.get_mut().write.poll_ready(cx)
+    }
+
+    fn start_send(self: Pin<&mut Self>, msg: Message) -> Result<(), TransportError> {
+        self.get_mut().write.start_send(&msg)
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), TransportError>> {
+        self.get_mut().write.poll_flush(cx)
+    }
+
+    fn poll_close(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), TransportError>> {
+        let this = self.get_mut();
+        let res = ready!(this.write.poll_close(cx));
+        this.closed = true;
+        this.read.state = ReadState::Done;
+        this.read.buf = BytesMut::new();
+        Poll::Ready(res)
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,134 @@
+//! Helpers shared by the process tests.
+#![allow(dead_code, unreachable_pub, missing_docs, clippy::unwrap_used)]
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use mcp_proto::jsonrpc::Request;
+use mcp_proto::transport::{TransportError, TransportExt};
+use mcp_proto::{Message, RequestId};
+use mcp_transport_stdio::{ServerCommand, StdioTransport};
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+/// The python interpreter: the system one when present (a pyenv shim is a
+/// shell script that changes the environment the tests inspect).
+pub fn python() -> &'static str {
+    if std::path::Path::new("/usr/bin/python3").is_file() {
+        "/usr/bin/python3"
+    } else {
+        "python3"
+    }
+}
+
+/// The scriptable fake server (`tests/fake_server.py`), run with python3.
+pub fn fake(args: &[&str]) -> ServerCommand {
+    ServerCommand::new(python())
+        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fake_server.py"))
+        .args(args)
+}
+
+pub fn request(id: i64, method: &str, params: Value) -> Message {
+    let raw = RawValue::from_string(params.to_string()).unwrap();
+    Request::new(id.into(), method.to_owned(), Some(raw)).into()
+}
+
+/// Sends a request and waits (bounded) for the response with its id,
+/// skipping notifications. Returns the result as JSON.
+pub async fn call(t: &mut StdioTransport, id: i64, method: &str, params: Value) -> Value {
+    t.send(request(id, method, params)).await.unwrap();
+    loop {
+        let msg = recv(t)
+            .await
+            .expect("server closed before replying")
+            .unwrap();
+        if msg.id() == Some(&RequestId::Number(id)) {
+            return match msg {
+                Message::Response(r) => serde_json::from_str(r.result.get()).unwrap(),
+                other => panic!("error reply: {other:?}"),
+            };
+        }
+    }
+}
+
+/// `recv` with a 20 s safety bound so a broken transport fails instead of hanging.
+pub async fn recv(t: &mut StdioTransport) -> Option<Result<Message, TransportError>> {
+    tokio::time::timeout(Duration::from_secs(20), t.recv())
+        .await
+        .expect("recv timed out")
+}
+
+/// Whether `pid` no longer runs: no /proc entry, or a zombie (an orphan
+/// whose reaper, PID 1 here, does not reap).
+pub fn process_gone(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(stat) => stat
+            .rsplit(')')
+            .next()
+            .is_some_and(|rest| rest.trim_start().starts_with('Z')),
+    }
+}
+
+/// Whether `pid` has no /proc entry at all (exited *and* reaped).
+pub fn process_reaped(pid: u32) -> bool {
+    !std::path::Path::new(&format!("/proc/{pid}")).exists()
+}
+
+/// Polls `cond` every 20 ms for up to `within`.
+pub async fn eventually(within: Duration, mut cond: impl FnMut() -> bool) -> bool {
+    let deadline = tokio::time::Instant::now() + within;
+    loop {
+        if cond() {
+            return true;
+        }
+        if tokio::time::Instant::now() >= deadline {
+            return false;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// Peak resident memory of this process (Linux `VmHWM`), in bytes.
+pub fn peak_rss() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+/// The installed test peers (`cargo xtask peers`): `MCP_PEERS_DIR`, else
+/// `<workspace>/.peers`.
+pub fn peers_dir() -> PathBuf {
+    match std::env::var_os("MCP_PEERS_DIR") {
+        Some(d) => PathBuf::from(d),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.peers"),
+    }
+}
+
+/// `node <server-everything>/dist/index.js stdio`, or `None` (after printing
+/// why) when the peer is not installed. Panics instead when
+/// `MCP_REQUIRE_PEERS=1`.
+pub fn server_everything() -> Option<ServerCommand> {
+    let npm = peers_dir().join("npm");
+    let pkg = npm.join("node_modules/@modelcontextprotocol/server-everything");
+    let entry = pkg.join("dist/index.js");
+    if !entry.is_file() {
+        let msg = format!(
+            "server-everything not found at {}; run `cargo xtask peers`",
+            entry.display()
+        );
+        if std::env::var("MCP_REQUIRE_PEERS").as_deref() == Ok("1") {
+            panic!("{msg} (MCP_REQUIRE_PEERS=1)");
+        }
+        eprintln!("SKIP: {msg}");
+        return None;
+    }
+    let bundled = npm.join("node_modules/.bin/node");
+    let node = if bundled.is_file() {
+        bundled
+    } else {
+        PathBuf::from("node")
+    };
+    Some(ServerCommand::new(node).arg(entry).arg("stdio"))
+}
