@@ -576,7 +576,7 @@ pub(crate) fn conformance(args: &[String]) -> Result {
         Ok(())
     } else {
         Err(format!(
-            "conformance regression: {} no longer pass (listed in {EXPECTED_FILE})",
+            "conformance regression: {} did not pass, but {EXPECTED_FILE} lists it as passing",
             regressions.join(", ")
         ))
     }
