@@ -18,6 +18,10 @@ pub const DEFAULT_MAX_MESSAGE_SIZE: usize = 16 * 1024 * 1024;
 /// How many bytes of a skipped non-JSON line are quoted in the warning.
 const NOISE_PREVIEW: usize = 120;
 
+/// How many skipped non-JSON lines are each logged at `WARN` (later ones at
+/// powers of two only).
+const NOISE_WARNINGS: u64 = 10;
+
 /// A frame the codec could not turn into a message. Both kinds are scoped:
 /// the codec goes on with the next line.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -246,6 +250,14 @@ impl JsonLineCodec {
         if line.iter().all(u8::is_ascii_whitespace) {
             return Line::Skip;
         }
+        // Validating UTF-8 once over the whole line and parsing a `str` is
+        // faster than serde_json's per-string checks on a byte slice. The
+        // result is the same; errors are re-derived below for their detail.
+        if let Ok(text) = std::str::from_utf8(line)
+            && let Ok(m) = serde_json::from_str::<Message>(text)
+        {
+            return Line::Message(m);
+        }
         match Message::from_slice(line) {
             Ok(m) => Line::Message(m),
             // Valid JSON of the wrong shape is a broken message the client
@@ -256,12 +268,23 @@ impl JsonLineCodec {
             Err(_) => {
                 self.skipped_lines += 1;
                 let preview = line.get(..NOISE_PREVIEW).unwrap_or(line);
-                tracing::warn!(
-                    skipped_lines = self.skipped_lines,
-                    line = %String::from_utf8_lossy(preview),
-                    len = line.len(),
-                    "skipping a line on the server's stdout that is not JSON (servers must log to stderr)"
-                );
+                // Warn for the first few, then at powers of two: a server
+                // that logs to stdout must not flood the client's logs.
+                let n = self.skipped_lines;
+                if n <= NOISE_WARNINGS || n.is_power_of_two() {
+                    tracing::warn!(
+                        skipped_lines = n,
+                        line = %String::from_utf8_lossy(preview),
+                        len = line.len(),
+                        "skipping a line on the server's stdout that is not JSON (servers must log to stderr)"
+                    );
+                } else {
+                    tracing::debug!(
+                        skipped_lines = n,
+                        line = %String::from_utf8_lossy(preview),
+                        "skipping a non-JSON line on the server's stdout"
+                    );
+                }
                 Line::Skip
             }
         }

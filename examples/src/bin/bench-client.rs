@@ -42,7 +42,10 @@ fn parse_args() -> Result<Args, String> {
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
         let value = it.next().ok_or_else(|| format!("{flag} needs a value"))?;
-        let num = |v: &str| v.parse::<usize>().map_err(|_| format!("{flag}: {v:?} is not a number"));
+        let num = |v: &str| {
+            v.parse::<usize>()
+                .map_err(|_| format!("{flag}: {v:?} is not a number"))
+        };
         match flag.as_str() {
             "--transport" => a.transport = value,
             "--server-cmd" => a.server_cmd = Some(value),
@@ -89,13 +92,21 @@ impl Histogram {
         if total == 0 {
             return 0.0;
         }
-        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss, clippy::cast_precision_loss)]
+        #[allow(
+            clippy::cast_possible_truncation,
+            clippy::cast_sign_loss,
+            clippy::cast_precision_loss
+        )]
         let rank = ((p / 100.0 * total as f64).ceil() as u64).clamp(1, total);
         let mut sum = 0;
         for (b, c) in self.0.iter().enumerate() {
             sum += c;
             if sum >= rank {
-                #[allow(clippy::cast_precision_loss, clippy::cast_possible_truncation, clippy::cast_possible_wrap)]
+                #[allow(
+                    clippy::cast_precision_loss,
+                    clippy::cast_possible_truncation,
+                    clippy::cast_possible_wrap
+                )]
                 return LO * G.powf(b as f64 + 0.5);
             }
         }
@@ -105,7 +116,9 @@ impl Histogram {
 
 fn payload(n: usize) -> String {
     const ALPHABET: &[u8] = b"abcdefghijklmnopqrstuvwxyz0123456789";
-    (0..n).map(|i| char::from(ALPHABET[i % ALPHABET.len()])).collect()
+    (0..n)
+        .map(|i| char::from(ALPHABET[i % ALPHABET.len()]))
+        .collect()
 }
 
 fn peak_rss_kb() -> Option<u64> {
@@ -132,16 +145,30 @@ async fn connect(a: &Args) -> Result<(Client, f64), String> {
                 .args(words)
                 .stderr(mcp_transport_stdio::Stderr::inherit())
                 .max_message_size(64 << 20);
-            Box::pin(mcp_transport_stdio::StdioTransport::spawn(cmd).map_err(|e| format!("spawn: {e}"))?)
+            Box::pin(
+                mcp_transport_stdio::StdioTransport::spawn(cmd)
+                    .map_err(|e| format!("spawn: {e}"))?,
+            )
         }
-        _ => return Err("the http transport is not wired into bench-client yet".into()),
+        _ => {
+            let url = a.url.as_deref().unwrap_or_default();
+            Box::pin(
+                mcp_transport_http::HttpTransport::builder(url)
+                    .max_body_size(64 << 20)
+                    .build()
+                    .map_err(|e| format!("http transport: {e}"))?,
+            )
+        }
     };
     let client = Client::builder("bench-client", env!("CARGO_PKG_VERSION"))
         .resend_on_session_expiry(a.transport == "http")
         .connect(transport)
         .await
         .map_err(|e| format!("connect: {e}"))?;
-    let tools = client.list_all_tools().await.map_err(|e| format!("tools/list: {e}"))?;
+    let tools = client
+        .list_all_tools()
+        .await
+        .map_err(|e| format!("tools/list: {e}"))?;
     if !tools.iter().any(|t| t.name == "echo") {
         return Err("tools/list: the server has no `echo` tool".into());
     }
@@ -176,7 +203,9 @@ async fn worker(
         }
         match r.content.first() {
             Some(ContentBlock::Text(t)) if t.text == *payload => {}
-            Some(ContentBlock::Text(_)) => return Err(format!("call {i}: echoed text differs from the payload")),
+            Some(ContentBlock::Text(_)) => {
+                return Err(format!("call {i}: echoed text differs from the payload"));
+            }
             _ => return Err(format!("call {i}: content[0] is not a text block")),
         }
         h.record(t0.elapsed().as_secs_f64() * 1e6);
@@ -192,7 +221,12 @@ async fn run(a: Args) -> Result<String, String> {
     let start = Instant::now();
     let mut tasks = Vec::with_capacity(workers);
     for _ in 0..workers {
-        tasks.push(tokio::spawn(worker(client.clone(), next.clone(), a.calls, payload.clone())));
+        tasks.push(tokio::spawn(worker(
+            client.clone(),
+            next.clone(),
+            a.calls,
+            payload.clone(),
+        )));
     }
     let mut hist = Histogram::new();
     for t in tasks {
@@ -240,7 +274,10 @@ fn main() -> ExitCode {
         Ok(a) => a,
         Err(e) => return usage(&e),
     };
-    let rt = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+    let rt = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("bench-client: runtime: {e}");

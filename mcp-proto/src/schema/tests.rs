@@ -240,3 +240,12 @@ fn error_data_null_survives_a_round_trip() {
         json!({"code": -32603, "message": "x", "data": null})
     );
 }
+
+#[test]
+fn unknown_cache_scope_does_not_fail_the_result() {
+    let r: ListToolsResult = serde_json::from_value(json!({
+        "resultType": "complete", "tools": [], "ttlMs": 5, "cacheScope": "shared"
+    }))
+    .unwrap();
+    assert_eq!(r.cache_scope, Some(CacheScope::Unknown));
+}
