@@ -2,6 +2,8 @@
 //! and against the reference server-everything over stdio (when installed
 //! by `cargo xtask peers`; required when `MCP_REQUIRE_PEERS=1`).
 
+#![allow(clippy::unwrap_used)] // test code: a failed unwrap is a failed test
+
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
@@ -210,7 +212,7 @@ fn call_folds_structured_and_non_text_content() {
     assert_code(&r, 0);
     assert_eq!(
         r.stdout,
-        "a 1x1 red pixel\n[image: image/png, 70 bytes]\n[resource link: demo://logo.png (logo), image/png]\n"
+        "a 1x1 red pixel\n[image: image/png, 70 bytes]\n[resource link: demo://logo.png (logo)]\n"
     );
     let r = mcp(&["call", "echo", r#"{"text": "line one\nline two"}"#]);
     assert_code(&r, 0);
@@ -283,12 +285,64 @@ fn unreachable_server_exits_3_with_one_line() {
     );
 }
 
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free loopback port")
+}
+
 #[test]
-fn http_is_not_supported_yet_and_says_so() {
-    let r = mcp(&["--http", "http://127.0.0.1:9/mcp", "tools"]);
+fn unreachable_http_server_exits_3_with_one_line() {
+    let url = format!("http://127.0.0.1:{}/mcp", free_port());
+    let r = mcp(&["--http", &url, "-H", "Authorization: Bearer x", "tools"]);
     assert_code(&r, 3);
     assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
-    assert!(r.stderr.contains("not yet supported"), "{}", r.stderr);
+    assert!(
+        r.stderr.starts_with("mcp: connection error: "),
+        "{}",
+        r.stderr
+    );
+    assert!(r.stderr.contains("refused"), "{}", r.stderr);
+}
+
+#[test]
+fn http_401_exits_3_and_suggests_a_header() {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { break };
+            let mut buf = [0u8; 8192];
+            let mut seen = Vec::new();
+            while !seen.windows(4).any(|w| w == b"\r\n\r\n") {
+                match stream.read(&mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => seen.extend_from_slice(&buf[..n]),
+                }
+            }
+            let _ = stream.write_all(
+                b"HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Bearer\r\n\
+                  Content-Length: 0\r\nConnection: close\r\n\r\n",
+            );
+        }
+    });
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let r = mcp(&["--http", &url, "tools"]);
+    assert_code(&r, 3);
+    assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
+    assert!(
+        r.stderr.starts_with("mcp: connection error: "),
+        "{}",
+        r.stderr
+    );
+    assert!(r.stderr.contains("401"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("-H \"Authorization: Bearer"),
+        "{}",
+        r.stderr
+    );
 }
 
 #[test]
@@ -426,15 +480,7 @@ fn ctrl_c_cancels_the_call_on_the_server_and_exits_130() {
             }
         });
         // Wait for the call to be running (its first progress line).
-        let deadline = Instant::now() + Duration::from_secs(20);
-        loop {
-            let line = rx
-                .recv_timeout(deadline.saturating_duration_since(Instant::now()))
-                .expect("a progress line from mcp call");
-            if line.starts_with("progress:") {
-                break;
-            }
-        }
+        wait_line(&rx, Duration::from_secs(20), |l| l.starts_with("progress:"));
         let pid = child.id().to_string();
         assert!(
             Command::new("kill")
@@ -443,14 +489,7 @@ fn ctrl_c_cancels_the_call_on_the_server_and_exits_130() {
                 .unwrap()
                 .success()
         );
-        let deadline = Instant::now() + Duration::from_secs(15);
-        let status = loop {
-            if let Some(s) = child.try_wait().unwrap() {
-                break s;
-            }
-            assert!(Instant::now() < deadline, "mcp did not exit after SIGINT");
-            std::thread::sleep(Duration::from_millis(20));
-        };
+        let status = wait_exit(&mut child, Duration::from_secs(15));
         assert_eq!(status.code(), Some(130), "{protocol}");
         let text = std::fs::read_to_string(&log).unwrap_or_default();
         let _ = std::fs::remove_file(&log);
@@ -474,21 +513,28 @@ fn ctrl_c_cancels_the_call_on_the_server_and_exits_130() {
 
 // ---- the reference server-everything over stdio ------------------------------
 
-/// `node <server-everything> stdio`, or `None` (with a skip message) when
-/// the peer is not installed and not required.
-fn everything() -> Option<String> {
+/// `(node, server-everything's script)`, or `None` (with a skip message)
+/// when the peer is not installed and not required. The peers' own Node
+/// (`npm/node_modules/.bin/node`) is preferred over the one in `PATH`.
+fn everything() -> Option<(String, String)> {
     let peers = std::env::var_os("MCP_PEERS_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.peers"));
     let script =
         peers.join("npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
-    let node_ok = Command::new("node")
+    let bundled = peers.join("npm/node_modules/.bin/node");
+    let node = if bundled.exists() {
+        bundled.display().to_string()
+    } else {
+        "node".to_owned()
+    };
+    let node_ok = Command::new(&node)
         .arg("--version")
         .stdout(Stdio::null())
         .status()
         .is_ok_and(|s| s.success());
     if script.is_file() && node_ok {
-        return Some(format!("node '{}' stdio", script.display()));
+        return Some((node, script.display().to_string()));
     }
     let why = if node_ok {
         format!("{} is missing", script.display())
@@ -506,9 +552,91 @@ fn everything() -> Option<String> {
     None
 }
 
+/// The `--stdio` command line for server-everything.
+fn everything_stdio() -> Option<String> {
+    let (node, script) = everything()?;
+    Some(format!("'{node}' '{script}' stdio"))
+}
+
+/// Kills the child when dropped.
+struct KillOnDrop(std::process::Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn everything_over_streamable_http() {
+    let Some((node, script)) = everything() else {
+        return;
+    };
+    let port = free_port();
+    let child = Command::new(node)
+        .args([script.as_str(), "streamableHttp"])
+        .env("PORT", port.to_string())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn server-everything");
+    let _guard = KillOnDrop(child);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            Instant::now() < deadline,
+            "server-everything did not listen"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let url = format!("http://127.0.0.1:{port}/mcp");
+
+    let r = mcp(&["--http", &url, "tools", "--json"]);
+    assert_code(&r, 0);
+    assert!(
+        r.json()
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["name"] == "echo")
+    );
+    let r = mcp(&[
+        "--http",
+        &url,
+        "-H",
+        "X-Test: 1",
+        "call",
+        "echo",
+        r#"{"message":"hi"}"#,
+    ]);
+    assert_code(&r, 0);
+    assert!(r.stdout.contains("hi"), "{}", r.stdout);
+    let r = mcp(&[
+        "--http",
+        &url,
+        "call",
+        "trigger-long-running-operation",
+        r#"{"duration": 1, "steps": 2}"#,
+    ]);
+    assert_code(&r, 0);
+    assert_eq!(
+        r.stderr
+            .lines()
+            .filter(|l| l.starts_with("progress:"))
+            .count(),
+        2,
+        "{}",
+        r.stderr
+    );
+}
+
 #[test]
 fn everything_tools_and_echo() {
-    let Some(server) = everything() else { return };
+    let Some(server) = everything_stdio() else {
+        return;
+    };
     let r = mcp(&["--stdio", &server, "tools", "--json"]);
     assert_code(&r, 0);
     let tools = r.json();
@@ -539,4 +667,97 @@ fn everything_tools_and_echo() {
     // server-everything speaks the legacy era: auto falls back to initialize.
     assert_eq!(v["protocolVersion"], "2025-11-25");
     assert!(v["serverInfo"]["name"].as_str().is_some());
+}
+
+/// Waits for a line satisfying `want` on `rx`, up to `within`.
+#[cfg(unix)]
+fn wait_line(rx: &mpsc::Receiver<String>, within: Duration, want: impl Fn(&str) -> bool) {
+    let deadline = Instant::now() + within;
+    loop {
+        let line = rx
+            .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+            .expect("the expected line from mcp");
+        if want(&line) {
+            return;
+        }
+    }
+}
+
+#[cfg(unix)]
+fn wait_exit(child: &mut std::process::Child, within: Duration) -> std::process::ExitStatus {
+    let deadline = Instant::now() + within;
+    loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            return s;
+        }
+        assert!(Instant::now() < deadline, "mcp did not exit in time");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn signals_during_a_hung_handshake_stop_mcp_and_the_server() {
+    for (signal, code) in [("-INT", 130), ("-TERM", 143)] {
+        let pid_file = temp_path("hung");
+        // A "server" that never answers and ignores stdin closing: mcp must
+        // escalate to SIGTERM for it.
+        let line = format!("sh -c 'echo $$ > {}; exec sleep 60'", pid_file.display());
+        let mut child = Command::new(MCP)
+            .args(["--stdio", &line, "tools"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn mcp");
+        let deadline = Instant::now() + Duration::from_secs(20);
+        let server_pid = loop {
+            if let Ok(text) = std::fs::read_to_string(&pid_file) {
+                if text.ends_with('\n') {
+                    break text.trim().to_owned();
+                }
+            }
+            assert!(Instant::now() < deadline, "the server never started");
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let _ = std::fs::remove_file(&pid_file);
+        // Let the client start its handshake.
+        std::thread::sleep(Duration::from_millis(300));
+        let pid = child.id().to_string();
+        assert!(
+            Command::new("kill")
+                .args([signal, &pid])
+                .status()
+                .unwrap()
+                .success()
+        );
+        let status = wait_exit(&mut child, Duration::from_secs(15));
+        assert_eq!(status.code(), Some(code), "{signal}");
+        let gone_by = Instant::now() + Duration::from_secs(5);
+        while alive(&server_pid) && Instant::now() < gone_by {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert!(
+            !alive(&server_pid),
+            "{signal}: server {server_pid} outlived mcp"
+        );
+    }
+}
+
+#[test]
+fn self_spawn_example_lists_and_calls_offline() {
+    let out = Command::new(env!("CARGO_BIN_EXE_self_spawn"))
+        .stdin(Stdio::null())
+        .output()
+        .expect("run self_spawn");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("over protocol 2026-07-28"), "{stdout}");
+    assert!(stdout.contains("tool slow_sum: "), "{stdout}");
+    assert!(stdout.contains("slow_sum(2, 3) = 5"), "{stdout}");
+    assert!(stdout.contains("echo: hello"), "{stdout}");
 }
