@@ -466,10 +466,7 @@ async fn cutting_proxy(
                     let _ = tokio::io::copy(&mut cr, &mut sw).await;
                 });
                 let mut buf = vec![0u8; 16 * 1024];
-                loop {
-                    let Ok(n) = sr.read(&mut buf).await else {
-                        break;
-                    };
+                while let Ok(n) = sr.read(&mut buf).await {
                     if n == 0 {
                         break;
                     }
