@@ -93,19 +93,24 @@ async fn everything() -> Option<(Child, String)> {
 }
 
 async fn python() -> Option<(Child, String)> {
+    python_in("streamable-http", "/mcp").await
+}
+
+async fn python_in(mode: &str, path: &str) -> Option<(Child, String)> {
     let py = peer("py/bin/python")?;
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/peers/py_server.py");
     let port = free_port();
     let mut child = Command::new(py)
         .arg(script)
         .arg(port.to_string())
+        .arg(mode)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .kill_on_drop(true)
         .spawn()
         .unwrap();
     wait_listening(port, &mut child).await;
-    Some((child, format!("http://127.0.0.1:{port}/mcp")))
+    Some((child, format!("http://127.0.0.1:{port}{path}")))
 }
 
 fn raw(v: Value) -> Option<Box<RawValue>> {
@@ -322,7 +327,7 @@ async fn python_sdk_legacy_era() {
     );
     t.send(req(2, "tools/list", json!({}))).await.unwrap();
     let (tools, _) = answer(&mut t, 2).await;
-    assert_eq!(tools["tools"].as_array().unwrap().len(), 3);
+    assert_eq!(tools["tools"].as_array().unwrap().len(), 5);
     t.send(req(
         3,
         "tools/call",
@@ -361,8 +366,16 @@ fn meta() -> Value {
     })
 }
 
+/// Adds the 2026-07-28 per-request `_meta` fields (keeping any already there,
+/// such as a progress token).
 fn with_meta(mut params: Value) -> Value {
-    params["_meta"] = meta();
+    let Value::Object(m) = meta() else {
+        unreachable!()
+    };
+    if !params["_meta"].is_object() {
+        params["_meta"] = json!({});
+    }
+    params["_meta"].as_object_mut().unwrap().extend(m);
     params
 }
 
@@ -538,4 +551,81 @@ async fn server_everything_dropped_stream_is_resumed_with_last_event_id() {
         })
         .collect();
     assert_eq!(steps, [1, 2]);
+}
+
+#[tokio::test]
+async fn python_sdk_modern_cancellation_closes_the_stream() {
+    let Some((_child, url)) = python().await else {
+        return;
+    };
+    let mut t = HttpTransport::new(&url).unwrap();
+    set_version(&mut t, ProtocolVersion::V2026_07_28);
+    t.send(req(
+        1,
+        "tools/call",
+        with_meta(json!({"name":"slow","arguments":{},"_meta":{"progressToken":1}})),
+    ))
+    .await
+    .unwrap();
+    let m = recv(&mut t).await.unwrap();
+    assert_eq!(m.method(), Some("notifications/progress"), "{m:?}");
+    t.send(Notification::new("notifications/cancelled", raw(json!({"requestId":1}))).into())
+        .await
+        .unwrap();
+    // The server noticed the closed stream and cancelled the handler.
+    let mut cancelled = String::new();
+    for i in 0..50 {
+        t.send(req(
+            100 + i,
+            "tools/call",
+            with_meta(json!({"name":"was_cancelled","arguments":{}})),
+        ))
+        .await
+        .unwrap();
+        cancelled = text_of(&answer(&mut t, 100 + i).await.0);
+        if cancelled == "true" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(cancelled, "true");
+}
+
+#[tokio::test]
+async fn python_sdk_http_sse_2024_11_05_fallback() {
+    // The Python SDK's deprecated HTTP+SSE server: GET /sse, POST /messages/.
+    // A POST to /sse is refused (405) without a JSON-RPC body, so the
+    // transport falls back: GET, `endpoint` event, POST there.
+    let Some((_child, url)) = python_in("sse", "/sse").await else {
+        return;
+    };
+    let mut t = HttpTransport::new(&url).unwrap();
+    t.send(req(
+        1,
+        "initialize",
+        json!({"protocolVersion":"2024-11-05","capabilities":{},"clientInfo":{"name":"mcp-rs-test","version":"0"}}),
+    ))
+    .await
+    .unwrap();
+    let (init, _) = answer(&mut t, 1).await;
+    assert!(t.is_legacy_sse());
+    set_version(
+        &mut t,
+        ProtocolVersion::parse(init["protocolVersion"].as_str().unwrap()).unwrap(),
+    );
+    t.send(Notification::new("notifications/initialized", None).into())
+        .await
+        .unwrap();
+    t.send(req(
+        2,
+        "tools/call",
+        json!({"name":"echo","arguments":{"text":"old transport"}}),
+    ))
+    .await
+    .unwrap();
+    assert_eq!(text_of(&answer(&mut t, 2).await.0), "echo: old transport");
+    tokio::time::timeout(Duration::from_secs(6), t.close())
+        .await
+        .unwrap()
+        .unwrap();
 }
