@@ -240,8 +240,15 @@ impl HttpTransport {
             }
         })?;
         if start_standalone {
+            // Opened once `notifications/initialized` was accepted.
             let shared = Arc::clone(&self.shared);
-            self.spawn(None, async move { standalone_stream(&shared).await })?;
+            let wait = self.order_barrier.clone();
+            self.spawn(None, async move {
+                if let Some(mut w) = wait {
+                    let _ = tokio::time::timeout(ORDER_WAIT, w.wait_for(|d| *d)).await;
+                }
+                standalone_stream(&shared).await;
+            })?;
         }
         Ok(())
     }
