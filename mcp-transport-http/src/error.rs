@@ -21,6 +21,12 @@ pub enum HttpError {
         /// Why it is unusable.
         reason: String,
     },
+    /// A configured header name or value is not valid HTTP.
+    #[error("invalid header {name:?}: names must be HTTP tokens and values visible ASCII")]
+    InvalidHeader {
+        /// The header name as given.
+        name: String,
+    },
     /// The server answered with a status the transport cannot use.
     #[error("HTTP {status} from the MCP server: {excerpt}")]
     Status {

@@ -1115,12 +1115,11 @@ fn bad_urls_are_rejected_at_build() {
             "{url}"
         );
     }
-    assert!(
-        HttpTransport::builder("http://h/mcp")
-            .header("bad name", "v")
-            .build()
-            .is_err()
-    );
+    assert!(matches!(
+        HttpTransport::builder("http://h/mcp").header("bad name", "v").build(),
+        Err(HttpError::InvalidHeader { name }) if name == "bad name"
+    ));
+    assert!(mcp_transport_http::BearerToken::new("line\nbreak").is_err());
 }
 
 #[tokio::test]
