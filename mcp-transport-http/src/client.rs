@@ -84,9 +84,8 @@ impl BearerToken {
     /// A provider sending `Bearer <token>`; fails if the token is not a valid header value.
     pub fn new(token: &str) -> Result<Self, HttpError> {
         let mut v = HeaderValue::from_str(&format!("Bearer {token}")).map_err(|_| {
-            HttpError::InvalidUrl {
-                url: String::new(),
-                reason: "the bearer token has characters not allowed in a header".into(),
+            HttpError::InvalidHeader {
+                name: "authorization".into(),
             }
         })?;
         v.set_sensitive(true);
@@ -163,7 +162,7 @@ impl fmt::Debug for Config {
 pub struct HttpTransportBuilder {
     url: String,
     headers: HeaderMap,
-    header_error: Option<String>,
+    header_error: Option<HttpError>,
     auth: Option<Arc<dyn AuthProvider>>,
     connect_timeout: Option<Duration>,
     request_timeout: Option<Duration>,
@@ -221,7 +220,11 @@ impl HttpTransportBuilder {
                 }
                 self.headers.append(n, v);
             }
-            _ => self.header_error = Some(format!("invalid header {name:?}")),
+            _ => {
+                self.header_error = Some(HttpError::InvalidHeader {
+                    name: name.to_owned(),
+                });
+            }
         }
         self
     }
@@ -334,10 +337,7 @@ impl HttpTransportBuilder {
             });
         }
         if let Some(e) = self.header_error {
-            return Err(HttpError::InvalidUrl {
-                url: self.url,
-                reason: e,
-            });
+            return Err(e);
         }
         let _ = self.native_roots;
         let http = match self.client {

@@ -188,8 +188,11 @@ impl HttpTransport {
         let modern = version.is_some_and(|v| v.era() == Era::Modern)
             && method.as_deref() != Some("initialize")
             && !sse_mode;
-        // 2026-07-28: cancellation is closing the response stream.
-        if modern && method.as_deref() == Some("notifications/cancelled") {
+        // Cancellation. 2026-07-28: closing the response stream *is* the
+        // cancellation; nothing is POSTed. Legacy: the notification is POSTed
+        // and the local stream is dropped too (the server must not answer a
+        // cancelled request, so keeping it open only holds a connection).
+        if method.as_deref() == Some("notifications/cancelled") {
             if let Message::Notification(n) = &msg
                 && let Some(id) = cancelled_request_id(n.params.as_deref())
             {
@@ -200,7 +203,9 @@ impl HttpTransport {
                     h.abort();
                 }
             }
-            return Ok(());
+            if modern {
+                return Ok(());
+            }
         }
         let start_standalone = !modern
             && self.shared.cfg.standalone_stream
@@ -235,8 +240,15 @@ impl HttpTransport {
             }
         })?;
         if start_standalone {
+            // Opened once `notifications/initialized` was accepted.
             let shared = Arc::clone(&self.shared);
-            self.spawn(None, async move { standalone_stream(&shared).await })?;
+            let wait = self.order_barrier.clone();
+            self.spawn(None, async move {
+                if let Some(mut w) = wait {
+                    let _ = tokio::time::timeout(ORDER_WAIT, w.wait_for(|d| *d)).await;
+                }
+                standalone_stream(&shared).await;
+            })?;
         }
         Ok(())
     }

@@ -617,6 +617,14 @@ async fn standalone_get_stream_delivers_server_messages() {
         .find(|r| r.method == http::Method::GET)
         .unwrap();
     assert_eq!(get.header("mcp-session-id"), Some("s"));
+    assert_eq!(get.header("accept"), Some("text/event-stream"));
+    // Opened only after the server accepted notifications/initialized.
+    let initialized = server
+        .requests()
+        .into_iter()
+        .find(|r| r.rpc_method() == Some("notifications/initialized"))
+        .unwrap();
+    assert!(get.index > initialized.index);
     // Closing ends the GET stream (bounded, even though it never ends).
     tokio::time::timeout(Duration::from_secs(6), t.close())
         .await
@@ -1107,12 +1115,11 @@ fn bad_urls_are_rejected_at_build() {
             "{url}"
         );
     }
-    assert!(
-        HttpTransport::builder("http://h/mcp")
-            .header("bad name", "v")
-            .build()
-            .is_err()
-    );
+    assert!(matches!(
+        HttpTransport::builder("http://h/mcp").header("bad name", "v").build(),
+        Err(HttpError::InvalidHeader { name }) if name == "bad name"
+    ));
+    assert!(mcp_transport_http::BearerToken::new("line\nbreak").is_err());
 }
 
 #[tokio::test]

@@ -5,6 +5,8 @@ Usage: python py_server.py PORT
 import sys
 from typing import Annotated
 
+import anyio
+
 from pydantic import Field
 
 from mcp.server.mcpserver import Context, MCPServer
@@ -35,5 +37,28 @@ async def progress(ctx: Context, steps: int = 3) -> str:
     return "done"
 
 
+CANCELLED = {"slow": False}
+
+
+@mcp.tool()
+async def slow(ctx: Context) -> str:
+    """Reports progress, then works for a long time; remembers being cancelled."""
+    try:
+        await ctx.report_progress(1, 100)
+        await anyio.sleep(30)
+        return "finished"
+    except anyio.get_cancelled_exc_class():
+        CANCELLED["slow"] = True
+        raise
+
+
+@mcp.tool()
+def was_cancelled() -> str:
+    """Whether a `slow` call was cancelled."""
+    return str(CANCELLED["slow"]).lower()
+
+
 if __name__ == "__main__":
-    mcp.run("streamable-http", host="127.0.0.1", port=int(sys.argv[1]))
+    # python py_server.py PORT [streamable-http|sse]
+    mode = sys.argv[2] if len(sys.argv) > 2 else "streamable-http"
+    mcp.run(mode, host="127.0.0.1", port=int(sys.argv[1]))
