@@ -383,19 +383,29 @@ impl Client {
         method: &str,
         params: P,
     ) -> RequestBuilder<'a> {
+        self.request_encoded(method, move |meta: &MetaSpec<'_>| {
+            if meta.is_empty() {
+                serde_json::value::to_raw_value(&params)
+            } else {
+                serde_json::value::to_raw_value(&WithMeta {
+                    meta,
+                    params: &params,
+                })
+            }
+        })
+    }
+
+    /// A request whose params `encode` writes at send time, including the
+    /// given `_meta` when it is not empty.
+    fn request_encoded<'a>(
+        &'a self,
+        method: &str,
+        encode: impl FnOnce(&MetaSpec<'_>) -> serde_json::Result<Box<RawValue>> + Send + 'a,
+    ) -> RequestBuilder<'a> {
         RequestBuilder {
             client: self,
             method: method.to_owned(),
-            params: Params::Lazy(Box::new(move |meta: &MetaSpec<'_>| {
-                if meta.members.is_none() && meta.progress_token.is_none() {
-                    serde_json::value::to_raw_value(&params)
-                } else {
-                    serde_json::value::to_raw_value(&WithMeta {
-                        meta,
-                        params: &params,
-                    })
-                }
-            })),
+            params: Params::Lazy(Box::new(encode)),
             options: CallOptions::default(),
             progress: None,
         }
@@ -538,13 +548,22 @@ impl Client {
         name: &'a str,
         arguments: &'a A,
     ) -> RequestBuilder<'a> {
+        // Written directly (not with `#[serde(flatten)]`): this is the hot path.
         #[derive(Serialize)]
         struct CallParams<'a, A: ?Sized> {
+            #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+            meta: Option<&'a MetaSpec<'a>>,
             name: &'a str,
             arguments: &'a A,
         }
-        self.request_lazy("tools/call", CallParams { name, arguments })
-            .progress(true)
+        self.request_encoded("tools/call", move |meta: &MetaSpec<'_>| {
+            serde_json::value::to_raw_value(&CallParams {
+                meta: (!meta.is_empty()).then_some(meta),
+                name,
+                arguments,
+            })
+        })
+        .progress(true)
     }
 
     /// A `tools/call` request to configure (timeout, progress callback) before sending.
@@ -760,6 +779,12 @@ enum Params<'a> {
 struct MetaSpec<'a> {
     members: Option<&'a JsonObject>,
     progress_token: Option<RequestId>,
+}
+
+impl MetaSpec<'_> {
+    fn is_empty(&self) -> bool {
+        self.members.is_none() && self.progress_token.is_none()
+    }
 }
 
 impl Serialize for MetaSpec<'_> {

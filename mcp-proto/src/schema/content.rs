@@ -9,7 +9,13 @@ use super::{Annotations, Icon, JsonObject};
 ///
 /// A block whose `type` this crate does not know decodes to
 /// [`ContentBlock::Unknown`] holding the JSON, instead of failing the message.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+///
+/// Decoding takes a fast path when `type` is the block's first member (what
+/// servers send): the rest of the object is decoded straight into the
+/// variant's struct, with no intermediate buffering of the (possibly
+/// megabyte-sized) text or data. Otherwise the block is buffered and decoded
+/// by tag as usual.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum ContentBlock {
@@ -216,4 +222,131 @@ pub struct ToolResultContent {
     /// `_meta`.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<JsonObject>,
+}
+
+/// The derived, buffering decoder: the fallback when `type` is not first.
+#[derive(Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum TaggedBlock {
+    Text(TextContent),
+    Image(ImageContent),
+    Audio(AudioContent),
+    ResourceLink(ResourceLink),
+    Resource(EmbeddedResource),
+    ToolUse(ToolUseContent),
+    ToolResult(ToolResultContent),
+    #[serde(untagged)]
+    Unknown(Value),
+}
+
+impl From<TaggedBlock> for ContentBlock {
+    fn from(t: TaggedBlock) -> Self {
+        match t {
+            TaggedBlock::Text(v) => ContentBlock::Text(v),
+            TaggedBlock::Image(v) => ContentBlock::Image(v),
+            TaggedBlock::Audio(v) => ContentBlock::Audio(v),
+            TaggedBlock::ResourceLink(v) => ContentBlock::ResourceLink(v),
+            TaggedBlock::Resource(v) => ContentBlock::Resource(v),
+            TaggedBlock::ToolUse(v) => ContentBlock::ToolUse(v),
+            TaggedBlock::ToolResult(v) => ContentBlock::ToolResult(v),
+            TaggedBlock::Unknown(v) => ContentBlock::Unknown(v),
+        }
+    }
+}
+
+/// A string that borrows from the input when it can.
+pub(crate) enum MaybeBorrowed<'de> {
+    Borrowed(&'de str),
+    Owned(String),
+}
+
+impl MaybeBorrowed<'_> {
+    pub(crate) fn as_str(&self) -> &str {
+        match self {
+            MaybeBorrowed::Borrowed(s) => s,
+            MaybeBorrowed::Owned(s) => s,
+        }
+    }
+    pub(crate) fn into_string(self) -> String {
+        match self {
+            MaybeBorrowed::Borrowed(s) => s.to_owned(),
+            MaybeBorrowed::Owned(s) => s,
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for MaybeBorrowed<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = MaybeBorrowed<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E: serde::de::Error>(
+                self,
+                v: &'de str,
+            ) -> Result<Self::Value, E> {
+                Ok(MaybeBorrowed::Borrowed(v))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(MaybeBorrowed::Owned(v.to_owned()))
+            }
+            fn visit_string<E: serde::de::Error>(self, v: String) -> Result<Self::Value, E> {
+                Ok(MaybeBorrowed::Owned(v))
+            }
+        }
+        d.deserialize_str(V)
+    }
+}
+
+impl<'de> Deserialize<'de> for ContentBlock {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct BlockVisitor;
+        impl<'de> serde::de::Visitor<'de> for BlockVisitor {
+            type Value = ContentBlock;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a content block object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ContentBlock, A::Error> {
+                use serde::de::value::MapAccessDeserializer;
+                let Some(first) = map.next_key::<MaybeBorrowed<'de>>()? else {
+                    return Err(serde::de::Error::missing_field("type"));
+                };
+                if first.as_str() != "type" {
+                    // Slow path: buffer the whole object, then decode by tag.
+                    let mut obj = JsonObject::new();
+                    obj.insert(first.into_string(), map.next_value::<Value>()?);
+                    while let Some((k, v)) = map.next_entry::<String, Value>()? {
+                        obj.insert(k, v);
+                    }
+                    return TaggedBlock::deserialize(Value::Object(obj))
+                        .map(ContentBlock::from)
+                        .map_err(serde::de::Error::custom);
+                }
+                let tag = map.next_value::<MaybeBorrowed<'de>>()?;
+                let rest = MapAccessDeserializer::new(map);
+                Ok(match tag.as_str() {
+                    "text" => ContentBlock::Text(TextContent::deserialize(rest)?),
+                    "image" => ContentBlock::Image(ImageContent::deserialize(rest)?),
+                    "audio" => ContentBlock::Audio(AudioContent::deserialize(rest)?),
+                    "resource_link" => ContentBlock::ResourceLink(Resource::deserialize(rest)?),
+                    "resource" => ContentBlock::Resource(EmbeddedResource::deserialize(rest)?),
+                    "tool_use" => ContentBlock::ToolUse(ToolUseContent::deserialize(rest)?),
+                    "tool_result" => {
+                        ContentBlock::ToolResult(ToolResultContent::deserialize(rest)?)
+                    }
+                    _ => {
+                        let mut obj = JsonObject::deserialize(rest)?;
+                        obj.insert("type".into(), Value::String(tag.into_string()));
+                        ContentBlock::Unknown(Value::Object(obj))
+                    }
+                })
+            }
+        }
+        d.deserialize_map(BlockVisitor)
+    }
 }

@@ -249,3 +249,55 @@ fn unknown_cache_scope_does_not_fail_the_result() {
     .unwrap();
     assert_eq!(r.cache_scope, Some(CacheScope::Unknown));
 }
+
+#[test]
+fn content_blocks_decode_with_type_first_or_last() {
+    let first: ContentBlock =
+        serde_json::from_str(r#"{"type":"text","text":"hi","_meta":{"k":1}}"#).unwrap();
+    let last: ContentBlock =
+        serde_json::from_str(r#"{"text":"hi","_meta":{"k":1},"type":"text"}"#).unwrap();
+    assert_eq!(first, last);
+    assert_eq!(first.as_text(), Some("hi"));
+    let img: ContentBlock =
+        serde_json::from_str(r#"{"type":"image","data":"AAAA","mimeType":"image/png"}"#).unwrap();
+    assert!(matches!(img, ContentBlock::Image(ref i) if i.mime_type == "image/png"));
+    // Unknown kinds keep every member, whichever position `type` has.
+    for src in [
+        r#"{"type":"hologram","frames":3}"#,
+        r#"{"frames":3,"type":"hologram"}"#,
+    ] {
+        let b: ContentBlock = serde_json::from_str(src).unwrap();
+        assert_eq!(
+            b,
+            ContentBlock::Unknown(serde_json::json!({"type": "hologram", "frames": 3}))
+        );
+    }
+    // Escaped strings (not borrowable) work too.
+    let esc: ContentBlock = serde_json::from_str(r#"{"typ\u0065":"text","text":"a\nb"}"#).unwrap();
+    assert_eq!(esc.as_text(), Some("a\nb"));
+    // No `type` at all: kept as an unknown block, as before.
+    let untyped: ContentBlock = serde_json::from_str(r#"{"text":"no type"}"#).unwrap();
+    assert!(matches!(untyped, ContentBlock::Unknown(_)));
+    assert!(
+        serde_json::from_str::<ContentBlock>(r#"{"type":"text"}"#).is_err(),
+        "text is required"
+    );
+}
+
+#[test]
+fn call_tool_result_keeps_unknown_members_and_round_trips() {
+    let src = serde_json::json!({
+        "content": [{"type": "text", "text": "x"}],
+        "isError": true,
+        "structuredContent": {"a": [1, 2]},
+        "_meta": {"m": 1},
+        "resultType": "complete",
+        "vendor": {"nested": true}
+    });
+    let r: CallToolResult = serde_json::from_value(src.clone()).unwrap();
+    assert!(r.is_error());
+    assert_eq!(r.extra["vendor"], serde_json::json!({"nested": true}));
+    assert_eq!(serde_json::to_value(&r).unwrap(), src);
+    let null_content: CallToolResult = serde_json::from_str(r#"{"content":null}"#).unwrap();
+    assert!(null_content.content.is_empty());
+}

@@ -200,7 +200,11 @@ impl CallToolParams {
 ///
 /// A tool that failed reports `is_error: true` with an explanation in
 /// `content`; that is a result for the model, not a protocol error.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+///
+/// Decoded by hand rather than with `#[serde(flatten)]`, which would buffer
+/// the whole result (every content block) before decoding it: this is the
+/// hot path of every tool call.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct CallToolResult {
@@ -228,5 +232,49 @@ impl CallToolResult {
     /// Whether the tool reported failure.
     pub fn is_error(&self) -> bool {
         self.is_error == Some(true)
+    }
+}
+
+impl<'de> Deserialize<'de> for CallToolResult {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = CallToolResult;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a CallToolResult object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<CallToolResult, A::Error> {
+                let mut r = CallToolResult {
+                    result_type: None,
+                    content: Vec::new(),
+                    structured_content: None,
+                    is_error: None,
+                    meta: None,
+                    extra: JsonObject::new(),
+                };
+                while let Some(key) = map.next_key::<super::content::MaybeBorrowed<'de>>()? {
+                    match key.as_str() {
+                        "content" => {
+                            r.content = map
+                                .next_value::<Option<Vec<ContentBlock>>>()?
+                                .unwrap_or_default()
+                        }
+                        "structuredContent" => r.structured_content = map.next_value()?,
+                        "isError" => r.is_error = map.next_value()?,
+                        "_meta" => r.meta = map.next_value()?,
+                        "resultType" => r.result_type = map.next_value()?,
+                        _ => {
+                            let v = map.next_value::<Value>()?;
+                            r.extra.insert(key.into_string(), v);
+                        }
+                    }
+                }
+                Ok(r)
+            }
+        }
+        d.deserialize_map(V)
     }
 }
