@@ -94,13 +94,24 @@ impl Server {
 }
 
 /// Builds a [`Toolbox`].
-#[derive(Debug, Default)]
+#[derive(Debug)]
 #[must_use]
 pub struct ToolboxBuilder {
     servers: Vec<Server>,
     on_collision: OnCollision,
     options: ToolOptions,
     listen: bool,
+}
+
+impl Default for ToolboxBuilder {
+    fn default() -> Self {
+        ToolboxBuilder {
+            servers: Vec::new(),
+            on_collision: OnCollision::default(),
+            options: ToolOptions::default(),
+            listen: true,
+        }
+    }
 }
 
 impl ToolboxBuilder {
@@ -145,9 +156,7 @@ impl ToolboxBuilder {
             // Subscribe before listing: a change during the listing is
             // then seen as a change.
             let changes = s.client.list_changed(ListKind::Tools);
-            let tools = s
-                .client
-                .list_all_tools()
+            let tools = list_tools(&s.client)
                 .await
                 .map_err(|source| ToolboxError::List {
                     server: s.name.clone(),
@@ -182,6 +191,18 @@ impl ToolboxBuilder {
         });
         Ok(Toolbox { inner })
     }
+}
+
+/// Every tool of the server; none (and no request) if the server does not
+/// offer tools.
+async fn list_tools(client: &Client) -> Result<Vec<mcp_proto::schema::Tool>, ClientError> {
+    if client
+        .server()
+        .is_some_and(|info| info.capabilities.tools.is_none())
+    {
+        return Ok(Vec::new());
+    }
+    client.list_all_tools().await
 }
 
 /// Opens `subscriptions/listen` for tool-list changes if the server speaks
@@ -255,10 +276,7 @@ impl std::fmt::Debug for Toolbox {
 impl Toolbox {
     /// A builder.
     pub fn builder() -> ToolboxBuilder {
-        ToolboxBuilder {
-            listen: true,
-            ..ToolboxBuilder::default()
-        }
+        ToolboxBuilder::default()
     }
 
     /// The tools, after listing again any server that said its tools changed.
@@ -410,7 +428,7 @@ impl Inner {
                 continue;
             };
             tracing::debug!(server = %server.name, "listing tools again");
-            match server.client.list_all_tools().await {
+            match list_tools(&server.client).await {
                 Ok(tools) => {
                     *slot = Arc::new(tools);
                     changed = true;

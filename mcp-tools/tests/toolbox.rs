@@ -71,7 +71,15 @@ fn echo_script(label: &'static str) -> Script {
     })
 }
 
-async fn spawn_fake(tools: Vec<Value>, mut script: Script) -> (Client, Arc<Mutex<State>>) {
+async fn spawn_fake(tools: Vec<Value>, script: Script) -> (Client, Arc<Mutex<State>>) {
+    spawn_fake_with(json!({"tools": {"listChanged": true}}), tools, script).await
+}
+
+async fn spawn_fake_with(
+    capabilities: Value,
+    tools: Vec<Value>,
+    mut script: Script,
+) -> (Client, Arc<Mutex<State>>) {
     let (client_end, mut server) = channel::pair();
     let state = Arc::new(Mutex::new(State {
         tools,
@@ -91,7 +99,7 @@ async fn spawn_fake(tools: Vec<Value>, mut script: Script) -> (Client, Arc<Mutex
                 "server/discover" => outs.push(Out::Error(-32601, "method not found")),
                 "initialize" => outs.push(Out::Reply(json!({
                     "protocolVersion": params["protocolVersion"],
-                    "capabilities": {"tools": {"listChanged": true}},
+                    "capabilities": capabilities,
                     "serverInfo": {"name": "fake", "version": "1.0.0"},
                 }))),
                 "tools/list" => {
@@ -593,4 +601,22 @@ async fn structured_content_is_checked_against_the_output_schema_with_the_featur
     } else {
         assert_eq!(bad.unwrap().text, r#"{"temp":"hot"}"#);
     }
+}
+
+#[tokio::test]
+async fn a_server_without_tools_contributes_none_and_is_not_asked() {
+    let (one, state) = spawn_fake_with(
+        json!({"resources": {}}),
+        vec![tool("echo", echo_schema())],
+        echo_script("one"),
+    )
+    .await;
+    let toolbox = Toolbox::builder()
+        .server(Server::new("one", one))
+        .build()
+        .await
+        .unwrap();
+    assert!(toolbox.snapshot().is_empty());
+    toolbox.refresh().await.unwrap();
+    assert_eq!(state.lock().unwrap().lists, 0);
 }
