@@ -278,3 +278,65 @@ async fn toolbox_follows_legacy_list_changed_notifications() {
     )
     .await;
 }
+
+/// A rig tool set built from a real MCP server, called through rig's own
+/// interface (`DynamicTool::execute`); no model involved.
+#[cfg(feature = "rig")]
+#[tokio::test]
+async fn rig_tools_from_server_everything() {
+    use rig_core::tool::ToolErrorKind;
+
+    let Some(cmd) = everything() else { return };
+    let client = connect(cmd).await;
+    let toolbox = Toolbox::builder()
+        .server(
+            Server::new("everything", client.clone()).filter(Filter::include([
+                "echo",
+                "get-sum",
+                "get-tiny-image",
+            ])),
+        )
+        .build()
+        .await
+        .unwrap();
+    let tools = mcp_tools::rig::rig_tools(&toolbox).await;
+    let names: Vec<&str> = tools.iter().map(|t| t.name().as_str()).collect();
+    assert_eq!(names, ["echo", "get-sum", "get-tiny-image"]);
+    let sum = &tools[1];
+    assert_eq!(
+        sum.definition().description,
+        "Returns the sum of two numbers"
+    );
+    assert_eq!(
+        sum.definition().parameters["properties"]["a"]["type"],
+        "number"
+    );
+
+    let out = sum.execute(json!({"a": 2, "b": 40})).await.unwrap();
+    assert_eq!(out.as_text(), Some("The sum of 2 and 40 is 42."));
+    let out = tools[2].execute(json!({})).await.unwrap();
+    assert!(
+        out.as_text().unwrap().contains("[image: image/png, "),
+        "{out:?}"
+    );
+
+    // The model's mistake stays the model's, with the explanation.
+    let err = tools[0]
+        .execute(json!({"mesage": "typo"}))
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind(), ToolErrorKind::InvalidArgs);
+    assert!(
+        err.model_feedback()
+            .unwrap()
+            .contains("missing required property `message`"),
+        "{err:?}"
+    );
+    // A dead connection is not.
+    client.close().await;
+    let err = tools[0]
+        .execute(json!({"message": "hi"}))
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind(), ToolErrorKind::Network, "{err:?}");
+}

@@ -620,3 +620,34 @@ async fn a_server_without_tools_contributes_none_and_is_not_asked() {
     toolbox.refresh().await.unwrap();
     assert_eq!(state.lock().unwrap().lists, 0);
 }
+
+#[cfg(feature = "rig")]
+#[tokio::test]
+async fn rig_tools_call_through_the_bridge_and_keep_error_owners() {
+    use rig_core::tool::ToolErrorKind;
+
+    let (one, state) = spawn_fake(
+        vec![
+            tool("echo", echo_schema()),
+            tool("fail", json!({"type": "object"})),
+        ],
+        echo_script("one"),
+    )
+    .await;
+    let toolbox = Toolbox::builder()
+        .server(Server::new("one", one).prefix("x_"))
+        .build()
+        .await
+        .unwrap();
+    let tools = mcp_tools::rig::rig_tools(&toolbox).await;
+    assert_eq!(tools[0].name().as_str(), "x_echo");
+    assert_eq!(tools[0].definition().parameters, echo_schema());
+    let out = tools[0].execute(json!({"message": "rig"})).await.unwrap();
+    assert_eq!(out.as_text(), Some("one: rig"));
+    assert_eq!(state.lock().unwrap().calls[0].0, "echo");
+    let err = tools[1].execute(json!({})).await.unwrap_err();
+    assert_eq!(err.kind(), ToolErrorKind::Other);
+    assert_eq!(err.model_feedback(), Some("disk full; try a smaller file"));
+    let err = tools[0].execute(json!({})).await.unwrap_err();
+    assert_eq!(err.kind(), ToolErrorKind::InvalidArgs);
+}
