@@ -345,6 +345,22 @@ impl Toolbox {
     }
 }
 
+/// Marks servers stale again when dropped with a non-empty `stale`.
+struct Remark<'a> {
+    servers: &'a [ServerState],
+    stale: Vec<usize>,
+}
+
+impl Drop for Remark<'_> {
+    fn drop(&mut self) {
+        for &i in &self.stale {
+            if let Some(s) = self.servers.get(i) {
+                s.forced.store(true, Ordering::Release);
+            }
+        }
+    }
+}
+
 pub(crate) struct Inner {
     servers: Vec<ServerState>,
     on_collision: OnCollision,
@@ -420,6 +436,12 @@ impl Inner {
             // Another caller re-listed while we waited.
             return Vec::new();
         }
+        // If this future is dropped before the new catalog is published,
+        // the servers are marked stale again, so no change is lost.
+        let mut remark = Remark {
+            servers: &self.servers,
+            stale: stale.clone(),
+        };
         let mut lists = self.snapshot().lists.clone();
         let mut errors = Vec::new();
         let mut changed = false;
@@ -456,6 +478,7 @@ impl Inner {
                 Err(p) => *p.into_inner() = Arc::new(catalog),
             }
         }
+        remark.stale.clear();
         errors
     }
 

@@ -29,6 +29,8 @@ struct State {
     calls: Vec<(String, Value)>,
     /// Free for scripts.
     step: u32,
+    /// Leave `tools/list` unanswered.
+    hang_list: bool,
 }
 
 type Script = Box<dyn FnMut(&mut State, &str, &Value) -> Vec<Out> + Send>;
@@ -105,6 +107,9 @@ async fn spawn_fake_with(
                 "tools/list" => {
                     let mut s = st.lock().unwrap();
                     s.lists += 1;
+                    if s.hang_list {
+                        continue;
+                    }
                     outs.push(Out::Reply(json!({"tools": s.tools})));
                 }
                 "tools/call" => {
@@ -650,4 +655,36 @@ async fn rig_tools_call_through_the_bridge_and_keep_error_owners() {
     assert_eq!(err.model_feedback(), Some("disk full; try a smaller file"));
     let err = tools[0].execute(json!({})).await.unwrap_err();
     assert_eq!(err.kind(), ToolErrorKind::InvalidArgs);
+}
+
+#[tokio::test]
+async fn a_relisting_dropped_midway_is_not_lost() {
+    let script: Script = Box::new(|s, _, _| {
+        s.tools.push(tool("new_tool", json!({"type": "object"})));
+        vec![
+            Out::Notify("notifications/tools/list_changed"),
+            Out::Reply(text("ok")),
+        ]
+    });
+    let (one, state) = spawn_fake(vec![tool("bump", json!({"type": "object"}))], script).await;
+    let toolbox = Toolbox::builder()
+        .server(Server::new("one", one))
+        .build()
+        .await
+        .unwrap();
+    toolbox.call("bump", json!({})).await.unwrap();
+    assert!(toolbox.is_stale());
+    state.lock().unwrap().hang_list = true;
+    let dropped = tokio::time::timeout(Duration::from_millis(100), toolbox.tools()).await;
+    assert!(dropped.is_err(), "the listing hangs");
+    assert!(toolbox.is_stale(), "still marked for listing");
+    state.lock().unwrap().hang_list = false;
+    let names: Vec<String> = toolbox
+        .tools()
+        .await
+        .iter()
+        .map(|t| t.name().to_owned())
+        .collect();
+    assert_eq!(names, ["bump", "new_tool"]);
+    assert!(!toolbox.is_stale());
 }
