@@ -326,12 +326,7 @@ async fn rig_tools_from_server_everything() {
         .await
         .unwrap_err();
     assert_eq!(err.kind(), ToolErrorKind::InvalidArgs);
-    assert!(
-        err.model_feedback()
-            .unwrap()
-            .contains("missing required property `message`"),
-        "{err:?}"
-    );
+    assert!(err.model_feedback().unwrap().contains("message"), "{err:?}");
     // A dead connection is not.
     client.close().await;
     let err = tools[0]
