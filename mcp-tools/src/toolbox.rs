@@ -317,6 +317,15 @@ impl Toolbox {
         Inner::call(&self.inner, name, arguments).await
     }
 
+    /// [`call`](Toolbox::call) with the arguments as the model API
+    /// delivered them: a JSON text (OpenAI's `function.arguments`). Blank
+    /// text means no arguments; text that is not JSON is
+    /// [`ToolError::InvalidArguments`] (nothing is sent).
+    pub async fn call_raw(&self, name: &str, arguments: &str) -> Result<ToolOutput, ToolError> {
+        let arguments = crate::tool::parse_raw_arguments(name, arguments)?;
+        self.call(name, arguments).await
+    }
+
     /// Lists every server's tools again now. On error, the failing server
     /// keeps its previous tools and is listed again on next use.
     pub async fn refresh(&self) -> Result<(), ToolboxError> {

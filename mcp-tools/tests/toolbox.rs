@@ -688,3 +688,53 @@ async fn a_relisting_dropped_midway_is_not_lost() {
     assert_eq!(names, ["bump", "new_tool"]);
     assert!(!toolbox.is_stale());
 }
+
+#[tokio::test]
+async fn raw_argument_text_from_a_model_api() {
+    let (one, state) = spawn_fake(
+        vec![
+            tool("echo", echo_schema()),
+            tool("fail", json!({"type": "object"})),
+        ],
+        echo_script("one"),
+    )
+    .await;
+    let toolbox = Toolbox::builder()
+        .server(Server::new("one", one))
+        .build()
+        .await
+        .unwrap();
+    let out = toolbox
+        .call_raw("echo", r#"{"message":"raw"}"#)
+        .await
+        .unwrap();
+    assert_eq!(out.text, "one: raw");
+    let err = toolbox
+        .call_raw("echo", r#"{"message": "unterminated"#)
+        .await
+        .unwrap_err();
+    let ToolError::InvalidArguments { message, .. } = &err else {
+        panic!("{err:?}")
+    };
+    assert!(
+        message.starts_with("the arguments are not valid JSON"),
+        "{message}"
+    );
+    // Blank text is "no arguments" (sent as `{}`).
+    let err = toolbox.call_raw("fail", "  ").await.unwrap_err();
+    assert!(matches!(err, ToolError::ToolFailed { .. }), "{err:?}");
+    let calls = state.lock().unwrap().calls.clone();
+    assert_eq!(
+        calls,
+        [
+            ("echo".to_owned(), json!({"message": "raw"})),
+            ("fail".to_owned(), json!({}))
+        ]
+    );
+    // The same on a bare tool.
+    let tool = toolbox.get("echo").unwrap();
+    assert_eq!(
+        tool.call_raw(r#"{"message":"t"}"#).await.unwrap().text,
+        "one: t"
+    );
+}
