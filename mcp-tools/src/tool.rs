@@ -330,7 +330,7 @@ impl McpTool {
     /// no arguments; text that is not JSON is
     /// [`ToolError::InvalidArguments`] (nothing is sent).
     pub async fn call_raw(&self, arguments: &str) -> Result<ToolOutput, ToolError> {
-        let arguments = parse_raw_arguments(&self.inner.name, arguments)?;
+        let arguments = parse_raw_arguments(&self.inner.name, arguments).map_err(|e| *e)?;
         self.call(arguments).await
     }
 
@@ -423,13 +423,15 @@ impl McpTool {
 }
 
 /// Parses a model's argument text: blank means no arguments.
-pub(crate) fn parse_raw_arguments(tool: &str, text: &str) -> Result<Value, ToolError> {
+pub(crate) fn parse_raw_arguments(tool: &str, text: &str) -> Result<Value, Box<ToolError>> {
     if text.trim().is_empty() {
         return Ok(Value::Null);
     }
-    serde_json::from_str(text).map_err(|e| ToolError::InvalidArguments {
-        tool: tool.to_owned(),
-        message: format!("the arguments are not valid JSON ({e})"),
+    serde_json::from_str(text).map_err(|e| {
+        Box::new(ToolError::InvalidArguments {
+            tool: tool.to_owned(),
+            message: format!("the arguments are not valid JSON ({e})"),
+        })
     })
 }
 

@@ -322,7 +322,7 @@ impl Toolbox {
     /// text means no arguments; text that is not JSON is
     /// [`ToolError::InvalidArguments`] (nothing is sent).
     pub async fn call_raw(&self, name: &str, arguments: &str) -> Result<ToolOutput, ToolError> {
-        let arguments = crate::tool::parse_raw_arguments(name, arguments)?;
+        let arguments = crate::tool::parse_raw_arguments(name, arguments).map_err(|e| *e)?;
         self.call(name, arguments).await
     }
 
