@@ -28,8 +28,9 @@
 //! Requests run concurrently; `notifications/cancelled` aborts the named
 //! request (no response is sent for it) and logs `cancelled <id>` to stderr
 //! and, when [`LOG_ENV`] names a file, appends the same line there (the
-//! CLI's tests use it to see that Ctrl-C reached the server). The server
-//! exits when stdin closes.
+//! CLI's tests use it to see that Ctrl-C reached the server). When stdin
+//! closes, requests in flight get up to [`EOF_GRACE`] to finish, then the
+//! server exits.
 
 use std::collections::HashMap;
 use std::io::Write as _;
@@ -48,7 +49,7 @@ use tokio::task::AbortHandle;
 pub const SERVER_NAME: &str = "mcp-demo-server";
 
 /// Environment variable naming a file the server appends its event lines to
-/// (`cancelled <id>`).
+/// (`started <pid>`, `cancelled <request id>`, `exiting <pid>`).
 pub const LOG_ENV: &str = "MCP_DEMO_SERVER_LOG";
 
 /// Revisions the server speaks, newest first.
@@ -68,6 +69,9 @@ const LATEST_LEGACY: &str = "2025-11-25";
 /// and skipped.
 pub const MAX_LINE: usize = 4 * 1024 * 1024;
 
+/// How long requests in flight may still run after stdin closes.
+pub const EOF_GRACE: Duration = Duration::from_secs(2);
+
 /// Tools per `tools/list` page (small on purpose, so clients must paginate).
 pub const TOOLS_PAGE_SIZE: usize = 3;
 
@@ -86,17 +90,22 @@ const PIXEL_PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR
 /// Decoded size of [`PIXEL_PNG`] in bytes.
 const PIXEL_PNG_LEN: usize = 70;
 
-const README: &str = "# Demo server\n\nBuilt into the `mcp` command-line client: run `mcp tools`.\n";
+const README: &str =
+    "# Demo server\n\nBuilt into the `mcp` command-line client: run `mcp tools`.\n";
 
 /// Runs the server on this process's stdin and stdout until stdin closes.
 pub async fn run() -> std::io::Result<()> {
-    serve(tokio::io::stdin(), tokio::io::stdout()).await
+    log_event(&format!("started {}", std::process::id()));
+    let r = serve(tokio::io::stdin(), tokio::io::stdout()).await;
+    log_event(&format!("exiting {}", std::process::id()));
+    r
 }
 
 type InFlight = Arc<Mutex<HashMap<RequestId, AbortHandle>>>;
 
 /// Runs the server over any reader and writer (newline-delimited JSON-RPC)
-/// until `reader` reaches end of file. In-flight requests are then aborted.
+/// until `reader` reaches end of file and the requests in flight finished
+/// (or [`EOF_GRACE`] passed; the rest are aborted).
 pub async fn serve<R, W>(reader: R, writer: W) -> std::io::Result<()>
 where
     R: AsyncRead + Unpin,
@@ -138,6 +147,12 @@ where
                 let _ = out.send(ErrorResponse::new(None, err).into());
             }
         }
+    }
+    // Stdin closed: let requests in flight finish (a piped
+    // `echo '{..}' | mcp demo-server` gets its answer), for a bounded time.
+    let deadline = tokio::time::Instant::now() + EOF_GRACE;
+    while in_flight.lock().is_ok_and(|m| !m.is_empty()) && tokio::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(10)).await;
     }
     if let Ok(mut map) = in_flight.lock() {
         for (_, h) in map.drain() {
@@ -233,7 +248,7 @@ fn start_request(req: Request, out: &mpsc::UnboundedSender<Message>, in_flight: 
         if still_wanted.is_none() {
             return;
         }
-        let msg: Message = match result.and_then(|v| to_raw(&v)) {
+        let msg: Message = match result {
             Ok(raw) => Response::new(task_id, raw).into(),
             Err(e) => ErrorResponse::new(Some(task_id), e).into(),
         };
@@ -284,7 +299,7 @@ impl Ctx {
         }
     }
 
-    async fn handle(&self, req: &Request) -> Result<Value, ErrorObject> {
+    async fn handle(&self, req: &Request) -> Result<Box<RawValue>, ErrorObject> {
         if let Some(v) = &self.modern_version {
             if !SUPPORTED_VERSIONS.contains(&v.as_str()) {
                 return Err(ErrorObject::new(
@@ -298,7 +313,16 @@ impl Ctx {
             "server/discover" => Ok(discover()),
             "initialize" => Ok(initialize(&self.params)),
             "ping" => Ok(json!({})),
-            "tools/list" => list_tools(&self.params),
+            "tools/list" => {
+                // Sent as text, so the tool table keeps its member order.
+                let text = list_tools(&self.params)?;
+                let text = match (&self.modern_version, text.strip_prefix('{')) {
+                    (Some(_), Some(rest)) => format!("{{\"resultType\":\"complete\",{rest}"),
+                    _ => text,
+                };
+                return RawValue::from_string(text)
+                    .map_err(|e| ErrorObject::new(ErrorCode::INTERNAL_ERROR, e.to_string()));
+            }
             "tools/call" => self.call_tool().await,
             "resources/list" => Ok(json!({"resources": resources()})),
             "resources/templates/list" => Ok(json!({"resourceTemplates": [{
@@ -321,7 +345,7 @@ impl Ctx {
                 obj.entry("resultType").or_insert_with(|| json!("complete"));
             }
         }
-        Ok(result)
+        to_raw(&result)
     }
 
     fn arguments(&self) -> &Value {
@@ -440,68 +464,51 @@ fn server_info() -> Value {
     json!({"name": SERVER_NAME, "title": "MCP demo server", "version": env!("CARGO_PKG_VERSION")})
 }
 
-fn tools() -> Value {
-    let ab = json!({
-        "type": "object",
-        "properties": {"a": {"type": "number"}, "b": {"type": "number"}},
-        "required": ["a", "b"],
-    });
-    let sum_schema = json!({
-        "type": "object",
-        "properties": {"sum": {"type": "number"}},
-        "required": ["sum"],
-    });
-    json!([
-        {
-            "name": "echo",
-            "description": "Returns its `text` (or `message`) argument",
-            "inputSchema": {
-                "type": "object",
-                "properties": {"text": {"type": "string"}, "message": {"type": "string"}},
-            },
-        },
-        {
-            "name": "slow_sum",
-            "description": "Adds `a` and `b` slowly, reporting progress (default 5 steps of 200 ms)",
-            "inputSchema": {
-                "type": "object",
-                "properties": {
-                    "a": {"type": "number"},
-                    "b": {"type": "number"},
-                    "steps": {"type": "integer", "minimum": 1},
-                    "delay_ms": {"type": "integer", "minimum": 0},
-                },
-                "required": ["a", "b"],
-            },
-            "outputSchema": sum_schema,
-        },
-        {
-            "name": "add",
-            "description": "Adds `a` and `b`; the result is structured content only",
-            "inputSchema": ab,
-            "outputSchema": sum_schema,
-        },
-        {
-            "name": "fail",
-            "description": "Always fails (isError: true), optionally saying `reason`",
-            "inputSchema": {"type": "object", "properties": {"reason": {"type": "string"}}},
-        },
-        {
-            "name": "image",
-            "description": "Returns a text block, a 1x1 PNG image and a resource link",
-            "inputSchema": {"type": "object"},
-            "annotations": {"readOnlyHint": true},
-        },
-    ])
-}
+/// The tool table as JSON text, so `tools/list` sends members in this order
+/// (a `serde_json::Value` would sort them).
+const TOOLS: &str = r#"[
+  {
+    "name": "echo",
+    "description": "Returns its `text` (or `message`) argument",
+    "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}, "message": {"type": "string"}}}
+  },
+  {
+    "name": "slow_sum",
+    "description": "Adds `a` and `b` slowly, reporting progress (default 5 steps of 200 ms)",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "a": {"type": "number"},
+        "b": {"type": "number"},
+        "steps": {"type": "integer", "minimum": 1},
+        "delay_ms": {"type": "integer", "minimum": 0}
+      },
+      "required": ["a", "b"]
+    },
+    "outputSchema": {"type": "object", "properties": {"sum": {"type": "number"}}, "required": ["sum"]}
+  },
+  {
+    "name": "add",
+    "description": "Adds `a` and `b`; the result is structured content only",
+    "inputSchema": {"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}}, "required": ["a", "b"]},
+    "outputSchema": {"type": "object", "properties": {"sum": {"type": "number"}}, "required": ["sum"]}
+  },
+  {
+    "name": "fail",
+    "description": "Always fails (isError: true), optionally saying `reason`",
+    "inputSchema": {"type": "object", "properties": {"reason": {"type": "string"}}}
+  },
+  {
+    "name": "image",
+    "description": "Returns a text block, a 1x1 PNG image and a resource link",
+    "inputSchema": {"type": "object"},
+    "annotations": {"readOnlyHint": true}
+  }
+]"#;
 
-fn list_tools(params: &Value) -> Result<Value, ErrorObject> {
-    let Value::Array(all) = tools() else {
-        return Err(ErrorObject::new(
-            ErrorCode::INTERNAL_ERROR,
-            "tool table is not a list",
-        ));
-    };
+fn list_tools(params: &Value) -> Result<String, ErrorObject> {
+    let all: Vec<Box<RawValue>> = serde_json::from_str(&crate::raw_json::compact(TOOLS))
+        .map_err(|e| ErrorObject::new(ErrorCode::INTERNAL_ERROR, format!("tool table: {e}")))?;
     let start = match params.get("cursor") {
         None | Some(Value::Null) => 0,
         Some(Value::String(c)) => c
@@ -512,12 +519,18 @@ fn list_tools(params: &Value) -> Result<Value, ErrorObject> {
         Some(other) => return Err(invalid_params(format!("invalid cursor: {other}"))),
     };
     let end = (start + TOOLS_PAGE_SIZE).min(all.len());
-    let page: Vec<Value> = all.get(start..end).unwrap_or_default().to_vec();
-    let mut result = json!({ "tools": page });
+    let page: Vec<&str> = all
+        .get(start..end)
+        .unwrap_or_default()
+        .iter()
+        .map(|t| t.get())
+        .collect();
+    let mut text = format!("{{\"tools\":[{}]", page.join(","));
     if end < all.len() {
-        result["nextCursor"] = json!(end.to_string());
+        text.push_str(&format!(",\"nextCursor\":\"{end}\""));
     }
-    Ok(result)
+    text.push('}');
+    Ok(text)
 }
 
 fn resources() -> Value {
@@ -609,10 +622,13 @@ mod tests {
 
     #[test]
     fn tools_paginate() {
-        let first = list_tools(&json!({})).unwrap();
+        let page = |cursor: Value| -> Value {
+            serde_json::from_str(&list_tools(&cursor).unwrap()).unwrap()
+        };
+        let first = page(json!({}));
         assert_eq!(first["tools"].as_array().unwrap().len(), TOOLS_PAGE_SIZE);
         assert_eq!(first["nextCursor"], "3");
-        let second = list_tools(&json!({"cursor": "3"})).unwrap();
+        let second = page(json!({"cursor": "3"}));
         assert_eq!(second["tools"].as_array().unwrap().len(), 2);
         assert!(second.get("nextCursor").is_none());
         assert!(list_tools(&json!({"cursor": "x"})).is_err());

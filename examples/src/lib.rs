@@ -9,6 +9,8 @@
 //!   itself as a stdio server (the [`demo_server`] below), lists its tools
 //!   and calls one.
 //!
-//! This library holds what the binaries share: the [`demo_server`].
+//! This library holds what the binaries share: the [`demo_server`] and
+//! [`raw_json`], JSON text handling that keeps a peer's key order.
 
 pub mod demo_server;
+pub mod raw_json;

@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use mcp_proto::jsonrpc::{Message, Notification};
 use mcp_proto::method::Method;
+use mcp_proto::schema::JsonObject;
 use mcp_proto::schema::{
     CallToolParams, CallToolResult, CompleteParams, CompleteResult, GetPromptParams,
     GetPromptResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
@@ -19,7 +20,7 @@ use mcp_proto::schema::{
     SubscriptionFilter, Tool,
 };
 use mcp_proto::transport::{BoxTransport, Transport};
-use mcp_proto::{Era, ErrorObject, ProtocolVersion};
+use mcp_proto::{Era, ErrorObject, ProtocolVersion, RequestId};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -31,6 +32,7 @@ use crate::handler::{ClientHandler, NoHandler};
 use crate::session::{
     CallId, CallOptions, Event, ServerInfo, Session, SessionConfig, Transmit, VersionChoice,
 };
+use crate::session::{Embedded, progress_token};
 
 /// A progress callback.
 pub type ProgressFn = Arc<dyn Fn(ProgressParams) + Send + Sync>;
@@ -42,11 +44,12 @@ enum Command {
         call: CallId,
         method: String,
         params: Option<Box<RawValue>>,
+        embedded: Embedded,
         options: CallOptions,
         progress: Option<ProgressFn>,
         reply: Reply,
     },
-    Cancel(CallId),
+    Cancel(CallId, Option<String>),
     Notify {
         method: String,
         params: Option<Box<RawValue>>,
@@ -82,9 +85,15 @@ struct Shared {
     changes: [watch::Sender<u64>; 3],
     max_list_pages: usize,
     closed: RwLock<Option<CloseReason>>,
+    /// The negotiated modern revision and its per-request `_meta` members.
+    meta: RwLock<Option<Arc<(ProtocolVersion, JsonObject)>>>,
 }
 
 impl Shared {
+    fn meta_template(&self) -> Option<Arc<(ProtocolVersion, JsonObject)>> {
+        self.meta.read().ok().and_then(|g| g.clone())
+    }
+
     fn closed_error(&self) -> ClientError {
         let reason = self.closed.read().ok().and_then(|g| g.clone());
         ClientError::Closed(reason.unwrap_or(CloseReason::DriverGone))
@@ -170,6 +179,13 @@ impl ClientBuilder {
         self
     }
 
+    /// How long the handshake (`initialize`) may take (default 60 s). The
+    /// `server/discover` probe has its own, shorter [`probe_timeout`](Self::probe_timeout).
+    pub fn handshake_timeout(mut self, t: Duration) -> Self {
+        self.config.handshake_timeout = t;
+        self
+    }
+
     /// How many `input_required` rounds one call may take (default 8).
     pub fn max_input_rounds(mut self, n: u32) -> Self {
         self.config.max_input_rounds = n;
@@ -213,13 +229,14 @@ impl ClientBuilder {
             ],
             max_list_pages: self.max_list_pages,
             closed: RwLock::new(None),
+            meta: RwLock::new(None),
         });
         let driver = Driver {
             session: Session::new(self.config),
             transport: Box::pin(transport),
             commands: rx,
             shared: Arc::downgrade(&shared),
-            waiters: HashMap::new(),
+            waiters: HashMap::default(),
             stash: None,
             sleep: Box::pin(tokio::time::sleep(Duration::from_secs(3600))),
             armed: None,
@@ -278,6 +295,7 @@ impl Client {
             call,
             method: String::new(),
             params: None,
+            embedded: Embedded::default(),
             options: CallOptions::default(),
             progress: None,
             reply: tx,
@@ -333,7 +351,7 @@ impl Client {
         RequestBuilder {
             client: self,
             method: method.into(),
-            params: Ok(params),
+            params: Params::Raw(params),
             options: CallOptions::default(),
             progress: None,
         }
@@ -345,16 +363,39 @@ impl Client {
         method: impl Into<String>,
         params: &P,
     ) -> RequestBuilder<'_> {
-        let params = serde_json::value::to_raw_value(params)
-            .map(Some)
-            .map_err(|e| ClientError::Decode {
-                method: "request params".into(),
-                message: e.to_string(),
-            });
+        let params = match serde_json::value::to_raw_value(params) {
+            Ok(p) => Params::Raw(Some(p)),
+            Err(e) => Params::Failed(encode_error(&e)),
+        };
         RequestBuilder {
             client: self,
             method: method.into(),
             params,
+            options: CallOptions::default(),
+            progress: None,
+        }
+    }
+
+    /// A request whose params (a struct or map with no `_meta` member of its
+    /// own) are encoded at send time together with the `_meta` it needs.
+    fn request_lazy<'a, P: Serialize + Send + 'a>(
+        &'a self,
+        method: &str,
+        params: P,
+    ) -> RequestBuilder<'a> {
+        RequestBuilder {
+            client: self,
+            method: method.to_owned(),
+            params: Params::Lazy(Box::new(move |meta: &MetaSpec<'_>| {
+                if meta.members.is_none() && meta.progress_token.is_none() {
+                    serde_json::value::to_raw_value(&params)
+                } else {
+                    serde_json::value::to_raw_value(&WithMeta {
+                        meta,
+                        params: &params,
+                    })
+                }
+            })),
             options: CallOptions::default(),
             progress: None,
         }
@@ -403,7 +444,7 @@ impl Client {
 
     /// One page of `tools/list`.
     pub async fn list_tools(&self, cursor: Option<String>) -> Result<ListToolsResult, ClientError> {
-        self.request_with("tools/list", &PaginatedParams::new(cursor))
+        self.request_lazy("tools/list", PaginatedParams::new(cursor))
             .send_typed()
             .await
     }
@@ -430,7 +471,7 @@ impl Client {
         let mut cursor = None;
         for _ in 0..self.shared.max_list_pages {
             let raw = self
-                .request_with(method, &PaginatedParams::new(cursor.take()))
+                .request_lazy(method, PaginatedParams::new(cursor.take()))
                 .send()
                 .await?;
             let next: Cursor = decode(method, &raw)?;
@@ -455,7 +496,7 @@ impl Client {
         let mut cursor = None;
         for _ in 0..self.shared.max_list_pages {
             let page: R = self
-                .request_with(method, &PaginatedParams::new(cursor.take()))
+                .request_lazy(method, PaginatedParams::new(cursor.take()))
                 .send_typed()
                 .await?;
             match on_page(page) {
@@ -472,10 +513,10 @@ impl Client {
     /// Calls a tool with JSON arguments. Progress resets the timeout.
     pub async fn call_tool(
         &self,
-        name: impl Into<String>,
+        name: impl AsRef<str>,
         arguments: Value,
     ) -> Result<CallToolResult, ClientError> {
-        self.call_tool_with(&CallToolParams::new(name).with_arguments(arguments))
+        self.call_tool_with_args(name.as_ref(), &arguments)
             .send_typed()
             .await
     }
@@ -492,17 +533,17 @@ impl Client {
     ///     client.call_tool_with_args("echo", &Echo { text: "hi" }).send_typed().await?;
     /// # Ok(()) }
     /// ```
-    pub fn call_tool_with_args<A: Serialize + ?Sized>(
-        &self,
-        name: &str,
-        arguments: &A,
-    ) -> RequestBuilder<'_> {
+    pub fn call_tool_with_args<'a, A: Serialize + Sync + ?Sized>(
+        &'a self,
+        name: &'a str,
+        arguments: &'a A,
+    ) -> RequestBuilder<'a> {
         #[derive(Serialize)]
-        struct Params<'a, A: ?Sized> {
+        struct CallParams<'a, A: ?Sized> {
             name: &'a str,
             arguments: &'a A,
         }
-        self.request_with("tools/call", &Params { name, arguments })
+        self.request_lazy("tools/call", CallParams { name, arguments })
             .progress(true)
     }
 
@@ -516,7 +557,7 @@ impl Client {
         &self,
         cursor: Option<String>,
     ) -> Result<ListResourcesResult, ClientError> {
-        self.request_with("resources/list", &PaginatedParams::new(cursor))
+        self.request_lazy("resources/list", PaginatedParams::new(cursor))
             .send_typed()
             .await
     }
@@ -537,7 +578,7 @@ impl Client {
         &self,
         cursor: Option<String>,
     ) -> Result<ListResourceTemplatesResult, ClientError> {
-        self.request_with("resources/templates/list", &PaginatedParams::new(cursor))
+        self.request_lazy("resources/templates/list", PaginatedParams::new(cursor))
             .send_typed()
             .await
     }
@@ -561,7 +602,7 @@ impl Client {
         &self,
         uri: impl Into<String>,
     ) -> Result<ReadResourceResult, ClientError> {
-        self.request_with("resources/read", &ReadResourceParams::new(uri))
+        self.request_lazy("resources/read", ReadResourceParams::new(uri))
             .progress(true)
             .send_typed()
             .await
@@ -570,7 +611,7 @@ impl Client {
     /// `resources/subscribe` (legacy era; in 2026-07-28 use [`Client::listen`]).
     pub async fn subscribe_resource(&self, uri: impl Into<String>) -> Result<(), ClientError> {
         self.legacy_only("resources/subscribe")?;
-        self.request_with("resources/subscribe", &SubscribeParams::new(uri))
+        self.request_lazy("resources/subscribe", SubscribeParams::new(uri))
             .send()
             .await
             .map(drop)
@@ -579,7 +620,7 @@ impl Client {
     /// `resources/unsubscribe` (legacy era).
     pub async fn unsubscribe_resource(&self, uri: impl Into<String>) -> Result<(), ClientError> {
         self.legacy_only("resources/unsubscribe")?;
-        self.request_with("resources/unsubscribe", &SubscribeParams::new(uri))
+        self.request_lazy("resources/unsubscribe", SubscribeParams::new(uri))
             .send()
             .await
             .map(drop)
@@ -593,7 +634,7 @@ impl Client {
         if let Err(e) = self.modern_only("subscriptions/listen") {
             return ResponseFuture::failed(self, e);
         }
-        self.request_with("subscriptions/listen", &ListenParams::new(filter))
+        self.request_lazy("subscriptions/listen", ListenParams::new(filter))
             .no_timeout()
             .send()
     }
@@ -603,7 +644,7 @@ impl Client {
         &self,
         cursor: Option<String>,
     ) -> Result<ListPromptsResult, ClientError> {
-        self.request_with("prompts/list", &PaginatedParams::new(cursor))
+        self.request_lazy("prompts/list", PaginatedParams::new(cursor))
             .send_typed()
             .await
     }
@@ -629,7 +670,7 @@ impl Client {
         for (k, v) in arguments {
             params = params.with_argument(k, v);
         }
-        self.request_with("prompts/get", &params)
+        self.request_lazy("prompts/get", params)
             .progress(true)
             .send_typed()
             .await
@@ -696,9 +737,60 @@ fn decode<R: DeserializeOwned>(method: &str, raw: &RawValue) -> Result<R, Client
 pub struct RequestBuilder<'a> {
     client: &'a Client,
     method: String,
-    params: Result<Option<Box<RawValue>>, ClientError>,
+    params: Params<'a>,
     options: CallOptions,
     progress: Option<ProgressFn>,
+}
+
+type LazyParams<'a> =
+    Box<dyn FnOnce(&MetaSpec<'_>) -> serde_json::Result<Box<RawValue>> + Send + 'a>;
+
+/// Request params, before they are sent.
+enum Params<'a> {
+    /// Already encoded (the caller's `_meta`, if any, is inside).
+    Raw(Option<Box<RawValue>>),
+    /// Encoded at send time, with the `_meta` the request needs written in
+    /// the same pass (no splice, no second copy of large arguments). Only for
+    /// params types that have no `_meta` of their own.
+    Lazy(LazyParams<'a>),
+    Failed(ClientError),
+}
+
+/// What goes into `_meta` when lazy params are encoded.
+struct MetaSpec<'a> {
+    members: Option<&'a JsonObject>,
+    progress_token: Option<RequestId>,
+}
+
+impl Serialize for MetaSpec<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(None)?;
+        if let Some(members) = self.members {
+            for (k, v) in members {
+                m.serialize_entry(k, v)?;
+            }
+        }
+        if let Some(t) = &self.progress_token {
+            m.serialize_entry(mcp_proto::schema::META_PROGRESS_TOKEN, t)?;
+        }
+        m.end()
+    }
+}
+
+#[derive(Serialize)]
+struct WithMeta<'a, P: ?Sized> {
+    #[serde(rename = "_meta")]
+    meta: &'a MetaSpec<'a>,
+    #[serde(flatten)]
+    params: &'a P,
+}
+
+fn encode_error(e: &serde_json::Error) -> ClientError {
+    ClientError::Decode {
+        method: "request params".into(),
+        message: e.to_string(),
+    }
 }
 
 impl std::fmt::Debug for RequestBuilder<'_> {
@@ -746,11 +838,29 @@ impl RequestBuilder<'_> {
     pub fn send(self) -> ResponseFuture {
         let (tx, rx) = oneshot::channel();
         let call = self.client.next_call();
-        let sent = self.params.and_then(|params| {
+        let encoded = match self.params {
+            Params::Raw(p) => Ok((p, Embedded::default())),
+            Params::Failed(e) => Err(e),
+            Params::Lazy(encode) => {
+                let template = self.client.shared.meta_template();
+                let members = template.as_deref().map(|(_, m)| m);
+                let spec = MetaSpec {
+                    members,
+                    progress_token: self.options.progress.then(|| progress_token(call)),
+                };
+                let embedded =
+                    Embedded::new(template.as_deref().map(|(v, _)| *v), self.options.progress);
+                encode(&spec)
+                    .map(|p| (Some(p), embedded))
+                    .map_err(|e| encode_error(&e))
+            }
+        };
+        let sent = encoded.and_then(|(params, embedded)| {
             self.client.send(Command::Request {
                 call,
                 method: self.method,
                 params,
+                embedded,
                 options: self.options,
                 progress: self.progress,
                 reply: tx,
@@ -784,7 +894,7 @@ struct CancelGuard {
 impl Drop for CancelGuard {
     fn drop(&mut self) {
         if self.armed {
-            let _ = self.shared.commands.send(Command::Cancel(self.call));
+            let _ = self.shared.commands.send(Command::Cancel(self.call, None));
         }
     }
 }
@@ -806,6 +916,20 @@ impl std::fmt::Debug for ResponseFuture {
 }
 
 impl ResponseFuture {
+    /// Cancels the request with a reason the server may log (the spec's
+    /// `notifications/cancelled` `reason`). Dropping the future cancels too,
+    /// with a generic reason.
+    pub fn cancel(mut self, reason: &str) {
+        if self.guard.armed {
+            self.guard.armed = false;
+            let _ = self
+                .guard
+                .shared
+                .commands
+                .send(Command::Cancel(self.guard.call, Some(reason.to_owned())));
+        }
+    }
+
     fn failed(client: &Client, err: ClientError) -> Self {
         let (_tx, rx) = oneshot::channel();
         ResponseFuture {
@@ -858,7 +982,7 @@ pub struct Driver {
     transport: BoxTransport,
     commands: mpsc::UnboundedReceiver<Command>,
     shared: std::sync::Weak<Shared>,
-    waiters: HashMap<CallId, Waiter>,
+    waiters: HashMap<CallId, Waiter, crate::session::IdHash>,
     stash: Option<Message>,
     sleep: Pin<Box<tokio::time::Sleep>>,
     armed: Option<std::time::Instant>,
@@ -895,6 +1019,7 @@ impl Driver {
                 call,
                 method,
                 params,
+                embedded,
                 options,
                 progress,
                 reply,
@@ -910,7 +1035,10 @@ impl Driver {
                     }
                     return;
                 }
-                match self.session.request(call, method, params, options, now) {
+                match self
+                    .session
+                    .request_embedded(call, method, params, options, embedded, now)
+                {
                     Ok(()) => {
                         self.waiters.insert(call, Waiter { reply, progress });
                     }
@@ -919,10 +1047,12 @@ impl Driver {
                     }
                 }
             }
-            Command::Cancel(call) => {
+            Command::Cancel(call, reason) => {
                 if self.waiters.remove(&call).is_some() {
-                    self.session
-                        .cancel(call, Some("the caller dropped the request"));
+                    let reason = reason
+                        .as_deref()
+                        .unwrap_or("the caller dropped the request");
+                    self.session.cancel(call, Some(reason));
                 }
             }
             Command::Notify { method, params } => {
@@ -930,10 +1060,21 @@ impl Driver {
             }
             Command::Respond { id, result } => self.session.respond(id, result),
             Command::Input { call, responses } => self.session.provide_input(call, responses, now),
-            Command::SetLogLevel(level) => self.session.set_log_level(level),
+            Command::SetLogLevel(level) => {
+                self.session.set_log_level(level);
+                self.publish_meta();
+            }
             Command::Close(tx) => {
                 self.close_waiters.push(tx);
                 self.session.close();
+            }
+        }
+    }
+
+    fn publish_meta(&self) {
+        if let Some(shared) = self.shared.upgrade() {
+            if let Ok(mut g) = shared.meta.write() {
+                *g = self.session.request_meta_members().map(Arc::new);
             }
         }
     }
@@ -950,6 +1091,7 @@ impl Driver {
         match ev {
             Event::Ready => {
                 self.ready = true;
+                self.publish_meta();
                 if let (Some(shared), Some(info)) = (self.shared.upgrade(), self.session.server()) {
                     if let Ok(mut g) = shared.server.write() {
                         *g = Some(Arc::new(info.clone()));

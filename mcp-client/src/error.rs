@@ -16,7 +16,7 @@ use mcp_proto::transport::TransportError;
 pub enum ClientError {
     /// The transport failed for this request (the connection may still be usable).
     #[error("{0}")]
-    Transport(TransportError),
+    Transport(#[source] TransportError),
     /// The server answered with a JSON-RPC error.
     #[error("server error: {0}")]
     Rpc(ErrorObject),
@@ -41,7 +41,7 @@ pub enum ClientError {
     Cancelled,
     /// The connection is closed; the call cannot complete.
     #[error("connection closed: {0}")]
-    Closed(CloseReason),
+    Closed(#[source] CloseReason),
     /// The server speaks no protocol revision this client supports.
     #[error(
         "the server does not support protocol {offered} (it supports: {}); pick one of those with --protocol or upgrade the server",
@@ -123,9 +123,27 @@ impl fmt::Display for CloseReason {
         match self {
             CloseReason::ClosedByClient => f.write_str("closed by the client"),
             CloseReason::ServerClosed => f.write_str("the server closed the connection"),
+            // "connection closed: server exited with status 1: …", not "connection closed: connection closed: …".
+            CloseReason::Transport(e)
+                if e.kind() == mcp_proto::transport::TransportErrorKind::Closed =>
+            {
+                match e.cause() {
+                    Some(c) => write!(f, "{c}"),
+                    None => f.write_str("the transport closed"),
+                }
+            }
             CloseReason::Transport(e) => write!(f, "{e}"),
             CloseReason::Handshake(m) => write!(f, "handshake failed: {m}"),
             CloseReason::DriverGone => f.write_str("the client's driver task is gone"),
+        }
+    }
+}
+
+impl std::error::Error for CloseReason {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            CloseReason::Transport(e) => Some(e),
+            _ => None,
         }
     }
 }

@@ -293,7 +293,15 @@ async fn server_exit_fails_pending_calls_with_the_cause() {
         matches!(err, ClientError::Closed(CloseReason::Transport(_))),
         "{err:?}"
     );
-    assert!(err.to_string().contains("fatal: config missing"), "{err}");
+    assert_eq!(
+        err.to_string(),
+        "connection closed: server exited with status 1: fatal: config missing"
+    );
+    let source = std::error::Error::source(&err).unwrap();
+    assert!(
+        source.to_string().contains("fatal: config missing"),
+        "the cause is reachable: {source}"
+    );
     srv.await.unwrap();
     // Later calls fail at once with the same cause.
     let err = client.list_tools(None).await.unwrap_err();

@@ -92,9 +92,19 @@ pub struct ErrorObject {
     pub code: ErrorCode,
     /// A short description (the peer's words).
     pub message: String,
-    /// Additional information, if any.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Additional information, if any. A `"data": null` member decodes to
+    /// `Some(Value::Null)`, so it survives a round trip.
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub data: Option<Value>,
+}
+
+/// A member that is present decodes to `Some`, even when it is `null`.
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(d).map(Some)
 }
 
 impl fmt::Display for ErrorObject {

@@ -10,8 +10,15 @@
 //!   spec's named codes and their structured `data`.
 //! - [`version`]: [`ProtocolVersion`], its [`Era`], and which
 //!   [`Feature`](version::Feature)s each revision has.
-//! - [`schema`]: typed params and results of every method.
-//! - [`method`]: ties method names to their param and result types.
+//! - [`schema`]: typed params and results of every method, plus typed
+//!   dispatch of what a server sends unprompted
+//!   ([`ServerRequest`](schema::ServerRequest),
+//!   [`ServerNotification`](schema::ServerNotification)) and of 2026-07-28
+//!   results by `resultType` ([`RequestOutcome`](schema::RequestOutcome)).
+//! - [`method`]: ties method names to their param and result types:
+//!   [`Method`](method::Method) (client → server),
+//!   [`ServerMethod`](method::ServerMethod) (server → client) and
+//!   [`NotificationMethod`](method::NotificationMethod).
 //! - [`transport`]: the [`Transport`](transport::Transport) trait, its
 //!   [`TransportError`](transport::TransportError), and an in-memory
 //!   [`channel`](transport::channel) pair.

@@ -1,1 +1,110 @@
-//! `mcp-transport-http`: not built yet (see the project's issues).
+//! The MCP Streamable HTTP transport, on hyper 1 and hyper-util's pooled
+//! client, with a spec-exact incremental SSE decoder.
+//!
+//! [`HttpTransport`] implements [`mcp_proto::transport::Transport`] for every
+//! HTTP revision of MCP:
+//!
+//! | revision | what the transport does |
+//! |---|---|
+//! | 2024-11-05 (HTTP+SSE) | fallback: an `initialize` POST answered 400/404/405 without a JSON-RPC error body → `GET`, wait for the `endpoint` event, POST there, read answers from the stream |
+//! | 2025-03-26 … 2025-11-25 | one POST per message; JSON or SSE answers (priming events skipped); `Mcp-Session-Id` captured from the `initialize` answer and sent after; `MCP-Protocol-Version` from 2025-06-18 on; a dropped SSE answer resumed by `GET` + `Last-Event-ID` after the server's `retry`, with capped exponential backoff and a bounded budget; optional standalone `GET` stream; `DELETE` on close; 404 on a live session → [`SessionExpired`](mcp_proto::transport::TransportErrorKind::SessionExpired) |
+//! | 2026-07-28 | `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and `Mcp-Param-*` (from `x-mcp-header`, Base64 sentinel when needed) on every POST; tools with invalid annotations left out of `tools/list` with a warning; cancellation closes the response stream; `subscriptions/listen` streams; a broken response stream re-issued once only for [methods you allow](HttpTransportBuilder::reissue_methods) |
+//!
+//! Era detection is the client's: a POST answered non-2xx **with** a JSON-RPC
+//! error body is delivered as that error response (with the request's id);
+//! **without** one it is a scoped [`Protocol`](mcp_proto::transport::TransportErrorKind::Protocol)
+//! error and the client falls back to `initialize`.
+//!
+//! # Example
+//!
+//! ```no_run
+//! use mcp_proto::jsonrpc::Request;
+//! use mcp_proto::transport::{Transport, TransportExt};
+//! use mcp_proto::version::ProtocolVersion;
+//! use mcp_transport_http::{BearerToken, HttpTransport};
+//! use std::time::Duration;
+//!
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! let mut transport = HttpTransport::builder("https://mcp.example.com/mcp")
+//!     .auth(BearerToken::new("s3cr3t")?)
+//!     .request_timeout(Some(Duration::from_secs(60)))
+//!     .build()?;
+//! std::pin::Pin::new(&mut transport).set_protocol_version(ProtocolVersion::V2026_07_28);
+//! let params = serde_json::value::RawValue::from_string(r#"{"_meta":{}}"#.into())?;
+//! transport.send(Request::new(1.into(), "server/discover", Some(params)).into()).await?;
+//! let answer = transport.recv().await;
+//! transport.close().await?;
+//! # let _ = answer; Ok(()) }
+//! ```
+//!
+//! # How it works
+//!
+//! `start_send` never blocks: it spawns one tokio task per message on the
+//! shared pooled client (keep-alive reuse, HTTP/1.1, HTTP/2 via ALPN over
+//! TLS). Every message received (a JSON body, each SSE event's data) goes
+//! into one queue that `poll_recv` drains. A failure of one request comes
+//! out of `poll_recv` as an error scoped to that request
+//! ([`TransportError::request_id`](mcp_proto::transport::TransportError::request_id));
+//! the transport stays usable. Notification and response POSTs keep their
+//! order relative to later messages (each waits for the earlier ones' 202);
+//! requests run concurrently. An answer that arrives on an SSE stream is held
+//! until the stream ends (at most 20 ms), so a caller that sends its next
+//! request on receipt finds the connection back in the pool.
+//!
+//! The transport needs a tokio runtime (multi- or current-thread) from the
+//! first `start_send` on; building it does not.
+//!
+//! # Cancel safety
+//!
+//! `poll_recv` is cancel safe: a message is removed from the queue only when
+//! it is returned. `start_send` is synchronous. `poll_close` may be polled
+//! again after being dropped mid-way; the `DELETE` is bounded by
+//! [`CLOSE_TIMEOUT`]. Dropping the transport aborts every task without
+//! blocking (no `DELETE` is sent then).
+//!
+//! # Feature flags
+//!
+//! - `rustls` (default): `https` with rustls (ring) and the webpki roots.
+//!   Without it only `http` URLs work, or pass your own [client](HttpTransportBuilder::client).
+//! - `native-roots`: adds `HttpTransportBuilder::native_roots(true)` (trust the OS store instead of webpki roots).
+//!
+//! # Limits
+//!
+//! All are named constants with a builder method: JSON bodies
+//! [`DEFAULT_MAX_BODY_SIZE`] (16 MiB), SSE events [`DEFAULT_MAX_SSE_EVENT_SIZE`]
+//! (16 MiB, enforced while reading), connect [`DEFAULT_CONNECT_TIMEOUT`],
+//! response headers and JSON bodies [`DEFAULT_REQUEST_TIMEOUT`], resumption
+//! attempts without progress [`DEFAULT_MAX_RESUME_ATTEMPTS`] (a graceful close
+//! does not refill the budget; only a delivered message does), backoff
+//! [`INITIAL_BACKOFF`]..[`MAX_BACKOFF`] (never shorter than the server's
+//! `retry`), same-origin 307/308 redirects [`MAX_REDIRECTS`]. Cross-origin
+//! redirects are refused, so `Authorization` and cookies never leave the
+//! configured origin. Session ids must be visible ASCII.
+//!
+//! # What it is not
+//!
+//! Not a client: ids, pending requests, `initialize`/`server/discover`,
+//! re-initializing after [`SessionExpired`](mcp_proto::transport::TransportErrorKind::SessionExpired),
+//! and `_meta` in request bodies are `mcp-client`'s. Not an OAuth
+//! implementation: [`AuthProvider`] is the hook one plugs into. No HTTP
+//! server side.
+//!
+//! # Stability
+//!
+//! Error enums are `#[non_exhaustive]`; error `Display` texts may change.
+
+mod client;
+mod error;
+mod headers;
+pub mod sse;
+mod transport;
+
+pub use client::{
+    AuthProvider, BearerToken, BoxFuture, CLOSE_TIMEOUT, DEFAULT_CONNECT_TIMEOUT,
+    DEFAULT_MAX_BODY_SIZE, DEFAULT_MAX_RESUME_ATTEMPTS, DEFAULT_REISSUE_METHODS,
+    DEFAULT_REQUEST_TIMEOUT, HttpTransportBuilder, INITIAL_BACKOFF, MAX_BACKOFF, MAX_REDIRECTS,
+    RequestBody,
+};
+pub use error::HttpError;
+pub use sse::DEFAULT_MAX_EVENT_SIZE as DEFAULT_MAX_SSE_EVENT_SIZE;
+pub use transport::HttpTransport;

@@ -1,44 +1,4 @@
-//! Newline-delimited JSON-RPC framing, sans-IO.
-//!
-//! [`JsonLineCodec`] turns bytes into [`Message`]s and back. It does no IO:
-//! the caller appends whatever it read to a [`BytesMut`] and calls
-//! [`decode`](JsonLineCodec::decode) until it returns `Ok(None)`, then reads
-//! more. At end of input it calls [`decode_eof`](JsonLineCodec::decode_eof).
-//! This is the shape of `tokio-util`'s `Decoder` (without the dependency), so
-//! the codec can be driven by any runtime, a fuzzer or a unit test.
-//!
-//! # Decoding states
-//!
-//! ```text
-//!            newline found, line ≤ limit            newline found
-//!        ┌───────────────────────────────┐       ┌─────────────────┐
-//!        ▼                               │       ▼                 │
-//!   ┌─────────┐  no newline, > limit  ┌──┴─────────┐               │
-//!   │ framing │──────────────────────▶│ discarding │───────────────┘
-//!   └─────────┘  (LineTooLong, once)  └────────────┘  (back to framing)
-//! ```
-//!
-//! - **Framing.** The decoder looks for `\n` starting at `next_index`, the
-//!   first byte it has not scanned yet, so a long line arriving in many small
-//!   reads is scanned once in total, not once per read.
-//! - **Discarding.** A line longer than the limit is reported once as
-//!   [`JsonLineCodecError::LineTooLong`] and then dropped *as it arrives*:
-//!   the buffer is emptied after every read, so memory stays bounded by the
-//!   limit plus one read, whatever the line's length. The next line after the
-//!   newline decodes normally.
-//!
-//! # What a line may be
-//!
-//! | line | result |
-//! |---|---|
-//! | a JSON-RPC message | `Ok(Some(message))` |
-//! | empty, or only whitespace (including a CRLF's `\r`) | skipped silently |
-//! | not JSON at all (a banner such as `Server v1.2 listening`) | skipped, counted in [`skipped_lines`](JsonLineCodec::skipped_lines), `tracing` warning |
-//! | JSON that is not a valid JSON-RPC envelope | `Err(Message(..))`, scoped: the next line decodes normally |
-//! | longer than the limit | `Err(LineTooLong { limit })` once, then discarded up to its newline |
-//!
-//! One trailing `\r` is stripped (CRLF is tolerated). Lines must be UTF-8;
-//! a line that is not is "not JSON" and skipped.
+//! Newline-delimited JSON-RPC framing, sans-IO: [`JsonLineCodec`].
 
 use bytes::{Buf, BytesMut};
 use mcp_proto::Message;
@@ -57,6 +17,10 @@ pub const DEFAULT_MAX_MESSAGE_SIZE: usize = 16 * 1024 * 1024;
 
 /// How many bytes of a skipped non-JSON line are quoted in the warning.
 const NOISE_PREVIEW: usize = 120;
+
+/// How many skipped non-JSON lines are each logged at `WARN` (later ones at
+/// powers of two only).
+const NOISE_WARNINGS: u64 = 10;
 
 /// A frame the codec could not turn into a message. Both kinds are scoped:
 /// the codec goes on with the next line.
@@ -82,8 +46,47 @@ impl From<JsonLineCodecError> for TransportError {
     }
 }
 
-/// Newline-delimited JSON-RPC codec with a size limit. See the
-/// [module docs](self).
+/// Newline-delimited JSON-RPC codec with a size limit, sans-IO.
+///
+/// [`JsonLineCodec`] turns bytes into [`Message`]s and back. It does no IO:
+/// the caller appends whatever it read to a [`BytesMut`] and calls
+/// [`decode`](JsonLineCodec::decode) until it returns `Ok(None)`, then reads
+/// more. At end of input it calls [`decode_eof`](JsonLineCodec::decode_eof).
+/// This is the shape of `tokio-util`'s `Decoder` (without the dependency), so
+/// the codec can be driven by any runtime, a fuzzer or a unit test.
+///
+/// # Decoding states
+///
+/// ```text
+///            newline found, line ≤ limit            newline found
+///        ┌───────────────────────────────┐       ┌─────────────────┐
+///        ▼                               │       ▼                 │
+///   ┌─────────┐  no newline, > limit  ┌──┴─────────┐               │
+///   │ framing │──────────────────────▶│ discarding │───────────────┘
+///   └─────────┘  (LineTooLong, once)  └────────────┘  (back to framing)
+/// ```
+///
+/// - **Framing.** The decoder looks for `\n` starting at `next_index`, the
+///   first byte it has not scanned yet, so a long line arriving in many small
+///   reads is scanned once in total, not once per read.
+/// - **Discarding.** A line longer than the limit is reported once as
+///   [`JsonLineCodecError::LineTooLong`] and then dropped *as it arrives*:
+///   the buffer is emptied after every read, so memory stays bounded by the
+///   limit plus one read, whatever the line's length. The next line after the
+///   newline decodes normally.
+///
+/// # What a line may be
+///
+/// | line | result |
+/// |---|---|
+/// | a JSON-RPC message | `Ok(Some(message))` |
+/// | empty, or only whitespace (including a CRLF's `\r`) | skipped silently |
+/// | not JSON at all (a banner such as `Server v1.2 listening`) | skipped, counted in [`skipped_lines`](JsonLineCodec::skipped_lines), `tracing` warning |
+/// | JSON that is not a valid JSON-RPC envelope | `Err(Message(..))`, scoped: the next line decodes normally |
+/// | longer than the limit | `Err(LineTooLong { limit })` once, then discarded up to its newline |
+///
+/// One trailing `\r` is stripped (CRLF is tolerated). Lines must be UTF-8;
+/// a line that is not is "not JSON" and skipped.
 #[derive(Debug, Clone)]
 pub struct JsonLineCodec {
     max_message_size: usize,
@@ -247,6 +250,14 @@ impl JsonLineCodec {
         if line.iter().all(u8::is_ascii_whitespace) {
             return Line::Skip;
         }
+        // Validating UTF-8 once over the whole line and parsing a `str` is
+        // faster than serde_json's per-string checks on a byte slice. The
+        // result is the same; errors are re-derived below for their detail.
+        if let Ok(text) = std::str::from_utf8(line)
+            && let Ok(m) = serde_json::from_str::<Message>(text)
+        {
+            return Line::Message(m);
+        }
         match Message::from_slice(line) {
             Ok(m) => Line::Message(m),
             // Valid JSON of the wrong shape is a broken message the client
@@ -257,12 +268,23 @@ impl JsonLineCodec {
             Err(_) => {
                 self.skipped_lines += 1;
                 let preview = line.get(..NOISE_PREVIEW).unwrap_or(line);
-                tracing::warn!(
-                    skipped_lines = self.skipped_lines,
-                    line = %String::from_utf8_lossy(preview),
-                    len = line.len(),
-                    "skipping a line on the server's stdout that is not JSON (servers must log to stderr)"
-                );
+                // Warn for the first few, then at powers of two: a server
+                // that logs to stdout must not flood the client's logs.
+                let n = self.skipped_lines;
+                if n <= NOISE_WARNINGS || n.is_power_of_two() {
+                    tracing::warn!(
+                        skipped_lines = n,
+                        line = %String::from_utf8_lossy(preview),
+                        len = line.len(),
+                        "skipping a line on the server's stdout that is not JSON (servers must log to stderr)"
+                    );
+                } else {
+                    tracing::debug!(
+                        skipped_lines = n,
+                        line = %String::from_utf8_lossy(preview),
+                        "skipping a non-JSON line on the server's stdout"
+                    );
+                }
                 Line::Skip
             }
         }

@@ -50,10 +50,11 @@ pub type StderrCallback = Arc<dyn Fn(&str) + Send + Sync>;
 /// What happens to the server's stderr.
 ///
 /// The default, [`Stderr::forward`], reads it line by line and emits each line
-/// as a `tracing` event (`DEBUG`, target `mcp_transport_stdio::stderr`). In
-/// every mode but [`inherit`](Stderr::inherit) stderr is drained by a
-/// background task as fast as the server writes, so a chatty server never
-/// blocks on a full pipe, and the last lines are kept for the error reported
+/// as a `tracing` event at `INFO` with target `mcp_transport_stdio::stderr`
+/// (the MCP spec calls stderr a log, never an error signal). In every mode
+/// but [`inherit`](Stderr::inherit) stderr is drained by a background task as
+/// fast as the server writes, so a chatty server never blocks on a full
+/// pipe, and the last lines are kept for the error reported
 /// when the server exits with a failure.
 #[derive(Clone)]
 pub struct Stderr(pub(crate) StderrMode);

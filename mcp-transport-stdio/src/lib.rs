@@ -54,6 +54,10 @@
 //!   terminal [`TransportErrorKind::Closed`](mcp_proto::transport::TransportErrorKind::Closed)
 //!   error whose cause is a [`ServerExited`] (`server exited with status 1:
 //!   fatal: config missing`), then `None`. A zero exit is just `None`.
+//!   The spawned process *is* the server: if it exits while something it
+//!   started still holds stdout open, the transport reads for one more
+//!   second, then kills the group and reports the exit (it never hangs
+//!   waiting for an end of file that will not come).
 //! - **Close** ([`poll_close`](mcp_proto::transport::Transport::poll_close)),
 //!   as the MCP spec says: flush and close stdin, wait up to
 //!   [`DEFAULT_STDIN_GRACE`] for the exit, `SIGTERM` the group, wait up to
@@ -105,7 +109,8 @@
 //! its group on purpose (`setsid`, daemonising) is out of reach. On other
 //! platforms the code compiles without process groups: close and drop kill
 //! the direct child only, and `SIGTERM` becomes a kill; Windows Job Objects
-//! belong in the private `sys` module behind the same interface.
+//! belong in the private `sys` module behind the same interface. (On
+//! Windows, launchers are `.cmd` files: spawn `npx.cmd`, or `cmd /c npx`.)
 //!
 //! `StdioTransport::spawn` needs a Tokio runtime with IO and time enabled.
 

@@ -357,3 +357,6 @@ where
         Poll::Ready(res)
     }
 }
+
+#[cfg(test)]
+mod tests;

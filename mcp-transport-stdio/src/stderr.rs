@@ -69,7 +69,7 @@ pub(crate) async fn drain<R: AsyncRead + Unpin>(
         let bytes = line.strip_suffix(b"\r").unwrap_or(line);
         let text = String::from_utf8_lossy(bytes);
         if forward {
-            tracing::debug!(target: "mcp_transport_stdio::stderr", server = %program, "{text}");
+            tracing::info!(target: "mcp_transport_stdio::stderr", server = %program, "{text}");
         }
         if let Some(cb) = &callback {
             cb(&text);

@@ -1,6 +1,7 @@
 //! A 64 MiB line from a real process: a typed error, bounded memory, and the
 //! stream goes on. Alone in its test binary so the peak-RSS measurement is
 //! not disturbed by other tests.
+#![allow(clippy::unwrap_used)]
 #![cfg(target_os = "linux")]
 
 mod common;

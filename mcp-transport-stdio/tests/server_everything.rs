@@ -1,5 +1,6 @@
 //! Against the real `@modelcontextprotocol/server-everything` (stdio),
 //! installed by `cargo xtask peers`.
+#![allow(clippy::unwrap_used)]
 #![cfg(unix)]
 
 mod common;

@@ -182,8 +182,8 @@ fn probe_success_negotiates_modern_and_requests_carry_meta() {
         "2026-07-28"
     );
     assert_eq!(
-        meta["progressToken"], call["id"],
-        "progress token is the request id"
+        meta["progressToken"], 1,
+        "the progress token is derived from the call id"
     );
     reply(
         &mut s,
@@ -432,7 +432,7 @@ fn progress_resets_the_timeout_up_to_the_cap() {
     .unwrap();
     let call = sent(&mut s).remove(0);
     let token = call["params"]["_meta"]["progressToken"].clone();
-    assert_eq!(token, call["id"]);
+    assert_eq!(token, json!(1));
     for (i, t) in [8u64, 16, 24].into_iter().enumerate() {
         let at = now + Duration::from_secs(t);
         s.handle_message(
@@ -828,5 +828,77 @@ fn splice_meta_handles_empty_whitespace_and_nested_meta() {
     assert_eq!(
         serde_json::from_str::<Value>(p.get()).unwrap(),
         json!({"_meta": {"a": 1}, "arguments": {"_meta": 1}})
+    );
+}
+
+#[test]
+fn embedded_meta_is_sent_verbatim_and_a_mismatch_is_completed() {
+    let now = Instant::now();
+    let mut s = modern(now);
+    let (v, members) = s.request_meta_members().unwrap();
+    assert_eq!(v, ProtocolVersion::V2026_07_28);
+    let mut meta = members.clone();
+    meta.insert("progressToken".into(), json!(5));
+    let text = serde_json::to_string(&json!({"_meta": meta, "name": "echo"})).unwrap();
+    s.request_embedded(
+        CallId(5),
+        "tools/call",
+        Some(RawValue::from_string(text.clone()).unwrap()),
+        CallOptions::new().progress(true),
+        Embedded::new(Some(v), true),
+        now,
+    )
+    .unwrap();
+    let r = loop {
+        match s.poll_transmit() {
+            Some(Transmit::Message(mcp_proto::Message::Request(r))) => break r,
+            Some(_) => continue,
+            None => panic!("nothing sent"),
+        }
+    };
+    assert_eq!(r.params.unwrap().get(), text, "no splice, no re-encoding");
+
+    // Embedded only the token, but the modern members are needed: the session adds them.
+    s.request_embedded(
+        CallId(6),
+        "tools/call",
+        Some(raw(json!({"_meta": {"progressToken": 6}, "name": "echo"}))),
+        CallOptions::new().progress(true),
+        Embedded::new(None, true),
+        now,
+    )
+    .unwrap();
+    let out = sent(&mut s);
+    assert_eq!(out[0]["params"]["_meta"]["progressToken"], 6);
+    assert_eq!(
+        out[0]["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"],
+        "2026-07-28"
+    );
+    assert_eq!(
+        out[0]["params"]["_meta"]["io.modelcontextprotocol/clientInfo"],
+        members["io.modelcontextprotocol/clientInfo"]
+    );
+}
+
+#[test]
+fn the_transport_learns_the_legacy_version_before_initialized_goes_out() {
+    let now = Instant::now();
+    let mut s = Session::new(config());
+    s.start(now);
+    let probe = sent(&mut s).remove(0);
+    reply_err(&mut s, id_of(&probe), -32601, "nope", None, now);
+    let init = sent(&mut s).remove(0);
+    reply(&mut s, id_of(&init), init_result("2025-06-18"), now);
+    let mut order = Vec::new();
+    while let Some(t) = s.poll_transmit() {
+        order.push(match t {
+            Transmit::ProtocolVersion(v) => v.to_string(),
+            Transmit::Message(m) => m.method().unwrap_or("?").to_owned(),
+        });
+    }
+    assert_eq!(
+        order[..2],
+        ["2025-06-18", "notifications/initialized"],
+        "{order:?}"
     );
 }

@@ -41,6 +41,9 @@ pub struct RootsCapability {
     /// The client sends `notifications/roots/list_changed` (legacy era).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub list_changed: Option<bool>,
+    /// Unknown members, kept.
+    #[serde(flatten)]
+    pub extra: JsonObject,
 }
 
 /// What the server supports.

@@ -374,6 +374,10 @@ pub enum CacheScope {
     Public,
     /// Only the requesting client may cache it.
     Private,
+    /// A scope this crate does not know. Treat it like [`Private`](CacheScope::Private);
+    /// it never fails the whole result.
+    #[serde(other)]
+    Unknown,
 }
 
 #[cfg(test)]

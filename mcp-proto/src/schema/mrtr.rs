@@ -118,6 +118,7 @@ pub type InputResponses = BTreeMap<String, Value>;
 /// `model` → sampling; anything else is [`InputResponse::Unknown`].
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
+#[allow(clippy::large_enum_variant)] // short-lived values users match on; boxing would only add noise
 pub enum InputResponse {
     /// Answer to `elicitation/create`.
     Elicit(ElicitResult),
@@ -184,5 +185,52 @@ impl<'de> Deserialize<'de> for InputResponse {
             None
         };
         Ok(typed.unwrap_or(InputResponse::Unknown(v)))
+    }
+}
+
+/// What a 2026-07-28 server may answer a request with: the method's result,
+/// a request for more input, or (tasks extension) a task handle.
+///
+/// Decode with [`RequestOutcome::decode`], which reads `resultType` first;
+/// an absent `resultType` (earlier revisions) means complete.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+#[allow(clippy::large_enum_variant)] // decoded once per response, then matched
+pub enum RequestOutcome<T> {
+    /// `resultType` `"complete"` or absent: the method's result.
+    Complete(T),
+    /// `"input_required"`: answer the requests and retry.
+    InputRequired(InputRequiredResult),
+    /// `"task"`: the request runs as a task; poll `tasks/get`.
+    Task(super::GetTaskResult),
+    /// A `resultType` this crate does not know, with the whole result.
+    Unknown {
+        /// The `resultType` value.
+        result_type: String,
+        /// The result.
+        result: Value,
+    },
+}
+
+impl<T: serde::de::DeserializeOwned> RequestOutcome<T> {
+    /// Decodes a raw `result` by its `resultType`.
+    pub fn decode(result: &str) -> serde_json::Result<Self> {
+        #[derive(Deserialize)]
+        struct Peek {
+            #[serde(rename = "resultType", default)]
+            result_type: Option<ResultType>,
+        }
+        let peek: Peek = serde_json::from_str(result)?;
+        Ok(match peek.result_type.unwrap_or_default() {
+            ResultType::Complete => RequestOutcome::Complete(serde_json::from_str(result)?),
+            ResultType::InputRequired => {
+                RequestOutcome::InputRequired(serde_json::from_str(result)?)
+            }
+            ResultType::Task => RequestOutcome::Task(serde_json::from_str(result)?),
+            ResultType::Unknown(s) => RequestOutcome::Unknown {
+                result_type: s,
+                result: serde_json::from_str(result)?,
+            },
+        })
     }
 }

@@ -48,6 +48,7 @@ string_enum! {
 /// Sampling allows text, image, audio, `tool_use` and `tool_result` blocks.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
+#[allow(clippy::large_enum_variant)] // `Single` is the common case; boxing it would cost an allocation each
 pub enum SamplingContent {
     /// A single block (every revision).
     Single(ContentBlock),

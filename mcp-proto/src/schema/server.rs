@@ -101,7 +101,7 @@ pub enum ServerNotification {
     SubscriptionsAcknowledged(SubscriptionsAcknowledgedParams),
     /// `notifications/tasks/status` (2025-11-25) or `notifications/tasks`
     /// (2026-07-28 tasks extension).
-    TaskStatus(TaskStatusParams),
+    TaskStatus(Box<TaskStatusParams>),
     /// A method this crate does not know: ignore it.
     Unknown {
         /// The method name.

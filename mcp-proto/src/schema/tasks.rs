@@ -1,21 +1,6 @@
 //! Tasks: durable, pollable requests.
 //!
-//! Two wire forms exist:
-//! - **2025-11-25 core (experimental)**: the requester adds `task` to
-//!   `tools/call` / `sampling/createMessage` / `elicitation/create` params,
-//!   the receiver answers with a [`CreateTaskResult`] (`{"task": {...}}`), and
-//!   `tasks/get`, `tasks/result`, `tasks/list`, `tasks/cancel` plus
-//!   `notifications/tasks/status` follow. Both sides can be the receiver.
-//!   `ttl` and `pollInterval` are the timing fields.
-//! - **2026-07-28 extension `io.modelcontextprotocol/tasks`**: a server may
-//!   answer any request with a flat task handle (`resultType: "task"`, see
-//!   [`GetTaskResult`]); the client polls `tasks/get` (which inlines
-//!   `inputRequests`, `result` or `error`), answers input with
-//!   `tasks/update`, and cancels with `tasks/cancel`. `notifications/tasks`
-//!   arrive on a `subscriptions/listen` stream. `ttlMs` and
-//!   `pollIntervalMs` are the timing fields; there is no `tasks/list`.
-//!
-//! [`Task`] carries the fields of both forms.
+//! See [`Task`] for the two wire forms (2025-11-25 core, 2026-07-28 extension).
 
 use std::collections::BTreeMap;
 
@@ -61,7 +46,22 @@ fn nullable<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Option<u64>>, D::E
     Option::<u64>::deserialize(d).map(Some)
 }
 
-/// The state of a task (both wire forms; see the [module docs](self)).
+/// The state of a task. It carries the fields of both wire forms.
+///
+/// Two wire forms exist:
+/// - **2025-11-25 core (experimental)**: the requester adds `task` to
+///   `tools/call` / `sampling/createMessage` / `elicitation/create` params,
+///   the receiver answers with a [`CreateTaskResult`] (`{"task": {...}}`), and
+///   `tasks/get`, `tasks/result`, `tasks/list`, `tasks/cancel` plus
+///   `notifications/tasks/status` follow. Both sides can be the receiver.
+///   `ttl` and `pollInterval` are the timing fields.
+/// - **2026-07-28 extension `io.modelcontextprotocol/tasks`**: a server may
+///   answer any request with a flat task handle (`resultType: "task"`, see
+///   [`GetTaskResult`]); the client polls `tasks/get` (which inlines
+///   `inputRequests`, `result` or `error`), answers input with
+///   `tasks/update`, and cancels with `tasks/cancel`. `notifications/tasks`
+///   arrive on a `subscriptions/listen` stream. `ttlMs` and
+///   `pollIntervalMs` are the timing fields; there is no `tasks/list`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]

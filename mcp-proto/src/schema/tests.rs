@@ -16,3 +16,236 @@ fn structured_only_call_result_decodes() {
     assert_eq!(r.structured_content, Some(serde_json::json!([1, 2])));
     assert_eq!(r.extra["x-extra"], serde_json::json!(true));
 }
+
+use serde_json::{json, value::RawValue};
+
+fn raw(v: serde_json::Value) -> Box<RawValue> {
+    serde_json::value::to_raw_value(&v).unwrap()
+}
+
+#[test]
+fn task_handle_and_polling_2026_extension() {
+    let handle: GetTaskResult = serde_json::from_value(json!({
+        "resultType": "task", "taskId": "t1", "status": "working",
+        "createdAt": "2026-07-28T10:00:00Z", "lastUpdatedAt": "2026-07-28T10:00:00Z",
+        "ttlMs": null, "pollIntervalMs": 2000
+    }))
+    .unwrap();
+    assert_eq!(handle.result_type, Some(ResultType::Task));
+    assert_eq!(
+        handle.task.ttl_ms,
+        Some(None),
+        "null ttl is kept as unlimited"
+    );
+    assert_eq!(handle.task.ttl_millis(), None);
+    assert_eq!(handle.task.poll_interval_millis(), Some(2000));
+    assert!(!handle.task.status.is_terminal());
+    assert_eq!(serde_json::to_value(&handle).unwrap()["ttlMs"], json!(null));
+
+    let waiting: GetTaskResult = serde_json::from_value(json!({
+        "resultType": "complete", "taskId": "t1", "status": "input_required",
+        "createdAt": "a", "lastUpdatedAt": "b", "ttlMs": 60000,
+        "inputRequests": {"k": {"method": "elicitation/create",
+            "params": {"mode": "url", "url": "https://x", "message": "go"}}}
+    }))
+    .unwrap();
+    let reqs = waiting.task.input_requests.as_ref().unwrap();
+    let ServerRequest::Elicit(ElicitParams::Url(u)) = reqs["k"].typed().unwrap() else {
+        panic!("not a URL elicitation")
+    };
+    assert_eq!(u.url, "https://x");
+
+    let failed: TaskStatusParams = serde_json::from_value(json!({
+        "taskId": "t1", "status": "failed", "createdAt": "a", "lastUpdatedAt": "b",
+        "ttlMs": 1, "error": {"code": -32603, "message": "boom"}
+    }))
+    .unwrap();
+    assert!(failed.task.status.is_terminal());
+    assert_eq!(
+        failed.task.error.unwrap().code,
+        crate::ErrorCode::INTERNAL_ERROR
+    );
+
+    let n = ServerNotification::from_parts(
+        "notifications/tasks",
+        Some(&raw(
+            json!({"taskId": "t1", "status": "completed", "createdAt": "a",
+            "lastUpdatedAt": "b", "ttlMs": 5, "result": {"content": []}}),
+        )),
+    )
+    .unwrap();
+    let ServerNotification::TaskStatus(t) = n else {
+        panic!("not a task status")
+    };
+    assert_eq!(t.task.status, TaskStatus::Completed);
+    assert!(t.task.result.is_some());
+}
+
+#[test]
+fn task_status_unknown_value_is_kept() {
+    let s: TaskStatus = serde_json::from_value(json!("paused")).unwrap();
+    assert_eq!(s, TaskStatus::Unknown("paused".into()));
+    assert_eq!(serde_json::to_value(&s).unwrap(), json!("paused"));
+}
+
+#[test]
+fn cancel_task_result_reads_the_2025_task() {
+    let r: CancelTaskResult = serde_json::from_value(json!({
+        "taskId": "t1", "status": "cancelled", "createdAt": "a", "lastUpdatedAt": "b", "ttl": null
+    }))
+    .unwrap();
+    assert_eq!(r.task().unwrap().status, TaskStatus::Cancelled);
+    let empty: CancelTaskResult =
+        serde_json::from_value(json!({"resultType": "complete"})).unwrap();
+    assert!(empty.task().is_none());
+}
+
+#[test]
+fn elicit_mode_dispatch() {
+    let form: ElicitParams = serde_json::from_value(json!({
+        "message": "hi", "requestedSchema": {"type": "object", "properties": {
+            "n": {"type": "string"}, "x": {"type": "mystery"}}}
+    }))
+    .unwrap();
+    let ElicitParams::Form(f) = &form else {
+        panic!("absent mode must be form")
+    };
+    assert!(matches!(
+        f.requested_schema.properties["n"],
+        PrimitiveSchema::String(_)
+    ));
+    assert!(matches!(
+        f.requested_schema.properties["x"],
+        PrimitiveSchema::Unknown(_)
+    ));
+    let odd = json!({"mode": "telepathy", "message": "hm"});
+    let p: ElicitParams = serde_json::from_value(odd.clone()).unwrap();
+    assert_eq!(p, ElicitParams::Unknown(odd.clone()));
+    assert_eq!(p.message(), Some("hm"));
+    assert_eq!(serde_json::to_value(&p).unwrap(), odd);
+    let url = json!({"mode": "url", "message": "m", "url": "https://u", "elicitationId": "e"});
+    let p: ElicitParams = serde_json::from_value(url.clone()).unwrap();
+    assert!(matches!(&p, ElicitParams::Url(u) if u.elicitation_id.as_deref() == Some("e")));
+    assert_eq!(serde_json::to_value(&p).unwrap(), url);
+}
+
+#[test]
+fn sampling_content_single_or_many() {
+    let one: SamplingContent =
+        serde_json::from_value(json!({"type": "text", "text": "a"})).unwrap();
+    assert!(matches!(one, SamplingContent::Single(_)));
+    let many: SamplingContent = serde_json::from_value(json!([
+        {"type": "tool_use", "id": "1", "name": "n", "input": {}},
+        {"type": "text", "text": "b"}
+    ]))
+    .unwrap();
+    assert_eq!(many.blocks().len(), 2);
+    assert!(matches!(many.blocks()[0], ContentBlock::ToolUse(_)));
+    let reason: StopReason = serde_json::from_value(json!("contentFilter")).unwrap();
+    assert_eq!(reason, StopReason::Unknown("contentFilter".into()));
+}
+
+#[test]
+fn server_request_dispatch() {
+    assert!(matches!(
+        ServerRequest::from_parts("ping", None).unwrap(),
+        ServerRequest::Ping(_)
+    ));
+    assert!(matches!(
+        ServerRequest::from_parts("roots/list", None).unwrap(),
+        ServerRequest::ListRoots(_)
+    ));
+    // A known method with bad params is an error (answer -32602), not Unknown.
+    assert!(ServerRequest::from_parts("sampling/createMessage", Some(&raw(json!({})))).is_err());
+    let ServerRequest::Unknown { method, params } =
+        ServerRequest::from_parts("x/y", Some(&raw(json!({"a": 1})))).unwrap()
+    else {
+        panic!("expected Unknown")
+    };
+    assert_eq!(method, "x/y");
+    assert_eq!(params, Some(json!({"a": 1})));
+}
+
+#[test]
+fn subscription_id_is_read_from_meta() {
+    let n: NotificationParams = serde_json::from_value(json!({
+        "_meta": {META_SUBSCRIPTION_ID: "listen-1"}
+    }))
+    .unwrap();
+    assert_eq!(
+        n.subscription_id(),
+        Some(crate::RequestId::from("listen-1"))
+    );
+    assert_eq!(NotificationParams::new().subscription_id(), None);
+}
+
+#[test]
+fn input_request_keeps_unknown_members() {
+    let v = json!({"method": "roots/list", "id": "legacy-id"});
+    let r: InputRequest = serde_json::from_value(v.clone()).unwrap();
+    assert!(r.params.is_none());
+    assert_eq!(serde_json::to_value(&r).unwrap(), v);
+    assert!(serde_json::from_value::<InputRequest>(json!({"params": {}})).is_err());
+}
+
+#[test]
+fn request_outcome_reads_result_type_first() {
+    let c = RequestOutcome::<CallToolResult>::decode(r#"{"content":[]}"#).unwrap();
+    assert!(matches!(c, RequestOutcome::Complete(_)));
+    let i = RequestOutcome::<CallToolResult>::decode(
+        r#"{"resultType":"input_required","requestState":"s"}"#,
+    )
+    .unwrap();
+    assert!(
+        matches!(i, RequestOutcome::InputRequired(r) if r.request_state.as_deref() == Some("s"))
+    );
+    let t = RequestOutcome::<CallToolResult>::decode(
+        r#"{"resultType":"task","taskId":"t","status":"working","createdAt":"a","lastUpdatedAt":"b","ttlMs":null}"#,
+    )
+    .unwrap();
+    assert!(matches!(t, RequestOutcome::Task(h) if h.task.task_id == "t"));
+    let u = RequestOutcome::<CallToolResult>::decode(r#"{"resultType":"later"}"#).unwrap();
+    assert!(matches!(u, RequestOutcome::Unknown { result_type, .. } if result_type == "later"));
+    assert!(
+        RequestOutcome::<CallToolResult>::decode(r#"{"resultType":"complete","content":7}"#)
+            .is_err()
+    );
+}
+
+#[test]
+fn request_meta_matches_request_meta_fn() {
+    let caps = ClientCapabilities::default();
+    let info = Implementation::new("a", "1");
+    let typed = RequestMeta::new(crate::ProtocolVersion::V2026_07_28, caps.clone())
+        .with_client_info(info.clone())
+        .into_object();
+    assert_eq!(
+        typed,
+        request_meta(crate::ProtocolVersion::V2026_07_28, &caps, Some(&info))
+    );
+    let back: RequestMeta = serde_json::from_value(serde_json::Value::Object(typed)).unwrap();
+    assert_eq!(back.client_info, Some(info));
+}
+
+#[test]
+fn error_data_null_survives_a_round_trip() {
+    let e: crate::ErrorObject =
+        serde_json::from_value(json!({"code": -32603, "message": "x", "data": null})).unwrap();
+    assert_eq!(e.data, Some(serde_json::Value::Null));
+    let absent: crate::ErrorObject =
+        serde_json::from_value(json!({"code": -32603, "message": "x"})).unwrap();
+    assert_eq!(absent.data, None);
+    assert_eq!(
+        serde_json::to_value(&e).unwrap(),
+        json!({"code": -32603, "message": "x", "data": null})
+    );
+}
+
+#[test]
+fn unknown_cache_scope_does_not_fail_the_result() {
+    let r: ListToolsResult = serde_json::from_value(json!({
+        "resultType": "complete", "tools": [], "ttlMs": 5, "cacheScope": "shared"
+    }))
+    .unwrap();
+    assert_eq!(r.cache_scope, Some(CacheScope::Unknown));
+}

@@ -218,3 +218,89 @@ fn encode_never_embeds_a_newline() {
     assert_eq!(v, serde_json::json!({"text": "line1\nline2", "n": [1, 2]}));
     assert!(codec.decode(&mut buf).unwrap().is_some());
 }
+
+mod chunking {
+    use super::*;
+    use proptest::prelude::*;
+
+    const LIMIT: usize = 100;
+
+    #[derive(Debug, Clone)]
+    enum Piece {
+        Ping(u32),
+        Banner(Vec<u8>),
+        NotRpc,
+        Xs(usize),
+    }
+
+    impl Piece {
+        fn bytes(&self) -> Vec<u8> {
+            match self {
+                Piece::Ping(i) => {
+                    format!(r#"{{"jsonrpc":"2.0","id":{i},"method":"ping"}}"#).into_bytes()
+                }
+                Piece::Banner(b) => b.clone(),
+                Piece::NotRpc => b"{\"level\":1}".to_vec(),
+                Piece::Xs(n) => vec![b'x'; *n],
+            }
+        }
+    }
+
+    fn piece() -> impl Strategy<Value = Piece> {
+        prop_oneof![
+            any::<u32>().prop_map(Piece::Ping),
+            proptest::collection::vec(proptest::sample::select(b"ab :-\t".to_vec()), 0..30)
+                .prop_map(Piece::Banner),
+            Just(Piece::NotRpc),
+            (0usize..300).prop_map(Piece::Xs),
+        ]
+    }
+
+    /// What decoding `line` (terminator excluded, `\r` included) must give.
+    fn expected(line: &[u8], piece: &Piece) -> Option<Result<String, JsonLineCodecError>> {
+        if line.len() > LIMIT {
+            return Some(Err(JsonLineCodecError::LineTooLong { limit: LIMIT }));
+        }
+        match piece {
+            Piece::Ping(_) => Some(Ok(String::from_utf8(piece.bytes()).unwrap())),
+            Piece::NotRpc => Some(Err(JsonLineCodecError::Message(DecodeError::Envelope(
+                EnvelopeViolation::Version,
+            )))),
+            Piece::Banner(_) | Piece::Xs(_) => None,
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+
+        /// Any chunking gives the same results as the model, and the buffer
+        /// never holds more than the limit plus one chunk.
+        #[test]
+        fn chunking_never_changes_the_result(
+            lines in proptest::collection::vec((piece(), any::<bool>()), 0..16),
+            last in proptest::option::of(piece()),
+            splits in proptest::collection::vec(1usize..64, 1..8),
+        ) {
+            let mut input = Vec::new();
+            let mut want = Vec::new();
+            for (p, crlf) in &lines {
+                let mut line = p.bytes();
+                if *crlf {
+                    line.push(b'\r');
+                }
+                want.extend(expected(&line, p));
+                input.extend_from_slice(&line);
+                input.push(b'\n');
+            }
+            if let Some(p) = &last {
+                let line = p.bytes();
+                want.extend(expected(&line, p));
+                input.extend_from_slice(&line);
+            }
+            let whole = feed(&mut JsonLineCodec::new().with_max_message_size(LIMIT), &input, &[usize::MAX]);
+            prop_assert_eq!(&whole, &want);
+            let chunked = feed(&mut JsonLineCodec::new().with_max_message_size(LIMIT), &input, &splits);
+            prop_assert_eq!(&chunked, &want);
+        }
+    }
+}

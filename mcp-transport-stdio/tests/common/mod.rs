@@ -1,5 +1,5 @@
 //! Helpers shared by the process tests.
-#![allow(dead_code, unreachable_pub, missing_docs)]
+#![allow(dead_code, unreachable_pub, missing_docs, clippy::unwrap_used)]
 
 use std::path::PathBuf;
 use std::time::Duration;

@@ -6,7 +6,7 @@ use mcp_client::ServerInfo;
 use mcp_proto::schema::{CallToolResult, ContentBlock, ResourceContents};
 use serde_json::value::RawValue;
 
-use crate::json::{Object, compact};
+use examples::raw_json::Object;
 
 /// `info`.
 pub(crate) fn info(s: &ServerInfo) -> String {
@@ -157,9 +157,7 @@ pub(crate) fn prompts(items: &[Box<RawValue>]) -> String {
             .iter()
             .filter_map(|a| Object::parse(a.get()).ok())
             .map(|a| {
-                let required = a
-                    .get("required")
-                    .is_some_and(|r| r.get().trim() == "true");
+                let required = a.get("required").is_some_and(|r| r.get().trim() == "true");
                 format!(
                     "{}{}",
                     a.str("name").unwrap_or_default(),
@@ -167,11 +165,7 @@ pub(crate) fn prompts(items: &[Box<RawValue>]) -> String {
                 )
             })
             .collect();
-        let head = format!(
-            "{}({})",
-            p.str("name").unwrap_or_default(),
-            args.join(", ")
-        );
+        let head = format!("{}({})", p.str("name").unwrap_or_default(), args.join(", "));
         described(&mut out, &head, p.str("description"));
     }
     if items.is_empty() {
@@ -189,12 +183,9 @@ fn base64_len(data: &str) -> usize {
     n * 3 / 4
 }
 
+/// Sizes as the tool bridge writes them.
 fn plural_bytes(n: usize) -> String {
-    if n == 1 {
-        "1 byte".into()
-    } else {
-        format!("{n} bytes")
-    }
+    format!("{n} bytes")
 }
 
 fn resource_contents(out: &mut Vec<String>, r: &ResourceContents) {
@@ -232,12 +223,7 @@ fn block(out: &mut Vec<String>, b: &ContentBlock) {
             plural_bytes(base64_len(&a.data))
         )),
         ContentBlock::ResourceLink(l) => {
-            let mut s = format!("[resource link: {} ({})", l.uri, l.name);
-            if let Some(m) = &l.mime_type {
-                let _ = write!(s, ", {m}");
-            }
-            s.push(']');
-            out.push(s);
+            out.push(format!("[resource link: {} ({})]", l.uri, l.name))
         }
         ContentBlock::Resource(e) => resource_contents(out, &e.resource),
         ContentBlock::ToolUse(u) => out.push(format!("[tool use: {} ({})]", u.name, u.id)),
@@ -250,24 +236,12 @@ fn block(out: &mut Vec<String>, b: &ContentBlock) {
     }
 }
 
-/// `call`: the result folded to text as the tool bridge folds it for a
-/// model: text blocks joined by newlines, other blocks one descriptive line
-/// each, `structuredContent` as JSON when there is no text.
-pub(crate) fn call(result: &CallToolResult, raw: &Object) -> String {
-    let mut lines = Vec::new();
-    for b in &result.content {
-        block(&mut lines, b);
-    }
-    let has_text = result
-        .content
-        .iter()
-        .any(|b| matches!(b, ContentBlock::Text(_)));
-    if !has_text {
-        if let Some(s) = raw.get("structuredContent") {
-            lines.push(compact(s.get()));
-        }
-    }
-    let mut out = lines.join("\n");
+/// `call`: the result folded to text exactly as the tool bridge folds it
+/// for a model ([`mcp_tools::fold_result`]): text blocks joined by
+/// newlines, other blocks one descriptive line each, `structuredContent` as
+/// JSON when there is no text.
+pub(crate) fn call(result: &CallToolResult) -> String {
+    let mut out = mcp_tools::fold_result(result);
     if !out.is_empty() && !out.ends_with('\n') {
         out.push('\n');
     }
@@ -321,29 +295,27 @@ mod tests {
     use super::*;
 
     #[test]
-    fn fold_text_and_other_blocks() {
-        let raw = r#"{"content":[
-            {"type":"text","text":"hello"},
-            {"type":"image","data":"iVBORw0KGgo=","mimeType":"image/png"},
-            {"type":"resource_link","uri":"demo://x","name":"x"},
-            {"type":"resource","resource":{"uri":"file:///a.txt","mimeType":"text/plain","text":"body\n"}},
-            {"type":"hologram"},
-            {"type":"text","text":"bye"}
-        ],"structuredContent":{"ignored":true}}"#;
-        let r: CallToolResult = serde_json::from_str(raw).unwrap();
-        let text = call(&r, &Object::parse(raw).unwrap());
-        assert_eq!(
-            text,
-            "hello\n[image: image/png, 8 bytes]\n[resource link: demo://x (x)]\n\
-             [resource: file:///a.txt, text/plain]\nbody\n[content of unknown type \"hologram\"]\nbye\n"
-        );
+    fn call_ends_with_one_newline() {
+        let r: CallToolResult =
+            serde_json::from_str(r#"{"content":[{"type":"text","text":"hello"}]}"#).unwrap();
+        assert_eq!(call(&r), "hello\n");
+        let r: CallToolResult =
+            serde_json::from_str(r#"{"content":[{"type":"text","text":"a\n"}]}"#).unwrap();
+        assert_eq!(call(&r), "a\n");
+        let r: CallToolResult = serde_json::from_str(r#"{"content":[]}"#).unwrap();
+        assert_eq!(call(&r), "");
     }
 
     #[test]
-    fn fold_structured_only() {
-        let raw = r#"{"content":[],"structuredContent":{"z":1, "a":2}}"#;
-        let r: CallToolResult = serde_json::from_str(raw).unwrap();
-        assert_eq!(call(&r, &Object::parse(raw).unwrap()), "{\"z\":1,\"a\":2}\n");
+    fn prompt_messages() {
+        let raw = r#"{"description":"d","messages":[
+            {"role":"user","content":{"type":"text","text":"hi"}},
+            {"role":"assistant","content":{"type":"image","data":"iVBORw0KGgo=","mimeType":"image/png"}}
+        ]}"#;
+        assert_eq!(
+            prompt(&Object::parse(raw).unwrap()),
+            "d\n[user] hi\n[assistant] [image: image/png, 8 bytes]\n"
+        );
     }
 
     #[test]

@@ -12,7 +12,8 @@
 //! `prompt` print the result object as received. Nothing the server sent
 //! goes through `serde_json::Value` on the way out (the workspace builds
 //! `serde_json` without `preserve_order`, so `Value` would sort keys):
-//! results stay [`RawValue`] text and are only re-indented (see `json.rs`).
+//! results stay [`RawValue`] text and are only re-indented
+//! ([`examples::raw_json`]).
 //!
 //! # Exit status
 //!
@@ -29,7 +30,6 @@
 
 mod args;
 mod human;
-mod json;
 
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
@@ -37,14 +37,16 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use mcp_client::{Client, ClientError, CloseReason};
+use mcp_client::{Client, ClientError, ClientHandler, CloseReason};
+use mcp_proto::Notification;
 use mcp_proto::schema::{CallToolResult, ProgressParams, ResourceContents};
 use mcp_proto::transport::{BoxTransport, TransportError};
+use mcp_transport_http::{HttpError, HttpTransport};
 use mcp_transport_stdio::{ServerCommand, StdioTransport};
 use serde_json::value::RawValue;
 
 use crate::args::{Command, Options, Server};
-use crate::json::{Object, array_text, pretty};
+use examples::raw_json::{Object, array_text, pretty};
 
 /// How long closing the client may take before `mcp` gives up waiting (the
 /// transport's own escalation to SIGKILL is shorter than this).
@@ -82,6 +84,40 @@ impl Failure {
 
     /// Classifies a client error for the one-line report.
     fn from_client(what: &str, e: &ClientError) -> Self {
+        let mut f = Self::classify(what, e);
+        if let Failure::Fatal { kind, message } = &mut f {
+            // Before the handshake completes, a transport failure means the
+            // server could not be reached at all.
+            if what == "handshake" && *kind == "transport error" {
+                *kind = "connection error";
+            }
+            // Name the root cause when the error's own text does not
+            // (e.g. hyper's "client error (Connect)" → "Connection refused").
+            let mut source = match e {
+                ClientError::Transport(t) | ClientError::Closed(CloseReason::Transport(t)) => {
+                    std::error::Error::source(t)
+                }
+                other => std::error::Error::source(other),
+            };
+            while let Some(cause) = source {
+                let text = cause.to_string();
+                if !message.contains(&text) {
+                    message.push_str(": ");
+                    message.push_str(&text);
+                }
+                source = cause.source();
+            }
+            if let ClientError::Transport(t) | ClientError::Closed(CloseReason::Transport(t)) = e {
+                if t.kind() == mcp_proto::transport::TransportErrorKind::Unauthorized {
+                    message
+                        .push_str("; pass credentials with -H \"Authorization: Bearer <token>\"");
+                }
+            }
+        }
+        f
+    }
+
+    fn classify(what: &str, e: &ClientError) -> Self {
         let kind = match e {
             ClientError::Transport(_) => "transport error",
             ClientError::Timeout { .. } => "timeout",
@@ -96,6 +132,14 @@ impl Failure {
             ClientError::Closed(CloseReason::ServerClosed) => {
                 format!("the server closed the connection during {what}")
             }
+            // The transport error says "connection closed: <why>" itself.
+            ClientError::Closed(CloseReason::Transport(t)) => format!("{what}: {t}"),
+            ClientError::Closed(CloseReason::Handshake(m)) => format!("{what} failed: {m}"),
+            ClientError::Timeout { after, .. } => format!(
+                "{what}: no response within {:.1} s (the request was cancelled on the server; \
+                 a longer --timeout may help)",
+                after.as_secs_f64()
+            ),
             other => format!("{what}: {other}"),
         };
         Failure::fatal(kind, message)
@@ -105,7 +149,7 @@ impl Failure {
 fn transport_kind(t: &TransportError) -> &'static str {
     use mcp_proto::transport::TransportErrorKind as K;
     match t.kind() {
-        K::Closed => "connection error",
+        K::Closed | K::Unauthorized => "connection error",
         K::Timeout => "timeout",
         _ => "transport error",
     }
@@ -220,8 +264,13 @@ fn transport(opts: &Options) -> Result<BoxTransport, Failure> {
                 .map_err(|e| Failure::Usage(format!("--stdio {line:?}: {e}")))?;
             spawn(cmd)
         }
-        Server::Http(url) => http_transport(url, &opts.headers),
+        Server::Http(url) => http_transport(url, &opts.headers, max_request_time(opts)),
     }
+}
+
+/// `--timeout` × 10: the cap on a request's total time however much progress it reports.
+fn max_request_time(opts: &Options) -> Duration {
+    opts.timeout.saturating_mul(10)
 }
 
 fn spawn(cmd: ServerCommand) -> Result<BoxTransport, Failure> {
@@ -230,16 +279,28 @@ fn spawn(cmd: ServerCommand) -> Result<BoxTransport, Failure> {
         .map_err(|e| Failure::fatal("connection error", e.to_string()))
 }
 
-/// `--http`: the Streamable HTTP transport has not landed in this build.
-fn http_transport(url: &str, headers: &[(String, String)]) -> Result<BoxTransport, Failure> {
-    let _ = headers;
-    Err(Failure::fatal(
-        "connection error",
-        format!(
-            "--http {url}: not yet supported by this build (the Streamable HTTP transport is not \
-             available yet); use --stdio for now"
-        ),
-    ))
+/// `--http`: the Streamable HTTP transport (every HTTP revision, with the
+/// 2024-11-05 HTTP+SSE fallback), with the `--header`s on every request.
+fn http_transport(
+    url: &str,
+    headers: &[(String, String)],
+    max_request_time: Duration,
+) -> Result<BoxTransport, Failure> {
+    // The client's per-request deadlines (reset by progress) govern; the
+    // transport's own wait for a response is only a backstop beyond them.
+    let mut b = HttpTransport::builder(url).request_timeout(Some(max_request_time));
+    for (name, value) in headers {
+        b = b.header(name, value);
+    }
+    match b.build() {
+        Ok(t) => Ok(Box::pin(t)),
+        // Also an invalid --header (the builder reports it this way).
+        Err(e @ HttpError::InvalidUrl { .. }) => Err(Failure::Usage(e.to_string())),
+        Err(e) => Err(Failure::fatal(
+            "connection error",
+            format!("--http {url}: {e}"),
+        )),
+    }
 }
 
 /// Connects, runs the command, closes. Ctrl-C or SIGTERM at any point
@@ -249,7 +310,9 @@ async fn run(opts: Options) -> Result<(), Failure> {
     let (client, driver) = Client::builder("mcp", env!("CARGO_PKG_VERSION"))
         .protocol(opts.protocol)
         .request_timeout(opts.timeout)
-        .max_request_time(opts.timeout.saturating_mul(10))
+        .max_request_time(max_request_time(&opts))
+        .resend_on_session_expiry(matches!(opts.server, Server::Http(_)))
+        .handler(LogNotifications)
         .build(transport);
     let driver = tokio::spawn(driver);
 
@@ -288,6 +351,17 @@ async fn run(opts: Options) -> Result<(), Failure> {
     drop(client);
     let _ = tokio::time::timeout(CLOSE_TIMEOUT, driver).await;
     result
+}
+
+/// Shows the server's notifications (log messages, list changes…) with `-v`.
+#[derive(Debug)]
+struct LogNotifications;
+
+impl ClientHandler for LogNotifications {
+    fn on_notification(&self, n: Notification) {
+        let params = n.params.as_deref().map_or("", |p| p.get());
+        tracing::info!(target: "mcp::server", method = %n.method, params, "server notification");
+    }
 }
 
 /// Resolves with the exit status when Ctrl-C (or, on Unix, SIGTERM) arrives.
@@ -430,11 +504,7 @@ fn json_args(args: Option<&str>, what: &str) -> Result<Option<Box<RawValue>>, Fa
 }
 
 /// `{"<key>": <name>, "arguments": <args>}` with the arguments' text as typed.
-fn named_params(
-    key: &str,
-    name: &str,
-    args: Option<&RawValue>,
-) -> Result<Box<RawValue>, Failure> {
+fn named_params(key: &str, name: &str, args: Option<&RawValue>) -> Result<Box<RawValue>, Failure> {
     let name = serde_json::to_string(name).unwrap_or_else(|_| "\"\"".into());
     let text = match args {
         Some(a) => format!("{{\"{key}\":{name},\"arguments\":{}}}", a.get()),
@@ -452,12 +522,7 @@ fn result_object(method: &str, raw: &RawValue) -> Result<Object, Failure> {
     })
 }
 
-async fn call(
-    client: &Client,
-    json: bool,
-    tool: &str,
-    args: Option<&str>,
-) -> Result<(), Failure> {
+async fn call(client: &Client, json: bool, tool: &str, args: Option<&str>) -> Result<(), Failure> {
     let args = json_args(args, &format!("tool {tool:?}"))?;
     let params = named_params("name", tool, args.as_deref())?;
     let bar = Arc::new(ProgressBar::new());
@@ -472,7 +537,6 @@ async fn call(
         .await;
     bar.finish();
     let raw = raw.map_err(|e| Failure::from_client(&format!("tools/call {tool}"), &e))?;
-    let obj = result_object("tools/call", &raw)?;
     let result: CallToolResult = serde_json::from_str(raw.get()).map_err(|e| {
         Failure::fatal(
             "protocol error",
@@ -482,7 +546,7 @@ async fn call(
     if json {
         out(&(pretty(raw.get()) + "\n"));
     } else {
-        out(&human::call(&result, &obj));
+        out(&human::call(&result));
     }
     if result.is_error() {
         Err(Failure::ToolError)

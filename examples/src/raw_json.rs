@@ -1,4 +1,4 @@
-//! JSON as the server sent it: key order and number spelling kept.
+//! JSON as a peer sent it: key order and number spelling kept.
 //!
 //! The workspace's `serde_json` is built without `preserve_order`, so a
 //! `serde_json::Value` sorts object keys. The CLI therefore never routes a
@@ -15,7 +15,7 @@ use serde_json::value::RawValue;
 
 /// A JSON object as an ordered list of raw members.
 #[derive(Debug, Default)]
-pub(crate) struct Object(pub(crate) Vec<(String, Box<RawValue>)>);
+pub struct Object(pub Vec<(String, Box<RawValue>)>);
 
 impl<'de> Deserialize<'de> for Object {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -39,12 +39,12 @@ impl<'de> Deserialize<'de> for Object {
 
 impl Object {
     /// Parses `text` as an object.
-    pub(crate) fn parse(text: &str) -> Result<Self, serde_json::Error> {
+    pub fn parse(text: &str) -> Result<Self, serde_json::Error> {
         serde_json::from_str(text)
     }
 
     /// The raw value of member `key` (the last one if repeated).
-    pub(crate) fn get(&self, key: &str) -> Option<&RawValue> {
+    pub fn get(&self, key: &str) -> Option<&RawValue> {
         self.0
             .iter()
             .rev()
@@ -53,25 +53,25 @@ impl Object {
     }
 
     /// Member `key` as a string, if it is one.
-    pub(crate) fn str(&self, key: &str) -> Option<String> {
+    pub fn str(&self, key: &str) -> Option<String> {
         self.get(key)
             .and_then(|v| serde_json::from_str::<String>(v.get()).ok())
     }
 
     /// Member `key` as an object, if it is one.
-    pub(crate) fn object(&self, key: &str) -> Option<Object> {
+    pub fn object(&self, key: &str) -> Option<Object> {
         self.get(key).and_then(|v| Object::parse(v.get()).ok())
     }
 
     /// Member `key` as an array of raw elements, if it is one.
-    pub(crate) fn array(&self, key: &str) -> Option<Vec<Box<RawValue>>> {
+    pub fn array(&self, key: &str) -> Option<Vec<Box<RawValue>>> {
         self.get(key)
             .and_then(|v| serde_json::from_str::<Vec<Box<RawValue>>>(v.get()).ok())
     }
 }
 
 /// Joins raw JSON values into one array text.
-pub(crate) fn array_text<'a>(items: impl IntoIterator<Item = &'a RawValue>) -> String {
+pub fn array_text<'a>(items: impl IntoIterator<Item = &'a RawValue>) -> String {
     let mut s = String::from("[");
     for (i, item) in items.into_iter().enumerate() {
         if i > 0 {
@@ -85,12 +85,12 @@ pub(crate) fn array_text<'a>(items: impl IntoIterator<Item = &'a RawValue>) -> S
 
 /// Re-indents valid JSON text with two spaces. Only whitespace outside
 /// strings changes: key order, number spelling and escapes stay as sent.
-pub(crate) fn pretty(text: &str) -> String {
+pub fn pretty(text: &str) -> String {
     reformat(text, true)
 }
 
 /// Removes the whitespace outside strings (one line).
-pub(crate) fn compact(text: &str) -> String {
+pub fn compact(text: &str) -> String {
     reformat(text, false)
 }
 

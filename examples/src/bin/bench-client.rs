@@ -1,0 +1,297 @@
+//! `bench-client`: the project's side of the shared peer benchmark
+//! (`../shared/bench/CONTRACT.md`). It uses the library exactly as a user
+//! would: connect, list tools, then call `echo` from C tasks sharing one
+//! `Client`, verifying every result.
+
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use mcp_client::{Client, ClientError};
+use mcp_proto::schema::ContentBlock;
+use mcp_proto::transport::BoxTransport;
+
+const NB: usize = 4500;
+const G: f64 = 1.005;
+const LO: f64 = 0.1;
+
+struct Args {
+    transport: String,
+    server_cmd: Option<String>,
+    url: Option<String>,
+    calls: usize,
+    concurrency: usize,
+    payload: usize,
+}
+
+fn usage(msg: &str) -> ExitCode {
+    eprintln!("bench-client: {msg}");
+    ExitCode::from(2)
+}
+
+fn parse_args() -> Result<Args, String> {
+    let mut a = Args {
+        transport: "stdio".into(),
+        server_cmd: None,
+        url: None,
+        calls: 1000,
+        concurrency: 1,
+        payload: 64,
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(flag) = it.next() {
+        let value = it.next().ok_or_else(|| format!("{flag} needs a value"))?;
+        let num = |v: &str| {
+            v.parse::<usize>()
+                .map_err(|_| format!("{flag}: {v:?} is not a number"))
+        };
+        match flag.as_str() {
+            "--transport" => a.transport = value,
+            "--server-cmd" => a.server_cmd = Some(value),
+            "--url" => a.url = Some(value),
+            "--calls" => a.calls = num(&value)?,
+            "--concurrency" => a.concurrency = num(&value)?.max(1),
+            "--payload" => a.payload = num(&value)?,
+            other => return Err(format!("unknown flag {other}")),
+        }
+    }
+    match a.transport.as_str() {
+        "stdio" if a.server_cmd.is_none() => Err("--transport stdio needs --server-cmd".into()),
+        "http" if a.url.is_none() => Err("--transport http needs --url".into()),
+        "stdio" | "http" => Ok(a),
+        other => Err(format!("unknown transport {other:?}")),
+    }
+}
+
+struct Histogram(Vec<u64>);
+
+impl Histogram {
+    fn new() -> Self {
+        Histogram(vec![0; NB])
+    }
+    fn record(&mut self, us: f64) {
+        let b = if us < LO {
+            0
+        } else {
+            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+            let b = ((us / LO).ln() / G.ln()).floor() as usize;
+            b.min(NB - 1)
+        };
+        if let Some(c) = self.0.get_mut(b) {
+            *c += 1;
+        }
+    }
+    fn merge(&mut self, other: &Histogram) {
+        for (a, b) in self.0.iter_mut().zip(&other.0) {
+            *a += b;
+        }
+    }
+    fn percentile(&self, p: f64) -> f64 {
+        let total: u64 = self.0.iter().sum();
+        if total == 0 {
+            return 0.0;
+        }
+        #[allow(
+            clippy::cast_possible_truncation,
+            clippy::cast_sign_loss,
+            clippy::cast_precision_loss
+        )]
+        let rank = ((p / 100.0 * total as f64).ceil() as u64).clamp(1, total);
+        let mut sum = 0;
+        for (b, c) in self.0.iter().enumerate() {
+            sum += c;
+            if sum >= rank {
+                #[allow(
+                    clippy::cast_precision_loss,
+                    clippy::cast_possible_truncation,
+                    clippy::cast_possible_wrap
+                )]
+                return LO * G.powf(b as f64 + 0.5);
+            }
+        }
+        0.0
+    }
+}
+
+fn payload(n: usize) -> String {
+    const ALPHABET: &[u8] = b"abcdefghijklmnopqrstuvwxyz0123456789";
+    (0..n)
+        .map(|i| char::from(ALPHABET[i % ALPHABET.len()]))
+        .collect()
+}
+
+fn peak_rss_kb() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+fn cpu_ticks() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/stat").ok()?;
+    let rest = &s[s.rfind(')')? + 1..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    Some(f.get(11)?.parse::<u64>().ok()? + f.get(12)?.parse::<u64>().ok()?)
+}
+
+async fn connect(a: &Args) -> Result<(Client, f64), String> {
+    let start = Instant::now();
+    let transport: BoxTransport = match a.transport.as_str() {
+        "stdio" => {
+            let line = a.server_cmd.as_deref().unwrap_or_default();
+            let mut words = line.split_ascii_whitespace();
+            let program = words.next().ok_or("--server-cmd is empty")?;
+            let cmd = mcp_transport_stdio::ServerCommand::new(program)
+                .args(words)
+                .stderr(mcp_transport_stdio::Stderr::inherit())
+                .max_message_size(64 << 20);
+            Box::pin(
+                mcp_transport_stdio::StdioTransport::spawn(cmd)
+                    .map_err(|e| format!("spawn: {e}"))?,
+            )
+        }
+        _ => {
+            let url = a.url.as_deref().unwrap_or_default();
+            Box::pin(
+                mcp_transport_http::HttpTransport::builder(url)
+                    .max_body_size(64 << 20)
+                    .build()
+                    .map_err(|e| format!("http transport: {e}"))?,
+            )
+        }
+    };
+    let client = Client::builder("bench-client", env!("CARGO_PKG_VERSION"))
+        .resend_on_session_expiry(a.transport == "http")
+        .connect(transport)
+        .await
+        .map_err(|e| format!("connect: {e}"))?;
+    let tools = client
+        .list_all_tools()
+        .await
+        .map_err(|e| format!("tools/list: {e}"))?;
+    if !tools.iter().any(|t| t.name == "echo") {
+        return Err("tools/list: the server has no `echo` tool".into());
+    }
+    Ok((client, start.elapsed().as_secs_f64() * 1000.0))
+}
+
+#[derive(serde::Serialize)]
+struct EchoArgs<'a> {
+    text: &'a str,
+}
+
+async fn worker(
+    client: Client,
+    next: Arc<AtomicUsize>,
+    n: usize,
+    payload: Arc<String>,
+) -> Result<Histogram, String> {
+    let mut h = Histogram::new();
+    loop {
+        let i = next.fetch_add(1, Ordering::Relaxed);
+        if i >= n {
+            return Ok(h);
+        }
+        let t0 = Instant::now();
+        let r = client
+            .call_tool_with_args("echo", &EchoArgs { text: &payload })
+            .send_typed::<mcp_proto::schema::CallToolResult>()
+            .await
+            .map_err(|e: ClientError| format!("call {i}: {e}"))?;
+        if r.is_error() {
+            return Err(format!("call {i}: the tool reported isError"));
+        }
+        match r.content.first() {
+            Some(ContentBlock::Text(t)) if t.text == *payload => {}
+            Some(ContentBlock::Text(_)) => {
+                return Err(format!("call {i}: echoed text differs from the payload"));
+            }
+            _ => return Err(format!("call {i}: content[0] is not a text block")),
+        }
+        h.record(t0.elapsed().as_secs_f64() * 1e6);
+    }
+}
+
+async fn run(a: Args) -> Result<String, String> {
+    let (client, connect_ms) = connect(&a).await?;
+    let payload = Arc::new(payload(a.payload));
+    let next = Arc::new(AtomicUsize::new(0));
+    let workers = a.concurrency.min(a.calls).max(1);
+    let cpu0 = cpu_ticks();
+    let start = Instant::now();
+    let mut tasks = Vec::with_capacity(workers);
+    for _ in 0..workers {
+        tasks.push(tokio::spawn(worker(
+            client.clone(),
+            next.clone(),
+            a.calls,
+            payload.clone(),
+        )));
+    }
+    let mut hist = Histogram::new();
+    for t in tasks {
+        let h = t.await.map_err(|e| format!("worker: {e}"))??;
+        hist.merge(&h);
+    }
+    let total = start.elapsed();
+    let cpu1 = cpu_ticks();
+    let recorded: u64 = hist.0.iter().sum();
+    if recorded != a.calls as u64 {
+        return Err(format!("recorded {recorded} results, expected {}", a.calls));
+    }
+    tokio::time::timeout(Duration::from_secs(10), client.close())
+        .await
+        .map_err(|_| "close: timed out".to_owned())?;
+    let total_ms = (total.as_secs_f64() * 1000.0).max(0.001);
+    #[allow(clippy::cast_precision_loss)]
+    let calls_per_s = a.calls as f64 / (total_ms / 1000.0);
+    let mut line = format!(
+        "{{\"client\":\"mcp-rs\",\"transport\":\"{}\",\"calls\":{},\"concurrency\":{},\"payload\":{},\"connect_ms\":{:.3},\"total_ms\":{:.3},\"calls_per_s\":{:.1},\"p50_us\":{:.2},\"p99_us\":{:.2}",
+        a.transport,
+        a.calls,
+        a.concurrency,
+        a.payload,
+        connect_ms,
+        total_ms,
+        calls_per_s,
+        hist.percentile(50.0),
+        hist.percentile(99.0)
+    );
+    if let Some(rss) = peak_rss_kb() {
+        line.push_str(&format!(",\"peak_rss_kb\":{rss}"));
+    }
+    if let (Some(c0), Some(c1)) = (cpu0, cpu1) {
+        #[allow(clippy::cast_precision_loss)]
+        let us = (c1.saturating_sub(c0)) as f64 * 1e6 / 100.0 / a.calls.max(1) as f64;
+        line.push_str(&format!(",\"cpu_us_per_call\":{us:.3}"));
+    }
+    line.push('}');
+    Ok(line)
+}
+
+fn main() -> ExitCode {
+    let args = match parse_args() {
+        Ok(a) => a,
+        Err(e) => return usage(&e),
+    };
+    let rt = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("bench-client: runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match rt.block_on(run(args)) {
+        Ok(line) => {
+            println!("{line}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("bench-client: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,432 @@
+//! Configuration, the builder, the auth hook and the pooled hyper client.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use http::{HeaderMap, HeaderName, HeaderValue, Request, Response, Uri};
+use http_body_util::Full;
+use hyper::body::Incoming;
+use hyper_util::client::legacy::Client;
+use hyper_util::client::legacy::connect::{Connect, HttpConnector};
+use hyper_util::rt::TokioExecutor;
+
+use crate::error::HttpError;
+use crate::transport::HttpTransport;
+
+/// A boxed `Send` future.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// The request body type the transport sends (a whole JSON message).
+pub type RequestBody = Full<Bytes>;
+
+/// Default for [`HttpTransportBuilder::connect_timeout`]: 10 s.
+pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// Default for [`HttpTransportBuilder::request_timeout`]: 120 s until the
+/// response headers (and, for JSON answers, the whole body) arrive.
+pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(120);
+/// Default for [`HttpTransportBuilder::max_body_size`]: 16 MiB.
+pub const DEFAULT_MAX_BODY_SIZE: usize = 16 * 1024 * 1024;
+/// Default for [`HttpTransportBuilder::max_resume_attempts`]: 5.
+pub const DEFAULT_MAX_RESUME_ATTEMPTS: u32 = 5;
+/// Same-origin 307/308 redirects followed per request.
+pub const MAX_REDIRECTS: u32 = 5;
+/// Longest `poll_close` waits for the session `DELETE`.
+pub const CLOSE_TIMEOUT: Duration = Duration::from_secs(5);
+/// First reconnection delay when the server gave no `retry`; doubles per
+/// attempt up to [`MAX_BACKOFF`].
+pub const INITIAL_BACKOFF: Duration = Duration::from_millis(250);
+/// Cap of the reconnection backoff.
+pub const MAX_BACKOFF: Duration = Duration::from_secs(30);
+/// Methods whose broken response stream (2026-07-28) is re-issued once by
+/// default: reads with no side effects.
+pub const DEFAULT_REISSUE_METHODS: &[&str] = &[
+    "server/discover",
+    "tools/list",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+    "prompts/list",
+    "prompts/get",
+];
+
+/// Supplies credentials for every request; the OAuth work plugs in here.
+///
+/// Object-safe: methods return boxed futures.
+pub trait AuthProvider: Send + Sync + 'static {
+    /// The `Authorization` value for the next request, if any.
+    fn header(&self) -> BoxFuture<'_, Option<HeaderValue>>;
+
+    /// The server answered 401 or 403 with this `WWW-Authenticate` value.
+    /// Return `true` to retry the request once with a fresh [`header`](Self::header)
+    /// (e.g. after refreshing a token), `false` to fail it as `Unauthorized`.
+    fn on_unauthorized(&self, www_authenticate: Option<HeaderValue>) -> BoxFuture<'_, bool>;
+}
+
+impl<T: AuthProvider + ?Sized> AuthProvider for Arc<T> {
+    fn header(&self) -> BoxFuture<'_, Option<HeaderValue>> {
+        (**self).header()
+    }
+    fn on_unauthorized(&self, www_authenticate: Option<HeaderValue>) -> BoxFuture<'_, bool> {
+        (**self).on_unauthorized(www_authenticate)
+    }
+}
+
+/// A fixed bearer token: `Authorization: Bearer <token>`.
+#[derive(Clone)]
+pub struct BearerToken(HeaderValue);
+
+impl BearerToken {
+    /// A provider sending `Bearer <token>`; fails if the token is not a valid header value.
+    pub fn new(token: &str) -> Result<Self, HttpError> {
+        let mut v = HeaderValue::from_str(&format!("Bearer {token}")).map_err(|_| {
+            HttpError::InvalidUrl {
+                url: String::new(),
+                reason: "the bearer token has characters not allowed in a header".into(),
+            }
+        })?;
+        v.set_sensitive(true);
+        Ok(BearerToken(v))
+    }
+}
+
+impl fmt::Debug for BearerToken {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("BearerToken(..)")
+    }
+}
+
+impl AuthProvider for BearerToken {
+    fn header(&self) -> BoxFuture<'_, Option<HeaderValue>> {
+        Box::pin(async move { Some(self.0.clone()) })
+    }
+    fn on_unauthorized(&self, _: Option<HeaderValue>) -> BoxFuture<'_, bool> {
+        Box::pin(async { false })
+    }
+}
+
+/// The erased HTTP client: any hyper-util pooled client, whatever its connector.
+pub(crate) trait SendRequest: Send + Sync + 'static {
+    fn send(
+        &self,
+        req: Request<RequestBody>,
+    ) -> BoxFuture<'static, Result<Response<Incoming>, hyper_util::client::legacy::Error>>;
+}
+
+impl<C> SendRequest for Client<C, RequestBody>
+where
+    C: Connect + Clone + Send + Sync + 'static,
+{
+    fn send(
+        &self,
+        req: Request<RequestBody>,
+    ) -> BoxFuture<'static, Result<Response<Incoming>, hyper_util::client::legacy::Error>> {
+        Box::pin(self.request(req))
+    }
+}
+
+/// Everything the tasks need, fixed at build time.
+pub(crate) struct Config {
+    pub(crate) url: Uri,
+    pub(crate) headers: HeaderMap,
+    pub(crate) auth: Option<Arc<dyn AuthProvider>>,
+    pub(crate) request_timeout: Option<Duration>,
+    pub(crate) max_body_size: usize,
+    pub(crate) max_sse_event_size: usize,
+    pub(crate) standalone_stream: bool,
+    pub(crate) max_resume_attempts: u32,
+    pub(crate) reissue_methods: Vec<Cow<'static, str>>,
+    pub(crate) legacy_sse_fallback: bool,
+    pub(crate) http: Arc<dyn SendRequest>,
+}
+
+impl fmt::Debug for Config {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Config")
+            .field("url", &self.url)
+            .field("headers", &self.headers.keys().collect::<Vec<_>>())
+            .field("auth", &self.auth.is_some())
+            .field("request_timeout", &self.request_timeout)
+            .field("max_body_size", &self.max_body_size)
+            .field("max_sse_event_size", &self.max_sse_event_size)
+            .field("standalone_stream", &self.standalone_stream)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Builds an [`HttpTransport`]. Start with [`HttpTransport::builder`].
+#[must_use = "call .build() to get the transport"]
+pub struct HttpTransportBuilder {
+    url: String,
+    headers: HeaderMap,
+    header_error: Option<String>,
+    auth: Option<Arc<dyn AuthProvider>>,
+    connect_timeout: Option<Duration>,
+    request_timeout: Option<Duration>,
+    max_body_size: usize,
+    max_sse_event_size: usize,
+    standalone_stream: bool,
+    max_resume_attempts: u32,
+    reissue_methods: Vec<Cow<'static, str>>,
+    legacy_sse_fallback: bool,
+    native_roots: bool,
+    client: Option<Arc<dyn SendRequest>>,
+}
+
+impl fmt::Debug for HttpTransportBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HttpTransportBuilder")
+            .field("url", &self.url)
+            .finish_non_exhaustive()
+    }
+}
+
+impl HttpTransportBuilder {
+    pub(crate) fn new(url: impl Into<String>) -> Self {
+        HttpTransportBuilder {
+            url: url.into(),
+            headers: HeaderMap::new(),
+            header_error: None,
+            auth: None,
+            connect_timeout: Some(DEFAULT_CONNECT_TIMEOUT),
+            request_timeout: Some(DEFAULT_REQUEST_TIMEOUT),
+            max_body_size: DEFAULT_MAX_BODY_SIZE,
+            max_sse_event_size: crate::sse::DEFAULT_MAX_EVENT_SIZE,
+            standalone_stream: false,
+            max_resume_attempts: DEFAULT_MAX_RESUME_ATTEMPTS,
+            reissue_methods: DEFAULT_REISSUE_METHODS
+                .iter()
+                .map(|m| Cow::Borrowed(*m))
+                .collect(),
+            legacy_sse_fallback: true,
+            native_roots: false,
+            client: None,
+        }
+    }
+
+    /// Adds a header sent on every request (e.g. `Authorization`). An
+    /// invalid name or value makes [`build`](Self::build) fail.
+    pub fn header(mut self, name: &str, value: &str) -> Self {
+        match (
+            HeaderName::from_bytes(name.as_bytes()),
+            HeaderValue::from_str(value),
+        ) {
+            (Ok(n), Ok(mut v)) => {
+                if n == http::header::AUTHORIZATION || n == http::header::COOKIE {
+                    v.set_sensitive(true);
+                }
+                self.headers.append(n, v);
+            }
+            _ => self.header_error = Some(format!("invalid header {name:?}")),
+        }
+        self
+    }
+
+    /// Sets the credentials hook (called before every request).
+    pub fn auth(mut self, provider: impl AuthProvider) -> Self {
+        self.auth = Some(Arc::new(provider));
+        self
+    }
+
+    /// TCP connect timeout of the built-in connector (default 10 s;
+    /// `None`: the OS's). Ignored with a custom [`client`](Self::client).
+    pub fn connect_timeout(mut self, t: Option<Duration>) -> Self {
+        self.connect_timeout = t;
+        self
+    }
+
+    /// How long to wait for response headers, and for a whole JSON body
+    /// (default 120 s; `None`: no limit). SSE streams are not limited by
+    /// it: a long tool call streams as long as it needs; the client's own
+    /// request deadlines and cancellation bound them.
+    pub fn request_timeout(mut self, t: Option<Duration>) -> Self {
+        self.request_timeout = t;
+        self
+    }
+
+    /// Largest JSON response body (default 16 MiB).
+    pub fn max_body_size(mut self, n: usize) -> Self {
+        self.max_body_size = n.max(1);
+        self
+    }
+
+    /// Largest SSE event (default 16 MiB).
+    pub fn max_sse_event_size(mut self, n: usize) -> Self {
+        self.max_sse_event_size = n.max(1);
+        self
+    }
+
+    /// Opens the standalone `GET` stream for server-initiated messages
+    /// after `notifications/initialized` (2025-03-26 … 2025-11-25 only;
+    /// default off; a 405 answer is fine).
+    pub fn standalone_stream(mut self, on: bool) -> Self {
+        self.standalone_stream = on;
+        self
+    }
+
+    /// Reconnections allowed per stream that make no progress (default 5).
+    /// Only a delivered message refills the budget; a graceful close does
+    /// not.
+    pub fn max_resume_attempts(mut self, n: u32) -> Self {
+        self.max_resume_attempts = n;
+        self
+    }
+
+    /// Methods whose broken response stream is re-issued once as a new
+    /// request in the 2026-07-28 era (default [`DEFAULT_REISSUE_METHODS`]).
+    /// Pass an empty list to never re-issue.
+    pub fn reissue_methods<I, S>(mut self, methods: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<Cow<'static, str>>,
+    {
+        self.reissue_methods = methods.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Whether an `initialize` POST answered 400/404/405 without a JSON-RPC
+    /// error body falls back to the 2024-11-05 HTTP+SSE transport (default on).
+    pub fn legacy_sse_fallback(mut self, on: bool) -> Self {
+        self.legacy_sse_fallback = on;
+        self
+    }
+
+    /// Trusts the operating system's root certificates instead of the
+    /// bundled webpki roots.
+    #[cfg(feature = "native-roots")]
+    pub fn native_roots(mut self, on: bool) -> Self {
+        self.native_roots = on;
+        self
+    }
+
+    /// Uses your own pooled hyper-util client (custom connector, proxy,
+    /// TLS config, unix socket...). Connect timeout and TLS settings of this
+    /// builder are then ignored.
+    pub fn client<C>(mut self, client: Client<C, RequestBody>) -> Self
+    where
+        C: Connect + Clone + Send + Sync + 'static,
+    {
+        self.client = Some(Arc::new(client));
+        self
+    }
+
+    /// Builds the transport. Needs no runtime; the first send needs tokio.
+    pub fn build(self) -> Result<HttpTransport, HttpError> {
+        let url: Uri = self.url.parse().map_err(|e| HttpError::InvalidUrl {
+            url: self.url.clone(),
+            reason: format!("{e}"),
+        })?;
+        let scheme = url.scheme_str().unwrap_or("");
+        if scheme != "http" && scheme != "https" {
+            return Err(HttpError::InvalidUrl {
+                url: self.url,
+                reason: "the scheme must be http or https".into(),
+            });
+        }
+        if url.host().is_none() {
+            return Err(HttpError::InvalidUrl {
+                url: self.url,
+                reason: "the URL has no host".into(),
+            });
+        }
+        if let Some(e) = self.header_error {
+            return Err(HttpError::InvalidUrl {
+                url: self.url,
+                reason: e,
+            });
+        }
+        let _ = self.native_roots;
+        let http = match self.client {
+            Some(c) => c,
+            None => default_client(scheme, self.connect_timeout, self.native_roots, &self.url)?,
+        };
+        let cfg = Config {
+            url,
+            headers: self.headers,
+            auth: self.auth,
+            request_timeout: self.request_timeout,
+            max_body_size: self.max_body_size,
+            max_sse_event_size: self.max_sse_event_size,
+            standalone_stream: self.standalone_stream,
+            max_resume_attempts: self.max_resume_attempts,
+            reissue_methods: self.reissue_methods,
+            legacy_sse_fallback: self.legacy_sse_fallback,
+            http,
+        };
+        Ok(HttpTransport::from_config(cfg))
+    }
+}
+
+fn http_connector(connect_timeout: Option<Duration>) -> HttpConnector {
+    let mut http = HttpConnector::new();
+    http.set_connect_timeout(connect_timeout);
+    http.set_nodelay(true);
+    http.enforce_http(false);
+    http
+}
+
+#[cfg(feature = "rustls")]
+fn default_client(
+    _scheme: &str,
+    connect_timeout: Option<Duration>,
+    native_roots: bool,
+    _url: &str,
+) -> Result<Arc<dyn SendRequest>, HttpError> {
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let builder = hyper_rustls::HttpsConnectorBuilder::new();
+    let builder = if native_roots {
+        #[cfg(feature = "native-roots")]
+        {
+            builder
+                .with_provider_and_native_roots(provider)
+                .map_err(|e| HttpError::Tls(e.to_string()))?
+        }
+        #[cfg(not(feature = "native-roots"))]
+        {
+            builder
+                .with_provider_and_webpki_roots(provider)
+                .map_err(|e| HttpError::Tls(e.to_string()))?
+        }
+    } else {
+        builder
+            .with_provider_and_webpki_roots(provider)
+            .map_err(|e| HttpError::Tls(e.to_string()))?
+    };
+    let connector = builder
+        .https_or_http()
+        .enable_http1()
+        .enable_http2()
+        .wrap_connector(http_connector(connect_timeout));
+    Ok(Arc::new(pooled(connector)))
+}
+
+#[cfg(not(feature = "rustls"))]
+fn default_client(
+    scheme: &str,
+    connect_timeout: Option<Duration>,
+    _native_roots: bool,
+    url: &str,
+) -> Result<Arc<dyn SendRequest>, HttpError> {
+    if scheme == "https" {
+        return Err(HttpError::InvalidUrl {
+            url: url.to_owned(),
+            reason: "https needs the `rustls` feature (or pass your own client)".into(),
+        });
+    }
+    Ok(Arc::new(pooled(http_connector(connect_timeout))))
+}
+
+fn pooled<C>(connector: C) -> Client<C, RequestBody>
+where
+    C: Connect + Clone + Send + Sync + 'static,
+{
+    Client::builder(TokioExecutor::new())
+        .pool_timer(hyper_util::rt::TokioTimer::new())
+        .pool_idle_timeout(Duration::from_secs(90))
+        .pool_max_idle_per_host(32)
+        .build(connector)
+}

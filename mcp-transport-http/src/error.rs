@@ -1,0 +1,125 @@
+//! The transport's error type.
+
+use std::time::Duration;
+
+use http::StatusCode;
+
+use crate::sse::SseError;
+
+/// What went wrong in the HTTP transport. It is the cause inside a
+/// [`TransportError`](mcp_proto::transport::TransportError) (reach it with
+/// `cause()` and `downcast_ref`); [`HttpTransport::new`](crate::HttpTransport::new)
+/// returns it directly.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum HttpError {
+    /// The URL could not be used.
+    #[error("invalid MCP server URL {url:?}: {reason}")]
+    InvalidUrl {
+        /// The URL as given.
+        url: String,
+        /// Why it is unusable.
+        reason: String,
+    },
+    /// The server answered with a status the transport cannot use.
+    #[error("HTTP {status} from the MCP server: {excerpt}")]
+    Status {
+        /// The status.
+        status: StatusCode,
+        /// The start of the response body (lossy UTF-8, at most 200 chars).
+        excerpt: String,
+    },
+    /// A success status with a content type that is neither JSON nor SSE.
+    #[error(
+        "HTTP {status} with content type {content_type:?} (expected application/json or text/event-stream): {excerpt}"
+    )]
+    UnexpectedContentType {
+        /// The status.
+        status: StatusCode,
+        /// The content type received (empty if absent).
+        content_type: String,
+        /// The start of the body.
+        excerpt: String,
+    },
+    /// A JSON body that is not one JSON-RPC message.
+    #[error("HTTP {status} body is not a JSON-RPC message ({reason}): {excerpt}")]
+    InvalidBody {
+        /// The status.
+        status: StatusCode,
+        /// The decoder's description.
+        reason: String,
+        /// The start of the body.
+        excerpt: String,
+    },
+    /// The body went over the configured limit.
+    #[error(
+        "response body over the {limit}-byte limit (raise max_body_size if this is legitimate)"
+    )]
+    BodyTooLarge {
+        /// The limit in bytes.
+        limit: usize,
+    },
+    /// HTTP 404 on a request that carried a session id: the server ended
+    /// the session. Start a new one with `initialize`.
+    #[error("the server no longer knows session {session:?} (HTTP 404); re-initialize")]
+    SessionExpired {
+        /// The session id that expired.
+        session: String,
+    },
+    /// The server's `Mcp-Session-Id` is not visible ASCII (0x21–0x7E).
+    #[error("the server sent an invalid Mcp-Session-Id (must be visible ASCII)")]
+    InvalidSessionId,
+    /// A redirect to another origin (scheme, host or port): refused, so
+    /// credentials never leave the configured origin.
+    #[error("refused a redirect to another origin ({location}); point the client at the final URL")]
+    CrossOriginRedirect {
+        /// Where the server wanted to send the request.
+        location: String,
+    },
+    /// A redirect the transport does not follow (not 307/308, no Location,
+    /// or too many).
+    #[error("HTTP {status} redirect not followed: {reason}")]
+    Redirect {
+        /// The status.
+        status: StatusCode,
+        /// Why it was not followed.
+        reason: String,
+    },
+    /// A response stream ended before the response to its request arrived.
+    #[error("the response stream ended before the response arrived{}", if *.resumes > 0 { format!(" (after {} resumption attempts)", .resumes) } else { String::new() })]
+    StreamEnded {
+        /// How many times the transport tried to resume it.
+        resumes: u32,
+    },
+    /// A limit on time was reached.
+    #[error("{what} timed out after {after:?}")]
+    Timeout {
+        /// What was being waited for.
+        what: &'static str,
+        /// The configured timeout.
+        after: Duration,
+    },
+    /// An SSE event over the size limit.
+    #[error(transparent)]
+    Sse(#[from] SseError),
+    /// The connection or the HTTP exchange failed.
+    #[error("HTTP request failed: {0}")]
+    Client(#[source] Box<dyn std::error::Error + Send + Sync>),
+    /// TLS could not be set up.
+    #[error("TLS setup failed: {0}")]
+    Tls(String),
+}
+
+/// The first 200 characters of a body, for error messages.
+pub(crate) fn excerpt(body: &[u8]) -> String {
+    let text = String::from_utf8_lossy(body.get(..body.len().min(800)).unwrap_or_default());
+    let trimmed = text.trim();
+    let mut out: String = trimmed.chars().take(200).collect();
+    if trimmed.chars().count() > 200 || body.len() > 800 {
+        out.push('…');
+    }
+    if out.is_empty() {
+        out.push_str("<empty body>");
+    }
+    out
+}

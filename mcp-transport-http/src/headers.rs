@@ -1,0 +1,397 @@
+//! 2026-07-28 request metadata headers: `Mcp-Method`, `Mcp-Name`,
+//! `Mcp-Param-*` from `x-mcp-header` annotations, and the Base64 sentinel.
+
+use std::collections::HashMap;
+
+use http::{HeaderMap, HeaderName, HeaderValue};
+use serde_json::{Map, Value};
+
+/// One `x-mcp-header` annotation: the property path in the arguments and
+/// the header name part.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ParamHeader {
+    pub(crate) path: Vec<String>,
+    pub(crate) header: HeaderName,
+}
+
+/// Largest integer the spec allows in a mirrored header (JavaScript safe range).
+const MAX_SAFE_INTEGER: i64 = (1 << 53) - 1;
+
+/// Encodes `value` for a header: as-is when it is plain visible ASCII with no
+/// leading or trailing whitespace and does not look like the sentinel,
+/// otherwise `=?base64?…?=` of its UTF-8 bytes.
+pub(crate) fn encode_header_value(value: &str) -> HeaderValue {
+    let safe_bytes = value
+        .bytes()
+        .all(|b| b == b'\t' || (0x20..=0x7E).contains(&b));
+    let padded = value.starts_with([' ', '\t']) || value.ends_with([' ', '\t']);
+    let sentinel_like = value.starts_with("=?base64?") && value.ends_with("?=");
+    let text = if safe_bytes && !padded && !sentinel_like {
+        value.to_owned()
+    } else {
+        format!("=?base64?{}?=", base64(value.as_bytes()))
+    };
+    // Both forms are visible ASCII, so this cannot fail; fall back to an
+    // empty value rather than panic.
+    HeaderValue::from_str(&text).unwrap_or_else(|_| HeaderValue::from_static(""))
+}
+
+/// Standard Base64 (RFC 4648 §4, with padding). Twenty lines instead of a
+/// dependency: headers are the only place the transport needs it.
+pub(crate) fn base64(input: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let sym = |i: u32| char::from(ALPHABET.get((i & 63) as usize).copied().unwrap_or(b'='));
+    let mut out = String::with_capacity(input.len().div_ceil(3) * 4);
+    for chunk in input.chunks(3) {
+        let b0 = u32::from(chunk.first().copied().unwrap_or(0));
+        let b1 = u32::from(chunk.get(1).copied().unwrap_or(0));
+        let b2 = u32::from(chunk.get(2).copied().unwrap_or(0));
+        let n = (b0 << 16) | (b1 << 8) | b2;
+        out.push(sym(n >> 18));
+        out.push(sym(n >> 12));
+        out.push(if chunk.len() > 1 { sym(n >> 6) } else { '=' });
+        out.push(if chunk.len() > 2 { sym(n) } else { '=' });
+    }
+    out
+}
+
+/// Whether `s` is an RFC 9110 token (`1*tchar`).
+fn is_token(s: &str) -> bool {
+    !s.is_empty()
+        && s.bytes().all(|b| {
+            b.is_ascii_alphanumeric()
+                || matches!(
+                    b,
+                    b'!' | b'#'
+                        | b'$'
+                        | b'%'
+                        | b'&'
+                        | b'\''
+                        | b'*'
+                        | b'+'
+                        | b'-'
+                        | b'.'
+                        | b'^'
+                        | b'_'
+                        | b'`'
+                        | b'|'
+                        | b'~'
+                )
+        })
+}
+
+/// Reads every `x-mcp-header` annotation of one tool's `inputSchema`, or says
+/// why the tool is invalid.
+pub(crate) fn tool_param_headers(input_schema: &Value) -> Result<Vec<ParamHeader>, String> {
+    let mut out = Vec::new();
+    walk(input_schema, true, &mut Vec::new(), &mut out)?;
+    let mut seen: HashMap<String, ()> = HashMap::new();
+    for h in &out {
+        // HeaderName is already lower-case: case-insensitive uniqueness.
+        if seen.insert(h.header.as_str().to_owned(), ()).is_some() {
+            return Err(format!(
+                "x-mcp-header {:?} is used twice (names are case-insensitive)",
+                h.header.as_str()
+            ));
+        }
+    }
+    Ok(out)
+}
+
+/// Keywords whose values are instances, not schemas: not searched.
+const INSTANCE_KEYWORDS: &[&str] = &["default", "const", "enum", "examples"];
+
+fn walk(
+    schema: &Value,
+    reachable: bool,
+    path: &mut Vec<String>,
+    out: &mut Vec<ParamHeader>,
+) -> Result<(), String> {
+    match schema {
+        Value::Object(map) => {
+            if let Some(h) = map.get("x-mcp-header") {
+                if !reachable || path.is_empty() {
+                    return Err(
+                        "x-mcp-header is only allowed on properties reachable through `properties` alone"
+                            .into(),
+                    );
+                }
+                out.push(check_annotation(h, map, path)?);
+            }
+            for (k, v) in map {
+                if k == "x-mcp-header" || INSTANCE_KEYWORDS.contains(&k.as_str()) {
+                    continue;
+                }
+                if k == "properties"
+                    && reachable
+                    && let Value::Object(props) = v
+                {
+                    for (name, sub) in props {
+                        path.push(name.clone());
+                        let r = walk(sub, true, path, out);
+                        path.pop();
+                        r?;
+                    }
+                    continue;
+                }
+                walk(v, false, path, out)?;
+            }
+            Ok(())
+        }
+        Value::Array(items) => {
+            for v in items {
+                walk(v, false, path, out)?;
+            }
+            Ok(())
+        }
+        _ => Ok(()),
+    }
+}
+
+fn check_annotation(
+    h: &Value,
+    prop: &Map<String, Value>,
+    path: &[String],
+) -> Result<ParamHeader, String> {
+    let name = h
+        .as_str()
+        .ok_or_else(|| format!("x-mcp-header on {path:?} is not a string"))?;
+    if !is_token(name) {
+        return Err(format!(
+            "x-mcp-header {name:?} is not an HTTP token (empty, or has spaces/control/separator characters)"
+        ));
+    }
+    match prop.get("type").and_then(Value::as_str) {
+        Some("string" | "integer" | "boolean") => {}
+        other => {
+            return Err(format!(
+                "x-mcp-header {name:?} is on a property of type {other:?}; only string, integer and boolean are allowed"
+            ));
+        }
+    }
+    let header = HeaderName::from_bytes(format!("mcp-param-{name}").as_bytes())
+        .map_err(|_| format!("x-mcp-header {name:?} does not make a valid header name"))?;
+    Ok(ParamHeader {
+        path: path.to_vec(),
+        header,
+    })
+}
+
+/// The header value for one annotated argument, or `None` to omit it.
+fn param_value(arguments: &Value, path: &[String]) -> Option<HeaderValue> {
+    let mut v = arguments;
+    for key in path {
+        v = v.get(key)?;
+    }
+    match v {
+        Value::String(s) => Some(encode_header_value(s)),
+        Value::Bool(b) => Some(HeaderValue::from_static(if *b { "true" } else { "false" })),
+        Value::Number(n) => {
+            let i = n.as_i64()?;
+            (i.abs() <= MAX_SAFE_INTEGER).then(|| HeaderValue::from(i))
+        }
+        _ => None,
+    }
+}
+
+/// Adds `Mcp-Method`, `Mcp-Name` and `Mcp-Param-*` for one modern message.
+pub(crate) fn add_modern_headers(
+    headers: &mut HeaderMap,
+    method: &str,
+    params: Option<&Value>,
+    tool_headers: &HashMap<String, Vec<ParamHeader>>,
+) {
+    if let Ok(v) = HeaderValue::from_str(method) {
+        headers.insert(HeaderName::from_static("mcp-method"), v);
+    } else {
+        headers.insert(
+            HeaderName::from_static("mcp-method"),
+            encode_header_value(method),
+        );
+    }
+    let name_field = match method {
+        "tools/call" | "prompts/get" => "name",
+        "resources/read" => "uri",
+        _ => return,
+    };
+    let Some(params) = params else { return };
+    if let Some(name) = params.get(name_field).and_then(Value::as_str) {
+        headers.insert(
+            HeaderName::from_static("mcp-name"),
+            encode_header_value(name),
+        );
+        if method == "tools/call"
+            && let (Some(annotations), Some(args)) =
+                (tool_headers.get(name), params.get("arguments"))
+        {
+            for a in annotations {
+                if let Some(v) = param_value(args, &a.path) {
+                    headers.insert(a.header.clone(), v);
+                }
+            }
+        }
+    }
+}
+
+/// Validates a `tools/list` result: learns each valid tool's annotations
+/// (into `learned`) and returns the result with invalid tools removed, or
+/// `None` when nothing had to change.
+pub(crate) fn filter_tools_list(
+    result: &str,
+    learned: &mut HashMap<String, Vec<ParamHeader>>,
+) -> Option<String> {
+    let mut value: Value = serde_json::from_str(result).ok()?;
+    let tools = value.get_mut("tools")?.as_array_mut()?;
+    let before = tools.len();
+    tools.retain(|tool| {
+        let name = tool.get("name").and_then(Value::as_str).unwrap_or("<unnamed>");
+        let schema = tool.get("inputSchema").unwrap_or(&Value::Null);
+        match tool_param_headers(schema) {
+            Ok(headers) => {
+                if headers.is_empty() {
+                    learned.remove(name);
+                } else {
+                    learned.insert(name.to_owned(), headers);
+                }
+                true
+            }
+            Err(reason) => {
+                tracing::warn!(tool = name, %reason, "tool left out of tools/list: invalid x-mcp-header annotation");
+                learned.remove(name);
+                false
+            }
+        }
+    });
+    if tools.len() == before {
+        return None;
+    }
+    serde_json::to_string(&value).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn spec_encoding_examples() {
+        assert_eq!(encode_header_value("us-west1"), "us-west1");
+        assert_eq!(
+            encode_header_value("Hello, 世界"),
+            "=?base64?SGVsbG8sIOS4lueVjA==?="
+        );
+        assert_eq!(encode_header_value(" padded "), "=?base64?IHBhZGRlZCA=?=");
+        assert_eq!(
+            encode_header_value("line1\nline2"),
+            "=?base64?bGluZTEKbGluZTI=?="
+        );
+        assert_eq!(
+            encode_header_value("=?base64?literal?="),
+            "=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?="
+        );
+    }
+
+    #[test]
+    fn base64_rfc4648_vectors() {
+        for (i, o) in [
+            ("", ""),
+            ("f", "Zg=="),
+            ("fo", "Zm8="),
+            ("foo", "Zm9v"),
+            ("foob", "Zm9vYg=="),
+            ("fooba", "Zm9vYmE="),
+            ("foobar", "Zm9vYmFy"),
+        ] {
+            assert_eq!(base64(i.as_bytes()), o);
+        }
+    }
+
+    #[test]
+    fn annotations_found_on_nested_properties() {
+        let schema = json!({"type":"object","properties":{
+            "region":{"type":"string","x-mcp-header":"Region"},
+            "opts":{"type":"object","properties":{"dry":{"type":"boolean","x-mcp-header":"Dry"}}},
+            "q":{"type":"string"}}});
+        let h = tool_param_headers(&schema).unwrap();
+        assert_eq!(h.len(), 2);
+        let mut headers = HeaderMap::new();
+        let mut tools = HashMap::new();
+        tools.insert("t".to_owned(), h);
+        add_modern_headers(
+            &mut headers,
+            "tools/call",
+            Some(&json!({"name":"t","arguments":{"region":"eu 1 ","opts":{"dry":true},"q":"x"}})),
+            &tools,
+        );
+        assert_eq!(headers["mcp-method"], "tools/call");
+        assert_eq!(headers["mcp-name"], "t");
+        assert_eq!(headers["mcp-param-region"], "=?base64?ZXUgMSA=?=");
+        assert_eq!(headers["mcp-param-dry"], "true");
+    }
+
+    #[test]
+    fn invalid_annotations_rejected() {
+        for (schema, why) in [
+            (
+                json!({"properties":{"a":{"type":"number","x-mcp-header":"A"}}}),
+                "number",
+            ),
+            (
+                json!({"properties":{"a":{"type":"string","x-mcp-header":""}}}),
+                "empty",
+            ),
+            (
+                json!({"properties":{"a":{"type":"string","x-mcp-header":"A B"}}}),
+                "space",
+            ),
+            (
+                json!({"properties":{"a":{"type":"string","x-mcp-header":"X"},"b":{"type":"string","x-mcp-header":"x"}}}),
+                "duplicate",
+            ),
+            (
+                json!({"properties":{"a":{"type":"array","items":{"type":"string","x-mcp-header":"A"}}}}),
+                "items",
+            ),
+            (
+                json!({"anyOf":[{"properties":{"a":{"type":"string","x-mcp-header":"A"}}}]}),
+                "anyOf",
+            ),
+            (json!({"type":"object","x-mcp-header":"Root"}), "root"),
+        ] {
+            assert!(tool_param_headers(&schema).is_err(), "{why}");
+        }
+    }
+
+    #[test]
+    fn tools_list_filter_drops_only_invalid_tools() {
+        let result = json!({"tools":[
+            {"name":"good","inputSchema":{"type":"object","properties":{"r":{"type":"string","x-mcp-header":"R"}}}},
+            {"name":"bad","inputSchema":{"type":"object","properties":{"r":{"type":"number","x-mcp-header":"R"}}}},
+            {"name":"plain","inputSchema":{"type":"object"}}]})
+        .to_string();
+        let mut learned = HashMap::new();
+        let out = filter_tools_list(&result, &mut learned).unwrap();
+        let v: Value = serde_json::from_str(&out).unwrap();
+        let names: Vec<_> = v["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(names, ["good", "plain"]);
+        assert!(learned.contains_key("good") && !learned.contains_key("bad"));
+        // Nothing invalid: the result passes through untouched.
+        let ok = json!({"tools":[{"name":"plain","inputSchema":{}}]}).to_string();
+        assert_eq!(filter_tools_list(&ok, &mut learned), None);
+    }
+
+    #[test]
+    fn integers_and_missing_values() {
+        let args = json!({"n": 42, "big": 9007199254740993_i64, "f": 1.5, "z": null});
+        assert_eq!(param_value(&args, &["n".into()]).unwrap(), "42");
+        assert!(param_value(&args, &["big".into()]).is_none());
+        assert!(param_value(&args, &["f".into()]).is_none());
+        assert!(param_value(&args, &["z".into()]).is_none());
+        assert!(param_value(&args, &["absent".into()]).is_none());
+    }
+}

@@ -1,0 +1,294 @@
+//! A scriptable loopback hyper server with fault modes, for the transport tests.
+#![allow(dead_code, unreachable_pub, missing_docs, clippy::unwrap_used)]
+
+use std::convert::Infallible;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use bytes::Bytes;
+use http::{HeaderMap, Method, Request, Response, StatusCode};
+use http_body::{Body, Frame};
+use http_body_util::BodyExt;
+use hyper::body::Incoming;
+use hyper::service::service_fn;
+use hyper_util::rt::{TokioExecutor, TokioIo};
+use serde_json::Value;
+use tokio::net::TcpListener;
+use tokio::sync::mpsc;
+
+/// One request as the server saw it.
+#[derive(Debug, Clone)]
+pub struct Rec {
+    pub method: Method,
+    pub path: String,
+    pub headers: HeaderMap,
+    pub body: Value,
+    /// 0-based index among all requests this server got.
+    pub index: usize,
+    /// 1-based number of the TCP connection it came on.
+    pub conn: usize,
+}
+
+impl Rec {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).and_then(|v| v.to_str().ok())
+    }
+    pub fn rpc_method(&self) -> Option<&str> {
+        self.body.get("method").and_then(Value::as_str)
+    }
+    pub fn id(&self) -> Value {
+        self.body.get("id").cloned().unwrap_or(Value::Null)
+    }
+}
+
+/// One piece of a streamed body.
+#[derive(Debug, Clone)]
+pub enum Piece {
+    Data(String),
+    Sleep(u64),
+    /// Abort the connection mid-body (a dropped stream).
+    Fail,
+    /// Send `: keep-alive` comments every 20 ms until the client goes away.
+    KeepAliveForever,
+}
+
+pub enum Reply {
+    Json(StatusCode, String),
+    /// Status, content type, body.
+    Raw(StatusCode, &'static str, String),
+    Sse(Vec<Piece>),
+    /// An SSE body fed by the test.
+    SseChannel(mpsc::UnboundedReceiver<Piece>),
+    Accepted,
+    Redirect(StatusCode, String),
+}
+
+pub struct Reply2 {
+    pub reply: Reply,
+    pub headers: Vec<(&'static str, String)>,
+}
+
+impl From<Reply> for Reply2 {
+    fn from(reply: Reply) -> Self {
+        Reply2 {
+            reply,
+            headers: Vec::new(),
+        }
+    }
+}
+
+pub type Handler = Arc<dyn Fn(&Rec) -> Reply2 + Send + Sync>;
+
+pub struct Server {
+    pub url: String,
+    pub port: u16,
+    pub connections: Arc<AtomicUsize>,
+    pub requests: Arc<Mutex<Vec<Rec>>>,
+    /// Set when a streamed body noticed the client went away.
+    pub streams_closed_by_client: Arc<AtomicUsize>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+impl Server {
+    pub fn requests(&self) -> Vec<Rec> {
+        self.requests.lock().unwrap().clone()
+    }
+    pub fn connections(&self) -> usize {
+        self.connections.load(Ordering::SeqCst)
+    }
+    pub fn closed_streams(&self) -> usize {
+        self.streams_closed_by_client.load(Ordering::SeqCst)
+    }
+}
+
+pub async fn serve(handler: impl Fn(&Rec) -> Reply2 + Send + Sync + 'static) -> Server {
+    let handler: Handler = Arc::new(handler);
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let connections = Arc::new(AtomicUsize::new(0));
+    let requests = Arc::new(Mutex::new(Vec::new()));
+    let closed = Arc::new(AtomicUsize::new(0));
+    let (c, r, cl) = (connections.clone(), requests.clone(), closed.clone());
+    let task = tokio::spawn(async move {
+        loop {
+            let Ok((stream, _)) = listener.accept().await else {
+                return;
+            };
+            let conn = c.fetch_add(1, Ordering::SeqCst) + 1;
+            let (handler, r, cl) = (handler.clone(), r.clone(), cl.clone());
+            tokio::spawn(async move {
+                let svc = service_fn(move |req: Request<Incoming>| {
+                    let (handler, r, cl) = (handler.clone(), r.clone(), cl.clone());
+                    async move { Ok::<_, Infallible>(handle(req, conn, &handler, &r, &cl).await) }
+                });
+                let _ = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new())
+                    .serve_connection(TokioIo::new(stream), svc)
+                    .await;
+            });
+        }
+    });
+    Server {
+        url: format!("http://127.0.0.1:{port}/mcp"),
+        port,
+        connections,
+        requests,
+        streams_closed_by_client: closed,
+        task,
+    }
+}
+
+async fn handle(
+    req: Request<Incoming>,
+    conn: usize,
+    handler: &Handler,
+    log: &Mutex<Vec<Rec>>,
+    closed: &Arc<AtomicUsize>,
+) -> Response<ChanBody> {
+    let (parts, body) = req.into_parts();
+    let bytes = body
+        .collect()
+        .await
+        .map(|c| c.to_bytes())
+        .unwrap_or_default();
+    let rec = {
+        let mut l = log.lock().unwrap();
+        let rec = Rec {
+            method: parts.method.clone(),
+            path: parts
+                .uri
+                .path_and_query()
+                .map(|p| p.to_string())
+                .unwrap_or_default(),
+            headers: parts.headers.clone(),
+            body: serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+            index: l.len(),
+            conn,
+        };
+        l.push(rec.clone());
+        rec
+    };
+    let Reply2 { reply, headers } = handler(&rec);
+    let (tx, rx) = mpsc::unbounded_channel::<Result<Frame<Bytes>, std::io::Error>>();
+    let mut b = Response::builder();
+    for (k, v) in headers {
+        b = b.header(k, v);
+    }
+    let resp = match reply {
+        Reply::Json(status, s) => {
+            let _ = tx.send(Ok(Frame::data(Bytes::from(s))));
+            b.status(status).header("content-type", "application/json")
+        }
+        Reply::Raw(status, ct, s) => {
+            let _ = tx.send(Ok(Frame::data(Bytes::from(s))));
+            let b = b.status(status);
+            if ct.is_empty() {
+                b
+            } else {
+                b.header("content-type", ct)
+            }
+        }
+        Reply::Accepted => b.status(StatusCode::ACCEPTED),
+        Reply::Redirect(status, loc) => b.status(status).header("location", loc),
+        Reply::Sse(pieces) => {
+            let closed = closed.clone();
+            tokio::spawn(async move { feed(pieces.into_iter(), tx, closed).await });
+            return sse_response(b, rx);
+        }
+        Reply::SseChannel(mut src) => {
+            let closed = closed.clone();
+            tokio::spawn(async move {
+                let mut pieces = Vec::new();
+                while let Some(p) = src.recv().await {
+                    pieces.clear();
+                    pieces.push(p);
+                    if !feed(pieces.drain(..), tx.clone(), closed.clone()).await {
+                        return;
+                    }
+                }
+            });
+            return sse_response(b, rx);
+        }
+    };
+    drop(tx);
+    resp.body(ChanBody(rx)).unwrap()
+}
+
+fn sse_response(
+    b: http::response::Builder,
+    rx: mpsc::UnboundedReceiver<Result<Frame<Bytes>, std::io::Error>>,
+) -> Response<ChanBody> {
+    b.status(200)
+        .header("content-type", "text/event-stream")
+        .body(ChanBody(rx))
+        .unwrap()
+}
+
+/// Feeds pieces; returns false once the stream is over (failed or client gone).
+async fn feed(
+    pieces: impl Iterator<Item = Piece>,
+    tx: mpsc::UnboundedSender<Result<Frame<Bytes>, std::io::Error>>,
+    closed: Arc<AtomicUsize>,
+) -> bool {
+    for p in pieces {
+        match p {
+            Piece::Data(s) => {
+                if tx.send(Ok(Frame::data(Bytes::from(s)))).is_err() {
+                    closed.fetch_add(1, Ordering::SeqCst);
+                    return false;
+                }
+            }
+            Piece::Sleep(ms) => tokio::time::sleep(Duration::from_millis(ms)).await,
+            Piece::Fail => {
+                let _ = tx.send(Err(std::io::Error::other("injected failure")));
+                return false;
+            }
+            Piece::KeepAliveForever => loop {
+                if tx
+                    .send(Ok(Frame::data(Bytes::from_static(b": keep-alive\n\n"))))
+                    .is_err()
+                {
+                    closed.fetch_add(1, Ordering::SeqCst);
+                    return false;
+                }
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            },
+        }
+    }
+    true
+}
+
+pub struct ChanBody(mpsc::UnboundedReceiver<Result<Frame<Bytes>, std::io::Error>>);
+
+impl Body for ChanBody {
+    type Data = Bytes;
+    type Error = std::io::Error;
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, std::io::Error>>> {
+        self.0.poll_recv(cx)
+    }
+}
+
+/// A JSON-RPC result for `id`.
+pub fn result(id: &Value, result: Value) -> String {
+    serde_json::json!({"jsonrpc":"2.0","id":id,"result":result}).to_string()
+}
+
+/// An SSE `data:` event.
+pub fn event(json: &str) -> Piece {
+    Piece::Data(format!("data: {json}\n\n"))
+}
+
+pub fn event_id(id: &str, json: &str) -> Piece {
+    Piece::Data(format!("id: {id}\ndata: {json}\n\n"))
+}

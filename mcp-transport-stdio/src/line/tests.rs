@@ -1,0 +1,224 @@
+use std::future::poll_fn;
+use std::sync::{Arc, Mutex};
+
+use mcp_proto::jsonrpc::{Notification, Request};
+use mcp_proto::transport::TransportExt;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+use super::*;
+
+/// A writer that records every `poll_write` call, accepts at most `per_call`
+/// bytes per call, and can be made to return `Pending`.
+#[derive(Clone, Default)]
+struct Recorder(Arc<Mutex<RecorderState>>);
+
+#[derive(Default)]
+struct RecorderState {
+    writes: usize,
+    data: Vec<u8>,
+    per_call: Option<usize>,
+    blocked: bool,
+    shutdown: bool,
+}
+
+impl AsyncWrite for Recorder {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        _: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        let mut s = self.0.lock().unwrap();
+        if s.blocked {
+            return Poll::Pending;
+        }
+        s.writes += 1;
+        let n = s.per_call.unwrap_or(buf.len()).min(buf.len());
+        s.data.extend_from_slice(&buf[..n]);
+        Poll::Ready(Ok(n))
+    }
+    fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+    fn poll_shutdown(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
+        self.0.lock().unwrap().shutdown = true;
+        Poll::Ready(Ok(()))
+    }
+}
+
+fn note(i: usize) -> Message {
+    let params = serde_json::value::RawValue::from_string(format!("{{\"i\":{i}}}")).unwrap();
+    Notification::new("notifications/progress", Some(params)).into()
+}
+
+async fn queue(t: &mut LineTransport<tokio::io::Empty, Recorder>, n: usize) {
+    for i in 0..n {
+        poll_fn(|cx| Pin::new(&mut *t).poll_ready(cx))
+            .await
+            .unwrap();
+        Pin::new(&mut *t).start_send(note(i)).unwrap();
+    }
+}
+
+#[tokio::test]
+async fn queued_messages_go_out_in_one_write() {
+    let rec = Recorder::default();
+    let mut t = LineTransport::new(tokio::io::empty(), rec.clone());
+    queue(&mut t, 100).await;
+    assert_eq!(rec.0.lock().unwrap().writes, 0, "start_send does not write");
+    poll_fn(|cx| Pin::new(&mut t).poll_flush(cx)).await.unwrap();
+    let s = rec.0.lock().unwrap();
+    assert_eq!(s.writes, 1);
+    let lines: Vec<&[u8]> = s.data.split(|b| *b == b'\n').collect();
+    assert_eq!(lines.len(), 101);
+    assert_eq!(
+        lines[99],
+        br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"i":99}}"#
+    );
+}
+
+#[tokio::test]
+async fn partial_writes_are_resumed() {
+    let rec = Recorder::default();
+    rec.0.lock().unwrap().per_call = Some(7);
+    let mut t = LineTransport::new(tokio::io::empty(), rec.clone());
+    queue(&mut t, 10).await;
+    poll_fn(|cx| Pin::new(&mut t).poll_flush(cx)).await.unwrap();
+    let mut expected = Vec::new();
+    for i in 0..10 {
+        encode_line(&note(i), &mut expected);
+    }
+    let s = rec.0.lock().unwrap();
+    assert_eq!(s.data, expected);
+    assert_eq!(s.writes, expected.len().div_ceil(7));
+    assert_eq!(t.unsent_bytes(), 0);
+}
+
+#[tokio::test]
+async fn poll_ready_applies_backpressure_over_the_limit() {
+    let rec = Recorder::default();
+    rec.0.lock().unwrap().blocked = true;
+    let mut t = LineTransport::new(tokio::io::empty(), rec.clone()).with_write_buffer_limit(1000);
+    let mut accepted = 0;
+    let waker = std::task::Waker::noop();
+    let mut cx = Context::from_waker(waker);
+    while let Poll::Ready(r) = Pin::new(&mut t).poll_ready(&mut cx) {
+        r.unwrap();
+        Pin::new(&mut t).start_send(note(accepted)).unwrap();
+        accepted += 1;
+        assert!(accepted < 1000, "no backpressure");
+    }
+    assert!(
+        t.unsent_bytes() >= 1000 && t.unsent_bytes() < 1100,
+        "{}",
+        t.unsent_bytes()
+    );
+    rec.0.lock().unwrap().blocked = false;
+    assert!(Pin::new(&mut t).poll_ready(&mut cx).is_ready());
+    assert_eq!(t.unsent_bytes(), 0);
+    assert_eq!(
+        rec.0
+            .lock()
+            .unwrap()
+            .data
+            .iter()
+            .filter(|b| **b == b'\n')
+            .count(),
+        accepted
+    );
+}
+
+#[tokio::test]
+async fn close_flushes_shuts_down_and_ends_both_directions() {
+    let rec = Recorder::default();
+    let mut t = LineTransport::new(tokio::io::empty(), rec.clone());
+    queue(&mut t, 3).await;
+    t.close().await.unwrap();
+    {
+        let s = rec.0.lock().unwrap();
+        assert!(s.shutdown);
+        assert_eq!(s.data.iter().filter(|b| **b == b'\n').count(), 3);
+    }
+    assert!(t.recv().await.is_none());
+    let err = t.send(note(0)).await.unwrap_err();
+    assert_eq!(err.kind(), TransportErrorKind::Closed);
+    t.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn round_trip_over_a_duplex_pipe() {
+    let (ours, theirs) = tokio::io::duplex(64);
+    let (r, w) = tokio::io::split(ours);
+    let mut t = LineTransport::new(r, w);
+    let (theirs_r, mut theirs_w) = tokio::io::split(theirs);
+
+    let peer = tokio::spawn(async move {
+        let mut lines = BufReader::new(theirs_r).lines();
+        let mut n = 0;
+        theirs_w.write_all(b"banner\r\n\r\n").await.unwrap();
+        while let Some(line) = lines.next_line().await.unwrap() {
+            let req = Message::from_slice(line.as_bytes()).unwrap();
+            let id = req.id().unwrap().to_value();
+            let reply = format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{\"n\":{n}}}}}\r\n");
+            // Dribble the reply in small pieces.
+            for piece in reply.as_bytes().chunks(5) {
+                theirs_w.write_all(piece).await.unwrap();
+            }
+            n += 1;
+        }
+        // The client closed its side: end ours after one unterminated line.
+        theirs_w
+            .write_all(br#"{"jsonrpc":"2.0","method":"bye"}"#)
+            .await
+            .unwrap();
+        theirs_w.shutdown().await.unwrap();
+    });
+
+    for i in 0..20 {
+        t.send(Request::new(i.into(), "ping", None).into())
+            .await
+            .unwrap();
+        let reply = t.recv().await.unwrap().unwrap();
+        assert_eq!(reply.id(), Some(&i.into()));
+    }
+    assert_eq!(t.skipped_lines(), 1);
+    // Close only our write side, keep reading.
+    t.write.poll_close_now().await;
+    assert_eq!(t.recv().await.unwrap().unwrap().method(), Some("bye"));
+    assert!(t.recv().await.is_none());
+    assert!(t.recv().await.is_none());
+    peer.await.unwrap();
+}
+
+#[tokio::test]
+async fn read_buffer_stays_bounded_by_the_limit() {
+    let (ours, mut theirs) = tokio::io::duplex(1 << 16);
+    let mut t = LineTransport::new(ours, tokio::io::sink()).with_max_message_size(100_000);
+    let writer = tokio::spawn(async move {
+        let chunk = vec![b'x'; 1 << 16];
+        for _ in 0..160 {
+            // a 10 MiB line
+            theirs.write_all(&chunk).await.unwrap();
+        }
+        theirs
+            .write_all(b"\n{\"jsonrpc\":\"2.0\",\"method\":\"after\"}\n")
+            .await
+            .unwrap();
+    });
+    let err = t.recv().await.unwrap().unwrap_err();
+    assert_eq!(err.kind(), TransportErrorKind::Decode);
+    assert!(
+        t.read_buffer_capacity() <= 2 * (100_000 + READ_CHUNK),
+        "{}",
+        t.read_buffer_capacity()
+    );
+    assert_eq!(t.recv().await.unwrap().unwrap().method(), Some("after"));
+    assert!(t.read_buffer_capacity() <= 2 * (100_000 + READ_CHUNK));
+    writer.await.unwrap();
+    assert!(t.recv().await.is_none());
+}
+
+impl<W: AsyncWrite + Unpin> WriteHalf<W> {
+    async fn poll_close_now(&mut self) {
+        poll_fn(|cx| self.poll_close(cx)).await.unwrap();
+    }
+}
