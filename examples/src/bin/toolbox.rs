@@ -1,16 +1,16 @@
 //! Two MCP servers as one tool set for a model: the workspace's demo server
-//! (`mcp demo-server`) and `@modelcontextprotocol/server-everything`.
-//! Prints the OpenAI tool definitions, then calls tools through the bridge
-//! the way an agent would after the model asked for them.
+//! and `@modelcontextprotocol/server-everything`. Prints the OpenAI tool
+//! definitions, then calls tools through the bridge the way an agent would
+//! after the model asked for them.
 //!
-//! ```sh
-//! cargo build -p examples --bin mcp      # the demo server lives in the `mcp` binary
-//! cargo xtask peers                      # installs server-everything into .peers/
-//! cargo run -p mcp-tools --example toolbox
+//! ```text
+//! cargo xtask peers                 # installs server-everything into .peers/
+//! cargo run --bin toolbox
 //! ```
 //!
-//! `MCP_BIN` overrides the path of the `mcp` binary; `MCP_PEERS_DIR` the
-//! peers directory. A missing server is skipped with a message.
+//! The demo server is this same binary run as `toolbox --server`.
+//! `MCP_PEERS_DIR` overrides the peers directory; without server-everything
+//! the example runs with the demo server alone.
 
 use std::path::PathBuf;
 
@@ -19,24 +19,10 @@ use mcp_tools::{Filter, Server, Toolbox};
 use mcp_transport_stdio::{ServerCommand, Stderr, StdioTransport};
 use serde_json::json;
 
-fn demo_server() -> Option<ServerCommand> {
-    let bin = std::env::var_os("MCP_BIN").map(PathBuf::from).or_else(|| {
-        // target/<profile>/examples/toolbox -> target/<profile>/mcp
-        let exe = std::env::current_exe().ok()?;
-        Some(exe.parent()?.parent()?.join("mcp"))
-    })?;
-    if !bin.exists() {
-        eprintln!(
-            "skipping the demo server: {} not found (cargo build -p examples --bin mcp, or set MCP_BIN)",
-            bin.display()
-        );
-        return None;
-    }
-    Some(
-        ServerCommand::new(bin)
-            .arg("demo-server")
-            .stderr(Stderr::discard()),
-    )
+fn demo_server() -> std::io::Result<ServerCommand> {
+    Ok(ServerCommand::new(std::env::current_exe()?)
+        .arg("--server")
+        .stderr(Stderr::discard()))
 }
 
 fn server_everything() -> Option<ServerCommand> {
@@ -70,13 +56,17 @@ async fn connect(cmd: ServerCommand) -> Result<Client, Box<dyn std::error::Error
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    if std::env::args().nth(1).as_deref() == Some("--server") {
+        // The child: be the demo server until the client closes stdin.
+        examples::demo_server::run().await?;
+        return Ok(());
+    }
+
     let mut builder = Toolbox::builder();
     let mut clients = Vec::new();
-    if let Some(cmd) = demo_server() {
-        let client = connect(cmd).await?;
-        builder = builder.server(Server::new("demo", client.clone()).prefix("demo_"));
-        clients.push(client);
-    }
+    let demo = connect(demo_server()?).await?;
+    builder = builder.server(Server::new("demo", demo.clone()).prefix("demo_"));
+    clients.push(demo);
     if let Some(cmd) = server_everything() {
         let client = connect(cmd).await?;
         // The trigger-* tools ask the client for sampling/elicitation; this
