@@ -97,6 +97,9 @@
 //! - `jsonschema` (off): full JSON Schema validation of arguments, and of
 //!   `structuredContent` against the tool's `outputSchema` (a mismatch, or
 //!   a missing `structuredContent`, is [`ToolError::InvalidOutput`]).
+//!   Adds about 45 crates.
+//! - `rig` (off): the `rig` module, MCP tools as rig tools (`rig-core`
+//!   0.44, about 120 crates, Rust 1.95).
 //!
 //! # Stability
 //!
@@ -108,6 +111,9 @@ mod names;
 mod schema;
 mod tool;
 mod toolbox;
+
+#[cfg(feature = "rig")]
+pub mod rig;
 
 #[cfg(test)]
 mod tests;

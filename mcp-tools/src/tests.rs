@@ -419,3 +419,26 @@ fn subset_validator_survives_hostile_schemas() {
     assert!(check_arguments(&json!(false), &json!(1)).is_err());
     assert_eq!(check_arguments(&json!(true), &json!(1)), Ok(()));
 }
+
+// ---- auto traits -------------------------------------------------------------
+
+#[test]
+fn handles_and_errors_are_send_and_sync() {
+    fn send_sync<T: Send + Sync + 'static>() {}
+    send_sync::<Toolbox>();
+    send_sync::<McpTool>();
+    send_sync::<ToolError>();
+    send_sync::<ToolboxError>();
+    send_sync::<ToolOutput>();
+}
+
+/// Compiles only if the futures agents spawn are `Send` (never run).
+#[allow(dead_code)]
+fn futures_are_send(toolbox: &Toolbox, tool: &McpTool) {
+    fn send<T: Send>(_: T) {}
+    send(toolbox.call("x", Value::Null));
+    send(toolbox.tools());
+    send(toolbox.refresh());
+    send(tool.call(Value::Null));
+    send(Tool::call(tool, Value::Null));
+}

@@ -325,6 +325,15 @@ impl McpTool {
         }
     }
 
+    /// Calls the tool with the arguments as the model API delivered them:
+    /// a JSON text (OpenAI's `function.arguments`). Empty or blank text means
+    /// no arguments; text that is not JSON is
+    /// [`ToolError::InvalidArguments`] (nothing is sent).
+    pub async fn call_raw(&self, arguments: &str) -> Result<ToolOutput, ToolError> {
+        let arguments = parse_raw_arguments(&self.inner.name, arguments).map_err(|e| *e)?;
+        self.call(arguments).await
+    }
+
     fn fatal(&self, source: ClientError) -> ToolError {
         ToolError::Fatal {
             tool: self.inner.name.clone(),
@@ -411,6 +420,19 @@ impl McpTool {
         }
         Ok(ToolOutput::from_result(result))
     }
+}
+
+/// Parses a model's argument text: blank means no arguments.
+pub(crate) fn parse_raw_arguments(tool: &str, text: &str) -> Result<Value, Box<ToolError>> {
+    if text.trim().is_empty() {
+        return Ok(Value::Null);
+    }
+    serde_json::from_str(text).map_err(|e| {
+        Box::new(ToolError::InvalidArguments {
+            tool: tool.to_owned(),
+            message: format!("the arguments are not valid JSON ({e})"),
+        })
+    })
 }
 
 fn json_kind(v: &Value) -> &'static str {

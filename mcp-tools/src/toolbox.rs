@@ -94,13 +94,24 @@ impl Server {
 }
 
 /// Builds a [`Toolbox`].
-#[derive(Debug, Default)]
+#[derive(Debug)]
 #[must_use]
 pub struct ToolboxBuilder {
     servers: Vec<Server>,
     on_collision: OnCollision,
     options: ToolOptions,
     listen: bool,
+}
+
+impl Default for ToolboxBuilder {
+    fn default() -> Self {
+        ToolboxBuilder {
+            servers: Vec::new(),
+            on_collision: OnCollision::default(),
+            options: ToolOptions::default(),
+            listen: true,
+        }
+    }
 }
 
 impl ToolboxBuilder {
@@ -145,9 +156,7 @@ impl ToolboxBuilder {
             // Subscribe before listing: a change during the listing is
             // then seen as a change.
             let changes = s.client.list_changed(ListKind::Tools);
-            let tools = s
-                .client
-                .list_all_tools()
+            let tools = list_tools(&s.client)
                 .await
                 .map_err(|source| ToolboxError::List {
                     server: s.name.clone(),
@@ -182,6 +191,18 @@ impl ToolboxBuilder {
         });
         Ok(Toolbox { inner })
     }
+}
+
+/// Every tool of the server; none (and no request) if the server does not
+/// offer tools.
+async fn list_tools(client: &Client) -> Result<Vec<mcp_proto::schema::Tool>, ClientError> {
+    if client
+        .server()
+        .is_some_and(|info| info.capabilities.tools.is_none())
+    {
+        return Ok(Vec::new());
+    }
+    client.list_all_tools().await
 }
 
 /// Opens `subscriptions/listen` for tool-list changes if the server speaks
@@ -255,10 +276,7 @@ impl std::fmt::Debug for Toolbox {
 impl Toolbox {
     /// A builder.
     pub fn builder() -> ToolboxBuilder {
-        ToolboxBuilder {
-            listen: true,
-            ..ToolboxBuilder::default()
-        }
+        ToolboxBuilder::default()
     }
 
     /// The tools, after listing again any server that said its tools changed.
@@ -299,6 +317,15 @@ impl Toolbox {
         Inner::call(&self.inner, name, arguments).await
     }
 
+    /// [`call`](Toolbox::call) with the arguments as the model API
+    /// delivered them: a JSON text (OpenAI's `function.arguments`). Blank
+    /// text means no arguments; text that is not JSON is
+    /// [`ToolError::InvalidArguments`] (nothing is sent).
+    pub async fn call_raw(&self, name: &str, arguments: &str) -> Result<ToolOutput, ToolError> {
+        let arguments = crate::tool::parse_raw_arguments(name, arguments).map_err(|e| *e)?;
+        self.call(name, arguments).await
+    }
+
     /// Lists every server's tools again now. On error, the failing server
     /// keeps its previous tools and is listed again on next use.
     pub async fn refresh(&self) -> Result<(), ToolboxError> {
@@ -324,6 +351,22 @@ impl Toolbox {
     /// Every tool in the Anthropic tool shape ([`anthropic_tool`]).
     pub async fn anthropic_tools(&self) -> Vec<Value> {
         self.tools().await.iter().map(anthropic_tool).collect()
+    }
+}
+
+/// Marks servers stale again when dropped with a non-empty `stale`.
+struct Remark<'a> {
+    servers: &'a [ServerState],
+    stale: Vec<usize>,
+}
+
+impl Drop for Remark<'_> {
+    fn drop(&mut self) {
+        for &i in &self.stale {
+            if let Some(s) = self.servers.get(i) {
+                s.forced.store(true, Ordering::Release);
+            }
+        }
     }
 }
 
@@ -402,6 +445,12 @@ impl Inner {
             // Another caller re-listed while we waited.
             return Vec::new();
         }
+        // If this future is dropped before the new catalog is published,
+        // the servers are marked stale again, so no change is lost.
+        let mut remark = Remark {
+            servers: &self.servers,
+            stale: stale.clone(),
+        };
         let mut lists = self.snapshot().lists.clone();
         let mut errors = Vec::new();
         let mut changed = false;
@@ -410,7 +459,7 @@ impl Inner {
                 continue;
             };
             tracing::debug!(server = %server.name, "listing tools again");
-            match server.client.list_all_tools().await {
+            match list_tools(&server.client).await {
                 Ok(tools) => {
                     *slot = Arc::new(tools);
                     changed = true;
@@ -438,6 +487,7 @@ impl Inner {
                 Err(p) => *p.into_inner() = Arc::new(catalog),
             }
         }
+        remark.stale.clear();
         errors
     }
 

@@ -29,6 +29,8 @@ struct State {
     calls: Vec<(String, Value)>,
     /// Free for scripts.
     step: u32,
+    /// Leave `tools/list` unanswered.
+    hang_list: bool,
 }
 
 type Script = Box<dyn FnMut(&mut State, &str, &Value) -> Vec<Out> + Send>;
@@ -71,7 +73,15 @@ fn echo_script(label: &'static str) -> Script {
     })
 }
 
-async fn spawn_fake(tools: Vec<Value>, mut script: Script) -> (Client, Arc<Mutex<State>>) {
+async fn spawn_fake(tools: Vec<Value>, script: Script) -> (Client, Arc<Mutex<State>>) {
+    spawn_fake_with(json!({"tools": {"listChanged": true}}), tools, script).await
+}
+
+async fn spawn_fake_with(
+    capabilities: Value,
+    tools: Vec<Value>,
+    mut script: Script,
+) -> (Client, Arc<Mutex<State>>) {
     let (client_end, mut server) = channel::pair();
     let state = Arc::new(Mutex::new(State {
         tools,
@@ -91,12 +101,15 @@ async fn spawn_fake(tools: Vec<Value>, mut script: Script) -> (Client, Arc<Mutex
                 "server/discover" => outs.push(Out::Error(-32601, "method not found")),
                 "initialize" => outs.push(Out::Reply(json!({
                     "protocolVersion": params["protocolVersion"],
-                    "capabilities": {"tools": {"listChanged": true}},
+                    "capabilities": capabilities,
                     "serverInfo": {"name": "fake", "version": "1.0.0"},
                 }))),
                 "tools/list" => {
                     let mut s = st.lock().unwrap();
                     s.lists += 1;
+                    if s.hang_list {
+                        continue;
+                    }
                     outs.push(Out::Reply(json!({"tools": s.tools})));
                 }
                 "tools/call" => {
@@ -593,4 +606,135 @@ async fn structured_content_is_checked_against_the_output_schema_with_the_featur
     } else {
         assert_eq!(bad.unwrap().text, r#"{"temp":"hot"}"#);
     }
+}
+
+#[tokio::test]
+async fn a_server_without_tools_contributes_none_and_is_not_asked() {
+    let (one, state) = spawn_fake_with(
+        json!({"resources": {}}),
+        vec![tool("echo", echo_schema())],
+        echo_script("one"),
+    )
+    .await;
+    let toolbox = Toolbox::builder()
+        .server(Server::new("one", one))
+        .build()
+        .await
+        .unwrap();
+    assert!(toolbox.snapshot().is_empty());
+    toolbox.refresh().await.unwrap();
+    assert_eq!(state.lock().unwrap().lists, 0);
+}
+
+#[cfg(feature = "rig")]
+#[tokio::test]
+async fn rig_tools_call_through_the_bridge_and_keep_error_owners() {
+    use rig_core::tool::ToolErrorKind;
+
+    let (one, state) = spawn_fake(
+        vec![
+            tool("echo", echo_schema()),
+            tool("fail", json!({"type": "object"})),
+        ],
+        echo_script("one"),
+    )
+    .await;
+    let toolbox = Toolbox::builder()
+        .server(Server::new("one", one).prefix("x_"))
+        .build()
+        .await
+        .unwrap();
+    let tools = mcp_tools::rig::rig_tools(&toolbox).await;
+    assert_eq!(tools[0].name().as_str(), "x_echo");
+    assert_eq!(tools[0].definition().parameters, echo_schema());
+    let out = tools[0].execute(json!({"message": "rig"})).await.unwrap();
+    assert_eq!(out.as_text(), Some("one: rig"));
+    assert_eq!(state.lock().unwrap().calls[0].0, "echo");
+    let err = tools[1].execute(json!({})).await.unwrap_err();
+    assert_eq!(err.kind(), ToolErrorKind::Other);
+    assert_eq!(err.model_feedback(), Some("disk full; try a smaller file"));
+    let err = tools[0].execute(json!({})).await.unwrap_err();
+    assert_eq!(err.kind(), ToolErrorKind::InvalidArgs);
+}
+
+#[tokio::test]
+async fn a_relisting_dropped_midway_is_not_lost() {
+    let script: Script = Box::new(|s, _, _| {
+        s.tools.push(tool("new_tool", json!({"type": "object"})));
+        vec![
+            Out::Notify("notifications/tools/list_changed"),
+            Out::Reply(text("ok")),
+        ]
+    });
+    let (one, state) = spawn_fake(vec![tool("bump", json!({"type": "object"}))], script).await;
+    let toolbox = Toolbox::builder()
+        .server(Server::new("one", one))
+        .build()
+        .await
+        .unwrap();
+    toolbox.call("bump", json!({})).await.unwrap();
+    assert!(toolbox.is_stale());
+    state.lock().unwrap().hang_list = true;
+    let dropped = tokio::time::timeout(Duration::from_millis(100), toolbox.tools()).await;
+    assert!(dropped.is_err(), "the listing hangs");
+    assert!(toolbox.is_stale(), "still marked for listing");
+    state.lock().unwrap().hang_list = false;
+    let names: Vec<String> = toolbox
+        .tools()
+        .await
+        .iter()
+        .map(|t| t.name().to_owned())
+        .collect();
+    assert_eq!(names, ["bump", "new_tool"]);
+    assert!(!toolbox.is_stale());
+}
+
+#[tokio::test]
+async fn raw_argument_text_from_a_model_api() {
+    let (one, state) = spawn_fake(
+        vec![
+            tool("echo", echo_schema()),
+            tool("fail", json!({"type": "object"})),
+        ],
+        echo_script("one"),
+    )
+    .await;
+    let toolbox = Toolbox::builder()
+        .server(Server::new("one", one))
+        .build()
+        .await
+        .unwrap();
+    let out = toolbox
+        .call_raw("echo", r#"{"message":"raw"}"#)
+        .await
+        .unwrap();
+    assert_eq!(out.text, "one: raw");
+    let err = toolbox
+        .call_raw("echo", r#"{"message": "unterminated"#)
+        .await
+        .unwrap_err();
+    let ToolError::InvalidArguments { message, .. } = &err else {
+        panic!("{err:?}")
+    };
+    assert!(
+        message.starts_with("the arguments are not valid JSON"),
+        "{message}"
+    );
+    // Blank text is "no arguments" (sent as `{}`).
+    let err = toolbox.call_raw("fail", "  ").await.unwrap_err();
+    assert!(matches!(err, ToolError::ToolFailed { .. }), "{err:?}");
+    let calls = state.lock().unwrap().calls.clone();
+    assert_eq!(
+        calls,
+        [
+            ("echo".to_owned(), json!({"message": "raw"})),
+            ("fail".to_owned(), json!({}))
+        ]
+    );
+    // The same on a bare tool.
+    let tool = toolbox.get("echo").unwrap();
+    assert_eq!(
+        tool.call_raw(r#"{"message":"t"}"#).await.unwrap().text,
+        "one: t"
+    );
 }
