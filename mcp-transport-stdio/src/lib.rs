@@ -54,6 +54,10 @@
 //!   terminal [`TransportErrorKind::Closed`](mcp_proto::transport::TransportErrorKind::Closed)
 //!   error whose cause is a [`ServerExited`] (`server exited with status 1:
 //!   fatal: config missing`), then `None`. A zero exit is just `None`.
+//!   If a write notices first (`Broken pipe` on stdin), `poll_flush` waits
+//!   for the exit status (up to 2 s) and returns that same error instead of
+//!   the io error, and `poll_recv` then returns `None`: the exit is reported
+//!   once, by whichever side saw it first.
 //!   The spawned process *is* the server: if it exits while something it
 //!   started still holds stdout open, the transport reads for one more
 //!   second, then kills the group and reports the exit (it never hangs

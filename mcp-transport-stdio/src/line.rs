@@ -247,8 +247,13 @@ impl<W> WriteHalf<W> {
 }
 
 impl<W: AsyncWrite + Unpin> WriteHalf<W> {
+    /// Whether `poll_ready` must flush before more is queued.
+    pub(crate) fn is_full(&self) -> bool {
+        self.unsent() >= self.limit
+    }
+
     pub(crate) fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), TransportError>> {
-        if self.unsent() >= self.limit {
+        if self.is_full() {
             ready!(self.poll_flush(cx))?;
         }
         Poll::Ready(Ok(()))
