@@ -1,14 +1,15 @@
 //! [`LineTransport`]: newline-delimited JSON-RPC over any byte stream pair.
 
 use std::fmt;
+use std::future::Future;
 use std::io;
-use std::pin::Pin;
+use std::pin::{Pin, pin};
 use std::task::{Context, Poll, ready};
 
 use bytes::BytesMut;
 use mcp_proto::Message;
 use mcp_proto::transport::{Transport, TransportError, TransportErrorKind};
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite};
 
 use crate::codec::{JsonLineCodec, encode_line};
 
@@ -16,7 +17,7 @@ use crate::codec::{JsonLineCodec, encode_line};
 /// [`poll_ready`](Transport::poll_ready) waits for a flush: 1 MiB.
 pub const DEFAULT_WRITE_BUFFER_LIMIT: usize = 1024 * 1024;
 
-/// Bytes asked from the reader per read.
+/// Spare capacity the read buffer has before each read (at least).
 const READ_CHUNK: usize = 64 * 1024;
 
 /// Reads per `poll_recv` call before yielding to the scheduler, so a stream
@@ -212,25 +213,32 @@ impl<R: AsyncRead + Unpin> ReadHalf<R> {
     }
 
     /// One read into the spare end of the buffer.
+    ///
+    /// The read goes straight into the buffer's spare capacity, which is not
+    /// zeroed first (tokio's `read_buf` hands it to the reader as
+    /// uninitialised memory; no `unsafe` here). The capacity grows
+    /// geometrically (`Vec`'s doubling), so a 1 MiB line costs a handful of
+    /// reallocations, once; and a consumed prefix is reclaimed before the
+    /// buffer grows, so a line is accumulated from the start of the buffer.
     fn poll_fill(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<usize>> {
+        // Move the unconsumed bytes to the front of the allocation when the
+        // consumed prefix is at least as long as they are (a short partial
+        // line, usually nothing): cheap, never allocates, and it gives back
+        // the whole allocation to the next line. Without it the next line
+        // starts where the previous one ended and, if long, is copied to the
+        // front once the end of the allocation is reached. (`capacity()`
+        // counts from the first unconsumed byte: only after this does it
+        // measure the whole allocation.)
+        let unused = self.buf.capacity() - self.buf.len();
+        let _ = self.buf.try_reclaim(unused.saturating_add(1));
         if self.buf.is_empty() && self.buf.capacity() > RETAINED_READ_CAPACITY {
             self.buf = BytesMut::new();
         }
-        let len = self.buf.len();
-        // Zero-filling keeps this free of `unsafe`; a 64 KiB memset is noise
-        // next to JSON parsing.
-        self.buf.resize(len + READ_CHUNK, 0);
-        let Some(spare) = self.buf.get_mut(len..) else {
-            return Poll::Ready(Ok(0));
-        };
-        let mut rb = ReadBuf::new(spare);
-        let res = Pin::new(&mut self.io).poll_read(cx, &mut rb);
-        let n = match &res {
-            Poll::Ready(Ok(())) => rb.filled().len(),
-            _ => 0,
-        };
-        self.buf.truncate(len + n);
-        res.map_ok(|()| n)
+        if self.buf.capacity() - self.buf.len() < READ_CHUNK {
+            self.buf.reserve(READ_CHUNK);
+        }
+        let read = pin!(self.io.read_buf(&mut self.buf));
+        read.poll(cx)
     }
 
     /// Reads and drops everything until end of input or `Pending`, so a

@@ -3,7 +3,7 @@ use std::sync::{Arc, Mutex};
 
 use mcp_proto::jsonrpc::{Notification, Request};
 use mcp_proto::transport::TransportExt;
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, ReadBuf};
 
 use super::*;
 
@@ -215,6 +215,137 @@ async fn read_buffer_stays_bounded_by_the_limit() {
     assert!(t.read_buffer_capacity() <= 2 * (100_000 + READ_CHUNK));
     writer.await.unwrap();
     assert!(t.recv().await.is_none());
+}
+
+/// A reader serving `data` in reads of at most `chunk` bytes, recording how
+/// the transport's read buffer behaves: whether the spare capacity it is
+/// handed was zeroed first, and how many bytes of a partial line were moved
+/// (a read not landing right after the previous one, with a partial line
+/// buffered, means the buffer was reallocated or compacted: a copy).
+struct Probe {
+    data: Vec<u8>,
+    pos: usize,
+    chunk: usize,
+    /// Bytes served since the last `\n` (what the transport holds).
+    partial: usize,
+    next_addr: Option<usize>,
+    moved: usize,
+    zeroed_reads: usize,
+    reads: usize,
+}
+
+impl Probe {
+    fn new(data: Vec<u8>, chunk: usize) -> Self {
+        Probe {
+            data,
+            pos: 0,
+            chunk,
+            partial: 0,
+            next_addr: None,
+            moved: 0,
+            zeroed_reads: 0,
+            reads: 0,
+        }
+    }
+}
+
+impl AsyncRead for Probe {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        _: &mut Context<'_>,
+        rb: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let this = self.get_mut();
+        let rest = &this.data[this.pos..];
+        if rest.is_empty() {
+            return Poll::Ready(Ok(()));
+        }
+        this.reads += 1;
+        if rb.initialized().len() > rb.filled().len() {
+            this.zeroed_reads += 1;
+        }
+        let addr = rb.filled().as_ptr() as usize + rb.filled().len();
+        if this.next_addr.is_some_and(|a| a != addr) {
+            this.moved += this.partial;
+        }
+        let n = rest.len().min(this.chunk).min(rb.remaining());
+        let piece = &rest[..n];
+        rb.put_slice(piece);
+        this.partial = match piece.iter().rposition(|&b| b == b'\n') {
+            Some(i) => n - i - 1,
+            None => this.partial + n,
+        };
+        this.pos += n;
+        this.next_addr = Some(addr + n);
+        Poll::Ready(Ok(()))
+    }
+}
+
+fn big_lines(count: usize, size: usize) -> Vec<u8> {
+    let mut data = Vec::new();
+    for i in 0..count {
+        let pad = "x".repeat(size);
+        data.extend_from_slice(
+            format!("{{\"jsonrpc\":\"2.0\",\"method\":\"m{i}\",\"params\":{{\"p\":\"{pad}\"}}}}\n")
+                .as_bytes(),
+        );
+    }
+    data
+}
+
+#[tokio::test]
+async fn reads_go_into_spare_capacity_without_zeroing_it() {
+    let data = big_lines(3, 200_000);
+    let mut t = LineTransport::new(Probe::new(data, 1 << 16), tokio::io::sink());
+    for i in 0..3 {
+        let m = t.recv().await.unwrap().unwrap();
+        assert_eq!(m.method(), Some(format!("m{i}").as_str()));
+    }
+    assert!(t.recv().await.is_none());
+    let probe = &t.read.io;
+    assert!(probe.reads > 3);
+    assert_eq!(
+        probe.zeroed_reads, 0,
+        "the spare capacity was initialised (zeroed) before {} of {} reads",
+        probe.zeroed_reads, probe.reads
+    );
+}
+
+#[tokio::test]
+async fn big_lines_are_accumulated_without_repeated_copies() {
+    const SIZE: usize = 1 << 20;
+    let data = big_lines(20, SIZE);
+    let mut t = LineTransport::new(Probe::new(data, 1 << 16), tokio::io::sink());
+    for i in 0..20 {
+        let m = t.recv().await.unwrap().unwrap();
+        assert_eq!(m.method(), Some(format!("m{i}").as_str()));
+    }
+    assert!(t.recv().await.is_none());
+    let probe = &t.read.io;
+    // Geometric growth while the first line arrives (64 KiB, 128 KiB, ..,
+    // 2 MiB: under 2 MiB copied in all); then every line fits in place.
+    assert!(
+        probe.moved < 2 * SIZE,
+        "{} bytes of partial lines were moved while reading 20 lines of 1 MiB",
+        probe.moved
+    );
+    assert!(t.read_buffer_capacity() <= RETAINED_READ_CAPACITY);
+}
+
+#[tokio::test]
+async fn read_buffer_is_released_after_a_huge_message() {
+    let mut data = big_lines(1, 6 << 20);
+    data.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"method\":\"small\"}\n");
+    let mut t = LineTransport::new(Probe::new(data, 1 << 16), tokio::io::sink());
+    assert_eq!(t.recv().await.unwrap().unwrap().method(), Some("m0"));
+    assert_eq!(t.recv().await.unwrap().unwrap().method(), Some("small"));
+    // Released before the next read.
+    assert!(t.recv().await.is_none());
+    assert!(
+        t.read_buffer_capacity() <= 2 * READ_CHUNK,
+        "{}",
+        t.read_buffer_capacity()
+    );
 }
 
 impl<W: AsyncWrite + Unpin> WriteHalf<W> {
