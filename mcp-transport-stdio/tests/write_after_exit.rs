@@ -15,6 +15,12 @@ use mcp_proto::transport::{Transport, TransportError, TransportErrorKind, Transp
 use mcp_transport_stdio::{ServerCommand, ServerExited, StdioTransport};
 use serde_json::json;
 
+/// The tests of this file run one at a time: a child forked by a parallel
+/// test holds a copy of our pipe ends until it execs, and a write into a
+/// pipe whose reader is such a copy succeeds, which would make the
+/// "write after exit" scenarios flaky.
+static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 fn sh(script: &str) -> ServerCommand {
     ServerCommand::new("sh").arg("-c").arg(script)
 }
@@ -49,6 +55,7 @@ async fn send(t: &mut StdioTransport, id: i64) -> Result<(), TransportError> {
 
 #[tokio::test]
 async fn send_after_exit_reports_the_exit_not_broken_pipe() {
+    let _serial = SERIAL.lock().await;
     let mut t = StdioTransport::spawn(sh("echo boom >&2; exit 7")).unwrap();
     wait_gone(&t).await;
     let err = send(&mut t, 1).await.unwrap_err();
@@ -63,6 +70,7 @@ async fn send_after_exit_reports_the_exit_not_broken_pipe() {
 
 #[tokio::test]
 async fn large_message_to_an_exited_server_reports_the_exit() {
+    let _serial = SERIAL.lock().await;
     // More than a pipe holds: the write is partial, then EPIPE (or EPIPE at once).
     let mut t = StdioTransport::spawn(sh("echo boom >&2; exit 7")).unwrap();
     wait_gone(&t).await;
@@ -82,6 +90,7 @@ async fn large_message_to_an_exited_server_reports_the_exit() {
 /// and stderr) and it is reported exactly once.
 #[tokio::test]
 async fn exit_racing_the_first_send_is_reported_once() {
+    let _serial = SERIAL.lock().await;
     let (mut via_send, mut via_recv) = (0, 0);
     for round in 0..30 {
         let mut t = StdioTransport::spawn(sh("echo boom >&2; exit 7")).unwrap();
@@ -104,6 +113,7 @@ async fn exit_racing_the_first_send_is_reported_once() {
 
 #[tokio::test]
 async fn poll_ready_over_the_limit_reports_the_exit() {
+    let _serial = SERIAL.lock().await;
     let mut t = StdioTransport::spawn(sh("echo boom >&2; exit 7").write_buffer_limit(16)).unwrap();
     wait_gone(&t).await;
     Pin::new(&mut t)
@@ -122,6 +132,7 @@ async fn poll_ready_over_the_limit_reports_the_exit() {
 
 #[tokio::test]
 async fn clean_exit_before_reading_is_still_a_send_error() {
+    let _serial = SERIAL.lock().await;
     let mut t = StdioTransport::spawn(sh("exit 0")).unwrap();
     wait_gone(&t).await;
     let err = send(&mut t, 1).await.unwrap_err();
@@ -134,6 +145,7 @@ async fn clean_exit_before_reading_is_still_a_send_error() {
 
 #[tokio::test]
 async fn server_closing_stdin_but_running_is_reported_after_a_bounded_wait() {
+    let _serial = SERIAL.lock().await;
     let mut t = StdioTransport::spawn(sh("exec 0<&-; echo ready >&2; exec sleep 30")).unwrap();
     let tail_ready = eventually(Duration::from_secs(10), || {
         t.stderr_tail().iter().any(|l| l == "ready")
