@@ -81,7 +81,10 @@
 //! [`TransportErrorKind::Decode`](mcp_proto::transport::TransportErrorKind::Decode)
 //! error: the next line is read normally. Outgoing messages are queued by
 //! `start_send` and written together by `poll_flush` (one `write` for many
-//! small messages); they never contain an embedded newline.
+//! small messages); they never contain an embedded newline. A large raw
+//! `params` or `result` (32 KiB or more) is not copied into the write
+//! buffer: it is written from the message's own allocation, with its
+//! envelope, in one vectored write.
 //!
 //! # Cancel safety
 //!

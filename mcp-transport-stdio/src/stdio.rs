@@ -594,7 +594,7 @@ impl Transport for StdioTransport {
         if this.close != CloseStage::Open {
             return Err(closed_error());
         }
-        this.io.write.start_send(&msg)
+        this.io.write.start_send(msg)
     }
 
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), TransportError>> {
