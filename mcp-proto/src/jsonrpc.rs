@@ -213,9 +213,13 @@ impl Message {
         decode_slice(bytes)
     }
 
-    /// Appends this message as compact JSON to `out`. The output never
-    /// contains a raw newline (JSON strings escape them), so it is safe to
-    /// frame with `\n`.
+    /// Appends this message as JSON to `out`, compact except inside raw
+    /// values: `params`, `result` and `error.data` are copied verbatim, so a
+    /// [`RawValue`] holding pretty-printed JSON (e.g. parsed from a peer's
+    /// body) brings its whitespace, raw newlines included. Everything else
+    /// is escaped by `serde_json`. A newline-delimited framing must rewrite
+    /// CR/LF in the raw values (insignificant whitespace there) before
+    /// framing with `\n`, as `mcp-transport-stdio` does.
     pub fn write_to(&self, out: &mut Vec<u8>) {
         // Serializing a Message into a Vec cannot fail: every field is a
         // string, an integer, or already-valid raw JSON.

@@ -291,6 +291,11 @@ impl JsonLineCodec {
     }
 }
 
+/// A raw `params`/`result` at least this large is not copied into the write
+/// buffer: [`encode_line_owned`] hands its bytes back to be written as they
+/// are (one vectored write with the envelope).
+pub(crate) const RAW_SEGMENT_MIN: usize = 32 * 1024;
+
 /// Appends `msg` and `\n` to `dst`, never with an embedded newline.
 pub(crate) fn encode_line(msg: &Message, dst: &mut Vec<u8>) {
     let start = dst.len();
@@ -298,18 +303,89 @@ pub(crate) fn encode_line(msg: &Message, dst: &mut Vec<u8>) {
     // Raw values keep their whitespace verbatim; outside strings (the only
     // place a raw CR/LF can be in valid JSON) it is insignificant.
     if let Some(written) = dst.get_mut(start..) {
-        let mut from = 0;
-        while let Some(i) = written
-            .get(from..)
-            .and_then(|rest| memchr::memchr2(b'\n', b'\r', rest))
-        {
-            if let Some(b) = written.get_mut(from + i) {
-                *b = b' ';
-            }
-            from += i + 1;
-        }
+        sanitize(written);
     }
     dst.push(b'\n');
+}
+
+/// How [`encode_line_owned`] encoded a message.
+pub(crate) enum Encoded {
+    /// The whole line was appended to `dst`.
+    Inline,
+    /// The envelope up to the raw value was appended to `dst`; the line goes
+    /// on with `raw` (sanitized, not copied), then [`RAW_LINE_END`].
+    Split {
+        /// The raw value's bytes: the message's own allocation.
+        raw: Vec<u8>,
+    },
+}
+
+/// What follows a split-off raw value: the envelope's `}` and the newline.
+pub(crate) const RAW_LINE_END: &[u8] = b"}\n";
+
+/// Like [`encode_line`], but a large raw `params` or `result` (the bulk of a
+/// big message) is moved out of `msg` instead of being copied into `dst`.
+///
+/// The bytes written are the same as [`Message::write_to`]'s (a unit test
+/// compares them for every variant). Only the raw value is scanned for CR/LF:
+/// everything else is serialized by `serde_json`, which escapes control
+/// characters in strings.
+pub(crate) fn encode_line_owned(msg: Message, dst: &mut Vec<u8>) -> Encoded {
+    fn big(raw: &RawValue) -> bool {
+        raw.get().len() >= RAW_SEGMENT_MIN
+    }
+    // Serializing ids and strings into a Vec cannot fail.
+    let raw = match msg {
+        Message::Request(mut r) if r.params.as_deref().is_some_and(big) => {
+            dst.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
+            let _ = serde_json::to_writer(&mut *dst, &r.id);
+            dst.extend_from_slice(b",\"method\":");
+            let _ = serde_json::to_writer(&mut *dst, &r.method);
+            dst.extend_from_slice(b",\"params\":");
+            r.params.take()
+        }
+        Message::Notification(mut n) if n.params.as_deref().is_some_and(big) => {
+            dst.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"method\":");
+            let _ = serde_json::to_writer(&mut *dst, &n.method);
+            dst.extend_from_slice(b",\"params\":");
+            n.params.take()
+        }
+        Message::Response(r) if big(&r.result) => {
+            dst.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
+            let _ = serde_json::to_writer(&mut *dst, &r.id);
+            dst.extend_from_slice(b",\"result\":");
+            Some(r.result)
+        }
+        other => {
+            encode_line(&other, dst);
+            return Encoded::Inline;
+        }
+    };
+    let Some(raw) = raw else {
+        // Unreachable (the guard saw a value); keep the line well formed.
+        dst.extend_from_slice(b"null}\n");
+        return Encoded::Inline;
+    };
+    // Box<RawValue> -> Box<str> -> Vec<u8>: the same allocation, no copy.
+    let mut raw = Box::<str>::from(raw).into_boxed_bytes().into_vec();
+    sanitize(&mut raw);
+    Encoded::Split { raw }
+}
+
+/// Rewrites every CR and LF in `json` to a space. Only valid on JSON text
+/// where they can only be insignificant whitespace (inside strings they are
+/// always escaped).
+fn sanitize(json: &mut [u8]) {
+    let mut from = 0;
+    while let Some(i) = json
+        .get(from..)
+        .and_then(|rest| memchr::memchr2(b'\n', b'\r', rest))
+    {
+        if let Some(b) = json.get_mut(from + i) {
+            *b = b' ';
+        }
+        from += i + 1;
+    }
 }
 
 #[cfg(test)]

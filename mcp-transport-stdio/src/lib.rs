@@ -54,6 +54,10 @@
 //!   terminal [`TransportErrorKind::Closed`](mcp_proto::transport::TransportErrorKind::Closed)
 //!   error whose cause is a [`ServerExited`] (`server exited with status 1:
 //!   fatal: config missing`), then `None`. A zero exit is just `None`.
+//!   If a write notices first (`Broken pipe` on stdin), `poll_flush` waits
+//!   for the exit status (up to 2 s) and returns that same error instead of
+//!   the io error, and `poll_recv` then returns `None`: the exit is reported
+//!   once, by whichever side saw it first.
 //!   The spawned process *is* the server: if it exits while something it
 //!   started still holds stdout open, the transport reads for one more
 //!   second, then kills the group and reports the exit (it never hangs
@@ -77,7 +81,10 @@
 //! [`TransportErrorKind::Decode`](mcp_proto::transport::TransportErrorKind::Decode)
 //! error: the next line is read normally. Outgoing messages are queued by
 //! `start_send` and written together by `poll_flush` (one `write` for many
-//! small messages); they never contain an embedded newline.
+//! small messages); they never contain an embedded newline. A large raw
+//! `params` or `result` (32 KiB or more) is not copied into the write
+//! buffer: it is written from the message's own allocation, with its
+//! envelope, in one vectored write.
 //!
 //! # Cancel safety
 //!

@@ -1,23 +1,28 @@
 //! [`LineTransport`]: newline-delimited JSON-RPC over any byte stream pair.
 
+use std::collections::VecDeque;
 use std::fmt;
-use std::io;
-use std::pin::Pin;
+use std::future::Future;
+use std::io::{self, IoSlice};
+use std::pin::{Pin, pin};
 use std::task::{Context, Poll, ready};
 
 use bytes::BytesMut;
 use mcp_proto::Message;
 use mcp_proto::transport::{Transport, TransportError, TransportErrorKind};
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite};
 
-use crate::codec::{JsonLineCodec, encode_line};
+use crate::codec::{Encoded, JsonLineCodec, RAW_LINE_END, encode_line_owned};
 
 /// Default amount of unsent bytes above which
 /// [`poll_ready`](Transport::poll_ready) waits for a flush: 1 MiB.
 pub const DEFAULT_WRITE_BUFFER_LIMIT: usize = 1024 * 1024;
 
-/// Bytes asked from the reader per read.
+/// Spare capacity the read buffer has before each read (at least).
 const READ_CHUNK: usize = 64 * 1024;
+
+/// Most buffers handed to one vectored write.
+const MAX_WRITE_SLICES: usize = 64;
 
 /// Reads per `poll_recv` call before yielding to the scheduler, so a stream
 /// of skipped lines cannot starve other tasks.
@@ -103,7 +108,17 @@ pub(crate) struct ReadHalf<R> {
 
 pub(crate) struct WriteHalf<W> {
     io: Option<W>,
+    /// Sealed chunks, written before `buf`, oldest first: the large raw
+    /// value of a message (its own allocation, moved, not copied) and the
+    /// bytes queued before it. Empty unless a large message was queued.
+    chunks: VecDeque<Vec<u8>>,
+    /// Total length of `chunks`.
+    chunked: usize,
+    /// The open chunk that small messages (and envelope ends) are encoded
+    /// into; written after `chunks`.
     buf: Vec<u8>,
+    /// Bytes of the first unwritten chunk (`chunks`' front, else `buf`)
+    /// already written.
     pos: usize,
     limit: usize,
 }
@@ -125,6 +140,8 @@ where
             },
             write: WriteHalf {
                 io: Some(writer),
+                chunks: VecDeque::new(),
+                chunked: 0,
                 buf: Vec::new(),
                 pos: 0,
                 limit: DEFAULT_WRITE_BUFFER_LIMIT,
@@ -212,25 +229,32 @@ impl<R: AsyncRead + Unpin> ReadHalf<R> {
     }
 
     /// One read into the spare end of the buffer.
+    ///
+    /// The read goes straight into the buffer's spare capacity, which is not
+    /// zeroed first (tokio's `read_buf` hands it to the reader as
+    /// uninitialised memory; no `unsafe` here). The capacity grows
+    /// geometrically (`Vec`'s doubling), so a 1 MiB line costs a handful of
+    /// reallocations, once; and a consumed prefix is reclaimed before the
+    /// buffer grows, so a line is accumulated from the start of the buffer.
     fn poll_fill(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<usize>> {
+        // Move the unconsumed bytes to the front of the allocation when the
+        // consumed prefix is at least as long as they are (a short partial
+        // line, usually nothing): cheap, never allocates, and it gives back
+        // the whole allocation to the next line. Without it the next line
+        // starts where the previous one ended and, if long, is copied to the
+        // front once the end of the allocation is reached. (`capacity()`
+        // counts from the first unconsumed byte: only after this does it
+        // measure the whole allocation.)
+        let unused = self.buf.capacity() - self.buf.len();
+        let _ = self.buf.try_reclaim(unused.saturating_add(1));
         if self.buf.is_empty() && self.buf.capacity() > RETAINED_READ_CAPACITY {
             self.buf = BytesMut::new();
         }
-        let len = self.buf.len();
-        // Zero-filling keeps this free of `unsafe`; a 64 KiB memset is noise
-        // next to JSON parsing.
-        self.buf.resize(len + READ_CHUNK, 0);
-        let Some(spare) = self.buf.get_mut(len..) else {
-            return Poll::Ready(Ok(0));
-        };
-        let mut rb = ReadBuf::new(spare);
-        let res = Pin::new(&mut self.io).poll_read(cx, &mut rb);
-        let n = match &res {
-            Poll::Ready(Ok(())) => rb.filled().len(),
-            _ => 0,
-        };
-        self.buf.truncate(len + n);
-        res.map_ok(|()| n)
+        if self.buf.capacity() - self.buf.len() < READ_CHUNK {
+            self.buf.reserve(READ_CHUNK);
+        }
+        let read = pin!(self.io.read_buf(&mut self.buf));
+        read.poll(cx)
     }
 
     /// Reads and drops everything until end of input or `Pending`, so a
@@ -242,31 +266,62 @@ impl<R: AsyncRead + Unpin> ReadHalf<R> {
 
 impl<W> WriteHalf<W> {
     fn unsent(&self) -> usize {
-        self.buf.len().saturating_sub(self.pos)
+        (self.chunked + self.buf.len()).saturating_sub(self.pos)
+    }
+
+    /// Marks `n` more bytes as written.
+    fn advance(&mut self, mut n: usize) {
+        while let Some(front) = self.chunks.front() {
+            let left = front.len().saturating_sub(self.pos);
+            if n < left {
+                self.pos += n;
+                return;
+            }
+            n -= left;
+            self.chunked -= front.len();
+            self.chunks.pop_front();
+            self.pos = 0;
+        }
+        self.pos += n;
     }
 }
 
 impl<W: AsyncWrite + Unpin> WriteHalf<W> {
+    /// Whether `poll_ready` must flush before more is queued.
+    pub(crate) fn is_full(&self) -> bool {
+        self.unsent() >= self.limit
+    }
+
     pub(crate) fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), TransportError>> {
-        if self.unsent() >= self.limit {
+        if self.is_full() {
             ready!(self.poll_flush(cx))?;
         }
         Poll::Ready(Ok(()))
     }
 
-    pub(crate) fn start_send(&mut self, msg: &Message) -> Result<(), TransportError> {
+    pub(crate) fn start_send(&mut self, msg: Message) -> Result<(), TransportError> {
         if self.io.is_none() {
             return Err(TransportError::new(
                 TransportErrorKind::Closed,
                 "cannot send: the transport is closed",
             ));
         }
-        encode_line(msg, &mut self.buf);
+        if let Encoded::Split { raw } = encode_line_owned(msg, &mut self.buf) {
+            // The envelope so far (and anything queued before it) is sealed,
+            // the raw value follows as its own chunk, then the envelope's end.
+            let head = std::mem::take(&mut self.buf);
+            self.chunked += head.len() + raw.len();
+            if !head.is_empty() {
+                self.chunks.push_back(head);
+            }
+            self.chunks.push_back(raw);
+            self.buf.extend_from_slice(RAW_LINE_END);
+        }
         Ok(())
     }
 
     pub(crate) fn poll_flush(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), TransportError>> {
-        let Some(io) = self.io.as_mut() else {
+        if self.io.is_none() {
             if self.unsent() == 0 {
                 return Poll::Ready(Ok(()));
             }
@@ -274,20 +329,45 @@ impl<W: AsyncWrite + Unpin> WriteHalf<W> {
                 TransportErrorKind::Closed,
                 "cannot flush: the transport is closed",
             )));
-        };
-        while let Some(pending) = self.buf.get(self.pos..).filter(|p| !p.is_empty()) {
-            let n = ready!(Pin::new(&mut *io).poll_write(cx, pending))?;
+        }
+        while self.unsent() > 0 {
+            let Some(io) = self.io.as_mut() else {
+                break;
+            };
+            // Straight from the queued chunks, nothing is copied: with a
+            // large message, envelope + raw value + end go in one `writev`.
+            let mut slices = [IoSlice::new(&[]); MAX_WRITE_SLICES];
+            let mut count = 0;
+            let mut skip = self.pos;
+            for chunk in self.chunks.iter().chain(std::iter::once(&self.buf)) {
+                let Some(slot) = slices.get_mut(count) else {
+                    break;
+                };
+                let part = chunk.get(skip..).unwrap_or_default();
+                skip = 0;
+                if !part.is_empty() {
+                    *slot = IoSlice::new(part);
+                    count += 1;
+                }
+            }
+            let pending = slices.get(..count).unwrap_or_default();
+            let n = match pending {
+                [one] => ready!(Pin::new(&mut *io).poll_write(cx, one))?,
+                _ => ready!(Pin::new(&mut *io).poll_write_vectored(cx, pending))?,
+            };
             if n == 0 {
                 return Poll::Ready(Err(io::Error::from(io::ErrorKind::WriteZero).into()));
             }
-            self.pos += n;
+            self.advance(n);
         }
         self.buf.clear();
         self.pos = 0;
         if self.buf.capacity() > RETAINED_WRITE_CAPACITY {
             self.buf = Vec::new();
         }
-        ready!(Pin::new(io).poll_flush(cx))?;
+        if let Some(io) = self.io.as_mut() {
+            ready!(Pin::new(io).poll_flush(cx))?;
+        }
         Poll::Ready(Ok(()))
     }
 
@@ -311,6 +391,8 @@ impl<W: AsyncWrite + Unpin> WriteHalf<W> {
     /// Drops the writer and anything unsent, without waiting.
     pub(crate) fn abort(&mut self) {
         self.io = None;
+        self.chunks = VecDeque::new();
+        self.chunked = 0;
         self.buf = Vec::new();
         self.pos = 0;
     }
@@ -341,7 +423,7 @@ where
     }
 
     fn start_send(self: Pin<&mut Self>, msg: Message) -> Result<(), TransportError> {
-        self.get_mut().write.start_send(&msg)
+        self.get_mut().write.start_send(msg)
     }
 
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), TransportError>> {

@@ -6,7 +6,7 @@ use std::io;
 use std::pin::{Pin, pin};
 use std::process::{ExitStatus, Stdio};
 use std::sync::Arc;
-use std::task::{Context, Poll};
+use std::task::{Context, Poll, ready};
 use std::time::Duration;
 
 use mcp_proto::Message;
@@ -52,6 +52,13 @@ enum Exit {
     Status(ExitStatus),
     /// Waiting for the child failed; it is gone, status unknown.
     Unknown,
+}
+
+/// A write to the server's stdin failed because the server closed it (it
+/// exited, most likely): the io error, and how long to wait for the exit.
+struct WriteFailure {
+    error: io::Error,
+    deadline: Pin<Box<Sleep>>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -154,6 +161,12 @@ pub struct StdioTransport {
     /// The server exited but stdout is still open: bounded drain.
     stdout_after_exit: Option<Pin<Box<Sleep>>>,
     recv_done: bool,
+    /// Writing to stdin failed because the server closed it: waiting,
+    /// bounded, for the exit status to report instead of the raw io error.
+    write_failed: Option<WriteFailure>,
+    /// A terminal error was returned (by `poll_recv` or `poll_flush`); it is
+    /// not reported a second time.
+    terminal_reported: bool,
 
     close: CloseStage,
     close_deadline: Option<Pin<Box<Sleep>>>,
@@ -258,6 +271,8 @@ impl StdioTransport {
             awaiting_exit: None,
             stdout_after_exit: None,
             recv_done: false,
+            write_failed: None,
+            terminal_reported: false,
             close: CloseStage::Open,
             close_deadline: None,
             stdin_grace: cmd.stdin_grace,
@@ -361,11 +376,14 @@ impl StdioTransport {
                     self.recv_done = true;
                     self.awaiting_exit = None;
                     self.sweep();
-                    return Poll::Ready(self.exit_error(exit).map(Err));
+                    let err = self.exit_error(exit);
+                    self.terminal_reported |= err.is_some();
+                    return Poll::Ready(err.map(Err));
                 }
                 if timed_out {
                     self.recv_done = true;
                     self.awaiting_exit = None;
+                    self.terminal_reported = true;
                     return Poll::Ready(Some(Err(TransportError::new(
                         TransportErrorKind::Closed,
                         format!(
@@ -405,6 +423,74 @@ impl StdioTransport {
                 }
             }
         }
+    }
+
+    /// Flushes stdin. A write that fails because the server closed its
+    /// stdin (it exited) is reported as the exit, like the read side does:
+    /// the raw `Broken pipe` would hide the status and stderr.
+    fn poll_flush_inner(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), TransportError>> {
+        if self.write_failed.is_none() {
+            match self.io.write.poll_flush(cx) {
+                Poll::Ready(Err(e)) => {
+                    let Some(error) = stdin_gone(&e) else {
+                        return Poll::Ready(Err(e));
+                    };
+                    tracing::debug!(server = %self.program, error = %e, "writing to the server's stdin failed");
+                    // Nothing more can be written; drop the pipe and whatever
+                    // was queued, then wait for the exit status.
+                    self.io.write.abort();
+                    self.write_failed = Some(WriteFailure {
+                        error,
+                        deadline: Box::pin(sleep(EXIT_AFTER_EOF_WAIT)),
+                    });
+                }
+                other => return other,
+            }
+        }
+        let Some(failure) = self.write_failed.as_mut() else {
+            return Poll::Ready(Ok(()));
+        };
+        let timed_out = failure.deadline.as_mut().poll(cx).is_ready();
+        let exit = match self.poll_exit(cx) {
+            Poll::Ready(exit) => Some(exit),
+            Poll::Pending if timed_out => None,
+            Poll::Pending => return Poll::Pending,
+        };
+        let Some(WriteFailure { error, .. }) = self.write_failed.take() else {
+            return Poll::Ready(Ok(()));
+        };
+        if exit.is_some() {
+            self.sweep();
+        }
+        let err = match exit.and_then(|exit| self.exit_error(exit)) {
+            // Told already by `poll_recv`: say so instead of repeating it.
+            _ if self.terminal_reported => TransportError::new(
+                TransportErrorKind::Closed,
+                format!(
+                    "cannot send: server `{}` has exited (its exit was reported by `poll_recv`): {error}",
+                    self.program
+                ),
+            ),
+            Some(exited) => exited,
+            None if exit.is_some() => TransportError::new(
+                TransportErrorKind::Closed,
+                format!(
+                    "server `{}` exited (status 0) without reading what was sent to it: {error}",
+                    self.program
+                ),
+            ),
+            None => TransportError::new(
+                TransportErrorKind::Closed,
+                format!(
+                    "server `{}` closed its stdin but is still running ({error}); close the transport to stop it",
+                    self.program
+                ),
+            ),
+        };
+        // Terminal: the following `poll_recv` returns `None`.
+        self.terminal_reported = true;
+        self.recv_done = true;
+        Poll::Ready(Err(err))
     }
 
     fn poll_close_inner(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), TransportError>> {
@@ -497,7 +583,10 @@ impl Transport for StdioTransport {
         if this.close != CloseStage::Open {
             return Poll::Ready(Err(closed_error()));
         }
-        this.io.write.poll_ready(cx)
+        if this.write_failed.is_some() || this.io.write.is_full() {
+            ready!(this.poll_flush_inner(cx))?;
+        }
+        Poll::Ready(Ok(()))
     }
 
     fn start_send(self: Pin<&mut Self>, msg: Message) -> Result<(), TransportError> {
@@ -505,15 +594,27 @@ impl Transport for StdioTransport {
         if this.close != CloseStage::Open {
             return Err(closed_error());
         }
-        this.io.write.start_send(&msg)
+        this.io.write.start_send(msg)
     }
 
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), TransportError>> {
-        self.get_mut().io.write.poll_flush(cx)
+        self.get_mut().poll_flush_inner(cx)
     }
 
     fn poll_close(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), TransportError>> {
         self.get_mut().poll_close_inner(cx)
+    }
+}
+
+/// The io error of a write that failed because the reading end of the pipe
+/// is closed, or `None` for any other error.
+fn stdin_gone(e: &TransportError) -> Option<io::Error> {
+    let io = e.cause()?.downcast_ref::<io::Error>()?;
+    match io.kind() {
+        io::ErrorKind::BrokenPipe | io::ErrorKind::ConnectionReset | io::ErrorKind::WriteZero => {
+            Some(io::Error::new(io.kind(), io.to_string()))
+        }
+        _ => None,
     }
 }
 

@@ -3,9 +3,10 @@ use std::sync::{Arc, Mutex};
 
 use mcp_proto::jsonrpc::{Notification, Request};
 use mcp_proto::transport::TransportExt;
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, ReadBuf};
 
 use super::*;
+use crate::codec::encode_line;
 
 /// A writer that records every `poll_write` call, accepts at most `per_call`
 /// bytes per call, and can be made to return `Pending`.
@@ -19,6 +20,11 @@ struct RecorderState {
     per_call: Option<usize>,
     blocked: bool,
     shutdown: bool,
+    /// Accepts vectored writes (like a pipe or socket); else tokio's default
+    /// (the first non-empty buffer only).
+    vectored: bool,
+    /// Address of the first byte of every buffer handed to a write call.
+    addrs: Vec<usize>,
 }
 
 impl AsyncWrite for Recorder {
@@ -32,9 +38,48 @@ impl AsyncWrite for Recorder {
             return Poll::Pending;
         }
         s.writes += 1;
+        s.addrs.push(buf.as_ptr() as usize);
         let n = s.per_call.unwrap_or(buf.len()).min(buf.len());
         s.data.extend_from_slice(&buf[..n]);
         Poll::Ready(Ok(n))
+    }
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        _: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        let mut s = self.0.lock().unwrap();
+        if s.blocked {
+            return Poll::Pending;
+        }
+        if !s.vectored {
+            let first = bufs
+                .iter()
+                .find(|b| !b.is_empty())
+                .map_or(&[][..], |b| &**b);
+            s.writes += 1;
+            s.addrs.push(first.as_ptr() as usize);
+            let n = s.per_call.unwrap_or(first.len()).min(first.len());
+            s.data.extend_from_slice(&first[..n]);
+            return Poll::Ready(Ok(n));
+        }
+        s.writes += 1;
+        let mut budget = s.per_call.unwrap_or(usize::MAX);
+        let mut n = 0;
+        for b in bufs {
+            s.addrs.push(b.as_ptr() as usize);
+            let take = b.len().min(budget);
+            s.data.extend_from_slice(&b[..take]);
+            budget -= take;
+            n += take;
+            if budget == 0 {
+                break;
+            }
+        }
+        Poll::Ready(Ok(n))
+    }
+    fn is_write_vectored(&self) -> bool {
+        self.0.lock().unwrap().vectored
     }
     fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
         Poll::Ready(Ok(()))
@@ -215,6 +260,238 @@ async fn read_buffer_stays_bounded_by_the_limit() {
     assert!(t.read_buffer_capacity() <= 2 * (100_000 + READ_CHUNK));
     writer.await.unwrap();
     assert!(t.recv().await.is_none());
+}
+
+/// A reader serving `data` in reads of at most `chunk` bytes, recording how
+/// the transport's read buffer behaves: whether the spare capacity it is
+/// handed was zeroed first, and how many bytes of a partial line were moved
+/// (a read not landing right after the previous one, with a partial line
+/// buffered, means the buffer was reallocated or compacted: a copy).
+struct Probe {
+    data: Vec<u8>,
+    pos: usize,
+    chunk: usize,
+    /// Bytes served since the last `\n` (what the transport holds).
+    partial: usize,
+    next_addr: Option<usize>,
+    moved: usize,
+    zeroed_reads: usize,
+    reads: usize,
+}
+
+impl Probe {
+    fn new(data: Vec<u8>, chunk: usize) -> Self {
+        Probe {
+            data,
+            pos: 0,
+            chunk,
+            partial: 0,
+            next_addr: None,
+            moved: 0,
+            zeroed_reads: 0,
+            reads: 0,
+        }
+    }
+}
+
+impl AsyncRead for Probe {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        _: &mut Context<'_>,
+        rb: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let this = self.get_mut();
+        let rest = &this.data[this.pos..];
+        if rest.is_empty() {
+            return Poll::Ready(Ok(()));
+        }
+        this.reads += 1;
+        if rb.initialized().len() > rb.filled().len() {
+            this.zeroed_reads += 1;
+        }
+        let addr = rb.filled().as_ptr() as usize + rb.filled().len();
+        if this.next_addr.is_some_and(|a| a != addr) {
+            this.moved += this.partial;
+        }
+        let n = rest.len().min(this.chunk).min(rb.remaining());
+        let piece = &rest[..n];
+        rb.put_slice(piece);
+        this.partial = match piece.iter().rposition(|&b| b == b'\n') {
+            Some(i) => n - i - 1,
+            None => this.partial + n,
+        };
+        this.pos += n;
+        this.next_addr = Some(addr + n);
+        Poll::Ready(Ok(()))
+    }
+}
+
+fn big_lines(count: usize, size: usize) -> Vec<u8> {
+    let mut data = Vec::new();
+    for i in 0..count {
+        let pad = "x".repeat(size);
+        data.extend_from_slice(
+            format!("{{\"jsonrpc\":\"2.0\",\"method\":\"m{i}\",\"params\":{{\"p\":\"{pad}\"}}}}\n")
+                .as_bytes(),
+        );
+    }
+    data
+}
+
+#[tokio::test]
+async fn reads_go_into_spare_capacity_without_zeroing_it() {
+    let data = big_lines(3, 200_000);
+    let mut t = LineTransport::new(Probe::new(data, 1 << 16), tokio::io::sink());
+    for i in 0..3 {
+        let m = t.recv().await.unwrap().unwrap();
+        assert_eq!(m.method(), Some(format!("m{i}").as_str()));
+    }
+    assert!(t.recv().await.is_none());
+    let probe = &t.read.io;
+    assert!(probe.reads > 3);
+    assert_eq!(
+        probe.zeroed_reads, 0,
+        "the spare capacity was initialised (zeroed) before {} of {} reads",
+        probe.zeroed_reads, probe.reads
+    );
+}
+
+#[tokio::test]
+async fn big_lines_are_accumulated_without_repeated_copies() {
+    const SIZE: usize = 1 << 20;
+    let data = big_lines(20, SIZE);
+    let mut t = LineTransport::new(Probe::new(data, 1 << 16), tokio::io::sink());
+    for i in 0..20 {
+        let m = t.recv().await.unwrap().unwrap();
+        assert_eq!(m.method(), Some(format!("m{i}").as_str()));
+    }
+    assert!(t.recv().await.is_none());
+    let probe = &t.read.io;
+    // Geometric growth while the first line arrives (64 KiB, 128 KiB, ..,
+    // 2 MiB: under 2 MiB copied in all); then every line fits in place.
+    assert!(
+        probe.moved < 2 * SIZE,
+        "{} bytes of partial lines were moved while reading 20 lines of 1 MiB",
+        probe.moved
+    );
+    assert!(t.read_buffer_capacity() <= RETAINED_READ_CAPACITY);
+}
+
+#[tokio::test]
+async fn read_buffer_is_released_after_a_huge_message() {
+    let mut data = big_lines(1, 6 << 20);
+    data.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"method\":\"small\"}\n");
+    let mut t = LineTransport::new(Probe::new(data, 1 << 16), tokio::io::sink());
+    assert_eq!(t.recv().await.unwrap().unwrap().method(), Some("m0"));
+    assert_eq!(t.recv().await.unwrap().unwrap().method(), Some("small"));
+    // Released before the next read.
+    assert!(t.recv().await.is_none());
+    assert!(
+        t.read_buffer_capacity() <= 2 * READ_CHUNK,
+        "{}",
+        t.read_buffer_capacity()
+    );
+}
+
+fn big_raw(len: usize, pretty: bool) -> Box<serde_json::value::RawValue> {
+    let pad = "y".repeat(len);
+    let text = if pretty {
+        format!("{{\r\n  \"a\": [1,\n 2],\n  \"s\": \"{pad}\"\n}}")
+    } else {
+        format!("{{\"a\":[1,2],\"s\":\"{pad}\"}}")
+    };
+    serde_json::value::RawValue::from_string(text).unwrap()
+}
+
+/// Messages of every kind, small and large, compact and pretty-printed.
+fn every_kind() -> Vec<Message> {
+    use mcp_proto::ErrorObject;
+    use mcp_proto::jsonrpc::{ErrorResponse, Response};
+    let mut out = Vec::new();
+    for (len, pretty) in [(10, false), (10, true), (100_000, false), (100_000, true)] {
+        out.push(Request::new(7.into(), "tools/call", Some(big_raw(len, pretty))).into());
+        out.push(
+            Request::new(
+                "id\n\"x".to_owned().into(),
+                "m\u{0}\n",
+                Some(big_raw(len, pretty)),
+            )
+            .into(),
+        );
+        out.push(Notification::new("notifications/message", Some(big_raw(len, pretty))).into());
+        out.push(Response::new(8.into(), big_raw(len, pretty)).into());
+    }
+    out.push(Request::new(9.into(), "ping", None).into());
+    out.push(Notification::new("notifications/initialized", None).into());
+    let err: ErrorObject =
+        serde_json::from_str(r#"{"code":-32601,"message":"no\nsuch","data":{"x":1}}"#).unwrap();
+    out.push(ErrorResponse::new(Some(3.into()), err).into());
+    out
+}
+
+#[tokio::test]
+async fn sent_bytes_equal_the_message_encoding_for_every_kind() {
+    for (vectored, per_call) in [
+        (true, None),
+        (false, None),
+        (true, Some(1000)),
+        (false, Some(999)),
+    ] {
+        let rec = Recorder::default();
+        rec.0.lock().unwrap().vectored = vectored;
+        rec.0.lock().unwrap().per_call = per_call;
+        let mut t = LineTransport::new(tokio::io::empty(), rec.clone());
+        let mut expected = Vec::new();
+        for m in every_kind() {
+            encode_line(&m, &mut expected);
+            poll_fn(|cx| Pin::new(&mut t).poll_ready(cx)).await.unwrap();
+            Pin::new(&mut t).start_send(m).unwrap();
+        }
+        assert_eq!(t.unsent_bytes(), expected.len());
+        poll_fn(|cx| Pin::new(&mut t).poll_flush(cx)).await.unwrap();
+        assert_eq!(t.unsent_bytes(), 0);
+        let s = rec.0.lock().unwrap();
+        assert!(
+            s.data == expected,
+            "vectored {vectored}, per_call {per_call:?}"
+        );
+        // One line per message, each valid JSON, the same values as sent.
+        let lines: Vec<&[u8]> = s.data.split(|b| *b == b'\n').collect();
+        assert_eq!(lines.len(), every_kind().len() + 1);
+        for (line, m) in lines.iter().zip(every_kind()) {
+            assert!(!line.contains(&b'\r'));
+            let got: serde_json::Value = serde_json::from_slice(line).unwrap();
+            let want: serde_json::Value = serde_json::from_slice(&m.to_vec()).unwrap();
+            assert_eq!(got, want);
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_large_raw_value_is_written_from_its_own_allocation_in_one_write() {
+    let rec = Recorder::default();
+    rec.0.lock().unwrap().vectored = true;
+    let mut t = LineTransport::new(tokio::io::empty(), rec.clone());
+    Pin::new(&mut t).start_send(note(1)).unwrap();
+    let raw = big_raw(1 << 20, false);
+    let addr = raw.get().as_ptr() as usize;
+    Pin::new(&mut t)
+        .start_send(Request::new(2.into(), "tools/call", Some(raw)).into())
+        .unwrap();
+    Pin::new(&mut t).start_send(note(3)).unwrap();
+    // Queued bytes: the small messages and envelope, not a copy of the 1 MiB.
+    assert!(t.write.buf.capacity() < 4096, "{}", t.write.buf.capacity());
+    poll_fn(|cx| Pin::new(&mut t).poll_flush(cx)).await.unwrap();
+    let s = rec.0.lock().unwrap();
+    assert_eq!(s.writes, 1, "one vectored write for three messages");
+    assert!(
+        s.addrs.contains(&addr),
+        "the raw value was copied before writing"
+    );
+    let lines: Vec<&[u8]> = s.data.split(|b| *b == b'\n').collect();
+    assert_eq!(lines.len(), 4);
+    let m = Message::from_slice(lines[1]).unwrap();
+    assert_eq!(m.id(), Some(&2.into()));
 }
 
 impl<W: AsyncWrite + Unpin> WriteHalf<W> {
