@@ -229,6 +229,30 @@ pub struct CallToolResult {
 }
 
 impl CallToolResult {
+    /// A successful result with these content blocks (for tests and in-process servers).
+    pub fn new(content: Vec<ContentBlock>) -> Self {
+        CallToolResult {
+            result_type: None,
+            content,
+            structured_content: None,
+            is_error: None,
+            meta: None,
+            extra: JsonObject::new(),
+        }
+    }
+
+    /// A successful result holding one text block.
+    pub fn text(text: impl Into<String>) -> Self {
+        Self::new(vec![ContentBlock::text(text)])
+    }
+
+    /// Marks the result as a tool failure (`isError: true`).
+    #[must_use]
+    pub fn with_error(mut self) -> Self {
+        self.is_error = Some(true);
+        self
+    }
+
     /// Whether the tool reported failure.
     pub fn is_error(&self) -> bool {
         self.is_error == Some(true)
