@@ -57,5 +57,5 @@ pub use session::{ServerInfo, VersionChoice};
 #[cfg(feature = "tokio")]
 pub use client::{
     Client, ClientBuilder, DEFAULT_MAX_LIST_PAGES, Driver, ListKind, ProgressFn, RequestBuilder,
-    ResponseFuture,
+    ResponseFuture, prime_allocator,
 };
