@@ -6,7 +6,15 @@
 //!   the pins change.
 //! - `test`: `peers`, then every test of the workspace with the peers
 //!   required (a missing peer fails the run instead of skipping).
-//! - `ci`: what `.ci/run` runs: fmt check, clippy, `test`, docs.
+//! - `conformance [--scenario NAME]... [--suite core|auth|all] [--keep DIR]`:
+//!   `peers`, then the official MCP conformance suite's client scenarios
+//!   against `examples`' `conformance-client`, one at a time, with a table;
+//!   fails when a scenario listed in `xtask/conformance-expected.txt` fails.
+//! - `ci`: what `.ci/run` runs: fmt check, clippy, `test`, the non-auth
+//!   conformance scenarios, docs.
+
+mod conformance;
+mod json;
 
 use std::env;
 use std::fs;
@@ -20,9 +28,10 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("peers") => peers(),
         Some("test") => test(&args[1..]),
+        Some("conformance") => conformance::conformance(&args[1..]),
         Some("ci") => ci(),
         _ => {
-            eprintln!("usage: cargo xtask <peers|test|ci> [args]");
+            eprintln!("usage: cargo xtask <peers|test|conformance|ci> [args]");
             return ExitCode::from(2);
         }
     };
@@ -131,6 +140,7 @@ fn ci() -> Result {
         "warnings",
     ]))?;
     test(&[])?;
+    conformance::conformance(&["--suite".into(), "core".into()])?;
     run(cargo()
         .args(["doc", "--workspace", "--no-deps"])
         .env("RUSTDOCFLAGS", "-D warnings"))

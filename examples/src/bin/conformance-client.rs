@@ -1,0 +1,299 @@
+//! The client that `cargo xtask conformance` runs against the official MCP
+//! conformance suite (`@modelcontextprotocol/conformance`).
+//!
+//! Usage (the suite's runner calls it this way): `conformance-client <server-url>`,
+//! with `MCP_CONFORMANCE_SCENARIO` naming the scenario. It uses only the
+//! public API of the workspace crates and takes one code path for every
+//! scenario, as an application would: connect over Streamable HTTP (the
+//! client negotiates the protocol revision itself), list the tools, call each
+//! one with arguments built from its input schema, answer the server's
+//! requests through a [`ClientHandler`], close.
+//!
+//! - `elicitation/create` (form mode) is accepted with every field the schema
+//!   gives a `default` for (SEP-1034); it is declined when a required field has
+//!   no default (there is no user to ask) and in URL mode (no browser).
+//! - `roots/list` answers an empty list.
+//!
+//! Exit status: 0 when the session opened and every call succeeded, 1
+//! otherwise (the reason is printed on stderr, which the runner keeps in
+//! `stderr.txt`), 2 on a usage error.
+
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use mcp_client::{BoxFuture, Client, ClientError, ClientHandler};
+use mcp_proto::ErrorObject;
+use mcp_proto::schema::ClientCapabilities;
+use mcp_transport_http::HttpTransport;
+use serde_json::{Map, Value, json};
+
+/// Per-request timeout: well under the runner's 30 s, so a hang shows up as
+/// our own error message rather than as the runner killing us.
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(15);
+
+/// Deepest nesting of object schemas filled in when building tool arguments.
+const MAX_SCHEMA_DEPTH: usize = 8;
+
+fn main() -> ExitCode {
+    let Some(url) = std::env::args().skip(1).last() else {
+        eprintln!("usage: conformance-client <server-url> (the conformance runner appends it)");
+        return ExitCode::from(2);
+    };
+    let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("conformance-client: cannot start the tokio runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let started = Instant::now();
+    let outcome = runtime.block_on(run(&url));
+    let secs = started.elapsed().as_secs_f64();
+    match outcome {
+        Ok(()) => {
+            eprintln!("conformance-client: scenario {scenario:?}: done in {secs:.2}s");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("conformance-client: scenario {scenario:?}: FAILED after {secs:.2}s: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(url: &str) -> Result<(), String> {
+    // The standalone GET stream carries server requests that are not tied to
+    // one of our requests (the suite's elicitation server sends
+    // `elicitation/create` there), so a client that answers server requests
+    // opens it.
+    let transport = HttpTransport::builder(url)
+        .standalone_stream(true)
+        .build()
+        .map_err(|e| format!("bad server URL {url:?}: {e}"))?;
+    let client = Client::builder("mcp-rs-conformance-client", env!("CARGO_PKG_VERSION"))
+        .handler(Handler)
+        .request_timeout(REQUEST_TIMEOUT)
+        .resend_on_session_expiry(true)
+        .connect(transport)
+        .await
+        .map_err(|e| format!("connect: {e}"))?;
+    if let Some(server) = client.server() {
+        eprintln!(
+            "conformance-client: connected to {} {} with protocol {}",
+            server.implementation.name, server.implementation.version, server.protocol_version
+        );
+    }
+    let result = exercise(&client).await;
+    client.close().await;
+    result
+}
+
+/// Lists the tools and calls each one.
+async fn exercise(client: &Client) -> Result<(), String> {
+    let tools = client
+        .list_all_tools()
+        .await
+        .map_err(|e| format!("tools/list: {e}"))?;
+    eprintln!("conformance-client: {} tool(s)", tools.len());
+    let mut failures = Vec::new();
+    for tool in tools {
+        let args = arguments_for(&tool.input_schema);
+        eprintln!("conformance-client: calling {} with {args}", tool.name);
+        match client.call_tool(tool.name.clone(), args).await {
+            Ok(r) if r.is_error == Some(true) => {
+                failures.push(format!(
+                    "{}: the tool reported an error: {:?}",
+                    tool.name, r.content
+                ));
+            }
+            Ok(r) => eprintln!("conformance-client: {} answered {:?}", tool.name, r.content),
+            Err(e) => failures.push(format!("{}: {}", tool.name, describe(&e))),
+        }
+    }
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        Err(failures.join("; "))
+    }
+}
+
+fn describe(e: &ClientError) -> String {
+    match e.rpc() {
+        Some(rpc) => format!("server error {}: {}", rpc.code, rpc.message),
+        None => e.to_string(),
+    }
+}
+
+/// Arguments for a tool: every required property (and every property with a
+/// default) filled from its schema.
+fn arguments_for(schema: &Map<String, Value>) -> Value {
+    object_from_schema(schema, 0)
+}
+
+fn object_from_schema(schema: &Map<String, Value>, depth: usize) -> Value {
+    let mut out = Map::new();
+    let Some(props) = schema.get("properties").and_then(Value::as_object) else {
+        return Value::Object(out);
+    };
+    let required: Vec<&str> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    for (name, prop) in props {
+        let Some(prop) = prop.as_object() else {
+            continue;
+        };
+        if let Some(d) = prop.get("default") {
+            out.insert(name.clone(), d.clone());
+        } else if required.contains(&name.as_str()) {
+            out.insert(name.clone(), example_value(prop, depth));
+        }
+    }
+    Value::Object(out)
+}
+
+/// A plausible value for a property without a default.
+fn example_value(prop: &Map<String, Value>, depth: usize) -> Value {
+    if let Some(c) = prop.get("const") {
+        return c.clone();
+    }
+    if let Some(first) = prop
+        .get("enum")
+        .and_then(Value::as_array)
+        .and_then(|e| e.first())
+    {
+        return first.clone();
+    }
+    let ty = match prop.get("type") {
+        Some(Value::String(t)) => t.as_str(),
+        Some(Value::Array(ts)) => ts
+            .iter()
+            .filter_map(Value::as_str)
+            .find(|t| *t != "null")
+            .unwrap_or("null"),
+        _ => "string",
+    };
+    match ty {
+        "integer" | "number" => {
+            let min = prop.get("minimum").and_then(Value::as_i64).unwrap_or(1);
+            json!(min.max(1))
+        }
+        "boolean" => json!(true),
+        "array" => json!([]),
+        "object" if depth < MAX_SCHEMA_DEPTH => object_from_schema(prop, depth + 1),
+        "object" => json!({}),
+        "null" => Value::Null,
+        _ => json!("conformance"),
+    }
+}
+
+/// Answers the server's requests as an unattended application would.
+struct Handler;
+
+impl ClientHandler for Handler {
+    fn capabilities(&self) -> ClientCapabilities {
+        let mut caps = ClientCapabilities::default();
+        // Form mode only: with no browser, URL-mode elicitation is declined.
+        let mut elicitation = Map::new();
+        elicitation.insert("form".into(), json!({}));
+        caps.elicitation = Some(elicitation);
+        caps
+    }
+
+    fn handle_request(&self, method: &str, params: Value) -> BoxFuture<Result<Value, ErrorObject>> {
+        let answer = match method {
+            "elicitation/create" => Ok(elicit(&params)),
+            "roots/list" => Ok(json!({ "roots": [] })),
+            other => Err(ErrorObject::method_not_found(other)),
+        };
+        Box::pin(async move { answer })
+    }
+}
+
+/// SEP-1034: accept a form with the schema's defaults filled in; decline when
+/// a required field has no default, or in URL mode.
+fn elicit(params: &Value) -> Value {
+    let mode = params.get("mode").and_then(Value::as_str).unwrap_or("form");
+    if mode != "form" {
+        eprintln!("conformance-client: declining {mode}-mode elicitation (no browser here)");
+        return json!({ "action": "decline" });
+    }
+    let schema = params.get("requestedSchema").and_then(Value::as_object);
+    let props = schema
+        .and_then(|s| s.get("properties"))
+        .and_then(Value::as_object);
+    let required: Vec<&str> = schema
+        .and_then(|s| s.get("required"))
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let mut content = Map::new();
+    for (name, prop) in props.into_iter().flatten() {
+        if let Some(d) = prop.get("default") {
+            content.insert(name.clone(), d.clone());
+        }
+    }
+    if let Some(missing) = required.iter().find(|r| !content.contains_key(**r)) {
+        eprintln!(
+            "conformance-client: declining elicitation: required field {missing:?} has no default"
+        );
+        return json!({ "action": "decline" });
+    }
+    eprintln!("conformance-client: accepting elicitation with defaults {content:?}");
+    json!({ "action": "accept", "content": content })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn elicitation_fills_every_default() {
+        let params = json!({
+            "message": "m",
+            "requestedSchema": {"type": "object", "properties": {
+                "name": {"type": "string", "default": "John Doe"},
+                "age": {"type": "integer", "default": 30},
+                "score": {"type": "number", "default": 95.5},
+                "status": {"type": "string", "enum": ["active", "inactive"], "default": "active"},
+                "verified": {"type": "boolean", "default": true},
+                "nick": {"type": "string"}
+            }, "required": []}
+        });
+        assert_eq!(
+            elicit(&params),
+            json!({"action": "accept", "content": {
+                "name": "John Doe", "age": 30, "score": 95.5, "status": "active", "verified": true
+            }})
+        );
+    }
+
+    #[test]
+    fn elicitation_declines_required_without_default_and_url_mode() {
+        let params = json!({"requestedSchema": {"properties": {"x": {"type": "string"}}, "required": ["x"]}});
+        assert_eq!(elicit(&params), json!({"action": "decline"}));
+        let params = json!({"mode": "url", "url": "https://example.com", "elicitationId": "1"});
+        assert_eq!(elicit(&params), json!({"action": "decline"}));
+    }
+
+    #[test]
+    fn tool_arguments_from_schema() {
+        let schema = json!({"type": "object", "properties": {
+            "a": {"type": "number"}, "b": {"type": "integer", "minimum": 3},
+            "c": {"type": "string", "default": "d"}, "opt": {"type": "string"},
+            "e": {"enum": ["x", "y"]}, "o": {"type": "object", "properties": {"n": {"type": "boolean"}}, "required": ["n"]}
+        }, "required": ["a", "b", "e", "o"]});
+        let Value::Object(schema) = schema else {
+            unreachable!()
+        };
+        assert_eq!(
+            arguments_for(&schema),
+            json!({"a": 1, "b": 3, "c": "d", "e": "x", "o": {"n": true}})
+        );
+    }
+}
