@@ -103,11 +103,31 @@ pub enum HttpError {
     #[error(transparent)]
     Sse(#[from] SseError),
     /// The connection or the HTTP exchange failed.
-    #[error("HTTP request failed: {0}")]
+    #[error("HTTP request failed: {}", chain(.0.as_ref()))]
     Client(#[source] Box<dyn std::error::Error + Send + Sync>),
     /// TLS could not be set up.
     #[error("TLS setup failed: {0}")]
     Tls(String),
+}
+
+/// An error and its sources, `a: b: c` (hyper's own text is only the outermost).
+fn chain(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut out = e.to_string();
+    let mut cur = e.source();
+    let mut depth = 0;
+    while let Some(s) = cur {
+        let text = s.to_string();
+        if !out.ends_with(&text) {
+            out.push_str(": ");
+            out.push_str(&text);
+        }
+        cur = s.source();
+        depth += 1;
+        if depth > 8 {
+            break;
+        }
+    }
+    out
 }
 
 /// The first 200 characters of a body, for error messages.

@@ -30,6 +30,7 @@ pub struct Rec {
     pub index: usize,
     /// 1-based number of the TCP connection it came on.
     pub conn: usize,
+    pub version: http::Version,
 }
 
 impl Rec {
@@ -111,7 +112,23 @@ impl Server {
 }
 
 pub async fn serve(handler: impl Fn(&Rec) -> Reply2 + Send + Sync + 'static) -> Server {
+    serve_with(handler, None).await
+}
+
+/// Like [`serve`], over TLS with ALPN `h2` and `http/1.1`; the URL is `https`.
+pub async fn serve_tls(
+    handler: impl Fn(&Rec) -> Reply2 + Send + Sync + 'static,
+    acceptor: tokio_rustls::TlsAcceptor,
+) -> Server {
+    serve_with(handler, Some(acceptor)).await
+}
+
+async fn serve_with(
+    handler: impl Fn(&Rec) -> Reply2 + Send + Sync + 'static,
+    tls: Option<tokio_rustls::TlsAcceptor>,
+) -> Server {
     let handler: Handler = Arc::new(handler);
+    let is_tls = tls.is_some();
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let port = listener.local_addr().unwrap().port();
     let connections = Arc::new(AtomicUsize::new(0));
@@ -125,19 +142,30 @@ pub async fn serve(handler: impl Fn(&Rec) -> Reply2 + Send + Sync + 'static) -> 
             };
             let conn = c.fetch_add(1, Ordering::SeqCst) + 1;
             let (handler, r, cl) = (handler.clone(), r.clone(), cl.clone());
+            let tls = tls.clone();
             tokio::spawn(async move {
                 let svc = service_fn(move |req: Request<Incoming>| {
                     let (handler, r, cl) = (handler.clone(), r.clone(), cl.clone());
                     async move { Ok::<_, Infallible>(handle(req, conn, &handler, &r, &cl).await) }
                 });
-                let _ = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new())
-                    .serve_connection(TokioIo::new(stream), svc)
-                    .await;
+                let builder = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());
+                match tls {
+                    None => {
+                        let _ = builder.serve_connection(TokioIo::new(stream), svc).await;
+                    }
+                    Some(acceptor) => {
+                        let Ok(stream) = acceptor.accept(stream).await else {
+                            return;
+                        };
+                        let _ = builder.serve_connection(TokioIo::new(stream), svc).await;
+                    }
+                }
             });
         }
     });
+    let scheme = if is_tls { "https" } else { "http" };
     Server {
-        url: format!("http://127.0.0.1:{port}/mcp"),
+        url: format!("{scheme}://127.0.0.1:{port}/mcp"),
         port,
         connections,
         requests,
@@ -172,6 +200,7 @@ async fn handle(
             body: serde_json::from_slice(&bytes).unwrap_or(Value::Null),
             index: l.len(),
             conn,
+            version: parts.version,
         };
         l.push(rec.clone());
         rec

@@ -1,0 +1,147 @@
+//! HTTP/2 negotiated by ALPN over TLS, through a custom hyper-util client
+//! (the `client(..)` hook), against a loopback TLS server with a fresh
+//! self-signed certificate (made with the `openssl` CLI; skipped if absent).
+#![allow(missing_docs, clippy::unwrap_used)]
+
+mod support;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use hyper_util::client::legacy::Client;
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::rt::TokioExecutor;
+use mcp_proto::jsonrpc::{Message, Request};
+use mcp_proto::transport::TransportExt;
+use mcp_transport_http::HttpTransport;
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+use serde_json::json;
+use support::*;
+
+fn self_signed() -> Option<(Vec<u8>, Vec<u8>)> {
+    let dir = std::env::temp_dir().join(format!("mcp-http-tls-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (cert, key) = (dir.join("cert.pem"), dir.join("key.pem"));
+    let status = std::process::Command::new("openssl")
+        .args([
+            "req",
+            "-x509",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:prime256v1",
+            "-nodes",
+            "-days",
+            "1",
+        ])
+        .args([
+            "-subj",
+            "/CN=localhost",
+            "-addext",
+            "subjectAltName=IP:127.0.0.1,DNS:localhost",
+            "-addext",
+            "basicConstraints=critical,CA:FALSE",
+        ])
+        .arg("-keyout")
+        .arg(&key)
+        .arg("-out")
+        .arg(&cert)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status();
+    match status {
+        Ok(s) if s.success() => Some((std::fs::read(cert).unwrap(), std::fs::read(key).unwrap())),
+        _ => {
+            eprintln!("SKIP: the openssl CLI could not make a test certificate");
+            None
+        }
+    }
+}
+
+#[tokio::test]
+async fn http2_over_tls_via_alpn_multiplexes_on_one_connection() {
+    let Some((cert_pem, key_pem)) = self_signed() else {
+        return;
+    };
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let cert = CertificateDer::from_pem_slice(&cert_pem).unwrap();
+    let key = PrivateKeyDer::from_pem_slice(&key_pem).unwrap();
+    let mut server_cfg = rustls::ServerConfig::builder_with_provider(provider.clone())
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_no_client_auth()
+        .with_single_cert(vec![cert.clone()], key)
+        .unwrap();
+    server_cfg.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
+    let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(server_cfg));
+    let server = serve_tls(
+        |r: &Rec| {
+            Reply::Sse(vec![
+                Piece::Sleep(30),
+                event(&result(&r.id(), json!({"v": format!("{:?}", r.version)}))),
+            ])
+            .into()
+        },
+        acceptor,
+    )
+    .await;
+
+    // The custom client: trusts only the test certificate.
+    let mut roots = rustls::RootCertStore::empty();
+    roots.add(cert).unwrap();
+    let client_cfg = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    let mut http = HttpConnector::new();
+    http.enforce_http(false);
+    let connector = hyper_rustls::HttpsConnectorBuilder::new()
+        .with_tls_config(client_cfg)
+        .https_only()
+        .enable_http1()
+        .enable_http2()
+        .wrap_connector(http);
+    let client = Client::builder(TokioExecutor::new()).build(connector);
+    let mut t = HttpTransport::builder(&server.url)
+        .client(client)
+        .build()
+        .unwrap();
+
+    // The first request (initialize or server/discover in real use) sets up
+    // the connection; hyper-util cannot know a fresh connection will be h2
+    // before ALPN, so concurrent first requests would each connect.
+    t.send(Request::new(100.into(), "ping", None).into())
+        .await
+        .unwrap();
+    tokio::time::timeout(Duration::from_secs(10), t.recv())
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    for i in 0..8 {
+        t.send(Request::new(i.into(), "ping", None).into())
+            .await
+            .unwrap();
+    }
+    for _ in 0..8 {
+        let m = tokio::time::timeout(Duration::from_secs(10), t.recv())
+            .await
+            .unwrap()
+            .unwrap()
+            .unwrap();
+        let Message::Response(r) = m else {
+            panic!("{m:?}")
+        };
+        assert_eq!(r.result.get(), r#"{"v":"HTTP/2.0"}"#);
+    }
+    assert!(
+        server
+            .requests()
+            .iter()
+            .all(|r| r.version == http::Version::HTTP_2)
+    );
+    // Eight concurrent requests, one TLS connection: HTTP/2 multiplexing.
+    assert_eq!(server.connections(), 1);
+}
