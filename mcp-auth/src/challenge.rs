@@ -179,12 +179,22 @@ mod tests {
         .unwrap();
         assert_eq!(c.scope.as_deref(), Some("a"));
         assert!(BearerChallenge::parse(r#"Basic realm="x""#).is_none());
-        assert_eq!(BearerChallenge::parse("Bearer"), Some(BearerChallenge::default()));
+        assert_eq!(
+            BearerChallenge::parse("Bearer"),
+            Some(BearerChallenge::default())
+        );
     }
 
     #[test]
     fn survives_garbage() {
-        for s in ["", "\"", "Bearer ==\"", "Bearer scope=\"unterminated", "Bearer ;;;@@@ scope=x", "é"] {
+        for s in [
+            "",
+            "\"",
+            "Bearer ==\"",
+            "Bearer scope=\"unterminated",
+            "Bearer ;;;@@@ scope=x",
+            "é",
+        ] {
             let _ = BearerChallenge::parse(s);
         }
         let c = BearerChallenge::parse("Bearer scope=\"a\\\"b\"").unwrap();

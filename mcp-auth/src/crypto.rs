@@ -77,12 +77,9 @@ impl Es256Key {
 
     /// Reads a P-256 key from PKCS#8 DER.
     pub fn from_pkcs8_der(der: &[u8]) -> Result<Self, AuthError> {
-        let pair = EcdsaKeyPair::from_pkcs8(
-            &ECDSA_P256_SHA256_FIXED_SIGNING,
-            der,
-            &SystemRandom::new(),
-        )
-        .map_err(|e| AuthError::Config(format!("not a usable P-256 PKCS#8 key: {e}")))?;
+        let pair =
+            EcdsaKeyPair::from_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, der, &SystemRandom::new())
+                .map_err(|e| AuthError::Config(format!("not a usable P-256 PKCS#8 key: {e}")))?;
         Ok(Es256Key { pair, kid: None })
     }
 
@@ -175,7 +172,12 @@ mod tests {
         UnparsedPublicKey::new(&ECDSA_P256_SHA256_FIXED, public)
             .verify(input.as_bytes(), &b64_decode(parts[2]).unwrap())
             .unwrap();
-        assert!(Es256Key::from_pkcs8_pem("-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----").is_err());
+        assert!(
+            Es256Key::from_pkcs8_pem(
+                "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----"
+            )
+            .is_err()
+        );
         assert!(Es256Key::from_pkcs8_pem("garbage").is_err());
     }
 }

@@ -121,7 +121,11 @@ pub(crate) fn resource_matches(advertised: &str, server: &Uri) -> bool {
     }
     let ap = path_no_slash(&adv);
     let sp = path_no_slash(server);
-    ap.is_empty() || sp == ap || sp.strip_prefix(ap).is_some_and(|rest| rest.starts_with('/'))
+    ap.is_empty()
+        || sp == ap
+        || sp
+            .strip_prefix(ap)
+            .is_some_and(|rest| rest.starts_with('/'))
 }
 
 /// What discovery found out about where to authorize.

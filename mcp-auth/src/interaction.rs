@@ -70,9 +70,9 @@ impl LoopbackRedirect {
         port: u16,
         open: impl Fn(&str) + Send + Sync + 'static,
     ) -> Result<Self, AuthError> {
-        let listener = TcpListener::bind(("127.0.0.1", port))
-            .await
-            .map_err(|e| AuthError::Interaction(format!("cannot listen on 127.0.0.1:{port}: {e}")))?;
+        let listener = TcpListener::bind(("127.0.0.1", port)).await.map_err(|e| {
+            AuthError::Interaction(format!("cannot listen on 127.0.0.1:{port}: {e}"))
+        })?;
         let port = listener
             .local_addr()
             .map_err(|e| AuthError::Interaction(e.to_string()))?
@@ -132,7 +132,9 @@ impl LoopbackRedirect {
                 return Ok(format!("http://127.0.0.1:{}{target}", self.port));
             }
             let _ = sock
-                .write_all(b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n")
+                .write_all(
+                    b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
+                )
                 .await;
         }
     }
@@ -205,9 +207,8 @@ impl Interaction for FollowRedirect {
                 if loc.starts_with(&self.redirect_uri) {
                     return Ok(loc.to_owned());
                 }
-                url = resolve(&url, loc).ok_or_else(|| {
-                    AuthError::Interaction(format!("unusable redirect {loc:?}"))
-                })?;
+                url = resolve(&url, loc)
+                    .ok_or_else(|| AuthError::Interaction(format!("unusable redirect {loc:?}")))?;
             }
             Err(AuthError::Interaction(format!(
                 "no redirect to {} within {MAX_FOLLOW} hops",
@@ -231,14 +232,23 @@ mod tests {
         .unwrap()
         .timeout(Duration::from_secs(10));
         let port = lr.port();
-        assert_eq!(lr.redirect_uri(), format!("http://127.0.0.1:{port}/callback"));
+        assert_eq!(
+            lr.redirect_uri(),
+            format!("http://127.0.0.1:{port}/callback")
+        );
         let browser = tokio::spawn(async move {
-            let mut s = tokio::net::TcpStream::connect(("127.0.0.1", port)).await.unwrap();
-            s.write_all(b"GET /favicon.ico HTTP/1.1\r\nhost: x\r\n\r\n").await.unwrap();
+            let mut s = tokio::net::TcpStream::connect(("127.0.0.1", port))
+                .await
+                .unwrap();
+            s.write_all(b"GET /favicon.ico HTTP/1.1\r\nhost: x\r\n\r\n")
+                .await
+                .unwrap();
             let mut out = Vec::new();
             s.read_to_end(&mut out).await.unwrap();
             assert!(out.starts_with(b"HTTP/1.1 404"));
-            let mut s = tokio::net::TcpStream::connect(("127.0.0.1", port)).await.unwrap();
+            let mut s = tokio::net::TcpStream::connect(("127.0.0.1", port))
+                .await
+                .unwrap();
             s.write_all(b"GET /callback?code=abc&state=xyz HTTP/1.1\r\nhost: x\r\n\r\n")
                 .await
                 .unwrap();
@@ -246,8 +256,14 @@ mod tests {
             s.read_to_end(&mut out).await.unwrap();
             assert!(out.starts_with(b"HTTP/1.1 200"));
         });
-        let cb = lr.authorize("https://as.example/authorize?x=1".into()).await.unwrap();
-        assert_eq!(cb, format!("http://127.0.0.1:{port}/callback?code=abc&state=xyz"));
+        let cb = lr
+            .authorize("https://as.example/authorize?x=1".into())
+            .await
+            .unwrap();
+        assert_eq!(
+            cb,
+            format!("http://127.0.0.1:{port}/callback?code=abc&state=xyz")
+        );
         assert_eq!(rx.recv().unwrap(), "https://as.example/authorize?x=1");
         browser.await.unwrap();
     }
@@ -258,7 +274,10 @@ mod tests {
             .await
             .unwrap()
             .timeout(Duration::from_millis(50));
-        let e = lr.authorize("https://as.example/a".into()).await.unwrap_err();
+        let e = lr
+            .authorize("https://as.example/a".into())
+            .await
+            .unwrap_err();
         assert!(e.to_string().contains("no authorization callback"), "{e}");
     }
 }

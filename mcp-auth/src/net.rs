@@ -105,7 +105,11 @@ pub(crate) fn check_url(url: &Uri, policy: &SsrfPolicy) -> Result<(), AuthError>
     match url.scheme_str() {
         Some("https") => {}
         Some("http") if is_loopback_host(host) => {}
-        Some("http") => return Err(refused("authorization endpoints must use https (http is allowed only for loopback)")),
+        Some("http") => {
+            return Err(refused(
+                "authorization endpoints must use https (http is allowed only for loopback)",
+            ));
+        }
         _ => return Err(refused("only http(s) URLs are allowed")),
     }
     if is_loopback_host(host) && !policy.allow_loopback {
@@ -145,11 +149,12 @@ impl tower_service::Service<Name> for CheckedResolver {
         let policy = self.policy;
         Box::pin(async move {
             let host = name.as_str().to_owned();
-            let all: Vec<SocketAddr> = tokio::net::lookup_host((host.as_str(), 0))
-                .await?
+            let all: Vec<SocketAddr> = tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
+            let allowed: Vec<SocketAddr> = all
+                .iter()
+                .copied()
+                .filter(|a| policy.allows(a.ip()))
                 .collect();
-            let allowed: Vec<SocketAddr> =
-                all.iter().copied().filter(|a| policy.allows(a.ip())).collect();
             if allowed.is_empty() {
                 return Err(std::io::Error::new(
                     std::io::ErrorKind::PermissionDenied,
@@ -269,7 +274,11 @@ impl HttpClient {
             let body = Limited::new(body, MAX_RESPONSE_BODY)
                 .collect()
                 .await
-                .map_err(|e| fail(format!("reading the body (limit {MAX_RESPONSE_BODY} bytes): {e}")))?
+                .map_err(|e| {
+                    fail(format!(
+                        "reading the body (limit {MAX_RESPONSE_BODY} bytes): {e}"
+                    ))
+                })?
                 .to_bytes();
             Ok(HttpResponse {
                 status: parts.status,
@@ -433,7 +442,11 @@ mod tests {
                 allow_private: false,
             },
         };
-        let addrs: Vec<_> = r.call("localhost".parse().unwrap()).await.unwrap().collect();
+        let addrs: Vec<_> = r
+            .call("localhost".parse().unwrap())
+            .await
+            .unwrap()
+            .collect();
         assert!(!addrs.is_empty() && addrs.iter().all(|a| a.ip().is_loopback()));
     }
 }

@@ -12,7 +12,9 @@ use crate::crypto::{Es256Key, Pkce, now_secs, random_token};
 use crate::discovery::{Discovered, discover};
 use crate::error::AuthError;
 use crate::interaction::Interaction;
-use crate::net::{DEFAULT_HTTP_TIMEOUT, HttpClient, SsrfPolicy, check_url, checked_url, is_loopback_host};
+use crate::net::{
+    DEFAULT_HTTP_TIMEOUT, HttpClient, SsrfPolicy, check_url, checked_url, is_loopback_host,
+};
 use crate::store::{ClientCredentials, MemoryStore, StoredAuth, TokenSet, TokenStore};
 use crate::util::{b64_std, canonical_resource, form, parse_query, parse_url, pct};
 
@@ -203,9 +205,8 @@ impl OAuthProviderBuilder {
             )
         })?;
         if let Some(u) = &self.client_metadata_url {
-            let ok = parse_url(u).is_some_and(|p| {
-                p.scheme_str() == Some("https") && p.path().len() > 1
-            });
+            let ok =
+                parse_url(u).is_some_and(|p| p.scheme_str() == Some("https") && p.path().len() > 1);
             if !ok {
                 return Err(AuthError::Config(format!(
                     "the client metadata document URL {u:?} must be https with a path"
@@ -220,7 +221,10 @@ impl OAuthProviderBuilder {
             }
             Grant::ClientCredentials
                 if self.private_key.is_none()
-                    && self.client.as_ref().is_some_and(|c| c.client_secret.is_none()) =>
+                    && self
+                        .client
+                        .as_ref()
+                        .is_some_and(|c| c.client_secret.is_none()) =>
             {
                 return Err(AuthError::Config(
                     "client_credentials needs a client secret or .private_key_jwt(..)".into(),
@@ -437,7 +441,10 @@ impl Inner {
     }
 
     async fn handle(&self, challenge: Option<BearerChallenge>) -> Result<(), AuthError> {
-        if challenge.as_ref().is_some_and(BearerChallenge::is_insufficient_scope) {
+        if challenge
+            .as_ref()
+            .is_some_and(BearerChallenge::is_insufficient_scope)
+        {
             return self.step_up(challenge).await;
         }
         // 401: one refresh, then the full flow.
@@ -457,11 +464,15 @@ impl Inner {
     }
 
     async fn step_up(&self, challenge: Option<BearerChallenge>) -> Result<(), AuthError> {
-        let wanted = challenge.as_ref().map(BearerChallenge::scopes).unwrap_or_default();
+        let wanted = challenge
+            .as_ref()
+            .map(BearerChallenge::scopes)
+            .unwrap_or_default();
         {
             let mut s = self.lock();
             let now = Instant::now();
-            s.step_ups.retain(|t| now.duration_since(*t) < STEP_UP_WINDOW);
+            s.step_ups
+                .retain(|t| now.duration_since(*t) < STEP_UP_WINDOW);
             if s.step_ups.len() >= self.max_step_ups {
                 return Err(AuthError::RetryLimit(format!(
                     "the server still answers insufficient_scope after {} step-up authorizations; giving up (scopes {:?})",
@@ -599,7 +610,11 @@ impl Inner {
             return Err(AuthError::Registration(format!(
                 "{} supports neither Client ID Metadata Documents{} nor dynamic registration; configure pre-registered client credentials",
                 disc.meta.issuer,
-                if self.client_metadata_url.is_none() { " (none configured)" } else { "" }
+                if self.client_metadata_url.is_none() {
+                    " (none configured)"
+                } else {
+                    ""
+                }
             )));
         };
         let url = checked_url(reg, &self.http.policy())?;
@@ -667,7 +682,9 @@ impl Inner {
             }
         }
         let auth_endpoint = meta.authorization_endpoint.as_ref().ok_or_else(|| {
-            AuthError::Unsupported("the authorization server metadata has no authorization_endpoint".into())
+            AuthError::Unsupported(
+                "the authorization server metadata has no authorization_endpoint".into(),
+            )
         })?;
         // The user's browser goes there, not us: only the scheme rule applies.
         let auth_url = parse_url(auth_endpoint).ok_or_else(|| AuthError::RefusedUrl {
@@ -699,7 +716,11 @@ impl Inner {
         if !scope.is_empty() {
             q.push(("scope", &scope));
         }
-        let sep = if auth_endpoint.contains('?') { '&' } else { '?' };
+        let sep = if auth_endpoint.contains('?') {
+            '&'
+        } else {
+            '?'
+        };
         let url = format!("{auth_endpoint}{sep}{}", form(&q));
         let callback = ui.authorize(url).await?;
         let code = check_callback(&callback, &state, disc)?;
@@ -725,10 +746,9 @@ impl Inner {
         scopes: &[String],
     ) -> Result<TokenSet, AuthError> {
         let token_url = self.endpoint(disc.meta.token_endpoint.as_ref(), "token_endpoint")?;
-        let client = self
-            .client
-            .clone()
-            .ok_or_else(|| AuthError::Config("client_credentials needs client credentials".into()))?;
+        let client = self.client.clone().ok_or_else(|| {
+            AuthError::Config("client_credentials needs client credentials".into())
+        })?;
         let scope = scopes.join(" ");
         let mut body = vec![
             ("grant_type", "client_credentials".to_owned()),
@@ -737,7 +757,9 @@ impl Inner {
         if !scope.is_empty() {
             body.push(("scope", scope.clone()));
         }
-        let mut t = self.token_request(&token_url, &mut body, &client, disc).await?;
+        let mut t = self
+            .token_request(&token_url, &mut body, &client, disc)
+            .await?;
         if t.scope.is_none() && !scope.is_empty() {
             t.scope = Some(scope);
         }
@@ -750,10 +772,9 @@ impl Inner {
         a: &IdentityAssertion,
         scopes: &[String],
     ) -> Result<TokenSet, AuthError> {
-        let client = self
-            .client
-            .clone()
-            .ok_or_else(|| AuthError::Config("identity assertion needs client credentials".into()))?;
+        let client = self.client.clone().ok_or_else(|| {
+            AuthError::Config("identity assertion needs client credentials".into())
+        })?;
         let scope = scopes.join(" ");
         // 1. RFC 8693 token exchange at the identity provider: ID token -> ID-JAG.
         let idp = checked_url(&a.idp_token_endpoint, &self.http.policy())?;
@@ -783,7 +804,9 @@ impl Inner {
         let jag = resp
             .json()
             .and_then(|v| v.get("access_token")?.as_str().map(str::to_owned))
-            .ok_or_else(|| AuthError::Token(format!("token exchange at {idp} returned no access_token")))?;
+            .ok_or_else(|| {
+                AuthError::Token(format!("token exchange at {idp} returned no access_token"))
+            })?;
         // 2. RFC 7523 JWT bearer grant at the MCP authorization server.
         let token_url = self.endpoint(disc.meta.token_endpoint.as_ref(), "token_endpoint")?;
         let mut body = vec![
@@ -794,7 +817,8 @@ impl Inner {
         if !scope.is_empty() {
             body.push(("scope", scope));
         }
-        self.token_request(&token_url, &mut body, &client, disc).await
+        self.token_request(&token_url, &mut body, &client, disc)
+            .await
     }
 
     async fn refresh(&self) -> Result<(), AuthError> {
@@ -821,7 +845,10 @@ impl Inner {
             ("refresh_token", rt.clone()),
             ("resource", disc.resource.clone()),
         ];
-        match self.token_request(&token_url, &mut body, &client, &disc).await {
+        match self
+            .token_request(&token_url, &mut body, &client, &disc)
+            .await
+        {
             Ok(mut t) => {
                 if t.refresh_token.is_none() {
                     t.refresh_token = Some(rt);
@@ -863,7 +890,10 @@ impl Inner {
                 };
                 body.push(("client_id", client.client_id.clone()));
                 body.push(("client_assertion_type", ASSERTION_TYPE_JWT.to_owned()));
-                body.push(("client_assertion", key.client_assertion(&client.client_id, &aud)?));
+                body.push((
+                    "client_assertion",
+                    key.client_assertion(&client.client_id, &aud)?,
+                ));
             }
             AuthMethod::Basic(secret) => {
                 // RFC 6749 §2.3.1: form-encode both, then base64.
@@ -888,11 +918,14 @@ impl Inner {
                 oauth_error(&resp.body)
             )));
         }
-        parse_token_response(&resp.body)
-            .map_err(|e| AuthError::Token(format!("{url}: {e}")))
+        parse_token_response(&resp.body).map_err(|e| AuthError::Token(format!("{url}: {e}")))
     }
 
-    fn auth_method<'a>(&'a self, client: &'a ClientCredentials, disc: &Discovered) -> AuthMethod<'a> {
+    fn auth_method<'a>(
+        &'a self,
+        client: &'a ClientCredentials,
+        disc: &Discovered,
+    ) -> AuthMethod<'a> {
         let supported = disc.meta.token_endpoint_auth_methods_supported.as_deref();
         let supports = |m: &str| supported.is_some_and(|s| s.iter().any(|x| x == m));
         if let Some(key) = &self.private_key
@@ -1061,19 +1094,39 @@ mod tests {
         .unwrap_err();
         assert!(e.to_string().contains("mix-up"), "{e}");
         // No normalization: a trailing slash is a mismatch.
-        assert!(check_callback("http://x/cb?code=c&state=s&iss=https%3A%2F%2Fas.example%2F", "s", &d).is_err());
+        assert!(
+            check_callback(
+                "http://x/cb?code=c&state=s&iss=https%3A%2F%2Fas.example%2F",
+                "s",
+                &d
+            )
+            .is_err()
+        );
         assert_eq!(
-            check_callback("http://x/cb?code=c&state=s&iss=https%3A%2F%2Fas.example", "s", &d).unwrap(),
+            check_callback(
+                "http://x/cb?code=c&state=s&iss=https%3A%2F%2Fas.example",
+                "s",
+                &d
+            )
+            .unwrap(),
             "c"
         );
         let e = check_callback("http://x/cb?code=c&state=s", "s", &disc(true)).unwrap_err();
         assert!(e.to_string().contains("iss"), "{e}");
-        let e = check_callback("http://x/cb?error=access_denied&error_description=no&state=s", "s", &d)
-            .unwrap_err();
+        let e = check_callback(
+            "http://x/cb?error=access_denied&error_description=no&state=s",
+            "s",
+            &d,
+        )
+        .unwrap_err();
         assert!(e.to_string().contains("access_denied: no"), "{e}");
         // A mismatched iss hides the error (not acted on or displayed).
-        let e = check_callback("http://x/cb?error=evil_msg&state=s&iss=https%3A%2F%2Fevil", "s", &d)
-            .unwrap_err();
+        let e = check_callback(
+            "http://x/cb?error=evil_msg&state=s&iss=https%3A%2F%2Fevil",
+            "s",
+            &d,
+        )
+        .unwrap_err();
         assert!(!e.to_string().contains("evil_msg"), "{e}");
     }
 

@@ -122,7 +122,12 @@ impl MemoryStore {
 
 impl TokenStore for MemoryStore {
     fn load(&self, key: &str) -> Result<Option<StoredAuth>, AuthError> {
-        Ok(self.0.lock().unwrap_or_else(|e| e.into_inner()).get(key).cloned())
+        Ok(self
+            .0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(key)
+            .cloned())
     }
     fn save(&self, key: &str, value: &StoredAuth) -> Result<(), AuthError> {
         self.0
@@ -147,7 +152,9 @@ pub struct FileStore {
 
 impl fmt::Debug for FileStore {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("FileStore").field("path", &self.path).finish()
+        f.debug_struct("FileStore")
+            .field("path", &self.path)
+            .finish()
     }
 }
 
@@ -279,7 +286,13 @@ mod tests {
         assert_eq!(store.load("k").unwrap(), None);
         assert!(store.load("other").unwrap().is_some());
         std::fs::write(&path, "not json").unwrap();
-        assert!(store.load("k").unwrap_err().to_string().contains("delete it"));
+        assert!(
+            store
+                .load("k")
+                .unwrap_err()
+                .to_string()
+                .contains("delete it")
+        );
         let _ = std::fs::remove_dir_all(dir);
     }
 

@@ -194,13 +194,16 @@ mod tests {
     #[test]
     fn form_encoding_round_trips() {
         let s = form(&[("redirect_uri", "http://x/cb?a=b c"), ("scope", "a b")]);
-        assert_eq!(s, "redirect_uri=http%3A%2F%2Fx%2Fcb%3Fa%3Db%20c&scope=a%20b");
+        assert_eq!(
+            s,
+            "redirect_uri=http%3A%2F%2Fx%2Fcb%3Fa%3Db%20c&scope=a%20b"
+        );
         let q = parse_query(&s);
         assert_eq!(q[0].1, "http://x/cb?a=b c");
-        assert_eq!(parse_query("a=1+2&b=%zz&c"), vec![
-            ("a".into(), "1 2".into()),
-            ("c".into(), "".into())
-        ]);
+        assert_eq!(
+            parse_query("a=1+2&b=%zz&c"),
+            vec![("a".into(), "1 2".into()), ("c".into(), "".into())]
+        );
         assert_eq!(pct_decode("%4"), Some("%4".into()));
     }
 
@@ -217,8 +220,14 @@ mod tests {
     #[test]
     fn resolves_locations() {
         let base = parse_url("https://a.example/x/y").unwrap();
-        assert_eq!(resolve(&base, "/z").unwrap().to_string(), "https://a.example/z");
-        assert_eq!(resolve(&base, "z").unwrap().to_string(), "https://a.example/x/z");
+        assert_eq!(
+            resolve(&base, "/z").unwrap().to_string(),
+            "https://a.example/z"
+        );
+        assert_eq!(
+            resolve(&base, "z").unwrap().to_string(),
+            "https://a.example/x/z"
+        );
         assert_eq!(
             resolve(&base, "//b.example/q").unwrap().to_string(),
             "https://b.example/q"

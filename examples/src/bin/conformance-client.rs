@@ -137,7 +137,9 @@ fn auth_provider(url: &str) -> Result<mcp_auth::OAuthProvider, String> {
             allow_loopback: true,
             allow_private: false,
         };
-        b.interaction(mcp_auth::FollowRedirect::new(REDIRECT_URI, policy).map_err(|e| e.to_string())?)
+        b.interaction(
+            mcp_auth::FollowRedirect::new(REDIRECT_URI, policy).map_err(|e| e.to_string())?,
+        )
     };
     b.build().map_err(|e| format!("OAuth setup: {e}"))
 }
