@@ -67,7 +67,7 @@ pub use error::AuthError;
 pub use interaction::{DEFAULT_CALLBACK_TIMEOUT, FollowRedirect, Interaction, LoopbackRedirect};
 pub use net::{DEFAULT_HTTP_TIMEOUT, MAX_REDIRECTS, MAX_RESPONSE_BODY, SsrfPolicy};
 pub use provider::{
-    DEFAULT_MAX_STEP_UPS, IdentityAssertion, OAuthProvider, OAuthProviderBuilder, REFRESH_MARGIN,
-    STEP_UP_WINDOW,
+    DEFAULT_MAX_STEP_UPS, IdentityAssertion, MAX_REAUTHORIZATIONS, OAuthProvider,
+    OAuthProviderBuilder, REAUTHORIZE_WINDOW, REFRESH_MARGIN, STEP_UP_WINDOW,
 };
 pub use store::{ClientCredentials, FileStore, MemoryStore, StoredAuth, TokenSet, TokenStore};

@@ -25,6 +25,12 @@ pub const REFRESH_MARGIN: Duration = Duration::from_secs(60);
 pub const DEFAULT_MAX_STEP_UPS: usize = 3;
 /// The window step-up attempts are counted in.
 pub const STEP_UP_WINDOW: Duration = Duration::from_secs(600);
+/// New authorizations after a 401 allowed within [`REAUTHORIZE_WINDOW`]: a
+/// server that rejects every fresh token must not make the user authorize
+/// on every request.
+pub const MAX_REAUTHORIZATIONS: usize = 3;
+/// The window of [`MAX_REAUTHORIZATIONS`].
+pub const REAUTHORIZE_WINDOW: Duration = Duration::from_secs(60);
 
 const GRANT_TOKEN_EXCHANGE: &str = "urn:ietf:params:oauth:grant-type:token-exchange";
 const GRANT_JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
@@ -304,6 +310,10 @@ struct State {
     /// Scopes asked for in the last authorization.
     requested: Vec<String>,
     step_ups: Vec<Instant>,
+    reauthorizations: Vec<Instant>,
+    /// The current token came from a refresh after a 401: the next 401
+    /// authorizes anew instead of refreshing again.
+    refreshed_on_401: bool,
     last_error: Option<String>,
     /// Bumped on every new token, so a waiter can tell another task
     /// already replaced the token it failed with.
@@ -380,6 +390,7 @@ impl Inner {
         let stored = {
             let mut s = self.lock();
             s.tokens = Some(tokens.clone());
+            s.refreshed_on_401 = false;
             s.generation += 1;
             s.last_error = None;
             StoredAuth {
@@ -448,18 +459,34 @@ impl Inner {
             return self.step_up(challenge).await;
         }
         // 401: one refresh, then the full flow.
-        let can_refresh = self
-            .lock()
-            .tokens
-            .as_ref()
-            .is_some_and(|t| t.refresh_token.is_some());
+        let can_refresh = {
+            let s = self.lock();
+            !s.refreshed_on_401 && s.tokens.as_ref().is_some_and(|t| t.refresh_token.is_some())
+        };
         if can_refresh {
             match self.refresh().await {
-                Ok(()) => return Ok(()),
+                Ok(()) => {
+                    self.lock().refreshed_on_401 = true;
+                    return Ok(());
+                }
                 Err(e) => tracing::info!(error = %e, "refresh failed; authorizing again"),
             }
         }
-        self.lock().tokens = None;
+        {
+            let mut s = self.lock();
+            s.tokens = None;
+            let now = Instant::now();
+            s.reauthorizations
+                .retain(|t| now.duration_since(*t) < REAUTHORIZE_WINDOW);
+            if s.reauthorizations.len() >= MAX_REAUTHORIZATIONS {
+                return Err(AuthError::RetryLimit(format!(
+                    "the server rejected {} fresh tokens within {:?}; giving up",
+                    s.reauthorizations.len(),
+                    REAUTHORIZE_WINDOW
+                )));
+            }
+            s.reauthorizations.push(now);
+        }
         self.full_flow(challenge, false).await
     }
 

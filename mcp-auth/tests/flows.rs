@@ -875,3 +875,24 @@ async fn tokens_persist_in_the_store() {
     assert_eq!(bearer(&p3).await, None);
     let _ = std::fs::remove_dir_all(dir);
 }
+
+#[tokio::test]
+async fn a_server_rejecting_every_token_is_not_reauthorized_forever() {
+    let mock = Mock::start(Cfg::default()).await;
+    let p = mock.provider().build().unwrap();
+    // No refresh tokens here would hide the loop, so use the real flow: each
+    // 401 first refreshes (one token request), then authorizes anew.
+    let mut ok = 0;
+    for _ in 0..10 {
+        if p.on_unauthorized(mock.challenge("")).await {
+            ok += 1;
+        }
+    }
+    let authorizations = mock.find("/authorize").len();
+    assert!(
+        authorizations <= mcp_auth::MAX_REAUTHORIZATIONS,
+        "{authorizations}"
+    );
+    assert!(ok < 10);
+    assert!(p.last_error().unwrap().contains("giving up"));
+}
