@@ -346,6 +346,7 @@ impl OAuthProvider {
 
     /// The current tokens (e.g. to show expiry); `Debug` redacts them.
     pub fn tokens(&self) -> Option<TokenSet> {
+        self.inner.load_once();
         self.inner.lock().tokens.clone()
     }
 
