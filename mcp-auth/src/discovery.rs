@@ -228,10 +228,20 @@ pub(crate) async fn discover(
                 expected: canonical_resource(server),
             });
         }
-        let issuer = prm.authorization_servers.first().ok_or_else(|| {
-            AuthError::Discovery(format!("{prm_url} lists no authorization_servers"))
-        })?;
-        let meta = fetch_as_metadata(http, issuer).await?;
+        if prm.authorization_servers.is_empty() {
+            return Err(AuthError::Discovery(format!(
+                "{prm_url} lists no authorization_servers"
+            )));
+        }
+        // The first authorization server with usable metadata.
+        let mut found = Err(AuthError::Discovery(String::new()));
+        for issuer in &prm.authorization_servers {
+            found = fetch_as_metadata(http, issuer).await;
+            if found.is_ok() {
+                break;
+            }
+        }
+        let meta = found?;
         return Ok(Discovered {
             resource: prm.resource.clone(),
             prm_scopes: prm.scopes_supported,

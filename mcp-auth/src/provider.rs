@@ -307,6 +307,9 @@ struct State {
     tokens: Option<TokenSet>,
     discovered: Option<Arc<Discovered>>,
     registered: Option<ClientCredentials>,
+    /// The issuer the tokens and the registered client belong to (`None`:
+    /// unknown, a 2025-03-26 server).
+    issuer: Option<String>,
     /// Scopes asked for in the last authorization.
     requested: Vec<String>,
     step_ups: Vec<Instant>,
@@ -381,6 +384,7 @@ impl Inner {
             Ok(Some(stored)) => {
                 s.tokens = stored.tokens;
                 s.registered = stored.client;
+                s.issuer = stored.issuer;
             }
             Ok(None) => {}
             Err(e) => tracing::warn!(error = %e, "could not load stored tokens"),
@@ -391,6 +395,7 @@ impl Inner {
         let stored = {
             let mut s = self.lock();
             s.tokens = Some(tokens.clone());
+            s.issuer = issuer.clone();
             s.refreshed_on_401 = false;
             s.generation += 1;
             s.last_error = None;
@@ -552,7 +557,8 @@ impl Inner {
         &self,
         challenge: Option<&BearerChallenge>,
     ) -> Result<Arc<Discovered>, AuthError> {
-        if let Some(d) = self.lock().discovered.clone() {
+        let cached = self.lock().discovered.clone();
+        if let Some(d) = cached {
             let same = match challenge.and_then(|c| c.resource_metadata.as_deref()) {
                 Some(url) => d.prm_url.as_deref() == Some(url),
                 None => true,
@@ -631,8 +637,14 @@ impl Inner {
                 token_endpoint_auth_method: Some("none".into()),
             });
         }
-        if let Some(c) = self.lock().registered.clone() {
-            return Ok(c);
+        {
+            // A registration is only good at the server that issued it.
+            let s = self.lock();
+            if let Some(c) = s.registered.clone()
+                && s.issuer.as_deref().is_none_or(|i| i == disc.meta.issuer)
+            {
+                return Ok(c);
+            }
         }
         let Some(reg) = disc.meta.registration_endpoint.as_ref() else {
             return Err(AuthError::Registration(format!(
@@ -857,6 +869,19 @@ impl Inner {
             return Err(AuthError::Token("no refresh token".into()));
         };
         let disc = self.discovered(None).await?;
+        // Credentials are bound to their authorization server: never send a
+        // refresh token to another one (the metadata may have changed).
+        let stored_issuer = self.lock().issuer.clone();
+        if let Some(iss) = stored_issuer
+            && disc.issuer_validated
+            && iss != disc.meta.issuer
+        {
+            self.lock().tokens = None;
+            return Err(AuthError::Token(format!(
+                "the tokens were issued by {iss}, but the server now names {}; authorizing anew",
+                disc.meta.issuer
+            )));
+        }
         let token_url = self.endpoint(disc.meta.token_endpoint.as_ref(), "token_endpoint")?;
         let client = match (&self.client, &self.grant) {
             (Some(c), _) => c.clone(),

@@ -896,3 +896,46 @@ async fn a_server_rejecting_every_token_is_not_reauthorized_forever() {
     assert!(ok < 10);
     assert!(p.last_error().unwrap().contains("giving up"));
 }
+
+#[tokio::test]
+async fn refresh_tokens_never_go_to_another_authorization_server() {
+    let mock = Mock::start(Cfg {
+        expires_in: 10,
+        ..Cfg::default()
+    })
+    .await;
+    let dir = std::env::temp_dir().join(format!("mcp-auth-iss-{}", std::process::id()));
+    let path = dir.join("t.json");
+    let p = mock
+        .provider()
+        .store(mcp_auth::FileStore::new(&path))
+        .build()
+        .unwrap();
+    assert!(p.on_unauthorized(mock.challenge("")).await);
+    // The resource now names another authorization server.
+    {
+        let mut c = mock.cfg.lock().unwrap();
+        c.issuer_path = "/new".into();
+        c.as_paths = vec!["/.well-known/oauth-authorization-server/new".into()];
+    }
+    let p2 = mock
+        .provider()
+        .store(mcp_auth::FileStore::new(&path))
+        .build()
+        .unwrap();
+    // The stored token expires soon: a refresh is due, but not at /new/token.
+    assert_eq!(bearer(&p2).await, None);
+    assert!(mock.find("/new/token").is_empty());
+    // A 401 then authorizes anew at the new server (and registers there).
+    assert!(
+        p2.on_unauthorized(mock.challenge("")).await,
+        "{:?}",
+        p2.last_error()
+    );
+    assert_eq!(mock.find("/new/register").len(), 1);
+    assert_eq!(
+        mock.find("/new/token")[0].form()["grant_type"],
+        "authorization_code"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}
