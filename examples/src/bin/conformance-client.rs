@@ -70,8 +70,10 @@ async fn run(url: &str) -> Result<(), String> {
     // one of our requests (the suite's elicitation server sends
     // `elicitation/create` there), so a client that answers server requests
     // opens it.
+    let auth = auth_provider(url)?;
     let transport = HttpTransport::builder(url)
         .standalone_stream(true)
+        .auth(auth.clone())
         .build()
         .map_err(|e| format!("bad server URL {url:?}: {e}"))?;
     let client = Client::builder("mcp-rs-conformance-client", env!("CARGO_PKG_VERSION"))
@@ -80,7 +82,7 @@ async fn run(url: &str) -> Result<(), String> {
         .resend_on_session_expiry(true)
         .connect(transport)
         .await
-        .map_err(|e| format!("connect: {e}"))?;
+        .map_err(|e| auth_failure(&auth, format!("connect: {e}")))?;
     if let Some(server) = client.server() {
         eprintln!(
             "conformance-client: connected to {} {} with protocol {}",
@@ -89,7 +91,65 @@ async fn run(url: &str) -> Result<(), String> {
     }
     let result = exercise(&client).await;
     client.close().await;
-    result
+    result.map_err(|e| auth_failure(&auth, e))
+}
+
+/// The Client ID Metadata Document URL the auth scenarios expect.
+const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadata.json";
+/// The redirect URI announced; the suite's authorization server redirects
+/// there at once, and `FollowRedirect` reads the code off that redirect.
+const REDIRECT_URI: &str = "http://localhost:3000/callback";
+
+/// OAuth as an unattended application configures it: credentials from
+/// `MCP_CONFORMANCE_CONTEXT` when the suite hands some over (a private key:
+/// `private_key_jwt` client credentials; an IdP ID token: SEP-990; a secret
+/// in the client-credentials scenarios: `client_credentials`; otherwise
+/// pre-registered credentials for the authorization code flow), else
+/// authorization code with a Client ID Metadata Document URL and dynamic
+/// registration. Servers that never answer 401 never trigger it.
+fn auth_provider(url: &str) -> Result<mcp_auth::OAuthProvider, String> {
+    let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
+    let ctx: Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
+        .ok()
+        .and_then(|c| serde_json::from_str(&c).ok())
+        .unwrap_or(Value::Null);
+    let field = |k: &str| ctx.get(k).and_then(Value::as_str).map(str::to_owned);
+    let mut b = mcp_auth::OAuthProvider::builder(url)
+        .client_name("mcp-rs-conformance-client")
+        .client_metadata_url(CLIENT_METADATA_URL);
+    if let Some(id) = field("client_id") {
+        b = b.client(id, field("client_secret"));
+    }
+    b = if let Some(id_token) = field("idp_id_token") {
+        b.identity_assertion(mcp_auth::IdentityAssertion {
+            idp_token_endpoint: field("idp_token_endpoint").unwrap_or_default(),
+            id_token,
+            idp_client_id: field("idp_client_id").unwrap_or_default(),
+            idp_client_secret: None,
+        })
+    } else if let Some(pem) = field("private_key_pem") {
+        let key = mcp_auth::Es256Key::from_pkcs8_pem(&pem).map_err(|e| e.to_string())?;
+        b.client_credentials().private_key_jwt(key)
+    } else if scenario.starts_with("auth/client-credentials") {
+        b.client_credentials()
+    } else {
+        let policy = mcp_auth::SsrfPolicy {
+            allow_loopback: true,
+            allow_private: false,
+        };
+        b.interaction(
+            mcp_auth::FollowRedirect::new(REDIRECT_URI, policy).map_err(|e| e.to_string())?,
+        )
+    };
+    b.build().map_err(|e| format!("OAuth setup: {e}"))
+}
+
+/// Appends why authorization failed, when it did.
+fn auth_failure(auth: &mcp_auth::OAuthProvider, e: String) -> String {
+    match auth.last_error() {
+        Some(a) => format!("{e} (authorization: {a})"),
+        None => e,
+    }
 }
 
 /// Lists the tools and calls each one.

@@ -22,6 +22,9 @@ spawning itself as `mcp demo-server` over stdio):
 
 Options:
   -H, --header \"Name: value\"   extra HTTP header on every request (repeatable)
+  --no-oauth                   do not authorize with OAuth when an --http server answers 401
+                               (by default mcp prints an authorization URL, waits for the browser's
+                               redirect to 127.0.0.1 and caches tokens in ~/.config/mcp/tokens.json)
   --protocol <VERSION|auto>    pin a protocol revision (2024-11-05 ... 2026-07-28); default auto
   --timeout <SECONDS>          per-request timeout, default 60 (reset by progress, capped at 10x)
   --json                       machine-readable output on stdout (one JSON document)
@@ -86,6 +89,8 @@ pub(crate) enum Command {
 pub(crate) struct Options {
     pub(crate) server: Server,
     pub(crate) headers: Vec<(String, String)>,
+    /// OAuth on a 401 from an `--http` server (off with `--no-oauth`).
+    pub(crate) oauth: bool,
     pub(crate) protocol: VersionChoice,
     pub(crate) timeout: Duration,
     pub(crate) json: bool,
@@ -109,6 +114,7 @@ pub(crate) fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Options, 
     let mut protocol = VersionChoice::Auto;
     let mut timeout = DEFAULT_TIMEOUT;
     let mut json = false;
+    let mut no_oauth = false;
     let mut verbose = 0u8;
     let mut help = false;
     let mut version = false;
@@ -145,6 +151,7 @@ pub(crate) fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Options, 
             "--protocol" => protocol = parse_protocol(&value("a revision or auto")?)?,
             "--timeout" => timeout = parse_timeout(&value("seconds")?)?,
             "--json" => flag(&inline, &name, &mut json)?,
+            "--no-oauth" => flag(&inline, &name, &mut no_oauth)?,
             "--verbose" => {
                 let mut on = false;
                 flag(&inline, &name, &mut on)?;
@@ -205,6 +212,7 @@ pub(crate) fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Options, 
     Ok(Options {
         server,
         headers,
+        oauth: !no_oauth,
         protocol,
         timeout,
         json,

@@ -248,8 +248,8 @@ fn init_tracing(verbose: u8) {
 
 /// Builds the transport the options ask for. The seam where each server
 /// kind plugs in.
-fn transport(opts: &Options) -> Result<BoxTransport, Failure> {
-    match &opts.server {
+async fn transport(opts: &Options) -> Result<(BoxTransport, Option<OAuth>), Failure> {
+    let t = match &opts.server {
         Server::Demo => {
             let exe = std::env::current_exe().map_err(|e| {
                 Failure::fatal(
@@ -264,8 +264,9 @@ fn transport(opts: &Options) -> Result<BoxTransport, Failure> {
                 .map_err(|e| Failure::Usage(format!("--stdio {line:?}: {e}")))?;
             spawn(cmd)
         }
-        Server::Http(url) => http_transport(url, &opts.headers, max_request_time(opts)),
-    }
+        Server::Http(url) => return http_transport(url, opts).await,
+    }?;
+    Ok((t, None))
 }
 
 /// `--timeout` × 10: the cap on a request's total time however much progress it reports.
@@ -280,20 +281,31 @@ fn spawn(cmd: ServerCommand) -> Result<BoxTransport, Failure> {
 }
 
 /// `--http`: the Streamable HTTP transport (every HTTP revision, with the
-/// 2024-11-05 HTTP+SSE fallback), with the `--header`s on every request.
-fn http_transport(
+/// 2024-11-05 HTTP+SSE fallback), with the `--header`s on every request, and
+/// OAuth (mcp-auth) unless `--no-oauth` or an `Authorization` header is given.
+async fn http_transport(
     url: &str,
-    headers: &[(String, String)],
-    max_request_time: Duration,
-) -> Result<BoxTransport, Failure> {
+    opts: &Options,
+) -> Result<(BoxTransport, Option<OAuth>), Failure> {
     // The client's per-request deadlines (reset by progress) govern; the
     // transport's own wait for a response is only a backstop beyond them.
-    let mut b = HttpTransport::builder(url).request_timeout(Some(max_request_time));
-    for (name, value) in headers {
+    let mut b = HttpTransport::builder(url).request_timeout(Some(max_request_time(opts)));
+    for (name, value) in &opts.headers {
         b = b.header(name, value);
     }
+    let has_auth_header = opts
+        .headers
+        .iter()
+        .any(|(n, _)| n.eq_ignore_ascii_case("authorization"));
+    let oauth = if opts.oauth && !has_auth_header {
+        let o = oauth(url).await?;
+        b = b.auth(o.provider.clone());
+        Some(o)
+    } else {
+        None
+    };
     match b.build() {
-        Ok(t) => Ok(Box::pin(t)),
+        Ok(t) => Ok((Box::pin(t), oauth)),
         // Also an invalid --header (the builder reports it this way).
         Err(e @ HttpError::InvalidUrl { .. }) => Err(Failure::Usage(e.to_string())),
         Err(e) => Err(Failure::fatal(
@@ -303,32 +315,98 @@ fn http_transport(
     }
 }
 
+/// How long the user has to authorize in the browser when the server
+/// answers 401 and no token is cached.
+const LOGIN_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// OAuth for an `--http` server.
+struct OAuth {
+    provider: mcp_auth::OAuthProvider,
+    /// No cached token: the handshake may wait for the user.
+    login_possible: bool,
+}
+
+/// Where `mcp` caches OAuth tokens: `$MCP_TOKEN_FILE`, else
+/// `$XDG_CONFIG_HOME/mcp/tokens.json`, else `$HOME/.config/mcp/tokens.json`.
+fn token_file() -> Option<std::path::PathBuf> {
+    let var = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty());
+    if let Some(f) = var("MCP_TOKEN_FILE") {
+        return Some(f.into());
+    }
+    let config = var("XDG_CONFIG_HOME")
+        .map(std::path::PathBuf::from)
+        .or_else(|| var("HOME").map(|h| std::path::PathBuf::from(h).join(".config")))?;
+    Some(config.join("mcp").join("tokens.json"))
+}
+
+/// The OAuth provider: a loopback redirect listener that prints the
+/// authorization URL, tokens cached in [`token_file`].
+async fn oauth(url: &str) -> Result<OAuth, Failure> {
+    let ui = mcp_auth::LoopbackRedirect::bind(0, |u| {
+        eprintln!(
+            "mcp: the server needs authorization; open this URL in a browser:\n  {u}\nmcp: waiting for the browser to come back to 127.0.0.1 ..."
+        );
+    })
+    .await
+    .map_err(|e| Failure::fatal("connection error", e.to_string()))?
+    .timeout(LOGIN_TIMEOUT);
+    let mut b = mcp_auth::OAuthProvider::builder(url)
+        .client_name("mcp")
+        .interaction(ui);
+    if let Some(path) = token_file() {
+        b = b.store(mcp_auth::FileStore::new(path));
+    }
+    let provider = b
+        .build()
+        .map_err(|e| Failure::Usage(format!("--http {url}: {e}")))?;
+    let login_possible = provider.tokens().is_none();
+    Ok(OAuth {
+        provider,
+        login_possible,
+    })
+}
+
 /// Connects, runs the command, closes. Ctrl-C or SIGTERM at any point
 /// drops the command (cancelling its request on the server), then closes.
 async fn run(opts: Options) -> Result<(), Failure> {
-    let transport = transport(&opts)?;
-    let (client, driver) = Client::builder("mcp", env!("CARGO_PKG_VERSION"))
+    let (transport, oauth) = transport(&opts).await?;
+    let login = oauth.as_ref().is_some_and(|o| o.login_possible);
+    let mut builder = Client::builder("mcp", env!("CARGO_PKG_VERSION"))
         .protocol(opts.protocol)
         .request_timeout(opts.timeout)
         .max_request_time(max_request_time(&opts))
         .resend_on_session_expiry(matches!(opts.server, Server::Http(_)))
-        .handler(LogNotifications)
-        .build(transport);
+        .handler(LogNotifications);
+    // A 401 during the handshake runs the browser login inside it.
+    let mut handshake_wait = opts.timeout + PROBE_ALLOWANCE;
+    if login {
+        builder = builder
+            .handshake_timeout(opts.timeout + LOGIN_TIMEOUT)
+            .probe_timeout(LOGIN_TIMEOUT);
+        handshake_wait += LOGIN_TIMEOUT * 2;
+    }
+    let (client, driver) = builder.build(transport);
     let driver = tokio::spawn(driver);
 
     let work = async {
-        let ready = tokio::time::timeout(opts.timeout + PROBE_ALLOWANCE, client.wait_ready()).await;
+        let ready = tokio::time::timeout(handshake_wait, client.wait_ready()).await;
         match ready {
             Err(_) => {
                 return Err(Failure::fatal(
                     "timeout",
-                    format!(
-                        "the server did not complete the handshake within {:?}",
-                        opts.timeout + PROBE_ALLOWANCE
-                    ),
+                    format!("the server did not complete the handshake within {handshake_wait:?}"),
                 ));
             }
-            Ok(Err(e)) => return Err(Failure::from_client("handshake", &e)),
+            Ok(Err(e)) => {
+                let mut f = Failure::from_client("handshake", &e);
+                if let (Failure::Fatal { message, .. }, Some(o)) = (&mut f, &oauth)
+                    && let Some(why) = o.provider.last_error()
+                {
+                    message.push_str("; OAuth: ");
+                    message.push_str(&why);
+                }
+                return Err(f);
+            }
             Ok(Ok(())) => {}
         }
         command(&client, &opts).await

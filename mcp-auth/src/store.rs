@@ -1,0 +1,307 @@
+//! Tokens and where they are kept.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+use serde::{Deserialize, Serialize};
+
+use crate::crypto::now_secs;
+use crate::error::AuthError;
+
+/// Tokens from a token endpoint. `Debug` redacts them.
+#[derive(Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct TokenSet {
+    /// The access token.
+    pub access_token: String,
+    /// The refresh token, if one was issued.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refresh_token: Option<String>,
+    /// Expiry, seconds since the Unix epoch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expires_at: Option<u64>,
+    /// The granted scopes (space-separated), as the server reported them or
+    /// as requested.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scope: Option<String>,
+}
+
+impl fmt::Debug for TokenSet {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TokenSet")
+            .field("access_token", &"<redacted>")
+            .field(
+                "refresh_token",
+                &self.refresh_token.as_ref().map(|_| "<redacted>"),
+            )
+            .field("expires_at", &self.expires_at)
+            .field("scope", &self.scope)
+            .finish()
+    }
+}
+
+impl TokenSet {
+    /// Whether the access token expires within `margin_secs`.
+    pub fn expires_within(&self, margin_secs: u64) -> bool {
+        self.expires_at
+            .is_some_and(|at| at <= now_secs().saturating_add(margin_secs))
+    }
+}
+
+/// A client registration (pre-registered, CIMD, or dynamic).
+#[derive(Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct ClientCredentials {
+    /// The client id.
+    pub client_id: String,
+    /// The client secret (confidential clients).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_secret: Option<String>,
+    /// The token endpoint auth method the server registered, if it said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token_endpoint_auth_method: Option<String>,
+}
+
+impl fmt::Debug for ClientCredentials {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ClientCredentials")
+            .field("client_id", &self.client_id)
+            .field(
+                "client_secret",
+                &self.client_secret.as_ref().map(|_| "<redacted>"),
+            )
+            .field(
+                "token_endpoint_auth_method",
+                &self.token_endpoint_auth_method,
+            )
+            .finish()
+    }
+}
+
+/// What a [`TokenStore`] keeps per MCP server: tokens, the issuer they came
+/// from, and a dynamically registered client (so it is not registered again).
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct StoredAuth {
+    /// The tokens.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<TokenSet>,
+    /// The issuer of the tokens and of the client registration.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub issuer: Option<String>,
+    /// A dynamically registered client.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client: Option<ClientCredentials>,
+}
+
+/// Keeps [`StoredAuth`] per MCP server (keyed by its canonical URI).
+pub trait TokenStore: Send + Sync + 'static {
+    /// What is stored for `key`.
+    fn load(&self, key: &str) -> Result<Option<StoredAuth>, AuthError>;
+    /// Replaces what is stored for `key`.
+    fn save(&self, key: &str, value: &StoredAuth) -> Result<(), AuthError>;
+    /// Forgets `key`.
+    fn clear(&self, key: &str) -> Result<(), AuthError>;
+}
+
+/// The default store: memory only, gone with the process.
+#[derive(Default)]
+pub struct MemoryStore(Mutex<HashMap<String, StoredAuth>>);
+
+impl fmt::Debug for MemoryStore {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("MemoryStore(..)")
+    }
+}
+
+impl MemoryStore {
+    /// An empty store.
+    pub fn new() -> Self {
+        Self::default()
+    }
+}
+
+impl TokenStore for MemoryStore {
+    fn load(&self, key: &str) -> Result<Option<StoredAuth>, AuthError> {
+        Ok(self
+            .0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(key)
+            .cloned())
+    }
+    fn save(&self, key: &str, value: &StoredAuth) -> Result<(), AuthError> {
+        self.0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(key.to_owned(), value.clone());
+        Ok(())
+    }
+    fn clear(&self, key: &str) -> Result<(), AuthError> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).remove(key);
+        Ok(())
+    }
+}
+
+/// A JSON file of `{ server: StoredAuth }`, for CLIs. Written atomically
+/// (temporary file + rename) and, on Unix, readable by the owner only
+/// (mode 0600).
+pub struct FileStore {
+    path: PathBuf,
+    lock: Mutex<()>,
+}
+
+impl fmt::Debug for FileStore {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("FileStore")
+            .field("path", &self.path)
+            .finish()
+    }
+}
+
+impl FileStore {
+    /// A store in `path` (created on the first save).
+    pub fn new(path: impl Into<PathBuf>) -> Self {
+        FileStore {
+            path: path.into(),
+            lock: Mutex::new(()),
+        }
+    }
+
+    fn read_all(&self) -> Result<HashMap<String, StoredAuth>, AuthError> {
+        match std::fs::read(&self.path) {
+            Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| {
+                AuthError::Store(format!(
+                    "{} is not a token file ({e}); delete it to start over",
+                    self.path.display()
+                ))
+            }),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(HashMap::new()),
+            Err(e) => Err(AuthError::Store(format!(
+                "cannot read {}: {e}",
+                self.path.display()
+            ))),
+        }
+    }
+
+    fn write_all(&self, all: &HashMap<String, StoredAuth>) -> Result<(), AuthError> {
+        let err = |e: std::io::Error| {
+            AuthError::Store(format!("cannot write {}: {e}", self.path.display()))
+        };
+        if let Some(dir) = self.path.parent()
+            && !dir.as_os_str().is_empty()
+        {
+            std::fs::create_dir_all(dir).map_err(err)?;
+        }
+        let tmp = self.path.with_extension("tmp");
+        let bytes = serde_json::to_vec_pretty(all).map_err(|e| AuthError::Store(e.to_string()))?;
+        {
+            use std::io::Write;
+            let mut opts = std::fs::OpenOptions::new();
+            opts.write(true).create(true).truncate(true);
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::OpenOptionsExt;
+                opts.mode(0o600);
+            }
+            let mut f = opts.open(&tmp).map_err(err)?;
+            f.write_all(&bytes).map_err(err)?;
+            f.sync_all().map_err(err)?;
+        }
+        std::fs::rename(&tmp, &self.path).map_err(err)
+    }
+}
+
+impl TokenStore for FileStore {
+    fn load(&self, key: &str) -> Result<Option<StoredAuth>, AuthError> {
+        let _g = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        Ok(self.read_all()?.remove(key))
+    }
+    fn save(&self, key: &str, value: &StoredAuth) -> Result<(), AuthError> {
+        let _g = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        let mut all = self.read_all()?;
+        all.insert(key.to_owned(), value.clone());
+        self.write_all(&all)
+    }
+    fn clear(&self, key: &str) -> Result<(), AuthError> {
+        let _g = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        let mut all = self.read_all()?;
+        if all.remove(key).is_some() {
+            self.write_all(&all)?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> StoredAuth {
+        StoredAuth {
+            tokens: Some(TokenSet {
+                access_token: "at-SECRET".into(),
+                refresh_token: Some("rt-SECRET".into()),
+                expires_at: Some(now_secs() + 30),
+                scope: Some("a b".into()),
+            }),
+            issuer: Some("https://as.example".into()),
+            client: Some(ClientCredentials {
+                client_id: "cid".into(),
+                client_secret: Some("cs-SECRET".into()),
+                token_endpoint_auth_method: None,
+            }),
+        }
+    }
+
+    #[test]
+    fn debug_redacts_secrets() {
+        let s = format!("{:?}", sample());
+        assert!(!s.contains("SECRET"), "{s}");
+        assert!(s.contains("cid"));
+    }
+
+    #[test]
+    fn expiry_margin() {
+        let t = sample().tokens.unwrap();
+        assert!(t.expires_within(60));
+        assert!(!t.expires_within(0));
+    }
+
+    #[test]
+    fn file_store_round_trips_with_owner_only_permissions() {
+        let dir = std::env::temp_dir().join(format!("mcp-auth-test-{}", std::process::id()));
+        let path = dir.join("tokens.json");
+        let store = FileStore::new(&path);
+        assert_eq!(store.load("k").unwrap(), None);
+        store.save("k", &sample()).unwrap();
+        store.save("other", &StoredAuth::default()).unwrap();
+        assert_eq!(store.load("k").unwrap(), Some(sample()));
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o600);
+        }
+        store.clear("k").unwrap();
+        assert_eq!(store.load("k").unwrap(), None);
+        assert!(store.load("other").unwrap().is_some());
+        std::fs::write(&path, "not json").unwrap();
+        assert!(
+            store
+                .load("k")
+                .unwrap_err()
+                .to_string()
+                .contains("delete it")
+        );
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    #[test]
+    fn memory_store() {
+        let m = MemoryStore::new();
+        m.save("k", &sample()).unwrap();
+        assert_eq!(m.load("k").unwrap(), Some(sample()));
+        m.clear("k").unwrap();
+        assert_eq!(m.load("k").unwrap(), None);
+    }
+}
