@@ -10,7 +10,7 @@
 //!   `peers`, then the official MCP conformance suite's client scenarios
 //!   against `examples`' `conformance-client`, one at a time, with a table;
 //!   fails when a scenario listed in `xtask/conformance-expected.txt` fails.
-//! - `ci`: what `.ci/run` runs: fmt check, clippy, `test`, every
+//! - `ci`: what `.ci/run` runs: fmt check, clippy, `test`, all the
 //!   conformance scenarios, docs.
 
 mod conformance;
