@@ -140,6 +140,12 @@ fn ci() -> Result {
         "warnings",
     ]))?;
     test(&[])?;
+    // Optional features that default builds skip: full JSON Schema validation
+    // and the rig adapter (its test drives a real server through rig).
+    run(cargo()
+        .args(["test", "-p", "mcp-tools", "--all-features"])
+        .env("MCP_PEERS_DIR", root().join(".peers"))
+        .env("MCP_REQUIRE_PEERS", "1"))?;
     // The whole suite: the 4 core scenarios and the 22 OAuth ones (about 15 s in all).
     conformance::conformance(&["--suite".into(), "all".into()])?;
     run(cargo()
