@@ -1,6 +1,7 @@
 //! The async side: a cloneable [`Client`] handle and the [`Driver`] task that
 //! owns the [`Session`](crate::session::Session) and the transport.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
@@ -42,7 +43,7 @@ type Reply = oneshot::Sender<Result<Box<RawValue>, ClientError>>;
 enum Command {
     Request {
         call: CallId,
-        method: String,
+        method: Cow<'static, str>,
         params: Option<Box<RawValue>>,
         embedded: Embedded,
         options: CallOptions,
@@ -372,7 +373,7 @@ impl Client {
     /// The escape hatch for methods this crate has no typed call for.
     pub fn request_raw(
         &self,
-        method: impl Into<String>,
+        method: impl Into<Cow<'static, str>>,
         params: Option<Box<RawValue>>,
     ) -> RequestBuilder<'_> {
         RequestBuilder {
@@ -387,7 +388,7 @@ impl Client {
     /// Starts a request with serializable params.
     pub fn request_with<P: Serialize>(
         &self,
-        method: impl Into<String>,
+        method: impl Into<Cow<'static, str>>,
         params: &P,
     ) -> RequestBuilder<'_> {
         let params = match serde_json::value::to_raw_value(params) {
@@ -407,7 +408,7 @@ impl Client {
     /// own) are encoded at send time together with the `_meta` it needs.
     fn request_lazy<'a, P: Serialize + Send + 'a>(
         &'a self,
-        method: &str,
+        method: impl Into<Cow<'static, str>>,
         params: P,
     ) -> RequestBuilder<'a> {
         self.request_encoded(method, move |meta: &MetaSpec<'_>| {
@@ -426,12 +427,12 @@ impl Client {
     /// given `_meta` when it is not empty.
     fn request_encoded<'a>(
         &'a self,
-        method: &str,
+        method: impl Into<Cow<'static, str>>,
         encode: impl FnOnce(&MetaSpec<'_>) -> serde_json::Result<Box<RawValue>> + Send + 'a,
     ) -> RequestBuilder<'a> {
         RequestBuilder {
             client: self,
-            method: method.to_owned(),
+            method: method.into(),
             params: Params::Lazy(Box::new(encode)),
             options: CallOptions::default(),
             progress: None,
@@ -508,7 +509,7 @@ impl Client {
         let mut cursor = None;
         for _ in 0..self.shared.max_list_pages {
             let raw = self
-                .request_lazy(method, PaginatedParams::new(cursor.take()))
+                .request_lazy(method.to_owned(), PaginatedParams::new(cursor.take()))
                 .send()
                 .await?;
             let next: Cursor = decode(method, &raw)?;
@@ -533,7 +534,7 @@ impl Client {
         let mut cursor = None;
         for _ in 0..self.shared.max_list_pages {
             let page: R = self
-                .request_lazy(method, PaginatedParams::new(cursor.take()))
+                .request_lazy(method.to_owned(), PaginatedParams::new(cursor.take()))
                 .send_typed()
                 .await?;
             match on_page(page) {
@@ -782,7 +783,7 @@ fn decode<R: DeserializeOwned>(method: &str, raw: &RawValue) -> Result<R, Client
 #[must_use = "a request does nothing until sent"]
 pub struct RequestBuilder<'a> {
     client: &'a Client,
-    method: String,
+    method: Cow<'static, str>,
     params: Params<'a>,
     options: CallOptions,
     progress: Option<ProgressFn>,

@@ -30,6 +30,7 @@
 //! Requests made before the session is ready wait in order and are sent when
 //! it is.
 
+use std::borrow::Cow;
 use std::collections::{HashMap, VecDeque};
 use std::time::{Duration, Instant};
 
@@ -278,7 +279,7 @@ enum Purpose {
 #[derive(Debug)]
 struct Pending {
     purpose: Purpose,
-    method: String,
+    method: Cow<'static, str>,
     /// Kept only when a retry may need it (MRTR, session expiry): see `retained`.
     params: Option<Box<RawValue>>,
     retained: bool,
@@ -296,7 +297,7 @@ struct Pending {
 #[derive(Debug)]
 struct Deferred {
     call: CallId,
-    method: String,
+    method: Cow<'static, str>,
     params: Option<Box<RawValue>>,
     options: CallOptions,
     started: Instant,
@@ -446,7 +447,7 @@ impl Session {
     pub fn request(
         &mut self,
         call: CallId,
-        method: impl Into<String>,
+        method: impl Into<Cow<'static, str>>,
         params: Option<Box<RawValue>>,
         options: CallOptions,
         now: Instant,
@@ -460,7 +461,7 @@ impl Session {
     pub fn request_embedded(
         &mut self,
         call: CallId,
-        method: impl Into<String>,
+        method: impl Into<Cow<'static, str>>,
         params: Option<Box<RawValue>>,
         options: CallOptions,
         embedded: Embedded,
@@ -676,7 +677,7 @@ impl Session {
                     self.events.push_back(Event::Completed {
                         call,
                         result: Err(ClientError::Timeout {
-                            method: p.method,
+                            method: p.method.into_owned(),
                             after: now.saturating_duration_since(p.started),
                         }),
                     });
@@ -749,7 +750,7 @@ impl Session {
             id,
             Pending {
                 purpose: Purpose::Probe,
-                method: "server/discover".into(),
+                method: Cow::Borrowed("server/discover"),
                 params: None,
                 retained: false,
                 options: CallOptions::default(),
@@ -788,7 +789,7 @@ impl Session {
             id,
             Pending {
                 purpose: Purpose::Initialize,
-                method: "initialize".into(),
+                method: Cow::Borrowed("initialize"),
                 params: None,
                 retained: false,
                 options: CallOptions::default(),
@@ -847,7 +848,7 @@ impl Session {
         };
         let version = self.server.as_ref().map(|s| s.protocol_version);
         let token = d.options.progress.then(|| progress_token(d.call));
-        let retry_mrtr = modern && MRTR_METHODS.contains(&d.method.as_str());
+        let retry_mrtr = modern && MRTR_METHODS.contains(&&*d.method);
         let keep = retry_mrtr || (self.config.resend_on_session_expiry && !modern);
         // Per-request `_meta` (modern) and the progress token; MRTR answers.
         let mut params = d.params;
@@ -990,7 +991,7 @@ impl Session {
                     }
                 };
                 let modern = self.server.as_ref().is_some_and(|s| s.era() == Era::Modern);
-                if modern && MRTR_METHODS.contains(&p.method.as_str()) {
+                if modern && MRTR_METHODS.contains(&&*p.method) {
                     if let Some(ir) = input_required(result.get()) {
                         self.on_input_required(call, p, ir, now);
                         return;
