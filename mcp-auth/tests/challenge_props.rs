@@ -29,7 +29,7 @@ proptest! {
         before in proptest::bool::ANY,
         rotate in 0usize..3,
     ) {
-        let mut params = vec![
+        let mut params = [
             format!("scope={}", quote(&scope)),
             format!("resource_metadata={}", quote(&url)),
             format!("error_description={}", quote(&desc)),
