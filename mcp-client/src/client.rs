@@ -49,6 +49,8 @@ enum Command {
         progress: Option<ProgressFn>,
         reply: Reply,
     },
+    /// Reply once the handshake finished (or failed).
+    WaitReady(Reply),
     Cancel(CallId, Option<String>),
     Notify {
         method: String,
@@ -322,18 +324,9 @@ impl Client {
 
     /// Waits until the handshake has finished (or failed).
     pub async fn wait_ready(&self) -> Result<(), ClientError> {
-        // A `ping`-free wait: ask the driver to tell us.
+        // Nothing goes on the wire: the driver answers when negotiation ends.
         let (tx, rx) = oneshot::channel();
-        let call = self.next_call();
-        self.send(Command::Request {
-            call,
-            method: String::new(),
-            params: None,
-            embedded: Embedded::default(),
-            options: CallOptions::default(),
-            progress: None,
-            reply: tx,
-        })?;
+        self.send(Command::WaitReady(tx))?;
         match rx.await {
             Ok(Ok(_)) => Ok(()),
             Ok(Err(e)) => Err(e),
@@ -1083,17 +1076,6 @@ impl Driver {
                 progress,
                 reply,
             } => {
-                if method.is_empty() {
-                    // `wait_ready`.
-                    if self.ready {
-                        let _ = reply.send(Ok(empty()));
-                    } else if let Some(err) = self.closed_error() {
-                        let _ = reply.send(Err(err));
-                    } else {
-                        self.ready_waiters.push(reply);
-                    }
-                    return;
-                }
                 match self
                     .session
                     .request_embedded(call, method, params, options, embedded, now)
@@ -1104,6 +1086,15 @@ impl Driver {
                     Err(e) => {
                         let _ = reply.send(Err(e));
                     }
+                }
+            }
+            Command::WaitReady(reply) => {
+                if self.ready {
+                    let _ = reply.send(Ok(empty()));
+                } else if let Some(err) = self.closed_error() {
+                    let _ = reply.send(Err(err));
+                } else {
+                    self.ready_waiters.push(reply);
                 }
             }
             Command::Cancel(call, reason) => {
@@ -1399,7 +1390,7 @@ impl Future for Driver {
                     this.commands.close();
                     while let Ok(cmd) = this.commands.try_recv() {
                         match cmd {
-                            Command::Request { reply, .. } => {
+                            Command::Request { reply, .. } | Command::WaitReady(reply) => {
                                 let err =
                                     this.shared.upgrade().map_or(
                                         ClientError::Closed(CloseReason::DriverGone),
