@@ -939,3 +939,18 @@ async fn refresh_tokens_never_go_to_another_authorization_server() {
     );
     let _ = std::fs::remove_dir_all(dir);
 }
+
+#[tokio::test]
+async fn concurrent_401s_share_one_authorization() {
+    let mock = Mock::start(Cfg::default()).await;
+    let p = mock.provider().build().unwrap();
+    let (a, b, c) = tokio::join!(
+        p.on_unauthorized(mock.challenge("")),
+        p.on_unauthorized(mock.challenge("")),
+        p.on_unauthorized(mock.challenge("")),
+    );
+    assert!(a && b && c, "{:?}", p.last_error());
+    assert_eq!(mock.find("/authorize").len(), 1);
+    assert_eq!(mock.find("/token").len(), 1);
+    assert_eq!(mock.find("/register").len(), 1);
+}
