@@ -18,31 +18,7 @@ use mcp_proto::{Era, ErrorObject, ProtocolVersion};
 use mcp_transport_stdio::{ServerCommand, Stderr, StdioTransport};
 use serde_json::{Value, json};
 
-fn peers_dir() -> PathBuf {
-    std::env::var_os("MCP_PEERS_DIR").map_or_else(
-        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.peers"),
-        PathBuf::from,
-    )
-}
-
-/// `Some(path)` if the peer file exists; `None` (skip) or a panic (required) otherwise.
-fn peer(rel: &str) -> Option<PathBuf> {
-    let p = peers_dir().join(rel);
-    if p.exists() {
-        return Some(p);
-    }
-    if std::env::var("MCP_REQUIRE_PEERS").as_deref() == Ok("1") {
-        panic!(
-            "required peer {} is missing: run `cargo xtask peers`",
-            p.display()
-        );
-    }
-    eprintln!(
-        "SKIP: peer {} is missing (run `cargo xtask peers`)",
-        p.display()
-    );
-    None
-}
+use mcp_proto::testing::peer;
 
 fn python_server() -> Option<ServerCommand> {
     let py = peer("py/bin/python")?;

@@ -54,6 +54,9 @@ pub mod schema;
 pub mod transport;
 pub mod version;
 
+#[cfg(feature = "test-util")]
+pub mod testing;
+
 pub use error::{ErrorCode, ErrorObject};
 pub use jsonrpc::{Message, Notification, Request, RequestId, Response};
 pub use version::{Era, ProtocolVersion};

@@ -17,30 +17,7 @@ use mcp_tools::{Filter, Server, Tool, ToolError, Toolbox, is_valid_model_name};
 use mcp_transport_stdio::{ServerCommand, Stderr, StdioTransport};
 use serde_json::json;
 
-fn peers_dir() -> PathBuf {
-    std::env::var_os("MCP_PEERS_DIR").map_or_else(
-        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.peers"),
-        PathBuf::from,
-    )
-}
-
-fn peer(rel: &str) -> Option<PathBuf> {
-    let p = peers_dir().join(rel);
-    if p.exists() {
-        return Some(p);
-    }
-    if std::env::var("MCP_REQUIRE_PEERS").as_deref() == Ok("1") {
-        panic!(
-            "required peer {} is missing: run `cargo xtask peers`",
-            p.display()
-        );
-    }
-    eprintln!(
-        "SKIP: peer {} is missing (run `cargo xtask peers`)",
-        p.display()
-    );
-    None
-}
+use mcp_proto::testing::peer;
 
 fn everything() -> Option<ServerCommand> {
     let js = peer("npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js")?;

@@ -21,31 +21,7 @@ use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use tokio::process::{Child, Command};
 
-fn peers_dir() -> PathBuf {
-    match std::env::var_os("MCP_PEERS_DIR") {
-        Some(d) => PathBuf::from(d),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.peers"),
-    }
-}
-
-/// The peer's path, or `None` (after a skip message) when it is missing.
-fn peer(rel: &str) -> Option<PathBuf> {
-    let p = peers_dir().join(rel);
-    if p.exists() {
-        return Some(p);
-    }
-    if std::env::var("MCP_REQUIRE_PEERS").as_deref() == Ok("1") {
-        panic!(
-            "peer {} is missing (MCP_REQUIRE_PEERS=1); run `cargo xtask peers`",
-            p.display()
-        );
-    }
-    eprintln!(
-        "SKIP: peer {} not installed; run `cargo xtask peers`",
-        p.display()
-    );
-    None
-}
+use mcp_proto::testing::peer;
 
 fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")

@@ -97,14 +97,7 @@ pub fn peak_rss() -> Option<u64> {
     Some(kb * 1024)
 }
 
-/// The installed test peers (`cargo xtask peers`): `MCP_PEERS_DIR`, else
-/// `<workspace>/.peers`.
-pub fn peers_dir() -> PathBuf {
-    match std::env::var_os("MCP_PEERS_DIR") {
-        Some(d) => PathBuf::from(d),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.peers"),
-    }
-}
+pub use mcp_proto::testing::peers_dir;
 
 /// `node <server-everything>/dist/index.js stdio`, or `None` (after printing
 /// why) when the peer is not installed. Panics instead when
@@ -118,9 +111,10 @@ pub fn server_everything() -> Option<ServerCommand> {
             "server-everything not found at {}; run `cargo xtask peers`",
             entry.display()
         );
-        if std::env::var("MCP_REQUIRE_PEERS").as_deref() == Ok("1") {
-            panic!("{msg} (MCP_REQUIRE_PEERS=1)");
-        }
+        assert!(
+            !mcp_proto::testing::peers_required(),
+            "{msg} (MCP_REQUIRE_PEERS=1)"
+        );
         eprintln!("SKIP: {msg}");
         return None;
     }
