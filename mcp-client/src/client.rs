@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, RwLock};
 use std::task::{Context, Poll};
 use std::time::Duration;
@@ -255,6 +255,7 @@ impl ClientBuilder {
         self.config.capabilities = caps;
         let (tx, rx) = mpsc::unbounded_channel();
         let (n_tx, n_rx) = mpsc::unbounded_channel();
+        let backlog = Arc::new(Backlog::default());
         let shared = Arc::new(Shared {
             commands: tx,
             next_call: AtomicU64::new(0),
@@ -278,6 +279,8 @@ impl ClientBuilder {
             sleep: Box::pin(tokio::time::sleep(Duration::from_secs(3600))),
             armed: None,
             notifications: n_tx,
+            backlog: backlog.clone(),
+            server_requests: Arc::new(AtomicUsize::new(0)),
             handler: self.handler.clone(),
             state: DriverState::Running,
             ready_waiters: Vec::new(),
@@ -287,7 +290,7 @@ impl ClientBuilder {
             dirty: true,
         };
         let handler = self.handler;
-        tokio::spawn(notification_loop(n_rx, handler));
+        tokio::spawn(notification_loop(n_rx, handler, backlog));
         (Client { shared }, driver)
     }
 
@@ -301,12 +304,58 @@ impl ClientBuilder {
     }
 }
 
+/// How many notifications may wait for the handler before the driver stops
+/// reading from the server (backpressure: a server that floods
+/// notifications faster than the handler takes them is slowed down, not
+/// buffered without bound, and nothing is dropped).
+pub const MAX_QUEUED_NOTIFICATIONS: usize = 1024;
+
+/// How many server-to-client requests (legacy era) may be handled at once;
+/// more are answered at once with an error (-32603, "client busy").
+pub const MAX_CONCURRENT_SERVER_REQUESTS: usize = 64;
+
+/// Counts notifications queued for the handler and wakes the driver when
+/// the queue drains below [`MAX_QUEUED_NOTIFICATIONS`].
+#[derive(Default)]
+struct Backlog {
+    queued: AtomicUsize,
+    waker: std::sync::Mutex<Option<std::task::Waker>>,
+}
+
+impl Backlog {
+    fn push(&self) {
+        self.queued.fetch_add(1, Ordering::AcqRel);
+    }
+
+    fn pop(&self) {
+        if self.queued.fetch_sub(1, Ordering::AcqRel) == MAX_QUEUED_NOTIFICATIONS {
+            if let Some(w) = self.waker.lock().ok().and_then(|mut g| g.take()) {
+                w.wake();
+            }
+        }
+    }
+
+    /// Whether the driver may read; if not, it is woken when it may again.
+    fn has_room(&self, cx: &Context<'_>) -> bool {
+        if self.queued.load(Ordering::Acquire) < MAX_QUEUED_NOTIFICATIONS {
+            return true;
+        }
+        if let Ok(mut g) = self.waker.lock() {
+            *g = Some(cx.waker().clone());
+        }
+        // Re-check: the handler may have drained in between.
+        self.queued.load(Ordering::Acquire) < MAX_QUEUED_NOTIFICATIONS
+    }
+}
+
 async fn notification_loop(
     mut rx: mpsc::UnboundedReceiver<Notification>,
     handler: Arc<dyn ClientHandler>,
+    backlog: Arc<Backlog>,
 ) {
     while let Some(n) = rx.recv().await {
         handler.on_notification(n);
+        backlog.pop();
     }
 }
 
@@ -1040,6 +1089,8 @@ pub struct Driver {
     sleep: Pin<Box<tokio::time::Sleep>>,
     armed: Option<std::time::Instant>,
     notifications: mpsc::UnboundedSender<Notification>,
+    backlog: Arc<Backlog>,
+    server_requests: Arc<AtomicUsize>,
     handler: Arc<dyn ClientHandler>,
     state: DriverState,
     ready_waiters: Vec<Reply>,
@@ -1188,6 +1239,19 @@ impl Driver {
                 });
             }
             Event::ServerRequest(req) => {
+                if self.server_requests.load(Ordering::Acquire) >= MAX_CONCURRENT_SERVER_REQUESTS {
+                    tracing::warn!(method = %req.method, "too many server requests in flight; answering busy");
+                    let busy = ErrorObject::new(
+                        mcp_proto::ErrorCode::INTERNAL_ERROR,
+                        format!(
+                            "client busy: more than {MAX_CONCURRENT_SERVER_REQUESTS} requests in flight"
+                        ),
+                    );
+                    self.session.respond(req.id, Err(busy));
+                    return;
+                }
+                self.server_requests.fetch_add(1, Ordering::AcqRel);
+                let in_flight = self.server_requests.clone();
                 let handler = self.handler.clone();
                 let commands = self.shared.upgrade().map(|s| s.commands.clone());
                 tokio::spawn(async move {
@@ -1207,6 +1271,7 @@ impl Driver {
                                 )
                             })
                         });
+                    in_flight.fetch_sub(1, Ordering::AcqRel);
                     if let Some(c) = commands {
                         let _ = c.send(Command::Respond { id: req.id, result });
                     }
@@ -1222,7 +1287,9 @@ impl Driver {
                 if let (Some(kind), Some(shared)) = (kind, self.shared.upgrade()) {
                     shared.changes[kind_index(kind)].send_modify(|v| *v += 1);
                 }
-                let _ = self.notifications.send(n);
+                if self.notifications.send(n).is_ok() {
+                    self.backlog.push();
+                }
             }
             Event::Closed(reason) => {
                 if let Some(shared) = self.shared.upgrade() {
@@ -1331,6 +1398,10 @@ impl Future for Driver {
                         break;
                     }
                     budget -= 1;
+                    if !this.backlog.has_room(cx) {
+                        // The handler is behind: stop reading until it catches up.
+                        break;
+                    }
                     match this.transport.as_mut().poll_recv(cx) {
                         Poll::Ready(Some(Ok(m))) => this.session.handle_message(m, now()),
                         Poll::Ready(Some(Err(e))) => this.session.handle_transport_error(e, now()),

@@ -56,6 +56,7 @@ pub use session::{ServerInfo, VersionChoice};
 
 #[cfg(feature = "tokio")]
 pub use client::{
-    Client, ClientBuilder, DEFAULT_MAX_LIST_PAGES, Driver, ListKind, ProgressFn, RequestBuilder,
+    Client, ClientBuilder, DEFAULT_MAX_LIST_PAGES, Driver, ListKind,
+    MAX_CONCURRENT_SERVER_REQUESTS, MAX_QUEUED_NOTIFICATIONS, ProgressFn, RequestBuilder,
     ResponseFuture, prime_allocator,
 };

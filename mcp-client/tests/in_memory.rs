@@ -522,3 +522,129 @@ async fn dropping_every_client_closes_the_connection() {
         .unwrap()
         .unwrap();
 }
+
+/// Blocks in `on_notification` until the gate opens; records the order.
+struct SlowHandler {
+    gate: Arc<(Mutex<bool>, std::sync::Condvar)>,
+    seen: Arc<Mutex<Vec<u64>>>,
+    /// The gate gives up by then, so a broken test fails instead of hanging.
+    give_up: std::time::Instant,
+}
+
+impl ClientHandler for SlowHandler {
+    fn on_notification(&self, n: Notification) {
+        let (lock, cvar) = &*self.gate;
+        let open = lock.lock().unwrap();
+        let left = self
+            .give_up
+            .saturating_duration_since(std::time::Instant::now());
+        let _open = cvar.wait_timeout_while(open, left, |open| !*open).unwrap();
+        let p: Value = serde_json::from_str(n.params.unwrap().get()).unwrap();
+        self.seen.lock().unwrap().push(p["n"].as_u64().unwrap());
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_notification_flood_is_backpressured_not_buffered_or_dropped() {
+    const FLOOD: u64 = 3000;
+    let (client_end, mut server) = channel::pair();
+    let gate = Arc::new((Mutex::new(false), std::sync::Condvar::new()));
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let srv = tokio::spawn(async move {
+        legacy_handshake(&mut server).await;
+        let r = next_request(&mut server).await;
+        for n in 0..FLOOD {
+            server
+                .send(
+                    Notification::new(
+                        "notifications/message",
+                        Some(raw(json!({"level": "info", "data": "x", "n": n}))),
+                    )
+                    .into(),
+                )
+                .await
+                .unwrap();
+        }
+        respond(&mut server, r.id, json!({"tools": []})).await;
+        server
+    });
+    let client = Client::builder("t", "1")
+        .handler(SlowHandler {
+            gate: gate.clone(),
+            seen: seen.clone(),
+            give_up: std::time::Instant::now() + Duration::from_secs(3),
+        })
+        .connect(client_end)
+        .await
+        .unwrap();
+    let c = client.clone();
+    let call = tokio::spawn(async move { c.list_tools(None).await });
+    // The handler is stuck: the driver stops reading after the queue fills,
+    // so the response behind the flood is not reached.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(
+        !call.is_finished(),
+        "the driver kept reading past the notification limit"
+    );
+    {
+        let (lock, cvar) = &*gate;
+        *lock.lock().unwrap() = true;
+        cvar.notify_all();
+    }
+    tokio::time::timeout(Duration::from_secs(10), call)
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    let _server = srv.await.unwrap();
+    // Every notification arrives, in order.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while seen.lock().unwrap().len() < FLOOD as usize && tokio::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let seen = seen.lock().unwrap().clone();
+    assert_eq!(seen, (0..FLOOD).collect::<Vec<_>>());
+}
+
+#[tokio::test]
+async fn too_many_concurrent_server_requests_are_answered_busy() {
+    struct Never;
+    impl ClientHandler for Never {
+        fn handle_request(&self, _: &str, _: Value) -> BoxFuture<Result<Value, ErrorObject>> {
+            Box::pin(std::future::pending())
+        }
+    }
+    let (client_end, mut server) = channel::pair();
+    let srv = tokio::spawn(async move {
+        legacy_handshake(&mut server).await;
+        let total = mcp_client::MAX_CONCURRENT_SERVER_REQUESTS + 5;
+        for i in 0..total {
+            server
+                .send(Request::new(RequestId::Number(i as i64), "roots/list", None).into())
+                .await
+                .unwrap();
+        }
+        // The ones over the limit are answered at once with an error.
+        let mut busy = Vec::new();
+        while busy.len() < 5 {
+            match server.recv().await {
+                Some(Ok(Message::Error(e))) => {
+                    assert!(e.error.message.contains("busy"), "{e:?}");
+                    busy.push(e.id.unwrap());
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+        server
+    });
+    let client = Client::builder("t", "1")
+        .handler(Never)
+        .connect(client_end)
+        .await
+        .unwrap();
+    let _server = tokio::time::timeout(Duration::from_secs(10), srv)
+        .await
+        .unwrap()
+        .unwrap();
+    drop(client);
+}
