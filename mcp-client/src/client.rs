@@ -541,7 +541,7 @@ impl Client {
         let mut all = Vec::new();
         self.paginate("tools/list", |page: ListToolsResult| {
             all.extend(page.tools);
-            page.next_cursor
+            Ok(page.next_cursor)
         })
         .await?;
         Ok(all)
@@ -555,30 +555,20 @@ impl Client {
             next_cursor: Option<String>,
         }
         let mut pages = Vec::new();
-        let mut cursor = None;
-        for _ in 0..self.shared.max_list_pages {
-            let raw = self
-                .request_lazy(method.to_owned(), PaginatedParams::new(cursor.take()))
-                .send()
-                .await?;
+        self.paginate(method, |raw: Box<RawValue>| {
             let next: Cursor = decode(method, &raw)?;
             pages.push(raw);
-            match next.next_cursor {
-                Some(c) => cursor = Some(c),
-                None => return Ok(pages),
-            }
-        }
-        Err(ClientError::TooManyPages {
-            method: method.into(),
-            limit: self.shared.max_list_pages,
+            Ok(next.next_cursor)
         })
+        .await?;
+        Ok(pages)
     }
 
     /// Follows `nextCursor` (an empty string is a valid cursor) until a page has none.
     pub async fn paginate<R: DeserializeOwned>(
         &self,
         method: &str,
-        mut on_page: impl FnMut(R) -> Option<String>,
+        mut on_page: impl FnMut(R) -> Result<Option<String>, ClientError>,
     ) -> Result<(), ClientError> {
         let mut cursor = None;
         for _ in 0..self.shared.max_list_pages {
@@ -586,7 +576,7 @@ impl Client {
                 .request_lazy(method.to_owned(), PaginatedParams::new(cursor.take()))
                 .send_typed()
                 .await?;
-            match on_page(page) {
+            match on_page(page)? {
                 Some(c) => cursor = Some(c),
                 None => return Ok(()),
             }
@@ -663,7 +653,7 @@ impl Client {
         let mut all = Vec::new();
         self.paginate("resources/list", |page: ListResourcesResult| {
             all.extend(page.resources);
-            page.next_cursor
+            Ok(page.next_cursor)
         })
         .await?;
         Ok(all)
@@ -686,7 +676,7 @@ impl Client {
             "resources/templates/list",
             |page: ListResourceTemplatesResult| {
                 all.extend(page.resource_templates);
-                page.next_cursor
+                Ok(page.next_cursor)
             },
         )
         .await?;
@@ -750,7 +740,7 @@ impl Client {
         let mut all = Vec::new();
         self.paginate("prompts/list", |page: ListPromptsResult| {
             all.extend(page.prompts);
-            page.next_cursor
+            Ok(page.next_cursor)
         })
         .await?;
         Ok(all)
@@ -1483,11 +1473,4 @@ impl Future for Driver {
     }
 }
 
-fn empty() -> Box<RawValue> {
-    RawValue::from_string("{}".to_owned()).unwrap_or_else(|_| unreachable_empty())
-}
-
-#[cold]
-fn unreachable_empty() -> Box<RawValue> {
-    serde_json::value::to_raw_value(&serde_json::Map::new()).unwrap_or_default()
-}
+use crate::session::empty_object as empty;

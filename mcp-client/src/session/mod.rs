@@ -1200,13 +1200,8 @@ impl Session {
     }
 }
 
-fn empty_object() -> Box<RawValue> {
-    RawValue::from_string("{}".to_owned()).unwrap_or_else(|_| unreachable_raw())
-}
-
-#[cold]
-fn unreachable_raw() -> Box<RawValue> {
-    // `{}` is valid JSON; this is never reached.
+/// `{}` as raw JSON (encoding an empty map cannot fail).
+pub(crate) fn empty_object() -> Box<RawValue> {
     serde_json::value::to_raw_value(&JsonObject::new()).unwrap_or_default()
 }
 
