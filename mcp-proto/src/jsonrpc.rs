@@ -1,8 +1,9 @@
 //! The JSON-RPC 2.0 envelope as MCP uses it.
 //!
 //! A [`Message`] is decoded once on the hot path: the envelope fields are
-//! parsed, while `params` and `result` stay raw JSON ([`RawValue`]) until
-//! whoever owns the message decodes them into a typed form.
+//! parsed, while `params` and `result` stay raw JSON ([`RawJson`], a span of
+//! the received text itself) until whoever owns the message decodes them
+//! into a typed form.
 //!
 //! Decoding is strict about the envelope (`"jsonrpc": "2.0"`, a request id is
 //! never `null`, a response has exactly one of `result` and `error`) and
@@ -13,11 +14,12 @@ use std::fmt;
 use std::sync::Arc;
 
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
-use serde::ser::{SerializeMap, Serializer};
+use serde::ser::Serializer;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
 use crate::error::ErrorObject;
+use crate::raw::RawJson;
 
 /// A request id: an integer or a string, never `null` (MCP forbids it).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -117,7 +119,7 @@ pub struct Request {
     /// The method name, e.g. `tools/call`.
     pub method: Cow<'static, str>,
     /// The raw `params` object, if any.
-    pub params: Option<Box<RawValue>>,
+    pub params: Option<RawJson>,
 }
 
 impl Request {
@@ -125,7 +127,7 @@ impl Request {
     pub fn new(
         id: RequestId,
         method: impl Into<Cow<'static, str>>,
-        params: Option<Box<RawValue>>,
+        params: Option<RawJson>,
     ) -> Self {
         Request {
             id,
@@ -142,12 +144,12 @@ pub struct Notification {
     /// The method name, e.g. `notifications/progress`.
     pub method: Cow<'static, str>,
     /// The raw `params` object, if any.
-    pub params: Option<Box<RawValue>>,
+    pub params: Option<RawJson>,
 }
 
 impl Notification {
     /// A notification with the given method and raw params.
-    pub fn new(method: impl Into<Cow<'static, str>>, params: Option<Box<RawValue>>) -> Self {
+    pub fn new(method: impl Into<Cow<'static, str>>, params: Option<RawJson>) -> Self {
         Notification {
             method: method.into(),
             params,
@@ -162,12 +164,12 @@ pub struct Response {
     /// The id of the request this answers.
     pub id: RequestId,
     /// The raw `result` value.
-    pub result: Box<RawValue>,
+    pub result: RawJson,
 }
 
 impl Response {
     /// A response for `id` carrying `result`.
-    pub fn new(id: RequestId, result: Box<RawValue>) -> Self {
+    pub fn new(id: RequestId, result: RawJson) -> Self {
         Response { id, result }
     }
 }
@@ -208,22 +210,60 @@ pub enum Message {
 impl Message {
     /// Decodes one message from bytes (one stdio line, one HTTP body, one SSE `data`).
     ///
+    /// Copies the bytes once (into the message's own text); a transport
+    /// that owns what it read should use [`from_string`](Self::from_string).
     /// Never panics; every malformed input is a [`DecodeError`].
     pub fn from_slice(bytes: &[u8]) -> Result<Self, DecodeError> {
-        decode_slice(bytes)
+        match std::str::from_utf8(bytes) {
+            Ok(text) => decode_text(text.to_owned()),
+            // Not UTF-8: let serde_json say where and why.
+            Err(_) => Err(decode_slice_error(bytes)),
+        }
+    }
+
+    /// Decodes one message from its text, keeping the text as the storage
+    /// of its raw `params`/`result` (a span of it, not a copy).
+    pub fn from_string(text: String) -> Result<Self, DecodeError> {
+        decode_text(text)
     }
 
     /// Appends this message as JSON to `out`, compact except inside raw
-    /// values: `params`, `result` and `error.data` are copied verbatim, so a
-    /// [`RawValue`] holding pretty-printed JSON (e.g. parsed from a peer's
-    /// body) brings its whitespace, raw newlines included. Everything else
-    /// is escaped by `serde_json`. A newline-delimited framing must rewrite
-    /// CR/LF in the raw values (insignificant whitespace there) before
-    /// framing with `\n`, as `mcp-transport-stdio` does.
+    /// values: `params` and `result` are copied verbatim, so a [`RawJson`]
+    /// holding pretty-printed JSON (e.g. parsed from a peer's body) brings
+    /// its whitespace, raw newlines included. Everything else is escaped by
+    /// `serde_json`. A newline-delimited framing must rewrite CR/LF in the
+    /// raw values (insignificant whitespace there) before framing with `\n`,
+    /// as `mcp-transport-stdio` does.
     pub fn write_to(&self, out: &mut Vec<u8>) {
-        // Serializing a Message into a Vec cannot fail: every field is a
-        // string, an integer, or already-valid raw JSON.
-        let _ = serde_json::to_writer(out, self);
+        match self {
+            Message::Request(r) => {
+                write_head(out, Some(&r.id), &r.method);
+                if let Some(p) = &r.params {
+                    out.extend_from_slice(b",\"params\":");
+                    out.extend_from_slice(p.as_bytes());
+                }
+            }
+            Message::Notification(n) => {
+                write_head(out, None, &n.method);
+                if let Some(p) = &n.params {
+                    out.extend_from_slice(b",\"params\":");
+                    out.extend_from_slice(p.as_bytes());
+                }
+            }
+            Message::Response(r) => {
+                write_id(out, Some(&r.id));
+                out.extend_from_slice(b",\"result\":");
+                out.extend_from_slice(r.result.as_bytes());
+            }
+            Message::Error(e) => {
+                write_id(out, e.id.as_ref());
+                out.extend_from_slice(b",\"error\":");
+                // An ErrorObject is strings, an integer and a Value: writing
+                // it into a Vec cannot fail.
+                let _ = serde_json::to_writer(&mut *out, &e.error);
+            }
+        }
+        out.push(b'}');
     }
 
     /// This message as compact JSON bytes.
@@ -256,7 +296,7 @@ impl Message {
 impl std::str::FromStr for Message {
     type Err = DecodeError;
     fn from_str(s: &str) -> Result<Self, DecodeError> {
-        decode_slice(s.as_bytes())
+        decode_text(s.to_owned())
     }
 }
 
@@ -281,35 +321,40 @@ impl From<ErrorResponse> for Message {
     }
 }
 
+/// The same bytes as [`Message::write_to`].
 impl Serialize for Message {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut m = s.serialize_map(None)?;
-        m.serialize_entry("jsonrpc", "2.0")?;
-        match self {
-            Message::Request(r) => {
-                m.serialize_entry("id", &r.id)?;
-                m.serialize_entry("method", &r.method)?;
-                if let Some(p) = &r.params {
-                    m.serialize_entry("params", p)?;
-                }
-            }
-            Message::Notification(n) => {
-                m.serialize_entry("method", &n.method)?;
-                if let Some(p) = &n.params {
-                    m.serialize_entry("params", p)?;
-                }
-            }
-            Message::Response(r) => {
-                m.serialize_entry("id", &r.id)?;
-                m.serialize_entry("result", &r.result)?;
-            }
-            Message::Error(e) => {
-                m.serialize_entry("id", &e.id)?;
-                m.serialize_entry("error", &e.error)?;
-            }
+        let text = self.to_vec();
+        match serde_json::from_slice::<&RawValue>(&text) {
+            Ok(raw) => raw.serialize(s),
+            Err(e) => Err(serde::ser::Error::custom(e)),
         }
-        m.end()
     }
+}
+
+/// `{"jsonrpc":"2.0","id":<id>` (the id only when given; `null` for an
+/// error response whose request id was unreadable is written by the caller).
+fn write_id(out: &mut Vec<u8>, id: Option<&RequestId>) {
+    out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
+    match id {
+        Some(RequestId::Number(n)) => {
+            let _ = serde_json::to_writer(&mut *out, n);
+        }
+        Some(RequestId::String(v)) => {
+            let _ = serde_json::to_writer(&mut *out, &**v);
+        }
+        None => out.extend_from_slice(b"null"),
+    }
+}
+
+/// `{"jsonrpc":"2.0"[,"id":<id>],"method":<method>`.
+fn write_head(out: &mut Vec<u8>, id: Option<&RequestId>, method: &str) {
+    match id {
+        Some(id) => write_id(out, Some(id)),
+        None => out.extend_from_slice(b"{\"jsonrpc\":\"2.0\""),
+    }
+    out.extend_from_slice(b",\"method\":");
+    let _ = serde_json::to_writer(&mut *out, method);
 }
 
 /// Which envelope rule a message broke.
@@ -487,26 +532,57 @@ enum Field {
     Other,
 }
 
-/// Every envelope member, before the shape is classified.
-#[derive(Default)]
-struct RawEnvelope {
+/// Every envelope member, before the shape is classified. `R` is how a raw
+/// value is held: borrowed from the text being decoded (the fast path, then
+/// turned into a span of that text) or owned (any other deserializer).
+struct RawEnvelope<R> {
     version_ok: bool,
     id: IdField,
     method: Option<Cow<'static, str>>,
-    params: Option<Box<RawValue>>,
-    result: Option<Box<RawValue>>,
+    params: Option<R>,
+    result: Option<R>,
     error: Option<ErrorObject>,
 }
 
-impl<'de> Deserialize<'de> for RawEnvelope {
+impl<R> Default for RawEnvelope<R> {
+    fn default() -> Self {
+        RawEnvelope {
+            version_ok: false,
+            id: IdField::Absent,
+            method: None,
+            params: None,
+            result: None,
+            error: None,
+        }
+    }
+}
+
+/// A raw value as the envelope sees it.
+trait RawSlot {
+    fn text(&self) -> &str;
+}
+
+impl RawSlot for &RawValue {
+    fn text(&self) -> &str {
+        self.get()
+    }
+}
+
+impl RawSlot for Box<RawValue> {
+    fn text(&self) -> &str {
+        self.get()
+    }
+}
+
+impl<'de, R: Deserialize<'de> + RawSlot> Deserialize<'de> for RawEnvelope<R> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = RawEnvelope;
+        struct V<R>(std::marker::PhantomData<R>);
+        impl<'de, R: Deserialize<'de> + RawSlot> Visitor<'de> for V<R> {
+            type Value = RawEnvelope<R>;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("a JSON-RPC 2.0 message object")
             }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawEnvelope, A::Error> {
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawEnvelope<R>, A::Error> {
                 let mut env = RawEnvelope::default();
                 while let Some(key) = map.next_key::<Field>()? {
                     match key {
@@ -514,9 +590,9 @@ impl<'de> Deserialize<'de> for RawEnvelope {
                         Field::Id => env.id = map.next_value()?,
                         Field::Method => env.method = Some(map.next_value::<MethodField>()?.0),
                         Field::Params => {
-                            let raw: Box<RawValue> = map.next_value()?;
+                            let raw: R = map.next_value()?;
                             // `"params": null` is treated as absent.
-                            env.params = (raw.get() != "null").then_some(raw);
+                            env.params = (raw.text() != "null").then_some(raw);
                         }
                         Field::Result => env.result = Some(map.next_value()?),
                         Field::Error => env.error = Some(map.next_value()?),
@@ -528,12 +604,25 @@ impl<'de> Deserialize<'de> for RawEnvelope {
                 Ok(env)
             }
         }
-        d.deserialize_map(V)
+        d.deserialize_map(V(std::marker::PhantomData))
     }
 }
 
-impl RawEnvelope {
-    fn classify(self) -> Result<Message, EnvelopeViolation> {
+impl<R> RawEnvelope<R> {
+    fn map_raw<S>(self, mut f: impl FnMut(R) -> S) -> RawEnvelope<S> {
+        RawEnvelope {
+            version_ok: self.version_ok,
+            id: self.id,
+            method: self.method,
+            params: self.params.map(&mut f),
+            result: self.result.map(&mut f),
+            error: self.error,
+        }
+    }
+
+    /// The message this envelope is, with each raw value turned into a
+    /// [`RawJson`] by `keep` (called at most once).
+    fn classify(self, keep: impl FnOnce(R) -> RawJson) -> Result<Message, EnvelopeViolation> {
         if !self.version_ok {
             return Err(EnvelopeViolation::Version);
         }
@@ -542,16 +631,19 @@ impl RawEnvelope {
                 IdField::Id(id) => Ok(Message::Request(Request {
                     id,
                     method,
-                    params: self.params,
+                    params: self.params.map(keep),
                 })),
                 IdField::Absent => Ok(Message::Notification(Notification {
                     method,
-                    params: self.params,
+                    params: self.params.map(keep),
                 })),
                 IdField::Null => Err(EnvelopeViolation::NullRequestId),
             },
             (None, Some(result), None) => match self.id {
-                IdField::Id(id) => Ok(Message::Response(Response { id, result })),
+                IdField::Id(id) => Ok(Message::Response(Response {
+                    id,
+                    result: keep(result),
+                })),
                 _ => Err(EnvelopeViolation::MissingId),
             },
             (None, None, Some(error)) => Ok(Message::Error(ErrorResponse {
@@ -566,18 +658,52 @@ impl RawEnvelope {
     }
 }
 
-fn decode_slice(bytes: &[u8]) -> Result<Message, DecodeError> {
-    if bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[') {
+fn is_batch(text: &[u8]) -> bool {
+    text.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[')
+}
+
+/// The fast path: parse `text` in place; the one raw value of the message
+/// (a request's or notification's `params`, a response's `result`) becomes
+/// a span of `text`, which the message then owns.
+fn decode_text(text: String) -> Result<Message, DecodeError> {
+    if is_batch(text.as_bytes()) {
         return Err(DecodeError::Envelope(EnvelopeViolation::Batch));
     }
-    let env: RawEnvelope = serde_json::from_slice(bytes).map_err(|e| DecodeError::from_json(&e))?;
-    env.classify().map_err(DecodeError::Envelope)
+    let env: RawEnvelope<&RawValue> =
+        serde_json::from_str(&text).map_err(|e| DecodeError::from_json(&e))?;
+    // Where the raw values sit in `text` (they are sub-slices of it).
+    let base = text.as_ptr() as usize;
+    let env = env.map_raw(|raw| {
+        let start = (raw.get().as_ptr() as usize).saturating_sub(base);
+        start..start + raw.get().len()
+    });
+    env.classify(|span| RawJson::trusted_span(text, span))
+        .map_err(DecodeError::Envelope)
+}
+
+/// The error for bytes that are not UTF-8 (or otherwise not a message).
+fn decode_slice_error(bytes: &[u8]) -> DecodeError {
+    if is_batch(bytes) {
+        return DecodeError::Envelope(EnvelopeViolation::Batch);
+    }
+    match serde_json::from_slice::<RawEnvelope<Box<RawValue>>>(bytes) {
+        Err(e) => DecodeError::from_json(&e),
+        Ok(env) => match env.classify(RawJson::from) {
+            Err(v) => DecodeError::Envelope(v),
+            // Unreachable: serde_json rejects invalid UTF-8 in strings, and
+            // outside strings JSON is ASCII.
+            Ok(_) => DecodeError::Json {
+                message: "invalid UTF-8".into(),
+                eof: false,
+            },
+        },
+    }
 }
 
 impl<'de> Deserialize<'de> for Message {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        RawEnvelope::deserialize(d)?
-            .classify()
+        RawEnvelope::<Box<RawValue>>::deserialize(d)?
+            .classify(RawJson::from)
             .map_err(|v| de::Error::custom(format_args!("invalid JSON-RPC envelope: {v}")))
     }
 }

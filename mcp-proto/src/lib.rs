@@ -36,7 +36,7 @@
 //!
 //! let line = br#"{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"hi"}]}}"#;
 //! let Message::Response(resp) = Message::from_slice(line)? else { panic!("not a response") };
-//! let result: CallToolResult = serde_json::from_str(resp.result.get())?;
+//! let result: CallToolResult = resp.result.decode()?;
 //! assert_eq!(result.content[0].as_text(), Some("hi"));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
@@ -50,6 +50,7 @@
 pub mod error;
 pub mod jsonrpc;
 pub mod method;
+pub mod raw;
 pub mod schema;
 pub mod transport;
 pub mod version;
@@ -59,4 +60,5 @@ pub mod testing;
 
 pub use error::{ErrorCode, ErrorObject};
 pub use jsonrpc::{Message, Notification, Request, RequestId, Response};
+pub use raw::RawJson;
 pub use version::{Era, ProtocolVersion};

@@ -103,7 +103,7 @@
 //!             return Err(TransportError::new(TransportErrorKind::Closed, "loopback closed"));
 //!         }
 //!         if let Message::Request(req) = msg {
-//!             let empty = serde_json::value::RawValue::from_string("{}".into()).unwrap();
+//!             let empty = mcp_proto::RawJson::empty_object();
 //!             self.replies.push_back(Response::new(req.id, empty).into());
 //!             if let Some(w) = self.waker.take() { w.wake() }
 //!         }

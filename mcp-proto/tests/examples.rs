@@ -37,8 +37,8 @@ fn request<P: DeserializeOwned + Serialize>(v: &Value) -> Value {
     let Message::Request(mut r) = envelope(v) else {
         panic!("not a request")
     };
-    let p: P = serde_json::from_str(r.params.as_ref().expect("params").get()).unwrap();
-    r.params = Some(serde_json::value::to_raw_value(&p).unwrap());
+    let p: P = r.params.as_ref().expect("params").decode().unwrap();
+    r.params = Some(mcp_proto::RawJson::from_value(&p).unwrap());
     reencode(&Message::Request(r))
 }
 
@@ -47,8 +47,8 @@ fn notification<P: DeserializeOwned + Serialize>(v: &Value) -> Value {
     let Message::Notification(mut n) = envelope(v) else {
         panic!("not a notification")
     };
-    let p: P = serde_json::from_str(n.params.as_ref().expect("params").get()).unwrap();
-    n.params = Some(serde_json::value::to_raw_value(&p).unwrap());
+    let p: P = n.params.as_ref().expect("params").decode().unwrap();
+    n.params = Some(mcp_proto::RawJson::from_value(&p).unwrap());
     reencode(&Message::Notification(n))
 }
 
@@ -57,8 +57,8 @@ fn response<R: DeserializeOwned + Serialize>(v: &Value) -> Value {
     let Message::Response(mut r) = envelope(v) else {
         panic!("not a response")
     };
-    let res: R = serde_json::from_str(r.result.get()).unwrap();
-    r.result = serde_json::value::to_raw_value(&res).unwrap();
+    let res: R = r.result.decode().unwrap();
+    r.result = mcp_proto::RawJson::from_value(&res).unwrap();
     reencode(&Message::Response(r))
 }
 

@@ -40,8 +40,8 @@ fn arb_id() -> impl Strategy<Value = RequestId> {
     ]
 }
 
-fn raw(v: &Value) -> Box<serde_json::value::RawValue> {
-    serde_json::value::to_raw_value(v).unwrap()
+fn raw(v: &Value) -> mcp_proto::RawJson {
+    mcp_proto::RawJson::from_value(v).unwrap()
 }
 
 fn arb_message() -> impl Strategy<Value = Message> {

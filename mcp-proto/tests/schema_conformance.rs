@@ -103,7 +103,7 @@ impl Gen {
     /// A full JSON-RPC request message, encoded through the envelope.
     fn request<P: Serialize>(&mut self, def: &'static str, method: &'static str, p: &P) {
         self.next_id += 1;
-        let raw = serde_json::value::to_raw_value(p).unwrap();
+        let raw = mcp_proto::RawJson::from_value(p).unwrap();
         let m = Message::Request(Request::new(
             RequestId::from(self.next_id),
             method,
@@ -114,7 +114,7 @@ impl Gen {
     }
 
     fn notification<P: Serialize>(&mut self, def: &'static str, method: &'static str, p: &P) {
-        let raw = serde_json::value::to_raw_value(p).unwrap();
+        let raw = mcp_proto::RawJson::from_value(p).unwrap();
         let m = Message::Notification(mcp_proto::Notification::new(method, Some(raw)));
         self.out
             .push((def, serde_json::from_slice(&m.to_vec()).unwrap()));
@@ -123,7 +123,7 @@ impl Gen {
     /// A bare result object, and in 2026-07-28 also the `…Response` envelope if defined.
     fn result(&mut self, def: &'static str, response_def: Option<&'static str>, v: Value) {
         if let Some(rd) = response_def {
-            let raw = serde_json::value::to_raw_value(&v).unwrap();
+            let raw = mcp_proto::RawJson::from_value(&v).unwrap();
             let m = Message::Response(Response::new(RequestId::from("r-1"), raw));
             self.out
                 .push((rd, serde_json::from_slice(&m.to_vec()).unwrap()));

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use serde_json::value::RawValue;
+use crate::RawJson;
 
 use super::{CreateMessageResult, ElicitResult, JsonObject, ListRootsResult, ResultType};
 
@@ -45,7 +45,7 @@ pub struct InputRequest {
     /// `elicitation/create`, `sampling/createMessage` or `roots/list`.
     pub method: String,
     /// The request's params, raw.
-    pub params: Option<Box<RawValue>>,
+    pub params: Option<RawJson>,
     /// Unknown members, kept.
     pub extra: JsonObject,
 }
@@ -55,7 +55,7 @@ impl InputRequest {
     pub fn new<P: Serialize>(method: impl Into<String>, params: &P) -> serde_json::Result<Self> {
         Ok(InputRequest {
             method: method.into(),
-            params: Some(serde_json::value::to_raw_value(params)?),
+            params: Some(RawJson::from_value(params)?),
             extra: JsonObject::new(),
         })
     }
@@ -64,7 +64,7 @@ impl InputRequest {
     /// [`ServerRequest::Unknown`](super::ServerRequest::Unknown); known
     /// methods with bad params give the decode error.
     pub fn typed(&self) -> serde_json::Result<super::ServerRequest> {
-        super::ServerRequest::from_parts(&self.method, self.params.as_deref())
+        super::ServerRequest::from_parts(&self.method, self.params.as_ref())
     }
 }
 
@@ -96,7 +96,7 @@ impl<'de> Deserialize<'de> for InputRequest {
         };
         let params = match obj.remove("params") {
             None => None,
-            Some(v) => Some(serde_json::value::to_raw_value(&v).map_err(D::Error::custom)?),
+            Some(v) => Some(RawJson::from_value(&v).map_err(D::Error::custom)?),
         };
         Ok(InputRequest {
             method,

@@ -2,7 +2,7 @@
 //! (legacy era, or inside a 2026-07-28 `InputRequiredResult`) and notifications.
 
 use serde_json::Value;
-use serde_json::value::RawValue;
+use crate::RawJson;
 
 use super::{
     CancelledParams, CreateMessageParams, ElicitParams, ElicitationCompleteParams, ListRootsParams,
@@ -10,15 +10,15 @@ use super::{
     ResourceUpdatedParams, SubscriptionsAcknowledgedParams, TaskIdParams, TaskStatusParams,
 };
 
-fn decode<T: serde::de::DeserializeOwned>(params: Option<&RawValue>) -> serde_json::Result<T> {
+fn decode<T: serde::de::DeserializeOwned>(params: Option<&RawJson>) -> serde_json::Result<T> {
     match params {
-        Some(p) => serde_json::from_str(p.get()),
+        Some(p) => p.decode(),
         None => T::deserialize(Value::Object(super::JsonObject::new())),
     }
 }
 
-fn raw_to_value(params: Option<&RawValue>) -> Option<Value> {
-    params.and_then(|p| serde_json::from_str(p.get()).ok())
+fn raw_to_value(params: Option<&RawJson>) -> Option<Value> {
+    params.and_then(|p| p.decode().ok())
 }
 
 /// A request from the server to the client, decoded by method.
@@ -54,7 +54,7 @@ impl ServerRequest {
     /// Decodes `params` according to `method`. Unknown methods give
     /// [`ServerRequest::Unknown`]; a known method with bad params gives the
     /// decode error (answer `-32602`).
-    pub fn from_parts(method: &str, params: Option<&RawValue>) -> serde_json::Result<Self> {
+    pub fn from_parts(method: &str, params: Option<&RawJson>) -> serde_json::Result<Self> {
         Ok(match method {
             "ping" => ServerRequest::Ping(decode(params)?),
             "sampling/createMessage" => ServerRequest::CreateMessage(decode(params)?),
@@ -73,7 +73,7 @@ impl ServerRequest {
 
     /// Decodes a JSON-RPC request.
     pub fn from_request(req: &crate::Request) -> serde_json::Result<Self> {
-        Self::from_parts(&req.method, req.params.as_deref())
+        Self::from_parts(&req.method, req.params.as_ref())
     }
 }
 
@@ -113,7 +113,7 @@ pub enum ServerNotification {
 
 impl ServerNotification {
     /// Decodes `params` according to `method`.
-    pub fn from_parts(method: &str, params: Option<&RawValue>) -> serde_json::Result<Self> {
+    pub fn from_parts(method: &str, params: Option<&RawJson>) -> serde_json::Result<Self> {
         use ServerNotification as N;
         Ok(match method {
             "notifications/cancelled" => N::Cancelled(decode(params)?),
@@ -137,6 +137,6 @@ impl ServerNotification {
 
     /// Decodes a JSON-RPC notification.
     pub fn from_notification(n: &crate::Notification) -> serde_json::Result<Self> {
-        Self::from_parts(&n.method, n.params.as_deref())
+        Self::from_parts(&n.method, n.params.as_ref())
     }
 }

@@ -17,10 +17,10 @@ fn structured_only_call_result_decodes() {
     assert_eq!(r.extra["x-extra"], serde_json::json!(true));
 }
 
-use serde_json::{json, value::RawValue};
+use serde_json::json;
 
-fn raw(v: serde_json::Value) -> Box<RawValue> {
-    serde_json::value::to_raw_value(&v).unwrap()
+fn raw(v: serde_json::Value) -> crate::RawJson {
+    crate::RawJson::from_value(&v).unwrap()
 }
 
 #[test]

@@ -1,0 +1,312 @@
+//! [`RawJson`]: one JSON value kept as its encoded text.
+//!
+//! `params` and `result` travel as `RawJson` so that a message is parsed
+//! once and nothing is copied on the way:
+//!
+//! - **Received** values are a span of the received message itself: the
+//!   transport hands over the line or body it read ([`Message::from_string`]),
+//!   the envelope parser records where `result`/`params` start and end, and
+//!   the typed decode later reads that span in place. No per-value
+//!   allocation, no copy (a 1 MiB result is never duplicated before it is
+//!   decoded).
+//! - **Sent** values are encoded once, straight into their own buffer
+//!   ([`RawJson::from_value`]), sized up front when the caller knows roughly
+//!   how large they are ([`RawJson::from_value_with_capacity`]), and written
+//!   to the transport from that buffer.
+//!
+//! `serde_json`'s `Box<RawValue>` cannot do either without `unsafe`: it must
+//! own a copy of exactly the value's text, and building one from bytes
+//! re-parses them. Conversions from and to it are provided.
+//!
+//! [`Message::from_string`]: crate::Message::from_string
+
+use std::fmt;
+use std::ops::Range;
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::value::RawValue;
+
+/// One valid JSON value, kept as its encoded text.
+///
+/// Cheap to move; [`Clone`] copies the value's bytes. Compare with
+/// [`as_bytes`](Self::as_bytes) (equality is byte equality: `{"a":1}` and
+/// `{ "a": 1 }` differ).
+///
+/// ```
+/// use mcp_proto::RawJson;
+///
+/// let raw = RawJson::from_value(&serde_json::json!({"text": "hi"}))?;
+/// assert_eq!(raw.as_str(), r#"{"text":"hi"}"#);
+/// let back: serde_json::Value = raw.decode()?;
+/// assert_eq!(back["text"], "hi");
+/// # Ok::<(), serde_json::Error>(())
+/// ```
+pub struct RawJson {
+    storage: Storage,
+    span: Range<usize>,
+}
+
+/// Invariant: `storage[span]` is exactly one valid JSON value (no
+/// surrounding whitespace required or forbidden) and, for `Text`, `span`
+/// lies on char boundaries.
+enum Storage {
+    /// Received text (already checked to be UTF-8 once, with its message).
+    Text(String),
+    /// Encoded here by `serde_json`, which writes UTF-8 only; kept as bytes
+    /// so encoding does not pay a UTF-8 check it does not need.
+    Bytes(Vec<u8>),
+}
+
+impl RawJson {
+    /// Encodes `value` (compact JSON).
+    pub fn from_value<T: Serialize + ?Sized>(value: &T) -> serde_json::Result<Self> {
+        Self::from_value_with_capacity(value, 128)
+    }
+
+    /// Encodes `value` into a buffer of at least `capacity` bytes: with a
+    /// good estimate, a large value is written without the buffer growing
+    /// (and being copied) along the way. Excess capacity beyond twice the
+    /// encoded length is released.
+    pub fn from_value_with_capacity<T: Serialize + ?Sized>(
+        value: &T,
+        capacity: usize,
+    ) -> serde_json::Result<Self> {
+        let mut buf = Vec::with_capacity(capacity);
+        serde_json::to_writer(&mut buf, value)?;
+        if buf.capacity() / 2 > buf.len() {
+            buf.shrink_to_fit();
+        }
+        let span = 0..buf.len();
+        Ok(RawJson {
+            storage: Storage::Bytes(buf),
+            span,
+        })
+    }
+
+    /// Checks that `text` is one JSON value and keeps it (no copy).
+    pub fn from_string(text: String) -> serde_json::Result<Self> {
+        serde_json::from_str::<&RawValue>(&text)?;
+        let span = 0..text.len();
+        Ok(RawJson {
+            storage: Storage::Text(text),
+            span,
+        })
+    }
+
+    /// `{}`.
+    pub fn empty_object() -> Self {
+        Self::trusted_text("{}".to_owned())
+    }
+
+    /// `null`.
+    pub fn null() -> Self {
+        Self::trusted_text("null".to_owned())
+    }
+
+    /// A value known to be valid JSON (built by this crate).
+    pub(crate) fn trusted_text(text: String) -> Self {
+        let span = 0..text.len();
+        RawJson {
+            storage: Storage::Text(text),
+            span,
+        }
+    }
+
+    /// `text[span]` as a value. The caller (the envelope parser) guarantees
+    /// that the span is one JSON value on char boundaries.
+    pub(crate) fn trusted_span(text: String, span: Range<usize>) -> Self {
+        debug_assert!(text.get(span.clone()).is_some());
+        RawJson {
+            storage: Storage::Text(text),
+            span,
+        }
+    }
+
+    /// The encoded value.
+    pub fn as_bytes(&self) -> &[u8] {
+        let all: &[u8] = match &self.storage {
+            Storage::Text(s) => s.as_bytes(),
+            Storage::Bytes(b) => b,
+        };
+        all.get(self.span.clone()).unwrap_or(b"null")
+    }
+
+    /// The encoded value as text. Free for received values; values encoded
+    /// here are UTF-8 checked first (O(n), for display and debugging; typed
+    /// decoding never needs it).
+    pub fn as_str(&self) -> &str {
+        match &self.storage {
+            Storage::Text(s) => s.get(self.span.clone()).unwrap_or("null"),
+            Storage::Bytes(_) => std::str::from_utf8(self.as_bytes()).unwrap_or("null"),
+        }
+    }
+
+    /// Same as [`as_str`](Self::as_str); the name `serde_json::value::RawValue` uses.
+    pub fn get(&self) -> &str {
+        self.as_str()
+    }
+
+    /// Length of the encoded value in bytes.
+    pub fn len(&self) -> usize {
+        self.span.len()
+    }
+
+    /// Never true (the shortest JSON value is one byte); present for symmetry with `len`.
+    pub fn is_empty(&self) -> bool {
+        self.span.is_empty()
+    }
+
+    /// Whether the value is `null` (surrounding whitespace ignored).
+    pub fn is_null(&self) -> bool {
+        self.as_bytes().trim_ascii() == b"null"
+    }
+
+    /// Decodes the value into `T`, reading it in place.
+    pub fn decode<T: DeserializeOwned>(&self) -> serde_json::Result<T> {
+        match &self.storage {
+            Storage::Text(s) => serde_json::from_str(s.get(self.span.clone()).unwrap_or("null")),
+            Storage::Bytes(_) => serde_json::from_slice(self.as_bytes()),
+        }
+    }
+
+    /// The encoded bytes, moved out without a copy when this value owns its
+    /// whole buffer (anything built with [`from_value`](Self::from_value)).
+    pub fn into_bytes(self) -> Vec<u8> {
+        let whole = match &self.storage {
+            Storage::Text(s) => self.span == (0..s.len()),
+            Storage::Bytes(b) => self.span == (0..b.len()),
+        };
+        if !whole {
+            return self.as_bytes().to_vec();
+        }
+        match self.storage {
+            Storage::Text(s) => s.into_bytes(),
+            Storage::Bytes(b) => b,
+        }
+    }
+
+    /// As a `serde_json` raw value (copies the text).
+    pub fn to_raw_value(&self) -> Box<RawValue> {
+        // A `Box<RawValue>` can only be built by parsing; the text is valid
+        // JSON, so this does not fail.
+        serde_json::from_str::<Box<RawValue>>(self.as_str())
+            .unwrap_or_else(|_| RawValue::NULL.to_owned())
+    }
+}
+
+impl Clone for RawJson {
+    fn clone(&self) -> Self {
+        match &self.storage {
+            Storage::Text(_) => Self::trusted_text(self.as_str().to_owned()),
+            Storage::Bytes(_) => {
+                let buf = self.as_bytes().to_vec();
+                let span = 0..buf.len();
+                RawJson {
+                    storage: Storage::Bytes(buf),
+                    span,
+                }
+            }
+        }
+    }
+}
+
+impl From<Box<RawValue>> for RawJson {
+    fn from(raw: Box<RawValue>) -> Self {
+        Self::trusted_text(Box::<str>::from(raw).into_string())
+    }
+}
+
+impl From<&RawValue> for RawJson {
+    fn from(raw: &RawValue) -> Self {
+        Self::trusted_text(raw.get().to_owned())
+    }
+}
+
+impl PartialEq for RawJson {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_bytes() == other.as_bytes()
+    }
+}
+
+impl Eq for RawJson {}
+
+impl fmt::Debug for RawJson {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("RawJson").field(&self.as_str()).finish()
+    }
+}
+
+impl fmt::Display for RawJson {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for RawJson {
+    type Err = serde_json::Error;
+    fn from_str(s: &str) -> serde_json::Result<Self> {
+        Self::from_string(s.to_owned())
+    }
+}
+
+/// Written verbatim (through `serde_json`'s raw value support).
+impl Serialize for RawJson {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        // Borrowing parse: validates (the text is valid) but copies nothing.
+        match serde_json::from_str::<&RawValue>(self.as_str()) {
+            Ok(raw) => raw.serialize(s),
+            Err(e) => Err(serde::ser::Error::custom(e)),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for RawJson {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Box::<RawValue>::deserialize(d).map(RawJson::from)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn spans_read_in_place() {
+        let text = r#"{"result":{"a":[1,2]}}"#.to_owned();
+        let raw = RawJson::trusted_span(text, 10..21);
+        assert_eq!(raw.as_str(), r#"{"a":[1,2]}"#);
+        let v: serde_json::Value = raw.decode().unwrap();
+        assert_eq!(v["a"][1], 2);
+        assert_eq!(raw.clone().into_bytes(), br#"{"a":[1,2]}"#);
+    }
+
+    #[test]
+    fn encoded_values_are_bytes_until_read_as_text() {
+        let raw = RawJson::from_value_with_capacity(&["x", "é"], 1 << 16).unwrap();
+        assert_eq!(raw.as_str(), r#"["x","é"]"#);
+        assert!(raw.into_bytes().capacity() < 1 << 15, "excess capacity released");
+    }
+
+    #[test]
+    fn from_string_validates() {
+        assert!(RawJson::from_string("{".into()).is_err());
+        assert!(RawJson::from_string("1 2".into()).is_err());
+        assert!(RawJson::from_string(" null ".into()).unwrap().is_null());
+    }
+
+    #[test]
+    fn serializes_verbatim_inside_other_values() {
+        let raw = RawJson::from_string(r#"{"b":1,"a":2}"#.into()).unwrap();
+        let out = serde_json::to_string(&serde_json::json!({"x": raw.decode::<serde_json::Value>().unwrap()})).unwrap();
+        assert!(out.contains("\"a\":2"));
+        #[derive(Serialize)]
+        struct W<'a> {
+            v: &'a RawJson,
+        }
+        assert_eq!(serde_json::to_string(&W { v: &raw }).unwrap(), r#"{"v":{"b":1,"a":2}}"#);
+        let back: RawJson = serde_json::from_str(r#" {"b":1,"a":2}"#).unwrap();
+        assert_eq!(back, raw);
+    }
+}
