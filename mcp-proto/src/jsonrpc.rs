@@ -215,7 +215,7 @@ impl Message {
     /// Never panics; every malformed input is a [`DecodeError`].
     pub fn from_slice(bytes: &[u8]) -> Result<Self, DecodeError> {
         match std::str::from_utf8(bytes) {
-            Ok(text) => decode_text(text.to_owned()),
+            Ok(text) => decode_text(text.to_owned()).map_err(|(e, _)| e),
             // Not UTF-8: let serde_json say where and why.
             Err(_) => Err(decode_slice_error(bytes)),
         }
@@ -224,6 +224,12 @@ impl Message {
     /// Decodes one message from its text, keeping the text as the storage
     /// of its raw `params`/`result` (a span of it, not a copy).
     pub fn from_string(text: String) -> Result<Self, DecodeError> {
+        decode_text(text).map_err(|(e, _)| e)
+    }
+
+    /// Like [`from_string`](Self::from_string), but a failure hands the text
+    /// back with the error (to log it, or to tell noise from a broken message).
+    pub fn try_from_string(text: String) -> Result<Self, (DecodeError, String)> {
         decode_text(text)
     }
 
@@ -296,7 +302,7 @@ impl Message {
 impl std::str::FromStr for Message {
     type Err = DecodeError;
     fn from_str(s: &str) -> Result<Self, DecodeError> {
-        decode_text(s.to_owned())
+        decode_text(s.to_owned()).map_err(|(e, _)| e)
     }
 }
 
@@ -665,20 +671,23 @@ fn is_batch(text: &[u8]) -> bool {
 /// The fast path: parse `text` in place; the one raw value of the message
 /// (a request's or notification's `params`, a response's `result`) becomes
 /// a span of `text`, which the message then owns.
-fn decode_text(text: String) -> Result<Message, DecodeError> {
+fn decode_text(text: String) -> Result<Message, (DecodeError, String)> {
     if is_batch(text.as_bytes()) {
-        return Err(DecodeError::Envelope(EnvelopeViolation::Batch));
+        return Err((DecodeError::Envelope(EnvelopeViolation::Batch), text));
     }
-    let env: RawEnvelope<&RawValue> =
-        serde_json::from_str(&text).map_err(|e| DecodeError::from_json(&e))?;
+    let env: RawEnvelope<&RawValue> = match serde_json::from_str(&text) {
+        Ok(env) => env,
+        Err(e) => return Err((DecodeError::from_json(&e), text)),
+    };
     // Where the raw values sit in `text` (they are sub-slices of it).
     let base = text.as_ptr() as usize;
     let env = env.map_raw(|raw| {
         let start = (raw.get().as_ptr() as usize).saturating_sub(base);
         start..start + raw.get().len()
     });
-    env.classify(|span| RawJson::trusted_span(text, span))
-        .map_err(DecodeError::Envelope)
+    let mut text = Some(text);
+    env.classify(|span| RawJson::trusted_span(text.take().unwrap_or_default(), span))
+        .map_err(|v| (DecodeError::Envelope(v), text.unwrap_or_default()))
 }
 
 /// The error for bytes that are not UTF-8 (or otherwise not a message).

@@ -1,7 +1,9 @@
 //! Newline-delimited JSON-RPC framing, sans-IO: [`JsonLineCodec`].
 
 use bytes::{Buf, BytesMut};
-use mcp_proto::Message;
+use mcp_proto::{Message, RawJson};
+
+use crate::line::RETAINED_READ_CAPACITY;
 use mcp_proto::jsonrpc::DecodeError;
 use mcp_proto::transport::{TransportError, TransportErrorKind};
 use serde_json::value::RawValue;
@@ -190,9 +192,8 @@ impl JsonLineCodec {
                 buf.advance(nl + 1);
                 return Err(self.too_long());
             }
-            let line = self.classify(buf.get(..nl).unwrap_or_default());
-            buf.advance(nl + 1);
-            match line {
+            let line = take_line(buf, nl);
+            match self.classify(line) {
                 Line::Message(m) => return Ok(Some(m)),
                 Line::Error(e) => return Err(e),
                 Line::Skip => {}
@@ -220,9 +221,9 @@ impl JsonLineCodec {
             return Ok(None);
         }
         // `decode` left fewer than `max_message_size` bytes with no newline.
-        let line = self.classify(buf);
+        let line = take_line(buf, buf.len());
         buf.clear();
-        match line {
+        match self.classify(line) {
             Line::Message(m) => Ok(Some(m)),
             Line::Error(e) => Err(e),
             Line::Skip => Ok(None),
@@ -245,27 +246,36 @@ impl JsonLineCodec {
         }
     }
 
-    fn classify(&mut self, line: &[u8]) -> Line {
-        let line = line.strip_suffix(b"\r").unwrap_or(line);
+    fn classify(&mut self, mut line: Vec<u8>) -> Line {
+        if line.last() == Some(&b'\r') {
+            line.pop();
+        }
         if line.iter().all(u8::is_ascii_whitespace) {
             return Line::Skip;
         }
-        // Validating UTF-8 once over the whole line and parsing a `str` is
-        // faster than serde_json's per-string checks on a byte slice. The
-        // result is the same; errors are re-derived below for their detail.
-        if let Ok(text) = std::str::from_utf8(line)
-            && let Ok(m) = serde_json::from_str::<Message>(text)
-        {
-            return Line::Message(m);
-        }
-        match Message::from_slice(line) {
-            Ok(m) => Line::Message(m),
+        // The line becomes the message's storage: its `params`/`result`
+        // are read in place later, never copied out.
+        let (err, line) = match String::from_utf8(line) {
+            Ok(text) => match Message::try_from_string(text) {
+                Ok(m) => return Line::Message(m),
+                Err((e, text)) => (e, text.into_bytes()),
+            },
+            Err(not_utf8) => {
+                let bytes = not_utf8.into_bytes();
+                match Message::from_slice(&bytes) {
+                    Ok(m) => return Line::Message(m),
+                    Err(e) => (e, bytes),
+                }
+            }
+        };
+        match err {
             // Valid JSON of the wrong shape is a broken message the client
             // should hear about; anything else is noise on stdout.
-            Err(e) if serde_json::from_slice::<&RawValue>(line).is_ok() => {
+            e if serde_json::from_slice::<&RawValue>(&line).is_ok() => {
                 Line::Error(JsonLineCodecError::Message(e))
             }
-            Err(_) => {
+            _ => {
+                let line = &line[..];
                 self.skipped_lines += 1;
                 let preview = line.get(..NOISE_PREVIEW).unwrap_or(line);
                 // Warn for the first few, then at powers of two: a server
@@ -289,6 +299,36 @@ impl JsonLineCodec {
             }
         }
     }
+}
+
+/// A line at least this long is not copied out of the read buffer: the
+/// buffer itself becomes the message's storage, and reading goes on in a
+/// fresh buffer of the same capacity (so the next large line does not
+/// regrow it).
+const TAKE_LINE_MIN: usize = 32 * 1024;
+
+/// Removes the first `len` bytes and the newline after them (if any) from
+/// `buf` and returns the `len` bytes.
+fn take_line(buf: &mut BytesMut, len: usize) -> Vec<u8> {
+    if len < TAKE_LINE_MIN {
+        let line = buf.get(..len).unwrap_or_default().to_vec();
+        buf.advance((len + 1).min(buf.len()));
+        return line;
+    }
+    let rest = buf.get(len + 1..).unwrap_or_default();
+    // Keep the capacity unless it is beyond what an idle reader retains.
+    let capacity = buf.capacity();
+    let keep = if capacity <= RETAINED_READ_CAPACITY { capacity } else { 0 };
+    let mut next = BytesMut::with_capacity(keep.max(rest.len()));
+    next.extend_from_slice(rest);
+    let mut whole = std::mem::replace(buf, next);
+    whole.truncate(len);
+    // Zero-copy: the buffer was never shared (the codec only advances it).
+    let mut line = Vec::from(whole);
+    if line.capacity() - line.len() > line.len() / 4 {
+        line.shrink_to_fit();
+    }
+    line
 }
 
 /// A raw `params`/`result` at least this large is not copied into the write
@@ -331,12 +371,12 @@ pub(crate) const RAW_LINE_END: &[u8] = b"}\n";
 /// everything else is serialized by `serde_json`, which escapes control
 /// characters in strings.
 pub(crate) fn encode_line_owned(msg: Message, dst: &mut Vec<u8>) -> Encoded {
-    fn big(raw: &RawValue) -> bool {
-        raw.get().len() >= RAW_SEGMENT_MIN
+    fn big(raw: &RawJson) -> bool {
+        raw.len() >= RAW_SEGMENT_MIN
     }
     // Serializing ids and strings into a Vec cannot fail.
     let raw = match msg {
-        Message::Request(mut r) if r.params.as_deref().is_some_and(big) => {
+        Message::Request(mut r) if r.params.as_ref().is_some_and(big) => {
             dst.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
             let _ = serde_json::to_writer(&mut *dst, &r.id);
             dst.extend_from_slice(b",\"method\":");
@@ -344,7 +384,7 @@ pub(crate) fn encode_line_owned(msg: Message, dst: &mut Vec<u8>) -> Encoded {
             dst.extend_from_slice(b",\"params\":");
             r.params.take()
         }
-        Message::Notification(mut n) if n.params.as_deref().is_some_and(big) => {
+        Message::Notification(mut n) if n.params.as_ref().is_some_and(big) => {
             dst.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"method\":");
             let _ = serde_json::to_writer(&mut *dst, &n.method);
             dst.extend_from_slice(b",\"params\":");
@@ -366,8 +406,9 @@ pub(crate) fn encode_line_owned(msg: Message, dst: &mut Vec<u8>) -> Encoded {
         dst.extend_from_slice(b"null}\n");
         return Encoded::Inline;
     };
-    // Box<RawValue> -> Box<str> -> Vec<u8>: the same allocation, no copy.
-    let mut raw = Box::<str>::from(raw).into_boxed_bytes().into_vec();
+    // The value's own buffer, moved (copied only if it is a span of a
+    // larger received message).
+    let mut raw = raw.into_bytes();
     sanitize(&mut raw);
     Encoded::Split { raw }
 }

@@ -34,7 +34,7 @@ const RETAINED_WRITE_CAPACITY: usize = 4 * DEFAULT_WRITE_BUFFER_LIMIT;
 
 /// An empty read buffer larger than this is released before the next read
 /// (after a big message, or an oversized line that was discarded).
-const RETAINED_READ_CAPACITY: usize = 4 * 1024 * 1024;
+pub(crate) const RETAINED_READ_CAPACITY: usize = 4 * 1024 * 1024;
 
 /// Newline-delimited JSON-RPC over any `AsyncRead` + `AsyncWrite` pair: a
 /// TCP or Unix socket's halves, `tokio::io::duplex`, a child's pipes.

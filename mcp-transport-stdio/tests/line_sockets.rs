@@ -8,14 +8,14 @@ use mcp_proto::jsonrpc::{Request, Response};
 use mcp_proto::transport::{Transport, TransportExt};
 use mcp_proto::{Message, RequestId};
 use mcp_transport_stdio::LineTransport;
-use serde_json::value::RawValue;
+use mcp_proto::RawJson;
 
 /// Answers every request with `{"echo": <method>}` until the peer closes.
 async fn echo_server<T: Transport + Unpin>(mut t: T) -> usize {
     let mut served = 0;
     while let Some(msg) = t.recv().await {
         if let Message::Request(req) = msg.unwrap() {
-            let result = RawValue::from_string(format!("{{\"echo\":\"{}\"}}", req.method)).unwrap();
+            let result = RawJson::from_string(format!("{{\"echo\":\"{}\"}}", req.method)).unwrap();
             t.send(Response::new(req.id, result).into()).await.unwrap();
             served += 1;
         }

@@ -195,7 +195,7 @@ fn scanning_resumes_where_it_stopped() {
 
 #[test]
 fn encode_never_embeds_a_newline() {
-    let pretty = serde_json::value::RawValue::from_string(
+    let pretty = mcp_proto::RawJson::from_string(
         "{\n  \"text\": \"line1\\nline2\",\r\n  \"n\": [1,\n2]\n}".into(),
     )
     .unwrap();

@@ -91,7 +91,7 @@ impl AsyncWrite for Recorder {
 }
 
 fn note(i: usize) -> Message {
-    let params = serde_json::value::RawValue::from_string(format!("{{\"i\":{i}}}")).unwrap();
+    let params = mcp_proto::RawJson::from_string(format!("{{\"i\":{i}}}")).unwrap();
     Notification::new("notifications/progress", Some(params)).into()
 }
 
@@ -393,14 +393,14 @@ async fn read_buffer_is_released_after_a_huge_message() {
     );
 }
 
-fn big_raw(len: usize, pretty: bool) -> Box<serde_json::value::RawValue> {
+fn big_raw(len: usize, pretty: bool) -> mcp_proto::RawJson {
     let pad = "y".repeat(len);
     let text = if pretty {
         format!("{{\r\n  \"a\": [1,\n 2],\n  \"s\": \"{pad}\"\n}}")
     } else {
         format!("{{\"a\":[1,2],\"s\":\"{pad}\"}}")
     };
-    serde_json::value::RawValue::from_string(text).unwrap()
+    mcp_proto::RawJson::from_string(text).unwrap()
 }
 
 /// Messages of every kind, small and large, compact and pretty-printed.

@@ -9,7 +9,7 @@ use mcp_proto::transport::{TransportError, TransportExt};
 use mcp_proto::{Message, RequestId};
 use mcp_transport_stdio::{ServerCommand, StdioTransport};
 use serde_json::Value;
-use serde_json::value::RawValue;
+use mcp_proto::RawJson;
 
 /// The python interpreter: the system one when present (a pyenv shim is a
 /// shell script that changes the environment the tests inspect).
@@ -29,7 +29,7 @@ pub fn fake(args: &[&str]) -> ServerCommand {
 }
 
 pub fn request(id: i64, method: &str, params: Value) -> Message {
-    let raw = RawValue::from_string(params.to_string()).unwrap();
+    let raw = RawJson::from_string(params.to_string()).unwrap();
     Request::new(id.into(), method.to_owned(), Some(raw)).into()
 }
 
