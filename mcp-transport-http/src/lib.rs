@@ -30,7 +30,7 @@
 //!     .request_timeout(Some(Duration::from_secs(60)))
 //!     .build()?;
 //! std::pin::Pin::new(&mut transport).set_protocol_version(ProtocolVersion::V2026_07_28);
-//! let params = serde_json::value::RawValue::from_string(r#"{"_meta":{}}"#.into())?;
+//! let params = mcp_proto::RawJson::from_string(r#"{"_meta":{}}"#.into())?;
 //! transport.send(Request::new(1.into(), "server/discover", Some(params)).into()).await?;
 //! let answer = transport.recv().await;
 //! transport.close().await?;

@@ -12,10 +12,10 @@ use http::header::{ACCEPT, CONTENT_TYPE, LOCATION, WWW_AUTHENTICATE};
 use http::{HeaderMap, HeaderName, HeaderValue, Method, Request, Response, StatusCode, Uri};
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::Incoming;
+use mcp_proto::RawJson;
 use mcp_proto::jsonrpc::{ErrorResponse, Message, RequestId, Response as RpcResponse};
 use mcp_proto::transport::{Transport, TransportError, TransportErrorKind};
 use mcp_proto::version::{Era, Feature, ProtocolVersion};
-use serde_json::value::RawValue;
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::task::AbortHandle;
 
@@ -194,7 +194,7 @@ impl HttpTransport {
         // cancelled request, so keeping it open only holds a connection).
         if method.as_deref() == Some("notifications/cancelled") {
             if let Message::Notification(n) = &msg
-                && let Some(id) = cancelled_request_id(n.params.as_deref())
+                && let Some(id) = cancelled_request_id(n.params.as_ref())
             {
                 let mut t = lock(&self.shared.tasks);
                 if let Some(key) = t.by_request.remove(&id)
@@ -269,8 +269,8 @@ impl Drop for HttpTransport {
     }
 }
 
-fn cancelled_request_id(params: Option<&RawValue>) -> Option<RequestId> {
-    let v: serde_json::Value = serde_json::from_str(params?.get()).ok()?;
+fn cancelled_request_id(params: Option<&RawJson>) -> Option<RequestId> {
+    let v: serde_json::Value = params?.decode().ok()?;
     serde_json::from_value(v.get("requestId")?.clone()).ok()
 }
 
@@ -557,14 +557,15 @@ impl Shared {
     /// pushed, so the caller can hold it until the stream ends.
     fn on_event(
         &self,
-        ev: &SseEvent,
+        ev: &mut SseEvent,
         expect: Option<&RequestId>,
         tools_list: bool,
     ) -> EventOutcome {
         if ev.data.is_empty() || ev.event != "message" {
             return EventOutcome::Skipped;
         }
-        match Message::from_slice(ev.data.as_bytes()) {
+        // The event's text becomes the message's storage (no copy).
+        match Message::from_string(std::mem::take(&mut ev.data)) {
             Ok(msg) if is_answer_to(&msg, expect) => EventOutcome::Answer(if tools_list {
                 self.filter_tools(msg)
             } else {
@@ -586,7 +587,7 @@ impl Shared {
         if let Message::Response(r) = &msg {
             let mut s = lock(&self.state);
             if let Some(new) = filter_tools_list(r.result.get(), &mut s.tool_headers)
-                && let Ok(raw) = RawValue::from_string(new)
+                && let Ok(raw) = RawJson::from_string(new)
             {
                 return Message::Response(RpcResponse::new(r.id.clone(), raw));
             }
@@ -668,8 +669,8 @@ async fn read_sse(
                 buf.extend_from_slice(&data);
                 loop {
                     match dec.decode(&mut buf) {
-                        Ok(Some(ev)) => {
-                            let outcome = shared.on_event(&ev, expect, tools_list);
+                        Ok(Some(mut ev)) => {
+                            let outcome = shared.on_event(&mut ev, expect, tools_list);
                             match outcome {
                                 EventOutcome::Answer(m) => {
                                     release(&mut held);
@@ -712,8 +713,8 @@ async fn read_sse(
                 };
             }
             None => {
-                while let Ok(Some(ev)) = dec.decode_eof(&mut buf) {
-                    match shared.on_event(&ev, expect, tools_list) {
+                while let Ok(Some(mut ev)) = dec.decode_eof(&mut buf) {
+                    match shared.on_event(&mut ev, expect, tools_list) {
                         EventOutcome::Answer(m) => {
                             release(&mut held);
                             held = Some(m);
@@ -772,13 +773,13 @@ impl Post {
                     (method.as_deref(), &msg)
             {
                 let params = match &msg {
-                    Message::Request(r) => r.params.as_deref(),
-                    Message::Notification(n) => n.params.as_deref(),
+                    Message::Request(r) => r.params.as_ref(),
+                    Message::Notification(n) => n.params.as_ref(),
                     _ => None,
                 };
                 let params: Option<serde_json::Value> = match m {
                     "tools/call" | "prompts/get" | "resources/read" => {
-                        params.and_then(|p| serde_json::from_str(p.get()).ok())
+                        params.and_then(|p| p.decode().ok())
                     }
                     _ => None,
                 };
@@ -1297,8 +1298,7 @@ async fn legacy_sse_reader(
                             }
                         }
                         Ok(Some(ev)) if ev.event == "message" && !ev.data.is_empty() => {
-                            let item = Message::from_slice(ev.data.as_bytes())
-                                .map_err(TransportError::from);
+                            let item = Message::from_string(ev.data).map_err(TransportError::from);
                             let _ = inbox.send(item);
                         }
                         Ok(Some(_)) => {}
@@ -1386,9 +1386,9 @@ mod tests {
 
     #[test]
     fn cancelled_id_parsing() {
-        let p = RawValue::from_string(r#"{"requestId":7,"reason":"x"}"#.into()).unwrap();
+        let p = RawJson::from_string(r#"{"requestId":7,"reason":"x"}"#.into()).unwrap();
         assert_eq!(cancelled_request_id(Some(&p)), Some(RequestId::Number(7)));
-        let p = RawValue::from_string(r#"{"requestId":"a"}"#.into()).unwrap();
+        let p = RawJson::from_string(r#"{"requestId":"a"}"#.into()).unwrap();
         assert_eq!(cancelled_request_id(Some(&p)), Some("a".into()));
         assert_eq!(cancelled_request_id(None), None);
     }

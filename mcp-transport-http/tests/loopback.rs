@@ -11,12 +11,12 @@ use mcp_proto::jsonrpc::{Message, Notification, Request, RequestId, Response};
 use mcp_proto::transport::{Transport, TransportError, TransportErrorKind, TransportExt};
 use mcp_proto::version::ProtocolVersion;
 use mcp_transport_http::{HttpError, HttpTransport};
-use serde_json::value::RawValue;
+use mcp_proto::RawJson;
 use serde_json::{Value, json};
 use support::*;
 
-fn raw(v: Value) -> Option<Box<RawValue>> {
-    Some(RawValue::from_string(v.to_string()).unwrap())
+fn raw(v: Value) -> Option<RawJson> {
+    Some(RawJson::from_string(v.to_string()).unwrap())
 }
 
 fn req(id: i64, method: &'static str, params: Value) -> Message {
@@ -565,7 +565,7 @@ async fn server_requests_on_streams_and_replies_posted_back() {
     t.send(req(1, "tools/call", json!({}))).await.unwrap();
     let m = recv_ok(&mut t).await;
     assert_eq!(m.method(), Some("sampling/createMessage"));
-    let reply = Response::new("s1".into(), RawValue::from_string("{}".into()).unwrap());
+    let reply = Response::new("s1".into(), RawJson::from_string("{}".into()).unwrap());
     t.send(reply.into()).await.unwrap();
     assert_eq!(result_of(&recv_ok(&mut t).await), json!({"done":true}));
     tokio::time::sleep(Duration::from_millis(50)).await;

@@ -17,7 +17,7 @@ use mcp_proto::jsonrpc::{Message, Notification, Request, RequestId, Response};
 use mcp_proto::transport::{Transport, TransportError, TransportExt};
 use mcp_proto::version::ProtocolVersion;
 use mcp_transport_http::HttpTransport;
-use serde_json::value::RawValue;
+use mcp_proto::RawJson;
 use serde_json::{Value, json};
 use tokio::process::{Child, Command};
 
@@ -89,8 +89,8 @@ async fn python_in(mode: &str, path: &str) -> Option<(Child, String)> {
     Some((child, format!("http://127.0.0.1:{port}{path}")))
 }
 
-fn raw(v: Value) -> Option<Box<RawValue>> {
-    Some(RawValue::from_string(v.to_string()).unwrap())
+fn raw(v: Value) -> Option<RawJson> {
+    Some(RawJson::from_string(v.to_string()).unwrap())
 }
 
 fn req(id: i64, method: &'static str, params: Value) -> Message {
@@ -222,7 +222,7 @@ async fn server_everything_streamable_http_legacy() {
     t.send(
         Response::new(
             sampling.id.clone(),
-            RawValue::from_string(reply.to_string()).unwrap(),
+            RawJson::from_string(reply.to_string()).unwrap(),
         )
         .into(),
     )
