@@ -10,6 +10,7 @@ use std::sync::{Arc, RwLock};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
+use mcp_proto::RawJson;
 use mcp_proto::jsonrpc::{Message, Notification};
 use mcp_proto::method::Method;
 use mcp_proto::schema::JsonObject;
@@ -25,7 +26,6 @@ use mcp_proto::{Era, ErrorObject, ProtocolVersion, RequestId};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
-use serde_json::value::RawValue;
 use tokio::sync::{mpsc, oneshot, watch};
 
 use crate::error::{ClientError, CloseReason};
@@ -38,13 +38,13 @@ use crate::session::{Embedded, progress_token};
 /// A progress callback.
 pub type ProgressFn = Arc<dyn Fn(ProgressParams) + Send + Sync>;
 
-type Reply = oneshot::Sender<Result<Box<RawValue>, ClientError>>;
+type Reply = oneshot::Sender<Result<RawJson, ClientError>>;
 
 enum Command {
     Request {
         call: CallId,
         method: Cow<'static, str>,
-        params: Option<Box<RawValue>>,
+        params: Option<RawJson>,
         embedded: Embedded,
         options: CallOptions,
         progress: Option<ProgressFn>,
@@ -55,11 +55,11 @@ enum Command {
     Cancel(CallId, Option<String>),
     Notify {
         method: String,
-        params: Option<Box<RawValue>>,
+        params: Option<RawJson>,
     },
     Respond {
         id: mcp_proto::RequestId,
-        result: Result<Box<RawValue>, ErrorObject>,
+        result: Result<RawJson, ErrorObject>,
     },
     Input {
         call: CallId,
@@ -90,6 +90,10 @@ struct Shared {
     closed: RwLock<Option<CloseReason>>,
     /// The negotiated modern revision and its per-request `_meta` members.
     meta: RwLock<Option<Arc<(ProtocolVersion, JsonObject)>>>,
+    /// Length of the last params encoded at send time: the next ones are
+    /// encoded into a buffer of about this size, so calls with large
+    /// arguments do not regrow (and copy) their buffer every time.
+    params_size_hint: AtomicUsize,
 }
 
 impl Shared {
@@ -268,6 +272,7 @@ impl ClientBuilder {
             max_list_pages: self.max_list_pages,
             closed: RwLock::new(None),
             meta: RwLock::new(None),
+            params_size_hint: AtomicUsize::new(0),
         });
         let driver = Driver {
             session: Session::new(self.config),
@@ -423,7 +428,7 @@ impl Client {
     pub fn request_raw(
         &self,
         method: impl Into<Cow<'static, str>>,
-        params: Option<Box<RawValue>>,
+        params: Option<RawJson>,
     ) -> RequestBuilder<'_> {
         RequestBuilder {
             client: self,
@@ -440,7 +445,7 @@ impl Client {
         method: impl Into<Cow<'static, str>>,
         params: &P,
     ) -> RequestBuilder<'_> {
-        let params = match serde_json::value::to_raw_value(params) {
+        let params = match RawJson::from_value(params) {
             Ok(p) => Params::Raw(Some(p)),
             Err(e) => Params::Failed(encode_error(&e)),
         };
@@ -460,24 +465,27 @@ impl Client {
         method: impl Into<Cow<'static, str>>,
         params: P,
     ) -> RequestBuilder<'a> {
-        self.request_encoded(method, move |meta: &MetaSpec<'_>| {
+        self.request_encoded(method, move |meta: &MetaSpec<'_>, capacity| {
             if meta.is_empty() {
-                serde_json::value::to_raw_value(&params)
+                RawJson::from_value_with_capacity(&params, capacity)
             } else {
-                serde_json::value::to_raw_value(&WithMeta {
-                    meta,
-                    params: &params,
-                })
+                RawJson::from_value_with_capacity(
+                    &WithMeta {
+                        meta,
+                        params: &params,
+                    },
+                    capacity,
+                )
             }
         })
     }
 
     /// A request whose params `encode` writes at send time, including the
-    /// given `_meta` when it is not empty.
+    /// given `_meta` when it is not empty, into a buffer of the given capacity.
     fn request_encoded<'a>(
         &'a self,
         method: impl Into<Cow<'static, str>>,
-        encode: impl FnOnce(&MetaSpec<'_>) -> serde_json::Result<Box<RawValue>> + Send + 'a,
+        encode: impl FnOnce(&MetaSpec<'_>, usize) -> serde_json::Result<RawJson> + Send + 'a,
     ) -> RequestBuilder<'a> {
         RequestBuilder {
             client: self,
@@ -499,7 +507,7 @@ impl Client {
     pub fn notify(
         &self,
         method: impl Into<String>,
-        params: Option<Box<RawValue>>,
+        params: Option<RawJson>,
     ) -> Result<(), ClientError> {
         self.send(Command::Notify {
             method: method.into(),
@@ -548,14 +556,14 @@ impl Client {
     }
 
     /// Every page of a list method, raw: each page's result object as received.
-    pub async fn list_all_raw(&self, method: &str) -> Result<Vec<Box<RawValue>>, ClientError> {
+    pub async fn list_all_raw(&self, method: &str) -> Result<Vec<RawJson>, ClientError> {
         #[derive(serde::Deserialize)]
         #[serde(rename_all = "camelCase")]
         struct Cursor {
             next_cursor: Option<String>,
         }
         let mut pages = Vec::new();
-        self.paginate(method, |raw: Box<RawValue>| {
+        self.paginate(method, |raw: RawJson| {
             let next: Cursor = decode(method, &raw)?;
             pages.push(raw);
             Ok(next.next_cursor)
@@ -623,12 +631,15 @@ impl Client {
             name: &'a str,
             arguments: &'a A,
         }
-        self.request_encoded("tools/call", move |meta: &MetaSpec<'_>| {
-            serde_json::value::to_raw_value(&CallParams {
-                meta: (!meta.is_empty()).then_some(meta),
-                name,
-                arguments,
-            })
+        self.request_encoded("tools/call", move |meta: &MetaSpec<'_>, capacity| {
+            RawJson::from_value_with_capacity(
+                &CallParams {
+                    meta: (!meta.is_empty()).then_some(meta),
+                    name,
+                    arguments,
+                },
+                capacity,
+            )
         })
         .progress(true)
     }
@@ -807,8 +818,8 @@ fn kind_index(kind: ListKind) -> usize {
     }
 }
 
-fn decode<R: DeserializeOwned>(method: &str, raw: &RawValue) -> Result<R, ClientError> {
-    serde_json::from_str(raw.get()).map_err(|e| ClientError::Decode {
+fn decode<R: DeserializeOwned>(method: &str, raw: &RawJson) -> Result<R, ClientError> {
+    raw.decode().map_err(|e| ClientError::Decode {
         method: method.to_owned(),
         message: e.to_string(),
     })
@@ -829,12 +840,12 @@ pub struct RequestBuilder<'a> {
 }
 
 type LazyParams<'a> =
-    Box<dyn FnOnce(&MetaSpec<'_>) -> serde_json::Result<Box<RawValue>> + Send + 'a>;
+    Box<dyn FnOnce(&MetaSpec<'_>, usize) -> serde_json::Result<RawJson> + Send + 'a>;
 
 /// Request params, before they are sent.
 enum Params<'a> {
     /// Already encoded (the caller's `_meta`, if any, is inside).
-    Raw(Option<Box<RawValue>>),
+    Raw(Option<RawJson>),
     /// Encoded at send time, with the `_meta` the request needs written in
     /// the same pass (no splice, no second copy of large arguments). Only for
     /// params types that have no `_meta` of their own.
@@ -942,8 +953,14 @@ impl RequestBuilder<'_> {
                 };
                 let embedded =
                     Embedded::new(template.as_deref().map(|(v, _)| *v), self.options.progress);
-                encode(&spec)
-                    .map(|p| (Some(p), embedded))
+                let hint = &self.client.shared.params_size_hint;
+                // A little headroom over the last size: equal sizes never regrow.
+                let capacity = hint.load(Ordering::Relaxed).saturating_mul(9) / 8 + 64;
+                encode(&spec, capacity)
+                    .map(|p| {
+                        hint.store(p.len(), Ordering::Relaxed);
+                        (Some(p), embedded)
+                    })
                     .map_err(|e| encode_error(&e))
             }
         };
@@ -994,7 +1011,7 @@ impl Drop for CancelGuard {
 /// The pending result of a request. Dropping it cancels the request.
 #[must_use = "dropping the future cancels the request"]
 pub struct ResponseFuture {
-    rx: oneshot::Receiver<Result<Box<RawValue>, ClientError>>,
+    rx: oneshot::Receiver<Result<RawJson, ClientError>>,
     early: Option<ClientError>,
     guard: CancelGuard,
 }
@@ -1037,7 +1054,7 @@ impl ResponseFuture {
 }
 
 impl Future for ResponseFuture {
-    type Output = Result<Box<RawValue>, ClientError>;
+    type Output = Result<RawJson, ClientError>;
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         if let Some(e) = self.early.take() {
             self.guard.armed = false;
@@ -1211,8 +1228,8 @@ impl Driver {
                     for (key, req) in requests {
                         let params = req
                             .params
-                            .as_deref()
-                            .and_then(|p| serde_json::from_str(p.get()).ok())
+                            .as_ref()
+                            .and_then(|p| p.decode().ok())
                             .unwrap_or(Value::Null);
                         match handler.handle_request(&req.method, params).await {
                             Ok(v) => {
@@ -1247,14 +1264,14 @@ impl Driver {
                 tokio::spawn(async move {
                     let params = req
                         .params
-                        .as_deref()
-                        .and_then(|p| serde_json::from_str(p.get()).ok())
+                        .as_ref()
+                        .and_then(|p| p.decode().ok())
                         .unwrap_or(Value::Null);
                     let result = handler
                         .handle_request(&req.method, params)
                         .await
                         .and_then(|v| {
-                            serde_json::value::to_raw_value(&v).map_err(|e| {
+                            RawJson::from_value(&v).map_err(|e| {
                                 ErrorObject::new(
                                     mcp_proto::ErrorCode::INTERNAL_ERROR,
                                     e.to_string(),
@@ -1414,7 +1431,13 @@ impl Future for Driver {
                     // Timer.
                     match this.session.poll_timeout() {
                         Some(deadline) => {
-                            if this.armed != Some(deadline) {
+                            // The timer only ever moves earlier. Every new
+                            // request has a later deadline than those in
+                            // flight; moving the timer for each would cost a
+                            // timer-wheel update per call. A timer that fires
+                            // before the session's next deadline costs one
+                            // idle wake-up and is re-armed.
+                            if this.armed.is_none_or(|armed| deadline < armed) {
                                 this.armed = Some(deadline);
                                 this.sleep
                                     .as_mut()
@@ -1427,7 +1450,8 @@ impl Future for Driver {
                                 continue;
                             }
                         }
-                        None => this.armed = None,
+                        // Nothing to time: the armed timer (if any) may fire once for nothing.
+                        None => {}
                     }
                     return Poll::Pending;
                 }

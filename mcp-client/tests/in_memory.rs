@@ -7,21 +7,21 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mcp_client::{BoxFuture, Client, ClientError, ClientHandler, CloseReason, VersionChoice};
+use mcp_proto::RawJson;
 use mcp_proto::jsonrpc::{ErrorResponse, Message, Notification, Request, Response};
 use mcp_proto::schema::ClientCapabilities;
 use mcp_proto::transport::channel::{self, ChannelTransport};
 use mcp_proto::transport::{TransportError, TransportErrorKind, TransportExt};
 use mcp_proto::{Era, ErrorCode, ErrorObject, ProtocolVersion, RequestId};
-use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
-fn raw(v: Value) -> Box<RawValue> {
-    serde_json::value::to_raw_value(&v).unwrap()
+fn raw(v: Value) -> RawJson {
+    RawJson::from_value(&v).unwrap()
 }
 
 fn params(r: &Request) -> Value {
     r.params
-        .as_deref()
+        .as_ref()
         .map_or(Value::Null, |p| serde_json::from_str(p.get()).unwrap())
 }
 
@@ -647,4 +647,40 @@ async fn too_many_concurrent_server_requests_are_answered_busy() {
         .unwrap()
         .unwrap();
     drop(client);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_shorter_timeout_started_later_fires_on_time_and_a_longer_one_still_fires() {
+    let (client_end, mut server) = channel::pair();
+    let srv = tokio::spawn(async move {
+        legacy_handshake(&mut server).await;
+        // Never answer; keep the transport open until both calls timed out.
+        while let Some(Ok(_)) = server.recv().await {}
+    });
+    let client = Client::builder("t", "1").connect(client_end).await.unwrap();
+    let start = tokio::time::Instant::now();
+    let long = client
+        .call_tool_with(&mcp_proto::schema::CallToolParams::new("slow"))
+        .timeout(Duration::from_secs(100))
+        .send();
+    let short = client
+        .call_tool_with(&mcp_proto::schema::CallToolParams::new("slow"))
+        .timeout(Duration::from_secs(2))
+        .send();
+    let err = short.await.unwrap_err();
+    assert!(err.is_timeout(), "{err}");
+    let waited = start.elapsed();
+    assert!(
+        waited >= Duration::from_secs(2) && waited < Duration::from_secs(3),
+        "{waited:?}"
+    );
+    let err = long.await.unwrap_err();
+    assert!(err.is_timeout(), "{err}");
+    let waited = start.elapsed();
+    assert!(
+        waited >= Duration::from_secs(100) && waited < Duration::from_secs(101),
+        "{waited:?}"
+    );
+    client.close().await;
+    let _ = srv.await;
 }

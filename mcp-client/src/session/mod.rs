@@ -34,6 +34,7 @@ use std::borrow::Cow;
 use std::collections::{HashMap, VecDeque};
 use std::time::{Duration, Instant};
 
+use mcp_proto::RawJson;
 use mcp_proto::error::ErrorCode;
 use mcp_proto::jsonrpc::{ErrorResponse, Message, Notification, Request, RequestId, Response};
 use mcp_proto::schema::{
@@ -46,7 +47,6 @@ use mcp_proto::transport::{TransportError, TransportErrorKind};
 use mcp_proto::{Era, ErrorObject, ProtocolVersion};
 use serde::Deserialize;
 use serde_json::Value;
-use serde_json::value::RawValue;
 
 use crate::error::{ClientError, CloseReason};
 
@@ -210,7 +210,7 @@ pub struct ServerInfo {
     pub supported_versions: Vec<String>,
     /// The handshake result exactly as the server sent it (the `initialize`
     /// result, or the `server/discover` result).
-    pub raw: Box<RawValue>,
+    pub raw: RawJson,
 }
 
 impl ServerInfo {
@@ -242,7 +242,7 @@ pub enum Event {
         /// The call.
         call: CallId,
         /// The raw `result`, or why it failed.
-        result: Result<Box<RawValue>, ClientError>,
+        result: Result<RawJson, ClientError>,
     },
     /// A call reported progress.
     Progress {
@@ -281,7 +281,7 @@ struct Pending {
     purpose: Purpose,
     method: Cow<'static, str>,
     /// Kept only when a retry may need it (MRTR, session expiry): see `retained`.
-    params: Option<Box<RawValue>>,
+    params: Option<RawJson>,
     retained: bool,
     options: CallOptions,
     started: Instant,
@@ -298,7 +298,7 @@ struct Pending {
 struct Deferred {
     call: CallId,
     method: Cow<'static, str>,
-    params: Option<Box<RawValue>>,
+    params: Option<RawJson>,
     options: CallOptions,
     started: Instant,
     rounds: u32,
@@ -448,7 +448,7 @@ impl Session {
         &mut self,
         call: CallId,
         method: impl Into<Cow<'static, str>>,
-        params: Option<Box<RawValue>>,
+        params: Option<RawJson>,
         options: CallOptions,
         now: Instant,
     ) -> Result<(), ClientError> {
@@ -462,7 +462,7 @@ impl Session {
         &mut self,
         call: CallId,
         method: impl Into<Cow<'static, str>>,
-        params: Option<Box<RawValue>>,
+        params: Option<RawJson>,
         options: CallOptions,
         embedded: Embedded,
         now: Instant,
@@ -492,7 +492,7 @@ impl Session {
     pub fn notify(
         &mut self,
         method: impl Into<String>,
-        params: Option<Box<RawValue>>,
+        params: Option<RawJson>,
     ) -> Result<(), ClientError> {
         if let Phase::Closed(reason) = &self.phase {
             return Err(ClientError::Closed(reason.clone()));
@@ -525,7 +525,7 @@ impl Session {
     }
 
     /// Answers a server-to-client request (from [`Event::ServerRequest`]).
-    pub fn respond(&mut self, id: RequestId, result: Result<Box<RawValue>, ErrorObject>) {
+    pub fn respond(&mut self, id: RequestId, result: Result<RawJson, ErrorObject>) {
         if self.is_closed() {
             return;
         }
@@ -772,7 +772,7 @@ impl Session {
             self.config.capabilities.clone(),
             self.config.client_info.clone(),
         );
-        let raw = match serde_json::value::to_raw_value(&params) {
+        let raw = match RawJson::from_value(&params) {
             Ok(r) => r,
             Err(e) => {
                 self.handle_closed(CloseReason::Handshake(format!(
@@ -853,7 +853,7 @@ impl Session {
         // Per-request `_meta` (modern) and the progress token; MRTR answers.
         let mut params = d.params;
         if responses.is_some() || state.is_some() {
-            params = Some(merge_input(params.as_deref(), responses, state));
+            params = Some(merge_input(params.as_ref(), responses, state));
         }
         let wanted = Embedded::new(version.filter(|v| v.era() == Era::Modern), token.is_some());
         let wire_params = if d.embedded == wanted || !(modern || token.is_some()) {
@@ -865,7 +865,7 @@ impl Session {
             } else {
                 ""
             };
-            Some(splice_meta(params.as_deref(), meta, token.as_ref()))
+            Some(splice_meta(params.as_ref(), meta, token.as_ref()))
         };
         let embedded = if wire_params.is_some() {
             Embedded::default()
@@ -903,7 +903,7 @@ impl Session {
 
     fn send_cancelled(&mut self, id: RequestId, reason: Option<String>) {
         let params = CancelledParams::new(id, reason);
-        if let Ok(raw) = serde_json::value::to_raw_value(&params) {
+        if let Ok(raw) = RawJson::from_value(&params) {
             self.transmit.push_back(Transmit::Message(
                 Notification::new("notifications/cancelled", Some(raw)).into(),
             ));
@@ -936,7 +936,7 @@ impl Session {
         if n.method == "notifications/progress" {
             if let Some(p) = n
                 .params
-                .as_deref()
+                .as_ref()
                 .and_then(|raw| serde_json::from_str::<ProgressParams>(raw.get()).ok())
             {
                 if let Some(pending) = self
@@ -966,12 +966,7 @@ impl Session {
         self.events.push_back(Event::Notification(n));
     }
 
-    fn on_response(
-        &mut self,
-        id: RequestId,
-        result: Result<Box<RawValue>, ErrorObject>,
-        now: Instant,
-    ) {
+    fn on_response(&mut self, id: RequestId, result: Result<RawJson, ErrorObject>, now: Instant) {
         let Some(p) = self.pending.remove(&id) else {
             tracing::debug!(%id, "response for an unknown, cancelled or already answered request; dropped");
             return;
@@ -1036,7 +1031,7 @@ impl Session {
         }
     }
 
-    fn on_probe_response(&mut self, result: Result<Box<RawValue>, ErrorObject>, now: Instant) {
+    fn on_probe_response(&mut self, result: Result<RawJson, ErrorObject>, now: Instant) {
         let raw_copy = result.as_ref().ok().cloned();
         let preferred = match self.config.version {
             VersionChoice::Pinned(v) => v,
@@ -1145,7 +1140,7 @@ impl Session {
         self.handle_closed(CloseReason::Handshake(err.to_string()));
     }
 
-    fn on_initialize_response(&mut self, result: Result<Box<RawValue>, ErrorObject>, now: Instant) {
+    fn on_initialize_response(&mut self, result: Result<RawJson, ErrorObject>, now: Instant) {
         let Phase::Initializing { offered } = self.phase else {
             return;
         };
@@ -1201,8 +1196,8 @@ impl Session {
 }
 
 /// `{}` as raw JSON (encoding an empty map cannot fail).
-pub(crate) fn empty_object() -> Box<RawValue> {
-    serde_json::value::to_raw_value(&JsonObject::new()).unwrap_or_default()
+pub(crate) fn empty_object() -> RawJson {
+    RawJson::empty_object()
 }
 
 #[derive(Deserialize)]
@@ -1229,11 +1224,7 @@ fn input_required(text: &str) -> Option<InputRequiredWire> {
 /// optional progress token added to its `_meta`. `params` is spliced as text
 /// when it has no `_meta` of its own (the common case, no re-parse); otherwise
 /// it is parsed and merged.
-fn splice_meta(
-    params: Option<&RawValue>,
-    members: &str,
-    token: Option<&RequestId>,
-) -> Box<RawValue> {
+fn splice_meta(params: Option<&RawJson>, members: &str, token: Option<&RequestId>) -> RawJson {
     let mut meta = String::with_capacity(members.len() + 32);
     meta.push_str(members);
     if let Some(t) = token {
@@ -1245,7 +1236,7 @@ fn splice_meta(
         meta.push_str("\":");
         meta.push_str(&serde_json::to_string(t).unwrap_or_else(|_| "0".into()));
     }
-    let text = params.map(RawValue::get).unwrap_or("{}").trim();
+    let text = params.map(RawJson::as_str).unwrap_or("{}").trim();
     let spliced = if text.starts_with('{') && !text.contains("\"_meta\"") {
         let rest = text[1..].trim_start();
         let mut s = String::with_capacity(text.len() + meta.len() + 12);
@@ -1256,14 +1247,14 @@ fn splice_meta(
             s.push(',');
         }
         s.push_str(rest);
-        RawValue::from_string(s).ok()
+        RawJson::from_string(s).ok()
     } else {
         None
     };
     spliced.unwrap_or_else(|| merge_meta_slow(text, &meta))
 }
 
-fn merge_meta_slow(text: &str, meta_members: &str) -> Box<RawValue> {
+fn merge_meta_slow(text: &str, meta_members: &str) -> RawJson {
     let mut obj: JsonObject = serde_json::from_str(text).unwrap_or_default();
     let add: JsonObject = serde_json::from_str(&format!("{{{meta_members}}}")).unwrap_or_default();
     let meta = obj
@@ -1274,18 +1265,16 @@ fn merge_meta_slow(text: &str, meta_members: &str) -> Box<RawValue> {
             m.entry(k).or_insert(v);
         }
     }
-    serde_json::value::to_raw_value(&obj).unwrap_or_else(|_| empty_object())
+    RawJson::from_value(&obj).unwrap_or_else(|_| empty_object())
 }
 
 /// The original params plus `inputResponses` and `requestState` (replacing earlier ones).
 fn merge_input(
-    params: Option<&RawValue>,
+    params: Option<&RawJson>,
     responses: Option<InputResponses>,
     state: Option<String>,
-) -> Box<RawValue> {
-    let mut obj: JsonObject = params
-        .and_then(|p| serde_json::from_str(p.get()).ok())
-        .unwrap_or_default();
+) -> RawJson {
+    let mut obj: JsonObject = params.and_then(|p| p.decode().ok()).unwrap_or_default();
     obj.remove("inputResponses");
     obj.remove("requestState");
     if let Some(r) = responses {
@@ -1296,5 +1285,5 @@ fn merge_input(
     if let Some(s) = state {
         obj.insert("requestState".into(), Value::String(s));
     }
-    serde_json::value::to_raw_value(&obj).unwrap_or_else(|_| empty_object())
+    RawJson::from_value(&obj).unwrap_or_else(|_| empty_object())
 }

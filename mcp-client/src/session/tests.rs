@@ -2,17 +2,17 @@
 
 use std::time::{Duration, Instant};
 
+use mcp_proto::RawJson;
 use mcp_proto::jsonrpc::{ErrorResponse, Notification, Request, RequestId, Response};
 use mcp_proto::schema::Implementation;
 use mcp_proto::transport::{TransportError, TransportErrorKind};
 use mcp_proto::{ErrorCode, ErrorObject, ProtocolVersion};
-use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 use super::*;
 
-fn raw(v: Value) -> Box<RawValue> {
-    serde_json::value::to_raw_value(&v).unwrap()
+fn raw(v: Value) -> RawJson {
+    RawJson::from_value(&v).unwrap()
 }
 
 fn config() -> SessionConfig {
@@ -816,7 +816,7 @@ fn splice_meta_handles_empty_whitespace_and_nested_meta() {
         serde_json::from_str::<Value>(p.get()).unwrap(),
         json!({"_meta": {"progressToken": 4}})
     );
-    let spaced = RawValue::from_string(" { \"x\" : 1 } ".into()).unwrap();
+    let spaced = RawJson::from_string(" { \"x\" : 1 } ".into()).unwrap();
     let p = splice_meta(Some(&spaced), "\"a\":1", None);
     assert_eq!(
         serde_json::from_str::<Value>(p.get()).unwrap(),
@@ -843,7 +843,7 @@ fn embedded_meta_is_sent_verbatim_and_a_mismatch_is_completed() {
     s.request_embedded(
         CallId(5),
         "tools/call",
-        Some(RawValue::from_string(text.clone()).unwrap()),
+        Some(RawJson::from_string(text.clone()).unwrap()),
         CallOptions::new().progress(true),
         Embedded::new(Some(v), true),
         now,
