@@ -37,6 +37,7 @@ use std::io::Write as _;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use mcp_proto::RawJson;
 use mcp_proto::jsonrpc::{ErrorResponse, Message, Notification, Request, RequestId, Response};
 use mcp_proto::{ErrorCode, ErrorObject};
 use serde_json::value::RawValue;
@@ -203,8 +204,8 @@ fn on_notification(n: &Notification, in_flight: &InFlight) {
     }
     let Some(id) = n
         .params
-        .as_deref()
-        .and_then(|p| serde_json::from_str::<Value>(p.get()).ok())
+        .as_ref()
+        .and_then(|p| p.decode::<Value>().ok())
         .and_then(|v| serde_json::from_value::<RequestId>(v.get("requestId")?.clone()).ok())
     else {
         return;
@@ -257,9 +258,8 @@ fn start_request(req: Request, out: &mpsc::UnboundedSender<Message>, in_flight: 
     guard.insert(id, task.abort_handle());
 }
 
-fn to_raw(v: &Value) -> Result<Box<RawValue>, ErrorObject> {
-    serde_json::value::to_raw_value(v)
-        .map_err(|e| ErrorObject::new(ErrorCode::INTERNAL_ERROR, e.to_string()))
+fn to_raw(v: &Value) -> Result<RawJson, ErrorObject> {
+    RawJson::from_value(v).map_err(|e| ErrorObject::new(ErrorCode::INTERNAL_ERROR, e.to_string()))
 }
 
 fn invalid_params(message: impl Into<String>) -> ErrorObject {
@@ -279,8 +279,8 @@ impl Ctx {
     fn new(req: &Request, out: mpsc::UnboundedSender<Message>) -> Self {
         let params: Value = req
             .params
-            .as_deref()
-            .and_then(|p| serde_json::from_str(p.get()).ok())
+            .as_ref()
+            .and_then(|p| p.decode().ok())
             .unwrap_or_else(|| json!({}));
         let meta = params.get("_meta");
         let modern_version = meta
@@ -299,7 +299,7 @@ impl Ctx {
         }
     }
 
-    async fn handle(&self, req: &Request) -> Result<Box<RawValue>, ErrorObject> {
+    async fn handle(&self, req: &Request) -> Result<RawJson, ErrorObject> {
         if let Some(v) = &self.modern_version {
             if !SUPPORTED_VERSIONS.contains(&v.as_str()) {
                 return Err(ErrorObject::new(
@@ -320,7 +320,7 @@ impl Ctx {
                     (Some(_), Some(rest)) => format!("{{\"resultType\":\"complete\",{rest}"),
                     _ => text,
                 };
-                return RawValue::from_string(text)
+                return RawJson::from_string(text)
                     .map_err(|e| ErrorObject::new(ErrorCode::INTERNAL_ERROR, e.to_string()));
             }
             "tools/call" => self.call_tool().await,
@@ -426,7 +426,7 @@ impl Ctx {
             "total": total,
             "message": message,
         });
-        if let Ok(raw) = serde_json::value::to_raw_value(&params) {
+        if let Ok(raw) = RawJson::from_value(&params) {
             let _ = self
                 .out
                 .send(Notification::new("notifications/progress", Some(raw)).into());

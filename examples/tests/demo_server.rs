@@ -125,7 +125,7 @@ async fn unknown_methods_and_versions_are_errors() {
     )
     .unwrap();
     let err = client
-        .request_raw("tools/list", Some(params))
+        .request_raw("tools/list", Some(params.into()))
         .send()
         .await
         .unwrap_err();

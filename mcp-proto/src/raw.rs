@@ -286,7 +286,10 @@ mod tests {
     fn encoded_values_are_bytes_until_read_as_text() {
         let raw = RawJson::from_value_with_capacity(&["x", "é"], 1 << 16).unwrap();
         assert_eq!(raw.as_str(), r#"["x","é"]"#);
-        assert!(raw.into_bytes().capacity() < 1 << 15, "excess capacity released");
+        assert!(
+            raw.into_bytes().capacity() < 1 << 15,
+            "excess capacity released"
+        );
     }
 
     #[test]
@@ -299,13 +302,19 @@ mod tests {
     #[test]
     fn serializes_verbatim_inside_other_values() {
         let raw = RawJson::from_string(r#"{"b":1,"a":2}"#.into()).unwrap();
-        let out = serde_json::to_string(&serde_json::json!({"x": raw.decode::<serde_json::Value>().unwrap()})).unwrap();
+        let out = serde_json::to_string(
+            &serde_json::json!({"x": raw.decode::<serde_json::Value>().unwrap()}),
+        )
+        .unwrap();
         assert!(out.contains("\"a\":2"));
         #[derive(Serialize)]
         struct W<'a> {
             v: &'a RawJson,
         }
-        assert_eq!(serde_json::to_string(&W { v: &raw }).unwrap(), r#"{"v":{"b":1,"a":2}}"#);
+        assert_eq!(
+            serde_json::to_string(&W { v: &raw }).unwrap(),
+            r#"{"v":{"b":1,"a":2}}"#
+        );
         let back: RawJson = serde_json::from_str(r#" {"b":1,"a":2}"#).unwrap();
         assert_eq!(back, raw);
     }

@@ -82,13 +82,13 @@ fn spawn_server(rt: &tokio::runtime::Runtime) -> Client {
             let Message::Request(req) = msg else { continue };
             let params: Value = req
                 .params
-                .as_deref()
+                .as_ref()
                 .map(|p| serde_json::from_str(p.get()).unwrap())
                 .unwrap_or(Value::Null);
             let reply: Message = match &*req.method {
                 "initialize" => Response::new(
                     req.id,
-                    serde_json::value::to_raw_value(&json!({
+                    mcp_proto::RawJson::from_value(&json!({
                         "protocolVersion": params["protocolVersion"],
                         "capabilities": {"tools": {}},
                         "serverInfo": {"name": "bench", "version": "1"},
@@ -98,7 +98,7 @@ fn spawn_server(rt: &tokio::runtime::Runtime) -> Client {
                 .into(),
                 "tools/list" => Response::new(
                     req.id,
-                    serde_json::value::to_raw_value(&json!({"tools": [
+                    mcp_proto::RawJson::from_value(&json!({"tools": [
                         {"name": "search", "inputSchema": schema()},
                     ]}))
                     .unwrap(),
@@ -106,7 +106,7 @@ fn spawn_server(rt: &tokio::runtime::Runtime) -> Client {
                 .into(),
                 "tools/call" => Response::new(
                     req.id,
-                    serde_json::value::to_raw_value(&json!({"content": [
+                    mcp_proto::RawJson::from_value(&json!({"content": [
                         {"type": "text", "text": params["arguments"]["query"]},
                     ]}))
                     .unwrap(),

@@ -11,7 +11,7 @@ use mcp_proto::jsonrpc::{ErrorResponse, Message, Notification, Response};
 use mcp_proto::transport::{TransportExt, channel};
 use mcp_proto::{ErrorCode, ErrorObject};
 use mcp_tools::{Filter, McpTool, OnCollision, Server, Tool, ToolError, ToolOptions, Toolbox};
-use serde_json::value::to_raw_value;
+
 use serde_json::{Value, json};
 
 /// What the fake server does in answer to `tools/call`.
@@ -93,7 +93,7 @@ async fn spawn_fake_with(
             let Message::Request(req) = msg else { continue };
             let params: Value = req
                 .params
-                .as_deref()
+                .as_ref()
                 .map(|p| serde_json::from_str(p.get()).unwrap())
                 .unwrap_or(Value::Null);
             let mut outs = Vec::new();
@@ -131,7 +131,8 @@ async fn spawn_fake_with(
             for out in outs {
                 let msg: Message = match out {
                     Out::Reply(v) => {
-                        Response::new(req.id.clone(), to_raw_value(&v).unwrap()).into()
+                        Response::new(req.id.clone(), mcp_proto::RawJson::from_value(&v).unwrap())
+                            .into()
                     }
                     Out::Error(code, m) => ErrorResponse::new(
                         Some(req.id.clone()),

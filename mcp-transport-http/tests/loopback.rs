@@ -7,11 +7,11 @@ use std::pin::Pin;
 use std::time::{Duration, Instant};
 
 use http::StatusCode;
+use mcp_proto::RawJson;
 use mcp_proto::jsonrpc::{Message, Notification, Request, RequestId, Response};
 use mcp_proto::transport::{Transport, TransportError, TransportErrorKind, TransportExt};
 use mcp_proto::version::ProtocolVersion;
 use mcp_transport_http::{HttpError, HttpTransport};
-use mcp_proto::RawJson;
 use serde_json::{Value, json};
 use support::*;
 

@@ -13,11 +13,11 @@ use std::pin::Pin;
 use std::process::Stdio;
 use std::time::Duration;
 
+use mcp_proto::RawJson;
 use mcp_proto::jsonrpc::{Message, Notification, Request, RequestId, Response};
 use mcp_proto::transport::{Transport, TransportError, TransportExt};
 use mcp_proto::version::ProtocolVersion;
 use mcp_transport_http::HttpTransport;
-use mcp_proto::RawJson;
 use serde_json::{Value, json};
 use tokio::process::{Child, Command};
 

@@ -318,7 +318,11 @@ fn take_line(buf: &mut BytesMut, len: usize) -> Vec<u8> {
     let rest = buf.get(len + 1..).unwrap_or_default();
     // Keep the capacity unless it is beyond what an idle reader retains.
     let capacity = buf.capacity();
-    let keep = if capacity <= RETAINED_READ_CAPACITY { capacity } else { 0 };
+    let keep = if capacity <= RETAINED_READ_CAPACITY {
+        capacity
+    } else {
+        0
+    };
     let mut next = BytesMut::with_capacity(keep.max(rest.len()));
     next.extend_from_slice(rest);
     let mut whole = std::mem::replace(buf, next);

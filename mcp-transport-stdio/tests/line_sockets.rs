@@ -4,11 +4,11 @@
 
 use std::time::Duration;
 
+use mcp_proto::RawJson;
 use mcp_proto::jsonrpc::{Request, Response};
 use mcp_proto::transport::{Transport, TransportExt};
 use mcp_proto::{Message, RequestId};
 use mcp_transport_stdio::LineTransport;
-use mcp_proto::RawJson;
 
 /// Answers every request with `{"echo": <method>}` until the peer closes.
 async fn echo_server<T: Transport + Unpin>(mut t: T) -> usize {

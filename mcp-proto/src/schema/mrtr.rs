@@ -2,9 +2,9 @@
 
 use std::collections::BTreeMap;
 
+use crate::RawJson;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use crate::RawJson;
 
 use super::{CreateMessageResult, ElicitResult, JsonObject, ListRootsResult, ResultType};
 

@@ -1,8 +1,8 @@
 //! Typed views of what a server sends the client unprompted: requests
 //! (legacy era, or inside a 2026-07-28 `InputRequiredResult`) and notifications.
 
-use serde_json::Value;
 use crate::RawJson;
+use serde_json::Value;
 
 use super::{
     CancelledParams, CreateMessageParams, ElicitParams, ElicitationCompleteParams, ListRootsParams,

@@ -4,12 +4,12 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use mcp_proto::RawJson;
 use mcp_proto::jsonrpc::Request;
 use mcp_proto::transport::{TransportError, TransportExt};
 use mcp_proto::{Message, RequestId};
 use mcp_transport_stdio::{ServerCommand, StdioTransport};
 use serde_json::Value;
-use mcp_proto::RawJson;
 
 /// The python interpreter: the system one when present (a pyenv shim is a
 /// shell script that changes the environment the tests inspect).

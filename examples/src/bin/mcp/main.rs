@@ -39,6 +39,7 @@ use std::time::Duration;
 
 use mcp_client::{Client, ClientError, ClientHandler, CloseReason};
 use mcp_proto::Notification;
+use mcp_proto::RawJson;
 use mcp_proto::schema::{CallToolResult, ProgressParams, ResourceContents};
 use mcp_proto::transport::{BoxTransport, TransportError};
 use mcp_transport_http::{HttpError, HttpTransport};
@@ -437,7 +438,7 @@ struct LogNotifications;
 
 impl ClientHandler for LogNotifications {
     fn on_notification(&self, n: Notification) {
-        let params = n.params.as_deref().map_or("", |p| p.get());
+        let params = n.params.as_ref().map_or("", |p| p.get());
         tracing::info!(target: "mcp::server", method = %n.method, params, "server notification");
     }
 }
@@ -582,16 +583,16 @@ fn json_args(args: Option<&str>, what: &str) -> Result<Option<Box<RawValue>>, Fa
 }
 
 /// `{"<key>": <name>, "arguments": <args>}` with the arguments' text as typed.
-fn named_params(key: &str, name: &str, args: Option<&RawValue>) -> Result<Box<RawValue>, Failure> {
+fn named_params(key: &str, name: &str, args: Option<&RawValue>) -> Result<RawJson, Failure> {
     let name = serde_json::to_string(name).unwrap_or_else(|_| "\"\"".into());
     let text = match args {
         Some(a) => format!("{{\"{key}\":{name},\"arguments\":{}}}", a.get()),
         None => format!("{{\"{key}\":{name}}}"),
     };
-    RawValue::from_string(text).map_err(|e| Failure::Usage(format!("bad arguments: {e}")))
+    RawJson::from_string(text).map_err(|e| Failure::Usage(format!("bad arguments: {e}")))
 }
 
-fn result_object(method: &str, raw: &RawValue) -> Result<Object, Failure> {
+fn result_object(method: &str, raw: &RawJson) -> Result<Object, Failure> {
     Object::parse(raw.get()).map_err(|e| {
         Failure::fatal(
             "protocol error",
@@ -635,7 +636,7 @@ async fn call(client: &Client, json: bool, tool: &str, args: Option<&str>) -> Re
 
 async fn read(client: &Client, json: bool, uri: &str) -> Result<(), Failure> {
     let uri_json = serde_json::to_string(uri).unwrap_or_else(|_| "\"\"".into());
-    let params = RawValue::from_string(format!("{{\"uri\":{uri_json}}}"))
+    let params = RawJson::from_string(format!("{{\"uri\":{uri_json}}}"))
         .map_err(|e| Failure::Usage(format!("bad URI: {e}")))?;
     let raw = client
         .request_raw("resources/read", Some(params))
