@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
-use http::{HeaderMap, HeaderName, HeaderValue, Request, Response, Uri};
+use http::{HeaderMap, HeaderName, HeaderValue, Request, Response, StatusCode, Uri};
 use http_body_util::Full;
 use hyper::body::Incoming;
 use hyper_util::client::legacy::Client;
@@ -81,18 +81,53 @@ pub trait AuthProvider: Send + Sync + 'static {
     /// The `Authorization` value for the next request, if any.
     fn header(&self) -> BoxFuture<'_, Option<HeaderValue>>;
 
-    /// The server answered 401 or 403 with this `WWW-Authenticate` value.
+    /// The server refused a request with 401 or 403 (see [`Unauthorized`]).
     /// Return `true` to retry the request once with a fresh [`header`](Self::header)
-    /// (e.g. after refreshing a token), `false` to fail it as `Unauthorized`.
-    fn on_unauthorized(&self, www_authenticate: Option<HeaderValue>) -> BoxFuture<'_, bool>;
+    /// (e.g. after refreshing a token, or a step-up authorization), `false`
+    /// to fail it as [`Unauthorized`](mcp_proto::transport::TransportErrorKind::Unauthorized).
+    ///
+    /// Tell the two apart: a 401 means the credentials are missing or
+    /// invalid (re-authorizing can help); a 403 means they are valid but
+    /// not allowed, which only a new authorization with more scopes can fix,
+    /// and only when the server says which (`error="insufficient_scope"`).
+    fn on_unauthorized(&self, refusal: Unauthorized) -> BoxFuture<'_, bool>;
 }
 
 impl<T: AuthProvider + ?Sized> AuthProvider for Arc<T> {
     fn header(&self) -> BoxFuture<'_, Option<HeaderValue>> {
         (**self).header()
     }
-    fn on_unauthorized(&self, www_authenticate: Option<HeaderValue>) -> BoxFuture<'_, bool> {
-        (**self).on_unauthorized(www_authenticate)
+    fn on_unauthorized(&self, refusal: Unauthorized) -> BoxFuture<'_, bool> {
+        (**self).on_unauthorized(refusal)
+    }
+}
+
+/// A refused request, as [`AuthProvider::on_unauthorized`] sees it.
+///
+/// `#[non_exhaustive]`: more of the response may be added; build one with
+/// [`Unauthorized::new`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Unauthorized {
+    /// `401 Unauthorized` or `403 Forbidden`.
+    pub status: StatusCode,
+    /// The (first) `WWW-Authenticate` header, if the server sent one.
+    pub www_authenticate: Option<HeaderValue>,
+}
+
+impl Unauthorized {
+    /// A refusal with this status and challenge.
+    pub fn new(status: StatusCode, www_authenticate: Option<HeaderValue>) -> Self {
+        Unauthorized {
+            status,
+            www_authenticate,
+        }
+    }
+
+    /// Whether the status is `403 Forbidden` (valid credentials, not
+    /// allowed) rather than `401 Unauthorized`.
+    pub fn is_forbidden(&self) -> bool {
+        self.status == StatusCode::FORBIDDEN
     }
 }
 
@@ -123,7 +158,7 @@ impl AuthProvider for BearerToken {
     fn header(&self) -> BoxFuture<'_, Option<HeaderValue>> {
         Box::pin(async move { Some(self.0.clone()) })
     }
-    fn on_unauthorized(&self, _: Option<HeaderValue>) -> BoxFuture<'_, bool> {
+    fn on_unauthorized(&self, _: Unauthorized) -> BoxFuture<'_, bool> {
         Box::pin(async { false })
     }
 }

@@ -21,7 +21,7 @@ use tokio::task::AbortHandle;
 
 use crate::client::{
     BoxFuture, CLOSE_TIMEOUT, Config, HttpTransportBuilder, INITIAL_BACKOFF, MAX_BACKOFF,
-    MAX_REDIRECTS,
+    MAX_REDIRECTS, Unauthorized,
 };
 use crate::error::{HttpError, excerpt};
 use crate::headers::{ParamHeader, add_modern_headers, filter_tools_list};
@@ -494,7 +494,7 @@ impl Shared {
             if status == StatusCode::UNAUTHORIZED || status == StatusCode::FORBIDDEN {
                 if let (Some(auth), false) = (&self.cfg.auth, auth_retried) {
                     let www = resp.headers().get(WWW_AUTHENTICATE).cloned();
-                    if auth.on_unauthorized(www).await {
+                    if auth.on_unauthorized(Unauthorized::new(status, www)).await {
                         auth_retried = true;
                         continue;
                     }
