@@ -60,19 +60,25 @@ fn seq(m: &Message) -> Option<u64> {
     }
 }
 
-/// Waits until the server's count stops moving for 500 ms; returns it.
+/// Waits until the server's count stops moving for 500 ms and 20 samples
+/// (so a stalled test process does not fake a plateau); returns it.
 async fn settled(g: &Generated) -> usize {
     let deadline = Instant::now() + Duration::from_secs(60);
     let mut last = g.produced();
     let mut since = Instant::now();
+    let mut same = 0;
     loop {
         tokio::time::sleep(Duration::from_millis(25)).await;
         let now = g.produced();
         if now != last {
             last = now;
             since = Instant::now();
-        } else if now > 0 && since.elapsed() >= Duration::from_millis(500) {
-            return now;
+            same = 0;
+        } else {
+            same += 1;
+            if now > 0 && same >= 20 && since.elapsed() >= Duration::from_millis(500) {
+                return now;
+            }
         }
         assert!(
             Instant::now() < deadline,
