@@ -53,6 +53,19 @@ pub enum AuthError {
     /// The user-interaction hook failed or was cancelled.
     #[error("user interaction failed: {0}")]
     Interaction(String),
+    /// The MCP server answered `403 Forbidden` without an
+    /// `insufficient_scope` challenge: the token is valid but not allowed to
+    /// do this, and the server named no missing scope, so a new
+    /// authorization cannot help (the request fails, nothing is retried).
+    #[error(
+        "the MCP server answered 403 Forbidden{}: the token is valid but not allowed to do this, and the server named no missing scope (no insufficient_scope challenge), so authorizing again cannot help; ask the server's operator for access",
+        .error.as_deref().map(|e| format!(" (error=\"{e}\")")).unwrap_or_default()
+    )]
+    Forbidden {
+        /// The `error` of the server's `Bearer` challenge, if it sent one
+        /// (anything but `insufficient_scope`).
+        error: Option<String>,
+    },
     /// Step-up authorization was refused: too many attempts.
     #[error("{0}")]
     RetryLimit(String),

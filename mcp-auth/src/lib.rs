@@ -20,7 +20,7 @@
 //! # let _ = transport; Ok(()) }
 //! ```
 //!
-//! What it does, on the transport's 401:
+//! What it does, on the transport's 401 (and 403):
 //!
 //! - **Discovery**: protected resource metadata (RFC 9728) from the
 //!   challenge's `resource_metadata`, else the path-inserted, then the root
@@ -40,7 +40,9 @@
 //!   metadata's `scopes_supported`, else omitted; `offline_access` only when
 //!   advertised.
 //! - **Tokens**: refreshed before expiry and once on a 401; step-up on a 403
-//!   `insufficient_scope` with the union of scopes and a retry limit;
+//!   `insufficient_scope` with the union of scopes and a retry limit; any
+//!   other 403 fails the request at once ([`AuthError::Forbidden`]: the
+//!   token is valid, so authorizing again cannot help);
 //!   `client_credentials` and SEP-990 identity assertions for machine
 //!   clients; a [`TokenStore`] ([`MemoryStore`] by default, [`FileStore`]
 //!   for CLIs).

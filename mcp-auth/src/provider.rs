@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use http::{HeaderName, HeaderValue, Uri, header};
-use mcp_transport_http::{AuthProvider, BoxFuture};
+use mcp_transport_http::{AuthProvider, BoxFuture, Unauthorized};
 
 use crate::challenge::{BearerChallenge, split_scopes};
 use crate::crypto::{Es256Key, Pkce, now_secs, random_token};
@@ -267,8 +267,10 @@ impl OAuthProviderBuilder {
 /// credentials, then a Client ID Metadata Document, then dynamic
 /// registration), obtains a token and has the transport retry. It refreshes
 /// before expiry and once on a 401, and re-authorizes with the union of
-/// scopes on a 403 `insufficient_scope` (step-up) within a retry limit.
-/// Cloning shares the state.
+/// scopes on a 403 `insufficient_scope` (step-up) within a retry limit. Any
+/// other 403 is final: the request fails as `Unauthorized` without a new
+/// authorization, and [`last_error`](Self::last_error) says why
+/// ([`AuthError::Forbidden`]). Cloning shares the state.
 #[derive(Clone)]
 pub struct OAuthProvider {
     inner: Arc<Inner>,
@@ -434,18 +436,34 @@ impl Inner {
         Some(v)
     }
 
-    async fn on_unauthorized(&self, www: Option<HeaderValue>) -> bool {
+    /// 401: refresh once, then authorize anew. 403 with an
+    /// `insufficient_scope` challenge: step-up. Any other 403: the token is
+    /// fine but not allowed; fail at once ([`AuthError::Forbidden`]).
+    async fn on_unauthorized(&self, refusal: Unauthorized) -> bool {
         self.load_once();
+        let challenge = refusal
+            .www_authenticate
+            .as_ref()
+            .and_then(|v| v.to_str().ok())
+            .and_then(BearerChallenge::parse);
+        if refusal.is_forbidden()
+            && !challenge
+                .as_ref()
+                .is_some_and(BearerChallenge::is_insufficient_scope)
+        {
+            let e = AuthError::Forbidden {
+                error: challenge.and_then(|c| c.error),
+            };
+            tracing::warn!(error = %e, "request forbidden");
+            self.lock().last_error = Some(e.to_string());
+            return false;
+        }
         let generation = self.lock().generation;
         let _g = self.flow.lock().await;
         if self.lock().generation != generation {
             // Another request already obtained a new token: retry with it.
             return true;
         }
-        let challenge = www
-            .as_ref()
-            .and_then(|v| v.to_str().ok())
-            .and_then(BearerChallenge::parse);
         let result = self.handle(challenge).await;
         match result {
             Ok(()) => true,
@@ -1105,8 +1123,8 @@ impl AuthProvider for OAuthProvider {
         Box::pin(self.inner.header())
     }
 
-    fn on_unauthorized(&self, www_authenticate: Option<HeaderValue>) -> BoxFuture<'_, bool> {
-        Box::pin(self.inner.on_unauthorized(www_authenticate))
+    fn on_unauthorized(&self, refusal: Unauthorized) -> BoxFuture<'_, bool> {
+        Box::pin(self.inner.on_unauthorized(refusal))
     }
 }
 

@@ -6,13 +6,13 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
-use http::{HeaderValue, Request, Response};
+use http::{HeaderValue, Request, Response, StatusCode};
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
 use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
 use mcp_auth::{FollowRedirect, OAuthProvider, SsrfPolicy};
-use mcp_transport_http::AuthProvider;
+use mcp_transport_http::{AuthProvider, Unauthorized};
 use serde_json::{Value, json};
 
 /// One recorded request.
@@ -82,6 +82,10 @@ struct Cfg {
     expires_in: u64,
     /// Redirects: path -> Location.
     redirects: HashMap<String, String>,
+    /// The MCP endpoint (`POST /mcp`) answers 403 to this `Authorization`
+    /// value, with this `WWW-Authenticate` if any; 401 without a token;
+    /// else a JSON-RPC result.
+    mcp_forbid: Option<(String, Option<String>)>,
 }
 
 impl Default for Cfg {
@@ -98,6 +102,7 @@ impl Default for Cfg {
             callback_iss: None,
             expires_in: 3600,
             redirects: HashMap::new(),
+            mcp_forbid: None,
         }
     }
 }
@@ -154,8 +159,14 @@ impl Mock {
         self.seen().into_iter().filter(|s| s.path == path).collect()
     }
 
-    fn challenge(&self, extra: &str) -> Option<HeaderValue> {
-        Some(HeaderValue::from_str(&format!(r#"Bearer error="invalid_token"{extra}"#)).unwrap())
+    /// A 401 with an `invalid_token` challenge.
+    fn challenge(&self, extra: &str) -> Unauthorized {
+        Unauthorized::new(
+            StatusCode::UNAUTHORIZED,
+            Some(
+                HeaderValue::from_str(&format!(r#"Bearer error="invalid_token"{extra}"#)).unwrap(),
+            ),
+        )
     }
 
     fn provider(&self) -> mcp_auth::OAuthProviderBuilder {
@@ -186,6 +197,7 @@ async fn handle(
         .headers()
         .get("authorization")
         .map(|v| v.to_str().unwrap().to_owned());
+    let rpc_auth = authorization.clone();
     let body =
         String::from_utf8(req.into_body().collect().await.unwrap().to_bytes().to_vec()).unwrap();
     seen.lock().unwrap().push(Seen {
@@ -279,6 +291,30 @@ async fn handle(
     }
     if method == "POST" && path == format!("{p}/register") {
         return json_resp(201, json!({"client_id": "dyn-client"}));
+    }
+    if method == "POST" && path == "/mcp" {
+        let refuse = |status: u16, www: Option<String>| {
+            let mut b = Response::builder().status(status);
+            if let Some(w) = www {
+                b = b.header("www-authenticate", w);
+            }
+            b.body(Full::new(Bytes::new())).unwrap()
+        };
+        let Some(auth) = rpc_auth else {
+            return refuse(
+                401,
+                Some(format!(
+                    r#"Bearer resource_metadata="{base}/.well-known/oauth-protected-resource/mcp""#
+                )),
+            );
+        };
+        if let Some((forbidden, www)) = &cfg.mcp_forbid
+            && *forbidden == auth
+        {
+            return refuse(403, www.clone());
+        }
+        let id = serde_json::from_str::<Value>(&body).unwrap()["id"].clone();
+        return json_resp(200, json!({"jsonrpc": "2.0", "id": id, "result": {}}));
     }
     json_resp(404, json!({"error": "not_found"}))
 }
@@ -768,11 +804,14 @@ async fn step_up_requests_the_union_and_stops() {
     let p = mock.provider().max_step_ups(2).build().unwrap();
     assert!(p.on_unauthorized(mock.challenge(r#", scope="a""#)).await);
     let up = |s: &str| {
-        Some(
-            HeaderValue::from_str(&format!(
-                r#"Bearer error="insufficient_scope", scope="{s}""#
-            ))
-            .unwrap(),
+        Unauthorized::new(
+            StatusCode::FORBIDDEN,
+            Some(
+                HeaderValue::from_str(&format!(
+                    r#"Bearer error="insufficient_scope", scope="{s}""#
+                ))
+                .unwrap(),
+            ),
         )
     };
     assert!(p.on_unauthorized(up("b")).await, "{:?}", p.last_error());
@@ -953,4 +992,126 @@ async fn concurrent_401s_share_one_authorization() {
     assert_eq!(mock.find("/authorize").len(), 1);
     assert_eq!(mock.find("/token").len(), 1);
     assert_eq!(mock.find("/register").len(), 1);
+}
+
+// ---- 401 vs 403 ----
+
+#[tokio::test]
+async fn forbidden_without_a_challenge_does_not_reauthorize() {
+    let mock = Mock::start(Cfg::default()).await;
+    let p = mock.provider().build().unwrap();
+    p.authorize().await.unwrap();
+    assert_eq!(bearer(&p).await.as_deref(), Some("Bearer at-1"));
+    let before = mock.paths().len();
+    // A 403 with no WWW-Authenticate: the token is valid but not allowed.
+    let refused = Unauthorized::new(StatusCode::FORBIDDEN, None);
+    assert!(refused.is_forbidden());
+    assert!(!p.on_unauthorized(refused).await);
+    let e = p.last_error().unwrap();
+    assert!(e.contains("403 Forbidden"), "{e}");
+    assert!(e.contains("cannot help"), "{e}");
+    // No refresh, no discovery, no new authorization; the token is kept.
+    assert_eq!(mock.paths().len(), before, "{:?}", mock.paths());
+    assert_eq!(bearer(&p).await.as_deref(), Some("Bearer at-1"));
+    // A 401 without WWW-Authenticate still re-authorizes (refresh first):
+    // only the status tells the two apart.
+    assert!(
+        p.on_unauthorized(Unauthorized::new(StatusCode::UNAUTHORIZED, None))
+            .await,
+        "{:?}",
+        p.last_error()
+    );
+    assert_eq!(mock.find("/token").len(), 2);
+    assert_eq!(mock.find("/token")[1].form()["grant_type"], "refresh_token");
+    assert_eq!(bearer(&p).await.as_deref(), Some("Bearer at-2"));
+}
+
+#[tokio::test]
+async fn forbidden_with_another_bearer_error_or_no_token_fails_too() {
+    let mock = Mock::start(Cfg::default()).await;
+    let p = mock.provider().build().unwrap();
+    // No token yet: still no flow on a 403 (it is not a 401).
+    assert!(
+        !p.on_unauthorized(Unauthorized::new(StatusCode::FORBIDDEN, None))
+            .await
+    );
+    assert!(mock.paths().is_empty(), "{:?}", mock.paths());
+    // A Bearer challenge that is not insufficient_scope: no step-up either;
+    // the error names what the server said.
+    let www = HeaderValue::from_static(r#"Bearer error="invalid_token", scope="x""#);
+    assert!(
+        !p.on_unauthorized(Unauthorized::new(StatusCode::FORBIDDEN, Some(www)))
+            .await
+    );
+    let e = p.last_error().unwrap();
+    assert!(
+        e.contains(r#"403 Forbidden (error="invalid_token")"#),
+        "{e}"
+    );
+    assert!(mock.paths().is_empty(), "{:?}", mock.paths());
+}
+
+/// Through the transport: a 403 without a challenge fails the request as
+/// `Unauthorized` with one POST and no trip to the authorization server; a
+/// 403 `insufficient_scope` steps up and the retried request succeeds.
+#[tokio::test]
+async fn transport_403_plain_fails_and_403_insufficient_scope_steps_up() {
+    use mcp_proto::jsonrpc::{Message, Request};
+    use mcp_proto::transport::{TransportErrorKind, TransportExt};
+    use mcp_transport_http::HttpTransport;
+
+    async fn call(t: &mut HttpTransport, id: i64) -> Result<Message, TransportErrorKind> {
+        t.send(Request::new(id.into(), "ping", None).into())
+            .await
+            .unwrap();
+        match tokio::time::timeout(std::time::Duration::from_secs(10), t.recv()).await {
+            Ok(Some(Ok(m))) => Ok(m),
+            Ok(Some(Err(e))) => Err(e.kind()),
+            other => panic!("no answer: {other:?}"),
+        }
+    }
+    let mcp_posts = |mock: &Mock| mock.find("/mcp").len();
+
+    let mock = Mock::start(Cfg::default()).await;
+    let p = mock.provider().build().unwrap();
+    let mut t = HttpTransport::builder(mock.url())
+        .auth(p.clone())
+        .build()
+        .unwrap();
+    // 401 without a token: authorize, retry, answered.
+    let m = call(&mut t, 1).await.unwrap();
+    assert_eq!(m.id(), Some(&1.into()));
+    assert_eq!(mcp_posts(&mock), 2);
+    assert_eq!(mock.find("/authorize").len(), 1);
+
+    // Now the server forbids at-1 outright.
+    mock.cfg.lock().unwrap().mcp_forbid = Some(("Bearer at-1".into(), None));
+    assert_eq!(
+        call(&mut t, 2).await.unwrap_err(),
+        TransportErrorKind::Unauthorized
+    );
+    assert_eq!(mcp_posts(&mock), 3, "a plain 403 is not retried");
+    assert_eq!(mock.find("/authorize").len(), 1);
+    assert_eq!(mock.find("/token").len(), 1);
+    assert!(p.last_error().unwrap().contains("403 Forbidden"));
+
+    // A 403 that names the missing scope: step-up, then the retry passes.
+    mock.cfg.lock().unwrap().mcp_forbid = Some((
+        "Bearer at-1".into(),
+        Some(r#"Bearer error="insufficient_scope", scope="files:write""#.into()),
+    ));
+    let m = call(&mut t, 3).await.unwrap();
+    assert_eq!(m.id(), Some(&3.into()));
+    assert_eq!(mcp_posts(&mock), 5);
+    let authorize = mock.find("/authorize");
+    assert_eq!(authorize.len(), 2);
+    assert!(
+        authorize[1].query["scope"].contains("files:write"),
+        "{:?}",
+        authorize[1].query
+    );
+    assert_eq!(
+        mock.find("/mcp").last().unwrap().authorization.as_deref(),
+        Some("Bearer at-2")
+    );
 }

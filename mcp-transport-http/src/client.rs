@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
-use http::{HeaderMap, HeaderName, HeaderValue, Request, Response, Uri};
+use http::{HeaderMap, HeaderName, HeaderValue, Request, Response, StatusCode, Uri};
 use http_body_util::Full;
 use hyper::body::Incoming;
 use hyper_util::client::legacy::Client;
@@ -33,6 +33,26 @@ pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(120);
 pub const DEFAULT_MAX_BODY_SIZE: usize = 16 * 1024 * 1024;
 /// Default for [`HttpTransportBuilder::max_resume_attempts`]: 5.
 pub const DEFAULT_MAX_RESUME_ATTEMPTS: u32 = 5;
+/// Default for [`HttpTransportBuilder::max_buffered_messages`]: 1024.
+///
+/// Received messages wait in one bounded queue until
+/// [`poll_recv`](mcp_proto::transport::Transport::poll_recv) takes them.
+/// When it is full, the tasks reading response bodies stop reading, so the
+/// socket stops being read and TCP (HTTP/1.1) or HTTP/2 flow control slows
+/// the server down: a consumer that stops polling gets backpressure instead
+/// of a queue that grows without bound.
+///
+/// Why 1024: it matches `mcp-client`'s own notification queue
+/// (`MAX_QUEUED_NOTIFICATIONS`), so a burst the client would accept is not
+/// throttled twice; it is far above what ordinary traffic (a few progress
+/// notifications per request) ever queues, so the bound only acts on a
+/// consumer that stopped reading; and typical messages (a few hundred bytes
+/// to a few KiB) keep it at a few MiB. The bound counts messages, not bytes:
+/// the worst case is this many messages of
+/// [`max_sse_event_size`](HttpTransportBuilder::max_sse_event_size) each,
+/// plus one message and one body frame per open stream; lower one or both
+/// for servers you do not trust.
+pub const DEFAULT_MAX_BUFFERED_MESSAGES: usize = 1024;
 /// Same-origin 307/308 redirects followed per request.
 pub const MAX_REDIRECTS: u32 = 5;
 /// Longest `poll_close` waits for the session `DELETE`.
@@ -61,18 +81,53 @@ pub trait AuthProvider: Send + Sync + 'static {
     /// The `Authorization` value for the next request, if any.
     fn header(&self) -> BoxFuture<'_, Option<HeaderValue>>;
 
-    /// The server answered 401 or 403 with this `WWW-Authenticate` value.
+    /// The server refused a request with 401 or 403 (see [`Unauthorized`]).
     /// Return `true` to retry the request once with a fresh [`header`](Self::header)
-    /// (e.g. after refreshing a token), `false` to fail it as `Unauthorized`.
-    fn on_unauthorized(&self, www_authenticate: Option<HeaderValue>) -> BoxFuture<'_, bool>;
+    /// (e.g. after refreshing a token, or a step-up authorization), `false`
+    /// to fail it as [`Unauthorized`](mcp_proto::transport::TransportErrorKind::Unauthorized).
+    ///
+    /// Tell the two apart: a 401 means the credentials are missing or
+    /// invalid (re-authorizing can help); a 403 means they are valid but
+    /// not allowed, which only a new authorization with more scopes can fix,
+    /// and only when the server says which (`error="insufficient_scope"`).
+    fn on_unauthorized(&self, refusal: Unauthorized) -> BoxFuture<'_, bool>;
 }
 
 impl<T: AuthProvider + ?Sized> AuthProvider for Arc<T> {
     fn header(&self) -> BoxFuture<'_, Option<HeaderValue>> {
         (**self).header()
     }
-    fn on_unauthorized(&self, www_authenticate: Option<HeaderValue>) -> BoxFuture<'_, bool> {
-        (**self).on_unauthorized(www_authenticate)
+    fn on_unauthorized(&self, refusal: Unauthorized) -> BoxFuture<'_, bool> {
+        (**self).on_unauthorized(refusal)
+    }
+}
+
+/// A refused request, as [`AuthProvider::on_unauthorized`] sees it.
+///
+/// `#[non_exhaustive]`: more of the response may be added; build one with
+/// [`Unauthorized::new`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Unauthorized {
+    /// `401 Unauthorized` or `403 Forbidden`.
+    pub status: StatusCode,
+    /// The (first) `WWW-Authenticate` header, if the server sent one.
+    pub www_authenticate: Option<HeaderValue>,
+}
+
+impl Unauthorized {
+    /// A refusal with this status and challenge.
+    pub fn new(status: StatusCode, www_authenticate: Option<HeaderValue>) -> Self {
+        Unauthorized {
+            status,
+            www_authenticate,
+        }
+    }
+
+    /// Whether the status is `403 Forbidden` (valid credentials, not
+    /// allowed) rather than `401 Unauthorized`.
+    pub fn is_forbidden(&self) -> bool {
+        self.status == StatusCode::FORBIDDEN
     }
 }
 
@@ -103,7 +158,7 @@ impl AuthProvider for BearerToken {
     fn header(&self) -> BoxFuture<'_, Option<HeaderValue>> {
         Box::pin(async move { Some(self.0.clone()) })
     }
-    fn on_unauthorized(&self, _: Option<HeaderValue>) -> BoxFuture<'_, bool> {
+    fn on_unauthorized(&self, _: Unauthorized) -> BoxFuture<'_, bool> {
         Box::pin(async { false })
     }
 }
@@ -136,6 +191,7 @@ pub(crate) struct Config {
     pub(crate) request_timeout: Option<Duration>,
     pub(crate) max_body_size: usize,
     pub(crate) max_sse_event_size: usize,
+    pub(crate) max_buffered_messages: usize,
     pub(crate) standalone_stream: bool,
     pub(crate) max_resume_attempts: u32,
     pub(crate) reissue_methods: Vec<Cow<'static, str>>,
@@ -152,6 +208,7 @@ impl fmt::Debug for Config {
             .field("request_timeout", &self.request_timeout)
             .field("max_body_size", &self.max_body_size)
             .field("max_sse_event_size", &self.max_sse_event_size)
+            .field("max_buffered_messages", &self.max_buffered_messages)
             .field("standalone_stream", &self.standalone_stream)
             .finish_non_exhaustive()
     }
@@ -168,6 +225,7 @@ pub struct HttpTransportBuilder {
     request_timeout: Option<Duration>,
     max_body_size: usize,
     max_sse_event_size: usize,
+    max_buffered_messages: usize,
     standalone_stream: bool,
     max_resume_attempts: u32,
     reissue_methods: Vec<Cow<'static, str>>,
@@ -195,6 +253,7 @@ impl HttpTransportBuilder {
             request_timeout: Some(DEFAULT_REQUEST_TIMEOUT),
             max_body_size: DEFAULT_MAX_BODY_SIZE,
             max_sse_event_size: crate::sse::DEFAULT_MAX_EVENT_SIZE,
+            max_buffered_messages: DEFAULT_MAX_BUFFERED_MESSAGES,
             standalone_stream: false,
             max_resume_attempts: DEFAULT_MAX_RESUME_ATTEMPTS,
             reissue_methods: DEFAULT_REISSUE_METHODS
@@ -260,6 +319,24 @@ impl HttpTransportBuilder {
     /// Largest SSE event (default 16 MiB).
     pub fn max_sse_event_size(mut self, n: usize) -> Self {
         self.max_sse_event_size = n.max(1);
+        self
+    }
+
+    /// How many received messages may wait for
+    /// [`poll_recv`](mcp_proto::transport::Transport::poll_recv) before the
+    /// transport stops reading from the server (default
+    /// [`DEFAULT_MAX_BUFFERED_MESSAGES`], which explains the choice; at
+    /// least 1).
+    ///
+    /// All streams share this queue: while it is full, no stream is read,
+    /// so an answer can wait behind notifications that came first. It moves
+    /// again as soon as the consumer polls. A consumer that stops polling
+    /// until some answer arrives would wait forever, with or without this
+    /// bound (the answer would sit unread in the queue); `mcp-client` only
+    /// stops polling while its handler is behind, and its handler never
+    /// waits for an answer.
+    pub fn max_buffered_messages(mut self, n: usize) -> Self {
+        self.max_buffered_messages = n.max(1);
         self
     }
 
@@ -351,6 +428,7 @@ impl HttpTransportBuilder {
             request_timeout: self.request_timeout,
             max_body_size: self.max_body_size,
             max_sse_event_size: self.max_sse_event_size,
+            max_buffered_messages: self.max_buffered_messages,
             standalone_stream: self.standalone_stream,
             max_resume_attempts: self.max_resume_attempts,
             reissue_methods: self.reissue_methods,

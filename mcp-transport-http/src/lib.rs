@@ -42,7 +42,13 @@
 //! `start_send` never blocks: it spawns one tokio task per message on the
 //! shared pooled client (keep-alive reuse, HTTP/1.1, HTTP/2 via ALPN over
 //! TLS). Every message received (a JSON body, each SSE event's data) goes
-//! into one queue that `poll_recv` drains. A failure of one request comes
+//! into one bounded queue that `poll_recv` drains
+//! ([`DEFAULT_MAX_BUFFERED_MESSAGES`]). When it is full, the tasks stop
+//! reading their bodies until there is room, so a consumer that stops
+//! polling throttles the server through TCP/HTTP/2 flow control instead of
+//! letting memory grow; nothing is dropped, and each stream keeps its
+//! order. While the queue is full an answer can wait behind notifications
+//! that came first; it moves as soon as the consumer polls again. A failure of one request comes
 //! out of `poll_recv` as an error scoped to that request
 //! ([`TransportError::request_id`](mcp_proto::transport::TransportError::request_id));
 //! the transport stays usable. Notification and response POSTs keep their
@@ -70,7 +76,8 @@
 //!
 //! # Limits
 //!
-//! All are named constants with a builder method: JSON bodies
+//! All are named constants with a builder method: messages waiting for
+//! `poll_recv` [`DEFAULT_MAX_BUFFERED_MESSAGES`] (1024), JSON bodies
 //! [`DEFAULT_MAX_BODY_SIZE`] (16 MiB), SSE events [`DEFAULT_MAX_SSE_EVENT_SIZE`]
 //! (16 MiB, enforced while reading), connect [`DEFAULT_CONNECT_TIMEOUT`],
 //! response headers and JSON bodies [`DEFAULT_REQUEST_TIMEOUT`], resumption
@@ -101,9 +108,9 @@ mod transport;
 
 pub use client::{
     AuthProvider, BearerToken, BoxFuture, CLOSE_TIMEOUT, DEFAULT_CONNECT_TIMEOUT,
-    DEFAULT_MAX_BODY_SIZE, DEFAULT_MAX_RESUME_ATTEMPTS, DEFAULT_REISSUE_METHODS,
-    DEFAULT_REQUEST_TIMEOUT, HttpTransportBuilder, INITIAL_BACKOFF, MAX_BACKOFF, MAX_REDIRECTS,
-    RequestBody,
+    DEFAULT_MAX_BODY_SIZE, DEFAULT_MAX_BUFFERED_MESSAGES, DEFAULT_MAX_RESUME_ATTEMPTS,
+    DEFAULT_REISSUE_METHODS, DEFAULT_REQUEST_TIMEOUT, HttpTransportBuilder, INITIAL_BACKOFF,
+    MAX_BACKOFF, MAX_REDIRECTS, RequestBody, Unauthorized,
 };
 pub use error::HttpError;
 pub use sse::DEFAULT_MAX_EVENT_SIZE as DEFAULT_MAX_SSE_EVENT_SIZE;

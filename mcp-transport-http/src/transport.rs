@@ -21,7 +21,7 @@ use tokio::task::AbortHandle;
 
 use crate::client::{
     BoxFuture, CLOSE_TIMEOUT, Config, HttpTransportBuilder, INITIAL_BACKOFF, MAX_BACKOFF,
-    MAX_REDIRECTS,
+    MAX_REDIRECTS, Unauthorized,
 };
 use crate::error::{HttpError, excerpt};
 use crate::headers::{ParamHeader, add_modern_headers, filter_tools_list};
@@ -50,7 +50,7 @@ type Item = Result<Message, TransportError>;
 /// 2024-11-05 HTTP+SSE fallback. See the [crate docs](crate).
 pub struct HttpTransport {
     shared: Arc<Shared>,
-    inbox: mpsc::UnboundedReceiver<Item>,
+    inbox: mpsc::Receiver<Item>,
     closing: Option<BoxFuture<'static, ()>>,
     done: bool,
     /// Completion of the last notification/response POST.
@@ -70,8 +70,15 @@ pub(crate) struct Shared {
     cfg: Config,
     state: Mutex<State>,
     tasks: Mutex<Tasks>,
-    inbox: mpsc::UnboundedSender<Item>,
+    /// Bounded ([`Config::max_buffered_messages`]): a task that finds it
+    /// full waits, and stops reading its body meanwhile.
+    inbox: mpsc::Sender<Item>,
 }
+
+/// The receiving half of the inbox is gone (the transport was dropped):
+/// the task that tried to deliver should end.
+#[derive(Debug)]
+struct Gone;
 
 #[derive(Default)]
 struct State {
@@ -109,7 +116,7 @@ impl HttpTransport {
     }
 
     pub(crate) fn from_config(cfg: Config) -> Self {
-        let (tx, rx) = mpsc::unbounded_channel();
+        let (tx, rx) = mpsc::channel(cfg.max_buffered_messages.max(1));
         HttpTransport {
             shared: Arc::new(Shared {
                 cfg,
@@ -435,8 +442,10 @@ fn kind_of_client_error(e: &HttpError) -> TransportErrorKind {
 }
 
 impl Shared {
-    fn push(&self, item: Item) {
-        let _ = self.inbox.send(item);
+    /// Delivers one item to `poll_recv`, waiting while the inbox is full:
+    /// this wait is the backpressure (the caller reads nothing meanwhile).
+    async fn push(&self, item: Item) -> Result<(), Gone> {
+        self.inbox.send(item).await.map_err(|_| Gone)
     }
 
     /// One HTTP exchange: auth header, same-origin 307/308 redirects, the
@@ -485,7 +494,7 @@ impl Shared {
             if status == StatusCode::UNAUTHORIZED || status == StatusCode::FORBIDDEN {
                 if let (Some(auth), false) = (&self.cfg.auth, auth_retried) {
                     let www = resp.headers().get(WWW_AUTHENTICATE).cloned();
-                    if auth.on_unauthorized(www).await {
+                    if auth.on_unauthorized(Unauthorized::new(status, www)).await {
                         auth_retried = true;
                         continue;
                     }
@@ -553,8 +562,9 @@ impl Shared {
     }
 
     /// Handles one SSE event of a stream: skips priming and non-message
-    /// events, decodes the rest. The answer to `expect` is returned, not
-    /// pushed, so the caller can hold it until the stream ends.
+    /// events, decodes the rest. Nothing is pushed here: the caller pushes
+    /// (and waits for room), or holds the answer to `expect` until the
+    /// stream ends.
     fn on_event(
         &self,
         ev: &mut SseEvent,
@@ -571,14 +581,10 @@ impl Shared {
             } else {
                 msg
             }),
-            Ok(msg) => {
-                self.push(Ok(msg));
-                EventOutcome::Delivered
-            }
+            Ok(msg) => EventOutcome::Deliver(msg),
             Err(e) => {
                 tracing::warn!(error = %e, "undecodable SSE event skipped");
-                self.push(Err(TransportError::from(e)));
-                EventOutcome::Skipped
+                EventOutcome::Report(TransportError::from(e))
             }
         }
     }
@@ -605,7 +611,10 @@ fn is_answer_to(msg: &Message, expect: Option<&RequestId>) -> bool {
 
 enum EventOutcome {
     Skipped,
-    Delivered,
+    /// A message for `poll_recv` (not the awaited answer).
+    Deliver(Message),
+    /// An undecodable event, reported to `poll_recv`; not progress.
+    Report(TransportError),
     Answer(Message),
 }
 
@@ -618,9 +627,15 @@ enum StreamEnd {
     Ended { progress: bool },
     /// The body failed mid-stream.
     Broken { progress: bool, error: HttpError },
+    /// The transport is gone; nobody reads what this stream delivers.
+    Gone,
 }
 
 /// Reads an SSE body to its end, pushing every message.
+///
+/// Each push waits for room in the inbox, and no frame is read meanwhile:
+/// a consumer that stops polling stops the reads from the socket, and flow
+/// control then slows the server down (backpressure, nothing dropped).
 ///
 /// The answer to `expect` is held back until the stream ends (at most
 /// [`ANSWER_HOLD`]), so the connection is back in the pool when the caller
@@ -634,26 +649,20 @@ async fn read_sse(
     tools_list: bool,
 ) -> StreamEnd {
     let mut buf = BytesMut::new();
-    let mut progress = false;
-    let mut answered = false;
-    let mut held: Option<Message> = None;
-    let mut too_large_reported = false;
-    let release = |held: &mut Option<Message>| {
-        if let Some(m) = held.take() {
-            shared.push(Ok(m));
-        }
-    };
+    let mut s = ReadState::default();
     loop {
-        let frame = if answered {
-            let wait = if held.is_some() {
+        let frame = if s.answered {
+            let wait = if s.held.is_some() {
                 ANSWER_HOLD
             } else {
                 DRAIN_GRACE
             };
             match tokio::time::timeout(wait, body.frame()).await {
                 Ok(f) => f,
-                Err(_) if held.is_some() => {
-                    release(&mut held);
+                Err(_) if s.held.is_some() => {
+                    if s.release(shared).await.is_err() {
+                        return StreamEnd::Gone;
+                    }
                     continue;
                 }
                 Err(_) => return StreamEnd::Answered,
@@ -668,68 +677,106 @@ async fn read_sse(
                 };
                 buf.extend_from_slice(&data);
                 loop {
-                    match dec.decode(&mut buf) {
-                        Ok(Some(mut ev)) => {
-                            let outcome = shared.on_event(&mut ev, expect, tools_list);
-                            match outcome {
-                                EventOutcome::Answer(m) => {
-                                    release(&mut held);
-                                    held = Some(m);
-                                    answered = true;
-                                    progress = true;
-                                }
-                                EventOutcome::Delivered => progress = true,
-                                EventOutcome::Skipped => {}
-                            }
-                        }
+                    let item = match dec.decode(&mut buf) {
+                        Ok(Some(mut ev)) => s.on_outcome(shared.on_event(&mut ev, expect, tools_list)),
                         Ok(None) => break,
                         Err(e @ SseError::EventTooLarge { .. }) => {
                             tracing::warn!(error = %e, "oversized SSE event discarded");
-                            if !too_large_reported {
-                                too_large_reported = true;
+                            if s.too_large_reported {
+                                None
+                            } else {
+                                s.too_large_reported = true;
                                 let mut te = TransportError::new(TransportErrorKind::Decode, e);
-                                if let (Some(id), false) = (expect, answered) {
+                                if let (Some(id), false) = (expect, s.answered) {
                                     // Most likely the answer itself: fail the
                                     // request rather than wait for it forever.
                                     te = te.with_request(id.clone());
-                                    answered = true;
+                                    s.answered = true;
                                 }
-                                shared.push(Err(te));
+                                Some(Err(te))
                             }
                         }
+                    };
+                    if let Some(item) = item
+                        && shared.push(item).await.is_err()
+                    {
+                        return StreamEnd::Gone;
                     }
                 }
             }
             Some(Err(e)) => {
-                release(&mut held);
                 // Keep the decoder's last event id; drop the partial event.
                 dec.reset_stream();
-                if answered {
+                if s.release(shared).await.is_err() {
+                    return StreamEnd::Gone;
+                }
+                if s.answered {
                     return StreamEnd::Answered;
                 }
                 return StreamEnd::Broken {
-                    progress,
+                    progress: s.progress,
                     error: HttpError::Client(Box::new(e)),
                 };
             }
             None => {
                 while let Ok(Some(mut ev)) = dec.decode_eof(&mut buf) {
-                    match shared.on_event(&mut ev, expect, tools_list) {
-                        EventOutcome::Answer(m) => {
-                            release(&mut held);
-                            held = Some(m);
-                            answered = true;
-                        }
-                        EventOutcome::Delivered | EventOutcome::Skipped => {}
+                    if let Some(item) = s.on_outcome(shared.on_event(&mut ev, expect, tools_list))
+                        && shared.push(item).await.is_err()
+                    {
+                        return StreamEnd::Gone;
                     }
                 }
                 dec.reset_stream();
-                release(&mut held);
-                if answered {
+                if s.release(shared).await.is_err() {
+                    return StreamEnd::Gone;
+                }
+                if s.answered {
                     return StreamEnd::Answered;
                 }
-                return StreamEnd::Ended { progress };
+                return StreamEnd::Ended {
+                    progress: s.progress,
+                };
             }
+        }
+    }
+}
+
+/// What [`read_sse`] knows about its stream so far.
+#[derive(Default)]
+struct ReadState {
+    /// A message was delivered (or the answer arrived).
+    progress: bool,
+    /// The answer arrived (or the request was failed).
+    answered: bool,
+    /// The answer, held until the stream ends or [`ANSWER_HOLD`] passes.
+    held: Option<Message>,
+    too_large_reported: bool,
+}
+
+impl ReadState {
+    /// The item to push for one event, if any.
+    fn on_outcome(&mut self, outcome: EventOutcome) -> Option<Item> {
+        match outcome {
+            EventOutcome::Answer(m) => {
+                self.answered = true;
+                self.progress = true;
+                // A second answer to the same id: deliver the first now.
+                self.held.replace(m).map(Ok)
+            }
+            EventOutcome::Deliver(m) => {
+                self.progress = true;
+                Some(Ok(m))
+            }
+            EventOutcome::Report(e) => Some(Err(e)),
+            EventOutcome::Skipped => None,
+        }
+    }
+
+    /// Delivers the held answer, if any.
+    async fn release(&mut self, shared: &Shared) -> Result<(), Gone> {
+        match self.held.take() {
+            Some(m) => shared.push(Ok(m)).await,
+            None => Ok(()),
         }
     }
 }
@@ -813,7 +860,10 @@ impl Post {
         let result = self.exchange(shared).await;
         if let Err(e) = result {
             match &self.request_id {
-                Some(id) => shared.push(Err(e.with_request(id.clone()))),
+                Some(id) => {
+                    // Gone: nobody is left to tell.
+                    let _ = shared.push(Err(e.with_request(id.clone()))).await;
+                }
                 None => tracing::warn!(
                     method = self.method.as_deref().unwrap_or("<response>"),
                     error = %e,
@@ -917,7 +967,8 @@ impl Post {
             } else {
                 msg
             };
-            shared.push(Ok(msg));
+            // Gone: the transport was dropped; nothing left to do.
+            let _ = shared.push(Ok(msg)).await;
             return Ok(());
         }
         if ct.starts_with("text/event-stream") {
@@ -952,7 +1003,7 @@ impl Post {
         let mut total: u32 = 0;
         loop {
             let (progress, cause) = match end {
-                StreamEnd::Answered => return Ok(()),
+                StreamEnd::Answered | StreamEnd::Gone => return Ok(()),
                 StreamEnd::Ended { progress } => (progress, None),
                 StreamEnd::Broken { progress, error } => (progress, Some(error)),
             };
@@ -1048,7 +1099,7 @@ impl Post {
         // Era detection: a JSON-RPC error body is the answer.
         if let (Some(id), Ok(Message::Error(e))) = (&self.request_id, Message::from_slice(&bytes)) {
             let e = ErrorResponse::new(Some(e.id.unwrap_or_else(|| id.clone())), e.error);
-            shared.push(Ok(Message::Error(e)));
+            let _ = shared.push(Ok(Message::Error(e))).await;
             return Ok(());
         }
         if self.is("initialize")
@@ -1203,6 +1254,7 @@ async fn standalone_stream(shared: &Shared) {
             Ok(Some(body)) => match read_sse(shared, body, &mut dec, None, false).await {
                 StreamEnd::Ended { progress } | StreamEnd::Broken { progress, .. } => progress,
                 StreamEnd::Answered => true,
+                StreamEnd::Gone => return,
             },
             Err(e @ HttpError::SessionExpired { .. }) => {
                 tracing::debug!(error = %e, "standalone GET stream: session gone");
@@ -1278,7 +1330,7 @@ async fn legacy_sse_reader(
     base: Uri,
     max: usize,
     endpoint_tx: oneshot::Sender<Option<Uri>>,
-    inbox: mpsc::UnboundedSender<Item>,
+    inbox: mpsc::Sender<Item>,
 ) {
     let mut dec = SseDecoder::new().with_max_event_size(max);
     let mut buf = BytesMut::new();
@@ -1299,13 +1351,19 @@ async fn legacy_sse_reader(
                         }
                         Ok(Some(ev)) if ev.event == "message" && !ev.data.is_empty() => {
                             let item = Message::from_string(ev.data).map_err(TransportError::from);
-                            let _ = inbox.send(item);
+                            // Waits for room (backpressure); fails only
+                            // when the transport is gone.
+                            if inbox.send(item).await.is_err() {
+                                return;
+                            }
                         }
                         Ok(Some(_)) => {}
                         Ok(None) => break,
                         Err(e) => {
-                            let _ =
-                                inbox.send(Err(TransportError::new(TransportErrorKind::Decode, e)));
+                            let e = TransportError::new(TransportErrorKind::Decode, e);
+                            if inbox.send(Err(e)).await.is_err() {
+                                return;
+                            }
                         }
                     }
                 }
@@ -1324,7 +1382,7 @@ async fn legacy_sse_reader(
         return;
     }
     // HTTP+SSE has no resumption: the connection is gone.
-    let _ = inbox.send(Err(cause));
+    let _ = inbox.send(Err(cause)).await;
 }
 
 #[cfg(test)]

@@ -991,6 +991,7 @@ async fn no_fallback_when_get_is_refused_too() {
 struct RefreshingToken {
     refreshed: std::sync::atomic::AtomicBool,
     challenges: std::sync::Mutex<Vec<String>>,
+    statuses: std::sync::Mutex<Vec<StatusCode>>,
 }
 
 impl mcp_transport_http::AuthProvider for RefreshingToken {
@@ -1004,10 +1005,13 @@ impl mcp_transport_http::AuthProvider for RefreshingToken {
     }
     fn on_unauthorized(
         &self,
-        www: Option<http::HeaderValue>,
+        refusal: mcp_transport_http::Unauthorized,
     ) -> mcp_transport_http::BoxFuture<'_, bool> {
+        self.statuses.lock().unwrap().push(refusal.status);
         self.challenges.lock().unwrap().push(
-            www.and_then(|v| v.to_str().ok().map(str::to_owned))
+            refusal
+                .www_authenticate
+                .and_then(|v| v.to_str().ok().map(str::to_owned))
                 .unwrap_or_default(),
         );
         let first = !self
@@ -1040,6 +1044,7 @@ async fn auth_provider_refreshes_once_after_401() {
         *auth.challenges.lock().unwrap(),
         vec!["Bearer error=\"invalid_token\"".to_owned()]
     );
+    assert_eq!(*auth.statuses.lock().unwrap(), [StatusCode::UNAUTHORIZED]);
     let auths: Vec<_> = server
         .requests()
         .iter()
@@ -1057,12 +1062,15 @@ async fn unauthorized_without_refresh_is_typed() {
     auth.refreshed
         .store(true, std::sync::atomic::Ordering::SeqCst);
     let mut t = HttpTransport::builder(&server.url)
-        .auth(auth)
+        .auth(auth.clone())
         .build()
         .unwrap();
     t.send(req(1, "tools/list", json!({}))).await.unwrap();
     let e = recv_err(&mut t).await;
     assert_eq!(e.kind(), TransportErrorKind::Unauthorized);
+    // The hook saw the 403 as a 403, without a challenge.
+    assert_eq!(*auth.statuses.lock().unwrap(), [StatusCode::FORBIDDEN]);
+    assert_eq!(*auth.challenges.lock().unwrap(), [String::new()]);
     assert_eq!(
         server.requests().len(),
         1,

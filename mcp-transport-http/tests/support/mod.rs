@@ -3,7 +3,7 @@
 
 use std::convert::Infallible;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::Duration;
@@ -65,6 +65,87 @@ pub enum Reply {
     SseChannel(mpsc::UnboundedReceiver<Piece>),
     Accepted,
     Redirect(StatusCode, String),
+    /// An SSE body made as the connection asks for it (see [`Generated`]).
+    SseGenerated(Generated),
+}
+
+/// An SSE body of `count` events `make(i)` (each a whole event, `data:`
+/// line and blank line included), produced only when hyper polls the body,
+/// that is when the connection can take more: `produced` counts what the
+/// server managed to hand over for writing, so it stops growing when the
+/// client stops reading. `dropped` is set when hyper drops the body (the
+/// client went away).
+#[derive(Clone)]
+pub struct Generated {
+    pub count: usize,
+    pub make: Arc<dyn Fn(usize) -> String + Send + Sync>,
+    pub produced: Arc<AtomicUsize>,
+    pub dropped: Arc<AtomicBool>,
+}
+
+impl Generated {
+    pub fn new(count: usize, make: impl Fn(usize) -> String + Send + Sync + 'static) -> Self {
+        Generated {
+            count,
+            make: Arc::new(make),
+            produced: Arc::new(AtomicUsize::new(0)),
+            dropped: Arc::new(AtomicBool::new(false)),
+        }
+    }
+    pub fn produced(&self) -> usize {
+        self.produced.load(Ordering::SeqCst)
+    }
+    pub fn dropped(&self) -> bool {
+        self.dropped.load(Ordering::SeqCst)
+    }
+}
+
+pub struct GenBody {
+    g: Generated,
+    next: usize,
+}
+
+impl Drop for GenBody {
+    fn drop(&mut self) {
+        self.g.dropped.store(true, Ordering::SeqCst);
+    }
+}
+
+impl Body for GenBody {
+    type Data = Bytes;
+    type Error = std::io::Error;
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        _: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, std::io::Error>>> {
+        if self.next >= self.g.count {
+            return Poll::Ready(None);
+        }
+        let data = (self.g.make)(self.next);
+        self.next += 1;
+        self.g.produced.store(self.next, Ordering::SeqCst);
+        Poll::Ready(Some(Ok(Frame::data(Bytes::from(data)))))
+    }
+}
+
+/// The server's response body: fed by a channel, or generated on demand.
+pub enum ServerBody {
+    Chan(ChanBody),
+    Gen(GenBody),
+}
+
+impl Body for ServerBody {
+    type Data = Bytes;
+    type Error = std::io::Error;
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, std::io::Error>>> {
+        match self.get_mut() {
+            ServerBody::Chan(b) => Pin::new(b).poll_frame(cx),
+            ServerBody::Gen(b) => Pin::new(b).poll_frame(cx),
+        }
+    }
 }
 
 pub struct Reply2 {
@@ -180,7 +261,7 @@ async fn handle(
     handler: &Handler,
     log: &Mutex<Vec<Rec>>,
     closed: &Arc<AtomicUsize>,
-) -> Response<ChanBody> {
+) -> Response<ServerBody> {
     let (parts, body) = req.into_parts();
     let bytes = body
         .collect()
@@ -227,6 +308,13 @@ async fn handle(
         }
         Reply::Accepted => b.status(StatusCode::ACCEPTED),
         Reply::Redirect(status, loc) => b.status(status).header("location", loc),
+        Reply::SseGenerated(g) => {
+            return b
+                .status(200)
+                .header("content-type", "text/event-stream")
+                .body(ServerBody::Gen(GenBody { g, next: 0 }))
+                .unwrap();
+        }
         Reply::Sse(pieces) => {
             let closed = closed.clone();
             tokio::spawn(async move { feed(pieces.into_iter(), tx, closed).await });
@@ -248,16 +336,16 @@ async fn handle(
         }
     };
     drop(tx);
-    resp.body(ChanBody(rx)).unwrap()
+    resp.body(ServerBody::Chan(ChanBody(rx))).unwrap()
 }
 
 fn sse_response(
     b: http::response::Builder,
     rx: mpsc::UnboundedReceiver<Result<Frame<Bytes>, std::io::Error>>,
-) -> Response<ChanBody> {
+) -> Response<ServerBody> {
     b.status(200)
         .header("content-type", "text/event-stream")
-        .body(ChanBody(rx))
+        .body(ServerBody::Chan(ChanBody(rx)))
         .unwrap()
 }
 
