@@ -16,8 +16,8 @@ use mcp_proto::schema::JsonObject;
 use mcp_proto::schema::{
     CallToolParams, CallToolResult, CompleteParams, CompleteResult, GetPromptParams,
     GetPromptResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
-    ListToolsResult, ListenParams, LoggingLevel, PaginatedParams, ProgressParams, Prompt,
-    ReadResourceParams, ReadResourceResult, Resource, ResourceTemplate, SubscribeParams,
+    ListToolsResult, ListenParams, LoggingLevel, Page, PageItem, PaginatedParams, ProgressParams,
+    Prompt, ReadResourceParams, ReadResourceResult, Resource, ResourceTemplate, SubscribeParams,
     SubscriptionFilter, Tool,
 };
 use mcp_proto::transport::{BoxTransport, Transport};
@@ -529,22 +529,38 @@ impl Client {
         self.request_raw(method, None).send().await.map(drop)
     }
 
-    /// One page of `tools/list`.
-    pub async fn list_tools(&self, cursor: Option<String>) -> Result<ListToolsResult, ClientError> {
-        self.request_lazy("tools/list", PaginatedParams::new(cursor))
+    /// One page of any paginated list, named by its item type:
+    /// `client.list_page::<Tool>(None)` sends `tools/list`. See
+    /// [`Page`](mcp_proto::schema::Page) for why every list shares one shape.
+    pub async fn list_page<T: PageItem + DeserializeOwned>(
+        &self,
+        cursor: Option<String>,
+    ) -> Result<Page<T>, ClientError> {
+        self.request_lazy(T::METHOD, PaginatedParams::new(cursor))
             .send_typed()
             .await
     }
 
-    /// Every tool, following cursors (up to the page cap).
-    pub async fn list_all_tools(&self) -> Result<Vec<Tool>, ClientError> {
+    /// Every item of a paginated list, following cursors (up to the page cap,
+    /// [`ClientBuilder::max_list_pages`]): `client.list_all::<Prompt>()`.
+    pub async fn list_all<T: PageItem + DeserializeOwned>(&self) -> Result<Vec<T>, ClientError> {
         let mut all = Vec::new();
-        self.paginate("tools/list", |page: ListToolsResult| {
-            all.extend(page.tools);
+        self.paginate(T::METHOD, |page: Page<T>| {
+            all.extend(page.items);
             Ok(page.next_cursor)
         })
         .await?;
         Ok(all)
+    }
+
+    /// One page of `tools/list`.
+    pub async fn list_tools(&self, cursor: Option<String>) -> Result<ListToolsResult, ClientError> {
+        self.list_page(cursor).await
+    }
+
+    /// Every tool, following cursors (up to the page cap).
+    pub async fn list_all_tools(&self) -> Result<Vec<Tool>, ClientError> {
+        self.list_all().await
     }
 
     /// Every page of a list method, raw: each page's result object as received.
@@ -555,7 +571,7 @@ impl Client {
             next_cursor: Option<String>,
         }
         let mut pages = Vec::new();
-        self.paginate(method, |raw: Box<RawValue>| {
+        self.paginate(method.to_owned(), |raw: Box<RawValue>| {
             let next: Cursor = decode(method, &raw)?;
             pages.push(raw);
             Ok(next.next_cursor)
@@ -564,16 +580,21 @@ impl Client {
         Ok(pages)
     }
 
-    /// Follows `nextCursor` (an empty string is a valid cursor) until a page has none.
+    /// The one cursor loop behind every `list_all*`: requests `method` page
+    /// by page, hands each decoded page to `on_page`, which returns the page's
+    /// `nextCursor`, and stops when a page has none (an empty string is a
+    /// valid cursor). More than [`ClientBuilder::max_list_pages`] pages is
+    /// [`ClientError::TooManyPages`].
     pub async fn paginate<R: DeserializeOwned>(
         &self,
-        method: &str,
+        method: impl Into<Cow<'static, str>>,
         mut on_page: impl FnMut(R) -> Result<Option<String>, ClientError>,
     ) -> Result<(), ClientError> {
+        let method = method.into();
         let mut cursor = None;
         for _ in 0..self.shared.max_list_pages {
             let page: R = self
-                .request_lazy(method.to_owned(), PaginatedParams::new(cursor.take()))
+                .request_lazy(method.clone(), PaginatedParams::new(cursor.take()))
                 .send_typed()
                 .await?;
             match on_page(page)? {
@@ -643,20 +664,12 @@ impl Client {
         &self,
         cursor: Option<String>,
     ) -> Result<ListResourcesResult, ClientError> {
-        self.request_lazy("resources/list", PaginatedParams::new(cursor))
-            .send_typed()
-            .await
+        self.list_page(cursor).await
     }
 
     /// Every resource, following cursors.
     pub async fn list_all_resources(&self) -> Result<Vec<Resource>, ClientError> {
-        let mut all = Vec::new();
-        self.paginate("resources/list", |page: ListResourcesResult| {
-            all.extend(page.resources);
-            Ok(page.next_cursor)
-        })
-        .await?;
-        Ok(all)
+        self.list_all().await
     }
 
     /// One page of `resources/templates/list`.
@@ -664,23 +677,12 @@ impl Client {
         &self,
         cursor: Option<String>,
     ) -> Result<ListResourceTemplatesResult, ClientError> {
-        self.request_lazy("resources/templates/list", PaginatedParams::new(cursor))
-            .send_typed()
-            .await
+        self.list_page(cursor).await
     }
 
     /// Every resource template, following cursors.
     pub async fn list_all_resource_templates(&self) -> Result<Vec<ResourceTemplate>, ClientError> {
-        let mut all = Vec::new();
-        self.paginate(
-            "resources/templates/list",
-            |page: ListResourceTemplatesResult| {
-                all.extend(page.resource_templates);
-                Ok(page.next_cursor)
-            },
-        )
-        .await?;
-        Ok(all)
+        self.list_all().await
     }
 
     /// `resources/read`.
@@ -730,20 +732,12 @@ impl Client {
         &self,
         cursor: Option<String>,
     ) -> Result<ListPromptsResult, ClientError> {
-        self.request_lazy("prompts/list", PaginatedParams::new(cursor))
-            .send_typed()
-            .await
+        self.list_page(cursor).await
     }
 
     /// Every prompt, following cursors.
     pub async fn list_all_prompts(&self) -> Result<Vec<Prompt>, ClientError> {
-        let mut all = Vec::new();
-        self.paginate("prompts/list", |page: ListPromptsResult| {
-            all.extend(page.prompts);
-            Ok(page.next_cursor)
-        })
-        .await?;
-        Ok(all)
+        self.list_all().await
     }
 
     /// `prompts/get` with string arguments.

@@ -648,3 +648,69 @@ async fn too_many_concurrent_server_requests_are_answered_busy() {
         .unwrap();
     drop(client);
 }
+
+#[tokio::test]
+async fn every_list_shares_the_page_shape_and_the_cursor_loop() {
+    use mcp_proto::schema::{Prompt, ResourceTemplate};
+
+    let (client_end, mut server) = channel::pair();
+    let srv = tokio::spawn(async move {
+        legacy_handshake(&mut server).await;
+        // Each list's items live under its own member; the cursor goes back verbatim.
+        for (method, member, first, second) in [
+            (
+                "resources/templates/list",
+                "resourceTemplates",
+                json!({"uriTemplate": "file:///{a}", "name": "a"}),
+                json!({"uriTemplate": "file:///{b}", "name": "b"}),
+            ),
+            (
+                "resources/list",
+                "resources",
+                json!({"uri": "file:///a", "name": "a"}),
+                json!({"uri": "file:///b", "name": "b"}),
+            ),
+        ] {
+            let r = next_request(&mut server).await;
+            assert_eq!(r.method, method);
+            assert_eq!(params(&r).get("cursor"), None, "first page has no cursor");
+            respond(
+                &mut server,
+                r.id,
+                json!({member: [first], "nextCursor": "c/2"}),
+            )
+            .await;
+            let r = next_request(&mut server).await;
+            assert_eq!(r.method, method);
+            assert_eq!(params(&r)["cursor"], "c/2");
+            respond(&mut server, r.id, json!({member: [second], "ttlMs": 5})).await;
+        }
+        // A server whose prompt list never ends: the page cap stops the loop.
+        for i in 0..3 {
+            let r = next_request(&mut server).await;
+            assert_eq!(r.method, "prompts/list");
+            let p =
+                json!({"prompts": [{"name": format!("p{i}")}], "nextCursor": format!("{}", i + 1)});
+            respond(&mut server, r.id, p).await;
+        }
+        server
+    });
+    let client = Client::builder("t", "1")
+        .max_list_pages(3)
+        .connect(client_end)
+        .await
+        .unwrap();
+    let templates: Vec<ResourceTemplate> = client.list_all().await.unwrap();
+    let t: Vec<_> = templates.iter().map(|t| t.uri_template.as_str()).collect();
+    assert_eq!(t, ["file:///{a}", "file:///{b}"]);
+    let resources = client.list_all_resources().await.unwrap();
+    let r: Vec<_> = resources.iter().map(|r| r.name.as_str()).collect();
+    assert_eq!(r, ["a", "b"]);
+    match client.list_all::<Prompt>().await {
+        Err(ClientError::TooManyPages { method, limit }) => {
+            assert_eq!((method.as_str(), limit), ("prompts/list", 3));
+        }
+        other => panic!("expected TooManyPages, got {other:?}"),
+    }
+    let _server = srv.await.unwrap();
+}
