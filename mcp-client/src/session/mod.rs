@@ -57,6 +57,7 @@
 
 use std::borrow::Cow;
 use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use mcp_proto::error::ErrorCode;
@@ -102,7 +103,7 @@ pub enum EraHint {
     /// A modern server and what its `server/discover` said.
     Modern {
         /// The negotiated server, as the probe found it.
-        server: ServerInfo,
+        server: Arc<ServerInfo>,
         /// When that answer stops being fresh (its `ttlMs` after it arrived;
         /// `None`: absent or `0`, stale at once).
         fresh_until: Option<Instant>,
@@ -501,7 +502,7 @@ impl Session {
                 let EraHint::Modern { server, .. } = &h else {
                     return;
                 };
-                let server = server.clone();
+                let server = ServerInfo::clone(server);
                 self.hint = HintState::Unconfirmed;
                 self.learned = Some(h);
                 self.become_ready(server, now);
@@ -1306,7 +1307,7 @@ impl Session {
                                 .filter(|&ms| ms > 0)
                                 .and_then(|ms| now.checked_add(Duration::from_millis(ms)));
                             self.learned = Some(EraHint::Modern {
-                                server: info.clone(),
+                                server: Arc::new(info.clone()),
                                 fresh_until,
                             });
                             self.become_ready(info, now);
