@@ -28,6 +28,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 use tokio::sync::{mpsc, oneshot, watch};
 
+use crate::era_cache::EraCache;
 use crate::error::{ClientError, CloseReason};
 use crate::handler::{ClientHandler, NoHandler};
 use crate::session::{
@@ -129,6 +130,7 @@ pub struct ClientBuilder {
     handler: Arc<dyn ClientHandler>,
     max_list_pages: usize,
     prime_allocator: bool,
+    era_cache: Option<(EraCache, String)>,
 }
 
 impl std::fmt::Debug for ClientBuilder {
@@ -171,6 +173,7 @@ impl ClientBuilder {
             handler: Arc::new(NoHandler),
             max_list_pages: DEFAULT_MAX_LIST_PAGES,
             prime_allocator: true,
+            era_cache: None,
         }
     }
 
@@ -239,6 +242,16 @@ impl ClientBuilder {
         self
     }
 
+    /// Remembers the server's era in `cache` under `key` (HTTP: the endpoint's
+    /// origin and path; stdio: the command line), so that later connections
+    /// with the same cache and key skip the `server/discover` probe where the
+    /// spec allows it. See [`EraCache`] (default: no cache, every connection
+    /// detects the era).
+    pub fn era_cache(mut self, cache: EraCache, key: impl Into<String>) -> Self {
+        self.era_cache = Some((cache, key.into()));
+        self
+    }
+
     /// Splits into the client and its driver, which the caller must spawn
     /// (or poll) for anything to happen. The handshake starts when the driver
     /// first runs; [`Client::wait_ready`] waits for it.
@@ -286,6 +299,8 @@ impl ClientBuilder {
             ready_waiters: Vec::new(),
             ready: false,
             started: false,
+            era_cache: self.era_cache,
+            used_hint: false,
             close_waiters: Vec::new(),
             dirty: true,
         };
@@ -1080,6 +1095,10 @@ pub struct Driver {
     ready_waiters: Vec<Reply>,
     ready: bool,
     started: bool,
+    /// Where to remember the server's era, and under which key.
+    era_cache: Option<(EraCache, String)>,
+    /// The session started from a remembered era.
+    used_hint: bool,
     close_waiters: Vec<oneshot::Sender<()>>,
     dirty: bool,
 }
@@ -1177,6 +1196,11 @@ impl Driver {
         match ev {
             Event::Ready => {
                 self.ready = true;
+                if let (Some((cache, key)), Some(learned)) =
+                    (&self.era_cache, self.session.learned_era())
+                {
+                    cache.insert(key.clone(), learned.clone());
+                }
                 self.publish_meta();
                 if let (Some(shared), Some(info)) = (self.shared.upgrade(), self.session.server()) {
                     if let Ok(mut g) = shared.server.write() {
@@ -1276,6 +1300,13 @@ impl Driver {
                 }
             }
             Event::Closed(reason) => {
+                if let Some((cache, key)) = &self.era_cache {
+                    if self.used_hint && self.session.learned_era().is_none() {
+                        // The remembered era failed and detection did not
+                        // finish: the next connection starts from scratch.
+                        cache.remove(key);
+                    }
+                }
                 if let Some(shared) = self.shared.upgrade() {
                     if let Ok(mut g) = shared.closed.write() {
                         *g = Some(reason.clone());
@@ -1353,7 +1384,9 @@ impl Future for Driver {
         let this = &mut *self;
         if !this.started {
             this.started = true;
-            this.session.start(now());
+            let hint = this.era_cache.as_ref().and_then(|(c, k)| c.get(k));
+            this.used_hint = hint.is_some();
+            this.session.start_with_hint(now(), hint);
         }
         loop {
             if this.state == DriverState::Running {

@@ -714,3 +714,103 @@ async fn every_list_shares_the_page_shape_and_the_cursor_loop() {
     }
     let _server = srv.await.unwrap();
 }
+
+#[tokio::test]
+async fn an_era_cache_skips_the_probe_on_the_next_connection() {
+    use mcp_client::{EraCache, EraHint};
+
+    let eras = EraCache::new();
+    // First connection: detection (probe rejected, initialize).
+    let (client_end, mut server) = channel::pair();
+    let srv = tokio::spawn(async move {
+        legacy_handshake(&mut server).await;
+        server
+    });
+    let client = Client::builder("t", "1")
+        .era_cache(eras.clone(), "stdio:fake-server --flag")
+        .connect(client_end)
+        .await
+        .unwrap();
+    assert_eq!(client.era(), Some(Era::Legacy));
+    let _server = srv.await.unwrap();
+    assert!(matches!(
+        eras.get("stdio:fake-server --flag"),
+        Some(EraHint::Legacy(ProtocolVersion::V2025_11_25))
+    ));
+
+    // Second connection: the first thing the server sees is `initialize`.
+    let (client_end, mut server) = channel::pair();
+    let srv = tokio::spawn(async move {
+        let r = next_request(&mut server).await;
+        assert_eq!(r.method, "initialize", "no server/discover probe");
+        assert_eq!(params(&r)["protocolVersion"], "2025-11-25");
+        respond(
+            &mut server,
+            r.id,
+            json!({
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "serverInfo": {"name": "fake", "version": "1"}
+            }),
+        )
+        .await;
+        server
+    });
+    let client = Client::builder("t", "1")
+        .era_cache(eras.clone(), "stdio:fake-server --flag")
+        .connect(client_end)
+        .await
+        .unwrap();
+    assert_eq!(client.era(), Some(Era::Legacy));
+    let _server = srv.await.unwrap();
+
+    // Another key is another server: detected from scratch.
+    let (client_end, mut server) = channel::pair();
+    let srv = tokio::spawn(async move {
+        modern_handshake(&mut server).await;
+        server
+    });
+    let client = Client::builder("t", "1")
+        .era_cache(eras.clone(), "https://example.com/mcp")
+        .connect(client_end)
+        .await
+        .unwrap();
+    assert_eq!(client.era(), Some(Era::Modern));
+    let _server = srv.await.unwrap();
+    assert_eq!(eras.len(), 2);
+}
+
+#[tokio::test]
+async fn a_remembered_era_that_fails_the_handshake_is_forgotten() {
+    use mcp_client::{EraCache, EraHint};
+
+    let eras = EraCache::new();
+    eras.insert("srv", EraHint::Legacy(ProtocolVersion::V2025_11_25));
+    let (client_end, mut server) = channel::pair();
+    let srv = tokio::spawn(async move {
+        // Rejects initialize, then the server goes away during detection.
+        let r = next_request(&mut server).await;
+        assert_eq!(r.method, "initialize");
+        server
+            .send(
+                ErrorResponse::new(
+                    Some(r.id),
+                    ErrorObject::new(ErrorCode(-32601), "modern only"),
+                )
+                .into(),
+            )
+            .await
+            .unwrap();
+        let r = next_request(&mut server).await;
+        assert_eq!(r.method, "server/discover", "detection starts over");
+        drop(server);
+    });
+    let err = Client::builder("t", "1")
+        .era_cache(eras.clone(), "srv")
+        .connect(client_end)
+        .await
+        .unwrap_err();
+    assert!(matches!(err, ClientError::Closed(_)), "{err:?}");
+    srv.await.unwrap();
+    assert!(eras.get("srv").is_none(), "the wrong entry is gone");
+}
