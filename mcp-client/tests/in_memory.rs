@@ -715,68 +715,68 @@ async fn every_list_shares_the_page_shape_and_the_cursor_loop() {
     let _server = srv.await.unwrap();
 }
 
+/// Connects with `eras` under `key` to a server scripted by `script`, which
+/// gets the server end and returns it when the handshake is done.
+async fn connect_remembering<F>(
+    eras: &mcp_client::EraCache,
+    key: &str,
+    script: impl FnOnce(ChannelTransport) -> F,
+) -> Client
+where
+    F: std::future::Future<Output = ChannelTransport> + Send + 'static,
+{
+    let (client_end, server) = channel::pair();
+    let srv = tokio::spawn(script(server));
+    let client = Client::builder("t", "1")
+        .era_cache(eras.clone(), key)
+        .connect(client_end)
+        .await
+        .unwrap();
+    let _server = srv.await.unwrap();
+    client
+}
+
 #[tokio::test]
 async fn an_era_cache_skips_the_probe_on_the_next_connection() {
     use mcp_client::{EraCache, EraHint};
 
     let eras = EraCache::new();
+    let key = "stdio:fake-server --flag";
     // First connection: detection (probe rejected, initialize).
-    let (client_end, mut server) = channel::pair();
-    let srv = tokio::spawn(async move {
+    let client = connect_remembering(&eras, key, |mut server| async move {
         legacy_handshake(&mut server).await;
         server
-    });
-    let client = Client::builder("t", "1")
-        .era_cache(eras.clone(), "stdio:fake-server --flag")
-        .connect(client_end)
-        .await
-        .unwrap();
+    })
+    .await;
     assert_eq!(client.era(), Some(Era::Legacy));
-    let _server = srv.await.unwrap();
     assert!(matches!(
-        eras.get("stdio:fake-server --flag"),
+        eras.get(key),
         Some(EraHint::Legacy(ProtocolVersion::V2025_11_25))
     ));
 
     // Second connection: the first thing the server sees is `initialize`.
-    let (client_end, mut server) = channel::pair();
-    let srv = tokio::spawn(async move {
+    let client = connect_remembering(&eras, key, |mut server| async move {
         let r = next_request(&mut server).await;
         assert_eq!(r.method, "initialize", "no server/discover probe");
         assert_eq!(params(&r)["protocolVersion"], "2025-11-25");
-        respond(
-            &mut server,
-            r.id,
-            json!({
-                "protocolVersion": "2025-11-25",
-                "capabilities": {},
-                "serverInfo": {"name": "fake", "version": "1"}
-            }),
-        )
-        .await;
+        let result = json!({
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "serverInfo": {"name": "fake", "version": "1"}
+        });
+        respond(&mut server, r.id, result).await;
         server
-    });
-    let client = Client::builder("t", "1")
-        .era_cache(eras.clone(), "stdio:fake-server --flag")
-        .connect(client_end)
-        .await
-        .unwrap();
+    })
+    .await;
     assert_eq!(client.era(), Some(Era::Legacy));
-    let _server = srv.await.unwrap();
 
     // Another key is another server: detected from scratch.
-    let (client_end, mut server) = channel::pair();
-    let srv = tokio::spawn(async move {
+    let client = connect_remembering(&eras, "https://example.com/mcp", |mut server| async move {
         modern_handshake(&mut server).await;
         server
-    });
-    let client = Client::builder("t", "1")
-        .era_cache(eras.clone(), "https://example.com/mcp")
-        .connect(client_end)
-        .await
-        .unwrap();
+    })
+    .await;
     assert_eq!(client.era(), Some(Era::Modern));
-    let _server = srv.await.unwrap();
     assert_eq!(eras.len(), 2);
 }
 

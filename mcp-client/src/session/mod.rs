@@ -1100,21 +1100,7 @@ impl Session {
     /// once, and starts detecting the era again if that has not started.
     fn requeue(&mut self, call: CallId, p: Pending, now: Instant) {
         let why = format!("{} failed", p.method);
-        // After the calls already put back, in the order they failed.
-        let pos = self.queued.iter().take_while(|d| d.resent).count();
-        self.queued.insert(
-            pos,
-            Deferred {
-                call,
-                method: p.method,
-                params: p.params,
-                options: p.options,
-                started: p.started,
-                rounds: p.rounds,
-                resent: true,
-                embedded: p.embedded,
-            },
-        );
+        self.put_back(call, p);
         if self.hint == HintState::Unconfirmed {
             self.redetect(&why, now);
         }
@@ -1130,9 +1116,11 @@ impl Session {
         }
     }
 
-    fn resend_after_expiry(&mut self, call: CallId, p: Pending, now: Instant) {
-        tracing::info!(method = %p.method, "server session expired; starting a new session and retrying once");
-        self.queued.push_front(Deferred {
+    /// Queues a sent call to be re-sent (once: it is marked `resent`) ahead
+    /// of newer calls, after the calls already put back, in the order they failed.
+    fn put_back(&mut self, call: CallId, p: Pending) {
+        let pos = self.queued.iter().take_while(|d| d.resent).count();
+        let d = Deferred {
             call,
             method: p.method,
             params: p.params,
@@ -1141,7 +1129,13 @@ impl Session {
             rounds: p.rounds,
             resent: true,
             embedded: p.embedded,
-        });
+        };
+        self.queued.insert(pos, d);
+    }
+
+    fn resend_after_expiry(&mut self, call: CallId, p: Pending, now: Instant) {
+        tracing::info!(method = %p.method, "server session expired; starting a new session and retrying once");
+        self.put_back(call, p);
         if matches!(self.phase, Phase::Ready) {
             let v = self
                 .server
