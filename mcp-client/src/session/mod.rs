@@ -1082,7 +1082,7 @@ impl Session {
     /// Whether a failed call sent under an unconfirmed modern hint should be
     /// re-sent after the era is detected again (starting that detection if
     /// this is the first such failure).
-    fn retry_if_hint_failed(&mut self, call: CallId, p: &Pending, why: &str) -> bool {
+    fn retry_if_hint_failed(&self, call: CallId, p: &Pending, why: &str) -> bool {
         if !p.hinted || p.resent || !p.retained {
             return false;
         }
