@@ -1164,3 +1164,39 @@ fn a_hint_that_does_not_fit_the_version_choice_is_ignored() {
     s.start_with_hint(now, Some(learned_modern(60_000, now)));
     assert_eq!(methods(&sent(&mut s)), ["initialize"]);
 }
+
+#[test]
+fn a_transport_error_on_a_hinted_request_also_means_detect_again() {
+    let now = Instant::now();
+    // Legacy hint, modern-only HTTP server: `initialize` gets a bare 400.
+    let mut s = Session::new(config());
+    s.start_with_hint(now, Some(EraHint::Legacy(ProtocolVersion::V2025_11_25)));
+    let init = sent(&mut s).remove(0);
+    let http_400 = |id| {
+        TransportError::new(TransportErrorKind::Protocol, "HTTP 400 Bad Request").with_request(id)
+    };
+    s.handle_transport_error(http_400(id_of(&init)), now);
+    assert_eq!(methods(&sent(&mut s)), ["server/discover"]);
+    assert!(events(&mut s).is_empty());
+
+    // Fresh modern hint, the endpoint now serves a legacy server: the first
+    // call's 400 starts detection and the call is re-sent after it.
+    let mut s = Session::new(config());
+    s.start_with_hint(now, Some(learned_modern(60_000, now)));
+    let _ = events(&mut s);
+    s.request(CallId(7), "tools/list", None, CallOptions::new(), now)
+        .unwrap();
+    let call = sent(&mut s).remove(0);
+    s.handle_transport_error(http_400(id_of(&call)), now);
+    let probe = sent(&mut s);
+    assert_eq!(methods(&probe), ["server/discover"]);
+    s.handle_transport_error(http_400(id_of(&probe[0])), now);
+    let init = sent(&mut s);
+    assert_eq!(methods(&init), ["initialize"]);
+    reply(&mut s, id_of(&init[0]), init_result("2025-11-25"), now);
+    assert_eq!(
+        methods(&sent(&mut s)),
+        ["notifications/initialized", "tools/list"]
+    );
+    assert!(completed(&events(&mut s)).is_empty(), "still in flight");
+}
