@@ -17,8 +17,8 @@ use mcp_proto::schema::JsonObject;
 use mcp_proto::schema::{
     CallToolParams, CallToolResult, CompleteParams, CompleteResult, GetPromptParams,
     GetPromptResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
-    ListToolsResult, ListenParams, LoggingLevel, PaginatedParams, ProgressParams, Prompt,
-    ReadResourceParams, ReadResourceResult, Resource, ResourceTemplate, SubscribeParams,
+    ListToolsResult, ListenParams, LoggingLevel, Page, PageItem, PaginatedParams, ProgressParams,
+    Prompt, ReadResourceParams, ReadResourceResult, Resource, ResourceTemplate, SubscribeParams,
     SubscriptionFilter, Tool,
 };
 use mcp_proto::transport::{BoxTransport, Transport};
@@ -28,6 +28,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot, watch};
 
+use crate::era_cache::EraCache;
 use crate::error::{ClientError, CloseReason};
 use crate::handler::{ClientHandler, NoHandler};
 use crate::session::{
@@ -133,6 +134,7 @@ pub struct ClientBuilder {
     handler: Arc<dyn ClientHandler>,
     max_list_pages: usize,
     prime_allocator: bool,
+    era_cache: Option<(EraCache, String)>,
 }
 
 impl std::fmt::Debug for ClientBuilder {
@@ -175,6 +177,7 @@ impl ClientBuilder {
             handler: Arc::new(NoHandler),
             max_list_pages: DEFAULT_MAX_LIST_PAGES,
             prime_allocator: true,
+            era_cache: None,
         }
     }
 
@@ -243,6 +246,16 @@ impl ClientBuilder {
         self
     }
 
+    /// Remembers the server's era in `cache` under `key` (HTTP: the endpoint's
+    /// origin and path; stdio: the command line), so that later connections
+    /// with the same cache and key skip the `server/discover` probe where the
+    /// spec allows it. See [`EraCache`] (default: no cache, every connection
+    /// detects the era).
+    pub fn era_cache(mut self, cache: EraCache, key: impl Into<String>) -> Self {
+        self.era_cache = Some((cache, key.into()));
+        self
+    }
+
     /// Splits into the client and its driver, which the caller must spawn
     /// (or poll) for anything to happen. The handshake starts when the driver
     /// first runs; [`Client::wait_ready`] waits for it.
@@ -291,6 +304,8 @@ impl ClientBuilder {
             ready_waiters: Vec::new(),
             ready: false,
             started: false,
+            era_cache: self.era_cache,
+            used_hint: false,
             close_waiters: Vec::new(),
             dirty: true,
         };
@@ -537,22 +552,38 @@ impl Client {
         self.request_raw(method, None).send().await.map(drop)
     }
 
-    /// One page of `tools/list`.
-    pub async fn list_tools(&self, cursor: Option<String>) -> Result<ListToolsResult, ClientError> {
-        self.request_lazy("tools/list", PaginatedParams::new(cursor))
+    /// One page of any paginated list, named by its item type:
+    /// `client.list_page::<Tool>(None)` sends `tools/list`. See
+    /// [`Page`](mcp_proto::schema::Page) for why every list shares one shape.
+    pub async fn list_page<T: PageItem + DeserializeOwned>(
+        &self,
+        cursor: Option<String>,
+    ) -> Result<Page<T>, ClientError> {
+        self.request_lazy(T::METHOD, PaginatedParams::new(cursor))
             .send_typed()
             .await
     }
 
-    /// Every tool, following cursors (up to the page cap).
-    pub async fn list_all_tools(&self) -> Result<Vec<Tool>, ClientError> {
+    /// Every item of a paginated list, following cursors (up to the page cap,
+    /// [`ClientBuilder::max_list_pages`]): `client.list_all::<Prompt>()`.
+    pub async fn list_all<T: PageItem + DeserializeOwned>(&self) -> Result<Vec<T>, ClientError> {
         let mut all = Vec::new();
-        self.paginate("tools/list", |page: ListToolsResult| {
-            all.extend(page.tools);
+        self.paginate(T::METHOD, |page: Page<T>| {
+            all.extend(page.items);
             Ok(page.next_cursor)
         })
         .await?;
         Ok(all)
+    }
+
+    /// One page of `tools/list`.
+    pub async fn list_tools(&self, cursor: Option<String>) -> Result<ListToolsResult, ClientError> {
+        self.list_page(cursor).await
+    }
+
+    /// Every tool, following cursors (up to the page cap).
+    pub async fn list_all_tools(&self) -> Result<Vec<Tool>, ClientError> {
+        self.list_all().await
     }
 
     /// Every page of a list method, raw: each page's result object as received.
@@ -563,7 +594,7 @@ impl Client {
             next_cursor: Option<String>,
         }
         let mut pages = Vec::new();
-        self.paginate(method, |raw: RawJson| {
+        self.paginate(method.to_owned(), |raw: RawJson| {
             let next: Cursor = decode(method, &raw)?;
             pages.push(raw);
             Ok(next.next_cursor)
@@ -572,16 +603,21 @@ impl Client {
         Ok(pages)
     }
 
-    /// Follows `nextCursor` (an empty string is a valid cursor) until a page has none.
+    /// The one cursor loop behind every `list_all*`: requests `method` page
+    /// by page, hands each decoded page to `on_page`, which returns the page's
+    /// `nextCursor`, and stops when a page has none (an empty string is a
+    /// valid cursor). More than [`ClientBuilder::max_list_pages`] pages is
+    /// [`ClientError::TooManyPages`].
     pub async fn paginate<R: DeserializeOwned>(
         &self,
-        method: &str,
+        method: impl Into<Cow<'static, str>>,
         mut on_page: impl FnMut(R) -> Result<Option<String>, ClientError>,
     ) -> Result<(), ClientError> {
+        let method = method.into();
         let mut cursor = None;
         for _ in 0..self.shared.max_list_pages {
             let page: R = self
-                .request_lazy(method.to_owned(), PaginatedParams::new(cursor.take()))
+                .request_lazy(method.clone(), PaginatedParams::new(cursor.take()))
                 .send_typed()
                 .await?;
             match on_page(page)? {
@@ -654,20 +690,12 @@ impl Client {
         &self,
         cursor: Option<String>,
     ) -> Result<ListResourcesResult, ClientError> {
-        self.request_lazy("resources/list", PaginatedParams::new(cursor))
-            .send_typed()
-            .await
+        self.list_page(cursor).await
     }
 
     /// Every resource, following cursors.
     pub async fn list_all_resources(&self) -> Result<Vec<Resource>, ClientError> {
-        let mut all = Vec::new();
-        self.paginate("resources/list", |page: ListResourcesResult| {
-            all.extend(page.resources);
-            Ok(page.next_cursor)
-        })
-        .await?;
-        Ok(all)
+        self.list_all().await
     }
 
     /// One page of `resources/templates/list`.
@@ -675,23 +703,12 @@ impl Client {
         &self,
         cursor: Option<String>,
     ) -> Result<ListResourceTemplatesResult, ClientError> {
-        self.request_lazy("resources/templates/list", PaginatedParams::new(cursor))
-            .send_typed()
-            .await
+        self.list_page(cursor).await
     }
 
     /// Every resource template, following cursors.
     pub async fn list_all_resource_templates(&self) -> Result<Vec<ResourceTemplate>, ClientError> {
-        let mut all = Vec::new();
-        self.paginate(
-            "resources/templates/list",
-            |page: ListResourceTemplatesResult| {
-                all.extend(page.resource_templates);
-                Ok(page.next_cursor)
-            },
-        )
-        .await?;
-        Ok(all)
+        self.list_all().await
     }
 
     /// `resources/read`.
@@ -741,20 +758,12 @@ impl Client {
         &self,
         cursor: Option<String>,
     ) -> Result<ListPromptsResult, ClientError> {
-        self.request_lazy("prompts/list", PaginatedParams::new(cursor))
-            .send_typed()
-            .await
+        self.list_page(cursor).await
     }
 
     /// Every prompt, following cursors.
     pub async fn list_all_prompts(&self) -> Result<Vec<Prompt>, ClientError> {
-        let mut all = Vec::new();
-        self.paginate("prompts/list", |page: ListPromptsResult| {
-            all.extend(page.prompts);
-            Ok(page.next_cursor)
-        })
-        .await?;
-        Ok(all)
+        self.list_all().await
     }
 
     /// `prompts/get` with string arguments.
@@ -1103,6 +1112,10 @@ pub struct Driver {
     ready_waiters: Vec<Reply>,
     ready: bool,
     started: bool,
+    /// Where to remember the server's era, and under which key.
+    era_cache: Option<(EraCache, String)>,
+    /// The session started from a remembered era.
+    used_hint: bool,
     close_waiters: Vec<oneshot::Sender<()>>,
     dirty: bool,
 }
@@ -1200,6 +1213,11 @@ impl Driver {
         match ev {
             Event::Ready => {
                 self.ready = true;
+                if let (Some((cache, key)), Some(learned)) =
+                    (&self.era_cache, self.session.learned_era())
+                {
+                    cache.insert(key.clone(), learned.clone());
+                }
                 self.publish_meta();
                 if let (Some(shared), Some(info)) = (self.shared.upgrade(), self.session.server()) {
                     if let Ok(mut g) = shared.server.write() {
@@ -1299,6 +1317,13 @@ impl Driver {
                 }
             }
             Event::Closed(reason) => {
+                if let Some((cache, key)) = &self.era_cache {
+                    if self.used_hint && self.session.learned_era().is_none() {
+                        // The remembered era failed and detection did not
+                        // finish: the next connection starts from scratch.
+                        cache.remove(key);
+                    }
+                }
                 if let Some(shared) = self.shared.upgrade() {
                     if let Ok(mut g) = shared.closed.write() {
                         *g = Some(reason.clone());
@@ -1376,7 +1401,9 @@ impl Future for Driver {
         let this = &mut *self;
         if !this.started {
             this.started = true;
-            this.session.start(now());
+            let hint = this.era_cache.as_ref().and_then(|(c, k)| c.get(k));
+            this.used_hint = hint.is_some();
+            this.session.start_with_hint(now(), hint);
         }
         loop {
             if this.state == DriverState::Running {

@@ -25,6 +25,17 @@
 //! # Ok(()) }
 //! ```
 //!
+//! # Remembering what each server speaks
+//!
+//! Every connection detects the server's era (a `server/discover` probe,
+//! falling back to `initialize`). An [`EraCache`] passed to
+//! [`ClientBuilder::era_cache`] with a key for the server (HTTP: endpoint
+//! origin and path; stdio: the command line) remembers the outcome, as the
+//! spec recommends, so later connections skip the probe: a legacy server is
+//! sent `initialize` at once, a modern one reuses its `server/discover`
+//! answer while that is fresh. A remembered era that proves wrong is
+//! forgotten and detected again within the same connection.
+//!
 //! # Cancel safety
 //!
 //! Dropping a request's future cancels the request: the server is sent
@@ -43,6 +54,7 @@
 //! and the driver keeps the reply channels. That keeps the core free of any
 //! async type and makes retries invisible to callers.
 
+mod era_cache;
 pub mod error;
 pub mod handler;
 pub mod session;
@@ -50,9 +62,10 @@ pub mod session;
 #[cfg(feature = "tokio")]
 mod client;
 
+pub use era_cache::{DEFAULT_ERA_CACHE_ENTRIES, EraCache};
 pub use error::{ClientError, CloseReason};
 pub use handler::{BoxFuture, ClientHandler, NoHandler};
-pub use session::{ServerInfo, VersionChoice};
+pub use session::{EraHint, ServerInfo, VersionChoice};
 
 #[cfg(feature = "tokio")]
 pub use client::{

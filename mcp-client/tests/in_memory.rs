@@ -684,3 +684,169 @@ async fn a_shorter_timeout_started_later_fires_on_time_and_a_longer_one_still_fi
     client.close().await;
     let _ = srv.await;
 }
+
+#[tokio::test]
+async fn every_list_shares_the_page_shape_and_the_cursor_loop() {
+    use mcp_proto::schema::{Prompt, ResourceTemplate};
+
+    let (client_end, mut server) = channel::pair();
+    let srv = tokio::spawn(async move {
+        legacy_handshake(&mut server).await;
+        // Each list's items live under its own member; the cursor goes back verbatim.
+        for (method, member, first, second) in [
+            (
+                "resources/templates/list",
+                "resourceTemplates",
+                json!({"uriTemplate": "file:///{a}", "name": "a"}),
+                json!({"uriTemplate": "file:///{b}", "name": "b"}),
+            ),
+            (
+                "resources/list",
+                "resources",
+                json!({"uri": "file:///a", "name": "a"}),
+                json!({"uri": "file:///b", "name": "b"}),
+            ),
+        ] {
+            let r = next_request(&mut server).await;
+            assert_eq!(r.method, method);
+            assert_eq!(params(&r).get("cursor"), None, "first page has no cursor");
+            respond(
+                &mut server,
+                r.id,
+                json!({member: [first], "nextCursor": "c/2"}),
+            )
+            .await;
+            let r = next_request(&mut server).await;
+            assert_eq!(r.method, method);
+            assert_eq!(params(&r)["cursor"], "c/2");
+            respond(&mut server, r.id, json!({member: [second], "ttlMs": 5})).await;
+        }
+        // A server whose prompt list never ends: the page cap stops the loop.
+        for i in 0..3 {
+            let r = next_request(&mut server).await;
+            assert_eq!(r.method, "prompts/list");
+            let p =
+                json!({"prompts": [{"name": format!("p{i}")}], "nextCursor": format!("{}", i + 1)});
+            respond(&mut server, r.id, p).await;
+        }
+        server
+    });
+    let client = Client::builder("t", "1")
+        .max_list_pages(3)
+        .connect(client_end)
+        .await
+        .unwrap();
+    let templates: Vec<ResourceTemplate> = client.list_all().await.unwrap();
+    let t: Vec<_> = templates.iter().map(|t| t.uri_template.as_str()).collect();
+    assert_eq!(t, ["file:///{a}", "file:///{b}"]);
+    let resources = client.list_all_resources().await.unwrap();
+    let r: Vec<_> = resources.iter().map(|r| r.name.as_str()).collect();
+    assert_eq!(r, ["a", "b"]);
+    match client.list_all::<Prompt>().await {
+        Err(ClientError::TooManyPages { method, limit }) => {
+            assert_eq!((method.as_str(), limit), ("prompts/list", 3));
+        }
+        other => panic!("expected TooManyPages, got {other:?}"),
+    }
+    let _server = srv.await.unwrap();
+}
+
+/// Connects with `eras` under `key` to a server scripted by `script`, which
+/// gets the server end and returns it when the handshake is done.
+async fn connect_remembering<F>(
+    eras: &mcp_client::EraCache,
+    key: &str,
+    script: impl FnOnce(ChannelTransport) -> F,
+) -> Client
+where
+    F: std::future::Future<Output = ChannelTransport> + Send + 'static,
+{
+    let (client_end, server) = channel::pair();
+    let srv = tokio::spawn(script(server));
+    let client = Client::builder("t", "1")
+        .era_cache(eras.clone(), key)
+        .connect(client_end)
+        .await
+        .unwrap();
+    let _server = srv.await.unwrap();
+    client
+}
+
+#[tokio::test]
+async fn an_era_cache_skips_the_probe_on_the_next_connection() {
+    use mcp_client::{EraCache, EraHint};
+
+    let eras = EraCache::new();
+    let key = "stdio:fake-server --flag";
+    // First connection: detection (probe rejected, initialize).
+    let client = connect_remembering(&eras, key, |mut server| async move {
+        legacy_handshake(&mut server).await;
+        server
+    })
+    .await;
+    assert_eq!(client.era(), Some(Era::Legacy));
+    assert!(matches!(
+        eras.get(key),
+        Some(EraHint::Legacy(ProtocolVersion::V2025_11_25))
+    ));
+
+    // Second connection: the first thing the server sees is `initialize`.
+    let client = connect_remembering(&eras, key, |mut server| async move {
+        let r = next_request(&mut server).await;
+        assert_eq!(r.method, "initialize", "no server/discover probe");
+        assert_eq!(params(&r)["protocolVersion"], "2025-11-25");
+        let result = json!({
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "serverInfo": {"name": "fake", "version": "1"}
+        });
+        respond(&mut server, r.id, result).await;
+        server
+    })
+    .await;
+    assert_eq!(client.era(), Some(Era::Legacy));
+
+    // Another key is another server: detected from scratch.
+    let client = connect_remembering(&eras, "https://example.com/mcp", |mut server| async move {
+        modern_handshake(&mut server).await;
+        server
+    })
+    .await;
+    assert_eq!(client.era(), Some(Era::Modern));
+    assert_eq!(eras.len(), 2);
+}
+
+#[tokio::test]
+async fn a_remembered_era_that_fails_the_handshake_is_forgotten() {
+    use mcp_client::{EraCache, EraHint};
+
+    let eras = EraCache::new();
+    eras.insert("srv", EraHint::Legacy(ProtocolVersion::V2025_11_25));
+    let (client_end, mut server) = channel::pair();
+    let srv = tokio::spawn(async move {
+        // Rejects initialize, then the server goes away during detection.
+        let r = next_request(&mut server).await;
+        assert_eq!(r.method, "initialize");
+        server
+            .send(
+                ErrorResponse::new(
+                    Some(r.id),
+                    ErrorObject::new(ErrorCode(-32601), "modern only"),
+                )
+                .into(),
+            )
+            .await
+            .unwrap();
+        let r = next_request(&mut server).await;
+        assert_eq!(r.method, "server/discover", "detection starts over");
+        drop(server);
+    });
+    let err = Client::builder("t", "1")
+        .era_cache(eras.clone(), "srv")
+        .connect(client_end)
+        .await
+        .unwrap_err();
+    assert!(matches!(err, ClientError::Closed(_)), "{err:?}");
+    srv.await.unwrap();
+    assert!(eras.get("srv").is_none(), "the wrong entry is gone");
+}

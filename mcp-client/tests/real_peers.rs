@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use mcp_client::{BoxFuture, Client, ClientHandler, VersionChoice};
+use mcp_client::{BoxFuture, Client, ClientHandler, EraCache, EraHint, VersionChoice};
 use mcp_proto::schema::{ClientCapabilities, ContentBlock};
 use mcp_proto::{Era, ErrorObject, ProtocolVersion};
 use mcp_transport_stdio::{ServerCommand, Stderr, StdioTransport};
@@ -358,4 +358,139 @@ async fn server_everything_sampling_and_elicitation_reach_the_handler() {
         "{asked:?}"
     );
     client.close().await;
+}
+
+/// A transport that records the method of every request the client sends.
+struct Recording {
+    inner: mcp_proto::transport::BoxTransport,
+    methods: Arc<Mutex<Vec<String>>>,
+}
+
+impl mcp_proto::transport::Transport for Recording {
+    fn poll_recv(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<mcp_proto::Message, mcp_proto::transport::TransportError>>>
+    {
+        self.inner.as_mut().poll_recv(cx)
+    }
+    fn poll_ready(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Result<(), mcp_proto::transport::TransportError>> {
+        self.inner.as_mut().poll_ready(cx)
+    }
+    fn start_send(
+        mut self: std::pin::Pin<&mut Self>,
+        msg: mcp_proto::Message,
+    ) -> Result<(), mcp_proto::transport::TransportError> {
+        if let mcp_proto::Message::Request(r) = &msg {
+            self.methods.lock().unwrap().push(r.method.to_string());
+        }
+        self.inner.as_mut().start_send(msg)
+    }
+    fn poll_flush(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Result<(), mcp_proto::transport::TransportError>> {
+        self.inner.as_mut().poll_flush(cx)
+    }
+    fn poll_close(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Result<(), mcp_proto::transport::TransportError>> {
+        self.inner.as_mut().poll_close(cx)
+    }
+    fn set_protocol_version(mut self: std::pin::Pin<&mut Self>, version: ProtocolVersion) {
+        self.inner.as_mut().set_protocol_version(version);
+    }
+}
+
+/// Connects with an era cache; returns the client and the methods of the
+/// requests it sent so far (the handshake).
+async fn connect_remembering(
+    cmd: ServerCommand,
+    eras: &EraCache,
+    key: &str,
+) -> (Client, Arc<Mutex<Vec<String>>>) {
+    let methods = Arc::new(Mutex::new(Vec::new()));
+    let transport = Recording {
+        inner: Box::pin(StdioTransport::spawn(cmd).unwrap()),
+        methods: methods.clone(),
+    };
+    let client = tokio::time::timeout(
+        Duration::from_secs(30),
+        Client::builder("mcp-rs-tests", "0.1.0")
+            .era_cache(eras.clone(), key)
+            .connect(transport),
+    )
+    .await
+    .expect("connect timed out")
+    .unwrap();
+    (client, methods)
+}
+
+fn sent(methods: &Mutex<Vec<String>>) -> Vec<String> {
+    methods.lock().unwrap().clone()
+}
+
+#[tokio::test]
+async fn server_everything_is_remembered_as_legacy_and_not_probed_again() {
+    let Some(cmd) = everything() else { return };
+    let key = format!("{cmd:?}");
+    let eras = EraCache::new();
+
+    let (client, methods) = connect_remembering(cmd.clone(), &eras, &key).await;
+    assert_eq!(client.era(), Some(Era::Legacy));
+    assert_eq!(sent(&methods), ["server/discover", "initialize"]);
+    let version = client.protocol_version().unwrap();
+    client.close().await;
+    assert!(matches!(eras.get(&key), Some(EraHint::Legacy(v)) if v == version));
+
+    let (client, methods) = connect_remembering(cmd, &eras, &key).await;
+    assert_eq!(sent(&methods), ["initialize"], "no server/discover probe");
+    assert_eq!(client.protocol_version(), Some(version));
+    assert!(!client.list_all_tools().await.unwrap().is_empty());
+    client.close().await;
+}
+
+#[tokio::test]
+async fn python_sdk_with_a_remembered_era() {
+    let Some(cmd) = python_server() else { return };
+    let key = format!("{cmd:?}");
+    let eras = EraCache::new();
+
+    // Modern: remembered, but its server/discover answer has `ttlMs: 0`
+    // (stale at once), so the next connection probes again for fresh
+    // capabilities, with the remembered revision.
+    let (client, methods) = connect_remembering(cmd.clone(), &eras, &key).await;
+    assert_eq!(sent(&methods), ["server/discover"]);
+    client.close().await;
+    let hint = eras.get(&key).unwrap();
+    assert_eq!(hint.protocol_version(), ProtocolVersion::V2026_07_28);
+    assert!(!hint.is_fresh(std::time::Instant::now()));
+    let (client, methods) = connect_remembering(cmd.clone(), &eras, &key).await;
+    assert_eq!(sent(&methods), ["server/discover"]);
+    assert_eq!(client.era(), Some(Era::Modern));
+    client.close().await;
+
+    // A legacy entry (e.g. persisted from an earlier run against this
+    // dual-era server): straight to initialize, no probe, and it holds.
+    eras.insert(&key, EraHint::Legacy(ProtocolVersion::V2025_06_18));
+    let (client, methods) = connect_remembering(cmd, &eras, &key).await;
+    assert_eq!(sent(&methods), ["initialize"], "no server/discover probe");
+    assert_eq!(
+        client.protocol_version(),
+        Some(ProtocolVersion::V2025_06_18)
+    );
+    let r = client
+        .call_tool("echo", json!({"text": "remembered"}))
+        .await
+        .unwrap();
+    assert_eq!(text(&r), "remembered");
+    client.close().await;
+    assert!(matches!(
+        eras.get(&key),
+        Some(EraHint::Legacy(ProtocolVersion::V2025_06_18))
+    ));
 }

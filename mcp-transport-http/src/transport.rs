@@ -678,7 +678,9 @@ async fn read_sse(
                 buf.extend_from_slice(&data);
                 loop {
                     let item = match dec.decode(&mut buf) {
-                        Ok(Some(mut ev)) => s.on_outcome(shared.on_event(&mut ev, expect, tools_list)),
+                        Ok(Some(mut ev)) => {
+                            s.on_outcome(shared.on_event(&mut ev, expect, tools_list))
+                        }
                         Ok(None) => break,
                         Err(e @ SseError::EventTooLarge { .. }) => {
                             tracing::warn!(error = %e, "oversized SSE event discarded");

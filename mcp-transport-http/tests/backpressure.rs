@@ -10,11 +10,11 @@ use std::pin::Pin;
 use std::time::{Duration, Instant};
 
 use http::StatusCode;
+use mcp_proto::RawJson;
 use mcp_proto::jsonrpc::{Message, Notification, Request, RequestId};
 use mcp_proto::transport::{Transport, TransportExt};
 use mcp_proto::version::ProtocolVersion;
 use mcp_transport_http::{DEFAULT_MAX_BUFFERED_MESSAGES, HttpTransport};
-use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use support::*;
 
@@ -33,8 +33,8 @@ fn flood(count: usize) -> Generated {
     })
 }
 
-fn raw(v: Value) -> Option<Box<RawValue>> {
-    Some(RawValue::from_string(v.to_string()).unwrap())
+fn raw(v: Value) -> Option<RawJson> {
+    Some(RawJson::from_string(v.to_string()).unwrap())
 }
 
 fn set_version(t: &mut HttpTransport, v: ProtocolVersion) {
@@ -53,7 +53,7 @@ async fn recv_ok(t: &mut HttpTransport) -> Message {
 fn seq(m: &Message) -> Option<u64> {
     match m {
         Message::Notification(n) if n.method == "notifications/message" => {
-            let p: Value = serde_json::from_str(n.params.as_deref()?.get()).ok()?;
+            let p: Value = n.params.as_ref()?.decode().ok()?;
             p["seq"].as_u64()
         }
         _ => None,

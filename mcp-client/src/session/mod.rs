@@ -29,9 +29,35 @@
 //! falls back to `initialize`. The fallback is never keyed to one error code.
 //! Requests made before the session is ready wait in order and are sent when
 //! it is.
+//!
+//! # Remembered eras
+//!
+//! The era is a property of the server, so the spec (2026-07-28,
+//! `basic/versioning`) says clients SHOULD cache it per server and MAY keep
+//! it across restarts, "re-probing if the cached assumption later fails".
+//! [`Session::start_with_hint`] takes what an earlier connection learned
+//! ([`Session::learned_era`]), usually kept in an
+//! [`EraCache`](crate::EraCache):
+//!
+//! - [`EraHint::Legacy`]: `initialize` goes out at once with the remembered
+//!   revision, no probe. If the server rejects it (a JSON-RPC error, a
+//!   transport error for that request, a malformed result or a revision we
+//!   cannot use), the hint is dropped and the era is detected again, once.
+//! - [`EraHint::Modern`]: while the remembered `server/discover` answer is
+//!   fresh (its `ttlMs`), the session is ready at once with it, no probe
+//!   (discovery is optional for a modern server). Until the first response
+//!   succeeds the era is *unconfirmed*: requests keep their params, and the
+//!   first error (JSON-RPC or transport) makes the session detect the era
+//!   again and re-send the failed requests once. A stale answer is probed
+//!   again with the remembered revision, because capabilities may have
+//!   changed.
+//!
+//! Timeouts never count as a failed hint: a silent server is not evidence of
+//! another era, and the normal timeouts apply.
 
 use std::borrow::Cow;
 use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use mcp_proto::RawJson;
@@ -64,6 +90,58 @@ pub enum VersionChoice {
     Pinned(ProtocolVersion),
     /// The newest revision of this era.
     Era(Era),
+}
+
+/// What an earlier connection learned about a server's era, so that the
+/// next connection to the same server can skip detection. See the
+/// [module docs](self#remembered-eras).
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub enum EraHint {
+    /// A legacy server that negotiated this revision with `initialize`.
+    Legacy(ProtocolVersion),
+    /// A modern server and what its `server/discover` said.
+    Modern {
+        /// The negotiated server, as the probe found it.
+        server: Arc<ServerInfo>,
+        /// When that answer stops being fresh (its `ttlMs` after it arrived;
+        /// `None`: absent or `0`, stale at once).
+        fresh_until: Option<Instant>,
+    },
+}
+
+impl EraHint {
+    /// The remembered era.
+    pub fn era(&self) -> Era {
+        self.protocol_version().era()
+    }
+
+    /// The remembered revision.
+    pub fn protocol_version(&self) -> ProtocolVersion {
+        match self {
+            EraHint::Legacy(v) => *v,
+            EraHint::Modern { server, .. } => server.protocol_version,
+        }
+    }
+
+    /// Whether a modern hint's `server/discover` answer is still fresh at `now`
+    /// (a legacy hint has no freshness: always `false`).
+    pub fn is_fresh(&self, now: Instant) -> bool {
+        matches!(self, EraHint::Modern { fresh_until: Some(t), .. } if now < *t)
+    }
+}
+
+/// How far a hint given to [`Session::start_with_hint`] has been trusted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum HintState {
+    /// No hint in play.
+    None,
+    /// `initialize` went out from a legacy hint.
+    Legacy,
+    /// Ready from a fresh modern hint; no response has succeeded yet.
+    Unconfirmed,
+    /// A hint failed; detecting the era again (until the next `Ready`).
+    Redetecting,
 }
 
 /// Limits and identity for a [`Session`].
@@ -291,6 +369,8 @@ struct Pending {
     resent: bool,
     progress_token: Option<RequestId>,
     embedded: Embedded,
+    /// Sent while a modern hint was unconfirmed (its params are kept).
+    hinted: bool,
 }
 
 /// A user request waiting for the session to become ready, or for input.
@@ -364,6 +444,12 @@ pub struct Session {
     events: VecDeque<Event>,
     /// `_meta` members every modern request carries, pre-serialized (without braces).
     modern_meta: String,
+    hint: HintState,
+    /// What this session learned about the server's era (see [`Session::learned_era`]).
+    learned: Option<EraHint>,
+    /// The legacy era was found by detection (a failed probe or a legacy
+    /// hint), not only chosen by the caller: only then is it worth remembering.
+    legacy_detected: bool,
 }
 
 const MRTR_METHODS: &[&str] = &["tools/call", "prompts/get", "resources/read"];
@@ -382,14 +468,65 @@ impl Session {
             transmit: VecDeque::new(),
             events: VecDeque::new(),
             modern_meta: String::new(),
+            hint: HintState::None,
+            learned: None,
+            legacy_detected: false,
         }
     }
 
     /// Starts negotiation: queues the `server/discover` probe or `initialize`.
     pub fn start(&mut self, now: Instant) {
+        self.start_with_hint(now, None);
+    }
+
+    /// Starts negotiation using what an earlier connection to the same server
+    /// learned (see the [module docs](self#remembered-eras)). A hint that does
+    /// not fit [`SessionConfig::version`] (another era, another pinned
+    /// revision) is ignored.
+    pub fn start_with_hint(&mut self, now: Instant, hint: Option<EraHint>) {
         if !matches!(self.phase, Phase::Idle) {
             return;
         }
+        let fits = |h: &EraHint| match self.config.version {
+            VersionChoice::Auto => true,
+            VersionChoice::Era(e) => h.era() == e,
+            VersionChoice::Pinned(v) => h.protocol_version() == v,
+        };
+        match hint.filter(fits) {
+            Some(EraHint::Legacy(v)) => {
+                self.hint = HintState::Legacy;
+                self.legacy_detected = true;
+                self.send_initialize(v, now);
+            }
+            Some(h @ EraHint::Modern { .. }) if h.is_fresh(now) => {
+                let EraHint::Modern { server, .. } = &h else {
+                    return;
+                };
+                let server = ServerInfo::clone(server);
+                self.hint = HintState::Unconfirmed;
+                self.learned = Some(h);
+                self.become_ready(server, now);
+            }
+            Some(EraHint::Modern { server, .. }) => {
+                self.send_probe(server.protocol_version, now);
+            }
+            None => self.detect(now),
+        }
+    }
+
+    /// What this session learned about the server's era, to remember for the
+    /// next connection ([`start_with_hint`](Session::start_with_hint)). Set
+    /// when [`Event::Ready`] is emitted after detection (the probe, or its
+    /// fallback to `initialize`) or a hint that held; `None` before, when the
+    /// era was only chosen by [`SessionConfig::version`] (a legacy pin says
+    /// nothing about whether the server is also modern), and after a hint
+    /// failed until detection finishes.
+    pub fn learned_era(&self) -> Option<&EraHint> {
+        self.learned.as_ref()
+    }
+
+    /// Detects the era from scratch, as [`VersionChoice`] says.
+    fn detect(&mut self, now: Instant) {
         match self.config.version {
             VersionChoice::Auto | VersionChoice::Era(Era::Modern) => {
                 self.send_probe(ProtocolVersion::LATEST, now);
@@ -596,10 +733,19 @@ impl Session {
                     self.probe_failed(now);
                 }
                 Purpose::Initialize => {
-                    self.handle_closed(CloseReason::Transport(err));
+                    if self.hint == HintState::Legacy && err.kind() != TransportErrorKind::Closed {
+                        self.redetect(&format!("initialize failed in the transport: {err}"), now);
+                    } else {
+                        self.handle_closed(CloseReason::Transport(err));
+                    }
                 }
                 Purpose::User(call) => {
-                    if err.kind() == TransportErrorKind::SessionExpired && p.retained && !p.resent {
+                    if self.retry_if_hint_failed(call, &p, &err.to_string()) {
+                        self.requeue(call, p, now);
+                    } else if err.kind() == TransportErrorKind::SessionExpired
+                        && p.retained
+                        && !p.resent
+                    {
                         self.resend_after_expiry(call, p, now);
                     } else {
                         self.events.push_back(Event::Completed {
@@ -761,6 +907,7 @@ impl Session {
                 resent: false,
                 progress_token: None,
                 embedded: Embedded::default(),
+                hinted: false,
             },
         );
     }
@@ -800,13 +947,17 @@ impl Session {
                 resent: false,
                 progress_token: None,
                 embedded: Embedded::default(),
+                hinted: false,
             },
         );
     }
 
     fn probe_failed(&mut self, now: Instant) {
         match self.config.version {
-            VersionChoice::Auto => self.send_initialize(ProtocolVersion::LATEST_LEGACY, now),
+            VersionChoice::Auto => {
+                self.legacy_detected = true;
+                self.send_initialize(ProtocolVersion::LATEST_LEGACY, now);
+            }
             _ => self.handle_closed(CloseReason::Handshake(
                 "the server did not answer server/discover: it does not speak the 2026-07-28 revision \
                  (use --protocol auto or a legacy version)"
@@ -823,6 +974,9 @@ impl Session {
         self.transmit.push_back(Transmit::ProtocolVersion(v));
         self.server = Some(info);
         self.phase = Phase::Ready;
+        if self.hint != HintState::Unconfirmed {
+            self.hint = HintState::None;
+        }
         self.events.push_back(Event::Ready);
         while let Some(d) = self.queued.pop_front() {
             self.send_user(d, None, None, now);
@@ -849,7 +1003,8 @@ impl Session {
         let version = self.server.as_ref().map(|s| s.protocol_version);
         let token = d.options.progress.then(|| progress_token(d.call));
         let retry_mrtr = modern && MRTR_METHODS.contains(&&*d.method);
-        let keep = retry_mrtr || (self.config.resend_on_session_expiry && !modern);
+        let hinted = self.hint == HintState::Unconfirmed;
+        let keep = retry_mrtr || (self.config.resend_on_session_expiry && !modern) || hinted;
         // Per-request `_meta` (modern) and the progress token; MRTR answers.
         let mut params = d.params;
         if responses.is_some() || state.is_some() {
@@ -897,6 +1052,7 @@ impl Session {
                 resent: d.resent,
                 progress_token: token,
                 embedded,
+                hinted,
             },
         );
     }
@@ -910,9 +1066,61 @@ impl Session {
         }
     }
 
-    fn resend_after_expiry(&mut self, call: CallId, p: Pending, now: Instant) {
-        tracing::info!(method = %p.method, "server session expired; starting a new session and retrying once");
-        self.queued.push_front(Deferred {
+    /// A hint proved wrong: forget it and detect the era from scratch, once.
+    fn redetect(&mut self, why: &str, now: Instant) {
+        tracing::info!(
+            why,
+            "the remembered era of this server no longer holds; detecting it again"
+        );
+        self.hint = HintState::Redetecting;
+        self.learned = None;
+        self.legacy_detected = false;
+        self.server = None;
+        self.detect(now);
+    }
+
+    /// Whether a failed call sent under an unconfirmed modern hint should be
+    /// re-sent after the era is detected again (starting that detection if
+    /// this is the first such failure).
+    fn retry_if_hint_failed(&self, call: CallId, p: &Pending, why: &str) -> bool {
+        if !p.hinted || p.resent || !p.retained {
+            return false;
+        }
+        match self.hint {
+            HintState::Unconfirmed => {
+                tracing::debug!(?call, why, "a call failed under a remembered modern era");
+                true
+            }
+            HintState::Redetecting => true,
+            HintState::None | HintState::Legacy => false,
+        }
+    }
+
+    /// Puts a failed call back in the queue (ahead of newer calls) to be re-sent
+    /// once, and starts detecting the era again if that has not started.
+    fn requeue(&mut self, call: CallId, p: Pending, now: Instant) {
+        let why = format!("{} failed", p.method);
+        self.put_back(call, p);
+        if self.hint == HintState::Unconfirmed {
+            self.redetect(&why, now);
+        }
+    }
+
+    /// The handshake failed: under a legacy hint, detect the era again;
+    /// otherwise close.
+    fn handshake_failed(&mut self, why: String, now: Instant) {
+        if self.hint == HintState::Legacy {
+            self.redetect(&why, now);
+        } else {
+            self.handle_closed(CloseReason::Handshake(why));
+        }
+    }
+
+    /// Queues a sent call to be re-sent (once: it is marked `resent`) ahead
+    /// of newer calls, after the calls already put back, in the order they failed.
+    fn put_back(&mut self, call: CallId, p: Pending) {
+        let pos = self.queued.iter().take_while(|d| d.resent).count();
+        let d = Deferred {
             call,
             method: p.method,
             params: p.params,
@@ -921,7 +1129,13 @@ impl Session {
             rounds: p.rounds,
             resent: true,
             embedded: p.embedded,
-        });
+        };
+        self.queued.insert(pos, d);
+    }
+
+    fn resend_after_expiry(&mut self, call: CallId, p: Pending, now: Instant) {
+        tracing::info!(method = %p.method, "server session expired; starting a new session and retrying once");
+        self.put_back(call, p);
         if matches!(self.phase, Phase::Ready) {
             let v = self
                 .server
@@ -976,8 +1190,18 @@ impl Session {
             Purpose::Initialize => self.on_initialize_response(result, now),
             Purpose::User(call) => {
                 let result = match result {
-                    Ok(raw) => raw,
+                    Ok(raw) => {
+                        if self.hint == HintState::Unconfirmed {
+                            // The remembered era works.
+                            self.hint = HintState::None;
+                        }
+                        raw
+                    }
                     Err(e) => {
+                        if self.retry_if_hint_failed(call, &p, &e.to_string()) {
+                            self.requeue(call, p, now);
+                            return;
+                        }
                         self.events.push_back(Event::Completed {
                             call,
                             result: Err(ClientError::Rpc(e)),
@@ -1067,6 +1291,14 @@ impl Session {
                                 supported_versions: d.supported_versions,
                                 raw: raw_copy.unwrap_or_else(empty_object),
                             };
+                            let fresh_until = d
+                                .ttl_ms
+                                .filter(|&ms| ms > 0)
+                                .and_then(|ms| now.checked_add(Duration::from_millis(ms)));
+                            self.learned = Some(EraHint::Modern {
+                                server: Arc::new(info.clone()),
+                                fresh_until,
+                            });
                             self.become_ready(info, now);
                         }
                         None => self.no_common_modern_version(preferred, d.supported_versions, now),
@@ -1149,16 +1381,12 @@ impl Session {
             Ok(raw) => match serde_json::from_str::<InitializeResult>(raw.get()) {
                 Ok(r) => r,
                 Err(e) => {
-                    self.handle_closed(CloseReason::Handshake(format!(
-                        "the initialize result is malformed: {e}"
-                    )));
+                    self.handshake_failed(format!("the initialize result is malformed: {e}"), now);
                     return;
                 }
             },
             Err(e) => {
-                self.handle_closed(CloseReason::Handshake(format!(
-                    "the server rejected initialize: {e}"
-                )));
+                self.handshake_failed(format!("the server rejected initialize: {e}"), now);
                 return;
             }
         };
@@ -1173,7 +1401,7 @@ impl Session {
                 offered: offered.to_string(),
                 supported: vec![r.protocol_version],
             };
-            self.handle_closed(CloseReason::Handshake(err.to_string()));
+            self.handshake_failed(err.to_string(), now);
             return;
         };
         // The transport must leave the probe's modern mode before it sends
@@ -1191,6 +1419,7 @@ impl Session {
             supported_versions: vec![v.to_string()],
             raw: raw_copy.unwrap_or_else(empty_object),
         };
+        self.learned = self.legacy_detected.then_some(EraHint::Legacy(v));
         self.become_ready(info, now);
     }
 }

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::{CacheScope, ContentBlock, Icon, InputResponses, JsonObject, ResultType, Role};
+use super::{ContentBlock, Icon, InputResponses, JsonObject, Page, ResultType, Role};
 
 /// A prompt template the server offers.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -53,33 +53,8 @@ pub struct PromptArgument {
     pub extra: JsonObject,
 }
 
-/// Result of `prompts/list`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-#[non_exhaustive]
-pub struct ListPromptsResult {
-    /// `resultType` (2026-07-28).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub result_type: Option<ResultType>,
-    /// This page of prompts.
-    #[serde(default)]
-    pub prompts: Vec<Prompt>,
-    /// The cursor of the next page; absent on the last page.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub next_cursor: Option<String>,
-    /// Freshness hint in milliseconds (2026-07-28).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ttl_ms: Option<u64>,
-    /// Cache scope (2026-07-28).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cache_scope: Option<CacheScope>,
-    /// `_meta`.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
-    /// Unknown members, kept.
-    #[serde(flatten)]
-    pub extra: JsonObject,
-}
+/// Result of `prompts/list`: a [`Page`] of prompts.
+pub type ListPromptsResult = Page<Prompt>;
 
 /// Params of `prompts/get`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

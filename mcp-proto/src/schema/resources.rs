@@ -4,37 +4,12 @@
 use serde::{Deserialize, Serialize};
 
 use super::{
-    Annotations, CacheScope, Icon, InputResponses, JsonObject, Resource, ResourceContents,
+    Annotations, CacheScope, Icon, InputResponses, JsonObject, Page, Resource, ResourceContents,
     ResultType,
 };
 
-/// Result of `resources/list`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-#[non_exhaustive]
-pub struct ListResourcesResult {
-    /// `resultType` (2026-07-28).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub result_type: Option<ResultType>,
-    /// This page of resources.
-    #[serde(default)]
-    pub resources: Vec<Resource>,
-    /// The cursor of the next page; absent on the last page.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub next_cursor: Option<String>,
-    /// Freshness hint in milliseconds (2026-07-28).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ttl_ms: Option<u64>,
-    /// Cache scope (2026-07-28).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cache_scope: Option<CacheScope>,
-    /// `_meta`.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
-    /// Unknown members, kept.
-    #[serde(flatten)]
-    pub extra: JsonObject,
-}
+/// Result of `resources/list`: a [`Page`] of resources.
+pub type ListResourcesResult = Page<Resource>;
 
 /// A template for resource URIs (RFC 6570), from `resources/templates/list`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -68,33 +43,8 @@ pub struct ResourceTemplate {
     pub extra: JsonObject,
 }
 
-/// Result of `resources/templates/list`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-#[non_exhaustive]
-pub struct ListResourceTemplatesResult {
-    /// `resultType` (2026-07-28).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub result_type: Option<ResultType>,
-    /// This page of templates.
-    #[serde(default)]
-    pub resource_templates: Vec<ResourceTemplate>,
-    /// The cursor of the next page; absent on the last page.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub next_cursor: Option<String>,
-    /// Freshness hint in milliseconds (2026-07-28).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ttl_ms: Option<u64>,
-    /// Cache scope (2026-07-28).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cache_scope: Option<CacheScope>,
-    /// `_meta`.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
-    /// Unknown members, kept.
-    #[serde(flatten)]
-    pub extra: JsonObject,
-}
+/// Result of `resources/templates/list`: a [`Page`] of templates.
+pub type ListResourceTemplatesResult = Page<ResourceTemplate>;
 
 /// Params of `resources/read`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

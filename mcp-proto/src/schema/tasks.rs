@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Deserializer, Serialize};
 
-use super::{InputRequest, InputResponses, JsonObject, ResultType};
+use super::{InputRequest, InputResponses, JsonObject, Page, ResultType};
 use crate::error::ErrorObject;
 
 /// Extension identifier of the 2026-07-28 tasks extension (a key of `capabilities.extensions`).
@@ -252,24 +252,8 @@ pub struct GetTaskPayloadResult {
     pub result: JsonObject,
 }
 
-/// Result of `tasks/list` (2025-11-25 only).
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-#[non_exhaustive]
-pub struct ListTasksResult {
-    /// This page of tasks.
-    #[serde(default)]
-    pub tasks: Vec<Task>,
-    /// The cursor of the next page.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub next_cursor: Option<String>,
-    /// `_meta`.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
-    /// Unknown members, kept.
-    #[serde(flatten)]
-    pub extra: JsonObject,
-}
+/// Result of `tasks/list` (2025-11-25 only): a [`Page`] of tasks.
+pub type ListTasksResult = Page<Task>;
 
 /// Params of `tasks/update` (2026-07-28 extension): answers to an
 /// `input_required` task's `inputRequests`.

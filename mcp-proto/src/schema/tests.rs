@@ -301,3 +301,88 @@ fn call_tool_result_keeps_unknown_members_and_round_trips() {
     let null_content: CallToolResult = serde_json::from_str(r#"{"content":null}"#).unwrap();
     assert!(null_content.content.is_empty());
 }
+
+/// Every member of a list result, in a scrambled order, with unknown ones.
+const FULL_TOOLS_PAGE: &str = r#"{"x-b":2,"_meta":{"k":"v"},"cacheScope":"public","ttlMs":60000,"nextCursor":"","tools":[{"name":"echo","inputSchema":{"type":"object"}}],"resultType":"complete","x-a":[1]}"#;
+
+#[test]
+fn list_results_encode_members_in_the_old_order() {
+    // The order of the derived structs the `Page` type replaced: `resultType`,
+    // the items, `nextCursor`, `ttlMs`, `cacheScope`, `_meta`, unknown members.
+    let page: ListToolsResult = serde_json::from_str(FULL_TOOLS_PAGE).unwrap();
+    assert_eq!(
+        serde_json::to_string(&page).unwrap(),
+        r#"{"resultType":"complete","tools":[{"name":"echo","inputSchema":{"type":"object"}}],"nextCursor":"","ttlMs":60000,"cacheScope":"public","_meta":{"k":"v"},"x-a":[1],"x-b":2}"#
+    );
+    assert_eq!(page.items.len(), 1);
+    assert_eq!(
+        page.next_cursor.as_deref(),
+        Some(""),
+        "an empty cursor is a cursor"
+    );
+    assert!(!page.is_last());
+    assert_eq!(page.ttl_ms, Some(60000));
+    assert_eq!(page.cache_scope, Some(CacheScope::Public));
+    assert_eq!(page.extra.len(), 2);
+    assert_eq!(
+        serde_json::to_string(&ListToolsResult::default()).unwrap(),
+        r#"{"tools":[]}"#
+    );
+}
+
+#[test]
+fn each_list_result_reads_its_own_member() {
+    let v = json!({
+        "tools": [{"name": "t", "inputSchema": {"type": "object"}}],
+        "resources": [{"uri": "file:///a", "name": "a"}],
+        "resourceTemplates": [{"uriTemplate": "file:///{p}", "name": "p"}],
+        "prompts": [{"name": "p"}],
+        "tasks": [],
+    });
+    fn check<T: PageItem + serde::de::DeserializeOwned + Serialize>(v: &Value) -> Page<T> {
+        let page: Page<T> = serde_json::from_value(v.clone()).unwrap();
+        // The other lists' members are unknown members of this one, kept.
+        assert_eq!(page.extra.len(), 4, "{}", T::METHOD);
+        assert!(!page.extra.contains_key(T::MEMBER));
+        assert_eq!(serde_json::to_value(&page).unwrap(), *v);
+        page
+    }
+    assert_eq!(check::<Tool>(&v).items[0].name, "t");
+    assert_eq!(check::<Resource>(&v).items[0].uri, "file:///a");
+    assert_eq!(
+        check::<ResourceTemplate>(&v).items[0].uri_template,
+        "file:///{p}"
+    );
+    assert_eq!(check::<Prompt>(&v).items[0].name, "p");
+    assert!(check::<Task>(&v).items.is_empty());
+}
+
+#[test]
+fn list_results_tolerate_absent_and_null_members() {
+    let page: ListPromptsResult = serde_json::from_str(
+        r#"{"nextCursor":null,"ttlMs":null,"_meta":null,"cacheScope":"someday"}"#,
+    )
+    .unwrap();
+    assert!(page.items.is_empty());
+    assert!(page.is_last());
+    assert_eq!(page.cache_scope, Some(CacheScope::Unknown));
+    assert_eq!(page.meta, None);
+}
+
+#[test]
+fn list_results_reject_duplicate_and_malformed_members() {
+    for bad in [
+        r#"{"tools":[],"tools":[]}"#,
+        r#"{"tools":[],"nextCursor":"a","nextCursor":"b"}"#,
+        r#"{"tools":[],"nextCursor":null,"nextCursor":"b"}"#,
+        r#"{"tools":null}"#,
+        r#"{"tools":{}}"#,
+        r#"{"tools":[],"ttlMs":-1}"#,
+        r#"[]"#,
+    ] {
+        let err = serde_json::from_str::<ListToolsResult>(bad).unwrap_err();
+        assert!(err.is_data() || err.is_syntax(), "{bad}: {err}");
+    }
+    let err = serde_json::from_str::<ListToolsResult>(r#"{"tools":[],"tools":[]}"#).unwrap_err();
+    assert!(err.to_string().contains("duplicate field `tools`"), "{err}");
+}

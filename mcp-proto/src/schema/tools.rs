@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{CacheScope, ContentBlock, Icon, InputResponses, JsonObject, ResultType, TaskMetadata};
+use super::{ContentBlock, Icon, InputResponses, JsonObject, Page, ResultType, TaskMetadata};
 
 /// A tool the server offers.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -97,33 +97,8 @@ pub struct ToolAnnotations {
     pub extra: JsonObject,
 }
 
-/// Result of `tools/list`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-#[non_exhaustive]
-pub struct ListToolsResult {
-    /// `resultType` (2026-07-28).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub result_type: Option<ResultType>,
-    /// This page of tools.
-    #[serde(default)]
-    pub tools: Vec<Tool>,
-    /// The cursor of the next page; absent on the last page.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub next_cursor: Option<String>,
-    /// Freshness hint (2026-07-28).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ttl_ms: Option<u64>,
-    /// Cache scope (2026-07-28).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cache_scope: Option<CacheScope>,
-    /// `_meta`.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
-    /// Unknown members, kept.
-    #[serde(flatten)]
-    pub extra: JsonObject,
-}
+/// Result of `tools/list`: a [`Page`] of tools.
+pub type ListToolsResult = Page<Tool>;
 
 /// Params of `tools/call`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
