@@ -1455,30 +1455,25 @@ impl Future for Driver {
 
             match this.state {
                 DriverState::Running => {
-                    // Timer.
-                    match this.session.poll_timeout() {
-                        Some(deadline) => {
-                            // The timer only ever moves earlier. Every new
-                            // request has a later deadline than those in
-                            // flight; moving the timer for each would cost a
-                            // timer-wheel update per call. A timer that fires
-                            // before the session's next deadline costs one
-                            // idle wake-up and is re-armed.
-                            if this.armed.is_none_or(|armed| deadline < armed) {
-                                this.armed = Some(deadline);
-                                this.sleep
-                                    .as_mut()
-                                    .reset(tokio::time::Instant::from_std(deadline));
-                            }
-                            if this.sleep.as_mut().poll(cx).is_ready() {
-                                this.armed = None;
-                                this.session.handle_timeout(now());
-                                this.drain_events();
-                                continue;
-                            }
+                    // Timer. It only ever moves earlier: every new request
+                    // has a later deadline than those in flight, and moving
+                    // the timer for each would cost a timer-wheel update per
+                    // call. A timer that fires before the session's next
+                    // deadline (or with nothing left to time) costs one idle
+                    // wake-up and is re-armed.
+                    if let Some(deadline) = this.session.poll_timeout() {
+                        if this.armed.is_none_or(|armed| deadline < armed) {
+                            this.armed = Some(deadline);
+                            this.sleep
+                                .as_mut()
+                                .reset(tokio::time::Instant::from_std(deadline));
                         }
-                        // Nothing to time: the armed timer (if any) may fire once for nothing.
-                        None => {}
+                        if this.sleep.as_mut().poll(cx).is_ready() {
+                            this.armed = None;
+                            this.session.handle_timeout(now());
+                            this.drain_events();
+                            continue;
+                        }
                     }
                     return Poll::Pending;
                 }
