@@ -11,6 +11,7 @@
 
 use std::borrow::Cow;
 use std::fmt;
+use std::ops::Range;
 use std::sync::Arc;
 
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
@@ -20,6 +21,8 @@ use serde_json::value::RawValue;
 
 use crate::error::ErrorObject;
 use crate::raw::RawJson;
+
+mod scan;
 
 /// A request id: an integer or a string, never `null` (MCP forbids it).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -668,10 +671,70 @@ fn is_batch(text: &[u8]) -> bool {
     text.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[')
 }
 
-/// The fast path: parse `text` in place; the one raw value of the message
-/// (a request's or notification's `params`, a response's `result`) becomes
-/// a span of `text`, which the message then owns.
+/// Decodes `text` in place: the one raw value of the message (a request's
+/// or notification's `params`, a response's `result`) becomes a span of
+/// `text`, which the message then owns. The hand-written scanner handles
+/// every ordinary message; anything else goes through `serde_json`.
 fn decode_text(text: String) -> Result<Message, (DecodeError, String)> {
+    match scan::envelope(text.as_bytes()).and_then(|spans| fast_envelope(&text, spans)) {
+        Some(env) => keep_text(env, text),
+        None => decode_text_serde(text),
+    }
+}
+
+/// The envelope from the scanner's spans; `None` for what the fast path
+/// leaves to `serde_json` (non-string `jsonrpc`/`method`, escapes in them,
+/// non-integer ids, an `error` that is not an error object).
+fn fast_envelope(text: &str, spans: scan::Spans) -> Option<RawEnvelope<Range<usize>>> {
+    let plain = |r: &Range<usize>| {
+        scan::plain_string(text.as_bytes().get(r.clone())?)?;
+        text.get(r.start + 1..r.end - 1)
+    };
+    let version_ok = match &spans.jsonrpc {
+        Some(r) => plain(r)? == "2.0",
+        None => false,
+    };
+    let id = match &spans.id {
+        None => IdField::Absent,
+        Some(r) => match text.as_bytes().get(r.start)? {
+            b'"' => IdField::Id(RequestId::String(plain(r)?.into())),
+            b'n' => IdField::Null,
+            b'-' | b'0'..=b'9' => IdField::Id(RequestId::Number(text.get(r.clone())?.parse().ok()?)),
+            _ => return None,
+        },
+    };
+    let method = match &spans.method {
+        Some(r) => Some(intern_method(plain(r)?)),
+        None => None,
+    };
+    let error = match &spans.error {
+        Some(r) => Some(serde_json::from_str::<ErrorObject>(text.get(r.clone())?).ok()?),
+        None => None,
+    };
+    Some(RawEnvelope {
+        version_ok,
+        id,
+        method,
+        // `"params": null` is treated as absent.
+        params: spans.params.filter(|r| text.get(r.clone()) != Some("null")),
+        result: spans.result,
+        error,
+    })
+}
+
+/// The message, owning `text`, its raw value a span of it.
+fn keep_text(
+    env: RawEnvelope<Range<usize>>,
+    text: String,
+) -> Result<Message, (DecodeError, String)> {
+    let mut text = Some(text);
+    env.classify(|span| RawJson::trusted_span(text.take().unwrap_or_default(), span))
+        .map_err(|v| (DecodeError::Envelope(v), text.unwrap_or_default()))
+}
+
+/// The general path: `serde_json` parses `text` in place (borrowing the raw
+/// values), and gives the precise error for what is not a message.
+fn decode_text_serde(text: String) -> Result<Message, (DecodeError, String)> {
     if is_batch(text.as_bytes()) {
         return Err((DecodeError::Envelope(EnvelopeViolation::Batch), text));
     }
@@ -685,9 +748,7 @@ fn decode_text(text: String) -> Result<Message, (DecodeError, String)> {
         let start = (raw.get().as_ptr() as usize).saturating_sub(base);
         start..start + raw.get().len()
     });
-    let mut text = Some(text);
-    env.classify(|span| RawJson::trusted_span(text.take().unwrap_or_default(), span))
-        .map_err(|v| (DecodeError::Envelope(v), text.unwrap_or_default()))
+    keep_text(env, text)
 }
 
 /// The error for bytes that are not UTF-8 (or otherwise not a message).

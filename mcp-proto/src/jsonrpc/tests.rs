@@ -92,3 +92,87 @@ fn known_methods_are_interned() {
     };
     assert!(matches!(n.method, Cow::Borrowed(_)));
 }
+
+/// Both decoders on `text`: when the fast path takes a message, `serde_json`
+/// must decode it to the same message (or the same envelope violation).
+/// Returns whether the fast path took it.
+fn paths_agree(text: &str) -> bool {
+    let Some(env) = scan::envelope(text.as_bytes()).and_then(|s| fast_envelope(text, s)) else {
+        return false;
+    };
+    let fast = keep_text(env, text.to_owned());
+    let slow = decode_text_serde(text.to_owned());
+    match (fast, slow) {
+        (Ok(a), Ok(b)) => {
+            assert_eq!(format!("{a:?}"), format!("{b:?}"), "{text}");
+            assert_eq!(a.to_vec(), b.to_vec(), "{text}");
+        }
+        (Err((a, _)), Err((b, _))) => assert_eq!(a, b, "{text}"),
+        (a, b) => panic!("fast path {a:?} but serde_json {b:?} on {text}"),
+    }
+    true
+}
+
+#[test]
+fn the_fast_path_takes_ordinary_messages_and_agrees_with_serde() {
+    for text in [
+        r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"hi"}]}}"#,
+        r#"{"jsonrpc":"2.0","id":"a-1","method":"tools/call","params":{"name":"x"}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":2}}"#,
+        r#"{"jsonrpc":"2.0","id":-7,"error":{"code":-32601,"message":"nope","data":{"x":[1]}}}"#,
+        r#"{"jsonrpc":"2.0","method":"ping"}"#,
+        r#" { "result" : [ 1 , 2 ] , "id" : 3 , "jsonrpc" : "2.0" } "#,
+        r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse"}}"#,
+        r#"{"jsonrpc":"2.0","id":4,"method":"m","params":null}"#,
+        r#"{"jsonrpc":"2.0","id":4,"result":null}"#,
+        r#"{"jsonrpc":"1.0","id":4,"result":{}}"#,
+        r#"{"jsonrpc":"2.0","id":null,"method":"m"}"#,
+        r#"{"jsonrpc":"2.0","result":{}}"#,
+        r#"{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"m"}}"#,
+    ] {
+        assert!(paths_agree(text), "the fast path should take {text}");
+    }
+    // Left to serde_json (and still decoded correctly there).
+    for text in [
+        r#"{"jsonrpc":"2.0","id":1.0,"result":{}}"#,
+        r#"{"jsonrpc":"2.0","id":"\u0061","result":{}}"#,
+        r#"{"jsonrpc":"2.0","id":1,"id":2,"result":{}}"#,
+        r#"{"jsonrpc":"2.0","method":"tools\/call","id":1}"#,
+    ] {
+        assert!(!paths_agree(text), "{text}");
+        assert!(decode(text).is_ok(), "{text}");
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(4000))]
+
+    /// Envelopes assembled from valid and broken pieces, in any order, then
+    /// possibly damaged at one byte: the two paths never disagree.
+    #[test]
+    fn fast_and_serde_paths_agree(
+        members in proptest::collection::vec((0usize..9, 0usize..16), 0..6),
+        damage in proptest::option::of((0usize..400, proptest::prelude::any::<u8>())),
+    ) {
+        const KEYS: [&str; 9] = ["jsonrpc", "id", "method", "params", "result", "error", "x", "i\\u0064", "Id"];
+        const VALUES: [&str; 16] = [
+            "\"2.0\"", "7", "-3", "\"s-1\"", "null", "{\"a\":[1,2.5e3,{}]}", "\"tools/call\"",
+            "{\"code\":-32600,\"message\":\"m\"}", "[]", "true", "1.5", "\"a\\\"b\\u00e9\"",
+            "{\"a\":\"\u{1}\"}", "01", "{\"text\":\"é ü 😀\"}", "99999999999999999999",
+        ];
+        let body: Vec<String> = members
+            .iter()
+            .map(|&(k, v)| format!("\"{}\" : {}", KEYS[k], VALUES[v]))
+            .collect();
+        let mut text = format!("{{ {} }}", body.join(" , ")).into_bytes();
+        if let Some((at, byte)) = damage
+            && !text.is_empty()
+        {
+            let at = at % text.len();
+            text[at] = byte;
+        }
+        if let Ok(text) = String::from_utf8(text) {
+            paths_agree(&text);
+        }
+    }
+}
