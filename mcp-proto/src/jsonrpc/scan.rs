@@ -17,6 +17,9 @@
 
 use std::ops::Range;
 
+/// Strings are scanned a word at a time this far before `memchr` takes over.
+const SHORT: usize = 64;
+
 /// Deepest nesting the fast path follows (`serde_json` allows 128).
 const MAX_DEPTH: usize = 100;
 
@@ -116,13 +119,28 @@ impl Scanner<'_> {
         let mut escaped = false;
         loop {
             let rest = self.b.get(self.i..)?;
-            let stop = memchr::memchr2(b'"', b'\\', rest)?;
-            if has_control(rest.get(..stop)?) {
-                return None;
-            }
+            // Short strings (keys, ids, methods: most of them) are scanned 8
+            // bytes at a time; past SHORT bytes, `memchr` (SIMD) takes over.
+            let head = rest.get(..SHORT).unwrap_or(rest);
+            let stop = match find_special(head) {
+                Some(k) => k,
+                None if head.len() < SHORT => return None,
+                None => {
+                    let tail = rest.get(SHORT..)?;
+                    let k = memchr::memchr2(b'"', b'\\', tail)?;
+                    if has_control(tail.get(..k)?) {
+                        return None;
+                    }
+                    SHORT + k
+                }
+            };
             self.i += stop;
-            if self.next()? == b'"' {
+            let c = self.next()?;
+            if c == b'"' {
                 return Some((start..self.i - 1, escaped));
+            }
+            if c != b'\\' {
+                return None; // a control character
             }
             escaped = true;
             match self.next()? {
@@ -230,6 +248,33 @@ impl Scanner<'_> {
     }
 }
 
+/// The first `"`, `\\` or control character in `bytes` (SWAR: a word of 8
+/// bytes is tested at once; the word with a hit is searched byte by byte).
+fn find_special(bytes: &[u8]) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    // "Some byte of x is zero" and "some byte of x is below n" (n <= 128),
+    // exact as existence tests.
+    let zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
+    let below = |x: u64, n: u64| x.wrapping_sub(ONES * n) & !x & HIGH;
+    let special = |b: &u8| *b == b'"' || *b == b'\\' || *b < 0x20;
+    let mut chunks = bytes.chunks_exact(8);
+    let mut base = 0;
+    for chunk in &mut chunks {
+        let word: [u8; 8] = chunk.try_into().ok()?;
+        let x = u64::from_le_bytes(word);
+        if zero(x ^ (ONES * u64::from(b'"'))) | zero(x ^ (ONES * u64::from(b'\\'))) | below(x, 0x20)
+            != 0
+        {
+            if let Some(k) = chunk.iter().position(special) {
+                return Some(base + k);
+            }
+        }
+        base += 8;
+    }
+    chunks.remainder().iter().position(special).map(|k| base + k)
+}
+
 /// Whether `bytes` has a byte below 0x20 (not allowed raw in a JSON string).
 /// No early exit, so the compiler vectorizes the loop.
 fn has_control(bytes: &[u8]) -> bool {
@@ -290,6 +335,25 @@ mod tests {
         ] {
             assert_eq!(envelope(odd), None, "{}", String::from_utf8_lossy(odd));
         }
+    }
+
+    #[test]
+    fn special_bytes_are_found_at_every_position() {
+        for len in 0..40 {
+            let plain = vec![b'a'; len];
+            assert_eq!(find_special(&plain), None);
+            for at in 0..len {
+                for special in [b'"', b'\\', 0x00, 0x1f] {
+                    let mut v = plain.clone();
+                    v[at] = special;
+                    if at + 1 < len {
+                        v[at + 1] = b'"';
+                    }
+                    assert_eq!(find_special(&v), Some(at), "{len} {at} {special}");
+                }
+            }
+        }
+        assert_eq!(find_special(&[0x20, 0x7f, 0x80, 0xff, b'!', b'#', b'[', b']']), None);
     }
 
     #[test]
