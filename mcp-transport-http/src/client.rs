@@ -449,11 +449,16 @@ fn http_connector(connect_timeout: Option<Duration>) -> HttpConnector {
 
 #[cfg(feature = "rustls")]
 fn default_client(
-    _scheme: &str,
+    scheme: &str,
     connect_timeout: Option<Duration>,
     native_roots: bool,
     _url: &str,
 ) -> Result<Arc<dyn SendRequest>, HttpError> {
+    // A plain-http endpoint never needs TLS (redirects to another origin are
+    // refused): no root store is built, which saves ~2 MiB of memory.
+    if scheme == "http" {
+        return Ok(Arc::new(pooled(http_connector(connect_timeout))));
+    }
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let builder = hyper_rustls::HttpsConnectorBuilder::new();
     let builder = if native_roots {
