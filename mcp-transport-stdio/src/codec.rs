@@ -303,8 +303,8 @@ impl JsonLineCodec {
 
 /// A line at least this long is not copied out of the read buffer: the
 /// buffer itself becomes the message's storage, and reading goes on in a
-/// fresh buffer of the same capacity (so the next large line does not
-/// regrow it).
+/// fresh buffer with room for a line as long (so the next large line does
+/// not regrow it).
 const TAKE_LINE_MIN: usize = 32 * 1024;
 
 /// Removes the first `len` bytes and the newline after them (if any) from
@@ -316,10 +316,11 @@ fn take_line(buf: &mut BytesMut, len: usize) -> Vec<u8> {
         return line;
     }
     let rest = buf.get(len + 1..).unwrap_or_default();
-    // Keep the capacity unless it is beyond what an idle reader retains.
+    // Room for another line this long (no regrowth when the next message is
+    // as large), unless that is beyond what an idle reader retains.
     let capacity = buf.capacity();
     let keep = if capacity <= RETAINED_READ_CAPACITY {
-        capacity
+        capacity.min(len + len / 8 + 64 * 1024)
     } else {
         0
     };
