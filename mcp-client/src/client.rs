@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -95,6 +95,9 @@ struct Shared {
     /// encoded into a buffer of about this size, so calls with large
     /// arguments do not regrow (and copy) their buffer every time.
     params_size_hint: AtomicUsize,
+    /// The driver's state, for callers that hand requests over directly
+    /// (set once at build; gone when the driver is dropped).
+    core: std::sync::OnceLock<std::sync::Weak<Mutex<DriverCore>>>,
 }
 
 impl Shared {
@@ -286,8 +289,11 @@ impl ClientBuilder {
             closed: RwLock::new(None),
             meta: RwLock::new(None),
             params_size_hint: AtomicUsize::new(0),
+            core: std::sync::OnceLock::new(),
         });
-        let driver = Driver {
+        let core = DriverCore {
+            driver_waker: None,
+            deferred: Vec::new(),
             session: Session::new(self.config),
             transport: Box::pin(transport),
             commands: rx,
@@ -309,6 +315,10 @@ impl ClientBuilder {
             close_waiters: Vec::new(),
             dirty: true,
         };
+        let driver = Driver {
+            core: Arc::new(Mutex::new(core)),
+        };
+        let _ = shared.core.set(Arc::downgrade(&driver.core));
         let handler = self.handler;
         tokio::spawn(notification_loop(n_rx, handler, backlog));
         (Client { shared }, driver)
@@ -436,6 +446,26 @@ impl Client {
             .commands
             .send(cmd)
             .map_err(|_| self.shared.closed_error())
+    }
+
+    /// Hands a request straight to the session (after any commands queued
+    /// before it, so order is kept) and, when it is the only one in flight,
+    /// writes it too. Falls back to the driver's channel before the driver
+    /// first ran and after it stopped.
+    fn submit(&self, cmd: Command) -> Result<(), ClientError> {
+        let Some(core) = self.shared.core.get().and_then(std::sync::Weak::upgrade) else {
+            return self.send(cmd);
+        };
+        let mut core = lock_core(&core);
+        if !core.started || core.state != DriverState::Running {
+            drop(core);
+            return self.send(cmd);
+        }
+        core.take_commands();
+        core.on_command(cmd);
+        let alone = core.waiters.len() == 1;
+        core.transmit_inline(alone);
+        Ok(())
     }
 
     /// Starts a request with raw JSON params (must be an object or `None`).
@@ -974,7 +1004,7 @@ impl RequestBuilder<'_> {
             }
         };
         let sent = encoded.and_then(|(params, embedded)| {
-            self.client.send(Command::Request {
+            self.client.submit(Command::Request {
                 call,
                 method: self.method,
                 params,
@@ -1092,10 +1122,28 @@ enum DriverState {
     Done,
 }
 
-/// The task that runs the connection: owns the session and the transport.
-/// Spawn it (or `.await` it); it finishes when the connection is closed.
+/// The task that runs the connection: it reads from the server, writes
+/// what callers queued, runs timers and closes. Spawn it (or `.await` it); it
+/// finishes when the connection is closed.
+///
+/// The session and the transport live in a [`DriverCore`] behind a mutex
+/// that callers share: a request is handed to the session by the caller
+/// itself, and when it is the only one in flight (the sequential case) the
+/// caller also writes it, so a call costs no task hand-off on the way out.
+/// Concurrent requests leave the writing to the driver, which batches them
+/// into one write. The lock is never held across an `.await` or while user
+/// code (handlers, progress callbacks) runs.
 #[must_use = "the driver does nothing unless spawned or polled"]
 pub struct Driver {
+    core: Arc<Mutex<DriverCore>>,
+}
+
+/// Everything the connection owns; see [`Driver`].
+struct DriverCore {
+    /// Wakes the driver task (its last poll's waker).
+    driver_waker: Option<std::task::Waker>,
+    /// Progress callbacks to run once the lock is released.
+    deferred: Vec<(ProgressFn, ProgressParams)>,
     session: Session,
     transport: BoxTransport,
     commands: mpsc::UnboundedReceiver<Command>,
@@ -1122,10 +1170,15 @@ pub struct Driver {
 
 impl std::fmt::Debug for Driver {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Driver")
-            .field("session", &self.session)
-            .finish()
+        f.debug_struct("Driver").finish_non_exhaustive()
     }
+}
+
+/// Locks the core; a panic while it was held (a bug) does not wedge the
+/// connection for everyone else.
+fn lock_core(core: &Mutex<DriverCore>) -> std::sync::MutexGuard<'_, DriverCore> {
+    core.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// How many inbound messages one poll handles before yielding (fairness).
@@ -1135,7 +1188,39 @@ fn now() -> std::time::Instant {
     tokio::time::Instant::now().into_std()
 }
 
-impl Driver {
+impl DriverCore {
+    /// Applies the commands queued on the channel, oldest first.
+    fn take_commands(&mut self) {
+        while let Ok(cmd) = self.commands.try_recv() {
+            self.on_command(cmd);
+        }
+    }
+
+    /// After a caller handed over a request: writes it right away when the
+    /// transport takes it without waiting, and wakes the driver only for
+    /// what the caller cannot finish (a write that would block, session
+    /// events, a timer to move earlier, requests already in flight whose
+    /// writes are better batched by the driver).
+    fn transmit_inline(&mut self, alone: bool) {
+        // A transport may spawn tasks while writing (HTTP): only inside the
+        // runtime. Elsewhere the driver writes.
+        let inline = alone && tokio::runtime::Handle::try_current().is_ok();
+        let mut wake = !inline;
+        if inline {
+            let mut cx = Context::from_waker(std::task::Waker::noop());
+            let _ = self.poll_transmit(&mut cx);
+            wake = self.stash.is_some() || self.dirty;
+        }
+        if let Some(deadline) = self.session.take_new_deadline() {
+            wake |= self.armed.is_none_or(|armed| deadline < armed);
+        }
+        if wake || self.session.has_events() || self.state != DriverState::Running {
+            if let Some(w) = &self.driver_waker {
+                w.wake_by_ref();
+            }
+        }
+    }
+
     fn on_command(&mut self, cmd: Command) {
         let now = now();
         match cmd {
@@ -1235,7 +1320,8 @@ impl Driver {
             }
             Event::Progress { call, progress } => {
                 if let Some(cb) = self.waiters.get(&call).and_then(|w| w.progress.clone()) {
-                    cb(progress);
+                    // Called by `Driver::poll` once the lock is released.
+                    self.deferred.push((cb, progress));
                 }
             }
             Event::InputRequired { call, requests } => {
@@ -1397,8 +1483,28 @@ impl Driver {
 impl Future for Driver {
     type Output = ();
 
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        let this = &mut *self;
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        let mut core = lock_core(&self.core);
+        if !core
+            .driver_waker
+            .as_ref()
+            .is_some_and(|w| w.will_wake(cx.waker()))
+        {
+            core.driver_waker = Some(cx.waker().clone());
+        }
+        let done = core.poll_core(cx);
+        let deferred = std::mem::take(&mut core.deferred);
+        drop(core);
+        for (cb, progress) in deferred {
+            cb(progress);
+        }
+        done
+    }
+}
+
+impl DriverCore {
+    fn poll_core(&mut self, cx: &mut Context<'_>) -> Poll<()> {
+        let this = self;
         if !this.started {
             this.started = true;
             let hint = this.era_cache.as_ref().and_then(|(c, k)| c.get(k));

@@ -26,7 +26,9 @@ fn main() {
 const SIZES: &[usize] = &[64, 1024 * 1024];
 
 fn response(size: usize) -> String {
-    let text: String = (0..size).map(|i| char::from(b'a' + (i % 26) as u8)).collect();
+    let text: String = (0..size)
+        .map(|i| char::from(b'a' + (i % 26) as u8))
+        .collect();
     format!(
         r#"{{"jsonrpc":"2.0","id":42,"result":{{"content":[{{"type":"text","text":"{text}"}}]}}}}"#
     )
@@ -68,7 +70,9 @@ fn serde_value(bencher: Bencher<'_, '_>, size: usize) {
     let input = response(size);
     bencher
         .counter(BytesCount::new(input.len()))
-        .bench_local(|| serde_json::from_str::<serde_json::Value>(black_box(&input)).expect("valid"));
+        .bench_local(|| {
+            serde_json::from_str::<serde_json::Value>(black_box(&input)).expect("valid")
+        });
 }
 
 #[divan::bench(args = SIZES)]

@@ -699,7 +699,9 @@ fn fast_envelope(text: &str, spans: scan::Spans) -> Option<RawEnvelope<Range<usi
         Some(r) => match text.as_bytes().get(r.start)? {
             b'"' => IdField::Id(RequestId::String(plain(r)?.into())),
             b'n' => IdField::Null,
-            b'-' | b'0'..=b'9' => IdField::Id(RequestId::Number(text.get(r.clone())?.parse().ok()?)),
+            b'-' | b'0'..=b'9' => {
+                IdField::Id(RequestId::Number(text.get(r.clone())?.parse().ok()?))
+            }
             _ => return None,
         },
     };

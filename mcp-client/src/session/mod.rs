@@ -442,6 +442,9 @@ pub struct Session {
     awaiting_input: HashMap<CallId, (Deferred, Option<String>)>,
     transmit: VecDeque<Transmit>,
     events: VecDeque<Event>,
+    /// The earliest deadline of the user requests sent since the owner last
+    /// asked ([`Session::take_new_deadline`]).
+    newest_deadline: Option<Instant>,
     /// `_meta` members every modern request carries, pre-serialized (without braces).
     modern_meta: String,
     hint: HintState,
@@ -467,6 +470,7 @@ impl Session {
             awaiting_input: HashMap::new(),
             transmit: VecDeque::new(),
             events: VecDeque::new(),
+            newest_deadline: None,
             modern_meta: String::new(),
             hint: HintState::None,
             learned: None,
@@ -844,6 +848,18 @@ impl Session {
         self.events.pop_front()
     }
 
+    /// Whether events wait for [`poll_event`](Self::poll_event).
+    pub fn has_events(&self) -> bool {
+        !self.events.is_empty()
+    }
+
+    /// The earliest deadline among user requests sent since the last call
+    /// (an owner that only ever moves its timer earlier checks this instead
+    /// of [`poll_timeout`](Self::poll_timeout), which looks at every request).
+    pub fn take_new_deadline(&mut self) -> Option<Instant> {
+        self.newest_deadline.take()
+    }
+
     /// The earliest deadline, if any.
     pub fn poll_timeout(&self) -> Option<Instant> {
         self.pending.values().filter_map(|p| p.deadline).min()
@@ -1037,6 +1053,10 @@ impl Session {
         self.transmit.push_back(Transmit::Message(
             Request::new(id.clone(), d.method.clone(), wire).into(),
         ));
+        self.newest_deadline = match (self.newest_deadline, deadline) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
         self.pending.insert(
             id,
             Pending {

@@ -272,7 +272,11 @@ fn find_special(bytes: &[u8]) -> Option<usize> {
         }
         base += 8;
     }
-    chunks.remainder().iter().position(special).map(|k| base + k)
+    chunks
+        .remainder()
+        .iter()
+        .position(special)
+        .map(|k| base + k)
 }
 
 /// Whether `bytes` has a byte below 0x20 (not allowed raw in a JSON string).
@@ -289,25 +293,61 @@ mod tests {
     use super::*;
 
     fn valid(s: &str) -> bool {
-        let mut sc = Scanner { b: s.as_bytes(), i: 0 };
+        let mut sc = Scanner {
+            b: s.as_bytes(),
+            i: 0,
+        };
         sc.value(MAX_DEPTH).is_some() && sc.i == s.len()
     }
 
     #[test]
     fn values_follow_the_json_grammar() {
         for ok in [
-            "0", "-0", "1.5e+3", "-12.25E-2", "true", "null", "\"\"", "\"a\\u00e9\\n\"", "[]",
-            "[1,[2,{}]]", "{\"a\":{\"b\":[true,false]}}", "\"é\"",
+            "0",
+            "-0",
+            "1.5e+3",
+            "-12.25E-2",
+            "true",
+            "null",
+            "\"\"",
+            "\"a\\u00e9\\n\"",
+            "[]",
+            "[1,[2,{}]]",
+            "{\"a\":{\"b\":[true,false]}}",
+            "\"é\"",
         ] {
             assert!(valid(ok), "{ok}");
-            assert!(serde_json::from_str::<serde_json::Value>(ok).is_ok(), "{ok}");
+            assert!(
+                serde_json::from_str::<serde_json::Value>(ok).is_ok(),
+                "{ok}"
+            );
         }
         for bad in [
-            "01", "1.", ".5", "1e", "+1", "-", "tru", "nul", "\"a", "\"\\x\"", "\"\\u12g4\"",
-            "\"a\tb\"", "[1,]", "[1 2]", "{\"a\"}", "{\"a\":1,}", "{a:1}", "[", "{",
+            "01",
+            "1.",
+            ".5",
+            "1e",
+            "+1",
+            "-",
+            "tru",
+            "nul",
+            "\"a",
+            "\"\\x\"",
+            "\"\\u12g4\"",
+            "\"a\tb\"",
+            "[1,]",
+            "[1 2]",
+            "{\"a\"}",
+            "{\"a\":1,}",
+            "{a:1}",
+            "[",
+            "{",
         ] {
             assert!(!valid(bad), "{bad}");
-            assert!(serde_json::from_str::<serde_json::Value>(bad).is_err(), "{bad}");
+            assert!(
+                serde_json::from_str::<serde_json::Value>(bad).is_err(),
+                "{bad}"
+            );
         }
     }
 
@@ -353,7 +393,10 @@ mod tests {
                 }
             }
         }
-        assert_eq!(find_special(&[0x20, 0x7f, 0x80, 0xff, b'!', b'#', b'[', b']']), None);
+        assert_eq!(
+            find_special(&[0x20, 0x7f, 0x80, 0xff, b'!', b'#', b'[', b']']),
+            None
+        );
     }
 
     #[test]
