@@ -398,35 +398,7 @@ enum Phase {
     Closed(CloseReason),
 }
 
-/// A fast hasher for the small integer keys of the pending maps (ids and call
-/// handles we allocate ourselves, so hash flooding is not a concern; a
-/// server-chosen string id only ever looks up, never inserts). FxHash-style
-/// multiply-rotate: SipHash was 2% of a small-message benchmark.
-#[derive(Debug, Default, Clone, Copy)]
-pub(crate) struct IdHasher(u64);
-
-impl std::hash::Hasher for IdHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for b in bytes {
-            self.write_u64(u64::from(*b));
-        }
-    }
-    fn write_u64(&mut self, n: u64) {
-        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-    fn write_i64(&mut self, n: i64) {
-        self.write_u64(n.cast_unsigned());
-    }
-    fn write_usize(&mut self, n: usize) {
-        self.write_u64(n as u64);
-    }
-}
-
-/// `BuildHasher` for [`IdHasher`].
-pub(crate) type IdHash = std::hash::BuildHasherDefault<IdHasher>;
+pub(crate) use mcp_proto::jsonrpc::IdHash;
 
 /// The session state machine. See the [module docs](self).
 #[derive(Debug)]
