@@ -1126,7 +1126,7 @@ enum DriverState {
 /// what callers queued, runs timers and closes. Spawn it (or `.await` it); it
 /// finishes when the connection is closed.
 ///
-/// The session and the transport live in a [`DriverCore`] behind a mutex
+/// The session and the transport live in one state behind a mutex
 /// that callers share: a request is handed to the session by the caller
 /// itself, and when it is the only one in flight (the sequential case) the
 /// caller also writes it, so a call costs no task hand-off on the way out.

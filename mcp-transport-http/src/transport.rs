@@ -547,7 +547,8 @@ impl Shared {
     /// id and version; modern: version).
     fn base_headers(&self, is_initialize: bool) -> HeaderMap {
         let s = lock(&self.state);
-        let mut h = HeaderMap::new();
+        // Room for these and the per-request headers the caller adds.
+        let mut h = HeaderMap::with_capacity(8);
         if is_initialize {
             return h;
         }
