@@ -248,35 +248,31 @@ impl Scanner<'_> {
     }
 }
 
-/// The first `"`, `\\` or control character in `bytes` (SWAR: a word of 8
-/// bytes is tested at once; the word with a hit is searched byte by byte).
+/// The first `"`, `\\` or control character in `bytes`, a word of 8 bytes
+/// at a time (SWAR).
 fn find_special(bytes: &[u8]) -> Option<usize> {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
-    // "Some byte of x is zero" and "some byte of x is below n" (n <= 128),
-    // exact as existence tests.
+    // The high bit of each byte of x that is zero / below n (n <= 128).
+    // Borrows can set bits above the first such byte, never below it: the
+    // lowest set bit is exact, which is all that is used.
     let zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
     let below = |x: u64, n: u64| x.wrapping_sub(ONES * n) & !x & HIGH;
-    let special = |b: &u8| *b == b'"' || *b == b'\\' || *b < 0x20;
     let mut chunks = bytes.chunks_exact(8);
     let mut base = 0;
     for chunk in &mut chunks {
         let word: [u8; 8] = chunk.try_into().ok()?;
         let x = u64::from_le_bytes(word);
-        if zero(x ^ (ONES * u64::from(b'"'))) | zero(x ^ (ONES * u64::from(b'\\'))) | below(x, 0x20)
-            != 0
-        {
-            if let Some(k) = chunk.iter().position(special) {
-                return Some(base + k);
-            }
+        let hits = zero(x ^ (ONES * u64::from(b'"')))
+            | zero(x ^ (ONES * u64::from(b'\\')))
+            | below(x, 0x20);
+        if hits != 0 {
+            return Some(base + (hits.trailing_zeros() / 8) as usize);
         }
         base += 8;
     }
-    chunks
-        .remainder()
-        .iter()
-        .position(special)
-        .map(|k| base + k)
+    let special = |b: &u8| *b == b'"' || *b == b'\\' || *b < 0x20;
+    chunks.remainder().iter().position(special).map(|k| base + k)
 }
 
 /// Whether `bytes` has a byte below 0x20 (not allowed raw in a JSON string).
@@ -397,6 +393,18 @@ mod tests {
             find_special(&[0x20, 0x7f, 0x80, 0xff, b'!', b'#', b'[', b']']),
             None
         );
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn find_special_matches_a_byte_by_byte_search(bytes in proptest::collection::vec(
+            proptest::prop_oneof![0x20u8..=0xff, proptest::prelude::Just(b'"'),
+                proptest::prelude::Just(b'\\'), 0u8..0x20],
+            0..40,
+        )) {
+            let naive = bytes.iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20);
+            proptest::prop_assert_eq!(find_special(&bytes), naive);
+        }
     }
 
     #[test]
