@@ -661,7 +661,9 @@ impl Client {
         })
     }
 
-    /// Calls a tool with JSON arguments. Progress resets the timeout.
+    /// Calls a tool with JSON arguments. For progress (which then also
+    /// resets the timeout) use [`call_tool_with_args`](Self::call_tool_with_args)
+    /// and [`RequestBuilder::progress`] or [`RequestBuilder::on_progress`].
     pub async fn call_tool(
         &self,
         name: impl AsRef<str>,
@@ -707,12 +709,11 @@ impl Client {
                 capacity,
             )
         })
-        .progress(true)
     }
 
     /// A `tools/call` request to configure (timeout, progress callback) before sending.
     pub fn call_tool_with(&self, params: &CallToolParams) -> RequestBuilder<'_> {
-        self.request_with("tools/call", params).progress(true)
+        self.request_with("tools/call", params)
     }
 
     /// One page of `resources/list`.
@@ -747,7 +748,6 @@ impl Client {
         uri: impl Into<String>,
     ) -> Result<ReadResourceResult, ClientError> {
         self.request_lazy("resources/read", ReadResourceParams::new(uri))
-            .progress(true)
             .send_typed()
             .await
     }
@@ -806,10 +806,7 @@ impl Client {
         for (k, v) in arguments {
             params = params.with_argument(k, v);
         }
-        self.request_lazy("prompts/get", params)
-            .progress(true)
-            .send_typed()
-            .await
+        self.request_lazy("prompts/get", params).send_typed().await
     }
 
     /// `completion/complete`.
@@ -963,7 +960,12 @@ impl RequestBuilder<'_> {
         self
     }
 
-    /// Ask for progress notifications (they reset the timeout) without a callback.
+    /// Ask for progress notifications (they reset the timeout) without a
+    /// callback. Off by default, as in the spec and the other SDKs: a
+    /// progress token invites the server to send notifications, which cost
+    /// both sides (about 2.5% of a small sequential call here). Ask for it
+    /// for calls that may run long: a server that reports progress then
+    /// keeps them alive past the timeout (up to the max time).
     pub fn progress(mut self, on: bool) -> Self {
         self.options = self.options.progress(on);
         self

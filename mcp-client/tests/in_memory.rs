@@ -850,3 +850,29 @@ async fn a_remembered_era_that_fails_the_handshake_is_forgotten() {
     srv.await.unwrap();
     assert!(eras.get("srv").is_none(), "the wrong entry is gone");
 }
+
+#[tokio::test]
+async fn progress_tokens_are_sent_only_when_asked_for() {
+    let (client_end, mut server) = channel::pair();
+    let srv = tokio::spawn(async move {
+        legacy_handshake(&mut server).await;
+        let mut tokens = Vec::new();
+        for _ in 0..2 {
+            let r = next_request(&mut server).await;
+            tokens.push(params(&r)["_meta"]["progressToken"].clone());
+            respond(&mut server, r.id, json!({"content": []})).await;
+        }
+        tokens
+    });
+    let client = Client::connect(client_end).await.unwrap();
+    client.call_tool("plain", json!({})).await.unwrap();
+    client
+        .call_tool_with_args("asked", &json!({}))
+        .progress(true)
+        .send()
+        .await
+        .unwrap();
+    let tokens = srv.await.unwrap();
+    assert_eq!(tokens[0], Value::Null, "no token unless asked for");
+    assert!(tokens[1].is_number(), "{tokens:?}");
+}

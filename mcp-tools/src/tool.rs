@@ -365,7 +365,9 @@ impl McpTool {
             checker.check(&arguments).map_err(invalid)?;
         }
         let params = CallToolParams::new(self.inner.def.name.clone()).with_arguments(arguments);
-        let mut request = self.inner.client.call_tool_with(&params);
+        // Agents' tools may run long: asking for progress lets a server that
+        // reports it keep the call alive past the timeout.
+        let mut request = self.inner.client.call_tool_with(&params).progress(true);
         if let Some(t) = self.inner.options.timeout {
             request = request.timeout(t);
         }

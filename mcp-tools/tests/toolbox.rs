@@ -27,6 +27,8 @@ struct State {
     tools: Vec<Value>,
     lists: usize,
     calls: Vec<(String, Value)>,
+    /// Calls that carried a progress token.
+    progress_tokens: usize,
     /// Free for scripts.
     step: u32,
     /// Leave `tools/list` unanswered.
@@ -117,6 +119,9 @@ async fn spawn_fake_with(
                     let args = params.get("arguments").cloned().unwrap_or(Value::Null);
                     let mut s = st.lock().unwrap();
                     s.calls.push((name.clone(), args.clone()));
+                    if params["_meta"]["progressToken"].is_number() {
+                        s.progress_tokens += 1;
+                    }
                     outs = script(&mut s, &name, &args);
                 }
                 other => outs.push(Out::Error(
@@ -286,6 +291,8 @@ async fn prefix_is_shown_to_the_model_and_stripped_on_the_wire() {
         .unwrap();
     assert_eq!(out.text, "one: x");
     assert_eq!(state.lock().unwrap().calls[0].0, "echo");
+    // The bridge asks for progress: long tools that report it stay alive.
+    assert_eq!(state.lock().unwrap().progress_tokens, 1);
 }
 
 #[tokio::test]
@@ -651,6 +658,8 @@ async fn rig_tools_call_through_the_bridge_and_keep_error_owners() {
     let out = tools[0].execute(json!({"message": "rig"})).await.unwrap();
     assert_eq!(out.as_text(), Some("one: rig"));
     assert_eq!(state.lock().unwrap().calls[0].0, "echo");
+    // The bridge asks for progress: long tools that report it stay alive.
+    assert_eq!(state.lock().unwrap().progress_tokens, 1);
     let err = tools[1].execute(json!({})).await.unwrap_err();
     assert_eq!(err.kind(), ToolErrorKind::Other);
     assert_eq!(err.model_feedback(), Some("disk full; try a smaller file"));

@@ -272,7 +272,11 @@ fn find_special(bytes: &[u8]) -> Option<usize> {
         base += 8;
     }
     let special = |b: &u8| *b == b'"' || *b == b'\\' || *b < 0x20;
-    chunks.remainder().iter().position(special).map(|k| base + k)
+    chunks
+        .remainder()
+        .iter()
+        .position(special)
+        .map(|k| base + k)
 }
 
 /// Whether `bytes` has a byte below 0x20 (not allowed raw in a JSON string).
