@@ -5,7 +5,7 @@
 
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use mcp_client::{Client, ClientError};
@@ -64,13 +64,15 @@ fn parse_args() -> Result<Args, String> {
     }
 }
 
-struct Histogram(Vec<u64>);
+/// One histogram shared by every worker (atomic buckets: no per-worker
+/// copies, whose 36 KB each would count against the client's memory).
+struct Histogram(Vec<AtomicU64>);
 
 impl Histogram {
     fn new() -> Self {
-        Histogram(vec![0; NB])
+        Histogram((0..NB).map(|_| AtomicU64::new(0)).collect())
     }
-    fn record(&mut self, us: f64) {
+    fn record(&self, us: f64) {
         let b = if us < LO {
             0
         } else {
@@ -78,17 +80,15 @@ impl Histogram {
             let b = ((us / LO).ln() / G.ln()).floor() as usize;
             b.min(NB - 1)
         };
-        if let Some(c) = self.0.get_mut(b) {
-            *c += 1;
+        if let Some(c) = self.0.get(b) {
+            c.fetch_add(1, Ordering::Relaxed);
         }
     }
-    fn merge(&mut self, other: &Histogram) {
-        for (a, b) in self.0.iter_mut().zip(&other.0) {
-            *a += b;
-        }
+    fn total(&self) -> u64 {
+        self.0.iter().map(|c| c.load(Ordering::Relaxed)).sum()
     }
     fn percentile(&self, p: f64) -> f64 {
-        let total: u64 = self.0.iter().sum();
+        let total = self.total();
         if total == 0 {
             return 0.0;
         }
@@ -100,7 +100,7 @@ impl Histogram {
         let rank = ((p / 100.0 * total as f64).ceil() as u64).clamp(1, total);
         let mut sum = 0;
         for (b, c) in self.0.iter().enumerate() {
-            sum += c;
+            sum += c.load(Ordering::Relaxed);
             if sum >= rank {
                 #[allow(
                     clippy::cast_precision_loss,
@@ -185,12 +185,12 @@ async fn worker(
     next: Arc<AtomicUsize>,
     n: usize,
     payload: Arc<String>,
-) -> Result<Histogram, String> {
-    let mut h = Histogram::new();
+    h: Arc<Histogram>,
+) -> Result<(), String> {
     loop {
         let i = next.fetch_add(1, Ordering::Relaxed);
         if i >= n {
-            return Ok(h);
+            return Ok(());
         }
         let t0 = Instant::now();
         let r = client
@@ -219,6 +219,7 @@ async fn run(a: Args) -> Result<String, String> {
     let workers = a.concurrency.min(a.calls).max(1);
     let cpu0 = cpu_ticks();
     let start = Instant::now();
+    let hist = Arc::new(Histogram::new());
     let mut tasks = Vec::with_capacity(workers);
     for _ in 0..workers {
         tasks.push(tokio::spawn(worker(
@@ -226,16 +227,15 @@ async fn run(a: Args) -> Result<String, String> {
             next.clone(),
             a.calls,
             payload.clone(),
+            hist.clone(),
         )));
     }
-    let mut hist = Histogram::new();
     for t in tasks {
-        let h = t.await.map_err(|e| format!("worker: {e}"))??;
-        hist.merge(&h);
+        t.await.map_err(|e| format!("worker: {e}"))??;
     }
     let total = start.elapsed();
     let cpu1 = cpu_ticks();
-    let recorded: u64 = hist.0.iter().sum();
+    let recorded = hist.total();
     if recorded != a.calls as u64 {
         return Err(format!("recorded {recorded} results, expected {}", a.calls));
     }
