@@ -176,3 +176,24 @@ proptest::proptest! {
         }
     }
 }
+
+#[test]
+fn edge_numbers_and_strings_agree() {
+    for text in [
+        r#"{"jsonrpc":"2.0","id":-0,"result":{}}"#,
+        r#"{"jsonrpc":"2.0","id":9223372036854775807,"result":{}}"#,
+        r#"{"jsonrpc":"2.0","id":9223372036854775808,"result":{}}"#,
+        r#"{"jsonrpc":"2.0","id":-9223372036854775808,"result":{}}"#,
+        r#"{"jsonrpc":"2.0","id":"","result":{}}"#,
+        r#"{"jsonrpc":"2.0","id":1,"result":"x\u0000y"}"#,
+        r#"{"jsonrpc":"2.0","method":"","params":{}}"#,
+        r#"{"jsonrpc":"2.0","id":1,"result":{"a":1e400}}"#,
+    ] {
+        paths_agree(text);
+        assert_eq!(
+            decode(text).map(|m| m.to_vec()).ok(),
+            decode_text_serde(text.to_owned()).map(|m| m.to_vec()).ok(),
+            "{text}"
+        );
+    }
+}
