@@ -310,7 +310,12 @@ const TAKE_LINE_MIN: usize = 32 * 1024;
 /// Removes the first `len` bytes and the newline after them (if any) from
 /// `buf` and returns the `len` bytes.
 fn take_line(buf: &mut BytesMut, len: usize) -> Vec<u8> {
-    if len < TAKE_LINE_MIN {
+    let after = buf.len().saturating_sub(len + 1);
+    // Taking the buffer copies what follows the line into the next one: only
+    // when that is small next to the line (at most half of it), so the bytes
+    // copied stay a fraction of the bytes taken, however many large lines
+    // one read brought in.
+    if len < TAKE_LINE_MIN || after > len / 2 {
         let line = buf.get(..len).unwrap_or_default().to_vec();
         buf.advance((len + 1).min(buf.len()));
         return line;

@@ -304,3 +304,28 @@ mod chunking {
         }
     }
 }
+
+/// A large line is handed over with its buffer only when little follows it;
+/// with many large lines already buffered, each is copied out and the rest
+/// stays where it is (no copying of everything behind every line).
+#[test]
+fn buffered_large_lines_are_not_shifted_line_by_line() {
+    let line = format!(
+        "{{\"jsonrpc\":\"2.0\",\"method\":\"m\",\"params\":{{\"x\":\"{}\"}}}}\n",
+        "a".repeat(100_000)
+    );
+    let mut buf = BytesMut::new();
+    for _ in 0..5 {
+        buf.extend_from_slice(line.as_bytes());
+    }
+    let mut codec = JsonLineCodec::new();
+    for left in (0..5).rev() {
+        let before = buf.as_ptr() as usize;
+        assert!(codec.decode(&mut buf).unwrap().is_some());
+        assert_eq!(buf.len(), left * line.len());
+        if left > 0 {
+            // Advanced in place: the bytes after the line did not move.
+            assert_eq!(buf.as_ptr() as usize, before + line.len());
+        }
+    }
+}
