@@ -275,35 +275,64 @@ impl Message {
     /// raw values (insignificant whitespace there) before framing with `\n`,
     /// as `mcp-transport-stdio` does.
     pub fn write_to(&self, out: &mut Vec<u8>) {
+        if let Some(raw) = self.write_until_raw(out) {
+            out.extend_from_slice(raw.as_bytes());
+        }
+        out.push(b'}');
+    }
+
+    /// Like [`write_to`](Self::write_to), but a message with a raw value
+    /// (a request's or notification's `params`, a response's `result`) is
+    /// written only up to that value, which is handed back: the message's
+    /// JSON is then what was written, the value's bytes, and `}`. A
+    /// transport writes a large value from its own buffer this way instead
+    /// of copying it. A message without one is written whole (`None`).
+    pub fn write_split(self, out: &mut Vec<u8>) -> Option<RawJson> {
+        if self.write_until_raw(out).is_none() {
+            out.push(b'}');
+            return None;
+        }
         match self {
-            Message::Request(r) => {
-                write_head(out, Some(&r.id), &r.method);
-                if let Some(p) = &r.params {
-                    out.extend_from_slice(b",\"params\":");
-                    out.extend_from_slice(p.as_bytes());
-                }
-            }
-            Message::Notification(n) => {
-                write_head(out, None, &n.method);
-                if let Some(p) = &n.params {
-                    out.extend_from_slice(b",\"params\":");
-                    out.extend_from_slice(p.as_bytes());
-                }
-            }
-            Message::Response(r) => {
-                write_id(out, Some(&r.id));
-                out.extend_from_slice(b",\"result\":");
-                out.extend_from_slice(r.result.as_bytes());
-            }
+            Message::Request(r) => r.params,
+            Message::Notification(n) => n.params,
+            Message::Response(r) => Some(r.result),
+            Message::Error(_) => None,
+        }
+    }
+
+    /// The raw `params` of a request or notification, or `result` of a response.
+    pub fn raw(&self) -> Option<&RawJson> {
+        match self {
+            Message::Request(r) => r.params.as_ref(),
+            Message::Notification(n) => n.params.as_ref(),
+            Message::Response(r) => Some(&r.result),
+            Message::Error(_) => None,
+        }
+    }
+
+    /// Writes the message up to its raw value (key included) and returns
+    /// that value; without one, everything but the closing `}`.
+    fn write_until_raw(&self, out: &mut Vec<u8>) -> Option<&RawJson> {
+        match self {
+            Message::Request(r) => write_head(out, Some(&r.id), &r.method),
+            Message::Notification(n) => write_head(out, None, &n.method),
+            Message::Response(r) => write_id(out, Some(&r.id)),
             Message::Error(e) => {
                 write_id(out, e.id.as_ref());
                 out.extend_from_slice(b",\"error\":");
                 // An ErrorObject is strings, an integer and a Value: writing
                 // it into a Vec cannot fail.
                 let _ = serde_json::to_writer(&mut *out, &e.error);
+                return None;
             }
         }
-        out.push(b'}');
+        let raw = self.raw()?;
+        out.extend_from_slice(if matches!(self, Message::Response(_)) {
+            b",\"result\":"
+        } else {
+            b",\"params\":"
+        });
+        Some(raw)
     }
 
     /// This message as compact JSON bytes.

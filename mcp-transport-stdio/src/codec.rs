@@ -1,7 +1,7 @@
 //! Newline-delimited JSON-RPC framing, sans-IO: [`JsonLineCodec`].
 
 use bytes::{Buf, BytesMut};
-use mcp_proto::{Message, RawJson};
+use mcp_proto::Message;
 
 use crate::line::RETAINED_READ_CAPACITY;
 use mcp_proto::jsonrpc::DecodeError;
@@ -381,39 +381,15 @@ pub(crate) const RAW_LINE_END: &[u8] = b"}\n";
 /// everything else is serialized by `serde_json`, which escapes control
 /// characters in strings.
 pub(crate) fn encode_line_owned(msg: Message, dst: &mut Vec<u8>) -> Encoded {
-    fn big(raw: &RawJson) -> bool {
-        raw.len() >= RAW_SEGMENT_MIN
+    if !msg.raw().is_some_and(|raw| raw.len() >= RAW_SEGMENT_MIN) {
+        encode_line(&msg, dst);
+        return Encoded::Inline;
     }
-    // Serializing ids and strings into a Vec cannot fail.
-    let raw = match msg {
-        Message::Request(mut r) if r.params.as_ref().is_some_and(big) => {
-            dst.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
-            let _ = serde_json::to_writer(&mut *dst, &r.id);
-            dst.extend_from_slice(b",\"method\":");
-            let _ = serde_json::to_writer(&mut *dst, &r.method);
-            dst.extend_from_slice(b",\"params\":");
-            r.params.take()
-        }
-        Message::Notification(mut n) if n.params.as_ref().is_some_and(big) => {
-            dst.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"method\":");
-            let _ = serde_json::to_writer(&mut *dst, &n.method);
-            dst.extend_from_slice(b",\"params\":");
-            n.params.take()
-        }
-        Message::Response(r) if big(&r.result) => {
-            dst.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
-            let _ = serde_json::to_writer(&mut *dst, &r.id);
-            dst.extend_from_slice(b",\"result\":");
-            Some(r.result)
-        }
-        other => {
-            encode_line(&other, dst);
-            return Encoded::Inline;
-        }
-    };
-    let Some(raw) = raw else {
-        // Unreachable (the guard saw a value); keep the line well formed.
-        dst.extend_from_slice(b"null}\n");
+    // The envelope up to the value is serialized by `serde_json` (strings
+    // escaped: no raw CR/LF); only the value needs the rewrite.
+    let Some(raw) = msg.write_split(dst) else {
+        // Unreachable (the message has a raw value); keep the line framed.
+        dst.push(b'\n');
         return Encoded::Inline;
     };
     // The value's own buffer, moved (copied only if it is a span of a
