@@ -381,7 +381,7 @@ pub(crate) const RAW_LINE_END: &[u8] = b"}\n";
 /// everything else is serialized by `serde_json`, which escapes control
 /// characters in strings.
 pub(crate) fn encode_line_owned(msg: Message, dst: &mut Vec<u8>) -> Encoded {
-    if !msg.raw().is_some_and(|raw| raw.len() >= RAW_SEGMENT_MIN) {
+    if msg.raw().is_none_or(|raw| raw.len() < RAW_SEGMENT_MIN) {
         encode_line(&msg, dst);
         return Encoded::Inline;
     }
