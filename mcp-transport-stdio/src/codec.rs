@@ -97,6 +97,9 @@ pub struct JsonLineCodec {
     /// Dropping the rest of an oversized line.
     discarding: bool,
     skipped_lines: u64,
+    /// Room a line longer than one read should get at once: set when a large
+    /// line was handed over with its buffer (see [`take_line`]).
+    large_line_hint: usize,
 }
 
 impl Default for JsonLineCodec {
@@ -119,6 +122,7 @@ impl JsonLineCodec {
             next_index: 0,
             discarding: false,
             skipped_lines: 0,
+            large_line_hint: 0,
         }
     }
 
@@ -192,7 +196,7 @@ impl JsonLineCodec {
                 buf.advance(nl + 1);
                 return Err(self.too_long());
             }
-            let line = take_line(buf, nl);
+            let line = self.take_line(buf, nl);
             match self.classify(line) {
                 Line::Message(m) => return Ok(Some(m)),
                 Line::Error(e) => return Err(e),
@@ -221,7 +225,7 @@ impl JsonLineCodec {
             return Ok(None);
         }
         // `decode` left fewer than `max_message_size` bytes with no newline.
-        let line = take_line(buf, buf.len());
+        let line = self.take_line(buf, buf.len());
         buf.clear();
         match self.classify(line) {
             Line::Message(m) => Ok(Some(m)),
@@ -302,43 +306,50 @@ impl JsonLineCodec {
 }
 
 /// A line at least this long is not copied out of the read buffer: the
-/// buffer itself becomes the message's storage, and reading goes on in a
-/// fresh buffer with room for a line as long (so the next large line does
-/// not regrow it).
+/// buffer itself becomes the message's storage.
 const TAKE_LINE_MIN: usize = 32 * 1024;
 
-/// Removes the first `len` bytes and the newline after them (if any) from
-/// `buf` and returns the `len` bytes.
-fn take_line(buf: &mut BytesMut, len: usize) -> Vec<u8> {
-    let after = buf.len().saturating_sub(len + 1);
-    // Taking the buffer copies what follows the line into the next one: only
-    // when that is small next to the line (at most half of it), so the bytes
-    // copied stay a fraction of the bytes taken, however many large lines
-    // one read brought in.
-    if len < TAKE_LINE_MIN || after > len / 2 {
-        let line = buf.get(..len).unwrap_or_default().to_vec();
-        buf.advance((len + 1).min(buf.len()));
-        return line;
+impl JsonLineCodec {
+    /// How much room a partial line (one longer than a read) should be
+    /// given at once: the size of the last large line handed over, when
+    /// that is within what an idle reader retains; 0 otherwise. The reader
+    /// reserves it only once such a line starts arriving, so a large message
+    /// and the next one's buffer are not both allocated while the first is
+    /// still being decoded.
+    pub(crate) fn large_line_hint(&self) -> usize {
+        self.large_line_hint
     }
-    let rest = buf.get(len + 1..).unwrap_or_default();
-    // Room for another line this long (no regrowth when the next message is
-    // as large), unless that is beyond what an idle reader retains.
-    let capacity = buf.capacity();
-    let keep = if capacity <= RETAINED_READ_CAPACITY {
-        capacity.min(len + len / 8 + 64 * 1024)
-    } else {
-        0
-    };
-    let mut next = BytesMut::with_capacity(keep.max(rest.len()));
-    next.extend_from_slice(rest);
-    let mut whole = std::mem::replace(buf, next);
-    whole.truncate(len);
-    // Zero-copy: the buffer was never shared (the codec only advances it).
-    let mut line = Vec::from(whole);
-    if line.capacity() - line.len() > line.len() / 4 {
-        line.shrink_to_fit();
+
+    /// Removes the first `len` bytes and the newline after them (if any)
+    /// from `buf` and returns the `len` bytes.
+    fn take_line(&mut self, buf: &mut BytesMut, len: usize) -> Vec<u8> {
+        let after = buf.len().saturating_sub(len + 1);
+        // Taking the buffer copies what follows the line into the next one:
+        // only when that is small next to the line (at most half of it), so
+        // the bytes copied stay a fraction of the bytes taken, however many
+        // large lines one read brought in.
+        if len < TAKE_LINE_MIN || after > len / 2 {
+            let line = buf.get(..len).unwrap_or_default().to_vec();
+            buf.advance((len + 1).min(buf.len()));
+            return line;
+        }
+        let room = len + len / 8 + 64 * 1024;
+        self.large_line_hint = if room <= RETAINED_READ_CAPACITY {
+            room
+        } else {
+            0
+        };
+        let rest = buf.get(len + 1..).unwrap_or_default();
+        let next = BytesMut::from(rest);
+        let mut whole = std::mem::replace(buf, next);
+        whole.truncate(len);
+        // Zero-copy: the buffer was never shared (the codec only advances it).
+        let mut line = Vec::from(whole);
+        if line.capacity() - line.len() > line.len() / 4 {
+            line.shrink_to_fit();
+        }
+        line
     }
-    line
 }
 
 /// A raw `params`/`result` at least this large is not copied into the write

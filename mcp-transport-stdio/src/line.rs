@@ -250,6 +250,14 @@ impl<R: AsyncRead + Unpin> ReadHalf<R> {
         if self.buf.is_empty() && self.buf.capacity() > RETAINED_READ_CAPACITY {
             self.buf = BytesMut::new();
         }
+        // A line longer than one read is arriving (complete lines were all
+        // decoded before this read): give it the room the last large line
+        // took, at once, instead of doubling towards it (each doubling
+        // copies the partial line).
+        let hint = self.codec.large_line_hint();
+        if !self.buf.is_empty() && hint > self.buf.capacity() {
+            self.buf.reserve(hint - self.buf.len());
+        }
         if self.buf.capacity() - self.buf.len() < READ_CHUNK {
             self.buf.reserve(READ_CHUNK);
         }

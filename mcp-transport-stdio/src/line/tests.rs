@@ -368,7 +368,9 @@ async fn big_lines_are_accumulated_without_repeated_copies() {
     assert!(t.recv().await.is_none());
     let probe = &t.read.io;
     // Geometric growth while the first line arrives (64 KiB, 128 KiB, ..,
-    // 2 MiB: under 2 MiB copied in all); then every line fits in place.
+    // 2 MiB: under 2 MiB copied in all); after that each line is handed over
+    // with its buffer and the next gets its room at once, after its first
+    // read (one read's worth moved per line).
     assert!(
         probe.moved < 2 * SIZE,
         "{} bytes of partial lines were moved while reading 20 lines of 1 MiB",
