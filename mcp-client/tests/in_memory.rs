@@ -876,3 +876,48 @@ async fn progress_tokens_are_sent_only_when_asked_for() {
     assert_eq!(tokens[0], Value::Null, "no token unless asked for");
     assert!(tokens[1].is_number(), "{tokens:?}");
 }
+
+/// Callers on several threads hand requests to the session and write them
+/// themselves while the driver reads on another: every call completes with
+/// its own answer, sequential and concurrent callers mixed (a lost wake-up
+/// or a lock held across an await would hang here, bounded by the timeout).
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn callers_on_many_threads_share_the_driver_without_losing_calls() {
+    const TASKS: usize = 16;
+    const CALLS: usize = 200;
+    let (client_end, mut server) = channel::pair();
+    let srv = tokio::spawn(async move {
+        legacy_handshake(&mut server).await;
+        for _ in 0..TASKS * CALLS {
+            let r = next_request(&mut server).await;
+            let text = params(&r)["arguments"]["text"].clone();
+            respond(
+                &mut server,
+                r.id,
+                json!({"content": [{"type": "text", "text": text}]}),
+            )
+            .await;
+        }
+        server
+    });
+    let client = Client::connect(client_end).await.unwrap();
+    let mut tasks = Vec::new();
+    for t in 0..TASKS {
+        let c = client.clone();
+        tasks.push(tokio::spawn(async move {
+            for i in 0..CALLS {
+                let text = format!("t{t}-{i}");
+                let r = c.call_tool("echo", json!({ "text": text })).await.unwrap();
+                assert_eq!(r.content[0].as_text(), Some(text.as_str()));
+            }
+        }));
+    }
+    tokio::time::timeout(Duration::from_secs(60), async {
+        for t in tasks {
+            t.await.unwrap();
+        }
+    })
+    .await
+    .expect("every call completes");
+    let _server = srv.await.unwrap();
+}
