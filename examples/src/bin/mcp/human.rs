@@ -83,74 +83,27 @@ fn described(out: &mut String, head: &str, description: Option<String>) {
 
 /// `tools`.
 pub(crate) fn tools(items: &[Box<RawValue>]) -> String {
-    let mut out = String::new();
-    for t in items {
-        let Ok(t) = Object::parse(t.get()) else {
-            continue;
-        };
+    listing(items, "(no tools)", |t| {
         let name = t.str("name").unwrap_or_else(|| "<unnamed>".into());
-        let head = format!("{name}{}", signature(t.object("inputSchema")));
-        described(&mut out, &head, t.str("description"));
-    }
-    if items.is_empty() {
-        out.push_str("(no tools)\n");
-    }
-    out
+        format!("{name}{}", signature(t.object("inputSchema")))
+    })
 }
 
 /// `resources`.
 pub(crate) fn resources(items: &[Box<RawValue>]) -> String {
-    let mut out = String::new();
-    for r in items {
-        let Ok(r) = Object::parse(r.get()) else {
-            continue;
-        };
-        let mut head = format!(
-            "{}  {}",
-            r.str("uri").unwrap_or_default(),
-            r.str("name").unwrap_or_default()
-        );
-        if let Some(m) = r.str("mimeType") {
-            let _ = write!(head, " ({m})");
-        }
-        described(&mut out, &head, r.str("description"));
-    }
-    if items.is_empty() {
-        out.push_str("(no resources)\n");
-    }
-    out
+    listing(items, "(no resources)", |r| uri_head(r, "uri"))
 }
 
 /// `templates`.
 pub(crate) fn templates(items: &[Box<RawValue>]) -> String {
-    let mut out = String::new();
-    for r in items {
-        let Ok(r) = Object::parse(r.get()) else {
-            continue;
-        };
-        let mut head = format!(
-            "{}  {}",
-            r.str("uriTemplate").unwrap_or_default(),
-            r.str("name").unwrap_or_default()
-        );
-        if let Some(m) = r.str("mimeType") {
-            let _ = write!(head, " ({m})");
-        }
-        described(&mut out, &head, r.str("description"));
-    }
-    if items.is_empty() {
-        out.push_str("(no resource templates)\n");
-    }
-    out
+    listing(items, "(no resource templates)", |r| {
+        uri_head(r, "uriTemplate")
+    })
 }
 
 /// `prompts`.
 pub(crate) fn prompts(items: &[Box<RawValue>]) -> String {
-    let mut out = String::new();
-    for p in items {
-        let Ok(p) = Object::parse(p.get()) else {
-            continue;
-        };
+    listing(items, "(no prompts)", |p| {
         let args: Vec<String> = p
             .array("arguments")
             .unwrap_or_default()
@@ -165,13 +118,38 @@ pub(crate) fn prompts(items: &[Box<RawValue>]) -> String {
                 )
             })
             .collect();
-        let head = format!("{}({})", p.str("name").unwrap_or_default(), args.join(", "));
-        described(&mut out, &head, p.str("description"));
+        format!("{}({})", p.str("name").unwrap_or_default(), args.join(", "))
+    })
+}
+
+/// One line per item (`head`, then its description), or `empty` for none;
+/// items that are not objects are skipped.
+fn listing(items: &[Box<RawValue>], empty: &str, head: impl Fn(&Object) -> String) -> String {
+    let mut out = String::new();
+    for item in items {
+        let Ok(item) = Object::parse(item.get()) else {
+            continue;
+        };
+        described(&mut out, &head(&item), item.str("description"));
     }
     if items.is_empty() {
-        out.push_str("(no prompts)\n");
+        out.push_str(empty);
+        out.push('\n');
     }
     out
+}
+
+/// `<uri>  <name> (<mimeType>)` for a resource or template.
+fn uri_head(r: &Object, uri_key: &str) -> String {
+    let mut head = format!(
+        "{}  {}",
+        r.str(uri_key).unwrap_or_default(),
+        r.str("name").unwrap_or_default()
+    );
+    if let Some(m) = r.str("mimeType") {
+        let _ = write!(head, " ({m})");
+    }
+    head
 }
 
 /// Decoded size of base64 text (padding and whitespace ignored).
