@@ -88,7 +88,8 @@ struct Shared {
     server: RwLock<Option<Arc<ServerInfo>>>,
     changes: [watch::Sender<u64>; 3],
     max_list_pages: usize,
-    closed: RwLock<Option<CloseReason>>,
+    /// Why the connection closed, once it has (see [`Client::closed`]).
+    closed: watch::Sender<Option<CloseReason>>,
     /// The negotiated modern revision and its per-request `_meta` members.
     meta: RwLock<Option<Arc<(ProtocolVersion, JsonObject)>>>,
     /// Length of the last params encoded at send time: the next ones are
@@ -106,7 +107,7 @@ impl Shared {
     }
 
     fn closed_error(&self) -> ClientError {
-        let reason = self.closed.read().ok().and_then(|g| g.clone());
+        let reason = self.closed.borrow().clone();
         ClientError::Closed(reason.unwrap_or(CloseReason::DriverGone))
     }
 }
@@ -286,7 +287,7 @@ impl ClientBuilder {
                 watch::Sender::new(0),
             ],
             max_list_pages: self.max_list_pages,
-            closed: RwLock::new(None),
+            closed: watch::Sender::new(None),
             meta: RwLock::new(None),
             params_size_hint: AtomicUsize::new(0),
             core: std::sync::OnceLock::new(),
@@ -435,6 +436,34 @@ impl Client {
     /// `subscriptions/listen` stream's).
     pub fn list_changed(&self, kind: ListKind) -> watch::Receiver<u64> {
         self.shared.changes[kind_index(kind)].subscribe()
+    }
+
+    /// Why the connection closed, or `None` while it is open.
+    pub fn close_reason(&self) -> Option<CloseReason> {
+        self.shared.closed.borrow().clone()
+    }
+
+    /// Completes when the connection closes (the server exited or hung up,
+    /// the transport failed, the handshake failed, [`close`](Client::close)
+    /// was called, or the driver task is gone), with the reason. Completes at
+    /// once if it already has. No polling: the driver signals it.
+    ///
+    /// ```no_run
+    /// # async fn run(client: mcp_client::Client) {
+    /// let reason = client.closed().await;
+    /// eprintln!("server gone: {reason}");
+    /// # }
+    /// ```
+    pub fn closed(&self) -> impl Future<Output = CloseReason> + Send + 'static {
+        let mut rx = self.shared.closed.subscribe();
+        async move {
+            match rx.wait_for(Option::is_some).await {
+                Ok(reason) => reason.clone().unwrap_or(CloseReason::DriverGone),
+                // The sender lives in `Shared`, which `rx`'s client kept
+                // alive until the call; gone means every client is gone.
+                Err(_) => CloseReason::DriverGone,
+            }
+        }
     }
 
     fn next_call(&self) -> CallId {
@@ -1176,6 +1205,22 @@ impl std::fmt::Debug for Driver {
     }
 }
 
+impl Drop for DriverCore {
+    /// A driver dropped before the connection closed (its task was aborted,
+    /// the runtime shut down) still wakes [`Client::closed`].
+    fn drop(&mut self) {
+        if let Some(shared) = self.shared.upgrade() {
+            shared.closed.send_if_modified(|reason| {
+                let unset = reason.is_none();
+                if unset {
+                    *reason = Some(CloseReason::DriverGone);
+                }
+                unset
+            });
+        }
+    }
+}
+
 /// Locks the core; a panic while it was held (a bug) does not wedge the
 /// connection for everyone else.
 fn lock_core(core: &Mutex<DriverCore>) -> std::sync::MutexGuard<'_, DriverCore> {
@@ -1413,9 +1458,7 @@ impl DriverCore {
                     }
                 }
                 if let Some(shared) = self.shared.upgrade() {
-                    if let Ok(mut g) = shared.closed.write() {
-                        *g = Some(reason.clone());
-                    }
+                    shared.closed.send_replace(Some(reason.clone()));
                 }
                 let err = ClientError::Closed(reason);
                 for r in self.ready_waiters.drain(..) {
