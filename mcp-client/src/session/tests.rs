@@ -6,10 +6,12 @@ use mcp_proto::RawJson;
 use mcp_proto::jsonrpc::{ErrorResponse, Notification, Request, RequestId, Response};
 use mcp_proto::schema::Implementation;
 use mcp_proto::transport::{TransportError, TransportErrorKind};
-use mcp_proto::{ErrorCode, ErrorObject, ProtocolVersion};
+use mcp_proto::{Era, ErrorCode, ErrorObject, ProtocolVersion};
 use serde_json::{Value, json};
 
+use super::wire::splice_meta;
 use super::*;
+use crate::error::{ClientError, CloseReason};
 
 fn raw(v: Value) -> RawJson {
     RawJson::from_value(&v).unwrap()
