@@ -155,7 +155,7 @@ async fn four_servers_start_in_the_time_of_the_slowest_and_the_broken_one_is_ret
     let pids = Pids::default();
     // Each healthy server's start is padded: overlapping pads when the
     // servers start together, adding pads when one after the other.
-    let pad = Duration::from_secs(2);
+    let pad = Duration::from_secs(3);
     let healthy = [
         ("ev", delayed(&ev, pad)),
         ("py", delayed(&py, pad)),
