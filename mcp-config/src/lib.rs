@@ -104,9 +104,11 @@
 //! `env` values and `headers` values are always [secret](Expanded); so is
 //! any other value into which an environment variable or a password input
 //! was expanded. They print as `<redacted>` in `Debug` and `Display`;
-//! errors never contain values. [`Expanded::expose`] is for the transport.
-//! (`mcp_transport_stdio::ServerCommand`'s own `Debug` shows its
-//! environment: do not log a [`Prepared`].)
+//! errors never contain values; a [`ConfigFile`]'s `Debug` hides the
+//! `env` and `headers` values as written. [`Expanded::expose`] is for the
+//! transport. [`Prepared`]'s `Debug` shows only the program, because
+//! `mcp_transport_stdio::ServerCommand`'s own `Debug` shows its environment:
+//! do not log the command itself.
 //!
 //! # JSONC
 //!

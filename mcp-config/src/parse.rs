@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value};
 
 use crate::error::ConfigError;
-use crate::model::{Format, InputSpec, OAuthConfig, ServerConfig, Source};
+use crate::model::{Expanded, Format, InputSpec, OAuthConfig, ServerConfig, Source};
 use crate::resolve::Resolver;
 
 /// Largest configuration file read: 4 MiB. Server lists are a few KiB; a
@@ -67,14 +67,15 @@ pub(crate) enum RawTransport {
     Stdio {
         command: String,
         args: Vec<String>,
-        env: Vec<(String, String)>,
+        /// Values kept as secrets so `Debug` of a [`ConfigFile`] shows none.
+        env: Vec<(String, Expanded)>,
         cwd: Option<String>,
         env_file: Option<String>,
     },
     Remote {
         sse: bool,
         url: String,
-        headers: Vec<(String, String)>,
+        headers: Vec<(String, Expanded)>,
         oauth: Option<OAuthConfig>,
     },
 }
@@ -541,13 +542,14 @@ fn string_array(o: &Map<String, Value>, key: &str) -> Result<Option<Vec<String>>
     }
 }
 
-fn string_map(o: &Map<String, Value>, key: &str) -> Result<Vec<(String, String)>, ShapeProblem> {
+/// An object of strings; the values are kept as secrets.
+fn string_map(o: &Map<String, Value>, key: &str) -> Result<Vec<(String, Expanded)>, ShapeProblem> {
     match o.get(key) {
         None | Some(Value::Null) => Ok(Vec::new()),
         Some(Value::Object(m)) => m
             .iter()
             .map(|(k, v)| match v {
-                Value::String(s) => Ok((k.clone(), s.clone())),
+                Value::String(s) => Ok((k.clone(), Expanded::secret(s.clone()))),
                 _ => Err(ShapeProblem::Shape {
                     field: format!("{key}.{k}"),
                     message: "expected a string (quote numbers and booleans)".into(),

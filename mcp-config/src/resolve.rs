@@ -168,7 +168,7 @@ impl Resolver {
                 }
                 for (k, v) in env {
                     out.env
-                        .push((k.clone(), x(&format!("env.{k}"), v)?.into_secret()));
+                        .push((k.clone(), x(&format!("env.{k}"), v.expose())?.into_secret()));
                 }
                 out.cwd = cwd
                     .as_ref()
@@ -189,8 +189,10 @@ impl Resolver {
                 let mut out = RemoteConfig::new("");
                 out.url = x("url", url)?;
                 for (k, v) in headers {
-                    out.headers
-                        .push((k.clone(), x(&format!("headers.{k}"), v)?.into_secret()));
+                    out.headers.push((
+                        k.clone(),
+                        x(&format!("headers.{k}"), v.expose())?.into_secret(),
+                    ));
                 }
                 out.oauth = oauth.clone();
                 if *sse {

@@ -7,7 +7,9 @@ use crate::model::{Expanded, RemoteConfig, ServerConfig, StdioConfig, TransportC
 
 /// A transport not yet started, for a host that wants to adjust it
 /// (stderr handling, timeouts, an auth provider) before starting it.
-#[derive(Debug)]
+///
+/// Its `Debug` shows only the kind and the program: the command's own
+/// `Debug` would show its environment.
 #[non_exhaustive]
 pub enum Prepared {
     /// A stdio server: pass it to `StdioTransport::spawn`.
@@ -16,6 +18,20 @@ pub enum Prepared {
     /// An http or sse server: call `build()`.
     #[cfg(feature = "http")]
     Http(mcp_transport_http::HttpTransportBuilder),
+}
+
+impl std::fmt::Debug for Prepared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            #[cfg(feature = "stdio")]
+            Prepared::Stdio(ref cmd) => f
+                .debug_struct("Prepared::Stdio")
+                .field("program", &cmd.get_program())
+                .finish_non_exhaustive(),
+            #[cfg(feature = "http")]
+            Prepared::Http(_) => f.debug_struct("Prepared::Http").finish_non_exhaustive(),
+        }
+    }
 }
 
 /// Why a server's transport could not be made.
