@@ -3,7 +3,9 @@
 use std::path::Path;
 
 use crate::error::ConfigError;
-use crate::model::{Expanded, RemoteConfig, ServerConfig, StdioConfig, TransportConfig};
+#[cfg(any(feature = "stdio", feature = "http"))]
+use crate::model::Expanded;
+use crate::model::{RemoteConfig, ServerConfig, StdioConfig, TransportConfig};
 
 /// A transport not yet started, for a host that wants to adjust it
 /// (stderr handling, timeouts, an auth provider) before starting it.
@@ -21,6 +23,10 @@ pub enum Prepared {
 }
 
 impl std::fmt::Debug for Prepared {
+    #[cfg_attr(
+        not(any(feature = "stdio", feature = "http")),
+        allow(unused_variables)
+    )]
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match *self {
             #[cfg(feature = "stdio")]
