@@ -23,10 +23,7 @@ pub enum Prepared {
 }
 
 impl std::fmt::Debug for Prepared {
-    #[cfg_attr(
-        not(any(feature = "stdio", feature = "http")),
-        allow(unused_variables)
-    )]
+    #[cfg_attr(not(any(feature = "stdio", feature = "http")), allow(unused_variables))]
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match *self {
             #[cfg(feature = "stdio")]
