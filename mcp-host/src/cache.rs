@@ -7,26 +7,6 @@
 //!   cache while fresh, fetched and stored otherwise.
 //! - [`CacheStore`]: where entries live. [`MemoryStore`] (the default) or
 //!   [`FileStore`](crate::FileStore), so a host that restarts starts warm.
-//!
-//! # Rules (from the spec's "Caching" page)
-//!
-//! - Fresh while `now < received + ttlMs`; `ttlMs` absent, `0` or negative
-//!   means immediately stale: nothing is stored. A merged list is fresh
-//!   while every one of its pages is (the earliest expiry wins). `ttlMs` is
-//!   capped at [`MAX_TTL`].
-//! - `cacheScope: "public"` (or absent: SEP-2549 says absent is public)
-//!   entries are shared by every principal; `"private"` (and unknown
-//!   scopes) are kept per principal: the [`CacheTarget::partition`] (pass
-//!   the access token's subject, or any key that separates your users).
-//! - `notifications/*/list_changed` invalidates: call
-//!   [`invalidate`](ResponseCache::invalidate) (the [`Host`](crate::Host)
-//!   does, for every server it supervises).
-//! - The key is the server (a caller-chosen identity: the config name plus
-//!   the command line or URL, so an edited config does not hit an old
-//!   entry), the method, the parameters that select the answer (the `uri`
-//!   of `resources/read`; nothing for whole lists) and the partition.
-//!
-//! A cache never fails a request: a store that cannot write logs a warning.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -288,8 +268,8 @@ fn expiry(received_ms: u64, ttl_ms: Option<u64>) -> Option<u64> {
     }
 }
 
-/// Whether a lookup was answered from the cache (see
-/// [`ResponseCache::stats`]).
+/// How many lookups the cache answered and how many went to the server
+/// (see [`ResponseCache::stats`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct CacheStats {
@@ -299,8 +279,30 @@ pub struct CacheStats {
     pub misses: u64,
 }
 
-/// A cache for servers' cacheable answers (see the [module docs](self)).
-/// Cheap to clone; clones share the store.
+/// A cache for servers' cacheable answers. Cheap to clone; clones share
+/// the store.
+///
+/// # Rules (from the spec's "Caching" page)
+///
+/// - Fresh while `now < received + ttlMs`; `ttlMs` absent, `0` or negative
+///   means immediately stale: nothing is stored. A merged list is fresh
+///   while every one of its pages is (the earliest expiry wins). `ttlMs` is
+///   capped at [`MAX_TTL`].
+/// - `cacheScope: "public"` (or absent: SEP-2549 says absent is public)
+///   entries are shared by every principal; `"private"` (and unknown
+///   scopes) are kept per principal: the [`CacheTarget::partition`] (pass
+///   the access token's subject, or any key that separates your users).
+/// - `notifications/*/list_changed` invalidates: call
+///   [`invalidate`](ResponseCache::invalidate) (the [`Host`](crate::Host)
+///   does, for every server it supervises).
+/// - The key is the server (a caller-chosen identity: the config name plus
+///   the command line or URL, so an edited config does not hit an old
+///   entry), the method, the parameters that select the answer (the `uri`
+///   of `resources/read`; nothing for whole lists) and the partition.
+///
+/// A cache never fails a request: a store that cannot write logs a warning.
+///
+/// # Example
 ///
 /// ```
 /// # async fn run(client: mcp_client::Client) -> Result<(), mcp_client::ClientError> {

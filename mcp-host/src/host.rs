@@ -1,151 +1,20 @@
 //! [`Host`]: many servers started at once, supervised, their tools merged.
 
 use std::collections::{HashMap, HashSet};
-use std::future::Future;
 use std::sync::{Arc, Mutex, RwLock};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use mcp_client::{BoxFuture, Client, ListKind, ResponseFuture};
+use mcp_client::{Client, ListKind, ResponseFuture};
 use mcp_proto::Era;
 use mcp_proto::schema::{SubscriptionFilter, Tool};
-use mcp_tools::{Glob, McpTool, OnCollision, Server, ToolError, ToolOptions, ToolOutput, Toolbox};
+use mcp_tools::{McpTool, OnCollision, Server, ToolError, ToolOptions, ToolOutput, Toolbox};
 use serde_json::Value;
 use tokio::sync::{oneshot, watch};
 use tokio::task::JoinHandle;
 
 use crate::cache::{CacheTarget, ResponseCache};
-use crate::status::{Backoff, ServerReport, ServerStatus};
-
-/// Why a launch failed: any error (a spawn error, a [`ClientError`](mcp_client::ClientError)
-/// from the handshake, …). Its `Display` is what the host reports.
-pub type LaunchError = Box<dyn std::error::Error + Send + Sync>;
-
-/// How long a server may take to start (launch, handshake, first listing)
-/// unless its [`ServerSpec::startup_timeout`] says otherwise: 30 s.
-pub const DEFAULT_STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
-
-/// Produces a connected [`Client`] for one server, each time it is called:
-/// spawn the process or open the connection, then connect.
-///
-/// ```
-/// use mcp_client::Client;
-/// use mcp_host::Launcher;
-/// # fn transport() -> Result<mcp_proto::transport::channel::ChannelTransport, std::io::Error> { Ok(mcp_proto::transport::channel::pair().0) }
-///
-/// // With mcp-transport-stdio: `StdioTransport::spawn(command.clone())?`.
-/// let launcher = Launcher::new(|| async {
-///     let transport = transport()?;
-///     Ok(Client::builder("my-host", "1.0").connect(transport).await?)
-/// });
-/// # let _ = launcher;
-/// ```
-#[derive(Clone)]
-pub struct Launcher(Arc<dyn Fn() -> BoxFuture<Result<Client, LaunchError>> + Send + Sync>);
-
-impl std::fmt::Debug for Launcher {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Launcher")
-    }
-}
-
-impl Launcher {
-    /// A launcher calling `f` for every (re)start.
-    pub fn new<F, Fut>(f: F) -> Self
-    where
-        F: Fn() -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<Client, LaunchError>> + Send + 'static,
-    {
-        Launcher(Arc::new(move || Box::pin(f())))
-    }
-
-    /// Starts the server once.
-    pub fn launch(&self) -> BoxFuture<Result<Client, LaunchError>> {
-        (self.0)()
-    }
-}
-
-/// One server of a [`Host`]: its name, how to start it, and its options.
-#[derive(Debug, Clone)]
-#[must_use]
-pub struct ServerSpec {
-    name: String,
-    launcher: Launcher,
-    enabled: bool,
-    startup_timeout: Duration,
-    backoff: Backoff,
-    prefix: String,
-    include: Vec<Glob>,
-    exclude: Vec<Glob>,
-    cache_target: Option<CacheTarget>,
-}
-
-impl ServerSpec {
-    /// A server called `name` (unique in the host) started by `launcher`.
-    pub fn new(name: impl Into<String>, launcher: Launcher) -> Self {
-        ServerSpec {
-            name: name.into(),
-            launcher,
-            enabled: true,
-            startup_timeout: DEFAULT_STARTUP_TIMEOUT,
-            backoff: Backoff::default(),
-            prefix: String::new(),
-            include: Vec::new(),
-            exclude: Vec::new(),
-            cache_target: None,
-        }
-    }
-
-    /// Whether to start it (default yes); see [`Host::set_enabled`].
-    pub fn enabled(mut self, on: bool) -> Self {
-        self.enabled = on;
-        self
-    }
-
-    /// How long a start may take, launch to first listing (default
-    /// [`DEFAULT_STARTUP_TIMEOUT`]); then it counts as failed.
-    pub fn startup_timeout(mut self, t: Duration) -> Self {
-        self.startup_timeout = t;
-        self
-    }
-
-    /// When to try again after a failure (default [`Backoff::default`]).
-    pub fn backoff(mut self, b: Backoff) -> Self {
-        self.backoff = b;
-        self
-    }
-
-    /// A prefix put in front of each tool name the model sees.
-    pub fn prefix(mut self, p: impl Into<String>) -> Self {
-        self.prefix = p.into();
-        self
-    }
-
-    /// Offer only tools matching one of these globs (by the server's names).
-    pub fn include<I: IntoIterator<Item = G>, G: Into<Glob>>(mut self, globs: I) -> Self {
-        self.include = globs.into_iter().map(Into::into).collect();
-        self
-    }
-
-    /// Never offer tools matching one of these globs (applied after
-    /// [`include`](ServerSpec::include)).
-    pub fn exclude<I: IntoIterator<Item = G>, G: Into<Glob>>(mut self, globs: I) -> Self {
-        self.exclude = globs.into_iter().map(Into::into).collect();
-        self
-    }
-
-    /// The server's identity and partition in the response cache (default:
-    /// its name, partition `""`). Give it the command line or URL too, so an
-    /// edited configuration does not reuse an old answer.
-    pub fn cache_target(mut self, target: CacheTarget) -> Self {
-        self.cache_target = Some(target);
-        self
-    }
-
-    fn allows(&self, tool: &str) -> bool {
-        (self.include.is_empty() || self.include.iter().any(|g| g.matches(tool)))
-            && !self.exclude.iter().any(|g| g.matches(tool))
-    }
-}
+use crate::spec::{LaunchError, ServerSpec, reason};
+use crate::status::{ServerReport, ServerStatus};
 
 /// Why a [`Host`] operation failed.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -347,7 +216,7 @@ impl Host {
                     Err(ToolError::Unavailable {
                         tool: name.to_owned(),
                         server,
-                        reason: format!("went away during the call ({source})"),
+                        reason: reason(&format!("went away during the call ({source})")),
                     })
                 }
                 other => other,
@@ -654,7 +523,7 @@ async fn supervise(shared: Arc<Shared>, i: usize, first: oneshot::Sender<()>) {
             Desired::Stopped => break,
             Desired::Disabled => {
                 shared.set_status(i, ServerStatus::Disabled);
-                shared.set_live(i, |l| *l = Live::default());
+                shared.set_live(i, |l| l.client = None);
                 shared.rebuild().await;
                 signal(&mut first);
                 failures = 0;
@@ -709,7 +578,7 @@ async fn supervise(shared: Arc<Shared>, i: usize, first: oneshot::Sender<()>) {
                     }
                 }
             }
-            Ok(Err(e)) => e.to_string(),
+            Ok(Err(e)) => reason(&e.to_string()),
             Err(_) => format!(
                 "did not start within {:?} (startup timeout)",
                 spec.startup_timeout
@@ -787,7 +656,7 @@ async fn serve(
     let mut watching = true;
     loop {
         tokio::select! {
-            reason = &mut closed => return Ended::Died(reason.to_string()),
+            why = &mut closed => return Ended::Died(reason(&why.to_string())),
             r = changes.changed(), if watching => {
                 if r.is_err() {
                     watching = false;

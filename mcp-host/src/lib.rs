@@ -69,12 +69,21 @@
 //! # Layers
 //!
 //! Above `mcp-client` and `mcp-tools`; no transport and no configuration
-//! format here. A configuration reader turns a user's server list into
-//! [`ServerSpec`]s.
+//! format in the core. With the `config` feature (off by default),
+//! `ServerSpec::from_config` and `HostBuilder::config_servers` take the
+//! servers `mcp-config` read from a user's `.mcp.json`, `.vscode/mcp.json`
+//! or `.cursor/mcp.json` (that pulls in the stdio and HTTP transports).
+//!
+//! # Feature flags
+//!
+//! - `config` (off): servers from `mcp-config` entries.
 
 mod cache;
+#[cfg(feature = "config")]
+mod config;
 mod file_store;
 mod host;
+mod spec;
 mod status;
 
 pub use cache::{
@@ -82,7 +91,9 @@ pub use cache::{
     MemoryStore, ResponseCache,
 };
 pub use file_store::{DEFAULT_MAX_FILE_BYTES, FILE_FORMAT_VERSION, FileStore};
-pub use host::{
-    DEFAULT_STARTUP_TIMEOUT, Host, HostBuilder, HostError, LaunchError, Launcher, ServerSpec,
-};
+pub use host::{Host, HostBuilder, HostError};
+pub use spec::{DEFAULT_STARTUP_TIMEOUT, LaunchError, Launcher, MAX_REASON_CHARS, ServerSpec};
 pub use status::{Backoff, ServerReport, ServerStatus};
+
+#[cfg(feature = "config")]
+pub use config::ClientFactory;
