@@ -447,14 +447,22 @@ async fn start(shared: &Shared, spec: &ServerSpec) -> Result<Started, LaunchErro
     let changes = client.list_changed(ListKind::Tools);
     let (tools, from_cache) = list_tools(shared, spec, &client).await?;
     let listen = client.server().and_then(|info| {
-        let announces = info
-            .capabilities
-            .tools
-            .as_ref()
-            .and_then(|t| t.list_changed)
-            .unwrap_or(false);
-        (info.era() == Era::Modern && announces)
-            .then(|| client.listen(SubscriptionFilter::new().with_tools_list_changed()))
+        // The changes the server announces, on a 2026-07-28 stream (legacy
+        // servers send them unasked).
+        let caps = &info.capabilities;
+        let on = |c: Option<bool>| c.unwrap_or(false);
+        let mut filter = SubscriptionFilter::new();
+        if on(caps.tools.as_ref().and_then(|c| c.list_changed)) {
+            filter = filter.with_tools_list_changed();
+        }
+        if on(caps.prompts.as_ref().and_then(|c| c.list_changed)) {
+            filter = filter.with_prompts_list_changed();
+        }
+        if on(caps.resources.as_ref().and_then(|c| c.list_changed)) {
+            filter = filter.with_resources_list_changed();
+        }
+        (info.era() == Era::Modern && filter != SubscriptionFilter::new())
+            .then(|| client.listen(filter))
     });
     Ok(Started {
         client,
@@ -654,6 +662,14 @@ async fn serve(
     let closed = client.closed();
     tokio::pin!(closed);
     let mut watching = true;
+    // Other lists only invalidate the cache (the host keeps no copy).
+    let mut resources = client.list_changed(ListKind::Resources);
+    let mut prompts = client.list_changed(ListKind::Prompts);
+    let invalidate = |kind: ListKind| {
+        if let Some(cache) = &shared.cache {
+            cache.invalidate(&target_of(spec).server, kind);
+        }
+    };
     loop {
         tokio::select! {
             why = &mut closed => return Ended::Died(reason(&why.to_string())),
@@ -663,9 +679,7 @@ async fn serve(
                     continue;
                 }
                 changes.borrow_and_update();
-                if let Some(cache) = &shared.cache {
-                    cache.invalidate(&target_of(spec).server, ListKind::Tools);
-                }
+                invalidate(ListKind::Tools);
                 tracing::debug!(server = %spec.name, "tools changed; listing again");
                 match list_tools(shared, spec, &client).await {
                     Ok((tools, _)) => {
@@ -679,6 +693,8 @@ async fn serve(
                     }
                 }
             }
+            Ok(()) = resources.changed() => invalidate(ListKind::Resources),
+            Ok(()) = prompts.changed() => invalidate(ListKind::Prompts),
             _ = desired.changed() => {
                 client.close().await;
                 shared.set_live(i, |l| l.client = None);
