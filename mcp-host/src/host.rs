@@ -187,7 +187,10 @@ impl Host {
         self.inner.shared.view().toolbox.clone()
     }
 
-    /// The tools of the servers that are ready.
+    /// The tools of the servers that are ready: their definitions for the
+    /// model. Call them through [`call`](Host::call), which fails fast
+    /// with [`ToolError::Unavailable`] while a server is down; an
+    /// [`McpTool`] kept past a restart calls its old connection.
     pub fn tools(&self) -> Vec<McpTool> {
         self.toolbox().snapshot()
     }
@@ -613,11 +616,11 @@ async fn supervise(shared: Arc<Shared>, i: usize, first: oneshot::Sender<()>) {
     signal(&mut first);
 }
 
-/// Sleeps until `at`; `false` if the desired state changed first.
-async fn wait_until(at: Instant, desired: &mut watch::Receiver<Desired>) -> bool {
+/// Sleeps until `at`, or until the desired state changes.
+async fn wait_until(at: Instant, desired: &mut watch::Receiver<Desired>) {
     tokio::select! {
-        _ = tokio::time::sleep_until(at.into()) => true,
-        _ = desired.changed() => false,
+        _ = tokio::time::sleep_until(at.into()) => {}
+        _ = desired.changed() => {}
     }
 }
 
