@@ -101,7 +101,8 @@
 //! [`ServerList::shadowed`]. A file or server that fails is in
 //! [`ServerList::errors`] and the rest load; a broken server still claims
 //! its name, so a same-named server from a less important file does not
-//! silently take its place.
+//! silently take its place (a file that cannot be parsed at all claims
+//! nothing: its names are unknown).
 //!
 //! # Secrets
 //!
