@@ -73,3 +73,14 @@ async fn a_missing_program_is_a_clear_error() {
     assert!(text.contains("\"gone\""), "{text}");
     assert!(text.contains("not found"), "{text}");
 }
+
+#[tokio::test]
+async fn a_program_from_a_variable_is_not_shown() {
+    let text = r#"{"mcpServers": {"gone": {"command": "${SERVER_BIN}"}}}"#;
+    let file = ConfigFile::parse(".mcp.json", text, None).unwrap();
+    let resolver = Resolver::new().env_vars([("SERVER_BIN", "/nonexistent/secret-path-xyz")]);
+    let server = file.resolve(&resolver).unwrap().remove(0);
+    let text = server.transport().err().unwrap().to_string();
+    assert!(!text.contains("secret-path-xyz"), "{text}");
+    assert!(text.contains("not found"), "{text}");
+}
