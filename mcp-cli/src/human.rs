@@ -6,7 +6,7 @@ use mcp_client::ServerInfo;
 use mcp_proto::schema::{CallToolResult, ContentBlock, ResourceContents};
 use serde_json::value::RawValue;
 
-use examples::raw_json::Object;
+use mcp_cli::raw_json::Object;
 
 /// `info`.
 pub(crate) fn info(s: &ServerInfo) -> String {

@@ -13,7 +13,7 @@
 //! goes through `serde_json::Value` on the way out (the workspace builds
 //! `serde_json` without `preserve_order`, so `Value` would sort keys):
 //! results stay [`RawValue`] text and are only re-indented
-//! ([`examples::raw_json`]).
+//! ([`mcp_cli::raw_json`]).
 //!
 //! # Exit status
 //!
@@ -47,7 +47,7 @@ use mcp_transport_stdio::{ServerCommand, StdioTransport};
 use serde_json::value::RawValue;
 
 use crate::args::{Command, Options, Server};
-use examples::raw_json::{Object, array_text, pretty};
+use mcp_cli::raw_json::{Object, array_text, pretty};
 
 /// How long closing the client may take before `mcp` gives up waiting (the
 /// transport's own escalation to SIGKILL is shorter than this).
@@ -159,18 +159,17 @@ fn transport_kind(t: &TransportError) -> &'static str {
 fn main() -> ExitCode {
     let opts = match args::parse(std::env::args().skip(1)) {
         Ok(o) => o,
-        Err(e) => return report(Failure::Usage(e.0)),
+        Err(args::Stop::Print(text)) => {
+            out(&text);
+            return ExitCode::SUCCESS;
+        }
+        Err(args::Stop::Usage(e)) => return report(Failure::Usage(e)),
     };
-    match opts.command {
-        Command::Help => {
-            out(args::USAGE);
-            return ExitCode::SUCCESS;
-        }
-        Command::Version => {
-            out(&format!("mcp {}\n", env!("CARGO_PKG_VERSION")));
-            return ExitCode::SUCCESS;
-        }
-        _ => {}
+    if let Command::Completions(shell) = opts.command {
+        let mut text = Vec::new();
+        clap_complete::generate(shell, &mut args::command(), "mcp", &mut text);
+        out(&String::from_utf8_lossy(&text));
+        return ExitCode::SUCCESS;
     }
     init_tracing(opts.verbose);
     let runtime = match tokio::runtime::Builder::new_current_thread()
@@ -187,7 +186,7 @@ fn main() -> ExitCode {
     };
     let result = if opts.command == Command::DemoServer {
         runtime
-            .block_on(examples::demo_server::run())
+            .block_on(mcp_cli::demo_server::run())
             .map_err(|e| Failure::fatal("transport error", format!("demo server: {e}")))
     } else {
         runtime.block_on(run(opts))
@@ -497,7 +496,7 @@ async fn command(client: &Client, opts: &Options) -> Result<(), Failure> {
         Command::Call { tool, args } => call(client, opts.json, tool, args.as_deref()).await,
         Command::Read { uri } => read(client, opts.json, uri).await,
         Command::Prompt { name, args } => prompt(client, opts.json, name, args.as_deref()).await,
-        Command::DemoServer | Command::Help | Command::Version => Ok(()),
+        Command::DemoServer | Command::Completions(_) => Ok(()),
     }
 }
 
