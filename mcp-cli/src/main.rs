@@ -29,24 +29,26 @@
 //! SIGKILL to the group), and a dropped transport kills the group.
 
 mod args;
+mod connect;
+mod failure;
 mod human;
+mod progress;
 
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use mcp_client::{Client, ClientError, ClientHandler, CloseReason};
+use mcp_client::{Client, ClientHandler};
 use mcp_proto::Notification;
 use mcp_proto::RawJson;
 use mcp_proto::schema::{CallToolResult, ProgressParams, ResourceContents};
-use mcp_proto::transport::{BoxTransport, TransportError};
-use mcp_transport_http::{HttpError, HttpTransport};
-use mcp_transport_stdio::{ServerCommand, StdioTransport};
 use serde_json::value::RawValue;
 
 use crate::args::{Command, Options, Server};
+use crate::connect::{LOGIN_TIMEOUT, max_request_time, transport};
+use crate::failure::{Failure, report};
+use crate::progress::ProgressBar;
 use mcp_cli::raw_json::{Object, array_text, pretty};
 
 /// How long closing the client may take before `mcp` gives up waiting (the
@@ -62,99 +64,6 @@ const EXIT_INTERRUPTED: u8 = 130;
 /// Exit status for SIGTERM (128 + SIGTERM).
 const EXIT_TERMINATED: u8 = 143;
 
-/// Why `mcp` stops without success.
-#[derive(Debug)]
-enum Failure {
-    /// Exit 1: the tool ran and said `isError: true` (its output is already printed).
-    ToolError,
-    /// Exit 2: a usage error.
-    Usage(String),
-    /// Exit 3: `kind` is "connection error", "transport error", "protocol error" or "timeout".
-    Fatal { kind: &'static str, message: String },
-    /// Exit 130 / 143: interrupted by a signal.
-    Interrupted(u8),
-}
-
-impl Failure {
-    fn fatal(kind: &'static str, message: impl Into<String>) -> Self {
-        Failure::Fatal {
-            kind,
-            message: message.into(),
-        }
-    }
-
-    /// Classifies a client error for the one-line report.
-    fn from_client(what: &str, e: &ClientError) -> Self {
-        let mut f = Self::classify(what, e);
-        if let Failure::Fatal { kind, message } = &mut f {
-            // Before the handshake completes, a transport failure means the
-            // server could not be reached at all.
-            if what == "handshake" && *kind == "transport error" {
-                *kind = "connection error";
-            }
-            // Name the root cause when the error's own text does not
-            // (e.g. hyper's "client error (Connect)" → "Connection refused").
-            let mut source = match e {
-                ClientError::Transport(t) | ClientError::Closed(CloseReason::Transport(t)) => {
-                    std::error::Error::source(t)
-                }
-                other => std::error::Error::source(other),
-            };
-            while let Some(cause) = source {
-                let text = cause.to_string();
-                if !message.contains(&text) {
-                    message.push_str(": ");
-                    message.push_str(&text);
-                }
-                source = cause.source();
-            }
-            if let ClientError::Transport(t) | ClientError::Closed(CloseReason::Transport(t)) = e {
-                if t.kind() == mcp_proto::transport::TransportErrorKind::Unauthorized {
-                    message
-                        .push_str("; pass credentials with -H \"Authorization: Bearer <token>\"");
-                }
-            }
-        }
-        f
-    }
-
-    fn classify(what: &str, e: &ClientError) -> Self {
-        let kind = match e {
-            ClientError::Transport(_) => "transport error",
-            ClientError::Timeout { .. } => "timeout",
-            ClientError::Closed(CloseReason::Transport(t)) => transport_kind(t),
-            ClientError::Closed(CloseReason::ServerClosed | CloseReason::DriverGone) => {
-                "connection error"
-            }
-            _ => "protocol error",
-        };
-        let message = match e {
-            ClientError::Rpc(obj) => format!("the server answered {what} with an error: {obj}"),
-            ClientError::Closed(CloseReason::ServerClosed) => {
-                format!("the server closed the connection during {what}")
-            }
-            // The transport error says "connection closed: <why>" itself.
-            ClientError::Closed(CloseReason::Transport(t)) => format!("{what}: {t}"),
-            ClientError::Closed(CloseReason::Handshake(m)) => format!("{what} failed: {m}"),
-            ClientError::Timeout { after, .. } => format!(
-                "{what}: no response within {:.1} s (the request was cancelled on the server; \
-                 a longer --timeout may help)",
-                after.as_secs_f64()
-            ),
-            other => format!("{what}: {other}"),
-        };
-        Failure::fatal(kind, message)
-    }
-}
-
-fn transport_kind(t: &TransportError) -> &'static str {
-    use mcp_proto::transport::TransportErrorKind as K;
-    match t.kind() {
-        K::Closed | K::Unauthorized => "connection error",
-        K::Timeout => "timeout",
-        _ => "transport error",
-    }
-}
 
 fn main() -> ExitCode {
     let opts = match args::parse(std::env::args().skip(1)) {
@@ -200,27 +109,6 @@ fn main() -> ExitCode {
     }
 }
 
-/// Prints the one-line report and picks the exit status.
-fn report(f: Failure) -> ExitCode {
-    let code = match &f {
-        Failure::ToolError => 1,
-        Failure::Usage(msg) => {
-            eprintln!("mcp: {} (see mcp --help)", one_line(msg));
-            2
-        }
-        Failure::Fatal { kind, message } => {
-            eprintln!("mcp: {kind}: {}", one_line(message));
-            3
-        }
-        Failure::Interrupted(code) => *code,
-    };
-    ExitCode::from(code)
-}
-
-fn one_line(s: &str) -> String {
-    s.trim().replace(['\r', '\n'], " | ")
-}
-
 /// Writes to stdout, ignoring a closed pipe (`mcp tools | head`).
 fn out(s: &str) {
     let mut stdout = std::io::stdout().lock();
@@ -246,125 +134,6 @@ fn init_tracing(verbose: u8) {
         .init();
 }
 
-/// Builds the transport the options ask for. The seam where each server
-/// kind plugs in.
-async fn transport(opts: &Options) -> Result<(BoxTransport, Option<OAuth>), Failure> {
-    let t = match &opts.server {
-        Server::Demo => {
-            let exe = std::env::current_exe().map_err(|e| {
-                Failure::fatal(
-                    "connection error",
-                    format!("cannot find the mcp binary to run its demo server: {e}"),
-                )
-            })?;
-            spawn(ServerCommand::new(exe).arg("demo-server"))
-        }
-        Server::Stdio(line) => {
-            let cmd = ServerCommand::parse_shell_words(line)
-                .map_err(|e| Failure::Usage(format!("--stdio {line:?}: {e}")))?;
-            spawn(cmd)
-        }
-        Server::Http(url) => return http_transport(url, opts).await,
-    }?;
-    Ok((t, None))
-}
-
-/// `--timeout` × 10: the cap on a request's total time however much progress it reports.
-fn max_request_time(opts: &Options) -> Duration {
-    opts.timeout.saturating_mul(10)
-}
-
-fn spawn(cmd: ServerCommand) -> Result<BoxTransport, Failure> {
-    StdioTransport::spawn(cmd)
-        .map(|t| Box::pin(t) as BoxTransport)
-        .map_err(|e| Failure::fatal("connection error", e.to_string()))
-}
-
-/// `--http`: the Streamable HTTP transport (every HTTP revision, with the
-/// 2024-11-05 HTTP+SSE fallback), with the `--header`s on every request, and
-/// OAuth (mcp-auth) unless `--no-oauth` or an `Authorization` header is given.
-async fn http_transport(
-    url: &str,
-    opts: &Options,
-) -> Result<(BoxTransport, Option<OAuth>), Failure> {
-    // The client's per-request deadlines (reset by progress) govern; the
-    // transport's own wait for a response is only a backstop beyond them.
-    let mut b = HttpTransport::builder(url).request_timeout(Some(max_request_time(opts)));
-    for (name, value) in &opts.headers {
-        b = b.header(name, value);
-    }
-    let has_auth_header = opts
-        .headers
-        .iter()
-        .any(|(n, _)| n.eq_ignore_ascii_case("authorization"));
-    let oauth = if opts.oauth && !has_auth_header {
-        let o = oauth(url).await?;
-        b = b.auth(o.provider.clone());
-        Some(o)
-    } else {
-        None
-    };
-    match b.build() {
-        Ok(t) => Ok((Box::pin(t), oauth)),
-        // Also an invalid --header (the builder reports it this way).
-        Err(e @ HttpError::InvalidUrl { .. }) => Err(Failure::Usage(e.to_string())),
-        Err(e) => Err(Failure::fatal(
-            "connection error",
-            format!("--http {url}: {e}"),
-        )),
-    }
-}
-
-/// How long the user has to authorize in the browser when the server
-/// answers 401 and no token is cached.
-const LOGIN_TIMEOUT: Duration = Duration::from_secs(300);
-
-/// OAuth for an `--http` server.
-struct OAuth {
-    provider: mcp_auth::OAuthProvider,
-    /// No cached token: the handshake may wait for the user.
-    login_possible: bool,
-}
-
-/// Where `mcp` caches OAuth tokens: `$MCP_TOKEN_FILE`, else
-/// `$XDG_CONFIG_HOME/mcp/tokens.json`, else `$HOME/.config/mcp/tokens.json`.
-fn token_file() -> Option<std::path::PathBuf> {
-    let var = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty());
-    if let Some(f) = var("MCP_TOKEN_FILE") {
-        return Some(f.into());
-    }
-    let config = var("XDG_CONFIG_HOME")
-        .map(std::path::PathBuf::from)
-        .or_else(|| var("HOME").map(|h| std::path::PathBuf::from(h).join(".config")))?;
-    Some(config.join("mcp").join("tokens.json"))
-}
-
-/// The OAuth provider: a loopback redirect listener that prints the
-/// authorization URL, tokens cached in [`token_file`].
-async fn oauth(url: &str) -> Result<OAuth, Failure> {
-    let ui = mcp_auth::LoopbackRedirect::bind(0, |u| {
-        eprintln!(
-            "mcp: the server needs authorization; open this URL in a browser:\n  {u}\nmcp: waiting for the browser to come back to 127.0.0.1 ..."
-        );
-    })
-    .await
-    .map_err(|e| Failure::fatal("connection error", e.to_string()))?
-    .timeout(LOGIN_TIMEOUT);
-    let mut b = mcp_auth::OAuthProvider::builder(url)
-        .client_name("mcp")
-        .interaction(ui);
-    if let Some(path) = token_file() {
-        b = b.store(mcp_auth::FileStore::new(path));
-    }
-    let provider = b
-        .build()
-        .map_err(|e| Failure::Usage(format!("--http {url}: {e}")))?;
-    let login_possible = provider.tokens().is_none();
-    Ok(OAuth {
-        provider,
-        login_possible,
-    })
-}
 
 /// Connects, runs the command, closes. Ctrl-C or SIGTERM at any point
 /// drops the command (cancelling its request on the server), then closes.
@@ -681,81 +450,4 @@ async fn prompt(
         out(&human::prompt(&result_object("prompts/get", &raw)?));
     }
     Ok(())
-}
-
-/// Progress drawn on stderr: a redrawn bar on a terminal, one plain line
-/// per notification otherwise (logs, pipes, tests).
-#[derive(Debug)]
-struct ProgressBar {
-    tty: bool,
-    drawn: AtomicBool,
-}
-
-/// Width of the bar in cells.
-const BAR_WIDTH: usize = 30;
-
-impl ProgressBar {
-    fn new() -> Self {
-        ProgressBar {
-            tty: std::io::stderr().is_terminal(),
-            drawn: AtomicBool::new(false),
-        }
-    }
-
-    fn draw(&self, p: &ProgressParams) {
-        let msg = p
-            .message
-            .as_deref()
-            .map(|m| format!(" {}", one_line(m)))
-            .unwrap_or_default();
-        let count = match p.total {
-            Some(t) => format!("{}/{}", fmt_num(p.progress), fmt_num(t)),
-            None => fmt_num(p.progress),
-        };
-        let line = match p.total.filter(|t| *t > 0.0) {
-            Some(total) => {
-                let frac = (p.progress / total).clamp(0.0, 1.0);
-                // Truncation is intended: cells fully reached.
-                let filled = ((frac * BAR_WIDTH as f64) as usize).min(BAR_WIDTH);
-                format!(
-                    "[{}{}] {count} ({:.0}%){msg}",
-                    "#".repeat(filled),
-                    "-".repeat(BAR_WIDTH - filled),
-                    frac * 100.0
-                )
-            }
-            None => format!("progress {count}{msg}"),
-        };
-        let mut err = std::io::stderr().lock();
-        if self.tty {
-            let _ = write!(err, "\r\x1b[2K{line}");
-        } else {
-            let _ = writeln!(err, "progress: {line}");
-        }
-        let _ = err.flush();
-        self.drawn.store(true, Ordering::Relaxed);
-    }
-
-    /// Clears a terminal bar so the result starts on a clean line.
-    fn finish(&self) {
-        if self.tty && self.drawn.swap(false, Ordering::Relaxed) {
-            let mut err = std::io::stderr().lock();
-            let _ = write!(err, "\r\x1b[2K");
-            let _ = err.flush();
-        }
-    }
-}
-
-impl Drop for ProgressBar {
-    fn drop(&mut self) {
-        self.finish();
-    }
-}
-
-fn fmt_num(x: f64) -> String {
-    if x.fract() == 0.0 && x.abs() < 1e15 {
-        format!("{x:.0}")
-    } else {
-        format!("{x}")
-    }
 }
