@@ -14,6 +14,9 @@ pub(crate) enum Failure {
     Usage(String),
     /// Exit 3: `kind` is "connection error", "transport error", "protocol error" or "timeout".
     Fatal { kind: &'static str, message: String },
+    /// Exit 4: the server answered the request with a JSON-RPC error (the
+    /// server is up and said no); the message quotes its code and message.
+    Refused(String),
     /// Exit 130 / 143: interrupted by a signal.
     Interrupted(u8),
 }
@@ -62,6 +65,13 @@ impl Failure {
     }
 
     fn classify(what: &str, e: &ClientError) -> Self {
+        // A JSON-RPC error answering a request is the server saying no; an
+        // error answering the handshake means there is no session to use.
+        if let ClientError::Rpc(obj) = e
+            && what != "handshake"
+        {
+            return Failure::Refused(format!("the server answered {what} with an error: {obj}"));
+        }
         let kind = match e {
             ClientError::Transport(_) => "transport error",
             ClientError::Timeout { .. } => "timeout",
@@ -80,8 +90,8 @@ impl Failure {
             ClientError::Closed(CloseReason::Transport(t)) => format!("{what}: {t}"),
             ClientError::Closed(CloseReason::Handshake(m)) => format!("{what} failed: {m}"),
             ClientError::Timeout { after, .. } => format!(
-                "{what}: no response within {:.1} s (the request was cancelled on the server; \
-                 a longer --timeout may help)",
+                "{what}: no response within {:.1} s; sent the server a cancellation \
+                 (notifications/cancelled) and stopped it (a longer --timeout may help)",
                 after.as_secs_f64()
             ),
             other => format!("{what}: {other}"),
@@ -110,6 +120,10 @@ pub(crate) fn report(f: Failure) -> ExitCode {
         Failure::Fatal { kind, message } => {
             eprintln!("mcp: {kind}: {}", one_line(message));
             3
+        }
+        Failure::Refused(message) => {
+            eprintln!("mcp: {}", one_line(message));
+            4
         }
         Failure::Interrupted(code) => *code,
     };

@@ -19,8 +19,10 @@
 //!
 //! 0 success; 1 the tool reported `isError: true`; 2 usage error (bad flags,
 //! bad JSON in JSON_ARGS); 3 connection, transport, protocol or timeout error
-//! (one line on stderr says which and why); 130 interrupted by Ctrl-C (the
-//! request in flight is cancelled on the server first); 143 on SIGTERM.
+//! (one line on stderr says which and why); 4 the server answered with a
+//! JSON-RPC error (unknown tool, invalid arguments, method not found: its
+//! code and message quoted); 130 interrupted by Ctrl-C (the request in
+//! flight is cancelled on the server first); 143 on SIGTERM.
 //!
 //! # Processes
 //!
@@ -42,7 +44,7 @@ use std::time::Duration;
 use mcp_client::{Client, ClientHandler};
 use mcp_proto::Notification;
 use mcp_proto::RawJson;
-use mcp_proto::schema::{CallToolResult, ProgressParams, ResourceContents};
+use mcp_proto::schema::{CallToolResult, ProgressParams, ResourceContents, ServerCapabilities};
 use serde_json::value::RawValue;
 
 use crate::args::{Command, Options, Server};
@@ -55,6 +57,10 @@ use mcp_cli::raw_json::{Object, array_text, pretty};
 /// transport's own escalation to SIGKILL is shorter than this).
 const CLOSE_TIMEOUT: Duration = Duration::from_secs(6);
 
+/// How long the server has to exit after a timeout or Ctrl-C (the
+/// cancellation is written first) before its process group is killed.
+const CLOSE_AFTER_CANCEL: Duration = Duration::from_millis(500);
+
 /// Extra time the handshake may take beyond `--timeout` (the
 /// `server/discover` probe of a legacy server that never answers it).
 const PROBE_ALLOWANCE: Duration = Duration::from_secs(5);
@@ -63,7 +69,6 @@ const PROBE_ALLOWANCE: Duration = Duration::from_secs(5);
 const EXIT_INTERRUPTED: u8 = 130;
 /// Exit status for SIGTERM (128 + SIGTERM).
 const EXIT_TERMINATED: u8 = 143;
-
 
 fn main() -> ExitCode {
     let opts = match args::parse(std::env::args().skip(1)) {
@@ -134,7 +139,6 @@ fn init_tracing(verbose: u8) {
         .init();
 }
 
-
 /// Connects, runs the command, closes. Ctrl-C or SIGTERM at any point
 /// drops the command (cancelling its request on the server), then closes.
 async fn run(opts: Options) -> Result<(), Failure> {
@@ -187,16 +191,37 @@ async fn run(opts: Options) -> Result<(), Failure> {
         }
     };
     // `work` is dropped here: an unfinished request's future is gone, so the
-    // client queues `notifications/cancelled` for it. Closing flushes that,
-    // then shuts the server down.
-    if tokio::time::timeout(CLOSE_TIMEOUT, client.close())
+    // client queues `notifications/cancelled` for it (a timed-out request's
+    // was queued when it timed out). Closing flushes that, then shuts the
+    // server down. After a timeout or a signal the user is waiting, and the
+    // server may still be busy with the abandoned request: it gets
+    // CLOSE_AFTER_CANCEL to exit, then its process group is killed (the
+    // driver's transport dropped) instead of the full shutdown grace.
+    let hurry = matches!(
+        result,
+        Err(Failure::Interrupted(_)
+            | Failure::Fatal {
+                kind: "timeout",
+                ..
+            })
+    );
+    let close_wait = if hurry {
+        CLOSE_AFTER_CANCEL
+    } else {
+        CLOSE_TIMEOUT
+    };
+    if tokio::time::timeout(close_wait, client.close())
         .await
         .is_err()
+        && !hurry
     {
         tracing::warn!("closing the connection took longer than {CLOSE_TIMEOUT:?}");
     }
     drop(client);
-    let _ = tokio::time::timeout(CLOSE_TIMEOUT, driver).await;
+    if hurry {
+        driver.abort();
+    }
+    let _ = tokio::time::timeout(close_wait, driver).await;
     result
 }
 
@@ -236,32 +261,13 @@ async fn interrupted() -> u8 {
 }
 
 async fn command(client: &Client, opts: &Options) -> Result<(), Failure> {
+    let verbose = opts.verbose > 0;
     match &opts.command {
         Command::Info => info(client, opts.json),
-        Command::Tools => list(client, opts.json, "tools/list", "tools", human::tools).await,
-        Command::Resources => {
-            list(
-                client,
-                opts.json,
-                "resources/list",
-                "resources",
-                human::resources,
-            )
-            .await
-        }
-        Command::Templates => {
-            list(
-                client,
-                opts.json,
-                "resources/templates/list",
-                "resourceTemplates",
-                human::templates,
-            )
-            .await
-        }
-        Command::Prompts => {
-            list(client, opts.json, "prompts/list", "prompts", human::prompts).await
-        }
+        Command::Tools => list(client, opts.json, verbose, Listing::Tools).await,
+        Command::Resources => list(client, opts.json, verbose, Listing::Resources).await,
+        Command::Templates => list(client, opts.json, verbose, Listing::Templates).await,
+        Command::Prompts => list(client, opts.json, verbose, Listing::Prompts).await,
         Command::Call { tool, args } => call(client, opts.json, tool, args.as_deref()).await,
         Command::Read { uri } => read(client, opts.json, uri).await,
         Command::Prompt { name, args } => prompt(client, opts.json, name, args.as_deref()).await,
@@ -276,18 +282,29 @@ fn info(client: &Client, json: bool) -> Result<(), Failure> {
             "the handshake finished but the client has no server information",
         ));
     };
+    // Only what the server said: `supportedVersions` of a 2026-07-28
+    // `server/discover` result, as sent; `initialize` never says.
+    let said = Object::parse(s.raw.get())
+        .ok()
+        .and_then(|o| o.get("supportedVersions").map(|v| v.get().to_owned()));
     if !json {
-        out(&human::info(&s));
+        let versions: Option<Vec<String>> =
+            said.as_deref().and_then(|v| serde_json::from_str(v).ok());
+        out(&human::info(&s, versions.as_deref()));
         return Ok(());
     }
-    let doc = format!(
-        "{{\"serverInfo\":{},\"protocolVersion\":{},\"capabilities\":{},\"instructions\":{},\"supportedVersions\":{}}}",
+    let mut doc = format!(
+        "{{\"serverInfo\":{},\"protocolVersion\":{},\"capabilities\":{},\"instructions\":{}",
         enc(&s.implementation),
         enc(&s.protocol_version.as_str()),
         enc(&s.capabilities),
         enc(&s.instructions),
-        enc(&s.supported_versions),
     );
+    if let Some(versions) = said {
+        doc.push_str(",\"supportedVersions\":");
+        doc.push_str(&versions);
+    }
+    doc.push('}');
     out(&(pretty(&doc) + "\n"));
     Ok(())
 }
@@ -297,14 +314,81 @@ fn enc<T: serde::Serialize + ?Sized>(v: &T) -> String {
     serde_json::to_string(v).unwrap_or_else(|_| "null".into())
 }
 
-/// Every page of `method`, each page's `key` array concatenated.
-async fn list(
-    client: &Client,
-    json: bool,
-    method: &str,
-    key: &str,
-    show: fn(&[Box<RawValue>]) -> String,
-) -> Result<(), Failure> {
+/// The four paginated lists.
+#[derive(Debug, Clone, Copy)]
+enum Listing {
+    Tools,
+    Resources,
+    Templates,
+    Prompts,
+}
+
+impl Listing {
+    fn method(self) -> &'static str {
+        match self {
+            Listing::Tools => "tools/list",
+            Listing::Resources => "resources/list",
+            Listing::Templates => "resources/templates/list",
+            Listing::Prompts => "prompts/list",
+        }
+    }
+
+    /// The result's array member.
+    fn key(self) -> &'static str {
+        match self {
+            Listing::Tools => "tools",
+            Listing::Resources => "resources",
+            Listing::Templates => "resourceTemplates",
+            Listing::Prompts => "prompts",
+        }
+    }
+
+    /// The capability a server advertises when it serves this list.
+    fn capability(self) -> &'static str {
+        match self {
+            Listing::Tools => "tools",
+            Listing::Resources | Listing::Templates => "resources",
+            Listing::Prompts => "prompts",
+        }
+    }
+
+    fn offered(self, caps: &ServerCapabilities) -> bool {
+        match self {
+            Listing::Tools => caps.tools.is_some(),
+            Listing::Resources | Listing::Templates => caps.resources.is_some(),
+            Listing::Prompts => caps.prompts.is_some(),
+        }
+    }
+
+    fn human(self, items: &[Box<RawValue>], verbose: bool) -> String {
+        match self {
+            Listing::Tools => human::tools(items, verbose),
+            Listing::Resources => human::resources(items, verbose),
+            Listing::Templates => human::templates(items, verbose),
+            Listing::Prompts => human::prompts(items, verbose),
+        }
+    }
+}
+
+/// Every page of the list, each page's array concatenated. A server that
+/// did not advertise the capability is not asked: the list is empty, and
+/// the human output says why.
+async fn list(client: &Client, json: bool, verbose: bool, what: Listing) -> Result<(), Failure> {
+    if let Some(s) = client.server()
+        && !what.offered(&s.capabilities)
+    {
+        if json {
+            out("[]\n");
+        } else {
+            let cap = what.capability();
+            out(&format!(
+                "(none: the server does not offer {cap}; it did not advertise the `{cap}` capability)\n"
+            ));
+        }
+        return Ok(());
+    }
+    let method = what.method();
+    let key = what.key();
     let pages = client
         .list_all_raw(method)
         .await
@@ -330,7 +414,7 @@ async fn list(
     if json {
         out(&(pretty(&array_text(items.iter().map(|b| &**b))) + "\n"));
     } else {
-        out(&show(&items));
+        out(&what.human(&items, verbose));
     }
     Ok(())
 }

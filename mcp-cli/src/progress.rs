@@ -83,4 +83,3 @@ fn fmt_num(x: f64) -> String {
         format!("{x}")
     }
 }
-
