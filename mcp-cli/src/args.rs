@@ -29,7 +29,7 @@ it talks to its built-in demo server, which it runs by spawning itself as
 const AFTER_HELP: &str = "\
 Command forms:
   mcp [info]                       mcp call <TOOL> [JSON_ARGS]
-  mcp tools | resources | templates | prompts
+  mcp servers                      mcp tools | resources | templates | prompts
   mcp read <URI>                   mcp prompt <NAME> [JSON_ARGS]
   mcp completions bash|zsh|fish    mcp demo-server
 
@@ -41,7 +41,9 @@ JSON-RPC error (unknown tool, invalid arguments, method not found),
 Examples:
   mcp call slow_sum '{\"a\": 2, \"b\": 3}'
   mcp --stdio \"npx -y @modelcontextprotocol/server-everything\" tools
-  mcp --http https://example.com/mcp -H \"Authorization: Bearer $TOKEN\" info --json";
+  mcp --http https://example.com/mcp -H \"Authorization: Bearer $TOKEN\" info --json
+  mcp servers                      (the servers of ./.mcp.json, .vscode/mcp.json, .cursor/mcp.json)
+  mcp --config ~/.config/Claude/claude_desktop_config.json --server git tools";
 
 /// The command line as clap parses it.
 #[derive(Debug, Parser)]
@@ -107,7 +109,9 @@ struct Cli {
 
 /// Which server: at most one of these.
 #[derive(Debug, Args)]
-#[command(next_help_heading = "Server (at most one; neither = the built-in demo server)")]
+#[command(
+    next_help_heading = "Server (at most one; none = the project's config files, else the built-in demo server)"
+)]
 struct ServerArgs {
     /// Spawn a stdio server; the line is split like a POSIX shell splits words
     #[arg(long, value_name = "command line", global = true)]
@@ -116,12 +120,26 @@ struct ServerArgs {
     /// A Streamable HTTP endpoint (http:// or https://)
     #[arg(long, value_name = "URL", global = true)]
     http: Option<String>,
+
+    /// Read the servers from a host's config file (Claude Desktop / Claude Code
+    /// `mcpServers`, VS Code `servers` + `inputs`, Cursor, or mcp.json); with no
+    /// server option, the project files .mcp.json, .vscode/mcp.json and
+    /// .cursor/mcp.json in the current directory are read when present
+    #[arg(long, value_name = "PATH", global = true)]
+    config: Option<std::path::PathBuf>,
+
+    /// The configured server the command talks to; without it, `tools` lists
+    /// the tools of every configured server as <server>/<tool>
+    #[arg(long, value_name = "NAME", global = true)]
+    server: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]
 enum CliCommand {
     /// Server identity, negotiated protocol revision, capabilities, instructions (the default)
     Info,
+    /// Every configured server: name, transport, status, protocol revision, tools, start time
+    Servers,
     /// Every tool, all pages
     Tools,
     /// Call a tool; progress notifications drawn as a bar on stderr
@@ -173,12 +191,25 @@ pub(crate) enum Server {
     Stdio(String),
     /// A Streamable HTTP endpoint.
     Http(String),
+    /// One server of a host's configuration, picked by `--server` (or the
+    /// only one configured).
+    Configured(Box<mcp_config::ServerConfig>),
+    /// The servers of a host's config file (`--config`), or of the project
+    /// files found in the current directory (`--config` absent), with the
+    /// one `--server` names.
+    Config {
+        /// `--config PATH`; `None`: discover the project files.
+        file: Option<std::path::PathBuf>,
+        /// `--server NAME`.
+        name: Option<String>,
+    },
 }
 
 /// What to do.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Command {
     Info,
+    Servers,
     Tools,
     Call { tool: String, args: Option<String> },
     Resources,
@@ -227,6 +258,23 @@ pub(crate) fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Options, 
     let argv = std::iter::once("mcp".to_owned()).chain(args);
     let matches = command().try_get_matches_from(argv).map_err(clap_stop)?;
     let cli = Cli::from_arg_matches(&matches).map_err(clap_stop)?;
+    let given = [
+        ("--stdio", cli.server.stdio.is_some()),
+        ("--http", cli.server.http.is_some()),
+        ("--config", cli.server.config.is_some()),
+    ];
+    let named: Vec<&str> = given.iter().filter(|g| g.1).map(|g| g.0).collect();
+    if named.len() > 1 {
+        return Err(usage(format!(
+            "{} cannot be used together",
+            named.join(" and ")
+        )));
+    }
+    if cli.server.server.is_some() && (cli.server.stdio.is_some() || cli.server.http.is_some()) {
+        return Err(usage(
+            "--server names a configured server; it cannot be used with --stdio or --http",
+        ));
+    }
     let server = match (cli.server.stdio, cli.server.http) {
         (Some(_), Some(_)) => return Err(usage("--stdio and --http cannot be used together")),
         (Some(line), None) => Server::Stdio(line),
@@ -238,13 +286,17 @@ pub(crate) fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Options, 
             }
             Server::Http(url)
         }
-        (None, None) => Server::Demo,
+        (None, None) => Server::Config {
+            file: cli.server.config,
+            name: cli.server.server,
+        },
     };
     if !cli.headers.is_empty() && !matches!(server, Server::Http(_)) {
         return Err(usage("--header only applies to an --http server"));
     }
     let command = match cli.command.unwrap_or(CliCommand::Info) {
         CliCommand::Info => Command::Info,
+        CliCommand::Servers => Command::Servers,
         CliCommand::Tools => Command::Tools,
         CliCommand::Call { tool, args } => Command::Call { tool, args },
         CliCommand::Resources => Command::Resources,
@@ -360,7 +412,13 @@ mod tests {
     #[test]
     fn defaults() {
         let o = p(&[]).unwrap();
-        assert_eq!(o.server, Server::Demo);
+        assert_eq!(
+            o.server,
+            Server::Config {
+                file: None,
+                name: None
+            }
+        );
         assert_eq!(o.command, Command::Info);
         assert_eq!(o.timeout, DEFAULT_TIMEOUT);
         assert_eq!(o.protocol, VersionChoice::Auto);
@@ -444,6 +502,8 @@ mod tests {
             &["-x"],
             &["--json=yes"],
             &["completions", "tcsh"],
+            &["--config", "a.json", "--stdio", "x"],
+            &["--server", "a", "--http", "http://x"],
         ] {
             match p(bad) {
                 Err(Stop::Usage(line)) => {

@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use mcp_config::{Prepared, ServerConfig};
 use mcp_proto::transport::BoxTransport;
 use mcp_transport_http::{HttpError, HttpTransport};
 use mcp_transport_stdio::{ServerCommand, StdioTransport};
@@ -29,8 +30,38 @@ pub(crate) async fn transport(opts: &Options) -> Result<(BoxTransport, Option<OA
             spawn(cmd)
         }
         Server::Http(url) => return http_transport(url, opts).await,
+        Server::Configured(cfg) => configured_transport(cfg, opts),
+        Server::Config { .. } => Err(Failure::Usage(
+            "no server picked from the configuration: use --server NAME".into(),
+        )),
     }?;
     Ok((t, None))
+}
+
+/// The transport for a server of a host's configuration (`env`, `envFile`,
+/// `cwd`, `headers` applied by mcp-config). Errors name the server.
+pub(crate) fn configured_transport(
+    cfg: &ServerConfig,
+    opts: &Options,
+) -> Result<BoxTransport, Failure> {
+    let name = &cfg.name;
+    let prepared = cfg
+        .prepare()
+        .map_err(|e| Failure::fatal("connection error", e.to_string()))?;
+    match prepared {
+        Prepared::Stdio(cmd) => StdioTransport::spawn(cmd)
+            .map(|t| Box::pin(t) as BoxTransport)
+            .map_err(|e| Failure::fatal("connection error", format!("server {name:?}: {e}"))),
+        Prepared::Http(b) => b
+            .request_timeout(Some(max_request_time(opts)))
+            .build()
+            .map(|t| Box::pin(t) as BoxTransport)
+            .map_err(|e| Failure::fatal("connection error", format!("server {name:?}: {e}"))),
+        other => Err(Failure::fatal(
+            "connection error",
+            format!("server {name:?}: this kind of server is not supported ({other:?})"),
+        )),
+    }
 }
 
 /// `--timeout` × 10: the cap on a request's total time however much progress it reports.

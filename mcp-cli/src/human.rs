@@ -192,11 +192,11 @@ fn shortened(description: &str, verbose: bool) -> (String, bool) {
     (out, cut)
 }
 
-/// `tools`.
-pub(crate) fn tools(items: &[Box<RawValue>], verbose: bool) -> String {
+/// `tools`, each name after `prefix` (`<server>/` over several servers).
+pub(crate) fn tools(items: &[Box<RawValue>], verbose: bool, prefix: &str) -> String {
     listing(items, "(no tools)", verbose, |t| {
         let name = t.str("name").unwrap_or_else(|| "<unnamed>".into());
-        format!("{name}{}", signature(t.object("inputSchema")))
+        format!("{prefix}{name}{}", signature(t.object("inputSchema")))
     })
 }
 

@@ -31,8 +31,10 @@
 //! SIGKILL to the group), and a dropped transport kills the group.
 
 mod args;
+mod config;
 mod connect;
 mod failure;
+mod fleet;
 mod human;
 mod progress;
 
@@ -45,7 +47,9 @@ use mcp_client::{Client, ClientHandler};
 use mcp_proto::Notification;
 use mcp_proto::RawJson;
 use mcp_proto::schema::{CallToolResult, ProgressParams, ResourceContents, ServerCapabilities};
+use mcp_proto::transport::BoxTransport;
 use serde_json::value::RawValue;
+use tokio::task::JoinHandle;
 
 use crate::args::{Command, Options, Server};
 use crate::connect::{LOGIN_TIMEOUT, max_request_time, transport};
@@ -60,6 +64,19 @@ const CLOSE_TIMEOUT: Duration = Duration::from_secs(6);
 /// How long the server has to exit after a timeout or Ctrl-C (the
 /// cancellation is written first) before its process group is killed.
 const CLOSE_AFTER_CANCEL: Duration = Duration::from_millis(500);
+
+/// How long a spawned server may take to answer the `server/discover`
+/// probe before it is taken for a legacy one.
+const STDIO_PROBE_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// Whether the server is a process `mcp` spawns.
+fn spawned(server: &Server) -> bool {
+    match server {
+        Server::Demo | Server::Stdio(_) => true,
+        Server::Configured(cfg) => matches!(cfg.transport, mcp_config::TransportConfig::Stdio(_)),
+        Server::Http(_) | Server::Config { .. } => false,
+    }
+}
 
 /// Extra time the handshake may take beyond `--timeout` (the
 /// `server/discover` probe of a legacy server that never answers it).
@@ -103,7 +120,11 @@ fn main() -> ExitCode {
             .block_on(mcp_cli::demo_server::run())
             .map_err(|e| Failure::fatal("transport error", format!("demo server: {e}")))
     } else {
-        runtime.block_on(run(opts))
+        match pick(opts) {
+            Ok(Pick::One(opts)) => runtime.block_on(run(opts)),
+            Ok(Pick::All(opts, configured)) => runtime.block_on(fleet::run(opts, configured)),
+            Err(f) => Err(f),
+        }
     };
     // Dropping the runtime drops any task still holding a transport, which
     // kills a spawned server's process group.
@@ -112,6 +133,76 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(f) => report(f),
     }
+}
+
+/// What the command talks to.
+enum Pick {
+    /// One server.
+    One(Options),
+    /// Every configured server (`servers`, and `tools` without `--server`).
+    All(Options, config::Configured),
+}
+
+/// With no `--stdio`/`--http`: reads `--config` or the project files and
+/// picks the server (`--server`, the only one, or the `<server>/` of a
+/// qualified tool name), every server, or the demo server when there is no
+/// configuration.
+fn pick(mut opts: Options) -> Result<Pick, Failure> {
+    let Server::Config { file, name } = &opts.server else {
+        if opts.command == Command::Servers {
+            return Err(Failure::Usage(
+                "`servers` lists configured servers: use --config PATH, or run mcp in a \
+                 directory with .mcp.json, .vscode/mcp.json or .cursor/mcp.json"
+                    .into(),
+            ));
+        }
+        return Ok(Pick::One(opts));
+    };
+    let (file, name) = (file.clone(), name.clone());
+    let Some(mut configured) = config::load(file.as_deref())? else {
+        if name.is_some() || opts.command == Command::Servers {
+            return Err(Failure::Usage(
+                "no configured servers: use --config PATH, or run mcp in a directory with \
+                 .mcp.json, .vscode/mcp.json or .cursor/mcp.json"
+                    .into(),
+            ));
+        }
+        opts.server = Server::Demo;
+        return Ok(Pick::One(opts));
+    };
+    if let Some(name) = name {
+        let server = configured.take(&name)?;
+        if opts.command == Command::Servers {
+            configured.servers = vec![server];
+            return Ok(Pick::All(opts, configured));
+        }
+        opts.server = Server::Configured(Box::new(server));
+        return Ok(Pick::One(opts));
+    }
+    if matches!(opts.command, Command::Servers | Command::Tools) {
+        return Ok(Pick::All(opts, configured));
+    }
+    // `call <server>/<tool>`, as `mcp tools` lists it.
+    if let Command::Call { tool, .. } = &mut opts.command
+        && let Some((server, bare)) = tool.split_once('/')
+        && configured.servers.iter().any(|s| s.name == server)
+    {
+        let (server, bare) = (server.to_owned(), bare.to_owned());
+        *tool = bare;
+        opts.server = Server::Configured(Box::new(configured.take(&server)?));
+        return Ok(Pick::One(opts));
+    }
+    if configured.servers.len() == 1 {
+        let only = configured.servers.remove(0);
+        opts.server = Server::Configured(Box::new(only));
+        return Ok(Pick::One(opts));
+    }
+    Err(Failure::Usage(format!(
+        "{} servers are configured in {} ({}): pick one with --server NAME",
+        configured.servers.len(),
+        configured.file_names(),
+        configured.names()
+    )))
 }
 
 /// Writes to stdout, ignoring a closed pipe (`mcp tools | head`).
@@ -139,19 +230,30 @@ fn init_tracing(verbose: u8) {
         .init();
 }
 
-/// Connects, runs the command, closes. Ctrl-C or SIGTERM at any point
-/// drops the command (cancelling its request on the server), then closes.
-async fn run(opts: Options) -> Result<(), Failure> {
-    let (transport, oauth) = transport(&opts).await?;
-    let login = oauth.as_ref().is_some_and(|o| o.login_possible);
+/// A client for `transport` as the options set it up, with its driver
+/// running, and how long its handshake may take. `login`: an OAuth login
+/// may run inside the handshake.
+pub(crate) fn start_client(
+    opts: &Options,
+    transport: BoxTransport,
+    login: bool,
+) -> (Client, JoinHandle<()>, Duration) {
     let mut builder = Client::builder("mcp", env!("CARGO_PKG_VERSION"))
         .protocol(opts.protocol)
         .request_timeout(opts.timeout)
-        .max_request_time(max_request_time(&opts))
-        .resend_on_session_expiry(matches!(opts.server, Server::Http(_)))
+        .max_request_time(max_request_time(opts))
+        .resend_on_session_expiry(!spawned(&opts.server))
         .handler(LogNotifications);
     // A 401 during the handshake runs the browser login inside it.
     let mut handshake_wait = opts.timeout + PROBE_ALLOWANCE;
+    if spawned(&opts.server) {
+        // A process that is silent is most likely still starting (a Python
+        // server's imports take seconds on a busy machine): falling back to
+        // `initialize` after the client's 5 s would meet a server that has
+        // meanwhile answered `server/discover` and rejects `initialize`.
+        builder = builder.probe_timeout(STDIO_PROBE_TIMEOUT);
+        handshake_wait = opts.timeout + STDIO_PROBE_TIMEOUT;
+    }
     if login {
         builder = builder
             .handshake_timeout(opts.timeout + LOGIN_TIMEOUT)
@@ -159,28 +261,40 @@ async fn run(opts: Options) -> Result<(), Failure> {
         handshake_wait += LOGIN_TIMEOUT * 2;
     }
     let (client, driver) = builder.build(transport);
-    let driver = tokio::spawn(driver);
+    let driver = tokio::spawn(async move {
+        let _ = driver.await;
+    });
+    (client, driver, handshake_wait)
+}
+
+/// Waits up to `wait` for the handshake to complete.
+pub(crate) async fn handshake(client: &Client, wait: Duration) -> Result<(), Failure> {
+    match tokio::time::timeout(wait, client.wait_ready()).await {
+        Err(_) => Err(Failure::fatal(
+            "timeout",
+            format!("the server did not complete the handshake within {wait:?}"),
+        )),
+        Ok(Err(e)) => Err(Failure::from_client("handshake", &e)),
+        Ok(Ok(())) => Ok(()),
+    }
+}
+
+/// Connects, runs the command, closes. Ctrl-C or SIGTERM at any point
+/// drops the command (cancelling its request on the server), then closes.
+async fn run(opts: Options) -> Result<(), Failure> {
+    let (transport, oauth) = transport(&opts).await?;
+    let login = oauth.as_ref().is_some_and(|o| o.login_possible);
+    let (client, driver, handshake_wait) = start_client(&opts, transport, login);
 
     let work = async {
-        let ready = tokio::time::timeout(handshake_wait, client.wait_ready()).await;
-        match ready {
-            Err(_) => {
-                return Err(Failure::fatal(
-                    "timeout",
-                    format!("the server did not complete the handshake within {handshake_wait:?}"),
-                ));
+        if let Err(mut f) = handshake(&client, handshake_wait).await {
+            if let (Failure::Fatal { message, .. }, Some(o)) = (&mut f, &oauth)
+                && let Some(why) = o.provider.last_error()
+            {
+                message.push_str("; OAuth: ");
+                message.push_str(&why);
             }
-            Ok(Err(e)) => {
-                let mut f = Failure::from_client("handshake", &e);
-                if let (Failure::Fatal { message, .. }, Some(o)) = (&mut f, &oauth)
-                    && let Some(why) = o.provider.last_error()
-                {
-                    message.push_str("; OAuth: ");
-                    message.push_str(&why);
-                }
-                return Err(f);
-            }
-            Ok(Ok(())) => {}
+            return Err(f);
         }
         command(&client, &opts).await
     };
@@ -271,7 +385,8 @@ async fn command(client: &Client, opts: &Options) -> Result<(), Failure> {
         Command::Call { tool, args } => call(client, opts.json, tool, args.as_deref()).await,
         Command::Read { uri } => read(client, opts.json, uri).await,
         Command::Prompt { name, args } => prompt(client, opts.json, name, args.as_deref()).await,
-        Command::DemoServer | Command::Completions(_) => Ok(()),
+        // Handled before a server is picked.
+        Command::Servers | Command::DemoServer | Command::Completions(_) => Ok(()),
     }
 }
 
@@ -362,7 +477,7 @@ impl Listing {
 
     fn human(self, items: &[Box<RawValue>], verbose: bool) -> String {
         match self {
-            Listing::Tools => human::tools(items, verbose),
+            Listing::Tools => human::tools(items, verbose, ""),
             Listing::Resources => human::resources(items, verbose),
             Listing::Templates => human::templates(items, verbose),
             Listing::Prompts => human::prompts(items, verbose),
