@@ -1,6 +1,7 @@
 //! [`Host`]: many servers started at once, supervised, their tools merged.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Instant;
 
@@ -92,6 +93,7 @@ impl HostBuilder {
                 .servers
                 .into_iter()
                 .map(|spec| Slot {
+                    lost: watch::Sender::new((0, String::new())),
                     desired: watch::Sender::new(if spec.enabled {
                         Desired::Enabled
                     } else {
@@ -101,10 +103,12 @@ impl HostBuilder {
                 })
                 .collect(),
             live: Mutex::new(Vec::new()),
+            generations: AtomicU64::new(0),
             status: watch::Sender::new(reports),
             view: RwLock::new(Arc::new(View {
                 toolbox: empty_toolbox().await,
                 unavailable: HashMap::new(),
+                ready: HashMap::new(),
             })),
             rebuild: tokio::sync::Mutex::new(()),
             cache: self.cache,
@@ -210,16 +214,22 @@ impl Host {
         let view = shared.view();
         if view.toolbox.get(name).is_some() {
             return match view.toolbox.call(name, arguments).await {
-                Err(ToolError::Fatal { source, .. }) if source.is_closed() => {
+                Err(ToolError::Fatal { source, .. }) if connection_lost(&source) => {
                     let server = view
                         .toolbox
                         .resolve(name)
                         .map(|r| r.server)
                         .unwrap_or_default();
+                    let why = reason(&format!("went away during the call ({source})"));
+                    if let Some((i, generation)) = view.ready.get(&server) {
+                        if let Some(slot) = shared.slots.get(*i) {
+                            slot.lost.send_replace((*generation, why.clone()));
+                        }
+                    }
                     Err(ToolError::Unavailable {
                         tool: name.to_owned(),
                         server,
-                        reason: reason(&format!("went away during the call ({source})")),
+                        reason: why,
                     })
                 }
                 other => other,
@@ -296,12 +306,18 @@ enum Desired {
 struct Slot {
     spec: ServerSpec,
     desired: watch::Sender<Desired>,
+    /// A call saw the connection of this generation fail (why): a remote
+    /// server's connection does not close by itself when the server goes
+    /// away, so the host reconnects.
+    lost: watch::Sender<(u64, String)>,
 }
 
 /// A server's connection and tools while it runs; its last tools after.
 #[derive(Debug, Default, Clone)]
 struct Live {
     client: Option<Client>,
+    /// Which start of the server `client` is (from 1).
+    generation: u64,
     /// The tools offered (after include/exclude) at the last listing.
     tools: Option<Vec<Tool>>,
 }
@@ -312,12 +328,16 @@ struct Live {
 struct View {
     toolbox: Toolbox,
     unavailable: HashMap<String, usize>,
+    /// The ready servers: name → (index, generation).
+    ready: HashMap<String, (usize, u64)>,
 }
 
 #[derive(Debug)]
 struct Shared {
     slots: Vec<Slot>,
     live: Mutex<Vec<Live>>,
+    /// Numbers each start of each server.
+    generations: AtomicU64,
     status: watch::Sender<Vec<ServerReport>>,
     view: RwLock<Arc<View>>,
     /// Held while a new view is built, so views are published in order.
@@ -375,9 +395,11 @@ impl Shared {
             .on_collision(self.on_collision)
             .tool_options(self.tool_options.clone());
         let mut down = Vec::new();
+        let mut ready = HashMap::new();
         for (i, (slot, l)) in self.slots.iter().zip(&live).enumerate() {
             match (&l.client, &l.tools) {
                 (Some(client), Some(tools)) => {
+                    ready.insert(slot.spec.name.clone(), (i, l.generation));
                     builder = builder.server(
                         Server::new(slot.spec.name.clone(), client.clone())
                             .prefix(slot.spec.prefix.clone())
@@ -409,11 +431,26 @@ impl Shared {
         let view = Arc::new(View {
             toolbox,
             unavailable,
+            ready,
         });
         match self.view.write() {
             Ok(mut g) => *g = view,
             Err(p) => *p.into_inner() = view,
         }
+    }
+}
+
+/// Whether a call's error means the connection is gone: closed, or a
+/// transport failure of the connection itself (refused, reset, a session
+/// the server no longer knows). A remote server's connection does not close
+/// by itself when the server goes away; the host reconnects on these.
+fn connection_lost(e: &mcp_client::ClientError) -> bool {
+    use mcp_proto::transport::TransportErrorKind as K;
+    match e {
+        mcp_client::ClientError::Transport(t) => {
+            matches!(t.kind(), K::Io | K::Closed | K::SessionExpired)
+        }
+        other => other.is_closed(),
     }
 }
 
@@ -655,10 +692,15 @@ async fn serve(
         tools_from_cache: from_cache,
     };
     let count = tools.len();
+    let generation = shared.generations.fetch_add(1, Ordering::Relaxed) + 1;
     shared.set_live(i, |l| {
         l.client = Some(client.clone());
         l.tools = Some(tools);
+        l.generation = generation;
     });
+    let Some(mut lost) = shared.slots.get(i).map(|s| s.lost.subscribe()) else {
+        return Ended::Asked;
+    };
     shared.rebuild().await;
     shared.set_status(i, ready(count, from_cache));
     signal(first);
@@ -676,6 +718,12 @@ async fn serve(
     loop {
         tokio::select! {
             why = &mut closed => return Ended::Died(reason(&why.to_string())),
+            r = async { lost.wait_for(|(g, _)| *g == generation).await.map(|v| v.1.clone()) } => {
+                let why = r.unwrap_or_default();
+                tracing::warn!(server = %spec.name, reason = %why, "connection lost; reconnecting");
+                client.close().await;
+                return Ended::Died(why);
+            }
             r = changes.changed(), if watching => {
                 if r.is_err() {
                     watching = false;
