@@ -43,7 +43,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_client::{Client, ClientHandler};
+use mcp_client::{Client, ClientBuilder, ClientHandler};
 use mcp_proto::Notification;
 use mcp_proto::RawJson;
 use mcp_proto::schema::{CallToolResult, ProgressParams, ResourceContents, ServerCapabilities};
@@ -230,14 +230,10 @@ fn init_tracing(verbose: u8) {
         .init();
 }
 
-/// A client for `transport` as the options set it up, with its driver
-/// running, and how long its handshake may take. `login`: an OAuth login
-/// may run inside the handshake.
-pub(crate) fn start_client(
-    opts: &Options,
-    transport: BoxTransport,
-    login: bool,
-) -> (Client, JoinHandle<()>, Duration) {
+/// The client builder as the options set it up, and how long its
+/// handshake may take. `login`: an OAuth login may run inside the
+/// handshake.
+pub(crate) fn client_builder(opts: &Options, login: bool) -> (ClientBuilder, Duration) {
     let mut builder = Client::builder("mcp", env!("CARGO_PKG_VERSION"))
         .protocol(opts.protocol)
         .request_timeout(opts.timeout)
@@ -260,6 +256,18 @@ pub(crate) fn start_client(
             .probe_timeout(LOGIN_TIMEOUT);
         handshake_wait += LOGIN_TIMEOUT * 2;
     }
+    (builder, handshake_wait)
+}
+
+/// A client for `transport` as the options set it up, with its driver
+/// running, and how long its handshake may take. `login`: an OAuth login
+/// may run inside the handshake.
+pub(crate) fn start_client(
+    opts: &Options,
+    transport: BoxTransport,
+    login: bool,
+) -> (Client, JoinHandle<()>, Duration) {
+    let (builder, handshake_wait) = client_builder(opts, login);
     let (client, driver) = builder.build(transport);
     let driver = tokio::spawn(async move {
         let _ = driver.await;
@@ -431,7 +439,7 @@ fn enc<T: serde::Serialize + ?Sized>(v: &T) -> String {
 
 /// The four paginated lists.
 #[derive(Debug, Clone, Copy)]
-enum Listing {
+pub(crate) enum Listing {
     Tools,
     Resources,
     Templates,
@@ -485,23 +493,11 @@ impl Listing {
     }
 }
 
-/// Every page of the list, each page's array concatenated. A server that
-/// did not advertise the capability is not asked: the list is empty, and
-/// the human output says why.
-async fn list(client: &Client, json: bool, verbose: bool, what: Listing) -> Result<(), Failure> {
-    if let Some(s) = client.server()
-        && !what.offered(&s.capabilities)
-    {
-        if json {
-            out("[]\n");
-        } else {
-            let cap = what.capability();
-            out(&format!(
-                "(none: the server does not offer {cap}; it did not advertise the `{cap}` capability)\n"
-            ));
-        }
-        return Ok(());
-    }
+/// Every page of the list, each page's array concatenated.
+pub(crate) async fn list_items(
+    client: &Client,
+    what: Listing,
+) -> Result<Vec<Box<RawValue>>, Failure> {
     let method = what.method();
     let key = what.key();
     let pages = client
@@ -526,6 +522,27 @@ async fn list(client: &Client, json: bool, verbose: bool, what: Listing) -> Resu
             })?),
         }
     }
+    Ok(items)
+}
+
+/// Prints the list (see [`list_items`]). A server that
+/// did not advertise the capability is not asked: the list is empty, and
+/// the human output says why.
+async fn list(client: &Client, json: bool, verbose: bool, what: Listing) -> Result<(), Failure> {
+    if let Some(s) = client.server()
+        && !what.offered(&s.capabilities)
+    {
+        if json {
+            out("[]\n");
+        } else {
+            let cap = what.capability();
+            out(&format!(
+                "(none: the server does not offer {cap}; it did not advertise the `{cap}` capability)\n"
+            ));
+        }
+        return Ok(());
+    }
+    let items = list_items(client, what).await?;
     if json {
         out(&(pretty(&array_text(items.iter().map(|b| &**b))) + "\n"));
     } else {

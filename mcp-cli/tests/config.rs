@@ -151,7 +151,7 @@ fn project_mcp_json_servers_tools_and_server_flag() {
     let r = mcp_in(&dir, &["servers"], &[]);
     assert_code(&r, 0);
     assert_eq!(r.stdout.lines().count(), 3, "{}", r.stdout);
-    assert!(r.stdout.contains("failed after"), "{}", r.stdout);
+    assert!(r.stdout.contains("failed: "), "{}", r.stdout);
 
     let r = mcp_in(&dir, &["--server", "python", "tools"], &[]);
     assert_code(&r, 0);
