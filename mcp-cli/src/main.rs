@@ -1,9 +1,18 @@
 //! `mcp`: a command-line client for Model Context Protocol servers.
 //!
 //! The interface is fixed by the workspace's CLI contract (`mcp --help`):
-//! pick a server (`--stdio "<command line>"`, `--http <URL>`, or neither for
-//! the built-in demo server), then a command (`info`, `tools`, `call`,
-//! `resources`, `templates`, `read`, `prompts`, `prompt`, `demo-server`).
+//! pick a server (`--stdio "<command line>"`, `--http <URL>`, a configured
+//! one with `--config PATH` / the project's `.mcp.json`, `.vscode/mcp.json`
+//! or `.cursor/mcp.json` and `--server NAME`, or none of these for the
+//! built-in demo server), then a command (`info`, `servers`, `tools`,
+//! `call`, `resources`, `templates`, `read`, `prompts`, `prompt`,
+//! `completions`, `demo-server`).
+//!
+//! Over every configured server (`servers`, and `tools` without
+//! `--server`), `--json` prints an array of one object per server
+//! (`name`, `transport`, `status`, `protocolVersion`, `tools`,
+//! `startSeconds`, `error`, `source`), or of one per tool
+//! (`{"server", "name": "<server>/<tool>", "tool": <as sent>}`).
 //!
 //! # Output
 //!
