@@ -31,6 +31,7 @@ enum Outcome {
 
 struct Started {
     name: String,
+    config: ServerConfig,
     transport: &'static str,
     source: String,
     /// From the start to ready (handshake and first listing); zero when
@@ -102,6 +103,7 @@ pub(crate) async fn run(opts: Options, configured: Configured) -> Result<(), Fai
             };
             Started {
                 name: cfg.name.clone(),
+                config: cfg.clone(),
                 transport: transport_kind(cfg),
                 source: cfg.source.path.display().to_string(),
                 took,
@@ -203,7 +205,7 @@ async fn tools(host: &Host, started: &[Started], json: bool, verbose: bool) -> R
                     continue;
                 };
                 let tools = match crate::list_items(&client, crate::Listing::Tools).await {
-                    Ok(t) => t,
+                    Ok(t) => crate::config::offered_tools(&s.config, t),
                     Err(f) => {
                         eprintln!("mcp: server {:?}: {}", s.name, why(&f));
                         continue;

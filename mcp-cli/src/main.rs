@@ -395,10 +395,14 @@ async fn command(client: &Client, opts: &Options) -> Result<(), Failure> {
     let verbose = opts.verbose > 0;
     match &opts.command {
         Command::Info => info(client, opts.json),
-        Command::Tools => list(client, opts.json, verbose, Listing::Tools).await,
-        Command::Resources => list(client, opts.json, verbose, Listing::Resources).await,
-        Command::Templates => list(client, opts.json, verbose, Listing::Templates).await,
-        Command::Prompts => list(client, opts.json, verbose, Listing::Prompts).await,
+        Command::Tools => list(client, &opts.server, opts.json, verbose, Listing::Tools).await,
+        Command::Resources => {
+            list(client, &opts.server, opts.json, verbose, Listing::Resources).await
+        }
+        Command::Templates => {
+            list(client, &opts.server, opts.json, verbose, Listing::Templates).await
+        }
+        Command::Prompts => list(client, &opts.server, opts.json, verbose, Listing::Prompts).await,
         Command::Call { tool, args } => call(client, opts.json, tool, args.as_deref()).await,
         Command::Read { uri } => read(client, opts.json, uri).await,
         Command::Prompt { name, args } => prompt(client, opts.json, name, args.as_deref()).await,
@@ -537,7 +541,16 @@ pub(crate) async fn list_items(
 /// Prints the list (see [`list_items`]). A server that
 /// did not advertise the capability is not asked: the list is empty, and
 /// the human output says why.
-async fn list(client: &Client, json: bool, verbose: bool, what: Listing) -> Result<(), Failure> {
+///
+/// Tools of a configured server: those its `includeTools`/`excludeTools`
+/// let the host offer.
+async fn list(
+    client: &Client,
+    server: &Server,
+    json: bool,
+    verbose: bool,
+    what: Listing,
+) -> Result<(), Failure> {
     if let Some(s) = client.server()
         && !what.offered(&s.capabilities)
     {
@@ -551,7 +564,10 @@ async fn list(client: &Client, json: bool, verbose: bool, what: Listing) -> Resu
         }
         return Ok(());
     }
-    let items = list_items(client, what).await?;
+    let mut items = list_items(client, what).await?;
+    if let (Listing::Tools, Server::Configured(cfg)) = (what, server) {
+        items = config::offered_tools(cfg, items);
+    }
     if json {
         out(&(pretty(&array_text(items.iter().map(|b| &**b))) + "\n"));
     } else {

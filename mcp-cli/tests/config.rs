@@ -209,6 +209,9 @@ fn vscode_mcp_json_with_env_variables() {
     for s in ["everything", "python", "broken"] {
         servers[s]["type"] = json!("stdio");
     }
+    // Only some of server-everything's tools (Gemini CLI's field, read in
+    // every format).
+    servers["everything"]["includeTools"] = json!(["echo", "get-*"]);
     let dir = project("vscode");
     std::fs::write(
         dir.join(".vscode/mcp.json"),
@@ -227,9 +230,23 @@ fn vscode_mcp_json_with_env_variables() {
     let r = mcp_in(&dir, &["--server", "everything", "tools"], &env);
     assert_code(&r, 0);
     assert!(r.stdout.contains("echo(message: string)"), "{}", r.stdout);
+    assert!(r.stdout.contains("get-sum("), "{}", r.stdout);
+    assert!(
+        !r.stdout.contains("trigger-long-running-operation"),
+        "{}",
+        r.stdout
+    );
+    let offered = r
+        .stdout
+        .lines()
+        .filter(|l| !l.starts_with(' ') && !l.starts_with('('))
+        .count() as u64;
+    assert_eq!(by_name(&list, "everything")["tools"], offered, "{list}");
     let r = mcp_in(&dir, &["tools"], &env);
     assert_code(&r, 0);
     assert!(r.stdout.contains("python/now()"), "{}", r.stdout);
+    assert!(r.stdout.contains("everything/get-sum("), "{}", r.stdout);
+    assert!(!r.stdout.contains("trigger-long"), "{}", r.stdout);
 
     // Unset: a usage error naming the file, the server and the field.
     let r = mcp_in(&dir, &["tools"], &[]);
