@@ -20,8 +20,8 @@ use tokio::sync::{mpsc, oneshot, watch};
 use tokio::task::AbortHandle;
 
 use crate::client::{
-    BoxFuture, CLOSE_TIMEOUT, Config, HttpTransportBuilder, INITIAL_BACKOFF, MAX_BACKOFF,
-    MAX_REDIRECTS, Unauthorized,
+    BoxFuture, CLOSE_TIMEOUT, Config, HttpTransportBuilder, INITIAL_BACKOFF, MAX_AUTH_RETRIES,
+    MAX_BACKOFF, MAX_REDIRECTS, Unauthorized,
 };
 use crate::error::{HttpError, excerpt};
 use crate::headers::{ParamHeader, add_modern_headers, filter_tools_list};
@@ -452,7 +452,8 @@ impl Shared {
     }
 
     /// One HTTP exchange: auth header, same-origin 307/308 redirects, the
-    /// request timeout, one retry after a 401/403 if the auth hook asks.
+    /// request timeout, up to [`MAX_AUTH_RETRIES`] retries after a 401/403
+    /// when the auth hook asks.
     async fn exchange(
         &self,
         method: Method,
@@ -462,7 +463,7 @@ impl Shared {
     ) -> Result<Response<Incoming>, HttpError> {
         let mut url = url.clone();
         let mut redirects = 0;
-        let mut auth_retried = false;
+        let mut auth_retries = 0;
         loop {
             let mut req = Request::builder()
                 .method(method.clone())
@@ -476,11 +477,16 @@ impl Shared {
             for (k, v) in &headers {
                 h.insert(k.clone(), v.clone());
             }
-            if let Some(auth) = &self.cfg.auth
-                && let Some(mut v) = auth.header().await
-            {
-                v.set_sensitive(true);
-                h.insert(http::header::AUTHORIZATION, v);
+            if let Some(auth) = &self.cfg.auth {
+                let extra = auth.request_headers(&method, &url).await;
+                for k in extra.keys() {
+                    h.remove(k);
+                }
+                for (k, v) in &extra {
+                    let mut v = v.clone();
+                    v.set_sensitive(true);
+                    h.append(k.clone(), v);
+                }
             }
             let fut = self.cfg.http.send(req);
             let resp = match self.cfg.request_timeout {
@@ -494,11 +500,17 @@ impl Shared {
             }
             .map_err(|e| HttpError::Client(Box::new(e)))?;
             let status = resp.status();
+            if let Some(auth) = &self.cfg.auth {
+                auth.on_response(&url, status, resp.headers());
+            }
             if status == StatusCode::UNAUTHORIZED || status == StatusCode::FORBIDDEN {
-                if let (Some(auth), false) = (&self.cfg.auth, auth_retried) {
+                if let Some(auth) = &self.cfg.auth
+                    && auth_retries < MAX_AUTH_RETRIES
+                {
                     let www = resp.headers().get(WWW_AUTHENTICATE).cloned();
-                    if auth.on_unauthorized(Unauthorized::new(status, www)).await {
-                        auth_retried = true;
+                    let refusal = Unauthorized::new(status, www).with_retries(auth_retries);
+                    if auth.on_unauthorized(refusal).await {
+                        auth_retries += 1;
                         continue;
                     }
                 }
