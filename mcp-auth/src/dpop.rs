@@ -206,7 +206,8 @@ mod tests {
             r#"{{"crv":"P-256","kty":"EC","x":{},"y":{}}}"#,
             jwk["x"], jwk["y"]
         );
-        let want = b64_url(ring::digest::digest(&ring::digest::SHA256, canonical.as_bytes()).as_ref());
+        let want =
+            b64_url(ring::digest::digest(&ring::digest::SHA256, canonical.as_bytes()).as_ref());
         assert_eq!(Dpop::new(key).jkt(), want);
         assert_eq!(want.len(), 43);
     }
@@ -226,7 +227,10 @@ mod tests {
         let (_, c) = verified(&d.proof(&Method::POST, &rs, Some("t")).unwrap());
         assert_eq!(c["nonce"], "n-rs");
         let (_, c) = verified(&d.proof(&Method::POST, &as_, None).unwrap());
-        assert!(c.get("nonce").is_none(), "the RS nonce is not sent to the AS");
+        assert!(
+            c.get("nonce").is_none(),
+            "the RS nonce is not sent to the AS"
+        );
         // A newer nonce replaces the old one; an oversized one is ignored.
         h.insert(DPOP_NONCE, HeaderValue::from_static("n-rs-2"));
         d.remember_nonce(&rs, &h);

@@ -156,7 +156,10 @@ pub(crate) fn checked_assertion(raw: String, from: &str) -> Result<String, AuthE
         p.bytes()
             .all(|c| c.is_ascii_alphanumeric() || c == b'-' || c == b'_')
     };
-    if parts.len() != 3 || parts[..2].iter().any(|p| p.is_empty()) || !parts.iter().all(|p| b64url(p)) {
+    if parts.len() != 3
+        || parts[..2].iter().any(|p| p.is_empty())
+        || !parts.iter().all(|p| b64url(p))
+    {
         return Err(AuthError::Config(format!(
             "the workload token from {from} is not a compact JWT (three base64url parts separated by dots)"
         )));
@@ -199,8 +202,14 @@ mod tests {
         // Read afresh each time: a rotated token is picked up.
         let rotated = "eyJh.eyJi.c2ln";
         std::fs::write(&file, rotated).unwrap();
-        assert_eq!(WorkloadToken::file(&file).assertion().await.unwrap(), rotated);
-        let e = WorkloadToken::file(dir.join("missing")).assertion().await.unwrap_err();
+        assert_eq!(
+            WorkloadToken::file(&file).assertion().await.unwrap(),
+            rotated
+        );
+        let e = WorkloadToken::file(dir.join("missing"))
+            .assertion()
+            .await
+            .unwrap_err();
         assert!(e.to_string().contains("missing"), "{e}");
         std::fs::write(&file, "x".repeat(MAX_ASSERTION_LEN + 1)).unwrap();
         let e = WorkloadToken::file(&file).assertion().await.unwrap_err();
@@ -242,6 +251,10 @@ mod tests {
                 ("scope", "a b".to_owned()),
             ]
         );
-        assert!(grant_body(JWT.into(), "r", "").iter().all(|(k, _)| *k != "scope"));
+        assert!(
+            grant_body(JWT.into(), "r", "")
+                .iter()
+                .all(|(k, _)| *k != "scope")
+        );
     }
 }

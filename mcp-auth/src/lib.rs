@@ -55,8 +55,10 @@
 mod challenge;
 mod crypto;
 mod discovery;
+mod dpop;
 mod error;
 mod interaction;
+mod jwt_bearer;
 mod net;
 mod provider;
 mod store;
@@ -65,8 +67,10 @@ mod util;
 pub use challenge::BearerChallenge;
 pub use crypto::{CLIENT_ASSERTION_LIFETIME_SECS, Es256Key};
 pub use discovery::{AuthServerMetadata, ProtectedResourceMetadata};
+pub use dpop::{MAX_DPOP_NONCE_LEN, MAX_DPOP_NONCE_ORIGINS};
 pub use error::AuthError;
 pub use interaction::{DEFAULT_CALLBACK_TIMEOUT, FollowRedirect, Interaction, LoopbackRedirect};
+pub use jwt_bearer::{AssertionSource, MAX_ASSERTION_LEN, WorkloadToken};
 pub use net::{DEFAULT_HTTP_TIMEOUT, MAX_REDIRECTS, MAX_RESPONSE_BODY, SsrfPolicy};
 pub use provider::{
     DEFAULT_MAX_STEP_UPS, IdentityAssertion, MAX_REAUTHORIZATIONS, OAuthProvider,

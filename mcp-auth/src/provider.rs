@@ -1,17 +1,23 @@
 //! [`OAuthProvider`]: the [`AuthProvider`] that runs the OAuth flows.
 
+mod sender_constrained;
+mod workload;
+
+use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use http::{HeaderName, HeaderValue, Uri, header};
+use http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, Uri, header};
 use mcp_transport_http::{AuthProvider, BoxFuture, Unauthorized};
 
 use crate::challenge::{BearerChallenge, split_scopes};
 use crate::crypto::{Es256Key, Pkce, now_secs, random_token};
 use crate::discovery::{Discovered, discover};
+use crate::dpop::Dpop;
 use crate::error::AuthError;
 use crate::interaction::Interaction;
+use crate::jwt_bearer::{AssertionSource, GRANT_JWT_BEARER};
 use crate::net::{
     DEFAULT_HTTP_TIMEOUT, HttpClient, SsrfPolicy, check_url, checked_url, is_loopback_host,
 };
@@ -33,7 +39,6 @@ pub const MAX_REAUTHORIZATIONS: usize = 3;
 pub const REAUTHORIZE_WINDOW: Duration = Duration::from_secs(60);
 
 const GRANT_TOKEN_EXCHANGE: &str = "urn:ietf:params:oauth:grant-type:token-exchange";
-const GRANT_JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
 const TOKEN_TYPE_ID_TOKEN: &str = "urn:ietf:params:oauth:token-type:id_token";
 const TOKEN_TYPE_ID_JAG: &str = "urn:ietf:params:oauth:token-type:id-jag";
 const ASSERTION_TYPE_JWT: &str = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
@@ -72,6 +77,9 @@ enum Grant {
     ClientCredentials,
     /// SEP-990 token exchange + JWT bearer grant.
     IdentityAssertion(IdentityAssertion),
+    /// SEP-1933 workload identity: the JWT bearer grant with the
+    /// workload's own JWT.
+    JwtBearer(Arc<dyn AssertionSource>),
 }
 
 /// Builds an [`OAuthProvider`]. Start with [`OAuthProvider::builder`].
@@ -83,6 +91,7 @@ pub struct OAuthProviderBuilder {
     client_metadata_url: Option<String>,
     client_name: String,
     private_key: Option<Es256Key>,
+    dpop: Option<Es256Key>,
     store: Option<Arc<dyn TokenStore>>,
     policy: Option<SsrfPolicy>,
     timeout: Duration,
@@ -121,6 +130,31 @@ impl OAuthProviderBuilder {
     /// [`client`](Self::client) for the MCP authorization server.
     pub fn identity_assertion(mut self, assertion: IdentityAssertion) -> Self {
         self.grant = Some(Grant::IdentityAssertion(assertion));
+        self
+    }
+
+    /// Use workload identity federation (SEP-1933): the RFC 7523
+    /// JWT-bearer grant, with an assertion from `source` (a
+    /// [`WorkloadToken`](crate::WorkloadToken) file or variable, or a
+    /// closure) for every token request. [`client`](Self::client) is
+    /// optional (client authentication as configured when given). A refused
+    /// grant fails the request; no other grant is tried.
+    pub fn jwt_bearer(mut self, source: impl AssertionSource) -> Self {
+        self.grant = Some(Grant::JwtBearer(Arc::new(source)));
+        self
+    }
+
+    /// Sender-constrained tokens with DPoP (RFC 9449, SEP-1932), signed by
+    /// `key` (e.g. [`Es256Key::generate`]): when the authorization server
+    /// lists ES256 in `dpop_signing_alg_values_supported`, token requests
+    /// carry a proof, and a token it issues as `token_type: DPoP` is sent
+    /// with the `DPoP` scheme and a fresh proof on every request; nonces
+    /// the servers ask for (`use_dpop_nonce`) are remembered per server and
+    /// the refused request retried with it. Other servers get bearer
+    /// tokens as without it. Stored tokens bound to another key are
+    /// dropped, so keep the key as long as the store when both persist.
+    pub fn dpop(mut self, key: Es256Key) -> Self {
+        self.dpop = Some(key);
         self
     }
 
@@ -206,7 +240,7 @@ impl OAuthProviderBuilder {
         });
         let grant = self.grant.ok_or_else(|| {
             AuthError::Config(
-                "choose a grant: .interaction(..), .client_credentials() or .identity_assertion(..)"
+                "choose a grant: .interaction(..), .client_credentials(), .identity_assertion(..) or .jwt_bearer(..)"
                     .into(),
             )
         })?;
@@ -249,6 +283,7 @@ impl OAuthProviderBuilder {
                 client_metadata_url: self.client_metadata_url,
                 client_name: self.client_name,
                 private_key: self.private_key,
+                dpop: self.dpop.map(Dpop::new),
                 store: self.store.unwrap_or_else(|| Arc::new(MemoryStore::new())),
                 offline_access: self.offline_access,
                 max_step_ups: self.max_step_ups,
@@ -294,6 +329,7 @@ struct Inner {
     client_metadata_url: Option<String>,
     client_name: String,
     private_key: Option<Es256Key>,
+    dpop: Option<Dpop>,
     store: Arc<dyn TokenStore>,
     offline_access: bool,
     max_step_ups: usize,
@@ -308,9 +344,14 @@ struct State {
     loaded: bool,
     tokens: Option<TokenSet>,
     discovered: Option<Arc<Discovered>>,
-    registered: Option<ClientCredentials>,
-    /// The issuer the tokens and the registered client belong to (`None`:
-    /// unknown, a 2025-03-26 server).
+    /// Dynamic registrations by the issuer that made them (SEP-2352: only
+    /// good there).
+    registered: BTreeMap<String, ClientCredentials>,
+    /// The issuer pre-registered credentials were first used with: they
+    /// are specific to it (SEP-2352).
+    preregistered_at: Option<String>,
+    /// The issuer the tokens belong to (`None`: unknown, a 2025-03-26
+    /// server).
     issuer: Option<String>,
     /// Scopes asked for in the last authorization.
     requested: Vec<String>,
@@ -335,6 +376,7 @@ impl OAuthProvider {
             client_metadata_url: None,
             client_name: "mcp-rs".into(),
             private_key: None,
+            dpop: None,
             store: None,
             policy: None,
             timeout: DEFAULT_HTTP_TIMEOUT,
@@ -384,9 +426,18 @@ impl Inner {
         s.loaded = true;
         match self.store.load(&self.key) {
             Ok(Some(stored)) => {
+                s.registered = stored.registrations();
                 s.tokens = stored.tokens;
-                s.registered = stored.client;
                 s.issuer = stored.issuer;
+                // A DPoP-bound token is useless without its key.
+                let jkt = self.dpop.as_ref().map(|d| d.jkt().to_owned());
+                if let Some(t) = &s.tokens
+                    && t.dpop_jkt.is_some()
+                    && t.dpop_jkt != jkt
+                {
+                    tracing::info!("dropping stored tokens bound to another DPoP key");
+                    s.tokens = None;
+                }
             }
             Ok(None) => {}
             Err(e) => tracing::warn!(error = %e, "could not load stored tokens"),
@@ -404,7 +455,8 @@ impl Inner {
             StoredAuth {
                 tokens: Some(tokens),
                 issuer,
-                client: s.registered.clone(),
+                client: None,
+                clients: s.registered.clone(),
             }
         };
         if let Err(e) = self.store.save(&self.key, &stored) {
@@ -413,6 +465,11 @@ impl Inner {
     }
 
     async fn header(&self) -> Option<HeaderValue> {
+        sender_constrained::authorization(&self.current_tokens().await?)
+    }
+
+    /// The tokens to present, refreshed first when they are about to expire.
+    async fn current_tokens(&self) -> Option<TokenSet> {
         self.load_once();
         let needs_refresh = {
             let s = self.lock();
@@ -430,10 +487,7 @@ impl Inner {
                 tracing::info!(error = %e, "proactive token refresh failed");
             }
         }
-        let token = self.lock().tokens.as_ref()?.access_token.clone();
-        let mut v = HeaderValue::from_str(&format!("Bearer {token}")).ok()?;
-        v.set_sensitive(true);
-        Some(v)
+        self.lock().tokens.clone()
     }
 
     /// 401: refresh once, then authorize anew. 403 with an
@@ -441,11 +495,19 @@ impl Inner {
     /// fine but not allowed; fail at once ([`AuthError::Forbidden`]).
     async fn on_unauthorized(&self, refusal: Unauthorized) -> bool {
         self.load_once();
+        if let Some(retry) = self.nonce_retry(&refusal) {
+            return retry;
+        }
+        if refusal.retries > 0 {
+            // One new credential per request: the server refused the one
+            // just obtained.
+            return false;
+        }
         let challenge = refusal
             .www_authenticate
             .as_ref()
             .and_then(|v| v.to_str().ok())
-            .and_then(BearerChallenge::parse);
+            .and_then(|h| BearerChallenge::parse(h).or_else(|| BearerChallenge::parse_dpop(h)));
         if refusal.is_forbidden()
             && !challenge
                 .as_ref()
@@ -482,9 +544,14 @@ impl Inner {
         {
             return self.step_up(challenge).await;
         }
-        // 401: one refresh, then the full flow.
+        // 401: one refresh, then the full flow. A refused token may mean the
+        // server moved to another authorization server (SEP-2352): read its
+        // metadata again rather than trusting the cached discovery.
         let can_refresh = {
-            let s = self.lock();
+            let mut s = self.lock();
+            if s.tokens.is_some() {
+                s.discovered = None;
+            }
             !s.refreshed_on_401 && s.tokens.as_ref().is_some_and(|t| t.refresh_token.is_some())
         };
         if can_refresh {
@@ -565,6 +632,7 @@ impl Inner {
             }
             Grant::ClientCredentials => self.client_credentials(&disc, &scopes).await?,
             Grant::IdentityAssertion(a) => self.identity_assertion(&disc, a, &scopes).await?,
+            Grant::JwtBearer(source) => self.jwt_bearer(&disc, source.as_ref(), &scopes).await?,
         };
         self.lock().requested = scopes;
         self.set_tokens(tokens, issuer);
@@ -644,6 +712,17 @@ impl Inner {
         redirect_uri: &str,
     ) -> Result<ClientCredentials, AuthError> {
         if let Some(c) = &self.client {
+            let mut s = self.lock();
+            match &s.preregistered_at {
+                Some(iss) if *iss != disc.meta.issuer => {
+                    return Err(AuthError::Registration(format!(
+                        "the pre-registered client {:?} belongs to {iss}, but the server now names the authorization server {}; configure credentials registered there",
+                        c.client_id, disc.meta.issuer
+                    )));
+                }
+                Some(_) => {}
+                None => s.preregistered_at = Some(disc.meta.issuer.clone()),
+            }
             return Ok(c.clone());
         }
         if disc.meta.client_id_metadata_document_supported
@@ -655,14 +734,9 @@ impl Inner {
                 token_endpoint_auth_method: Some("none".into()),
             });
         }
-        {
-            // A registration is only good at the server that issued it.
-            let s = self.lock();
-            if let Some(c) = s.registered.clone()
-                && s.issuer.as_deref().is_none_or(|i| i == disc.meta.issuer)
-            {
-                return Ok(c);
-            }
+        // A registration is only good at the server that issued it.
+        if let Some(c) = self.lock().registered.get(&disc.meta.issuer) {
+            return Ok(c.clone());
         }
         let Some(reg) = disc.meta.registration_endpoint.as_ref() else {
             return Err(AuthError::Registration(format!(
@@ -715,8 +789,10 @@ impl Inner {
                 .and_then(|x| x.as_str())
                 .map(str::to_owned),
         };
-        tracing::debug!(client = ?c, "registered dynamically");
-        self.lock().registered = Some(c.clone());
+        tracing::debug!(client = ?c, issuer = %disc.meta.issuer, "registered dynamically");
+        self.lock()
+            .registered
+            .insert(disc.meta.issuer.clone(), c.clone());
         Ok(c)
     }
 
@@ -790,7 +866,7 @@ impl Inner {
             ("resource", disc.resource.clone()),
         ];
         let mut tokens = self
-            .token_request(&token_url, &mut body, &client, disc)
+            .token_request(&token_url, &mut body, Some(&client), disc)
             .await?;
         if tokens.scope.is_none() && !scope.is_empty() {
             tokens.scope = Some(scope);
@@ -816,7 +892,7 @@ impl Inner {
             body.push(("scope", scope.clone()));
         }
         let mut t = self
-            .token_request(&token_url, &mut body, &client, disc)
+            .token_request(&token_url, &mut body, Some(&client), disc)
             .await?;
         if t.scope.is_none() && !scope.is_empty() {
             t.scope = Some(scope);
@@ -875,7 +951,7 @@ impl Inner {
         if !scope.is_empty() {
             body.push(("scope", scope));
         }
-        self.token_request(&token_url, &mut body, &client, disc)
+        self.token_request(&token_url, &mut body, Some(&client), disc)
             .await
     }
 
@@ -902,13 +978,15 @@ impl Inner {
         }
         let token_url = self.endpoint(disc.meta.token_endpoint.as_ref(), "token_endpoint")?;
         let client = match (&self.client, &self.grant) {
-            (Some(c), _) => c.clone(),
+            (Some(c), _) => Some(c.clone()),
+            // The JWT bearer grant may run without client authentication.
+            (None, Grant::JwtBearer(_)) => None,
             (None, _) => {
                 let redirect = match &self.grant {
                     Grant::AuthorizationCode(ui) => ui.redirect_uri(),
                     _ => String::new(),
                 };
-                self.client_for(&disc, &redirect).await?
+                Some(self.client_for(&disc, &redirect).await?)
             }
         };
         let mut body = vec![
@@ -917,7 +995,7 @@ impl Inner {
             ("resource", disc.resource.clone()),
         ];
         match self
-            .token_request(&token_url, &mut body, &client, &disc)
+            .token_request(&token_url, &mut body, client.as_ref(), &disc)
             .await
         {
             Ok(mut t) => {
@@ -941,15 +1019,55 @@ impl Inner {
         }
     }
 
-    /// A token endpoint request with client authentication.
+    /// A token endpoint request with client authentication (none for
+    /// `None`) and, when the server takes them, a DPoP proof; one retry
+    /// with the server's nonce on `use_dpop_nonce` (RFC 9449 §8).
     async fn token_request(
         &self,
         url: &Uri,
         body: &mut Vec<(&'static str, String)>,
-        client: &ClientCredentials,
+        client: Option<&ClientCredentials>,
         disc: &Discovered,
     ) -> Result<TokenSet, AuthError> {
         let mut headers: Vec<(HeaderName, HeaderValue)> = Vec::new();
+        if let Some(client) = client {
+            self.add_client_auth(url, body, &mut headers, client, disc)?;
+        }
+        let pairs: Vec<(&str, &str)> = body.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let dpop = self.uses_dpop(disc);
+        let mut nonce_retried = false;
+        let resp = loop {
+            if dpop {
+                self.add_token_proof(url, &mut headers)?;
+            }
+            let resp = self.http.post_form(url, form(&pairs), &headers).await?;
+            if dpop && !nonce_retried && self.token_nonce_retry(url, &resp) {
+                nonce_retried = true;
+                continue;
+            }
+            break resp;
+        };
+        if !resp.status.is_success() {
+            return Err(AuthError::Token(format!(
+                "{url} answered {}: {}",
+                resp.status,
+                oauth_error(&resp.body)
+            )));
+        }
+        let jkt = if dpop { self.dpop_jkt() } else { None };
+        parse_token_response(&resp.body, jkt).map_err(|e| AuthError::Token(format!("{url}: {e}")))
+    }
+
+    /// Client authentication of a token request: a `private_key_jwt`
+    /// assertion, a secret (Basic or in the body), or only the client id.
+    fn add_client_auth(
+        &self,
+        url: &Uri,
+        body: &mut Vec<(&'static str, String)>,
+        headers: &mut Vec<(HeaderName, HeaderValue)>,
+        client: &ClientCredentials,
+        disc: &Discovered,
+    ) -> Result<(), AuthError> {
         match self.auth_method(client, disc) {
             AuthMethod::PrivateKeyJwt(key) => {
                 // RFC 7523 §3: aud identifies the authorization server; its
@@ -980,16 +1098,7 @@ impl Inner {
             }
             AuthMethod::None => body.push(("client_id", client.client_id.clone())),
         }
-        let pairs: Vec<(&str, &str)> = body.iter().map(|(k, v)| (*k, v.as_str())).collect();
-        let resp = self.http.post_form(url, form(&pairs), &headers).await?;
-        if !resp.status.is_success() {
-            return Err(AuthError::Token(format!(
-                "{url} answered {}: {}",
-                resp.status,
-                oauth_error(&resp.body)
-            )));
-        }
-        parse_token_response(&resp.body).map_err(|e| AuthError::Token(format!("{url}: {e}")))
+        Ok(())
     }
 
     fn auth_method<'a>(
@@ -1076,7 +1185,10 @@ fn check_callback(callback: &str, state: &str, disc: &Discovered) -> Result<Stri
         .ok_or_else(|| AuthError::Authorization("the callback has no code".into()))
 }
 
-fn parse_token_response(body: &[u8]) -> Result<TokenSet, String> {
+/// A token response. `dpop_jkt`: the thumbprint of the key whose proof
+/// the request carried; a `token_type: DPoP` answer is bound to it, and is
+/// refused when the request carried none.
+fn parse_token_response(body: &[u8], dpop_jkt: Option<&str>) -> Result<TokenSet, String> {
     let v: serde_json::Value =
         serde_json::from_slice(body).map_err(|e| format!("the token response is not JSON: {e}"))?;
     let access_token = v
@@ -1084,11 +1196,26 @@ fn parse_token_response(body: &[u8]) -> Result<TokenSet, String> {
         .and_then(|x| x.as_str())
         .filter(|s| !s.is_empty())
         .ok_or("the token response has no access_token")?;
-    if let Some(tt) = v.get("token_type").and_then(|x| x.as_str())
-        && !tt.eq_ignore_ascii_case("bearer")
-    {
-        return Err(format!("unsupported token_type {tt:?} (only Bearer)"));
-    }
+    let token_type = v.get("token_type").and_then(|x| x.as_str());
+    let bound = match token_type {
+        Some(tt) if tt.eq_ignore_ascii_case("dpop") => match dpop_jkt {
+            Some(jkt) => Some(jkt.to_owned()),
+            None => {
+                return Err(
+                    "token_type DPoP, but the request carried no DPoP proof (configure .dpop(key))"
+                        .into(),
+                );
+            }
+        },
+        None => None,
+        Some(tt) if tt.eq_ignore_ascii_case("bearer") => None,
+        Some(tt) => {
+            return Err(format!(
+                "unsupported token_type {tt:?} (Bearer{})",
+                if dpop_jkt.is_some() { " or DPoP" } else { "" }
+            ));
+        }
+    };
     let expires_at = v
         .get("expires_in")
         .and_then(|x| x.as_u64().or_else(|| x.as_str()?.parse().ok()))
@@ -1101,6 +1228,7 @@ fn parse_token_response(body: &[u8]) -> Result<TokenSet, String> {
             .map(str::to_owned),
         expires_at,
         scope: v.get("scope").and_then(|x| x.as_str()).map(str::to_owned),
+        dpop_jkt: bound,
     })
 }
 
@@ -1121,6 +1249,14 @@ fn oauth_error(body: &[u8]) -> String {
 impl AuthProvider for OAuthProvider {
     fn header(&self) -> BoxFuture<'_, Option<HeaderValue>> {
         Box::pin(self.inner.header())
+    }
+
+    fn request_headers<'a>(&'a self, method: &'a Method, url: &'a Uri) -> BoxFuture<'a, HeaderMap> {
+        Box::pin(self.inner.request_headers(method, url))
+    }
+
+    fn on_response(&self, url: &Uri, status: StatusCode, headers: &HeaderMap) {
+        self.inner.on_response(url, status, headers)
     }
 
     fn on_unauthorized(&self, refusal: Unauthorized) -> BoxFuture<'_, bool> {
@@ -1205,14 +1341,29 @@ mod tests {
     fn token_response_parsing() {
         let t = parse_token_response(
             br#"{"access_token":"a","token_type":"bearer","expires_in":3600,"refresh_token":"r","scope":"x y"}"#,
+            None,
         )
         .unwrap();
         assert_eq!(t.access_token, "a");
         assert_eq!(t.refresh_token.as_deref(), Some("r"));
         assert!(t.expires_within(3700) && !t.expires_within(3500));
-        assert!(parse_token_response(br#"{"token_type":"Bearer"}"#).is_err());
-        assert!(parse_token_response(br#"{"access_token":"a","token_type":"DPoP"}"#).is_err());
-        assert!(parse_token_response(b"nope").is_err());
+        assert_eq!(t.dpop_jkt, None);
+        assert!(parse_token_response(br#"{"token_type":"Bearer"}"#, None).is_err());
+        assert!(parse_token_response(b"nope", None).is_err());
+        // DPoP: only when the request carried a proof; bound to its key.
+        let dpop = br#"{"access_token":"a","token_type":"DPoP"}"#;
+        assert!(parse_token_response(dpop, None).is_err());
+        let t = parse_token_response(dpop, Some("jkt")).unwrap();
+        assert_eq!(t.dpop_jkt.as_deref(), Some("jkt"));
+        // A proof sent but a bearer token issued: a bearer token.
+        let t = parse_token_response(
+            br#"{"access_token":"a","token_type":"Bearer"}"#,
+            Some("jkt"),
+        );
+        assert_eq!(t.unwrap().dpop_jkt, None);
+        assert!(
+            parse_token_response(br#"{"access_token":"a","token_type":"MAC"}"#, Some("j")).is_err()
+        );
     }
 
     #[test]
