@@ -43,7 +43,8 @@ pub(crate) fn s256(verifier: &str) -> String {
     b64_url(ring::digest::digest(&ring::digest::SHA256, verifier.as_bytes()).as_ref())
 }
 
-/// An ES256 signing key for `private_key_jwt`.
+/// An ES256 (P-256) signing key: for `private_key_jwt` client assertions
+/// and for DPoP proofs.
 pub struct Es256Key {
     pair: EcdsaKeyPair,
     kid: Option<String>,

@@ -586,3 +586,57 @@ async fn a_refused_jwt_bearer_grant_fails_once_without_another_grant() {
     let why = auth.last_error().unwrap();
     assert!(why.contains("invalid_grant"), "{why}");
 }
+
+#[tokio::test]
+async fn preregistered_credentials_are_not_taken_to_another_server() {
+    let mock = Mock::start(Cfg::default()).await;
+    let auth = OAuthProvider::builder(mock.url())
+        .client("pre-registered-at-as1", None)
+        .interaction(AutoApprove)
+        .build()
+        .unwrap();
+    let mut t = transport(&mock, auth.clone());
+    call(&mut t, 1).await.unwrap();
+    mock.switch_to("as2");
+    call(&mut t, 2).await.unwrap_err();
+    let why = auth.last_error().unwrap();
+    assert!(why.contains("pre-registered") && why.contains("/as2"), "{why}");
+    assert!(mock.seen("/as2/token").is_empty(), "nothing sent to as2");
+}
+
+#[tokio::test]
+async fn stored_dpop_tokens_need_their_key() {
+    let mock = Mock::start(Cfg {
+        dpop: true,
+        ..Cfg::default()
+    })
+    .await;
+    let dir = std::env::temp_dir().join(format!("mcp-auth-dpop-store-{}", std::process::id()));
+    let path = dir.join("tokens.json");
+    let key = Es256Key::generate().unwrap();
+    let jkt = key.thumbprint();
+    let auth = OAuthProvider::builder(mock.url())
+        .interaction(AutoApprove)
+        .store(mcp_auth::FileStore::new(&path))
+        .dpop(key)
+        .build()
+        .unwrap();
+    call(&mut transport(&mock, auth.clone()), 1).await.unwrap();
+    assert_eq!(auth.tokens().unwrap().dpop_jkt.as_deref(), Some(jkt.as_str()));
+    // Another process with another key: the stored bound token is dropped.
+    let other = OAuthProvider::builder(mock.url())
+        .interaction(AutoApprove)
+        .store(mcp_auth::FileStore::new(&path))
+        .dpop(Es256Key::generate().unwrap())
+        .build()
+        .unwrap();
+    assert!(other.tokens().is_none());
+    // Without DPoP at all, too.
+    let bearer_only = OAuthProvider::builder(mock.url())
+        .interaction(AutoApprove)
+        .store(mcp_auth::FileStore::new(&path))
+        .build()
+        .unwrap();
+    assert!(bearer_only.tokens().is_none());
+    let _ = std::fs::remove_dir_all(dir);
+}
