@@ -600,7 +600,10 @@ async fn preregistered_credentials_are_not_taken_to_another_server() {
     mock.switch_to("as2");
     call(&mut t, 2).await.unwrap_err();
     let why = auth.last_error().unwrap();
-    assert!(why.contains("pre-registered") && why.contains("/as2"), "{why}");
+    assert!(
+        why.contains("pre-registered") && why.contains("/as2"),
+        "{why}"
+    );
     assert!(mock.seen("/as2/token").is_empty(), "nothing sent to as2");
 }
 
@@ -622,7 +625,10 @@ async fn stored_dpop_tokens_need_their_key() {
         .build()
         .unwrap();
     call(&mut transport(&mock, auth.clone()), 1).await.unwrap();
-    assert_eq!(auth.tokens().unwrap().dpop_jkt.as_deref(), Some(jkt.as_str()));
+    assert_eq!(
+        auth.tokens().unwrap().dpop_jkt.as_deref(),
+        Some(jkt.as_str())
+    );
     // Another process with another key: the stored bound token is dropped.
     let other = OAuthProvider::builder(mock.url())
         .interaction(AutoApprove)

@@ -67,6 +67,26 @@ fn tools_list(id: i64) -> Message {
     .into()
 }
 
+/// One `tools/list` through a transport with a fresh [`PerRequest`].
+async fn one_call(
+    server: &Server,
+) -> (
+    std::sync::Arc<PerRequest>,
+    Result<Message, mcp_proto::transport::TransportError>,
+) {
+    let auth = std::sync::Arc::new(PerRequest::default());
+    let mut t = HttpTransport::builder(&server.url)
+        .auth(auth.clone())
+        .build()
+        .unwrap();
+    t.send(tools_list(1)).await.unwrap();
+    let answer = tokio::time::timeout(Duration::from_secs(10), t.recv())
+        .await
+        .expect("an answer within 10 s")
+        .expect("the transport is open");
+    (auth, answer)
+}
+
 #[tokio::test]
 async fn per_request_headers_nonce_from_a_401_and_a_second_retry() {
     // 401 twice (the second time with a nonce to use), then the answer.
@@ -84,17 +104,8 @@ async fn per_request_headers_nonce_from_a_401_and_a_second_retry() {
         Reply::Json(StatusCode::OK, result(&r.id(), json!({"ok": true}))).into()
     })
     .await;
-    let auth = std::sync::Arc::new(PerRequest::default());
-    let mut t = HttpTransport::builder(&server.url)
-        .auth(auth.clone())
-        .build()
-        .unwrap();
-    t.send(tools_list(1)).await.unwrap();
-    let m = tokio::time::timeout(Duration::from_secs(10), t.recv())
-        .await
-        .unwrap()
-        .unwrap()
-        .unwrap();
+    let (auth, answer) = one_call(&server).await;
+    let m = answer.unwrap();
     assert!(matches!(m, Message::Response(_)), "{m:?}");
     let auths: Vec<String> = server
         .requests()
@@ -120,17 +131,8 @@ async fn retries_stop_at_the_limit() {
     let server =
         serve(|_: &Rec| Reply::Raw(StatusCode::UNAUTHORIZED, "text/plain", "no".into()).into())
             .await;
-    let auth = std::sync::Arc::new(PerRequest::default());
-    let mut t = HttpTransport::builder(&server.url)
-        .auth(auth.clone())
-        .build()
-        .unwrap();
-    t.send(tools_list(1)).await.unwrap();
-    let r = tokio::time::timeout(Duration::from_secs(10), t.recv())
-        .await
-        .unwrap()
-        .unwrap();
-    assert!(r.is_err(), "{r:?}");
+    let (auth, answer) = one_call(&server).await;
+    assert!(answer.is_err(), "{answer:?}");
     assert_eq!(server.requests().len(), 1 + MAX_AUTH_RETRIES as usize);
     assert_eq!(*auth.refusals.lock().unwrap(), [0, 1]);
 }
