@@ -102,11 +102,14 @@ const REDIRECT_URI: &str = "http://localhost:3000/callback";
 
 /// OAuth as an unattended application configures it: credentials from
 /// `MCP_CONFORMANCE_CONTEXT` when the suite hands some over (a private key:
-/// `private_key_jwt` client credentials; an IdP ID token: SEP-990; a secret
-/// in the client-credentials scenarios: `client_credentials`; otherwise
+/// `private_key_jwt` client credentials; an IdP ID token: SEP-990; a
+/// workload JWT: the SEP-1933 JWT-bearer grant; a secret in the
+/// client-credentials scenarios: `client_credentials`; otherwise
 /// pre-registered credentials for the authorization code flow), else
 /// authorization code with a Client ID Metadata Document URL and dynamic
-/// registration. Servers that never answer 401 never trigger it.
+/// registration; always with a DPoP key (SEP-1932), used where the
+/// authorization server offers DPoP. Servers that never answer 401 never
+/// trigger it.
 fn auth_provider(url: &str) -> Result<mcp_auth::OAuthProvider, String> {
     let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
     let ctx: Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
