@@ -12,9 +12,12 @@
 //!   fails when a scenario listed in `xtask/conformance-expected.txt` fails.
 //! - `ci`: what `.ci/run` runs: fmt check, clippy, `test`, all the
 //!   conformance scenarios, docs.
+//! - `scale [ARGS]`: the scale benchmark (100 stdio servers and 1,000 HTTP
+//!   clients in one process; see `scale.rs`).
 
 mod conformance;
 mod json;
+mod scale;
 
 use std::env;
 use std::fs;
@@ -30,8 +33,9 @@ fn main() -> ExitCode {
         Some("test") => test(&args[1..]),
         Some("conformance") => conformance::conformance(&args[1..]),
         Some("ci") => ci(),
+        Some("scale") => scale::scale(&args[1..]),
         _ => {
-            eprintln!("usage: cargo xtask <peers|test|conformance|ci> [args]");
+            eprintln!("usage: cargo xtask <peers|test|conformance|ci|scale> [args]");
             return ExitCode::from(2);
         }
     };

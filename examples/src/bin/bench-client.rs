@@ -2,15 +2,21 @@
 //! (`../shared/bench/CONTRACT.md`). It uses the library exactly as a user
 //! would: connect, list tools, then call `echo` from C tasks sharing one
 //! `Client`, verifying every result.
+//!
+//! `--era modern` asks the library for the 2026-07-28 revision
+//! (`VersionChoice::Era(Era::Modern)`: `server/discover`, no fallback to
+//! `initialize`); the library then writes each request's `_meta` and, over
+//! HTTP, the `Mcp-*` headers itself.
 
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use mcp_client::{Client, ClientError};
-use mcp_proto::schema::ContentBlock;
+use mcp_client::{Client, ClientError, VersionChoice};
+use mcp_proto::schema::{ContentBlock, ResultType};
 use mcp_proto::transport::BoxTransport;
+use mcp_proto::{Era, ProtocolVersion};
 
 const NB: usize = 4500;
 const G: f64 = 1.005;
@@ -23,6 +29,8 @@ struct Args {
     calls: usize,
     concurrency: usize,
     payload: usize,
+    /// `--era modern`: the 2026-07-28 revision.
+    modern: bool,
 }
 
 fn usage(msg: &str) -> ExitCode {
@@ -38,6 +46,7 @@ fn parse_args() -> Result<Args, String> {
         calls: 1000,
         concurrency: 1,
         payload: 64,
+        modern: false,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -53,6 +62,13 @@ fn parse_args() -> Result<Args, String> {
             "--calls" => a.calls = num(&value)?,
             "--concurrency" => a.concurrency = num(&value)?.max(1),
             "--payload" => a.payload = num(&value)?,
+            "--era" => {
+                a.modern = match value.as_str() {
+                    "legacy" => false,
+                    "modern" => true,
+                    other => return Err(format!("--era: {other:?} is neither legacy nor modern")),
+                }
+            }
             other => return Err(format!("unknown flag {other}")),
         }
     }
@@ -160,11 +176,23 @@ async fn connect(a: &Args) -> Result<(Client, f64), String> {
             )
         }
     };
+    let version = if a.modern {
+        VersionChoice::Era(Era::Modern)
+    } else {
+        VersionChoice::Auto
+    };
     let client = Client::builder("bench-client", env!("CARGO_PKG_VERSION"))
+        .protocol(version)
         .resend_on_session_expiry(a.transport == "http")
         .connect(transport)
         .await
         .map_err(|e| format!("connect: {e}"))?;
+    if a.modern && client.protocol_version() != Some(ProtocolVersion::V2026_07_28) {
+        return Err(format!(
+            "connect: negotiated {:?}, not 2026-07-28",
+            client.protocol_version()
+        ));
+    }
     let tools = client
         .list_all_tools()
         .await
@@ -200,6 +228,12 @@ async fn worker(
             .map_err(|e: ClientError| format!("call {i}: {e}"))?;
         if r.is_error() {
             return Err(format!("call {i}: the tool reported isError"));
+        }
+        if r.result_type
+            .as_ref()
+            .is_some_and(|t| *t != ResultType::Complete)
+        {
+            return Err(format!("call {i}: resultType is not \"complete\""));
         }
         match r.content.first() {
             Some(ContentBlock::Text(t)) if t.text == *payload => {}
