@@ -250,14 +250,18 @@ impl HttpTransport {
             }
         })?;
         if start_standalone {
-            // Opened once `notifications/initialized` was accepted.
+            // Opened once `notifications/initialized` was accepted, and every
+            // later message waits until the server has answered the GET (or
+            // refused it): see "The standalone GET stream" in the crate docs.
             let shared = Arc::clone(&self.shared);
             let wait = self.order_barrier.clone();
+            let (ready, ready_rx) = watch::channel(false);
+            self.order_barrier = Some(ready_rx);
             self.spawn(None, async move {
                 if let Some(mut w) = wait {
                     let _ = tokio::time::timeout(ORDER_WAIT, w.wait_for(|d| *d)).await;
                 }
-                standalone_stream(&shared).await;
+                standalone_stream(&shared, ready).await;
             })?;
         }
         Ok(())
@@ -1241,9 +1245,12 @@ async fn get_stream(shared: &Shared, headers: HeaderMap) -> Result<Option<Incomi
 
 /// The optional standalone `GET` stream (legacy era): server requests and
 /// notifications. Reconnects with `Last-Event-ID` within the budget.
-async fn standalone_stream(shared: &Shared) {
+/// `ready` is dropped once the server answered the first GET (with the
+/// stream, 405, or an error): the messages queued behind it go out then.
+async fn standalone_stream(shared: &Shared, ready: watch::Sender<bool>) {
     let mut dec = SseDecoder::new().with_max_event_size(shared.cfg.max_sse_event_size);
     let mut attempts: u32 = 0;
+    let mut ready = Some(ready);
     loop {
         let mut headers = shared.base_headers(false);
         headers.insert(ACCEPT, ACCEPT_SSE);
@@ -1252,7 +1259,13 @@ async fn standalone_stream(shared: &Shared) {
         {
             headers.insert(LAST_EVENT_ID, v);
         }
-        let progress = match get_stream(shared, headers).await {
+        let opened = get_stream(shared, headers).await;
+        // The server has registered the stream (or refused it) by the time
+        // its answer's headers arrive.
+        if let Some(r) = ready.take() {
+            let _ = r.send(true);
+        }
+        let progress = match opened {
             Ok(None) => {
                 tracing::debug!("server does not offer the standalone GET stream (405)");
                 return;
