@@ -6,8 +6,20 @@ use std::collections::BTreeMap;
 use crate::json::Json;
 
 /// Scenarios where a correct client gives up and exits non-zero (the
-/// suite marks them `allowClientError`).
-pub(super) const CLIENT_MUST_FAIL: &[&str] = &["auth/scope-retry-limit", "auth/resource-mismatch"];
+/// suite marks them `allowClientError`): authorization it must refuse, a
+/// skill whose content fails verification.
+pub(super) const CLIENT_MUST_FAIL: &[&str] = &[
+    "auth/scope-retry-limit",
+    "auth/resource-mismatch",
+    "auth/iss-supported-missing",
+    "auth/iss-wrong-issuer",
+    "auth/iss-unexpected",
+    "auth/iss-normalized",
+    "auth/metadata-issuer-mismatch",
+    "sep-2640-client-verify-digest",
+    "sep-2640-client-verify-size",
+    "sep-2640-client-verify-frontmatter",
+];
 
 /// The revision label of the scenarios that are not on the spec timeline.
 pub(super) const EXTENSION: &str = "extension";
