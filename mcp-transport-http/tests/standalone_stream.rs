@@ -146,7 +146,9 @@ async fn every_get_after_a_request_is_a_resumption_after_retry() {
     const RETRY_MS: u64 = 300;
     // When the tool call arrived; its stream closes 50 ms later.
     let called_at: Arc<Mutex<Option<Instant>>> = Arc::default();
-    let gets: Arc<Mutex<Vec<(Instant, Option<String>)>>> = Arc::default();
+    // When the server started serving each GET, and its Last-Event-ID.
+    type Gets = Arc<Mutex<Vec<(Instant, Option<String>)>>>;
+    let gets: Gets = Arc::default();
     let (called, seen) = (Arc::clone(&called_at), Arc::clone(&gets));
     let server = serve(move |r: &Rec| {
         if r.method == http::Method::GET {

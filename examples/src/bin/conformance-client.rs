@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 
 use mcp_client::{BoxFuture, Client, ClientError, ClientHandler, VersionChoice};
 use mcp_proto::schema::ClientCapabilities;
-use mcp_proto::{Era, ErrorObject, ProtocolVersion};
+use mcp_proto::{ErrorObject, ProtocolVersion};
 use mcp_transport_http::HttpTransport;
 use serde_json::{Map, Value, json};
 
@@ -159,17 +159,11 @@ fn auth_failure(auth: &mcp_auth::OAuthProvider, e: String) -> String {
 /// (the client probes `server/discover` and falls back to `initialize`).
 fn protocol_choice() -> Result<VersionChoice, String> {
     match std::env::var("MCP_CONFORMANCE_PROTOCOL_VERSION") {
-        Ok(v) if !v.is_empty() => match ProtocolVersion::parse(&v) {
-            // The stateless era: the automatic choice probes it first
-            // (`server/discover` with per-request `_meta`) and, unlike a
-            // pinned revision, retries when the server rejects the first
-            // attempt and names what it supports (SEP-2575).
-            Some(p) if p.era() == Era::Modern => Ok(VersionChoice::Auto),
-            Some(p) => Ok(VersionChoice::Pinned(p)),
-            None => Err(format!(
-                "MCP_CONFORMANCE_PROTOCOL_VERSION={v:?} is no revision we know"
-            )),
-        },
+        Ok(v) if !v.is_empty() => ProtocolVersion::parse(&v)
+            .map(VersionChoice::Pinned)
+            .ok_or_else(|| {
+                format!("MCP_CONFORMANCE_PROTOCOL_VERSION={v:?} is no revision we know")
+            }),
         _ => Ok(VersionChoice::Auto),
     }
 }
