@@ -85,6 +85,11 @@ impl ServerConfig {
     /// transport's 2024-11-05 HTTP+SSE fallback does the work: the first
     /// `initialize` POST to the SSE URL is refused, the transport then
     /// `GET`s it and posts to the endpoint it names.
+    ///
+    /// A stdio server inherits the host's environment with `env` on top, as
+    /// Claude Code, VS Code and Cursor start it; a stricter host calls
+    /// `env_clear_to_allowlist()` on the prepared command (the file's
+    /// `env` and `envFile` variables are kept on top of the allowlist).
     pub fn prepare(&self) -> Result<Prepared, BuildError> {
         match &self.transport {
             TransportConfig::Stdio(s) => self.prepare_stdio(s),
