@@ -236,11 +236,7 @@ async fn call_listed_tools(client: &Client, calls: &[Value]) -> Result<(), Strin
             failures.push(e);
         }
     }
-    if failures.is_empty() {
-        Ok(())
-    } else {
-        Err(failures.join("; "))
-    }
+    all_ok(failures)
 }
 
 async fn call_one(client: &Client, name: &str, args: Value) -> Result<(), String> {
@@ -320,6 +316,11 @@ async fn call_every_tool(client: &Client) -> Result<(), String> {
             failures.push(e);
         }
     }
+    all_ok(failures)
+}
+
+/// `Ok` when nothing failed, else every failure in one message.
+fn all_ok(failures: Vec<String>) -> Result<(), String> {
     if failures.is_empty() {
         Ok(())
     } else {
