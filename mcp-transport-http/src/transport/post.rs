@@ -47,13 +47,7 @@ impl Post {
                     Message::Notification(n) => n.params.as_ref(),
                     _ => None,
                 };
-                let params: Option<serde_json::Value> = match m {
-                    "tools/call" | "prompts/get" | "resources/read" => {
-                        params.and_then(|p| p.decode().ok())
-                    }
-                    _ => None,
-                };
-                add_modern_headers(&mut headers, m, params.as_ref(), &s.tool_headers);
+                add_modern_headers(&mut headers, m, params.map(|p| p.get()), &s.tool_headers);
             }
             (
                 s.version,
