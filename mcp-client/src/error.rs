@@ -1,6 +1,7 @@
 //! Errors a client call can end with.
 
 use std::fmt;
+use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_proto::ErrorObject;
@@ -20,13 +21,25 @@ pub enum ClientError {
     /// The server answered with a JSON-RPC error.
     #[error("server error: {0}")]
     Rpc(ErrorObject),
-    /// The server's result did not match the method's result type.
-    #[error("could not decode the result of {method}: {message}")]
+    /// The server's result did not match the method's result type (serde's
+    /// error is the [`source`](std::error::Error::source)).
+    #[error("could not decode the result of {method}")]
     Decode {
         /// The method whose result failed to decode.
         method: String,
         /// What serde said.
-        message: String,
+        #[source]
+        source: Arc<serde_json::Error>,
+    },
+    /// The request's params could not be encoded (a `Serialize` impl
+    /// failed, or a map had non-string keys). Nothing was sent.
+    #[error("could not encode the params of {method}")]
+    Encode {
+        /// The method whose params failed to encode.
+        method: String,
+        /// What serde said.
+        #[source]
+        source: Arc<serde_json::Error>,
     },
     /// No response within the request's timeout; the request was cancelled on the server.
     #[error("{method} timed out after {after:?} (the request was cancelled on the server)")]
@@ -36,15 +49,12 @@ pub enum ClientError {
         /// How long the client waited.
         after: Duration,
     },
-    /// The call was cancelled by the caller.
-    #[error("request cancelled")]
-    Cancelled,
     /// The connection is closed; the call cannot complete.
     #[error("connection closed: {0}")]
     Closed(#[source] CloseReason),
     /// The server speaks no protocol revision this client supports.
     #[error(
-        "the server does not support protocol {offered} (it supports: {}); pick one of those with --protocol or upgrade the server",
+        "the server does not support protocol {offered} (it supports: {})",
         supported.join(", ")
     )]
     UnsupportedProtocolVersion {
@@ -77,9 +87,6 @@ pub enum ClientError {
         /// The page cap.
         limit: usize,
     },
-    /// A local misuse of the API (never caused by what the server sent).
-    #[error("API misuse: {0}")]
-    ApiMisuse(&'static str),
 }
 
 impl ClientError {
@@ -116,6 +123,9 @@ pub enum CloseReason {
     Handshake(String),
     /// The client's driver is gone (its task was dropped or the runtime shut down).
     DriverGone,
+    /// The driver was polled outside a tokio runtime (it needs one, with
+    /// the time driver enabled, for its timers and handler tasks).
+    NoRuntime,
 }
 
 impl fmt::Display for CloseReason {
@@ -135,6 +145,9 @@ impl fmt::Display for CloseReason {
             CloseReason::Transport(e) => write!(f, "{e}"),
             CloseReason::Handshake(m) => write!(f, "handshake failed: {m}"),
             CloseReason::DriverGone => f.write_str("the client's driver task is gone"),
+            CloseReason::NoRuntime => f.write_str(
+                "the client's driver ran outside a tokio runtime; spawn it on one (tokio::spawn)",
+            ),
         }
     }
 }

@@ -143,7 +143,7 @@ impl Session {
     /// Like [`request`](Session::request), for params whose `_meta` already
     /// holds what `embedded` says. If that does not match what the negotiated
     /// revision needs when the request goes out, the session adds the rest.
-    pub fn request_embedded(
+    pub(crate) fn request_embedded(
         &mut self,
         call: CallId,
         method: impl Into<Cow<'static, str>>,
@@ -258,7 +258,8 @@ impl Session {
     /// The earliest deadline among user requests sent since the last call
     /// (an owner that only ever moves its timer earlier checks this instead
     /// of [`poll_timeout`](Self::poll_timeout), which looks at every request).
-    pub fn take_new_deadline(&mut self) -> Option<Instant> {
+    #[cfg_attr(not(feature = "tokio"), allow(dead_code))]
+    pub(crate) fn take_new_deadline(&mut self) -> Option<Instant> {
         self.newest_deadline.take()
     }
 

@@ -68,11 +68,13 @@ mod wire;
 mod tests;
 
 pub use self::core::Session;
-pub use calls::{CallId, CallOptions, Embedded, progress_token};
+pub(crate) use calls::Embedded;
+pub use calls::{CallId, CallOptions, progress_token};
 pub use config::{SessionConfig, VersionChoice};
 pub use era::EraHint;
 pub use events::{Event, Transmit};
 pub use handshake::ServerInfo;
 
 pub(crate) use mcp_proto::jsonrpc::IdHash;
+#[cfg_attr(not(feature = "tokio"), allow(unused_imports))]
 pub(crate) use wire::empty_object;

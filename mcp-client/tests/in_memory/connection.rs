@@ -36,7 +36,7 @@ async fn legacy_fallback_and_accessors() {
     assert_eq!(info.implementation.name, "fake");
     assert_eq!(info.instructions.as_deref(), Some("hello"));
     let names: Vec<String> = client
-        .list_all_tools()
+        .list_all::<mcp_proto::schema::Tool>()
         .await
         .unwrap()
         .into_iter()
