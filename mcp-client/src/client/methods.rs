@@ -3,6 +3,8 @@
 //! nothing to configure, is an `async fn`); the raw escape hatch is
 //! [`Client::request_raw`].
 
+use std::borrow::Cow;
+
 use mcp_proto::method::{
     CallTool, Complete, Discover, GetPrompt, Listen, Method, Ping, ReadResource, SetLevel,
     Subscribe, Unsubscribe,
@@ -88,9 +90,10 @@ impl Client {
     /// ```
     pub fn call_tool<'a, A: Serialize + Send + 'a>(
         &'a self,
-        name: &'a str,
+        name: impl Into<Cow<'a, str>>,
         arguments: A,
     ) -> RequestBuilder<'a, CallToolResult> {
+        let name = name.into();
         // Written directly (not with `#[serde(flatten)]`): this is the hot path.
         #[derive(Serialize)]
         struct CallParams<'a, A> {
@@ -103,7 +106,7 @@ impl Client {
             RawJson::from_value_with_capacity(
                 &CallParams {
                     meta: (!meta.is_empty()).then_some(meta),
-                    name,
+                    name: &name,
                     arguments: &arguments,
                 },
                 capacity,

@@ -37,10 +37,12 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use mcp_client::{Client, ClientError, ClientHandler, CloseReason};
+use mcp_client::{Client, ClientError, ClientHandler, CloseReason, ListKind};
 use mcp_proto::Notification;
 use mcp_proto::RawJson;
-use mcp_proto::schema::{CallToolResult, ProgressParams, ResourceContents};
+use mcp_proto::schema::{
+    CallToolResult, LoggingMessageParams, ProgressParams, ResourceContents, ResourceUpdatedParams,
+};
 use mcp_proto::transport::{BoxTransport, TransportError};
 use mcp_transport_http::{HttpError, HttpTransport};
 use mcp_transport_stdio::{ServerCommand, StdioTransport};
@@ -141,6 +143,10 @@ impl Failure {
                  a longer --timeout may help)",
                 after.as_secs_f64()
             ),
+            // The library names the versions; the flag to pick one is ours.
+            ClientError::UnsupportedProtocolVersion { .. } => {
+                format!("{what}: {e}; pick one of those with --protocol or upgrade the server")
+            }
             other => format!("{what}: {other}"),
         };
         Failure::fatal(kind, message)
@@ -437,7 +443,17 @@ async fn run(opts: Options) -> Result<(), Failure> {
 struct LogNotifications;
 
 impl ClientHandler for LogNotifications {
-    fn on_notification(&self, n: Notification) {
+    fn on_logging_message(&self, p: LoggingMessageParams) {
+        let logger = p.logger.as_deref().unwrap_or("");
+        tracing::info!(target: "mcp::server", level = ?p.level, logger, data = %p.data, "server log");
+    }
+    fn on_list_changed(&self, kind: ListKind) {
+        tracing::info!(target: "mcp::server", ?kind, "server list changed");
+    }
+    fn on_resource_updated(&self, p: ResourceUpdatedParams) {
+        tracing::info!(target: "mcp::server", uri = %p.uri, "resource updated");
+    }
+    fn other_notification(&self, n: Notification) {
         let params = n.params.as_ref().map_or("", |p| p.get());
         tracing::info!(target: "mcp::server", method = %n.method, params, "server notification");
     }
@@ -529,6 +545,38 @@ fn enc<T: serde::Serialize + ?Sized>(v: &T) -> String {
     serde_json::to_string(v).unwrap_or_else(|_| "null".into())
 }
 
+/// Every page of `method`, raw, following `nextCursor` (up to
+/// [`mcp_client::DEFAULT_MAX_LIST_PAGES`]).
+async fn list_pages(client: &Client, method: &str) -> Result<Vec<RawJson>, ClientError> {
+    #[derive(serde::Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Cursor {
+        next_cursor: Option<String>,
+    }
+    let mut pages = Vec::new();
+    let mut cursor: Option<String> = None;
+    for _ in 0..mcp_client::DEFAULT_MAX_LIST_PAGES {
+        let params = match &cursor {
+            Some(c) => RawJson::from_value(&serde_json::json!({ "cursor": c })).ok(),
+            None => None,
+        };
+        let page = client.request_raw(method.to_owned(), params).await?;
+        let next: Cursor = page.decode().map_err(|e| ClientError::Decode {
+            method: method.to_owned(),
+            source: Arc::new(e),
+        })?;
+        pages.push(page);
+        match next.next_cursor {
+            Some(c) => cursor = Some(c),
+            None => return Ok(pages),
+        }
+    }
+    Err(ClientError::TooManyPages {
+        method: method.to_owned(),
+        limit: mcp_client::DEFAULT_MAX_LIST_PAGES,
+    })
+}
+
 /// Every page of `method`, each page's `key` array concatenated.
 async fn list(
     client: &Client,
@@ -537,8 +585,7 @@ async fn list(
     key: &str,
     show: fn(&[Box<RawValue>]) -> String,
 ) -> Result<(), Failure> {
-    let pages = client
-        .list_all_raw(method)
+    let pages = list_pages(client, method)
         .await
         .map_err(|e| Failure::from_client(method, &e))?;
     let mut items = Vec::new();
