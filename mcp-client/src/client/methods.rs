@@ -75,6 +75,13 @@ impl Client {
         })
     }
 
+    /// The cap on pages [`list_all`](Self::list_all) follows
+    /// ([`ClientBuilder::max_list_pages`](crate::ClientBuilder::max_list_pages)),
+    /// for callers that walk [`list_page`](Self::list_page) themselves.
+    pub fn max_list_pages(&self) -> usize {
+        self.shared.max_list_pages
+    }
+
     /// `tools/call` with any serializable arguments (a `serde_json::Value`,
     /// or your own struct, encoded straight into the request: no
     /// intermediate `Value`, no copy of large arguments).

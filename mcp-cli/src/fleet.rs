@@ -1,0 +1,258 @@
+//! Every configured server at once: `mcp servers`, and `mcp tools` with no
+//! `--server`. mcp-host's [`Host`] starts them concurrently, each within
+//! its start-up timeout (`--timeout` plus the probe's), and returns when
+//! each one's first attempt ended; one that fails is reported with why and
+//! holds nobody back.
+
+use std::fmt::Write as _;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use mcp_config::{ServerConfig, TransportConfig};
+use mcp_host::{Host, ServerSpec, ServerStatus};
+use mcp_proto::ProtocolVersion;
+use serde_json::value::RawValue;
+
+use crate::args::{Command, Options, Server};
+use crate::config::Configured;
+use crate::failure::Failure;
+use crate::{CLOSE_TIMEOUT, client_builder, human, interrupted, out};
+use mcp_cli::raw_json::{Object, array_text, pretty};
+
+/// How a configured server's start went.
+enum Outcome {
+    Ready {
+        version: ProtocolVersion,
+        tools: usize,
+    },
+    Failed(String),
+    Disabled,
+}
+
+struct Started {
+    name: String,
+    config: ServerConfig,
+    transport: &'static str,
+    source: String,
+    /// From the start to ready (handshake and first listing); zero when
+    /// it is not ready.
+    took: Duration,
+    outcome: Outcome,
+}
+
+fn transport_kind(cfg: &ServerConfig) -> &'static str {
+    match cfg.transport {
+        TransportConfig::Stdio(_) => "stdio",
+        TransportConfig::Http(_) => "http",
+        TransportConfig::Sse(_) => "sse",
+        _ => "other",
+    }
+}
+
+/// The host's server for one configuration entry, its client set up as
+/// the options say (protocol, timeouts, the probe's wait for a process).
+fn spec(cfg: &ServerConfig, opts: &Options) -> ServerSpec {
+    let mut opts = opts.clone();
+    opts.server = Server::Configured(Box::new(cfg.clone()));
+    let (_, startup) = client_builder(&opts, false);
+    let factory = Arc::new(move || client_builder(&opts, false).0);
+    ServerSpec::from_config(cfg, factory).startup_timeout(startup)
+}
+
+/// Starts every server, runs `servers` or `tools`, closes them all.
+pub(crate) async fn run(opts: Options, configured: Configured) -> Result<(), Failure> {
+    let began = Instant::now();
+    let mut builder = Host::builder();
+    for cfg in &configured.servers {
+        builder = builder.server(spec(cfg, &opts));
+    }
+    // Ctrl-C: dropping the host's tasks drops their transports, which
+    // kills the servers' process groups.
+    let host = tokio::select! {
+        h = builder.start() => h.map_err(|e| Failure::Usage(e.to_string()))?,
+        code = interrupted() => return Err(Failure::Interrupted(code)),
+    };
+    let status = host.status();
+    let started: Vec<Started> = configured
+        .servers
+        .iter()
+        .map(|cfg| {
+            let status = status
+                .iter()
+                .find(|r| r.name == cfg.name)
+                .map(|r| r.status.clone());
+            let (took, outcome) = match status {
+                Some(ServerStatus::Ready {
+                    protocol_version,
+                    tools,
+                    since,
+                    ..
+                }) => (
+                    since.saturating_duration_since(began),
+                    Outcome::Ready {
+                        version: protocol_version,
+                        tools,
+                    },
+                ),
+                Some(ServerStatus::Disabled) => (Duration::ZERO, Outcome::Disabled),
+                Some(ServerStatus::Failed { why, .. } | ServerStatus::Restarting { why, .. }) => {
+                    (Duration::ZERO, Outcome::Failed(why))
+                }
+                Some(other) => (Duration::ZERO, Outcome::Failed(other.to_string())),
+                None => (Duration::ZERO, Outcome::Failed("not started".into())),
+            };
+            Started {
+                name: cfg.name.clone(),
+                config: cfg.clone(),
+                transport: transport_kind(cfg),
+                source: cfg.source.path.display().to_string(),
+                took,
+                outcome,
+            }
+        })
+        .collect();
+    let result = match opts.command {
+        Command::Servers => servers(&started, opts.json),
+        _ => tools(&host, &started, opts.json, opts.verbose > 0).await,
+    };
+    if tokio::time::timeout(CLOSE_TIMEOUT, host.close())
+        .await
+        .is_err()
+    {
+        tracing::warn!("closing the servers took longer than {CLOSE_TIMEOUT:?}");
+    }
+    result
+}
+
+fn none_ready(started: &[Started]) -> Option<Failure> {
+    let ready = started
+        .iter()
+        .any(|s| matches!(s.outcome, Outcome::Ready { .. }));
+    (!ready).then(|| {
+        Failure::fatal(
+            "connection error",
+            format!("none of the {} configured servers started", started.len()),
+        )
+    })
+}
+
+/// `mcp servers`.
+fn servers(started: &[Started], json: bool) -> Result<(), Failure> {
+    if json {
+        let items: Vec<String> = started.iter().map(server_json).collect();
+        out(&(pretty(&format!("[{}]", items.join(","))) + "\n"));
+    } else {
+        let width = started.iter().map(|s| s.name.len()).max().unwrap_or(0);
+        let mut text = String::new();
+        for s in started {
+            let took = s.took.as_secs_f64();
+            let _ = match &s.outcome {
+                Outcome::Ready { version, tools } => writeln!(
+                    text,
+                    "{:<width$}  {:<5}  ready  {version}  {tools} tools  started in {took:.1} s",
+                    s.name, s.transport,
+                ),
+                Outcome::Failed(why) => writeln!(
+                    text,
+                    "{:<width$}  {:<5}  failed: {why}",
+                    s.name, s.transport
+                ),
+                Outcome::Disabled => {
+                    writeln!(text, "{:<width$}  {:<5}  disabled", s.name, s.transport)
+                }
+            };
+        }
+        out(&text);
+    }
+    none_ready(started).map_or(Ok(()), Err)
+}
+
+fn server_json(s: &Started) -> String {
+    let enc = |v: &str| serde_json::to_string(v).unwrap_or_else(|_| "null".into());
+    let start = match s.outcome {
+        Outcome::Ready { .. } => format!("{:.3}", s.took.as_secs_f64()),
+        _ => "null".into(),
+    };
+    let (status, version, tools, error) = match &s.outcome {
+        Outcome::Ready { version, tools } => (
+            "ready",
+            enc(version.as_str()),
+            tools.to_string(),
+            "null".into(),
+        ),
+        Outcome::Failed(why) => ("failed", "null".into(), "null".into(), enc(why)),
+        Outcome::Disabled => ("disabled", "null".into(), "null".into(), "null".into()),
+    };
+    format!(
+        "{{\"name\":{},\"transport\":{},\"status\":{},\"protocolVersion\":{version},\"tools\":{tools},\"startSeconds\":{start},\"error\":{error},\"source\":{}}}",
+        enc(&s.name),
+        enc(s.transport),
+        enc(status),
+        enc(&s.source),
+    )
+}
+
+/// `mcp tools` over every server: `<server>/<tool>` names, the objects as
+/// each server sent them; each server that failed gets one line on stderr.
+async fn tools(host: &Host, started: &[Started], json: bool, verbose: bool) -> Result<(), Failure> {
+    let mut listed = Vec::new();
+    let mut text = String::new();
+    for s in started {
+        match &s.outcome {
+            Outcome::Ready { .. } => {
+                let Some(client) = host.client(&s.name) else {
+                    eprintln!("mcp: server {:?} went away", s.name);
+                    continue;
+                };
+                let tools = match crate::list_items(&client, crate::Listing::Tools).await {
+                    Ok(t) => crate::config::offered_tools(&s.config, t),
+                    Err(f) => {
+                        eprintln!("mcp: server {:?}: {}", s.name, why(&f));
+                        continue;
+                    }
+                };
+                if !json {
+                    text.push_str(&human::tools(&tools, verbose, &format!("{}/", s.name)));
+                    continue;
+                }
+                let enc = |v: &str| serde_json::to_string(v).unwrap_or_default();
+                for t in tools {
+                    let tool_name = Object::parse(t.get())
+                        .ok()
+                        .and_then(|o| o.str("name"))
+                        .unwrap_or_default();
+                    listed.push(format!(
+                        "{{\"server\":{},\"name\":{},\"tool\":{}}}",
+                        enc(&s.name),
+                        enc(&format!("{}/{tool_name}", s.name)),
+                        t.get()
+                    ));
+                }
+            }
+            Outcome::Failed(why) => eprintln!("mcp: server {:?} failed: {why}", s.name),
+            Outcome::Disabled => {}
+        }
+    }
+    if json {
+        let raw: Vec<Box<RawValue>> = listed
+            .into_iter()
+            .filter_map(|l| RawValue::from_string(l).ok())
+            .collect();
+        out(&(pretty(&array_text(raw.iter().map(|b| &**b))) + "\n"));
+    } else {
+        out(&text);
+    }
+    none_ready(started).map_or(Ok(()), Err)
+}
+
+/// The failure as one line, without `mcp: `.
+fn why(f: &Failure) -> String {
+    match f {
+        Failure::Fatal { kind, message } => {
+            format!("{kind}: {}", crate::failure::one_line(message))
+        }
+        Failure::Usage(m) | Failure::Refused(m) => crate::failure::one_line(m),
+        Failure::ToolError => "the tool failed".into(),
+        Failure::Interrupted(_) => "interrupted".into(),
+    }
+}
