@@ -3,8 +3,9 @@
 
 use super::*;
 use mcp_proto::schema::{
-    CancelledParams, ElicitParams, ElicitResult, ElicitationCompleteParams, ListRootsParams,
-    ListRootsResult, LoggingMessageParams, ProgressParams, ResourceUpdatedParams, Root, Tool,
+    CancelledParams, ContentBlock, CreateMessageParams, CreateMessageResult, ElicitParams,
+    ElicitResult, ElicitationCompleteParams, ListRootsParams, ListRootsResult,
+    LoggingMessageParams, ProgressParams, ResourceUpdatedParams, Role, Root, Tool,
 };
 
 struct Recorder {
@@ -25,6 +26,18 @@ impl ClientHandler for Recorder {
     }
     async fn list_roots(&self, _: ListRootsParams) -> Result<ListRootsResult, ErrorObject> {
         Ok(ListRootsResult::new(vec![Root::new("file:///w")]))
+    }
+    /// Implemented but not advertised: the client must not call it.
+    async fn create_message(
+        &self,
+        _: CreateMessageParams,
+    ) -> Result<CreateMessageResult, ErrorObject> {
+        self.saw("sampled although not advertised");
+        Ok(CreateMessageResult::new(
+            Role::Assistant,
+            ContentBlock::text("no"),
+            "m",
+        ))
     }
     async fn elicit(&self, p: ElicitParams) -> Result<ElicitResult, ErrorObject> {
         let mut content = serde_json::Map::new();
@@ -117,7 +130,14 @@ async fn legacy_server_requests_and_notifications_reach_the_handler() {
             .await
             .unwrap();
         server
-            .send(Request::new("r2".into(), "sampling/createMessage", Some(raw(json!({})))).into())
+            .send(
+                Request::new(
+                    "r2".into(),
+                    "sampling/createMessage",
+                    Some(raw(json!({"messages": [], "maxTokens": 5}))),
+                )
+                .into(),
+            )
             .await
             .unwrap();
         // Elicitation is advertised but these params do not decode: -32602.
