@@ -56,6 +56,9 @@ mod challenge;
 mod crypto;
 mod discovery;
 mod error;
+#[cfg(any(test, fuzzing))]
+#[doc(hidden)]
+pub mod fuzzing;
 mod interaction;
 mod net;
 mod provider;

@@ -56,6 +56,9 @@
 
 mod era_cache;
 pub mod error;
+#[cfg(any(test, fuzzing))]
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod handler;
 pub mod session;
 

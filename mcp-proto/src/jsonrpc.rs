@@ -842,3 +842,7 @@ impl<'de> Deserialize<'de> for Message {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(any(test, fuzzing))]
+#[doc(hidden)]
+pub mod fuzzing;

@@ -10,10 +10,14 @@
 //!   `peers`, then the official MCP conformance suite's client scenarios
 //!   against `examples`' `conformance-client`, one at a time, with a table;
 //!   fails when a scenario listed in `xtask/conformance-expected.txt` fails.
+//! - `fuzz [--seconds N] [--target NAME]...`: builds the fuzz targets on
+//!   stable and runs each for N seconds (default 60); fails on a finding and
+//!   saves its reproducer under `fuzz/artifacts/` (`fuzz/README.md`).
 //! - `ci`: what `.ci/run` runs: fmt check, clippy, `test`, all the
-//!   conformance scenarios, docs.
+//!   conformance scenarios, docs, 30 s of each fuzz target.
 
 mod conformance;
+mod fuzz;
 mod json;
 
 use std::env;
@@ -29,9 +33,10 @@ fn main() -> ExitCode {
         Some("peers") => peers(),
         Some("test") => test(&args[1..]),
         Some("conformance") => conformance::conformance(&args[1..]),
+        Some("fuzz") => fuzz::fuzz(&args[1..]),
         Some("ci") => ci(),
         _ => {
-            eprintln!("usage: cargo xtask <peers|test|conformance|ci> [args]");
+            eprintln!("usage: cargo xtask <peers|test|conformance|fuzz|ci> [args]");
             return ExitCode::from(2);
         }
     };
@@ -150,5 +155,6 @@ fn ci() -> Result {
     conformance::conformance(&["--suite".into(), "all".into()])?;
     run(cargo()
         .args(["doc", "--workspace", "--no-deps"])
-        .env("RUSTDOCFLAGS", "-D warnings"))
+        .env("RUSTDOCFLAGS", "-D warnings"))?;
+    fuzz::fuzz(&["--seconds".into(), "30".into()])
 }

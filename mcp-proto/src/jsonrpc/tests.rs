@@ -1,4 +1,5 @@
 use super::*;
+use fuzzing::paths_agree;
 
 fn decode(s: &str) -> Result<Message, DecodeError> {
     Message::from_slice(s.as_bytes())
@@ -91,26 +92,6 @@ fn known_methods_are_interned() {
         panic!()
     };
     assert!(matches!(n.method, Cow::Borrowed(_)));
-}
-
-/// Both decoders on `text`: when the fast path takes a message, `serde_json`
-/// must decode it to the same message (or the same envelope violation).
-/// Returns whether the fast path took it.
-fn paths_agree(text: &str) -> bool {
-    let Some(env) = scan::envelope(text.as_bytes()).and_then(|s| fast_envelope(text, s)) else {
-        return false;
-    };
-    let fast = keep_text(env, text.to_owned());
-    let slow = decode_text_serde(text.to_owned());
-    match (fast, slow) {
-        (Ok(a), Ok(b)) => {
-            assert_eq!(format!("{a:?}"), format!("{b:?}"), "{text}");
-            assert_eq!(a.to_vec(), b.to_vec(), "{text}");
-        }
-        (Err((a, _)), Err((b, _))) => assert_eq!(a, b, "{text}"),
-        (a, b) => panic!("fast path {a:?} but serde_json {b:?} on {text}"),
-    }
-    true
 }
 
 #[test]
