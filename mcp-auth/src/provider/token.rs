@@ -1,0 +1,238 @@
+//! Token endpoint requests: refresh, client authentication, and parsing
+//! the token response and OAuth error bodies.
+
+use http::{HeaderName, HeaderValue, Uri, header};
+
+use super::Inner;
+use super::builder::Grant;
+use crate::crypto::{Es256Key, now_secs};
+use crate::discovery::Discovered;
+use crate::error::AuthError;
+use crate::interaction::Interaction;
+use crate::store::{ClientCredentials, TokenSet};
+use crate::util::{b64_std, form, pct};
+
+const ASSERTION_TYPE_JWT: &str = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
+
+impl Inner {
+    pub(super) async fn refresh(&self) -> Result<(), AuthError> {
+        let Some(old) = self.lock().tokens.clone() else {
+            return Err(AuthError::Token("no tokens to refresh".into()));
+        };
+        let Some(rt) = old.refresh_token.clone() else {
+            return Err(AuthError::Token("no refresh token".into()));
+        };
+        let disc = self.discovered(None).await?;
+        // Credentials are bound to their authorization server: never send a
+        // refresh token to another one (the metadata may have changed).
+        let stored_issuer = self.lock().issuer.clone();
+        if let Some(iss) = stored_issuer
+            && disc.issuer_validated
+            && iss != disc.meta.issuer
+        {
+            self.lock().tokens = None;
+            return Err(AuthError::Token(format!(
+                "the tokens were issued by {iss}, but the server now names {}; authorizing anew",
+                disc.meta.issuer
+            )));
+        }
+        let token_url = self.endpoint(disc.meta.token_endpoint.as_ref(), "token_endpoint")?;
+        let client = match (&self.client, &self.grant) {
+            (Some(c), _) => c.clone(),
+            (None, _) => {
+                let redirect = match &self.grant {
+                    Grant::AuthorizationCode(ui) => ui.redirect_uri(),
+                    _ => String::new(),
+                };
+                self.client_for(&disc, &redirect).await?
+            }
+        };
+        let mut body = vec![
+            ("grant_type", "refresh_token".to_owned()),
+            ("refresh_token", rt.clone()),
+            ("resource", disc.resource.clone()),
+        ];
+        match self
+            .token_request(&token_url, &mut body, &client, &disc)
+            .await
+        {
+            Ok(mut t) => {
+                if t.refresh_token.is_none() {
+                    t.refresh_token = Some(rt);
+                }
+                if t.scope.is_none() {
+                    t.scope = old.scope;
+                }
+                let issuer = disc.issuer_validated.then(|| disc.meta.issuer.clone());
+                self.set_tokens(t, issuer);
+                Ok(())
+            }
+            Err(e) => {
+                // The refresh token is spent or revoked.
+                if let Some(t) = self.lock().tokens.as_mut() {
+                    t.refresh_token = None;
+                }
+                Err(e)
+            }
+        }
+    }
+
+    /// A token endpoint request with client authentication.
+    pub(super) async fn token_request(
+        &self,
+        url: &Uri,
+        body: &mut Vec<(&'static str, String)>,
+        client: &ClientCredentials,
+        disc: &Discovered,
+    ) -> Result<TokenSet, AuthError> {
+        let mut headers: Vec<(HeaderName, HeaderValue)> = Vec::new();
+        match self.auth_method(client, disc) {
+            AuthMethod::PrivateKeyJwt(key) => {
+                // RFC 7523 §3: aud identifies the authorization server; its
+                // issuer identifier (the token endpoint when there is none).
+                let aud = if disc.meta.issuer.is_empty() {
+                    url.to_string()
+                } else {
+                    disc.meta.issuer.clone()
+                };
+                body.push(("client_id", client.client_id.clone()));
+                body.push(("client_assertion_type", ASSERTION_TYPE_JWT.to_owned()));
+                body.push((
+                    "client_assertion",
+                    key.client_assertion(&client.client_id, &aud)?,
+                ));
+            }
+            AuthMethod::Basic(secret) => {
+                // RFC 6749 §2.3.1: form-encode both, then base64.
+                let raw = format!("{}:{}", pct(&client.client_id), pct(secret));
+                let mut v = HeaderValue::from_str(&format!("Basic {}", b64_std(raw.as_bytes())))
+                    .map_err(|_| AuthError::Config("unusable client credentials".into()))?;
+                v.set_sensitive(true);
+                headers.push((header::AUTHORIZATION, v));
+            }
+            AuthMethod::Post(secret) => {
+                body.push(("client_id", client.client_id.clone()));
+                body.push(("client_secret", secret.to_owned()));
+            }
+            AuthMethod::None => body.push(("client_id", client.client_id.clone())),
+        }
+        let pairs: Vec<(&str, &str)> = body.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let resp = self.http.post_form(url, form(&pairs), &headers).await?;
+        if !resp.status.is_success() {
+            return Err(AuthError::Token(format!(
+                "{url} answered {}: {}",
+                resp.status,
+                oauth_error(&resp.body)
+            )));
+        }
+        parse_token_response(&resp.body).map_err(|e| AuthError::Token(format!("{url}: {e}")))
+    }
+
+    fn auth_method<'a>(
+        &'a self,
+        client: &'a ClientCredentials,
+        disc: &Discovered,
+    ) -> AuthMethod<'a> {
+        let supported = disc.meta.token_endpoint_auth_methods_supported.as_deref();
+        let supports = |m: &str| supported.is_some_and(|s| s.iter().any(|x| x == m));
+        if let Some(key) = &self.private_key
+            && (supported.is_none() || supports("private_key_jwt"))
+        {
+            return AuthMethod::PrivateKeyJwt(key);
+        }
+        let Some(secret) = client.client_secret.as_deref() else {
+            return AuthMethod::None;
+        };
+        match client.token_endpoint_auth_method.as_deref() {
+            Some("client_secret_basic") => return AuthMethod::Basic(secret),
+            Some("client_secret_post") => return AuthMethod::Post(secret),
+            Some("none") => return AuthMethod::None,
+            _ => {}
+        }
+        match supported {
+            // RFC 8414: the default is client_secret_basic.
+            None => AuthMethod::Basic(secret),
+            Some(_) if supports("client_secret_basic") => AuthMethod::Basic(secret),
+            Some(_) if supports("client_secret_post") => AuthMethod::Post(secret),
+            Some(_) if supports("none") => AuthMethod::None,
+            Some(_) => AuthMethod::Basic(secret),
+        }
+    }
+}
+
+enum AuthMethod<'a> {
+    PrivateKeyJwt(&'a Es256Key),
+    Basic(&'a str),
+    Post(&'a str),
+    None,
+}
+
+fn parse_token_response(body: &[u8]) -> Result<TokenSet, String> {
+    let v: serde_json::Value =
+        serde_json::from_slice(body).map_err(|e| format!("the token response is not JSON: {e}"))?;
+    let access_token = v
+        .get("access_token")
+        .and_then(|x| x.as_str())
+        .filter(|s| !s.is_empty())
+        .ok_or("the token response has no access_token")?;
+    if let Some(tt) = v.get("token_type").and_then(|x| x.as_str())
+        && !tt.eq_ignore_ascii_case("bearer")
+    {
+        return Err(format!("unsupported token_type {tt:?} (only Bearer)"));
+    }
+    let expires_at = v
+        .get("expires_in")
+        .and_then(|x| x.as_u64().or_else(|| x.as_str()?.parse().ok()))
+        .map(|s| now_secs().saturating_add(s));
+    Ok(TokenSet {
+        access_token: access_token.to_owned(),
+        refresh_token: v
+            .get("refresh_token")
+            .and_then(|x| x.as_str())
+            .map(str::to_owned),
+        expires_at,
+        scope: v.get("scope").and_then(|x| x.as_str()).map(str::to_owned),
+    })
+}
+
+/// `error: description` from an OAuth error body, or a short excerpt.
+pub(super) fn oauth_error(body: &[u8]) -> String {
+    if let Ok(v) = serde_json::from_slice::<serde_json::Value>(body)
+        && let Some(e) = v.get("error").and_then(|x| x.as_str())
+    {
+        return match v.get("error_description").and_then(|x| x.as_str()) {
+            Some(d) => format!("{e}: {d}"),
+            None => e.to_owned(),
+        };
+    }
+    let s = String::from_utf8_lossy(body);
+    s.chars().take(200).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn token_response_parsing() {
+        let t = parse_token_response(
+            br#"{"access_token":"a","token_type":"bearer","expires_in":3600,"refresh_token":"r","scope":"x y"}"#,
+        )
+        .unwrap();
+        assert_eq!(t.access_token, "a");
+        assert_eq!(t.refresh_token.as_deref(), Some("r"));
+        assert!(t.expires_within(3700) && !t.expires_within(3500));
+        assert!(parse_token_response(br#"{"token_type":"Bearer"}"#).is_err());
+        assert!(parse_token_response(br#"{"access_token":"a","token_type":"DPoP"}"#).is_err());
+        assert!(parse_token_response(b"nope").is_err());
+    }
+
+    #[test]
+    fn oauth_errors_are_summarized() {
+        assert_eq!(
+            oauth_error(br#"{"error":"invalid_grant","error_description":"expired"}"#),
+            "invalid_grant: expired"
+        );
+        assert_eq!(oauth_error(b"plain"), "plain");
+    }
+}

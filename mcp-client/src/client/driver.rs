@@ -1,0 +1,330 @@
+//! The [`Driver`] task: transport I/O, timers and shutdown.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::AtomicUsize;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+
+use mcp_proto::jsonrpc::{Message, Notification};
+use mcp_proto::schema::ProgressParams;
+use mcp_proto::transport::BoxTransport;
+use tokio::sync::{mpsc, oneshot};
+
+use super::notifications::Backlog;
+use super::{Command, ProgressFn, Reply, Shared};
+use crate::era_cache::EraCache;
+use crate::error::{ClientError, CloseReason};
+use crate::handler::ClientHandler;
+use crate::session::{CallId, Session, Transmit};
+
+pub(super) struct Waiter {
+    pub(super) reply: Reply,
+    pub(super) progress: Option<ProgressFn>,
+}
+
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum DriverState {
+    Running,
+    /// Session closed; closing the transport.
+    Closing,
+    Done,
+}
+
+/// The task that runs the connection: it reads from the server, writes
+/// what callers queued, runs timers and closes. Spawn it (or `.await` it); it
+/// finishes when the connection is closed.
+///
+/// The session and the transport live in one state behind a mutex
+/// that callers share: a request is handed to the session by the caller
+/// itself, and when it is the only one in flight (the sequential case) the
+/// caller also writes it, so a call costs no task hand-off on the way out.
+/// Concurrent requests leave the writing to the driver, which batches them
+/// into one write. The lock is never held across an `.await` or while user
+/// code (handlers, progress callbacks) runs.
+#[must_use = "the driver does nothing unless spawned or polled"]
+pub struct Driver {
+    pub(super) core: Arc<Mutex<DriverCore>>,
+}
+
+/// Everything the connection owns; see [`Driver`].
+pub(super) struct DriverCore {
+    /// Wakes the driver task (its last poll's waker).
+    pub(super) driver_waker: Option<std::task::Waker>,
+    /// Progress callbacks to run once the lock is released.
+    pub(super) deferred: Vec<(ProgressFn, ProgressParams)>,
+    pub(super) session: Session,
+    pub(super) transport: BoxTransport,
+    pub(super) commands: mpsc::UnboundedReceiver<Command>,
+    pub(super) shared: std::sync::Weak<Shared>,
+    pub(super) waiters: HashMap<CallId, Waiter, crate::session::IdHash>,
+    pub(super) stash: Option<Message>,
+    pub(super) sleep: Pin<Box<tokio::time::Sleep>>,
+    pub(super) armed: Option<std::time::Instant>,
+    pub(super) notifications: mpsc::UnboundedSender<Notification>,
+    pub(super) backlog: Arc<Backlog>,
+    pub(super) server_requests: Arc<AtomicUsize>,
+    pub(super) handler: Arc<dyn ClientHandler>,
+    pub(super) state: DriverState,
+    pub(super) ready_waiters: Vec<Reply>,
+    pub(super) ready: bool,
+    pub(super) started: bool,
+    /// Where to remember the server's era, and under which key.
+    pub(super) era_cache: Option<(EraCache, String)>,
+    /// The session started from a remembered era.
+    pub(super) used_hint: bool,
+    pub(super) close_waiters: Vec<oneshot::Sender<()>>,
+    pub(super) dirty: bool,
+}
+
+impl std::fmt::Debug for Driver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Driver").finish_non_exhaustive()
+    }
+}
+
+/// Locks the core; a panic while it was held (a bug) does not wedge the
+/// connection for everyone else.
+pub(super) fn lock_core(core: &Mutex<DriverCore>) -> std::sync::MutexGuard<'_, DriverCore> {
+    core.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// How many inbound messages one poll handles before yielding (fairness).
+const MAX_INBOUND_PER_POLL: usize = 256;
+
+pub(super) fn now() -> std::time::Instant {
+    tokio::time::Instant::now().into_std()
+}
+
+impl DriverCore {
+    /// Applies the commands queued on the channel, oldest first.
+    pub(super) fn take_commands(&mut self) {
+        while let Ok(cmd) = self.commands.try_recv() {
+            self.on_command(cmd);
+        }
+    }
+
+    /// After a caller handed over a request: writes it right away when the
+    /// transport takes it without waiting, and wakes the driver only for
+    /// what the caller cannot finish (a write that would block, session
+    /// events, a timer to move earlier, requests already in flight whose
+    /// writes are better batched by the driver).
+    pub(super) fn transmit_inline(&mut self, alone: bool) {
+        // A transport may spawn tasks while writing (HTTP): only inside the
+        // runtime. Elsewhere the driver writes.
+        let inline = alone && tokio::runtime::Handle::try_current().is_ok();
+        let mut wake = !inline;
+        if inline {
+            let mut cx = Context::from_waker(std::task::Waker::noop());
+            let _ = self.poll_transmit(&mut cx);
+            wake = self.stash.is_some() || self.dirty;
+        }
+        if let Some(deadline) = self.session.take_new_deadline() {
+            wake |= self.armed.is_none_or(|armed| deadline < armed);
+        }
+        if wake || self.session.has_events() || self.state != DriverState::Running {
+            if let Some(w) = &self.driver_waker {
+                w.wake_by_ref();
+            }
+        }
+    }
+
+    /// Moves the session's output into the transport. Returns Err on a terminal send failure.
+    fn poll_transmit(&mut self, cx: &mut Context<'_>) -> Poll<()> {
+        let mut wrote = false;
+        loop {
+            let msg = match self.stash.take() {
+                Some(m) => m,
+                None => match self.session.poll_transmit() {
+                    Some(Transmit::Message(m)) => m,
+                    Some(Transmit::ProtocolVersion(v)) => {
+                        self.transport.as_mut().set_protocol_version(v);
+                        continue;
+                    }
+                    None => break,
+                },
+            };
+            match self.transport.as_mut().poll_ready(cx) {
+                Poll::Ready(Ok(())) => {}
+                Poll::Ready(Err(e)) => {
+                    self.session.handle_transport_error(e, now());
+                    return Poll::Ready(());
+                }
+                Poll::Pending => {
+                    self.stash = Some(msg);
+                    break;
+                }
+            }
+            if let Err(e) = self.transport.as_mut().start_send(msg) {
+                self.session.handle_transport_error(e, now());
+                return Poll::Ready(());
+            }
+            wrote = true;
+        }
+        if wrote || self.stash.is_some() || self.dirty {
+            match self.transport.as_mut().poll_flush(cx) {
+                Poll::Ready(Ok(())) => self.dirty = false,
+                Poll::Ready(Err(e)) => {
+                    self.dirty = false;
+                    self.session.handle_transport_error(e, now());
+                    return Poll::Ready(());
+                }
+                Poll::Pending => self.dirty = true,
+            }
+        }
+        Poll::Pending
+    }
+
+    fn drain_events(&mut self) {
+        while let Some(ev) = self.session.poll_event() {
+            self.on_event(ev);
+        }
+    }
+}
+
+impl Future for Driver {
+    type Output = ();
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        let mut core = lock_core(&self.core);
+        if !core
+            .driver_waker
+            .as_ref()
+            .is_some_and(|w| w.will_wake(cx.waker()))
+        {
+            core.driver_waker = Some(cx.waker().clone());
+        }
+        let done = core.poll_core(cx);
+        let deferred = std::mem::take(&mut core.deferred);
+        drop(core);
+        for (cb, progress) in deferred {
+            cb(progress);
+        }
+        done
+    }
+}
+
+impl DriverCore {
+    fn poll_core(&mut self, cx: &mut Context<'_>) -> Poll<()> {
+        let this = self;
+        if !this.started {
+            this.started = true;
+            let hint = this.era_cache.as_ref().and_then(|(c, k)| c.get(k));
+            this.used_hint = hint.is_some();
+            this.session.start_with_hint(now(), hint);
+        }
+        loop {
+            if this.state == DriverState::Running {
+                // Commands from callers.
+                loop {
+                    match this.commands.poll_recv(cx) {
+                        Poll::Ready(Some(cmd)) => this.on_command(cmd),
+                        Poll::Ready(None) => {
+                            // Every Client is gone: close.
+                            this.session.close();
+                            break;
+                        }
+                        Poll::Pending => break,
+                    }
+                }
+                this.drain_events();
+            }
+
+            if this.state == DriverState::Running {
+                // Inbound messages.
+                let mut budget = MAX_INBOUND_PER_POLL;
+                let mut exhausted = false;
+                while this.state == DriverState::Running {
+                    if budget == 0 {
+                        exhausted = true;
+                        break;
+                    }
+                    budget -= 1;
+                    if !this.backlog.has_room(cx) {
+                        // The handler is behind: stop reading until it catches up.
+                        break;
+                    }
+                    match this.transport.as_mut().poll_recv(cx) {
+                        Poll::Ready(Some(Ok(m))) => this.session.handle_message(m, now()),
+                        Poll::Ready(Some(Err(e))) => this.session.handle_transport_error(e, now()),
+                        Poll::Ready(None) => this.session.handle_closed(CloseReason::ServerClosed),
+                        Poll::Pending => break,
+                    }
+                    this.drain_events();
+                }
+                // Outbound.
+                let _ = this.poll_transmit(cx);
+                this.drain_events();
+                if exhausted && this.state == DriverState::Running {
+                    cx.waker().wake_by_ref();
+                    return Poll::Pending;
+                }
+            }
+
+            match this.state {
+                DriverState::Running => {
+                    // Timer. It only ever moves earlier: every new request
+                    // has a later deadline than those in flight, and moving
+                    // the timer for each would cost a timer-wheel update per
+                    // call. A timer that fires before the session's next
+                    // deadline (or with nothing left to time) costs one idle
+                    // wake-up and is re-armed.
+                    if let Some(deadline) = this.session.poll_timeout() {
+                        if this.armed.is_none_or(|armed| deadline < armed) {
+                            this.armed = Some(deadline);
+                            this.sleep
+                                .as_mut()
+                                .reset(tokio::time::Instant::from_std(deadline));
+                        }
+                        if this.sleep.as_mut().poll(cx).is_ready() {
+                            this.armed = None;
+                            this.session.handle_timeout(now());
+                            this.drain_events();
+                            continue;
+                        }
+                    }
+                    return Poll::Pending;
+                }
+                DriverState::Closing => {
+                    // Flush what the session queued (e.g. cancellations), then close.
+                    let _ = this.poll_transmit(cx);
+                    match this.transport.as_mut().poll_close(cx) {
+                        Poll::Ready(r) => {
+                            if let Err(e) = r {
+                                tracing::debug!(error = %e, "error while closing the transport");
+                            }
+                            this.state = DriverState::Done;
+                        }
+                        Poll::Pending => return Poll::Pending,
+                    }
+                }
+                DriverState::Done => {
+                    for tx in this.close_waiters.drain(..) {
+                        let _ = tx.send(());
+                    }
+                    // Late commands get a closed error.
+                    this.commands.close();
+                    while let Ok(cmd) = this.commands.try_recv() {
+                        match cmd {
+                            Command::Request { reply, .. } | Command::WaitReady(reply) => {
+                                let err =
+                                    this.shared.upgrade().map_or(
+                                        ClientError::Closed(CloseReason::DriverGone),
+                                        |s| s.closed_error(),
+                                    );
+                                let _ = reply.send(Err(err));
+                            }
+                            Command::Close(tx) => {
+                                let _ = tx.send(());
+                            }
+                            _ => {}
+                        }
+                    }
+                    return Poll::Ready(());
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,217 @@
+//! The [`Client`] handle and how a call reaches the driver.
+
+use std::borrow::Cow;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use mcp_proto::method::Method;
+use mcp_proto::transport::Transport;
+use mcp_proto::{Era, ProtocolVersion, RawJson};
+use serde::Serialize;
+use tokio::sync::{oneshot, watch};
+
+use super::driver::{DriverState, lock_core};
+use super::request::{MetaSpec, Params, WithMeta, encode_error};
+use super::{ClientBuilder, Command, ListKind, RequestBuilder, Shared, kind_index};
+use crate::error::ClientError;
+use crate::session::{CallId, CallOptions, ServerInfo};
+
+/// A connected MCP client: cheap to clone, safe to share across tasks. Many
+/// calls may be in flight at once over one transport; no lock is held across
+/// a call.
+///
+/// Dropping every clone closes the connection (the driver closes the
+/// transport). Prefer [`Client::close`] to wait for a clean shutdown.
+#[derive(Clone)]
+pub struct Client {
+    pub(super) shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client")
+            .field("server", &self.server())
+            .finish()
+    }
+}
+
+impl Client {
+    /// A builder (see [`ClientBuilder`]).
+    pub fn builder(name: impl Into<String>, version: impl Into<String>) -> ClientBuilder {
+        ClientBuilder::new(name, version)
+    }
+
+    /// Connects over `transport` with default settings.
+    pub async fn connect(transport: impl Transport) -> Result<Client, ClientError> {
+        ClientBuilder::new(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION"))
+            .connect(transport)
+            .await
+    }
+
+    /// Waits until the handshake has finished (or failed).
+    pub async fn wait_ready(&self) -> Result<(), ClientError> {
+        // Nothing goes on the wire: the driver answers when negotiation ends.
+        let (tx, rx) = oneshot::channel();
+        self.send(Command::WaitReady(tx))?;
+        match rx.await {
+            Ok(Ok(_)) => Ok(()),
+            Ok(Err(e)) => Err(e),
+            Err(_) => Err(self.shared.closed_error()),
+        }
+    }
+
+    /// The negotiated server (identity, revision, capabilities, instructions),
+    /// once the handshake finished.
+    pub fn server(&self) -> Option<Arc<ServerInfo>> {
+        self.shared.server.read().ok().and_then(|g| g.clone())
+    }
+
+    /// The negotiated protocol revision.
+    pub fn protocol_version(&self) -> Option<ProtocolVersion> {
+        self.server().map(|s| s.protocol_version)
+    }
+
+    /// The negotiated era.
+    pub fn era(&self) -> Option<Era> {
+        self.protocol_version().map(ProtocolVersion::era)
+    }
+
+    /// A receiver whose value increases each time the server says `kind`'s
+    /// list changed (legacy `list_changed` notifications, or a
+    /// `subscriptions/listen` stream's).
+    pub fn list_changed(&self, kind: ListKind) -> watch::Receiver<u64> {
+        self.shared.changes[kind_index(kind)].subscribe()
+    }
+
+    pub(super) fn next_call(&self) -> CallId {
+        CallId(self.shared.next_call.fetch_add(1, Ordering::Relaxed) + 1)
+    }
+
+    pub(super) fn send(&self, cmd: Command) -> Result<(), ClientError> {
+        self.shared
+            .commands
+            .send(cmd)
+            .map_err(|_| self.shared.closed_error())
+    }
+
+    /// Hands a request straight to the session (after any commands queued
+    /// before it, so order is kept) and, when it is the only one in flight,
+    /// writes it too. Falls back to the driver's channel before the driver
+    /// first ran and after it stopped.
+    pub(super) fn submit(&self, cmd: Command) -> Result<(), ClientError> {
+        let Some(core) = self.shared.core.get().and_then(std::sync::Weak::upgrade) else {
+            return self.send(cmd);
+        };
+        let mut core = lock_core(&core);
+        if !core.started || core.state != DriverState::Running {
+            drop(core);
+            return self.send(cmd);
+        }
+        core.take_commands();
+        core.on_command(cmd);
+        let alone = core.waiters.len() == 1;
+        core.transmit_inline(alone);
+        Ok(())
+    }
+
+    /// Starts a request with raw JSON params (must be an object or `None`).
+    /// The escape hatch for methods this crate has no typed call for.
+    pub fn request_raw(
+        &self,
+        method: impl Into<Cow<'static, str>>,
+        params: Option<RawJson>,
+    ) -> RequestBuilder<'_> {
+        RequestBuilder {
+            client: self,
+            method: method.into(),
+            params: Params::Raw(params),
+            options: CallOptions::default(),
+            progress: None,
+        }
+    }
+
+    /// Starts a request with serializable params.
+    pub fn request_with<P: Serialize>(
+        &self,
+        method: impl Into<Cow<'static, str>>,
+        params: &P,
+    ) -> RequestBuilder<'_> {
+        let params = match RawJson::from_value(params) {
+            Ok(p) => Params::Raw(Some(p)),
+            Err(e) => Params::Failed(encode_error(&e)),
+        };
+        RequestBuilder {
+            client: self,
+            method: method.into(),
+            params,
+            options: CallOptions::default(),
+            progress: None,
+        }
+    }
+
+    /// A request whose params (a struct or map with no `_meta` member of its
+    /// own) are encoded at send time together with the `_meta` it needs.
+    pub(super) fn request_lazy<'a, P: Serialize + Send + 'a>(
+        &'a self,
+        method: impl Into<Cow<'static, str>>,
+        params: P,
+    ) -> RequestBuilder<'a> {
+        self.request_encoded(method, move |meta: &MetaSpec<'_>, capacity| {
+            if meta.is_empty() {
+                RawJson::from_value_with_capacity(&params, capacity)
+            } else {
+                RawJson::from_value_with_capacity(
+                    &WithMeta {
+                        meta,
+                        params: &params,
+                    },
+                    capacity,
+                )
+            }
+        })
+    }
+
+    /// A request whose params `encode` writes at send time, including the
+    /// given `_meta` when it is not empty, into a buffer of the given capacity.
+    pub(super) fn request_encoded<'a>(
+        &'a self,
+        method: impl Into<Cow<'static, str>>,
+        encode: impl FnOnce(&MetaSpec<'_>, usize) -> serde_json::Result<RawJson> + Send + 'a,
+    ) -> RequestBuilder<'a> {
+        RequestBuilder {
+            client: self,
+            method: method.into(),
+            params: Params::Lazy(Box::new(encode)),
+            options: CallOptions::default(),
+            progress: None,
+        }
+    }
+
+    /// A typed request.
+    pub async fn request<M: Method>(&self, params: &M::Params) -> Result<M::Result, ClientError> {
+        self.request_with(M::NAME, params)
+            .send_typed::<M::Result>()
+            .await
+    }
+
+    /// Sends a notification.
+    pub fn notify(
+        &self,
+        method: impl Into<String>,
+        params: Option<RawJson>,
+    ) -> Result<(), ClientError> {
+        self.send(Command::Notify {
+            method: method.into(),
+            params,
+        })
+    }
+
+    /// Closes the connection: pending calls fail with [`ClientError::Closed`],
+    /// the transport shuts down (stdio: close stdin, wait, SIGTERM, SIGKILL).
+    pub async fn close(&self) {
+        let (tx, rx) = oneshot::channel();
+        if self.send(Command::Close(tx)).is_ok() {
+            let _ = rx.await;
+        }
+    }
+}

@@ -1,0 +1,130 @@
+//! The async side: a cloneable [`Client`] handle and the [`Driver`] task that
+//! owns the [`Session`](crate::session::Session) and the transport.
+//!
+//! - [`builder`]: [`ClientBuilder`], which configures and splits into a
+//!   [`Client`] and its [`Driver`].
+//! - [`handle`]: the [`Client`] handle and how a call reaches the driver.
+//! - [`methods`]: the typed MCP calls (tools, resources, prompts, lists).
+//! - [`request`]: [`RequestBuilder`] and the [`ResponseFuture`] it sends.
+//! - [`driver`]: the [`Driver`] task: transport I/O, timers, shutdown.
+//! - [`dispatch`]: what the driver does with callers' commands and the
+//!   session's events (replies, server requests, notifications).
+//! - [`notifications`]: the bounded queue to the handler's notification task.
+
+mod builder;
+mod dispatch;
+mod driver;
+mod handle;
+mod methods;
+mod notifications;
+mod request;
+
+pub use builder::{ClientBuilder, DEFAULT_MAX_LIST_PAGES, prime_allocator};
+pub use dispatch::MAX_CONCURRENT_SERVER_REQUESTS;
+pub use driver::Driver;
+pub use handle::Client;
+pub use notifications::MAX_QUEUED_NOTIFICATIONS;
+pub use request::{RequestBuilder, ResponseFuture};
+
+use std::borrow::Cow;
+use std::sync::atomic::{AtomicU64, AtomicUsize};
+use std::sync::{Arc, Mutex, RwLock};
+
+use mcp_proto::schema::{JsonObject, LoggingLevel, ProgressParams};
+use mcp_proto::{ErrorObject, ProtocolVersion, RawJson};
+use serde::de::DeserializeOwned;
+use tokio::sync::{mpsc, oneshot, watch};
+
+use crate::error::{ClientError, CloseReason};
+use crate::session::{CallId, CallOptions, Embedded, ServerInfo};
+use driver::DriverCore;
+
+/// A progress callback.
+pub type ProgressFn = Arc<dyn Fn(ProgressParams) + Send + Sync>;
+
+type Reply = oneshot::Sender<Result<RawJson, ClientError>>;
+
+enum Command {
+    Request {
+        call: CallId,
+        method: Cow<'static, str>,
+        params: Option<RawJson>,
+        embedded: Embedded,
+        options: CallOptions,
+        progress: Option<ProgressFn>,
+        reply: Reply,
+    },
+    /// Reply once the handshake finished (or failed).
+    WaitReady(Reply),
+    Cancel(CallId, Option<String>),
+    Notify {
+        method: String,
+        params: Option<RawJson>,
+    },
+    Respond {
+        id: mcp_proto::RequestId,
+        result: Result<RawJson, ErrorObject>,
+    },
+    Input {
+        call: CallId,
+        responses: mcp_proto::schema::InputResponses,
+    },
+    SetLogLevel(Option<LoggingLevel>),
+    Close(oneshot::Sender<()>),
+}
+
+/// Which server list changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ListKind {
+    /// `tools/list`.
+    Tools,
+    /// `resources/list`.
+    Resources,
+    /// `prompts/list`.
+    Prompts,
+}
+
+struct Shared {
+    commands: mpsc::UnboundedSender<Command>,
+    next_call: AtomicU64,
+    server: RwLock<Option<Arc<ServerInfo>>>,
+    changes: [watch::Sender<u64>; 3],
+    max_list_pages: usize,
+    closed: RwLock<Option<CloseReason>>,
+    /// The negotiated modern revision and its per-request `_meta` members.
+    meta: RwLock<Option<Arc<(ProtocolVersion, JsonObject)>>>,
+    /// Length of the last params encoded at send time: the next ones are
+    /// encoded into a buffer of about this size, so calls with large
+    /// arguments do not regrow (and copy) their buffer every time.
+    params_size_hint: AtomicUsize,
+    /// The driver's state, for callers that hand requests over directly
+    /// (set once at build; gone when the driver is dropped).
+    core: std::sync::OnceLock<std::sync::Weak<Mutex<DriverCore>>>,
+}
+
+impl Shared {
+    fn meta_template(&self) -> Option<Arc<(ProtocolVersion, JsonObject)>> {
+        self.meta.read().ok().and_then(|g| g.clone())
+    }
+
+    fn closed_error(&self) -> ClientError {
+        let reason = self.closed.read().ok().and_then(|g| g.clone());
+        ClientError::Closed(reason.unwrap_or(CloseReason::DriverGone))
+    }
+}
+
+fn kind_index(kind: ListKind) -> usize {
+    match kind {
+        ListKind::Tools => 0,
+        ListKind::Resources => 1,
+        ListKind::Prompts => 2,
+    }
+}
+
+fn decode<R: DeserializeOwned>(method: &str, raw: &RawJson) -> Result<R, ClientError> {
+    raw.decode().map_err(|e| ClientError::Decode {
+        method: method.to_owned(),
+        message: e.to_string(),
+    })
+}

@@ -1,0 +1,370 @@
+//! One call's life: its handle and options, the pending and deferred state,
+//! sending it, its response and progress, `input_required` rounds and the
+//! re-send after an expired HTTP session.
+
+use std::borrow::Cow;
+use std::time::{Duration, Instant};
+
+use mcp_proto::RawJson;
+use mcp_proto::jsonrpc::{Notification, Request, RequestId};
+use mcp_proto::schema::{CancelledParams, InputRequest, InputResponses, ProgressParams};
+use mcp_proto::{Era, ErrorObject, ProtocolVersion};
+
+use super::core::Phase;
+use super::era::HintState;
+use super::wire::{InputRequiredWire, input_required, merge_input, splice_meta};
+use super::{Event, Session, Transmit};
+use crate::error::ClientError;
+
+/// A caller's handle for one call, stable across `input_required` retries
+/// (which use new JSON-RPC ids).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct CallId(pub u64);
+
+/// The progress token of a call: derived from its [`CallId`], so the caller can
+/// put it into the params itself and it survives `input_required` retries.
+pub fn progress_token(call: CallId) -> RequestId {
+    RequestId::Number(i64::try_from(call.0).unwrap_or(i64::MAX))
+}
+
+/// What the caller already wrote into the params' `_meta` (so the session
+/// need not splice it in, which would copy and re-validate the params).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Embedded {
+    /// The 2026-07-28 per-request members for this revision
+    /// ([`Session::request_meta_members`]).
+    pub modern: Option<ProtocolVersion>,
+    /// `progressToken` = [`progress_token`] of the call.
+    pub progress_token: bool,
+}
+
+impl Embedded {
+    /// Members of `modern` (if any) and, if `progress_token`, the call's token.
+    pub fn new(modern: Option<ProtocolVersion>, progress_token: bool) -> Self {
+        Embedded {
+            modern,
+            progress_token,
+        }
+    }
+}
+
+/// Per-call options.
+#[derive(Debug, Clone, Copy, Default)]
+#[non_exhaustive]
+pub struct CallOptions {
+    /// Timeout, reset by progress. `None`: the session's default. Use
+    /// [`CallOptions::no_timeout`] for long-lived requests such as `subscriptions/listen`.
+    pub timeout: Option<Duration>,
+    /// Cap on total time. `None`: the session's default.
+    pub max_time: Option<Duration>,
+    /// Never time out.
+    pub unbounded: bool,
+    /// Ask the server for progress (adds `_meta.progressToken`).
+    pub progress: bool,
+}
+
+impl CallOptions {
+    /// Options with the session's defaults.
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// Sets the timeout (reset by progress).
+    #[must_use]
+    pub fn timeout(mut self, t: Duration) -> Self {
+        self.timeout = Some(t);
+        self
+    }
+    /// Sets the cap on total time.
+    #[must_use]
+    pub fn max_time(mut self, t: Duration) -> Self {
+        self.max_time = Some(t);
+        self
+    }
+    /// Never time out.
+    #[must_use]
+    pub fn no_timeout(mut self) -> Self {
+        self.unbounded = true;
+        self
+    }
+    /// Ask the server for progress notifications.
+    #[must_use]
+    pub fn progress(mut self, on: bool) -> Self {
+        self.progress = on;
+        self
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Purpose {
+    Probe,
+    Initialize,
+    User(CallId),
+}
+
+#[derive(Debug)]
+pub(super) struct Pending {
+    pub(super) purpose: Purpose,
+    pub(super) method: Cow<'static, str>,
+    /// Kept only when a retry may need it (MRTR, session expiry): see `retained`.
+    pub(super) params: Option<RawJson>,
+    pub(super) retained: bool,
+    pub(super) options: CallOptions,
+    pub(super) started: Instant,
+    pub(super) deadline: Option<Instant>,
+    pub(super) hard_deadline: Option<Instant>,
+    pub(super) rounds: u32,
+    pub(super) resent: bool,
+    pub(super) progress_token: Option<RequestId>,
+    pub(super) embedded: Embedded,
+    /// Sent while a modern hint was unconfirmed (its params are kept).
+    pub(super) hinted: bool,
+}
+
+/// A user request waiting for the session to become ready, or for input.
+#[derive(Debug)]
+pub(super) struct Deferred {
+    pub(super) call: CallId,
+    pub(super) method: Cow<'static, str>,
+    pub(super) params: Option<RawJson>,
+    pub(super) options: CallOptions,
+    pub(super) started: Instant,
+    pub(super) rounds: u32,
+    pub(super) resent: bool,
+    pub(super) embedded: Embedded,
+}
+
+const MRTR_METHODS: &[&str] = &["tools/call", "prompts/get", "resources/read"];
+
+impl Session {
+    pub(super) fn send_user(
+        &mut self,
+        d: Deferred,
+        responses: Option<InputResponses>,
+        state: Option<String>,
+        now: Instant,
+    ) {
+        let modern = self.server.as_ref().is_some_and(|s| s.era() == Era::Modern);
+        let id = self.alloc_id();
+        let timeout = d.options.timeout.unwrap_or(self.config.request_timeout);
+        let max_time = d.options.max_time.unwrap_or(self.config.max_request_time);
+        let (deadline, hard) = if d.options.unbounded {
+            (None, None)
+        } else {
+            let hard = d.started + max_time;
+            (Some((now + timeout).min(hard)), Some(hard))
+        };
+        let version = self.server.as_ref().map(|s| s.protocol_version);
+        let token = d.options.progress.then(|| progress_token(d.call));
+        let retry_mrtr = modern && MRTR_METHODS.contains(&&*d.method);
+        let hinted = self.hint == HintState::Unconfirmed;
+        let keep = retry_mrtr || (self.config.resend_on_session_expiry && !modern) || hinted;
+        // Per-request `_meta` (modern) and the progress token; MRTR answers.
+        let mut params = d.params;
+        if responses.is_some() || state.is_some() {
+            params = Some(merge_input(params.as_ref(), responses, state));
+        }
+        let wanted = Embedded::new(version.filter(|v| v.era() == Era::Modern), token.is_some());
+        let wire_params = if d.embedded == wanted || !(modern || token.is_some()) {
+            // The caller already wrote exactly what is needed (or nothing is).
+            None
+        } else {
+            let meta = if modern {
+                self.modern_meta.as_str()
+            } else {
+                ""
+            };
+            Some(splice_meta(params.as_ref(), meta, token.as_ref()))
+        };
+        let embedded = if wire_params.is_some() {
+            Embedded::default()
+        } else {
+            d.embedded
+        };
+        let (wire, kept) = match wire_params {
+            Some(w) => (Some(w), if keep { params } else { None }),
+            None => {
+                let kept = if keep { params.clone() } else { None };
+                (params, kept)
+            }
+        };
+        self.transmit.push_back(Transmit::Message(
+            Request::new(id.clone(), d.method.clone(), wire).into(),
+        ));
+        self.newest_deadline = match (self.newest_deadline, deadline) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        self.pending.insert(
+            id,
+            Pending {
+                purpose: Purpose::User(d.call),
+                method: d.method,
+                params: kept,
+                retained: keep,
+                options: d.options,
+                started: d.started,
+                deadline,
+                hard_deadline: hard,
+                rounds: d.rounds,
+                resent: d.resent,
+                progress_token: token,
+                embedded,
+                hinted,
+            },
+        );
+    }
+
+    pub(super) fn send_cancelled(&mut self, id: RequestId, reason: Option<String>) {
+        let params = CancelledParams::new(id, reason);
+        if let Ok(raw) = RawJson::from_value(&params) {
+            self.transmit.push_back(Transmit::Message(
+                Notification::new("notifications/cancelled", Some(raw)).into(),
+            ));
+        }
+    }
+
+    /// Queues a sent call to be re-sent (once: it is marked `resent`) ahead
+    /// of newer calls, after the calls already put back, in the order they failed.
+    pub(super) fn put_back(&mut self, call: CallId, p: Pending) {
+        let pos = self.queued.iter().take_while(|d| d.resent).count();
+        let d = Deferred {
+            call,
+            method: p.method,
+            params: p.params,
+            options: p.options,
+            started: p.started,
+            rounds: p.rounds,
+            resent: true,
+            embedded: p.embedded,
+        };
+        self.queued.insert(pos, d);
+    }
+
+    pub(super) fn resend_after_expiry(&mut self, call: CallId, p: Pending, now: Instant) {
+        tracing::info!(method = %p.method, "server session expired; starting a new session and retrying once");
+        self.put_back(call, p);
+        if matches!(self.phase, Phase::Ready) {
+            let v = self
+                .server
+                .as_ref()
+                .map_or(ProtocolVersion::LATEST_LEGACY, |s| s.protocol_version);
+            self.server = None;
+            self.send_initialize(v, now);
+        }
+    }
+
+    pub(super) fn on_notification(&mut self, n: Notification, now: Instant) {
+        if n.method == "notifications/progress" {
+            if let Some(p) = n
+                .params
+                .as_ref()
+                .and_then(|raw| serde_json::from_str::<ProgressParams>(raw.get()).ok())
+            {
+                if let Some(pending) = self
+                    .pending
+                    .values_mut()
+                    .find(|pending| pending.progress_token.as_ref() == Some(&p.progress_token))
+                {
+                    if let Purpose::User(call) = pending.purpose {
+                        if pending.options.progress {
+                            let timeout = pending
+                                .options
+                                .timeout
+                                .unwrap_or(self.config.request_timeout);
+                            if let (Some(_), Some(hard)) = (pending.deadline, pending.hard_deadline)
+                            {
+                                pending.deadline = Some((now + timeout).min(hard));
+                            }
+                            self.events.push_back(Event::Progress { call, progress: p });
+                            return;
+                        }
+                    }
+                }
+                tracing::debug!(token = %p.progress_token, "progress for an unknown or finished request; dropped");
+                return;
+            }
+        }
+        self.events.push_back(Event::Notification(n));
+    }
+
+    pub(super) fn on_response(
+        &mut self,
+        id: RequestId,
+        result: Result<RawJson, ErrorObject>,
+        now: Instant,
+    ) {
+        let Some(p) = self.pending.remove(&id) else {
+            tracing::debug!(%id, "response for an unknown, cancelled or already answered request; dropped");
+            return;
+        };
+        match p.purpose {
+            Purpose::Probe => self.on_probe_response(result, now),
+            Purpose::Initialize => self.on_initialize_response(result, now),
+            Purpose::User(call) => {
+                let result = match result {
+                    Ok(raw) => {
+                        if self.hint == HintState::Unconfirmed {
+                            // The remembered era works.
+                            self.hint = HintState::None;
+                        }
+                        raw
+                    }
+                    Err(e) => {
+                        if self.retry_if_hint_failed(call, &p, &e.to_string()) {
+                            self.requeue(call, p, now);
+                            return;
+                        }
+                        self.events.push_back(Event::Completed {
+                            call,
+                            result: Err(ClientError::Rpc(e)),
+                        });
+                        return;
+                    }
+                };
+                let modern = self.server.as_ref().is_some_and(|s| s.era() == Era::Modern);
+                if modern && MRTR_METHODS.contains(&&*p.method) {
+                    if let Some(ir) = input_required(result.get()) {
+                        self.on_input_required(call, p, ir, now);
+                        return;
+                    }
+                }
+                self.events.push_back(Event::Completed {
+                    call,
+                    result: Ok(result),
+                });
+            }
+        }
+    }
+
+    fn on_input_required(&mut self, call: CallId, p: Pending, ir: InputRequiredWire, now: Instant) {
+        let rounds = p.rounds + 1;
+        if rounds > self.config.max_input_rounds {
+            self.events.push_back(Event::Completed {
+                call,
+                result: Err(ClientError::TooManyInputRounds { rounds: p.rounds }),
+            });
+            return;
+        }
+        let d = Deferred {
+            call,
+            method: p.method,
+            params: p.params,
+            options: p.options,
+            started: now,
+            rounds,
+            resent: p.resent,
+            embedded: p.embedded,
+        };
+        let requests: Vec<(String, InputRequest)> =
+            ir.input_requests.unwrap_or_default().into_iter().collect();
+        if requests.is_empty() {
+            // Nothing to answer: retry at once with the state.
+            self.send_user(d, None, ir.request_state, now);
+        } else {
+            self.awaiting_input.insert(call, (d, ir.request_state));
+            self.events
+                .push_back(Event::InputRequired { call, requests });
+        }
+    }
+}

@@ -1,0 +1,67 @@
+//! What the caller configures: the revision to speak, limits and identity.
+
+use std::time::Duration;
+
+use mcp_proto::schema::{ClientCapabilities, Implementation, LoggingLevel};
+use mcp_proto::{Era, ProtocolVersion};
+
+/// Which protocol revision to speak.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum VersionChoice {
+    /// Probe for the modern era, fall back to the newest legacy revision.
+    #[default]
+    Auto,
+    /// Exactly this revision; anything else is an error.
+    Pinned(ProtocolVersion),
+    /// The newest revision of this era.
+    Era(Era),
+}
+
+/// Limits and identity for a [`Session`](super::Session).
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct SessionConfig {
+    /// Who the client is.
+    pub client_info: Implementation,
+    /// What the client supports (usually derived from its handler).
+    pub capabilities: ClientCapabilities,
+    /// Which revision to speak.
+    pub version: VersionChoice,
+    /// How long to wait for the `server/discover` probe before falling back
+    /// to `initialize` (a legacy server may not answer at all). Default 5 s.
+    pub probe_timeout: Duration,
+    /// How long the handshake (`initialize`) may take. Default 60 s.
+    pub handshake_timeout: Duration,
+    /// Default per-request timeout; progress notifications reset it. Default 60 s.
+    pub request_timeout: Duration,
+    /// Cap on a request's total time however much progress it reports. Default 10 × `request_timeout`.
+    pub max_request_time: Duration,
+    /// How many `input_required` rounds one call may take. Default 8.
+    pub max_input_rounds: u32,
+    /// Keep each request's params until it completes so it can be re-sent after
+    /// an expired HTTP session. Costs one copy of the params per request; the
+    /// HTTP transport's users turn it on. Default off.
+    pub resend_on_session_expiry: bool,
+    /// Minimum log level the server should emit (2026-07-28: sent in each
+    /// request's `_meta`; legacy: use `logging/setLevel`).
+    pub log_level: Option<LoggingLevel>,
+}
+
+impl SessionConfig {
+    /// Defaults for a client with this identity.
+    pub fn new(client_info: Implementation) -> Self {
+        SessionConfig {
+            client_info,
+            capabilities: ClientCapabilities::default(),
+            version: VersionChoice::Auto,
+            probe_timeout: Duration::from_secs(5),
+            handshake_timeout: Duration::from_secs(60),
+            request_timeout: Duration::from_secs(60),
+            max_request_time: Duration::from_secs(600),
+            max_input_rounds: 8,
+            resend_on_session_expiry: false,
+            log_level: None,
+        }
+    }
+}

@@ -1,0 +1,303 @@
+//! The [`Session`] state machine: its state, the caller's commands and the
+//! output queues.
+
+use std::borrow::Cow;
+use std::collections::{HashMap, VecDeque};
+use std::time::Instant;
+
+use mcp_proto::jsonrpc::{ErrorResponse, Message, Notification, RequestId, Response};
+use mcp_proto::schema::{
+    InputResponses, JsonObject, LoggingLevel, META_CLIENT_CAPABILITIES, META_CLIENT_INFO,
+    META_LOG_LEVEL, META_PROTOCOL_VERSION,
+};
+use mcp_proto::{Era, ErrorObject, ProtocolVersion, RawJson};
+use serde_json::Value;
+
+use super::calls::{Deferred, Pending, Purpose};
+use super::era::HintState;
+use super::{
+    CallId, CallOptions, Embedded, EraHint, Event, IdHash, ServerInfo, SessionConfig, Transmit,
+};
+use crate::error::{ClientError, CloseReason};
+
+#[derive(Debug)]
+pub(super) enum Phase {
+    /// Not started (before the first `start`).
+    Idle,
+    Probing,
+    Initializing {
+        offered: ProtocolVersion,
+    },
+    Ready,
+    Closed(CloseReason),
+}
+
+/// The session state machine. See the [module docs](crate::session).
+#[derive(Debug)]
+pub struct Session {
+    pub(super) config: SessionConfig,
+    pub(super) phase: Phase,
+    pub(super) server: Option<ServerInfo>,
+    pub(super) next_id: i64,
+    pub(super) pending: HashMap<RequestId, Pending, IdHash>,
+    /// User requests waiting for `Ready`.
+    pub(super) queued: VecDeque<Deferred>,
+    /// Calls waiting for the owner's answers to `input_required`.
+    pub(super) awaiting_input: HashMap<CallId, (Deferred, Option<String>)>,
+    pub(super) transmit: VecDeque<Transmit>,
+    pub(super) events: VecDeque<Event>,
+    /// The earliest deadline of the user requests sent since the owner last
+    /// asked ([`Session::take_new_deadline`]).
+    pub(super) newest_deadline: Option<Instant>,
+    /// `_meta` members every modern request carries, pre-serialized (without braces).
+    pub(super) modern_meta: String,
+    pub(super) hint: HintState,
+    /// What this session learned about the server's era (see [`Session::learned_era`]).
+    pub(super) learned: Option<EraHint>,
+    /// The legacy era was found by detection (a failed probe or a legacy
+    /// hint), not only chosen by the caller: only then is it worth remembering.
+    pub(super) legacy_detected: bool,
+}
+
+impl Session {
+    /// A new session. Call [`start`](Session::start) to begin negotiating.
+    pub fn new(config: SessionConfig) -> Self {
+        Session {
+            config,
+            phase: Phase::Idle,
+            server: None,
+            next_id: 0,
+            pending: HashMap::default(),
+            queued: VecDeque::new(),
+            awaiting_input: HashMap::new(),
+            transmit: VecDeque::new(),
+            events: VecDeque::new(),
+            newest_deadline: None,
+            modern_meta: String::new(),
+            hint: HintState::None,
+            learned: None,
+            legacy_detected: false,
+        }
+    }
+
+    /// Starts negotiation: queues the `server/discover` probe or `initialize`.
+    pub fn start(&mut self, now: Instant) {
+        self.start_with_hint(now, None);
+    }
+
+    /// The negotiated server, once [`Event::Ready`] was emitted.
+    pub fn server(&self) -> Option<&ServerInfo> {
+        self.server.as_ref()
+    }
+
+    /// Whether the session is closed.
+    pub fn is_closed(&self) -> bool {
+        matches!(self.phase, Phase::Closed(_))
+    }
+
+    /// The session's configuration.
+    pub fn config(&self) -> &SessionConfig {
+        &self.config
+    }
+
+    /// Number of requests awaiting a response (for tests and metrics).
+    pub fn in_flight(&self) -> usize {
+        self.pending.len()
+    }
+
+    /// Sets the minimum log level. In the modern era it is carried by every
+    /// later request's `_meta`; in the legacy era, send `logging/setLevel` yourself.
+    pub fn set_log_level(&mut self, level: Option<LoggingLevel>) {
+        self.config.log_level = level;
+        if let Some(v) = self.server.as_ref().map(|s| s.protocol_version) {
+            if v.era() == Era::Modern {
+                self.modern_meta = self.build_modern_meta(v);
+            }
+        }
+    }
+
+    /// The `_meta` members every request carries in the negotiated revision
+    /// (2026-07-28: protocol version, client capabilities and info, log level),
+    /// and that revision; `None` before negotiation or in the legacy era.
+    pub fn request_meta_members(&self) -> Option<(ProtocolVersion, JsonObject)> {
+        let v = self.server.as_ref()?.protocol_version;
+        (v.era() == Era::Modern).then(|| (v, self.meta_members(v)))
+    }
+
+    // ---- commands -------------------------------------------------------
+
+    /// Issues a request under the caller-chosen handle `call` (unique among the
+    /// caller's live calls). `params` must be a JSON object (or `None`). The
+    /// outcome arrives as [`Event::Completed`] for `call`.
+    pub fn request(
+        &mut self,
+        call: CallId,
+        method: impl Into<Cow<'static, str>>,
+        params: Option<RawJson>,
+        options: CallOptions,
+        now: Instant,
+    ) -> Result<(), ClientError> {
+        self.request_embedded(call, method, params, options, Embedded::default(), now)
+    }
+
+    /// Like [`request`](Session::request), for params whose `_meta` already
+    /// holds what `embedded` says. If that does not match what the negotiated
+    /// revision needs when the request goes out, the session adds the rest.
+    pub fn request_embedded(
+        &mut self,
+        call: CallId,
+        method: impl Into<Cow<'static, str>>,
+        params: Option<RawJson>,
+        options: CallOptions,
+        embedded: Embedded,
+        now: Instant,
+    ) -> Result<(), ClientError> {
+        if let Phase::Closed(reason) = &self.phase {
+            return Err(ClientError::Closed(reason.clone()));
+        }
+        let d = Deferred {
+            call,
+            method: method.into(),
+            params,
+            options,
+            started: now,
+            rounds: 0,
+            resent: false,
+            embedded,
+        };
+        if matches!(self.phase, Phase::Ready) {
+            self.send_user(d, None, None, now);
+        } else {
+            self.queued.push_back(d);
+        }
+        Ok(())
+    }
+
+    /// Sends a notification (legacy: e.g. `notifications/roots/list_changed`).
+    pub fn notify(
+        &mut self,
+        method: impl Into<String>,
+        params: Option<RawJson>,
+    ) -> Result<(), ClientError> {
+        if let Phase::Closed(reason) = &self.phase {
+            return Err(ClientError::Closed(reason.clone()));
+        }
+        self.transmit.push_back(Transmit::Message(
+            Notification::new(method.into(), params).into(),
+        ));
+        Ok(())
+    }
+
+    /// Cancels a call: the server is told (`notifications/cancelled`, never for
+    /// `initialize`), and a late response is ignored. No event is emitted for it.
+    pub fn cancel(&mut self, call: CallId, reason: Option<&str>) {
+        if self.awaiting_input.remove(&call).is_some() {
+            return;
+        }
+        if let Some(pos) = self.queued.iter().position(|d| d.call == call) {
+            self.queued.remove(pos);
+            return;
+        }
+        let id = self
+            .pending
+            .iter()
+            .find(|(_, p)| p.purpose == Purpose::User(call))
+            .map(|(id, _)| id.clone());
+        if let Some(id) = id {
+            self.pending.remove(&id);
+            self.send_cancelled(id, reason.map(str::to_owned));
+        }
+    }
+
+    /// Answers a server-to-client request (from [`Event::ServerRequest`]).
+    pub fn respond(&mut self, id: RequestId, result: Result<RawJson, ErrorObject>) {
+        if self.is_closed() {
+            return;
+        }
+        let msg: Message = match result {
+            Ok(r) => Response::new(id, r).into(),
+            Err(e) => ErrorResponse::new(Some(id), e).into(),
+        };
+        self.transmit.push_back(Transmit::Message(msg));
+    }
+
+    /// Answers an [`Event::InputRequired`]: the call is retried with a new id,
+    /// these `inputResponses` and the server's exact `requestState`.
+    pub fn provide_input(&mut self, call: CallId, responses: InputResponses, now: Instant) {
+        let Some((d, state)) = self.awaiting_input.remove(&call) else {
+            return;
+        };
+        if self.is_closed() {
+            return;
+        }
+        self.send_user(d, Some(responses), state, now);
+    }
+
+    /// Closes the session: every call completes with [`ClientError::Closed`].
+    pub fn close(&mut self) {
+        self.handle_closed(CloseReason::ClosedByClient);
+    }
+
+    // ---- output ---------------------------------------------------------
+
+    /// The next thing to hand to the transport.
+    pub fn poll_transmit(&mut self) -> Option<Transmit> {
+        self.transmit.pop_front()
+    }
+
+    /// The next event for the owner.
+    pub fn poll_event(&mut self) -> Option<Event> {
+        self.events.pop_front()
+    }
+
+    /// Whether events wait for [`poll_event`](Self::poll_event).
+    pub fn has_events(&self) -> bool {
+        !self.events.is_empty()
+    }
+
+    /// The earliest deadline among user requests sent since the last call
+    /// (an owner that only ever moves its timer earlier checks this instead
+    /// of [`poll_timeout`](Self::poll_timeout), which looks at every request).
+    pub fn take_new_deadline(&mut self) -> Option<Instant> {
+        self.newest_deadline.take()
+    }
+
+    /// The earliest deadline, if any.
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        self.pending.values().filter_map(|p| p.deadline).min()
+    }
+
+    // ---- internals ------------------------------------------------------
+
+    pub(super) fn alloc_id(&mut self) -> RequestId {
+        self.next_id += 1;
+        RequestId::Number(self.next_id)
+    }
+
+    pub(super) fn build_modern_meta(&self, v: ProtocolVersion) -> String {
+        let s = Value::Object(self.meta_members(v)).to_string();
+        // Strip the outer braces: the members are spliced into `_meta`.
+        s.get(1..s.len().saturating_sub(1))
+            .unwrap_or_default()
+            .to_owned()
+    }
+
+    fn meta_members(&self, v: ProtocolVersion) -> JsonObject {
+        let mut m = JsonObject::new();
+        m.insert(META_PROTOCOL_VERSION.into(), Value::from(v.as_str()));
+        m.insert(
+            META_CLIENT_CAPABILITIES.into(),
+            serde_json::to_value(&self.config.capabilities)
+                .unwrap_or_else(|_| Value::Object(JsonObject::new())),
+        );
+        if let Ok(info) = serde_json::to_value(&self.config.client_info) {
+            m.insert(META_CLIENT_INFO.into(), info);
+        }
+        if let Some(level) = self.config.log_level {
+            if let Ok(l) = serde_json::to_value(level) {
+                m.insert(META_LOG_LEVEL.into(), l);
+            }
+        }
+        m
+    }
+}

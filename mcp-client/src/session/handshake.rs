@@ -1,0 +1,333 @@
+//! Era negotiation: the `server/discover` probe, the `initialize`
+//! fallback, and what the server turned out to be.
+
+use std::borrow::Cow;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use mcp_proto::error::ErrorCode;
+use mcp_proto::jsonrpc::{Notification, Request};
+use mcp_proto::schema::{
+    DiscoverResult, Implementation, InitializeParams, InitializeResult, ServerCapabilities,
+};
+use mcp_proto::{Era, ErrorObject, ProtocolVersion, RawJson};
+
+use super::calls::{Pending, Purpose};
+use super::core::Phase;
+use super::era::HintState;
+use super::wire::{empty_object, splice_meta};
+use super::{CallOptions, Embedded, EraHint, Event, Session, Transmit, VersionChoice};
+use crate::error::{ClientError, CloseReason};
+
+/// What the server is, once negotiated.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct ServerInfo {
+    /// The negotiated revision.
+    pub protocol_version: ProtocolVersion,
+    /// The server's identity (2026-07-28: from `_meta` of `server/discover`; may be a placeholder
+    /// if the server sent none).
+    pub implementation: Implementation,
+    /// The server's capabilities.
+    pub capabilities: ServerCapabilities,
+    /// Guidance for the model.
+    pub instructions: Option<String>,
+    /// Versions the server said it supports (2026-07-28 `supportedVersions`).
+    pub supported_versions: Vec<String>,
+    /// The handshake result exactly as the server sent it (the `initialize`
+    /// result, or the `server/discover` result).
+    pub raw: RawJson,
+}
+
+impl ServerInfo {
+    /// The era of the negotiated revision.
+    pub fn era(&self) -> Era {
+        self.protocol_version.era()
+    }
+}
+
+impl Session {
+    /// Detects the era from scratch, as [`VersionChoice`] says.
+    pub(super) fn detect(&mut self, now: Instant) {
+        match self.config.version {
+            VersionChoice::Auto | VersionChoice::Era(Era::Modern) => {
+                self.send_probe(ProtocolVersion::LATEST, now);
+            }
+            VersionChoice::Pinned(v) if v.era() == Era::Modern => self.send_probe(v, now),
+            VersionChoice::Pinned(v) => self.send_initialize(v, now),
+            VersionChoice::Era(_) => self.send_initialize(ProtocolVersion::LATEST_LEGACY, now),
+        }
+    }
+
+    pub(super) fn send_probe(&mut self, v: ProtocolVersion, now: Instant) {
+        self.phase = Phase::Probing;
+        self.modern_meta = self.build_modern_meta(v);
+        self.transmit.push_back(Transmit::ProtocolVersion(v));
+        let id = self.alloc_id();
+        let params = splice_meta(None, &self.modern_meta, None);
+        self.transmit.push_back(Transmit::Message(
+            Request::new(id.clone(), "server/discover", Some(params)).into(),
+        ));
+        self.pending.insert(
+            id,
+            Pending {
+                purpose: Purpose::Probe,
+                method: Cow::Borrowed("server/discover"),
+                params: None,
+                retained: false,
+                options: CallOptions::default(),
+                started: now,
+                deadline: Some(now + self.config.probe_timeout),
+                hard_deadline: None,
+                rounds: 0,
+                resent: false,
+                progress_token: None,
+                embedded: Embedded::default(),
+                hinted: false,
+            },
+        );
+    }
+
+    pub(super) fn send_initialize(&mut self, v: ProtocolVersion, now: Instant) {
+        self.phase = Phase::Initializing { offered: v };
+        let params = InitializeParams::new(
+            v.as_str(),
+            self.config.capabilities.clone(),
+            self.config.client_info.clone(),
+        );
+        let raw = match RawJson::from_value(&params) {
+            Ok(r) => r,
+            Err(e) => {
+                self.handle_closed(CloseReason::Handshake(format!(
+                    "could not encode initialize: {e}"
+                )));
+                return;
+            }
+        };
+        let id = self.alloc_id();
+        self.transmit.push_back(Transmit::Message(
+            Request::new(id.clone(), "initialize", Some(raw)).into(),
+        ));
+        self.pending.insert(
+            id,
+            Pending {
+                purpose: Purpose::Initialize,
+                method: Cow::Borrowed("initialize"),
+                params: None,
+                retained: false,
+                options: CallOptions::default(),
+                started: now,
+                deadline: Some(now + self.config.handshake_timeout),
+                hard_deadline: None,
+                rounds: 0,
+                resent: false,
+                progress_token: None,
+                embedded: Embedded::default(),
+                hinted: false,
+            },
+        );
+    }
+
+    pub(super) fn probe_failed(&mut self, now: Instant) {
+        match self.config.version {
+            VersionChoice::Auto => {
+                self.legacy_detected = true;
+                self.send_initialize(ProtocolVersion::LATEST_LEGACY, now);
+            }
+            _ => self.handle_closed(CloseReason::Handshake(
+                "the server did not answer server/discover: it does not speak the 2026-07-28 revision \
+                 (use --protocol auto or a legacy version)"
+                    .into(),
+            )),
+        }
+    }
+
+    pub(super) fn become_ready(&mut self, info: ServerInfo, now: Instant) {
+        let v = info.protocol_version;
+        if v.era() == Era::Modern {
+            self.modern_meta = self.build_modern_meta(v);
+        }
+        self.transmit.push_back(Transmit::ProtocolVersion(v));
+        self.server = Some(info);
+        self.phase = Phase::Ready;
+        if self.hint != HintState::Unconfirmed {
+            self.hint = HintState::None;
+        }
+        self.events.push_back(Event::Ready);
+        while let Some(d) = self.queued.pop_front() {
+            self.send_user(d, None, None, now);
+        }
+    }
+
+    pub(super) fn on_probe_response(&mut self, result: Result<RawJson, ErrorObject>, now: Instant) {
+        let raw_copy = result.as_ref().ok().cloned();
+        let preferred = match self.config.version {
+            VersionChoice::Pinned(v) => v,
+            _ => ProtocolVersion::LATEST,
+        };
+        match result {
+            Ok(raw) => match serde_json::from_str::<DiscoverResult>(raw.get()) {
+                Ok(d) => {
+                    let ours: Vec<ProtocolVersion> = d
+                        .supported_versions
+                        .iter()
+                        .filter_map(|s| ProtocolVersion::parse(s))
+                        .collect();
+                    let modern = ours
+                        .iter()
+                        .copied()
+                        .filter(|v| v.era() == Era::Modern)
+                        .max();
+                    let choice = match self.config.version {
+                        VersionChoice::Pinned(v) => ours.contains(&v).then_some(v),
+                        _ => modern,
+                    };
+                    match choice {
+                        Some(v) => {
+                            let implementation = d
+                                .server_info()
+                                .unwrap_or_else(|| Implementation::new("unknown", "unknown"));
+                            let info = ServerInfo {
+                                protocol_version: v,
+                                implementation,
+                                capabilities: d.capabilities,
+                                instructions: d.instructions,
+                                supported_versions: d.supported_versions,
+                                raw: raw_copy.unwrap_or_else(empty_object),
+                            };
+                            let fresh_until = d
+                                .ttl_ms
+                                .filter(|&ms| ms > 0)
+                                .and_then(|ms| now.checked_add(Duration::from_millis(ms)));
+                            self.learned = Some(EraHint::Modern {
+                                server: Arc::new(info.clone()),
+                                fresh_until,
+                            });
+                            self.become_ready(info, now);
+                        }
+                        None => self.no_common_modern_version(preferred, d.supported_versions, now),
+                    }
+                }
+                Err(e) => {
+                    tracing::debug!(error = %e, "server/discover answered with something that is not a DiscoverResult; treating the server as legacy");
+                    self.probe_failed(now);
+                }
+            },
+            Err(e) if e.code.is_modern_only() => {
+                let supported = e
+                    .unsupported_protocol_version()
+                    .map(|d| d.supported)
+                    .unwrap_or_default();
+                if e.code == ErrorCode::UNSUPPORTED_PROTOCOL_VERSION {
+                    self.no_common_modern_version(preferred, supported, now);
+                } else {
+                    // A modern server that rejected the probe for another modern reason.
+                    self.handle_closed(CloseReason::Handshake(format!(
+                        "the server rejected server/discover: {e}"
+                    )));
+                }
+            }
+            Err(e) => {
+                tracing::debug!(error = %e, "server/discover failed; treating the server as legacy");
+                self.probe_failed(now);
+            }
+        }
+    }
+
+    /// A modern server that does not support our modern version(s).
+    fn no_common_modern_version(
+        &mut self,
+        offered: ProtocolVersion,
+        supported: Vec<String>,
+        now: Instant,
+    ) {
+        let ours: Vec<ProtocolVersion> = supported
+            .iter()
+            .filter_map(|s| ProtocolVersion::parse(s))
+            .collect();
+        match self.config.version {
+            VersionChoice::Auto => {
+                if let Some(v) = ours
+                    .iter()
+                    .copied()
+                    .filter(|v| v.era() == Era::Modern)
+                    .max()
+                {
+                    self.send_probe(v, now);
+                    return;
+                }
+                if let Some(v) = ours
+                    .iter()
+                    .copied()
+                    .filter(|v| v.era() == Era::Legacy)
+                    .max()
+                {
+                    // A dual-era server whose only common revision is a legacy one.
+                    self.send_initialize(v, now);
+                    return;
+                }
+            }
+            VersionChoice::Pinned(_) | VersionChoice::Era(_) => {}
+        }
+        let err = ClientError::UnsupportedProtocolVersion {
+            offered: offered.to_string(),
+            supported,
+        };
+        self.handle_closed(CloseReason::Handshake(err.to_string()));
+    }
+
+    pub(super) fn on_initialize_response(
+        &mut self,
+        result: Result<RawJson, ErrorObject>,
+        now: Instant,
+    ) {
+        let Phase::Initializing { offered } = self.phase else {
+            return;
+        };
+        let raw_copy = result.as_ref().ok().cloned();
+        let r = match result {
+            Ok(raw) => match serde_json::from_str::<InitializeResult>(raw.get()) {
+                Ok(r) => r,
+                Err(e) => {
+                    self.handshake_failed(format!("the initialize result is malformed: {e}"), now);
+                    return;
+                }
+            },
+            Err(e) => {
+                self.handshake_failed(format!("the server rejected initialize: {e}"), now);
+                return;
+            }
+        };
+        let got = ProtocolVersion::parse(&r.protocol_version).filter(|v| v.era() == Era::Legacy);
+        let acceptable = match (self.config.version, got) {
+            (_, None) => None,
+            (VersionChoice::Pinned(p), Some(g)) => (p == g).then_some(g),
+            (_, Some(g)) => Some(g),
+        };
+        let Some(v) = acceptable else {
+            let err = ClientError::UnsupportedProtocolVersion {
+                offered: offered.to_string(),
+                supported: vec![r.protocol_version],
+            };
+            self.handshake_failed(err.to_string(), now);
+            return;
+        };
+        // The transport must leave the probe's modern mode before it sends
+        // `notifications/initialized` (HTTP: session id, version header,
+        // standalone GET stream).
+        self.transmit.push_back(Transmit::ProtocolVersion(v));
+        self.transmit.push_back(Transmit::Message(
+            Notification::new("notifications/initialized", None).into(),
+        ));
+        let info = ServerInfo {
+            protocol_version: v,
+            implementation: r.server_info,
+            capabilities: r.capabilities,
+            instructions: r.instructions,
+            supported_versions: vec![v.to_string()],
+            raw: raw_copy.unwrap_or_else(empty_object),
+        };
+        self.learned = self.legacy_detected.then_some(EraHint::Legacy(v));
+        self.become_ready(info, now);
+    }
+}

@@ -1,0 +1,158 @@
+//! The session's input: messages, transport errors, the end of the
+//! transport, and timeouts.
+
+use std::time::Instant;
+
+use mcp_proto::jsonrpc::{Message, RequestId};
+use mcp_proto::transport::{TransportError, TransportErrorKind};
+
+use super::calls::Purpose;
+use super::core::Phase;
+use super::era::HintState;
+use super::wire::empty_object;
+use super::{CallId, Event, Session};
+use crate::error::{ClientError, CloseReason};
+
+impl Session {
+    // ---- input ----------------------------------------------------------
+
+    /// Feeds one message the transport received.
+    pub fn handle_message(&mut self, msg: Message, now: Instant) {
+        if self.is_closed() {
+            return;
+        }
+        match msg {
+            Message::Response(r) => self.on_response(r.id, Ok(r.result), now),
+            Message::Error(e) => match e.id {
+                Some(id) => self.on_response(id, Err(e.error), now),
+                None => {
+                    tracing::warn!(error = %e.error, "server sent an error response without an id; dropped")
+                }
+            },
+            Message::Notification(n) => self.on_notification(n, now),
+            Message::Request(r) => {
+                if r.method == "ping" {
+                    self.respond(r.id, Ok(empty_object()));
+                } else {
+                    self.events.push_back(Event::ServerRequest(r));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Feeds an error from the transport's receive side.
+    pub fn handle_transport_error(&mut self, err: TransportError, now: Instant) {
+        if self.is_closed() {
+            return;
+        }
+        if let Some(id) = err.request_id().cloned() {
+            let Some(p) = self.pending.remove(&id) else {
+                tracing::debug!(%id, error = %err, "transport error for an unknown request; dropped");
+                return;
+            };
+            match p.purpose {
+                Purpose::Probe => {
+                    tracing::debug!(error = %err, "server/discover probe failed in the transport; falling back to initialize");
+                    self.probe_failed(now);
+                }
+                Purpose::Initialize => {
+                    if self.hint == HintState::Legacy && err.kind() != TransportErrorKind::Closed {
+                        self.redetect(&format!("initialize failed in the transport: {err}"), now);
+                    } else {
+                        self.handle_closed(CloseReason::Transport(err));
+                    }
+                }
+                Purpose::User(call) => {
+                    if self.retry_if_hint_failed(call, &p, &err.to_string()) {
+                        self.requeue(call, p, now);
+                    } else if err.kind() == TransportErrorKind::SessionExpired
+                        && p.retained
+                        && !p.resent
+                    {
+                        self.resend_after_expiry(call, p, now);
+                    } else {
+                        self.events.push_back(Event::Completed {
+                            call,
+                            result: Err(ClientError::Transport(err)),
+                        });
+                    }
+                }
+            }
+        } else if err.is_terminal() {
+            self.handle_closed(CloseReason::Transport(err));
+        } else {
+            tracing::warn!(error = %err, "skipped an undecodable message from the server");
+        }
+    }
+
+    /// The transport's receive side ended. `None`: a clean close.
+    pub fn handle_closed(&mut self, reason: CloseReason) {
+        if self.is_closed() {
+            return;
+        }
+        let err = ClientError::Closed(reason.clone());
+        self.phase = Phase::Closed(reason.clone());
+        let mut calls: Vec<CallId> = self
+            .pending
+            .drain()
+            .filter_map(|(_, p)| match p.purpose {
+                Purpose::User(c) => Some(c),
+                _ => None,
+            })
+            .collect();
+        calls.extend(self.queued.drain(..).map(|d| d.call));
+        calls.extend(self.awaiting_input.drain().map(|(c, _)| c));
+        calls.sort();
+        for call in calls {
+            self.events.push_back(Event::Completed {
+                call,
+                result: Err(err.clone()),
+            });
+        }
+        self.events.push_back(Event::Closed(reason));
+    }
+
+    /// Expires every deadline at or before `now`.
+    pub fn handle_timeout(&mut self, now: Instant) {
+        if self.is_closed() {
+            return;
+        }
+        let expired: Vec<RequestId> = self
+            .pending
+            .iter()
+            .filter(|(_, p)| p.deadline.is_some_and(|d| d <= now))
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in expired {
+            let Some(p) = self.pending.remove(&id) else {
+                continue;
+            };
+            match p.purpose {
+                Purpose::Probe => {
+                    tracing::debug!(
+                        "server/discover probe got no answer; falling back to initialize"
+                    );
+                    self.probe_failed(now);
+                }
+                Purpose::Initialize => {
+                    self.handle_closed(CloseReason::Handshake(format!(
+                        "no answer to initialize within {:?}",
+                        self.config.handshake_timeout
+                    )));
+                    return;
+                }
+                Purpose::User(call) => {
+                    self.send_cancelled(id, Some("timeout".into()));
+                    self.events.push_back(Event::Completed {
+                        call,
+                        result: Err(ClientError::Timeout {
+                            method: p.method.into_owned(),
+                            after: now.saturating_duration_since(p.started),
+                        }),
+                    });
+                }
+            }
+        }
+    }
+}

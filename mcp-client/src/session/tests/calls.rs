@@ -1,0 +1,277 @@
+//! Timeouts, progress, cancellation, responses, server requests and
+//! notifications, closing.
+
+use super::*;
+
+#[test]
+fn timeout_cancels_on_the_server_and_ignores_the_late_response() {
+    let now = Instant::now();
+    let mut s = legacy(now);
+    s.request(
+        CallId(1),
+        "tools/call",
+        Some(raw(json!({"name": "slow"}))),
+        CallOptions::new().timeout(Duration::from_secs(2)),
+        now,
+    )
+    .unwrap();
+    let call = sent(&mut s).remove(0);
+    assert_eq!(s.poll_timeout(), Some(now + Duration::from_secs(2)));
+    s.handle_timeout(now + Duration::from_secs(2));
+    let out = sent(&mut s);
+    assert_eq!(out[0]["method"], "notifications/cancelled");
+    assert_eq!(out[0]["params"]["requestId"], call["id"]);
+    let done = completed(&events(&mut s));
+    assert!(done[0].1.as_ref().unwrap_err().contains("timed out"));
+    reply(
+        &mut s,
+        id_of(&call),
+        json!({"content": []}),
+        now + Duration::from_secs(3),
+    );
+    assert!(events(&mut s).is_empty(), "late response ignored");
+    assert_eq!(s.poll_timeout(), None);
+}
+
+#[test]
+fn progress_resets_the_timeout_up_to_the_cap() {
+    let now = Instant::now();
+    let mut s = legacy(now);
+    let opts = CallOptions::new()
+        .timeout(Duration::from_secs(10))
+        .max_time(Duration::from_secs(25))
+        .progress(true);
+    s.request(
+        CallId(1),
+        "tools/call",
+        Some(raw(json!({"name": "slow"}))),
+        opts,
+        now,
+    )
+    .unwrap();
+    let call = sent(&mut s).remove(0);
+    let token = call["params"]["_meta"]["progressToken"].clone();
+    assert_eq!(token, json!(1));
+    for (i, t) in [8u64, 16, 24].into_iter().enumerate() {
+        let at = now + Duration::from_secs(t);
+        s.handle_message(
+            Notification::new(
+                "notifications/progress",
+                Some(raw(json!({"progressToken": token, "progress": i}))),
+            )
+            .into(),
+            at,
+        );
+        let evs = events(&mut s);
+        assert!(
+            matches!(
+                evs[..],
+                [Event::Progress {
+                    call: CallId(1),
+                    ..
+                }]
+            ),
+            "{evs:?}"
+        );
+    }
+    // Reset to 24+10 = 34 but capped at 25.
+    assert_eq!(s.poll_timeout(), Some(now + Duration::from_secs(25)));
+    s.handle_timeout(now + Duration::from_secs(25));
+    assert!(
+        completed(&events(&mut s))[0]
+            .1
+            .as_ref()
+            .unwrap_err()
+            .contains("timed out")
+    );
+}
+
+#[test]
+fn cancel_sends_notification_and_drops_late_response() {
+    let now = Instant::now();
+    let mut s = modern(now);
+    s.request(
+        CallId(3),
+        "tools/call",
+        Some(raw(json!({"name": "x"}))),
+        CallOptions::new(),
+        now,
+    )
+    .unwrap();
+    let call = sent(&mut s).remove(0);
+    s.cancel(CallId(3), Some("user"));
+    let out = sent(&mut s);
+    assert_eq!(out[0]["method"], "notifications/cancelled");
+    assert_eq!(out[0]["params"]["requestId"], call["id"]);
+    assert_eq!(out[0]["params"]["reason"], "user");
+    reply(&mut s, id_of(&call), json!({}), now);
+    assert!(events(&mut s).is_empty());
+    assert_eq!(s.in_flight(), 0);
+}
+
+#[test]
+fn initialize_is_never_cancelled() {
+    let now = Instant::now();
+    let mut s = Session::new(SessionConfig {
+        version: VersionChoice::Era(Era::Legacy),
+        ..config()
+    });
+    s.start(now);
+    let _init = sent(&mut s);
+    s.handle_timeout(now + Duration::from_secs(61));
+    let out = sent(&mut s);
+    assert!(
+        out.iter().all(|m| m["method"] != "notifications/cancelled"),
+        "{out:?}"
+    );
+    assert!(matches!(
+        events(&mut s).last(),
+        Some(Event::Closed(CloseReason::Handshake(_)))
+    ));
+}
+
+#[test]
+fn unknown_duplicate_and_malformed_responses_are_dropped() {
+    let now = Instant::now();
+    let mut s = legacy(now);
+    s.request(CallId(1), "tools/list", None, CallOptions::new(), now)
+        .unwrap();
+    let call = sent(&mut s).remove(0);
+    reply(&mut s, RequestId::Number(999), json!({}), now);
+    reply(&mut s, RequestId::String("nope".into()), json!({}), now);
+    s.handle_message(
+        ErrorResponse::new(None, ErrorObject::new(ErrorCode::PARSE_ERROR, "bad")).into(),
+        now,
+    );
+    s.handle_transport_error(
+        TransportError::new(TransportErrorKind::Decode, "not json"),
+        now,
+    );
+    assert!(events(&mut s).is_empty());
+    reply(&mut s, id_of(&call), json!({"tools": []}), now);
+    assert_eq!(completed(&events(&mut s)).len(), 1);
+    reply(&mut s, id_of(&call), json!({"tools": []}), now);
+    assert!(events(&mut s).is_empty(), "duplicate dropped");
+    assert!(!s.is_closed());
+}
+
+#[test]
+fn rpc_errors_reach_the_caller_with_code_and_data() {
+    let now = Instant::now();
+    let mut s = legacy(now);
+    s.request(
+        CallId(1),
+        "tools/call",
+        Some(raw(json!({"name": "x"}))),
+        CallOptions::new(),
+        now,
+    )
+    .unwrap();
+    let call = sent(&mut s).remove(0);
+    reply_err(
+        &mut s,
+        id_of(&call),
+        -32602,
+        "tool set changed; list tools again",
+        Some(json!({"k": 1})),
+        now,
+    );
+    let evs = events(&mut s);
+    let Some(Event::Completed {
+        result: Err(ClientError::Rpc(e)),
+        ..
+    }) = evs.first()
+    else {
+        panic!("{evs:?}")
+    };
+    assert!(e.is_tool_set_changed());
+    assert_eq!(e.data, Some(json!({"k": 1})));
+}
+
+#[test]
+fn server_ping_is_answered_and_other_requests_surface() {
+    let now = Instant::now();
+    let mut s = legacy(now);
+    s.handle_message(Request::new("p1".into(), "ping", None).into(), now);
+    let out = sent(&mut s);
+    assert_eq!(out[0], json!({"jsonrpc": "2.0", "id": "p1", "result": {}}));
+    s.handle_message(Request::new(5.into(), "roots/list", None).into(), now);
+    let evs = events(&mut s);
+    assert!(matches!(&evs[..], [Event::ServerRequest(r)] if r.method == "roots/list"));
+    s.respond(5.into(), Ok(raw(json!({"roots": []}))));
+    assert_eq!(
+        sent(&mut s)[0],
+        json!({"jsonrpc": "2.0", "id": 5, "result": {"roots": []}})
+    );
+}
+
+#[test]
+fn notifications_keep_server_order() {
+    let now = Instant::now();
+    let mut s = legacy(now);
+    for m in [
+        "notifications/message",
+        "notifications/tools/list_changed",
+        "notifications/resources/updated",
+    ] {
+        s.handle_message(Notification::new(m, None).into(), now);
+    }
+    let got: Vec<String> = events(&mut s)
+        .into_iter()
+        .map(|e| match e {
+            Event::Notification(n) => n.method.into_owned(),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            "notifications/message",
+            "notifications/tools/list_changed",
+            "notifications/resources/updated"
+        ]
+    );
+}
+
+#[test]
+fn close_fails_every_call_with_the_cause() {
+    let now = Instant::now();
+    let mut s = legacy(now);
+    s.request(CallId(1), "tools/list", None, CallOptions::new(), now)
+        .unwrap();
+    s.request(CallId(2), "tools/list", None, CallOptions::new(), now)
+        .unwrap();
+    sent(&mut s);
+    let cause = TransportError::new(
+        TransportErrorKind::Closed,
+        "server exited with status 1: fatal: config missing",
+    );
+    s.handle_transport_error(cause, now);
+    let evs = events(&mut s);
+    let done = completed(&evs);
+    assert_eq!(done.len(), 2);
+    for (_, r) in &done {
+        assert!(r.as_ref().unwrap_err().contains("fatal: config missing"));
+    }
+    assert!(matches!(evs.last(), Some(Event::Closed(_))));
+    assert!(
+        s.request(CallId(3), "tools/list", None, CallOptions::new(), now)
+            .is_err()
+    );
+}
+
+#[test]
+fn no_timeout_calls_never_expire() {
+    let now = Instant::now();
+    let mut s = modern(now);
+    s.request(
+        CallId(1),
+        "subscriptions/listen",
+        Some(raw(json!({"notifications": {"toolsListChanged": true}}))),
+        CallOptions::new().no_timeout(),
+        now,
+    )
+    .unwrap();
+    sent(&mut s);
+    assert_eq!(s.poll_timeout(), None);
+}

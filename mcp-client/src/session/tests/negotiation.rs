@@ -1,0 +1,265 @@
+//! The probe, the `initialize` fallback, version choice.
+
+use super::*;
+
+#[test]
+fn probe_success_negotiates_modern_and_requests_carry_meta() {
+    let now = Instant::now();
+    let mut s = Session::new(config());
+    s.start(now);
+    let mut hints = Vec::new();
+    let mut msgs = Vec::new();
+    while let Some(t) = s.poll_transmit() {
+        match t {
+            Transmit::ProtocolVersion(v) => hints.push(v),
+            Transmit::Message(m) => {
+                msgs.push(serde_json::from_slice::<Value>(&m.to_vec()).unwrap())
+            }
+        }
+    }
+    assert_eq!(
+        hints,
+        vec![ProtocolVersion::V2026_07_28],
+        "transport told the version before the probe"
+    );
+    assert_eq!(msgs.len(), 1);
+    assert_eq!(msgs[0]["method"], "server/discover");
+    assert_eq!(
+        msgs[0]["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"],
+        "2026-07-28"
+    );
+    assert_eq!(
+        msgs[0]["params"]["_meta"]["io.modelcontextprotocol/clientInfo"]["name"],
+        "test-client"
+    );
+    assert!(msgs[0]["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"].is_object());
+
+    reply(&mut s, id_of(&msgs[0]), discover_result(), now);
+    assert!(matches!(events(&mut s)[..], [Event::Ready]));
+    let info = s.server().unwrap();
+    assert_eq!(info.protocol_version, ProtocolVersion::V2026_07_28);
+    assert_eq!(info.implementation.name, "srv");
+    assert_eq!(info.instructions.as_deref(), Some("be nice"));
+
+    s.request(
+        CallId(1),
+        "tools/call",
+        Some(raw(json!({"name": "echo", "arguments": {"x": 1}}))),
+        CallOptions::new().progress(true),
+        now,
+    )
+    .unwrap();
+    let out = sent(&mut s);
+    let call = out.iter().find(|m| m["method"] == "tools/call").unwrap();
+    assert_eq!(call["params"]["name"], "echo");
+    assert_eq!(call["params"]["arguments"], json!({"x": 1}));
+    let meta = &call["params"]["_meta"];
+    assert_eq!(
+        meta["io.modelcontextprotocol/protocolVersion"],
+        "2026-07-28"
+    );
+    assert_eq!(
+        meta["progressToken"], 1,
+        "the progress token is derived from the call id"
+    );
+    reply(
+        &mut s,
+        id_of(call),
+        json!({"resultType": "complete", "content": []}),
+        now,
+    );
+    let done = completed(&events(&mut s));
+    assert_eq!(done.len(), 1);
+    assert_eq!(done[0].0, CallId(1));
+    assert!(done[0].1.is_ok());
+}
+
+#[test]
+fn any_probe_error_falls_back_to_initialize_and_queued_requests_wait() {
+    for code in [-32601, -32602, -32600, -32603, -1] {
+        let now = Instant::now();
+        let mut s = Session::new(config());
+        s.start(now);
+        // A request made during negotiation waits.
+        s.request(CallId(7), "tools/list", None, CallOptions::new(), now)
+            .unwrap();
+        let out = sent(&mut s);
+        assert_eq!(out.len(), 1, "only the probe goes out before negotiation");
+        reply_err(&mut s, id_of(&out[0]), code, "nope", None, now);
+        let out = sent(&mut s);
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0]["method"], "initialize");
+        assert_eq!(out[0]["params"]["protocolVersion"], "2025-11-25");
+        assert!(out[0]["params"].get("_meta").is_none());
+        reply(&mut s, id_of(&out[0]), init_result("2025-06-18"), now);
+        let out = sent(&mut s);
+        assert_eq!(out[0]["method"], "notifications/initialized");
+        assert_eq!(out[1]["method"], "tools/list");
+        assert!(
+            out[1].get("params").is_none(),
+            "legacy requests carry no _meta"
+        );
+        assert_eq!(
+            s.server().unwrap().protocol_version,
+            ProtocolVersion::V2025_06_18
+        );
+    }
+}
+
+#[test]
+fn probe_without_answer_falls_back_after_probe_timeout() {
+    let now = Instant::now();
+    let mut s = Session::new(config());
+    s.start(now);
+    let probe = sent(&mut s).remove(0);
+    assert_eq!(s.poll_timeout(), Some(now + Duration::from_secs(5)));
+    s.handle_timeout(now + Duration::from_secs(4));
+    assert!(sent(&mut s).is_empty(), "not yet");
+    s.handle_timeout(now + Duration::from_secs(5));
+    let out = sent(&mut s);
+    assert_eq!(out[0]["method"], "initialize");
+    // A late answer to the probe is ignored.
+    reply(
+        &mut s,
+        id_of(&probe),
+        discover_result(),
+        now + Duration::from_secs(6),
+    );
+    assert!(events(&mut s).is_empty());
+}
+
+#[test]
+fn transport_error_scoped_to_probe_falls_back() {
+    let now = Instant::now();
+    let mut s = Session::new(config());
+    s.start(now);
+    let probe = sent(&mut s).remove(0);
+    s.handle_transport_error(
+        TransportError::new(
+            TransportErrorKind::Protocol,
+            "HTTP 400 without a JSON-RPC body",
+        )
+        .with_request(id_of(&probe)),
+        now,
+    );
+    assert_eq!(sent(&mut s)[0]["method"], "initialize");
+}
+
+#[test]
+fn unsupported_version_error_picks_from_supported_list() {
+    let now = Instant::now();
+    let mut s = Session::new(config());
+    s.start(now);
+    let probe = sent(&mut s).remove(0);
+    reply_err(
+        &mut s,
+        id_of(&probe),
+        -32022,
+        "Unsupported protocol version",
+        Some(json!({"supported": ["2025-11-25", "1999-01-01"], "requested": "2026-07-28"})),
+        now,
+    );
+    let out = sent(&mut s);
+    assert_eq!(out[0]["method"], "initialize");
+    assert_eq!(out[0]["params"]["protocolVersion"], "2025-11-25");
+}
+
+#[test]
+fn unsupported_version_with_nothing_in_common_is_a_typed_error() {
+    let now = Instant::now();
+    let mut s = Session::new(config());
+    s.start(now);
+    s.request(CallId(1), "tools/list", None, CallOptions::new(), now)
+        .unwrap();
+    let probe = sent(&mut s).remove(0);
+    reply_err(
+        &mut s,
+        id_of(&probe),
+        -32022,
+        "Unsupported",
+        Some(json!({"supported": ["2099-01-01"], "requested": "2026-07-28"})),
+        now,
+    );
+    let evs = events(&mut s);
+    let done = completed(&evs);
+    assert_eq!(done.len(), 1);
+    let msg = done[0].1.as_ref().unwrap_err();
+    assert!(msg.contains("2099-01-01"), "{msg}");
+    assert!(matches!(
+        evs.last(),
+        Some(Event::Closed(CloseReason::Handshake(_)))
+    ));
+}
+
+#[test]
+fn legacy_version_the_client_does_not_know_closes() {
+    let now = Instant::now();
+    let mut s = Session::new(SessionConfig {
+        version: VersionChoice::Era(Era::Legacy),
+        ..config()
+    });
+    s.start(now);
+    let init = sent(&mut s).remove(0);
+    assert_eq!(init["method"], "initialize", "legacy era skips the probe");
+    reply(&mut s, id_of(&init), init_result("2099-01-01"), now);
+    assert!(sent(&mut s).is_empty(), "no initialized notification");
+    let evs = events(&mut s);
+    let Some(Event::Closed(CloseReason::Handshake(m))) = evs.last() else {
+        panic!("{evs:?}")
+    };
+    assert!(m.contains("2099-01-01"), "{m}");
+}
+
+#[test]
+fn pinned_legacy_version_must_match() {
+    let now = Instant::now();
+    let mut s = Session::new(SessionConfig {
+        version: VersionChoice::Pinned(ProtocolVersion::V2025_03_26),
+        ..config()
+    });
+    s.start(now);
+    let init = sent(&mut s).remove(0);
+    assert_eq!(init["params"]["protocolVersion"], "2025-03-26");
+    reply(&mut s, id_of(&init), init_result("2025-06-18"), now);
+    assert!(matches!(events(&mut s).last(), Some(Event::Closed(_))));
+}
+
+#[test]
+fn pinned_modern_against_legacy_server_fails_clearly() {
+    let now = Instant::now();
+    let mut s = Session::new(SessionConfig {
+        version: VersionChoice::Pinned(ProtocolVersion::V2026_07_28),
+        ..config()
+    });
+    s.start(now);
+    let probe = sent(&mut s).remove(0);
+    reply_err(&mut s, id_of(&probe), -32601, "Method not found", None, now);
+    let evs = events(&mut s);
+    let Some(Event::Closed(CloseReason::Handshake(m))) = evs.last() else {
+        panic!("{evs:?}")
+    };
+    assert!(m.contains("2026-07-28"), "{m}");
+}
+
+#[test]
+fn the_transport_learns_the_legacy_version_before_initialized_goes_out() {
+    let now = Instant::now();
+    let mut s = Session::new(config());
+    s.start(now);
+    let probe = sent(&mut s).remove(0);
+    reply_err(&mut s, id_of(&probe), -32601, "nope", None, now);
+    let init = sent(&mut s).remove(0);
+    reply(&mut s, id_of(&init), init_result("2025-06-18"), now);
+    let mut order = Vec::new();
+    while let Some(t) = s.poll_transmit() {
+        order.push(match t {
+            Transmit::ProtocolVersion(v) => v.to_string(),
+            Transmit::Message(m) => m.method().unwrap_or("?").to_owned(),
+        });
+    }
+    assert_eq!(
+        order[..2],
+        ["2025-06-18", "notifications/initialized"],
+        "{order:?}"
+    );
+}

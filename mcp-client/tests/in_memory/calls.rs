@@ -1,0 +1,346 @@
+//! Correlation, cancellation, timeouts, lists, progress tokens, callers on
+//! many threads.
+
+use super::*;
+
+#[tokio::test]
+async fn many_concurrent_calls_are_correlated_out_of_order() {
+    let (client_end, mut server) = channel::pair();
+    let srv = tokio::spawn(async move {
+        modern_handshake(&mut server).await;
+        let mut reqs = Vec::new();
+        for _ in 0..64 {
+            reqs.push(next_request(&mut server).await);
+        }
+        // Answer in reverse order.
+        for r in reqs.into_iter().rev() {
+            let p = params(&r);
+            assert_eq!(
+                p["_meta"]["io.modelcontextprotocol/protocolVersion"],
+                "2026-07-28"
+            );
+            let text = p["arguments"]["text"].clone();
+            respond(
+                &mut server,
+                r.id,
+                json!({"resultType": "complete", "content": [{"type": "text", "text": text}]}),
+            )
+            .await;
+        }
+        server
+    });
+    let client = Client::builder("t", "1").connect(client_end).await.unwrap();
+    assert_eq!(client.era(), Some(Era::Modern));
+    let mut tasks = Vec::new();
+    for i in 0..64 {
+        let c = client.clone();
+        tasks.push(tokio::spawn(async move {
+            let r = c
+                .call_tool("echo", json!({"text": format!("n{i}")}))
+                .await
+                .unwrap();
+            assert_eq!(r.content[0].as_text(), Some(format!("n{i}").as_str()));
+        }));
+    }
+    for t in tasks {
+        t.await.unwrap();
+    }
+    let _server = srv.await.unwrap();
+}
+
+#[tokio::test]
+async fn dropping_a_call_cancels_it_on_the_server() {
+    let (client_end, mut server) = channel::pair();
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    let srv = tokio::spawn(async move {
+        legacy_handshake(&mut server).await;
+        let r = next_request(&mut server).await;
+        tx.send(()).unwrap();
+        // The client drops the call: a cancellation for this id arrives.
+        match server.recv().await {
+            Some(Ok(Message::Notification(n))) if n.method == "notifications/cancelled" => {
+                let p: Value = serde_json::from_str(n.params.unwrap().get()).unwrap();
+                assert_eq!(p["requestId"], serde_json::to_value(&r.id).unwrap());
+            }
+            other => panic!("{other:?}"),
+        }
+        // A late response must not disturb anything.
+        respond(&mut server, r.id, json!({"content": []})).await;
+        let r = next_request(&mut server).await;
+        respond(
+            &mut server,
+            r.id,
+            json!({"content": [{"type": "text", "text": "second"}]}),
+        )
+        .await;
+        server
+    });
+    let client = Client::builder("t", "1").connect(client_end).await.unwrap();
+    let c = client.clone();
+    let call = tokio::spawn(async move { c.call_tool("slow", json!({})).await });
+    rx.await.unwrap();
+    call.abort();
+    assert!(call.await.unwrap_err().is_cancelled()); // the future is dropped: cancellation queued
+    let r = client.call_tool("fast", json!({})).await.unwrap();
+    assert_eq!(r.content[0].as_text(), Some("second"));
+    let _server = srv.await.unwrap();
+}
+
+#[tokio::test(start_paused = true)]
+async fn timeout_with_virtual_time_cancels_and_reports() {
+    let (client_end, mut server) = channel::pair();
+    let srv = tokio::spawn(async move {
+        legacy_handshake(&mut server).await;
+        let r = next_request(&mut server).await;
+        // Send progress twice, 8 s apart: each resets the 10 s timeout.
+        let token = params(&r)["_meta"]["progressToken"].clone();
+        for i in 0..2 {
+            tokio::time::sleep(Duration::from_secs(8)).await;
+            server
+                .send(
+                    Notification::new(
+                        "notifications/progress",
+                        Some(raw(json!({"progressToken": token, "progress": i}))),
+                    )
+                    .into(),
+                )
+                .await
+                .unwrap();
+        }
+        let Some(Ok(Message::Notification(n))) = server.recv().await else {
+            panic!()
+        };
+        assert_eq!(n.method, "notifications/cancelled");
+        server
+    });
+    let client = Client::builder("t", "1")
+        .request_timeout(Duration::from_secs(10))
+        .connect(client_end)
+        .await
+        .unwrap();
+    let start = tokio::time::Instant::now();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let s2 = seen.clone();
+    let err = client
+        .call_tool_with(&mcp_proto::schema::CallToolParams::new("slow"))
+        .on_progress(move |p| s2.lock().unwrap().push(p.progress))
+        .send()
+        .await
+        .unwrap_err();
+    assert!(err.is_timeout(), "{err}");
+    let waited = start.elapsed();
+    assert!(
+        waited >= Duration::from_secs(26) && waited <= Duration::from_secs(27),
+        "{waited:?}"
+    );
+    assert_eq!(*seen.lock().unwrap(), vec![0.0, 1.0]);
+    let _server = srv.await.unwrap();
+}
+
+#[tokio::test]
+async fn server_exit_fails_pending_calls_with_the_cause() {
+    let (client_end, mut server) = channel::pair();
+    let srv = tokio::spawn(async move {
+        legacy_handshake(&mut server).await;
+        let _r = next_request(&mut server).await;
+        server
+            .inject_error(TransportError::new(
+                TransportErrorKind::Closed,
+                "server exited with status 1: fatal: config missing",
+            ))
+            .unwrap();
+        drop(server);
+    });
+    let client = Client::builder("t", "1").connect(client_end).await.unwrap();
+    let err = client.call_tool("x", json!({})).await.unwrap_err();
+    assert!(
+        matches!(err, ClientError::Closed(CloseReason::Transport(_))),
+        "{err:?}"
+    );
+    assert_eq!(
+        err.to_string(),
+        "connection closed: server exited with status 1: fatal: config missing"
+    );
+    let source = std::error::Error::source(&err).unwrap();
+    assert!(
+        source.to_string().contains("fatal: config missing"),
+        "the cause is reachable: {source}"
+    );
+    srv.await.unwrap();
+    // Later calls fail at once with the same cause.
+    let err = client.list_tools(None).await.unwrap_err();
+    assert!(err.to_string().contains("fatal: config missing"), "{err}");
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_shorter_timeout_started_later_fires_on_time_and_a_longer_one_still_fires() {
+    let (client_end, mut server) = channel::pair();
+    let srv = tokio::spawn(async move {
+        legacy_handshake(&mut server).await;
+        // Never answer; keep the transport open until both calls timed out.
+        while let Some(Ok(_)) = server.recv().await {}
+    });
+    let client = Client::builder("t", "1").connect(client_end).await.unwrap();
+    let start = tokio::time::Instant::now();
+    let long = client
+        .call_tool_with(&mcp_proto::schema::CallToolParams::new("slow"))
+        .timeout(Duration::from_secs(100))
+        .send();
+    let short = client
+        .call_tool_with(&mcp_proto::schema::CallToolParams::new("slow"))
+        .timeout(Duration::from_secs(2))
+        .send();
+    let err = short.await.unwrap_err();
+    assert!(err.is_timeout(), "{err}");
+    let waited = start.elapsed();
+    assert!(
+        waited >= Duration::from_secs(2) && waited < Duration::from_secs(3),
+        "{waited:?}"
+    );
+    let err = long.await.unwrap_err();
+    assert!(err.is_timeout(), "{err}");
+    let waited = start.elapsed();
+    assert!(
+        waited >= Duration::from_secs(100) && waited < Duration::from_secs(101),
+        "{waited:?}"
+    );
+    client.close().await;
+    let _ = srv.await;
+}
+
+#[tokio::test]
+async fn every_list_shares_the_page_shape_and_the_cursor_loop() {
+    use mcp_proto::schema::{Prompt, ResourceTemplate};
+
+    let (client_end, mut server) = channel::pair();
+    let srv = tokio::spawn(async move {
+        legacy_handshake(&mut server).await;
+        // Each list's items live under its own member; the cursor goes back verbatim.
+        for (method, member, first, second) in [
+            (
+                "resources/templates/list",
+                "resourceTemplates",
+                json!({"uriTemplate": "file:///{a}", "name": "a"}),
+                json!({"uriTemplate": "file:///{b}", "name": "b"}),
+            ),
+            (
+                "resources/list",
+                "resources",
+                json!({"uri": "file:///a", "name": "a"}),
+                json!({"uri": "file:///b", "name": "b"}),
+            ),
+        ] {
+            let r = next_request(&mut server).await;
+            assert_eq!(r.method, method);
+            assert_eq!(params(&r).get("cursor"), None, "first page has no cursor");
+            respond(
+                &mut server,
+                r.id,
+                json!({member: [first], "nextCursor": "c/2"}),
+            )
+            .await;
+            let r = next_request(&mut server).await;
+            assert_eq!(r.method, method);
+            assert_eq!(params(&r)["cursor"], "c/2");
+            respond(&mut server, r.id, json!({member: [second], "ttlMs": 5})).await;
+        }
+        // A server whose prompt list never ends: the page cap stops the loop.
+        for i in 0..3 {
+            let r = next_request(&mut server).await;
+            assert_eq!(r.method, "prompts/list");
+            let p =
+                json!({"prompts": [{"name": format!("p{i}")}], "nextCursor": format!("{}", i + 1)});
+            respond(&mut server, r.id, p).await;
+        }
+        server
+    });
+    let client = Client::builder("t", "1")
+        .max_list_pages(3)
+        .connect(client_end)
+        .await
+        .unwrap();
+    let templates: Vec<ResourceTemplate> = client.list_all().await.unwrap();
+    let t: Vec<_> = templates.iter().map(|t| t.uri_template.as_str()).collect();
+    assert_eq!(t, ["file:///{a}", "file:///{b}"]);
+    let resources = client.list_all_resources().await.unwrap();
+    let r: Vec<_> = resources.iter().map(|r| r.name.as_str()).collect();
+    assert_eq!(r, ["a", "b"]);
+    match client.list_all::<Prompt>().await {
+        Err(ClientError::TooManyPages { method, limit }) => {
+            assert_eq!((method.as_str(), limit), ("prompts/list", 3));
+        }
+        other => panic!("expected TooManyPages, got {other:?}"),
+    }
+    let _server = srv.await.unwrap();
+}
+
+#[tokio::test]
+async fn progress_tokens_are_sent_only_when_asked_for() {
+    let (client_end, mut server) = channel::pair();
+    let srv = tokio::spawn(async move {
+        legacy_handshake(&mut server).await;
+        let mut tokens = Vec::new();
+        for _ in 0..2 {
+            let r = next_request(&mut server).await;
+            tokens.push(params(&r)["_meta"]["progressToken"].clone());
+            respond(&mut server, r.id, json!({"content": []})).await;
+        }
+        tokens
+    });
+    let client = Client::connect(client_end).await.unwrap();
+    client.call_tool("plain", json!({})).await.unwrap();
+    client
+        .call_tool_with_args("asked", &json!({}))
+        .progress(true)
+        .send()
+        .await
+        .unwrap();
+    let tokens = srv.await.unwrap();
+    assert_eq!(tokens[0], Value::Null, "no token unless asked for");
+    assert!(tokens[1].is_number(), "{tokens:?}");
+}
+
+/// Callers on several threads hand requests to the session and write them
+/// themselves while the driver reads on another: every call completes with
+/// its own answer, sequential and concurrent callers mixed (a lost wake-up
+/// or a lock held across an await would hang here, bounded by the timeout).
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn callers_on_many_threads_share_the_driver_without_losing_calls() {
+    const TASKS: usize = 16;
+    const CALLS: usize = 200;
+    let (client_end, mut server) = channel::pair();
+    let srv = tokio::spawn(async move {
+        legacy_handshake(&mut server).await;
+        for _ in 0..TASKS * CALLS {
+            let r = next_request(&mut server).await;
+            let text = params(&r)["arguments"]["text"].clone();
+            respond(
+                &mut server,
+                r.id,
+                json!({"content": [{"type": "text", "text": text}]}),
+            )
+            .await;
+        }
+        server
+    });
+    let client = Client::connect(client_end).await.unwrap();
+    let mut tasks = Vec::new();
+    for t in 0..TASKS {
+        let c = client.clone();
+        tasks.push(tokio::spawn(async move {
+            for i in 0..CALLS {
+                let text = format!("t{t}-{i}");
+                let r = c.call_tool("echo", json!({ "text": text })).await.unwrap();
+                assert_eq!(r.content[0].as_text(), Some(text.as_str()));
+            }
+        }));
+    }
+    tokio::time::timeout(Duration::from_secs(60), async {
+        for t in tasks {
+            t.await.unwrap();
+        }
+    })
+    .await
+    .expect("every call completes");
+    let _server = srv.await.unwrap();
+}

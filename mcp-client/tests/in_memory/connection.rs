@@ -1,0 +1,207 @@
+//! The handshake in both eras, remembered eras, closing.
+
+use super::*;
+
+#[tokio::test]
+async fn legacy_fallback_and_accessors() {
+    let (client_end, mut server) = channel::pair();
+    let srv = tokio::spawn(async move {
+        legacy_handshake(&mut server).await;
+        let r = next_request(&mut server).await;
+        assert_eq!(r.method, "tools/list");
+        respond(
+            &mut server,
+            r.id,
+            json!({"tools": [{"name": "a", "inputSchema": {"type": "object"}}], "nextCursor": ""}),
+        )
+        .await;
+        // An empty-string cursor is a real cursor: the client must ask again with it.
+        let r = next_request(&mut server).await;
+        assert_eq!(params(&r)["cursor"], "");
+        respond(
+            &mut server,
+            r.id,
+            json!({"tools": [{"name": "b", "inputSchema": {"type": "object"}}]}),
+        )
+        .await;
+        server
+    });
+    let client = Client::builder("t", "1").connect(client_end).await.unwrap();
+    assert_eq!(client.era(), Some(Era::Legacy));
+    assert_eq!(
+        client.protocol_version(),
+        Some(ProtocolVersion::V2025_11_25)
+    );
+    let info = client.server().unwrap();
+    assert_eq!(info.implementation.name, "fake");
+    assert_eq!(info.instructions.as_deref(), Some("hello"));
+    let names: Vec<String> = client
+        .list_all_tools()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|t| t.name)
+        .collect();
+    assert_eq!(names, ["a", "b"]);
+    let _server = srv.await.unwrap();
+}
+
+#[tokio::test]
+async fn server_that_never_answers_the_probe_gets_initialize_after_probe_timeout() {
+    let (client_end, mut server) = channel::pair();
+    let srv = tokio::spawn(async move {
+        let Some(Ok(Message::Request(r))) = server.recv().await else {
+            panic!()
+        };
+        assert_eq!(r.method, "server/discover"); // ignored: a silent legacy server
+        let Some(Ok(Message::Request(r))) = server.recv().await else {
+            panic!()
+        };
+        assert_eq!(r.method, "initialize");
+        respond(&mut server, r.id, json!({"protocolVersion": "2024-11-05", "capabilities": {}, "serverInfo": {"name": "old", "version": "0"}})).await;
+        server
+    });
+    let client = Client::builder("t", "1")
+        .probe_timeout(Duration::from_millis(50))
+        .connect(client_end)
+        .await
+        .unwrap();
+    assert_eq!(
+        client.protocol_version(),
+        Some(ProtocolVersion::V2024_11_05)
+    );
+    let _server = srv.await.unwrap();
+}
+
+#[tokio::test]
+async fn close_finishes_the_driver_and_closes_the_transport() {
+    let (client_end, mut server) = channel::pair();
+    let srv = tokio::spawn(async move {
+        legacy_handshake(&mut server).await;
+        // After close, the server sees its receive side end.
+        assert!(server.recv().await.is_none());
+    });
+    let client = Client::builder("t", "1").connect(client_end).await.unwrap();
+    client.close().await;
+    tokio::time::timeout(Duration::from_secs(5), srv)
+        .await
+        .unwrap()
+        .unwrap();
+    let err = client.call_tool("x", json!({})).await.unwrap_err();
+    assert!(err.is_closed(), "{err:?}");
+}
+
+#[tokio::test]
+async fn dropping_every_client_closes_the_connection() {
+    let (client_end, mut server) = channel::pair();
+    let srv = tokio::spawn(async move {
+        legacy_handshake(&mut server).await;
+        assert!(server.recv().await.is_none());
+    });
+    let client = Client::builder("t", "1").connect(client_end).await.unwrap();
+    drop(client);
+    tokio::time::timeout(Duration::from_secs(5), srv)
+        .await
+        .unwrap()
+        .unwrap();
+}
+
+/// Connects with `eras` under `key` to a server scripted by `script`, which
+/// gets the server end and returns it when the handshake is done.
+async fn connect_remembering<F>(
+    eras: &mcp_client::EraCache,
+    key: &str,
+    script: impl FnOnce(ChannelTransport) -> F,
+) -> Client
+where
+    F: std::future::Future<Output = ChannelTransport> + Send + 'static,
+{
+    let (client_end, server) = channel::pair();
+    let srv = tokio::spawn(script(server));
+    let client = Client::builder("t", "1")
+        .era_cache(eras.clone(), key)
+        .connect(client_end)
+        .await
+        .unwrap();
+    let _server = srv.await.unwrap();
+    client
+}
+
+#[tokio::test]
+async fn an_era_cache_skips_the_probe_on_the_next_connection() {
+    use mcp_client::{EraCache, EraHint};
+
+    let eras = EraCache::new();
+    let key = "stdio:fake-server --flag";
+    // First connection: detection (probe rejected, initialize).
+    let client = connect_remembering(&eras, key, |mut server| async move {
+        legacy_handshake(&mut server).await;
+        server
+    })
+    .await;
+    assert_eq!(client.era(), Some(Era::Legacy));
+    assert!(matches!(
+        eras.get(key),
+        Some(EraHint::Legacy(ProtocolVersion::V2025_11_25))
+    ));
+
+    // Second connection: the first thing the server sees is `initialize`.
+    let client = connect_remembering(&eras, key, |mut server| async move {
+        let r = next_request(&mut server).await;
+        assert_eq!(r.method, "initialize", "no server/discover probe");
+        assert_eq!(params(&r)["protocolVersion"], "2025-11-25");
+        let result = json!({
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "serverInfo": {"name": "fake", "version": "1"}
+        });
+        respond(&mut server, r.id, result).await;
+        server
+    })
+    .await;
+    assert_eq!(client.era(), Some(Era::Legacy));
+
+    // Another key is another server: detected from scratch.
+    let client = connect_remembering(&eras, "https://example.com/mcp", |mut server| async move {
+        modern_handshake(&mut server).await;
+        server
+    })
+    .await;
+    assert_eq!(client.era(), Some(Era::Modern));
+    assert_eq!(eras.len(), 2);
+}
+
+#[tokio::test]
+async fn a_remembered_era_that_fails_the_handshake_is_forgotten() {
+    use mcp_client::{EraCache, EraHint};
+
+    let eras = EraCache::new();
+    eras.insert("srv", EraHint::Legacy(ProtocolVersion::V2025_11_25));
+    let (client_end, mut server) = channel::pair();
+    let srv = tokio::spawn(async move {
+        // Rejects initialize, then the server goes away during detection.
+        let r = next_request(&mut server).await;
+        assert_eq!(r.method, "initialize");
+        server
+            .send(
+                ErrorResponse::new(
+                    Some(r.id),
+                    ErrorObject::new(ErrorCode(-32601), "modern only"),
+                )
+                .into(),
+            )
+            .await
+            .unwrap();
+        let r = next_request(&mut server).await;
+        assert_eq!(r.method, "server/discover", "detection starts over");
+        drop(server);
+    });
+    let err = Client::builder("t", "1")
+        .era_cache(eras.clone(), "srv")
+        .connect(client_end)
+        .await
+        .unwrap_err();
+    assert!(matches!(err, ClientError::Closed(_)), "{err:?}");
+    srv.await.unwrap();
+    assert!(eras.get("srv").is_none(), "the wrong entry is gone");
+}

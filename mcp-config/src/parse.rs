@@ -1,0 +1,564 @@
+//! [`ConfigFile`]: one file read, its format known, its servers parsed but
+//! not yet expanded.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+use crate::error::ConfigError;
+use crate::model::{Expanded, Format, InputSpec, OAuthConfig, ServerConfig, Source};
+use crate::resolve::Resolver;
+
+/// Largest configuration file read: 4 MiB. Server lists are a few KiB; a
+/// bigger file is not one.
+pub const MAX_CONFIG_SIZE: u64 = 4 * 1024 * 1024;
+
+/// One configuration file, parsed. `${...}` is expanded later, by
+/// [`resolve`](Self::resolve), so loading never asks the user anything.
+///
+/// A problem with the file as a whole (unreadable, bad JSON, no server
+/// list) fails [`load`](Self::load); a problem with one server is kept and
+/// returned by [`resolve_each`](Self::resolve_each) for that server only, so
+/// one broken entry does not hide the others.
+#[derive(Debug, Clone)]
+pub struct ConfigFile {
+    source: Source,
+    servers: Vec<Entry>,
+    inputs: Vec<InputSpec>,
+}
+
+#[derive(Debug, Clone)]
+struct Entry {
+    name: String,
+    parsed: Result<RawServer, ShapeProblem>,
+}
+
+/// A per-server problem found while parsing, turned into a [`ConfigError`]
+/// (which is not `Clone`) each time it is reported.
+#[derive(Debug, Clone)]
+enum ShapeProblem {
+    Shape {
+        field: String,
+        message: String,
+    },
+    UnknownType {
+        value: String,
+        expected: &'static str,
+    },
+    Missing {
+        field: &'static str,
+        hint: &'static str,
+    },
+}
+
+/// A server as written: strings still hold `${...}`.
+#[derive(Debug, Clone)]
+pub(crate) struct RawServer {
+    pub(crate) transport: RawTransport,
+    pub(crate) disabled: bool,
+    pub(crate) include_tools: Option<Vec<String>>,
+    pub(crate) exclude_tools: Vec<String>,
+    pub(crate) title: Option<String>,
+    pub(crate) description: Option<String>,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) enum RawTransport {
+    Stdio {
+        command: String,
+        args: Vec<String>,
+        /// Values kept as secrets so `Debug` of a [`ConfigFile`] shows none.
+        env: Vec<(String, Expanded)>,
+        cwd: Option<String>,
+        env_file: Option<String>,
+    },
+    Remote {
+        sse: bool,
+        url: String,
+        headers: Vec<(String, Expanded)>,
+        oauth: Option<OAuthConfig>,
+    },
+}
+
+impl ConfigFile {
+    /// Reads `path`, detecting the format from the file name (`.mcp.json`,
+    /// `claude_desktop_config.json`, `.vscode/mcp.json`, `.cursor/mcp.json`,
+    /// `mcp.json`), or else from its top-level key.
+    pub fn load(path: impl AsRef<Path>) -> Result<Self, ConfigError> {
+        let path = path.as_ref();
+        Self::parse(path, &read(path)?, None)
+    }
+
+    /// Reads `path` as `format`, whatever its name.
+    pub fn load_as(path: impl AsRef<Path>, format: Format) -> Result<Self, ConfigError> {
+        let path = path.as_ref();
+        Self::parse(path, &read(path)?, Some(format))
+    }
+
+    /// Parses `text` as if read from `path` (which only names it in errors
+    /// and picks the format when `format` is `None`).
+    pub fn parse(
+        path: impl Into<PathBuf>,
+        text: &str,
+        format: Option<Format>,
+    ) -> Result<Self, ConfigError> {
+        let path = path.into();
+        let format = format.or_else(|| format_from_name(&path));
+        let lenient = format.is_none_or(Format::allows_comments);
+        let root = parse_json(&path, text, lenient)?;
+        let Value::Object(root) = root else {
+            return Err(shape(&path, "(top level)", "expected a JSON object"));
+        };
+        let format = match format {
+            Some(f) => f,
+            None => {
+                let detected = format_from_shape(&path, &root)?;
+                if !detected.allows_comments() {
+                    // Detected a strict format after a lenient parse.
+                    parse_json(&path, text, false)?;
+                }
+                detected
+            }
+        };
+        let key = format.servers_key();
+        let mut servers = Vec::new();
+        match root.get(key) {
+            None | Some(Value::Null) => {}
+            Some(Value::Object(map)) => {
+                for (name, value) in map {
+                    servers.push(Entry {
+                        name: name.clone(),
+                        parsed: parse_server(format, name, value),
+                    });
+                }
+            }
+            Some(_) => return Err(shape(&path, key, "expected an object of servers")),
+        }
+        servers.sort_by(|a, b| a.name.cmp(&b.name));
+        let inputs = match (format, root.get("inputs")) {
+            (Format::VsCode, Some(v)) => parse_inputs(&path, v)?,
+            _ => Vec::new(),
+        };
+        Ok(ConfigFile {
+            source: Source::new(path, format),
+            servers,
+            inputs,
+        })
+    }
+
+    /// The file and its format.
+    pub fn source(&self) -> &Source {
+        &self.source
+    }
+
+    /// The format the file was read as.
+    pub fn format(&self) -> Format {
+        self.source.format
+    }
+
+    /// The file's path.
+    pub fn path(&self) -> &Path {
+        &self.source.path
+    }
+
+    /// The servers' names, sorted.
+    pub fn server_names(&self) -> impl Iterator<Item = &str> {
+        self.servers.iter().map(|e| e.name.as_str())
+    }
+
+    /// The VS Code `inputs` declared in the file.
+    pub fn inputs(&self) -> &[InputSpec] {
+        &self.inputs
+    }
+
+    /// Expands every server; the first error wins. Use
+    /// [`resolve_each`](Self::resolve_each) to keep going past a broken one.
+    pub fn resolve(&self, resolver: &Resolver) -> Result<Vec<ServerConfig>, ConfigError> {
+        self.resolve_each(resolver).into_iter().collect()
+    }
+
+    /// Expands every server, sorted by name, each on its own: a missing
+    /// variable in one does not stop the others.
+    pub fn resolve_each(&self, resolver: &Resolver) -> Vec<Result<ServerConfig, ConfigError>> {
+        self.servers
+            .iter()
+            .map(|e| self.resolve_entry(e, resolver))
+            .collect()
+    }
+
+    /// Expands the server called `name` only (`None` if the file has none),
+    /// so inputs of the other servers are not asked.
+    pub fn resolve_server(
+        &self,
+        name: &str,
+        resolver: &Resolver,
+    ) -> Option<Result<ServerConfig, ConfigError>> {
+        let entry = self.servers.iter().find(|e| e.name == name)?;
+        Some(self.resolve_entry(entry, resolver))
+    }
+
+    fn resolve_entry(&self, e: &Entry, resolver: &Resolver) -> Result<ServerConfig, ConfigError> {
+        match &e.parsed {
+            Ok(raw) => resolver.resolve_server(self, &e.name, raw),
+            Err(p) => Err(p.to_error(&self.source.path, &e.name)),
+        }
+    }
+}
+
+impl ShapeProblem {
+    fn to_error(&self, path: &Path, server: &str) -> ConfigError {
+        let (path, server) = (path.to_owned(), server.to_owned());
+        match self.clone() {
+            ShapeProblem::Shape { field, message } => ConfigError::Shape {
+                path,
+                server: Some(server),
+                field,
+                message,
+            },
+            ShapeProblem::UnknownType { value, expected } => ConfigError::UnknownType {
+                path,
+                server,
+                value,
+                expected,
+            },
+            ShapeProblem::Missing { field, hint } => ConfigError::MissingField {
+                path,
+                server,
+                field,
+                hint,
+            },
+        }
+    }
+}
+
+fn read(path: &Path) -> Result<String, ConfigError> {
+    let io = |source| ConfigError::Io {
+        path: path.to_owned(),
+        source,
+    };
+    let meta = std::fs::metadata(path).map_err(io)?;
+    if meta.len() > MAX_CONFIG_SIZE {
+        return Err(shape(
+            path,
+            "(file)",
+            &format!(
+                "the file is {} bytes, more than MAX_CONFIG_SIZE ({MAX_CONFIG_SIZE})",
+                meta.len()
+            ),
+        ));
+    }
+    std::fs::read_to_string(path).map_err(io)
+}
+
+fn shape(path: &Path, field: &str, message: &str) -> ConfigError {
+    ConfigError::Shape {
+        path: path.to_owned(),
+        server: None,
+        field: field.to_owned(),
+        message: message.to_owned(),
+    }
+}
+
+fn parse_json(path: &Path, text: &str, lenient: bool) -> Result<Value, ConfigError> {
+    let result = if lenient {
+        serde_json::from_str(&crate::jsonc::strip(text))
+    } else {
+        serde_json::from_str(text)
+    };
+    result.map_err(|e| {
+        let message = e.to_string();
+        let message = match message.rfind(" at line ") {
+            Some(i) => message[..i].to_owned(),
+            None => message,
+        };
+        let hint = if !lenient && serde_json::from_str::<Value>(&crate::jsonc::strip(text)).is_ok()
+        {
+            " (this format is strict JSON: no comments or trailing commas)"
+        } else {
+            ""
+        };
+        ConfigError::Syntax {
+            path: path.to_owned(),
+            line: e.line(),
+            column: e.column(),
+            message,
+            hint,
+        }
+    })
+}
+
+fn format_from_name(path: &Path) -> Option<Format> {
+    let name = path.file_name()?.to_str()?;
+    let parent = path
+        .parent()
+        .and_then(Path::file_name)
+        .and_then(|p| p.to_str());
+    match (name, parent) {
+        (".mcp.json" | "claude_desktop_config.json", _) => Some(Format::ClaudeCode),
+        ("mcp.json", Some(".vscode")) => Some(Format::VsCode),
+        ("mcp.json", Some(".cursor")) => Some(Format::Cursor),
+        _ => None,
+    }
+}
+
+fn format_from_shape(path: &Path, root: &Map<String, Value>) -> Result<Format, ConfigError> {
+    let named_mcp_json = path.file_name().and_then(|n| n.to_str()) == Some("mcp.json");
+    if root.contains_key("mcpServers") {
+        Ok(if named_mcp_json {
+            Format::Standard
+        } else {
+            Format::ClaudeCode
+        })
+    } else if root.contains_key("servers") {
+        Ok(Format::VsCode)
+    } else {
+        Err(ConfigError::UnknownFormat {
+            path: path.to_owned(),
+        })
+    }
+}
+
+fn parse_inputs(path: &Path, v: &Value) -> Result<Vec<InputSpec>, ConfigError> {
+    let Value::Array(items) = v else {
+        return Err(shape(path, "inputs", "expected an array"));
+    };
+    let mut inputs = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let field = |k: &str| format!("inputs[{i}].{k}");
+        let Value::Object(o) = item else {
+            return Err(shape(path, &format!("inputs[{i}]"), "expected an object"));
+        };
+        let string = |k: &str| -> Result<Option<String>, ConfigError> {
+            match o.get(k) {
+                None | Some(Value::Null) => Ok(None),
+                Some(Value::String(s)) => Ok(Some(s.clone())),
+                Some(_) => Err(shape(path, &field(k), "expected a string")),
+            }
+        };
+        match string("type")?.as_deref() {
+            Some("promptString") => {}
+            Some(other) => {
+                return Err(shape(
+                    path,
+                    &field("type"),
+                    &format!("input type {other:?} is not supported (only \"promptString\")"),
+                ));
+            }
+            None => {
+                return Err(shape(
+                    path,
+                    &field("type"),
+                    "missing (use \"promptString\")",
+                ));
+            }
+        }
+        let Some(id) = string("id")? else {
+            return Err(shape(path, &field("id"), "missing"));
+        };
+        let password = match o.get("password") {
+            None | Some(Value::Null) => false,
+            Some(Value::Bool(b)) => *b,
+            Some(_) => return Err(shape(path, &field("password"), "expected true or false")),
+        };
+        inputs.push(InputSpec {
+            id,
+            description: string("description")?,
+            password,
+            default: string("default")?,
+        });
+    }
+    Ok(inputs)
+}
+
+const CLAUDE_TYPES: &str = "\"stdio\" (or no type), \"http\" and \"sse\"";
+const VSCODE_TYPES: &str = "\"stdio\", \"http\" and \"sse\"";
+const CURSOR_TYPES: &str = "\"stdio\", \"http\", \"streamable-http\" and \"sse\"";
+const STANDARD_TYPES: &str = "\"stdio\", \"sse\" and \"streamable-http\"";
+
+#[derive(Clone, Copy, PartialEq)]
+enum Kind {
+    Stdio,
+    Http,
+    Sse,
+}
+
+fn parse_server(format: Format, name: &str, v: &Value) -> Result<RawServer, ShapeProblem> {
+    let bad = |field: &str, message: &str| ShapeProblem::Shape {
+        field: field.to_owned(),
+        message: message.to_owned(),
+    };
+    let Value::Object(o) = v else {
+        return Err(bad("(server)", "expected an object"));
+    };
+    if format == Format::Standard
+        && !name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '[' | ']'))
+    {
+        return Err(bad(
+            "(name)",
+            "SEP-2633 server names use only letters, digits, '_', '-', '[' and ']'",
+        ));
+    }
+    let ty = opt_string(o, "type")?;
+    let has = |k: &str| o.get(k).is_some_and(|v| !v.is_null());
+    let unknown = |expected| ShapeProblem::UnknownType {
+        value: ty.clone().unwrap_or_default(),
+        expected,
+    };
+    let kind = match (format, ty.as_deref()) {
+        (_, Some("stdio")) => Kind::Stdio,
+        (_, Some("sse")) => Kind::Sse,
+        (Format::ClaudeCode | Format::VsCode | Format::Cursor, Some("http")) => Kind::Http,
+        (Format::Cursor | Format::Standard, Some("streamable-http")) => Kind::Http,
+        (Format::ClaudeCode, None) => Kind::Stdio,
+        (Format::VsCode | Format::Cursor, None) if has("command") => Kind::Stdio,
+        (Format::VsCode | Format::Cursor, None) if has("url") => Kind::Http,
+        (Format::VsCode | Format::Cursor, None) => {
+            return Err(ShapeProblem::Missing {
+                field: "command",
+                hint: " (set \"command\" for a local server, or \"url\" for a remote one)",
+            });
+        }
+        (Format::Standard, None) => {
+            return Err(ShapeProblem::Missing {
+                field: "type",
+                hint: " (SEP-2633 requires \"stdio\", \"sse\" or \"streamable-http\")",
+            });
+        }
+        (Format::ClaudeCode, Some(_)) => return Err(unknown(CLAUDE_TYPES)),
+        (Format::VsCode, Some(_)) => return Err(unknown(VSCODE_TYPES)),
+        (Format::Cursor, Some(_)) => return Err(unknown(CURSOR_TYPES)),
+        (Format::Standard, Some(_)) => return Err(unknown(STANDARD_TYPES)),
+    };
+    let strict = format == Format::Standard;
+    let transport = if kind == Kind::Stdio {
+        if strict {
+            for k in ["url", "headers", "oauth"] {
+                if has(k) {
+                    return Err(bad(k, "not allowed for stdio servers (SEP-2633)"));
+                }
+            }
+        }
+        let Some(command) = opt_string(o, "command")?.filter(|c| !c.is_empty()) else {
+            let hint = if has("url") {
+                " (this entry has a \"url\": add \"type\": \"http\" or \"sse\")"
+            } else {
+                " (the program that starts the server, e.g. \"npx\")"
+            };
+            return Err(ShapeProblem::Missing {
+                field: "command",
+                hint,
+            });
+        };
+        RawTransport::Stdio {
+            command,
+            args: string_array(o, "args")?.unwrap_or_default(),
+            env: string_map(o, "env")?,
+            cwd: opt_string(o, "cwd")?,
+            env_file: opt_string(o, "envFile")?,
+        }
+    } else {
+        if strict {
+            for k in ["command", "args", "env"] {
+                if has(k) {
+                    return Err(bad(k, "not allowed for remote servers (SEP-2633)"));
+                }
+            }
+        }
+        let Some(url) = opt_string(o, "url")?.filter(|u| !u.is_empty()) else {
+            return Err(ShapeProblem::Missing {
+                field: "url",
+                hint: " (the server's endpoint, e.g. \"https://example.com/mcp\")",
+            });
+        };
+        RawTransport::Remote {
+            sse: kind == Kind::Sse,
+            url,
+            headers: string_map(o, "headers")?,
+            oauth: parse_oauth(o)?,
+        }
+    };
+    let disabled = match (o.get("disabled"), o.get("enabled")) {
+        (Some(Value::Bool(true)), _) | (_, Some(Value::Bool(false))) => true,
+        (None | Some(Value::Null | Value::Bool(_)), None | Some(Value::Null | Value::Bool(_))) => {
+            false
+        }
+        _ => return Err(bad("disabled", "expected true or false")),
+    };
+    Ok(RawServer {
+        transport,
+        disabled,
+        include_tools: string_array(o, "includeTools")?,
+        exclude_tools: string_array(o, "excludeTools")?.unwrap_or_default(),
+        title: opt_string(o, "title")?,
+        description: opt_string(o, "description")?,
+    })
+}
+
+fn parse_oauth(o: &Map<String, Value>) -> Result<Option<OAuthConfig>, ShapeProblem> {
+    match o.get("oauth") {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Object(a)) => Ok(Some(OAuthConfig {
+            client_id: opt_string(a, "clientId")?,
+            scopes: string_array(a, "scopes")?.unwrap_or_default(),
+            redirect_uri: opt_string(a, "redirectUri")?,
+        })),
+        Some(_) => Err(ShapeProblem::Shape {
+            field: "oauth".into(),
+            message: "expected an object".into(),
+        }),
+    }
+}
+
+fn opt_string(o: &Map<String, Value>, key: &str) -> Result<Option<String>, ShapeProblem> {
+    match o.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(_) => Err(ShapeProblem::Shape {
+            field: key.to_owned(),
+            message: "expected a string".into(),
+        }),
+    }
+}
+
+fn string_array(o: &Map<String, Value>, key: &str) -> Result<Option<Vec<String>>, ShapeProblem> {
+    let problem = |field: String| ShapeProblem::Shape {
+        field,
+        message: "expected an array of strings".into(),
+    };
+    match o.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Array(items)) => items
+            .iter()
+            .enumerate()
+            .map(|(i, v)| match v {
+                Value::String(s) => Ok(s.clone()),
+                _ => Err(problem(format!("{key}[{i}]"))),
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map(Some),
+        Some(_) => Err(problem(key.to_owned())),
+    }
+}
+
+/// An object of strings; the values are kept as secrets.
+fn string_map(o: &Map<String, Value>, key: &str) -> Result<Vec<(String, Expanded)>, ShapeProblem> {
+    match o.get(key) {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(Value::Object(m)) => m
+            .iter()
+            .map(|(k, v)| match v {
+                Value::String(s) => Ok((k.clone(), Expanded::secret(s.clone()))),
+                _ => Err(ShapeProblem::Shape {
+                    field: format!("{key}.{k}"),
+                    message: "expected a string (quote numbers and booleans)".into(),
+                }),
+            })
+            .collect(),
+        Some(_) => Err(ShapeProblem::Shape {
+            field: key.to_owned(),
+            message: "expected an object of strings".into(),
+        }),
+    }
+}

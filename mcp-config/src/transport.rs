@@ -1,0 +1,263 @@
+//! From a [`ServerConfig`] to a ready transport, so hosts do not rewrite it.
+
+use std::path::Path;
+
+use crate::error::ConfigError;
+#[cfg(any(feature = "stdio", feature = "http"))]
+use crate::model::Expanded;
+use crate::model::{RemoteConfig, ServerConfig, StdioConfig, TransportConfig};
+
+/// A transport not yet started, for a host that wants to adjust it
+/// (stderr handling, timeouts, an auth provider) before starting it.
+///
+/// Its `Debug` shows only the kind and the program: the command's own
+/// `Debug` would show its environment.
+#[non_exhaustive]
+pub enum Prepared {
+    /// A stdio server: pass it to `StdioTransport::spawn`.
+    #[cfg(feature = "stdio")]
+    Stdio(mcp_transport_stdio::ServerCommand),
+    /// An http or sse server: call `build()`.
+    #[cfg(feature = "http")]
+    Http(mcp_transport_http::HttpTransportBuilder),
+}
+
+impl std::fmt::Debug for Prepared {
+    #[cfg_attr(not(any(feature = "stdio", feature = "http")), allow(unused_variables))]
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            #[cfg(feature = "stdio")]
+            Prepared::Stdio(ref cmd) => f
+                .debug_struct("Prepared::Stdio")
+                .field("program", &cmd.get_program())
+                .finish_non_exhaustive(),
+            #[cfg(feature = "http")]
+            Prepared::Http(_) => f.debug_struct("Prepared::Http").finish_non_exhaustive(),
+        }
+    }
+}
+
+/// Why a server's transport could not be made.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum BuildError {
+    /// The `envFile` could not be read.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// This kind of server needs a feature of `mcp-config` that is off.
+    #[error("server {server:?}: {kind} servers need the `{feature}` feature of mcp-config")]
+    FeatureOff {
+        /// The server.
+        server: String,
+        /// `stdio`, `http` or `sse`.
+        kind: &'static str,
+        /// The feature to enable.
+        feature: &'static str,
+    },
+    /// The process could not be started.
+    #[cfg(feature = "stdio")]
+    #[error("server {server:?}: {source}")]
+    Spawn {
+        /// The server.
+        server: String,
+        /// Why.
+        source: mcp_transport_stdio::SpawnError,
+    },
+    /// The URL or a header was refused by the HTTP transport.
+    #[cfg(feature = "http")]
+    #[error("server {server:?}: {reason}")]
+    Http {
+        /// The server.
+        server: String,
+        /// Why (the URL is shown only when no secret was expanded into it).
+        reason: String,
+        /// The transport's error.
+        source: mcp_transport_http::HttpError,
+    },
+}
+
+impl ServerConfig {
+    /// The transport for this server, not yet started: a
+    /// `ServerCommand` (with `envFile` read, then `env` on top, `cwd`) or an
+    /// `HttpTransportBuilder` (with `headers`). For `sse` servers the HTTP
+    /// transport's 2024-11-05 HTTP+SSE fallback does the work: the first
+    /// `initialize` POST to the SSE URL is refused, the transport then
+    /// `GET`s it and posts to the endpoint it names.
+    pub fn prepare(&self) -> Result<Prepared, BuildError> {
+        match &self.transport {
+            TransportConfig::Stdio(s) => self.prepare_stdio(s),
+            TransportConfig::Http(r) => self.prepare_http(r, "http"),
+            TransportConfig::Sse(r) => self.prepare_http(r, "sse"),
+        }
+    }
+
+    /// Starts the transport: spawns the process (needs a tokio runtime) or
+    /// builds the HTTP transport. Pass it to `mcp_client::Client`'s
+    /// `connect`.
+    #[cfg(any(feature = "stdio", feature = "http"))]
+    pub fn transport(&self) -> Result<mcp_proto::transport::BoxTransport, BuildError> {
+        match self.prepare()? {
+            #[cfg(feature = "stdio")]
+            Prepared::Stdio(cmd) => mcp_transport_stdio::StdioTransport::spawn(cmd)
+                .map(|t| Box::pin(t) as mcp_proto::transport::BoxTransport)
+                .map_err(|source| BuildError::Spawn {
+                    server: self.name.clone(),
+                    source,
+                }),
+            #[cfg(feature = "http")]
+            Prepared::Http(builder) => {
+                let url = match &self.transport {
+                    TransportConfig::Http(r) | TransportConfig::Sse(r) => r.url.clone(),
+                    TransportConfig::Stdio(_) => Expanded::plain(""),
+                };
+                builder
+                    .build()
+                    .map(|t| Box::pin(t) as mcp_proto::transport::BoxTransport)
+                    .map_err(|source| self.http_error(&url, source))
+            }
+        }
+    }
+
+    #[cfg(feature = "http")]
+    fn http_error(&self, url: &Expanded, source: mcp_transport_http::HttpError) -> BuildError {
+        let reason = match &source {
+            mcp_transport_http::HttpError::InvalidUrl { reason, .. } => {
+                format!("invalid URL {url}: {reason}")
+            }
+            other => other.to_string(),
+        };
+        BuildError::Http {
+            server: self.name.clone(),
+            reason,
+            source,
+        }
+    }
+
+    #[cfg(feature = "stdio")]
+    fn prepare_stdio(&self, s: &StdioConfig) -> Result<Prepared, BuildError> {
+        let mut cmd = mcp_transport_stdio::ServerCommand::new(s.command.expose())
+            .args(s.args.iter().map(Expanded::expose));
+        if let Some(file) = &s.env_file {
+            cmd = cmd.envs(self.read_env_file(file)?);
+        }
+        cmd = cmd.envs(s.env.iter().map(|(k, v)| (k, v.expose())));
+        if let Some(dir) = &s.cwd {
+            cmd = cmd.cwd(dir);
+        }
+        Ok(Prepared::Stdio(cmd))
+    }
+
+    #[cfg(not(feature = "stdio"))]
+    fn prepare_stdio(&self, _: &StdioConfig) -> Result<Prepared, BuildError> {
+        Err(BuildError::FeatureOff {
+            server: self.name.clone(),
+            kind: "stdio",
+            feature: "stdio",
+        })
+    }
+
+    #[cfg(feature = "http")]
+    fn prepare_http(&self, r: &RemoteConfig, _kind: &'static str) -> Result<Prepared, BuildError> {
+        let mut builder = mcp_transport_http::HttpTransport::builder(r.url.expose());
+        for (name, value) in &r.headers {
+            builder = builder.header(name, value.expose());
+        }
+        Ok(Prepared::Http(builder))
+    }
+
+    #[cfg(not(feature = "http"))]
+    fn prepare_http(&self, _: &RemoteConfig, kind: &'static str) -> Result<Prepared, BuildError> {
+        Err(BuildError::FeatureOff {
+            server: self.name.clone(),
+            kind,
+            feature: "http",
+        })
+    }
+
+    /// Reads a dotenv file: `KEY=VALUE` lines, `export ` allowed, `#`
+    /// comments and blank lines skipped, values optionally in single or
+    /// double quotes. No `${...}` expansion inside.
+    #[cfg_attr(not(feature = "stdio"), allow(dead_code))]
+    fn read_env_file(&self, file: &Path) -> Result<Vec<(String, String)>, ConfigError> {
+        let error = |reason: String| ConfigError::EnvFile {
+            path: self.source.path.clone(),
+            server: self.name.clone(),
+            env_file: file.to_owned(),
+            reason,
+        };
+        let text = std::fs::read_to_string(file).map_err(|e| error(e.to_string()))?;
+        parse_dotenv(&text).map_err(|line| {
+            error(format!(
+                "line {line} is not KEY=VALUE (its value is not shown)"
+            ))
+        })
+    }
+}
+
+/// `KEY=VALUE` pairs of a dotenv text, or the 1-based number of a bad line.
+pub(crate) fn parse_dotenv(text: &str) -> Result<Vec<(String, String)>, usize> {
+    let mut vars = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let line = line.strip_prefix("export ").unwrap_or(line);
+        let Some((key, value)) = line.split_once('=') else {
+            return Err(i + 1);
+        };
+        let key = key.trim();
+        let valid = !key.is_empty()
+            && key
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.');
+        if !valid {
+            return Err(i + 1);
+        }
+        let value = value.trim();
+        let value = match value.as_bytes() {
+            [q @ (b'"' | b'\''), .., last] if last == q && value.len() >= 2 => {
+                let inner = &value[1..value.len() - 1];
+                if *q == b'"' {
+                    inner.replace("\\n", "\n").replace("\\\"", "\"")
+                } else {
+                    inner.to_owned()
+                }
+            }
+            // An unquoted value ends at ` #` (an inline comment).
+            _ => match value.find(" #") {
+                Some(end) => value[..end].trim_end().to_owned(),
+                None => value.to_owned(),
+            },
+        };
+        vars.push((key.to_owned(), value));
+    }
+    Ok(vars)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_dotenv;
+
+    #[test]
+    fn dotenv_lines() {
+        let text = "# comment\n\nexport A=1\nB = two words # note\nC=\"quoted # not a comment\"\nD='single'\nE=\n";
+        assert_eq!(
+            parse_dotenv(text).expect("valid"),
+            [
+                ("A", "1"),
+                ("B", "two words"),
+                ("C", "quoted # not a comment"),
+                ("D", "single"),
+                ("E", ""),
+            ]
+            .map(|(k, v)| (k.to_owned(), v.to_owned()))
+        );
+    }
+
+    #[test]
+    fn dotenv_bad_line_is_numbered() {
+        assert_eq!(parse_dotenv("A=1\nnot a pair\n"), Err(2));
+        assert_eq!(parse_dotenv("A B=1\n"), Err(1));
+    }
+}

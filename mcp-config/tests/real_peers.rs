@@ -1,0 +1,180 @@
+//! A `.mcp.json` naming real servers nobody here wrote, read, resolved and
+//! connected with `mcp_client::Client` through `ServerConfig::transport`:
+//! server-everything over stdio and Streamable HTTP, the Python SDK over
+//! stdio and over the 2024-11-05 HTTP+SSE transport (`"type": "sse"`).
+//!
+//! The peers are installed by `cargo xtask peers`; without them this test
+//! skips with a message, unless `MCP_REQUIRE_PEERS=1`.
+#![allow(clippy::unwrap_used)]
+#![cfg(unix)]
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Duration;
+
+use mcp_client::Client;
+use mcp_config::{ConfigFile, Format, Resolver, ServerConfig};
+use mcp_proto::schema::ContentBlock;
+use mcp_proto::testing::peer;
+use serde_json::json;
+use tokio::process::{Child, Command};
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Starts an HTTP peer and waits (bounded) until it listens on `port`.
+async fn listening(mut cmd: Command, port: u16) -> Child {
+    let mut child = cmd
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    for _ in 0..600 {
+        if tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .is_ok()
+        {
+            return child;
+        }
+        if let Ok(Some(status)) = child.try_wait() {
+            panic!("peer exited early with {status}");
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("peer did not listen on port {port} within 60 s");
+}
+
+const CONFIG: &str = r#"{
+  "mcpServers": {
+    "everything": {
+      "command": "${NODE}",
+      "args": ["${EVERYTHING_JS}", "stdio"]
+    },
+    "python": {
+      "command": "${PEERS}/py/bin/python",
+      "args": ["${REPO}/peers/python_server.py", "stdio"],
+      "env": {"MCP_CONFIG_TEST_TOKEN": "${TOKEN:-unused}"}
+    },
+    "everything-http": {
+      "type": "http",
+      "url": "http://127.0.0.1:${EVERYTHING_PORT}/mcp",
+      "headers": {"X-Test-Token": "Bearer ${TOKEN}"}
+    },
+    "python-sse": {
+      "type": "sse",
+      "url": "http://127.0.0.1:${SSE_PORT}/sse"
+    }
+  }
+}"#;
+
+async fn call_echo(server: ServerConfig) -> (String, usize, String) {
+    let transport = server.transport().unwrap();
+    // Four servers start at once on a busy machine: a Python interpreter
+    // can take longer than the default 5 s `server/discover` probe to
+    // answer, and a late answer after the fallback to `initialize` fails
+    // the handshake (the server then serves 2026-07-28). Give it time.
+    let client = tokio::time::timeout(
+        Duration::from_secs(60),
+        Client::builder("mcp-config-tests", "0.1.0")
+            .probe_timeout(Duration::from_secs(30))
+            .connect(transport),
+    )
+    .await
+    .unwrap_or_else(|_| panic!("{}: connect timed out", server.name))
+    .unwrap_or_else(|e| panic!("{}: {e}", server.name));
+    let tools = client.list_all_tools().await.unwrap();
+    let args = if server.name.starts_with("everything") {
+        json!({"message": "from a config file"})
+    } else {
+        json!({"text": "from a config file"})
+    };
+    let result = client.call_tool("echo", args).await.unwrap();
+    let text = result
+        .content
+        .iter()
+        .filter_map(ContentBlock::as_text)
+        .collect::<Vec<_>>()
+        .join("\n");
+    tokio::time::timeout(Duration::from_secs(20), client.close())
+        .await
+        .unwrap();
+    (server.name, tools.len(), text)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_config_naming_real_peers_connects_to_each() {
+    let (Some(node), Some(js), Some(py)) = (
+        peer("npm/node_modules/.bin/node"),
+        peer("npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js"),
+        peer("py/bin/python"),
+    ) else {
+        return;
+    };
+    let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    let peers = py
+        .parent()
+        .and_then(Path::parent)
+        .and_then(Path::parent)
+        .unwrap();
+
+    let everything_port = free_port();
+    let mut everything_http = Command::new(&node);
+    everything_http
+        .arg(&js)
+        .arg("streamableHttp")
+        .env("PORT", everything_port.to_string());
+    let sse_port = free_port();
+    let mut python_sse = Command::new(&py);
+    python_sse
+        .arg(repo.join("mcp-transport-http/tests/peers/py_server.py"))
+        .arg(sse_port.to_string())
+        .arg("sse");
+    let (_http_child, _sse_child) = tokio::join!(
+        listening(everything_http, everything_port),
+        listening(python_sse, sse_port)
+    );
+
+    let project = std::env::temp_dir().join(format!("mcp-config-peers-{}", std::process::id()));
+    std::fs::create_dir_all(&project).unwrap();
+    let path = project.join(".mcp.json");
+    std::fs::write(&path, CONFIG).unwrap();
+    let file = ConfigFile::load(&path).unwrap();
+    assert_eq!(file.format(), Format::ClaudeCode);
+    let resolver = Resolver::new().env_vars([
+        ("NODE", node.to_str().unwrap().to_owned()),
+        ("EVERYTHING_JS", js.to_str().unwrap().to_owned()),
+        ("PEERS", peers.to_str().unwrap().to_owned()),
+        ("REPO", repo.to_str().unwrap().to_owned()),
+        ("EVERYTHING_PORT", everything_port.to_string()),
+        ("SSE_PORT", sse_port.to_string()),
+        ("TOKEN", "not-checked-by-the-peer".to_owned()),
+    ]);
+    let servers = file.resolve(&resolver).unwrap();
+    assert_eq!(servers.len(), 4);
+
+    // All four at once, as a host starts them.
+    let tasks: Vec<_> = servers
+        .into_iter()
+        .map(|s| tokio::spawn(call_echo(s)))
+        .collect();
+    let mut results = Vec::new();
+    for t in tasks {
+        results.push(t.await.unwrap());
+    }
+    std::fs::remove_dir_all(&project).unwrap();
+    for (name, tools, text) in &results {
+        assert!(*tools > 0, "{name}: no tools");
+        assert!(text.contains("from a config file"), "{name}: {text}");
+    }
+    let names: Vec<&str> = results.iter().map(|r| r.0.as_str()).collect();
+    assert_eq!(
+        names,
+        ["everything", "everything-http", "python", "python-sse"]
+    );
+}

@@ -1,0 +1,217 @@
+//! One HTTP exchange (auth, redirects, timeout) and the helpers every
+//! request shares: headers, body limits, error kinds.
+
+use bytes::Bytes;
+use http::header::{CONTENT_TYPE, LOCATION, WWW_AUTHENTICATE};
+use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode, Uri};
+use http_body_util::{BodyExt, Full, Limited};
+use hyper::body::Incoming;
+use mcp_proto::transport::{TransportError, TransportErrorKind};
+use mcp_proto::version::Feature;
+
+use super::{PROTOCOL_VERSION, SESSION_ID, Shared, lock};
+use crate::client::{MAX_REDIRECTS, Unauthorized};
+use crate::error::HttpError;
+
+pub(super) fn err(kind: TransportErrorKind, e: HttpError) -> TransportError {
+    TransportError::new(kind, e)
+}
+
+pub(super) fn content_type(resp: &Response<Incoming>) -> String {
+    resp.headers()
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_ascii_lowercase()
+}
+
+pub(super) fn same_origin(a: &Uri, b: &Uri) -> bool {
+    fn port(u: &Uri) -> Option<u16> {
+        u.port_u16().or(match u.scheme_str() {
+            Some("http") => Some(80),
+            Some("https") => Some(443),
+            _ => None,
+        })
+    }
+    a.scheme() == b.scheme()
+        && a.host().map(str::to_ascii_lowercase) == b.host().map(str::to_ascii_lowercase)
+        && port(a) == port(b)
+}
+
+/// Resolves a `Location` (absolute, or absolute-path) against `base`.
+pub(super) fn resolve(base: &Uri, location: &str) -> Option<Uri> {
+    if location.starts_with('/') && !location.starts_with("//") {
+        let mut parts = base.clone().into_parts();
+        parts.path_and_query = Some(location.parse().ok()?);
+        return Uri::from_parts(parts).ok();
+    }
+    let u: Uri = location.parse().ok()?;
+    u.scheme().is_some().then_some(u)
+}
+
+pub(super) async fn read_limited(body: Incoming, limit: usize) -> Result<Bytes, HttpError> {
+    match Limited::new(body, limit).collect().await {
+        Ok(c) => Ok(c.to_bytes()),
+        Err(e) => {
+            if e.is::<http_body_util::LengthLimitError>() {
+                Err(HttpError::BodyTooLarge { limit })
+            } else {
+                Err(HttpError::Client(e))
+            }
+        }
+    }
+}
+
+pub(super) fn kind_of_client_error(e: &HttpError) -> TransportErrorKind {
+    match e {
+        HttpError::Timeout { .. } => TransportErrorKind::Timeout,
+        HttpError::Client(_) => TransportErrorKind::Io,
+        HttpError::SessionExpired { .. } => TransportErrorKind::SessionExpired,
+        _ => TransportErrorKind::Protocol,
+    }
+}
+
+impl Shared {
+    /// One HTTP exchange: auth header, same-origin 307/308 redirects, the
+    /// request timeout, one retry after a 401/403 if the auth hook asks.
+    pub(super) async fn exchange(
+        &self,
+        method: Method,
+        url: &Uri,
+        headers: HeaderMap,
+        body: Bytes,
+    ) -> Result<Response<Incoming>, HttpError> {
+        let mut url = url.clone();
+        let mut redirects = 0;
+        let mut auth_retried = false;
+        loop {
+            let mut req = Request::builder()
+                .method(method.clone())
+                .uri(url.clone())
+                .body(Full::new(body.clone()))
+                .map_err(|e| HttpError::Client(Box::new(e)))?;
+            let h = req.headers_mut();
+            for (k, v) in &self.cfg.headers {
+                h.append(k.clone(), v.clone());
+            }
+            for (k, v) in &headers {
+                h.insert(k.clone(), v.clone());
+            }
+            if let Some(auth) = &self.cfg.auth
+                && let Some(mut v) = auth.header().await
+            {
+                v.set_sensitive(true);
+                h.insert(http::header::AUTHORIZATION, v);
+            }
+            let fut = self.cfg.http.send(req);
+            let resp = match self.cfg.request_timeout {
+                Some(t) => tokio::time::timeout(t, fut)
+                    .await
+                    .map_err(|_| HttpError::Timeout {
+                        what: "waiting for the response headers",
+                        after: t,
+                    })?,
+                None => fut.await,
+            }
+            .map_err(|e| HttpError::Client(Box::new(e)))?;
+            let status = resp.status();
+            if status == StatusCode::UNAUTHORIZED || status == StatusCode::FORBIDDEN {
+                if let (Some(auth), false) = (&self.cfg.auth, auth_retried) {
+                    let www = resp.headers().get(WWW_AUTHENTICATE).cloned();
+                    if auth.on_unauthorized(Unauthorized::new(status, www)).await {
+                        auth_retried = true;
+                        continue;
+                    }
+                }
+                return Ok(resp);
+            }
+            if status.is_redirection() {
+                let location = resp
+                    .headers()
+                    .get(LOCATION)
+                    .and_then(|v| v.to_str().ok())
+                    .map(str::to_owned);
+                if status != StatusCode::TEMPORARY_REDIRECT
+                    && status != StatusCode::PERMANENT_REDIRECT
+                {
+                    return Err(HttpError::Redirect {
+                        status,
+                        reason: "only 307 and 308 keep the method and body; point the client at the final URL".into(),
+                    });
+                }
+                let Some(target) = location.as_deref().and_then(|l| resolve(&url, l)) else {
+                    return Err(HttpError::Redirect {
+                        status,
+                        reason: "missing or unusable Location header".into(),
+                    });
+                };
+                if !same_origin(&url, &target) {
+                    return Err(HttpError::CrossOriginRedirect {
+                        location: target.to_string(),
+                    });
+                }
+                redirects += 1;
+                if redirects > MAX_REDIRECTS {
+                    return Err(HttpError::Redirect {
+                        status,
+                        reason: format!("more than {MAX_REDIRECTS} redirects"),
+                    });
+                }
+                url = target;
+                continue;
+            }
+            return Ok(resp);
+        }
+    }
+
+    /// Headers common to every request after the handshake (legacy: session
+    /// id and version; modern: version).
+    pub(super) fn base_headers(&self, is_initialize: bool) -> HeaderMap {
+        let s = lock(&self.state);
+        // Room for these and the per-request headers the caller adds.
+        let mut h = HeaderMap::with_capacity(8);
+        if is_initialize {
+            return h;
+        }
+        if let Some(v) = s.version {
+            if v.has(Feature::ProtocolVersionHeader) {
+                h.insert(PROTOCOL_VERSION, HeaderValue::from_static(v.as_str()));
+            }
+            if v.has(Feature::HttpSession)
+                && let Some(id) = &s.session_id
+            {
+                h.insert(SESSION_ID, id.clone());
+            }
+        }
+        h
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn origins_and_locations() {
+        let base: Uri = "http://127.0.0.1:8080/mcp".parse().unwrap();
+        assert!(same_origin(
+            &base,
+            &"http://127.0.0.1:8080/other".parse().unwrap()
+        ));
+        assert!(!same_origin(
+            &base,
+            &"http://127.0.0.1:8081/mcp".parse().unwrap()
+        ));
+        assert!(!same_origin(
+            &base,
+            &"https://127.0.0.1:8080/mcp".parse().unwrap()
+        ));
+        let https: Uri = "https://h/mcp".parse().unwrap();
+        assert!(same_origin(&https, &"https://h:443/x".parse().unwrap()));
+        assert_eq!(
+            resolve(&base, "/x?y=1").unwrap().to_string(),
+            "http://127.0.0.1:8080/x?y=1"
+        );
+        assert!(resolve(&base, "//evil/x").is_none());
+    }
+}

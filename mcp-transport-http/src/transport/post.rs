@@ -1,0 +1,404 @@
+//! One outgoing message (`POST`) and what to do with its answer: a JSON
+//! body, an SSE stream (resumed or re-issued), or a failure status.
+
+use bytes::Bytes;
+use http::header::{ACCEPT, CONTENT_TYPE, WWW_AUTHENTICATE};
+use http::{HeaderMap, HeaderValue, Method, Response, StatusCode, Uri};
+use hyper::body::Incoming;
+use mcp_proto::jsonrpc::{ErrorResponse, Message, RequestId};
+use mcp_proto::transport::{TransportError, TransportErrorKind};
+use mcp_proto::version::{Feature, ProtocolVersion};
+
+use super::exchange::{content_type, err, kind_of_client_error, read_limited};
+use super::get::{backoff, resume_get};
+use super::legacy_sse::open_legacy_sse;
+use super::sse_read::{StreamEnd, is_answer_to, read_sse};
+use super::{ACCEPT_BOTH, ERROR_BODY_LIMIT, SESSION_ID, Shared, lock};
+use crate::error::{HttpError, excerpt};
+use crate::headers::add_modern_headers;
+use crate::sse::SseDecoder;
+
+/// One outgoing message and what to do with its answer.
+pub(super) struct Post {
+    body: Bytes,
+    request_id: Option<RequestId>,
+    method: Option<String>,
+    modern: bool,
+    headers: HeaderMap,
+    version: Option<ProtocolVersion>,
+    url: Uri,
+    sse_mode: bool,
+}
+
+impl Post {
+    pub(super) fn new(shared: &Shared, msg: Message, method: Option<String>, modern: bool) -> Self {
+        let is_init = method.as_deref() == Some("initialize");
+        let mut headers = shared.base_headers(is_init);
+        headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        headers.insert(ACCEPT, ACCEPT_BOTH);
+        let (version, url, sse_mode) = {
+            let s = lock(&shared.state);
+            if modern
+                && let (Some(m), Message::Request(_) | Message::Notification(_)) =
+                    (method.as_deref(), &msg)
+            {
+                let params = match &msg {
+                    Message::Request(r) => r.params.as_ref(),
+                    Message::Notification(n) => n.params.as_ref(),
+                    _ => None,
+                };
+                let params: Option<serde_json::Value> = match m {
+                    "tools/call" | "prompts/get" | "resources/read" => {
+                        params.and_then(|p| p.decode().ok())
+                    }
+                    _ => None,
+                };
+                add_modern_headers(&mut headers, m, params.as_ref(), &s.tool_headers);
+            }
+            (
+                s.version,
+                s.sse_endpoint
+                    .clone()
+                    .unwrap_or_else(|| shared.cfg.url.clone()),
+                s.sse_endpoint.is_some(),
+            )
+        };
+        let request_id = match &msg {
+            Message::Request(r) => Some(r.id.clone()),
+            _ => None,
+        };
+        Post {
+            body: Bytes::from(msg.to_vec()),
+            request_id,
+            method,
+            modern,
+            headers,
+            version,
+            url,
+            sse_mode,
+        }
+    }
+
+    pub(super) async fn run(self, shared: &Shared) {
+        let result = self.exchange(shared).await;
+        if let Err(e) = result {
+            match &self.request_id {
+                Some(id) => {
+                    // Gone: nobody is left to tell.
+                    let _ = shared.push(Err(e.with_request(id.clone()))).await;
+                }
+                None => tracing::warn!(
+                    method = self.method.as_deref().unwrap_or("<response>"),
+                    error = %e,
+                    "a notification or response POST failed"
+                ),
+            }
+        }
+    }
+
+    fn is(&self, m: &str) -> bool {
+        self.method.as_deref() == Some(m)
+    }
+
+    async fn exchange(&self, shared: &Shared) -> Result<(), TransportError> {
+        let mut reissued = false;
+        loop {
+            let resp = shared
+                .exchange(
+                    Method::POST,
+                    &self.url,
+                    self.headers.clone(),
+                    self.body.clone(),
+                )
+                .await
+                .map_err(|e| err(kind_of_client_error(&e), e))?;
+            let status = resp.status();
+            if status.is_success() {
+                if self.is("initialize") && !self.sse_mode {
+                    capture_session(shared, &resp)?;
+                }
+                match self.on_success(shared, resp).await {
+                    Err(Broken::Reissue) if !reissued => {
+                        reissued = true;
+                        tracing::info!(method = ?self.method, "response stream broke; re-issuing the request once");
+                        continue;
+                    }
+                    Err(Broken::Reissue) => {
+                        return Err(err(
+                            TransportErrorKind::Io,
+                            HttpError::StreamEnded { resumes: 0 },
+                        ));
+                    }
+                    Err(Broken::Fail(e)) => return Err(e),
+                    Ok(()) => return Ok(()),
+                }
+            }
+            return self.on_failure(shared, resp).await;
+        }
+    }
+
+    async fn on_success(&self, shared: &Shared, resp: Response<Incoming>) -> Result<(), Broken> {
+        let status = resp.status();
+        let ct = content_type(&resp);
+        let id = match &self.request_id {
+            Some(id) if !self.sse_mode => id,
+            // Notifications and responses: 202 (or any 2xx) with no body.
+            // HTTP+SSE: the answer comes on the GET stream. Drain what there
+            // is so the connection goes back to the pool.
+            _ => {
+                let _ = read_limited(resp.into_body(), ERROR_BODY_LIMIT).await;
+                return Ok(());
+            }
+        };
+        if status == StatusCode::ACCEPTED || status == StatusCode::NO_CONTENT {
+            return Err(Broken::Fail(err(
+                TransportErrorKind::Protocol,
+                HttpError::Status {
+                    status,
+                    excerpt: "a request was answered without a body".into(),
+                },
+            )));
+        }
+        if ct.starts_with("application/json") {
+            let body = resp.into_body();
+            let read = read_limited(body, shared.cfg.max_body_size);
+            let bytes = match shared.cfg.request_timeout {
+                Some(t) => tokio::time::timeout(t, read).await.map_err(|_| {
+                    Broken::Fail(err(
+                        TransportErrorKind::Timeout,
+                        HttpError::Timeout {
+                            what: "reading the JSON response body",
+                            after: t,
+                        },
+                    ))
+                })?,
+                None => read.await,
+            }
+            .map_err(|e| Broken::Fail(err(kind_of_client_error(&e), e)))?;
+            let msg = Message::from_slice(&bytes).map_err(|e| {
+                Broken::Fail(err(
+                    TransportErrorKind::Protocol,
+                    HttpError::InvalidBody {
+                        status,
+                        reason: e.to_string(),
+                        excerpt: excerpt(&bytes),
+                    },
+                ))
+            })?;
+            let msg = if self.modern && self.is("tools/list") && is_answer_to(&msg, Some(id)) {
+                shared.filter_tools(msg)
+            } else {
+                msg
+            };
+            // Gone: the transport was dropped; nothing left to do.
+            let _ = shared.push(Ok(msg)).await;
+            return Ok(());
+        }
+        if ct.starts_with("text/event-stream") {
+            return self.on_stream(shared, resp.into_body(), id).await;
+        }
+        let bytes = read_limited(resp.into_body(), ERROR_BODY_LIMIT)
+            .await
+            .unwrap_or_default();
+        Err(Broken::Fail(err(
+            TransportErrorKind::Protocol,
+            HttpError::UnexpectedContentType {
+                status,
+                content_type: ct,
+                excerpt: excerpt(&bytes),
+            },
+        )))
+    }
+
+    /// Reads a response stream; resumes it (legacy) or asks for a re-issue
+    /// (modern) when it ends before the answer.
+    async fn on_stream(
+        &self,
+        shared: &Shared,
+        body: Incoming,
+        id: &RequestId,
+    ) -> Result<(), Broken> {
+        let tools_list = self.modern && self.is("tools/list");
+        let mut dec = SseDecoder::new().with_max_event_size(shared.cfg.max_sse_event_size);
+        let mut end = read_sse(shared, body, &mut dec, Some(id), tools_list).await;
+        let resumable = !self.modern && self.version.is_some_and(|v| v.has(Feature::SseResumption));
+        let mut attempts: u32 = 0;
+        let mut total: u32 = 0;
+        loop {
+            let (progress, cause) = match end {
+                StreamEnd::Answered | StreamEnd::Gone => return Ok(()),
+                StreamEnd::Ended { progress } => (progress, None),
+                StreamEnd::Broken { progress, error } => (progress, Some(error)),
+            };
+            if self.modern {
+                let allowed = self
+                    .method
+                    .as_deref()
+                    .is_some_and(|m| shared.cfg.reissue_methods.iter().any(|r| r == m));
+                if allowed {
+                    return Err(Broken::Reissue);
+                }
+                return Err(Broken::Fail(stream_error(cause, 0)));
+            }
+            if !resumable || dec.last_event_id().is_empty() {
+                return Err(Broken::Fail(stream_error(cause, total)));
+            }
+            if progress {
+                attempts = 0;
+            }
+            if attempts >= shared.cfg.max_resume_attempts {
+                return Err(Broken::Fail(stream_error(cause, total)));
+            }
+            let delay = backoff(attempts, dec.retry());
+            attempts += 1;
+            total += 1;
+            tracing::debug!(
+                ?delay,
+                last_event_id = dec.last_event_id(),
+                "resuming SSE stream"
+            );
+            tokio::time::sleep(delay).await;
+            end = match resume_get(shared, dec.last_event_id()).await {
+                Ok(Some(body)) => read_sse(shared, body, &mut dec, Some(id), tools_list).await,
+                Ok(None) => {
+                    return Err(Broken::Fail(err(
+                        TransportErrorKind::Protocol,
+                        HttpError::StreamEnded { resumes: total },
+                    )));
+                }
+                Err(e) => {
+                    if matches!(e, HttpError::SessionExpired { .. }) {
+                        return Err(Broken::Fail(err(TransportErrorKind::SessionExpired, e)));
+                    }
+                    // A failed reconnection is a stream that made no progress.
+                    StreamEnd::Broken {
+                        progress: false,
+                        error: e,
+                    }
+                }
+            };
+        }
+    }
+
+    async fn on_failure(
+        &self,
+        shared: &Shared,
+        resp: Response<Incoming>,
+    ) -> Result<(), TransportError> {
+        let status = resp.status();
+        let www = resp.headers().get(WWW_AUTHENTICATE).cloned();
+        let bytes = read_limited(resp.into_body(), ERROR_BODY_LIMIT)
+            .await
+            .unwrap_or_default();
+        let status_err = || HttpError::Status {
+            status,
+            excerpt: excerpt(&bytes),
+        };
+        if status == StatusCode::UNAUTHORIZED || status == StatusCode::FORBIDDEN {
+            // The auth hook already saw the challenge in `Shared::exchange`.
+            if let Some(www) = www {
+                tracing::debug!(www_authenticate = ?www, "request unauthorized");
+            }
+            return Err(err(TransportErrorKind::Unauthorized, status_err()));
+        }
+        // A live legacy session the server forgot.
+        if status == StatusCode::NOT_FOUND
+            && !self.modern
+            && !self.sse_mode
+            && let Some(session) = self.headers.get(SESSION_ID)
+        {
+            let mut s = lock(&shared.state);
+            if s.session_id.as_ref() == Some(session) {
+                s.session_id = None;
+                s.standalone_started = false;
+            }
+            return Err(err(
+                TransportErrorKind::SessionExpired,
+                HttpError::SessionExpired {
+                    session: session.to_str().unwrap_or("").to_owned(),
+                },
+            ));
+        }
+        // Era detection: a JSON-RPC error body is the answer.
+        if let (Some(id), Ok(Message::Error(e))) = (&self.request_id, Message::from_slice(&bytes)) {
+            let e = ErrorResponse::new(Some(e.id.unwrap_or_else(|| id.clone())), e.error);
+            let _ = shared.push(Ok(Message::Error(e))).await;
+            return Ok(());
+        }
+        if self.is("initialize")
+            && shared.cfg.legacy_sse_fallback
+            && !self.sse_mode
+            && matches!(status.as_u16(), 400 | 404 | 405)
+        {
+            match open_legacy_sse(shared).await {
+                Ok(endpoint) => {
+                    tracing::info!(%endpoint, "server speaks the 2024-11-05 HTTP+SSE transport; using it");
+                    let resp = shared
+                        .exchange(
+                            Method::POST,
+                            &endpoint,
+                            self.sse_headers(),
+                            self.body.clone(),
+                        )
+                        .await
+                        .map_err(|e| err(kind_of_client_error(&e), e))?;
+                    if resp.status().is_success() {
+                        return Ok(());
+                    }
+                    let status = resp.status();
+                    let bytes = read_limited(resp.into_body(), ERROR_BODY_LIMIT)
+                        .await
+                        .unwrap_or_default();
+                    return Err(err(
+                        TransportErrorKind::Protocol,
+                        HttpError::Status {
+                            status,
+                            excerpt: excerpt(&bytes),
+                        },
+                    ));
+                }
+                Err(e) => tracing::debug!(error = %e, "HTTP+SSE fallback did not work"),
+            }
+        }
+        Err(err(TransportErrorKind::Protocol, status_err()))
+    }
+
+    fn sse_headers(&self) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        h.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        h
+    }
+}
+
+enum Broken {
+    /// Modern era: the caller allows re-issuing this method.
+    Reissue,
+    Fail(TransportError),
+}
+
+fn stream_error(cause: Option<HttpError>, resumes: u32) -> TransportError {
+    match cause {
+        Some(e) => err(TransportErrorKind::Io, e),
+        None => err(
+            TransportErrorKind::Protocol,
+            HttpError::StreamEnded { resumes },
+        ),
+    }
+}
+
+fn capture_session(shared: &Shared, resp: &Response<Incoming>) -> Result<(), TransportError> {
+    let Some(v) = resp.headers().get(SESSION_ID) else {
+        return Ok(());
+    };
+    let ok = !v.is_empty() && v.as_bytes().iter().all(|b| (0x21..=0x7E).contains(b));
+    if !ok {
+        return Err(err(
+            TransportErrorKind::Protocol,
+            HttpError::InvalidSessionId,
+        ));
+    }
+    let mut v = v.clone();
+    v.set_sensitive(true);
+    lock(&shared.state).session_id = Some(v);
+    Ok(())
+}
