@@ -34,6 +34,9 @@ impl<'a> Script<'a> {
         self.0 = rest;
         b
     }
+    fn one_in(&mut self, n: u8) -> bool {
+        self.byte().is_multiple_of(n)
+    }
     fn pick<T: Copy>(&mut self, from: &[T]) -> T {
         from[usize::from(self.byte()) % from.len()]
     }
@@ -138,7 +141,7 @@ impl Owner {
         c.request_timeout = s.millis();
         c.max_request_time = c.request_timeout * u32::from(1 + s.byte() % 4);
         c.max_input_rounds = u32::from(s.byte() % 4);
-        c.resend_on_session_expiry = s.byte() % 2 == 0;
+        c.resend_on_session_expiry = s.one_in(2);
         c
     }
 
@@ -202,7 +205,7 @@ impl Owner {
                 }
                 Event::InputRequired { call, requests } => {
                     assert!(self.calls.contains_key(&call), "input for ended {call:?}");
-                    if s.byte() % 4 == 0 {
+                    if s.one_in(4) {
                         self.session.cancel(call, None);
                         self.calls.remove(&call);
                     } else {
@@ -247,7 +250,7 @@ impl Owner {
     fn request(&mut self, s: &mut Script<'_>) {
         let call = CallId(self.next_call);
         self.next_call += 1;
-        let mut options = CallOptions::new().progress(s.byte() % 2 == 0);
+        let mut options = CallOptions::new().progress(s.one_in(2));
         let timeout = match s.byte() % 3 {
             0 => Some(s.millis()),
             _ => None,
@@ -266,7 +269,9 @@ impl Owner {
         let cap = max_time.unwrap_or(config.max_request_time);
         let due = self.now + self.handshake_budget + cap * (self.rounds + 1);
         let method = s.pick(METHODS);
-        let params = (s.byte() % 2 == 0).then(|| raw(r#"{"name":"echo","arguments":{}}"#));
+        let params = s
+            .one_in(2)
+            .then(|| raw(r#"{"name":"echo","arguments":{}}"#));
         match self
             .session
             .request(call, method, params, options, self.now)
@@ -292,12 +297,12 @@ impl Owner {
             0 | 1 => Response::new(self.target(s), raw(s.pick(RESULTS))).into(),
             2 => {
                 let mut e = ErrorObject::new(s.pick(ERRORS), "rejected");
-                if s.byte() % 2 == 0 {
+                if s.one_in(2) {
                     e = e.with_data(serde_json::json!({
                         "supported": ["2025-06-18", "2026-07-28"], "requested": "2026-07-28"
                     }));
                 }
-                let id = (s.byte() % 8 != 0).then(|| self.target(s));
+                let id = (!s.one_in(8)).then(|| self.target(s));
                 ErrorResponse::new(id, e).into()
             }
             3 => {
@@ -364,7 +369,7 @@ impl Owner {
             12 => {
                 let id = self.target(s);
                 let err = TransportError::from_kind(s.pick(KINDS));
-                let err = if s.byte() % 4 == 0 {
+                let err = if s.one_in(4) {
                     err
                 } else {
                     err.with_request(id)
@@ -378,7 +383,7 @@ impl Owner {
                 }
             }
             14 => self.session.close(),
-            _ => self.session.handle_closed(if s.byte() % 2 == 0 {
+            _ => self.session.handle_closed(if s.one_in(2) {
                 CloseReason::ServerClosed
             } else {
                 CloseReason::DriverGone

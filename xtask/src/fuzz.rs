@@ -166,7 +166,7 @@ fn parse_stats(log: &str) -> Outcome {
     let mut o = Outcome::default();
     let num = |line: &str, key: &str| -> Option<u64> {
         let rest = line.split(key).nth(1)?;
-        rest.trim().split_whitespace().next()?.parse().ok()
+        rest.split_whitespace().next()?.parse().ok()
     };
     for line in log.lines() {
         if let Some(n) = num(line, "stat::number_of_executed_units:") {

@@ -178,3 +178,20 @@ fn edge_numbers_and_strings_agree() {
         );
     }
 }
+
+/// Found by the `envelope` fuzz target (fuzz/corpus/envelope/regression-float-reparse):
+/// `34E043` in an error's `data` re-encodes as `3.4e+44`, which serde_json's
+/// default best-effort float parsing read back one ULP off
+/// (`3.4000000000000002e+44`): numbers a server sent changed on the way
+/// through. Fixed by serde_json's `float_roundtrip` (correctly rounded parsing).
+#[test]
+fn fuzz_regression_floats_survive_decode_encode_decode() {
+    fuzzing::envelope(
+        br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"m","data":{"sued":34E043}}}"#,
+    );
+    let text = r#"{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"m","data":3.4e+44}}"#;
+    let Ok(Message::Error(e)) = decode(text) else {
+        panic!("not an error response")
+    };
+    assert_eq!(e.error.data, Some(serde_json::Value::from(3.4e44)));
+}
