@@ -208,8 +208,20 @@ fn lock_versions(text: &str) -> BTreeMap<&str, Vec<&str>> {
     out
 }
 
-/// Keeps `fuzz/Cargo.lock` on the main lock's versions: every package both
-/// use must be the same version, so fuzzing tests the code that ships and a
+/// The versions in the fuzz lock `f` that the main lock `m` does not have
+/// (a package the main build does not use at all is the fuzz build's own).
+fn drift(m: &BTreeMap<&str, Vec<&str>>, f: &BTreeMap<&str, Vec<&str>>) -> Vec<String> {
+    f.iter()
+        .filter_map(|(name, fv)| {
+            let mv = m.get(name)?;
+            let old: Vec<&str> = fv.iter().filter(|v| !mv.contains(v)).copied().collect();
+            (!old.is_empty()).then(|| format!("{name} {} → {}", old.join("/"), mv.join("/")))
+        })
+        .collect()
+}
+
+/// Keeps `fuzz/Cargo.lock` on the main lock's versions: every version of a
+/// package the fuzz build uses must be one the main build uses, so fuzzing tests the code that ships and a
 /// dependency bump does not leave the fuzz build on old code. On drift the
 /// main lock plus the fuzz-only packages is written over it (cargo then
 /// drops what the fuzz workspace does not use).
@@ -219,13 +231,7 @@ fn sync_lock() -> Result {
     let main = fs::read_to_string(&main_path).map_err(|e| format!("read Cargo.lock: {e}"))?;
     let fuzz = fs::read_to_string(&fuzz_path).unwrap_or_default();
     let (m, f) = (lock_versions(&main), lock_versions(&fuzz));
-    let drift: Vec<String> = f
-        .iter()
-        .filter_map(|(name, fv)| {
-            let mv = m.get(name)?;
-            (mv != fv).then(|| format!("{name} {} → {}", fv.join("/"), mv.join("/")))
-        })
-        .collect();
+    let drift = drift(&m, &f);
     if drift.is_empty() && !fuzz.is_empty() {
         return Ok(());
     }
@@ -271,6 +277,18 @@ mod tests {
     fn lock_versions_lists_every_version_of_a_name() {
         let lock = "[[package]]\nname = \"a\"\nversion = \"1.0.0\"\n\n[[package]]\nname = \"a\"\nversion = \"2.0.0\"\ndependencies = [\n \"b\",\n]\n";
         assert_eq!(lock_versions(lock).get("a"), Some(&vec!["1.0.0", "2.0.0"]));
+    }
+
+    #[test]
+    fn drift_is_a_fuzz_version_the_main_lock_lacks() {
+        let m = lock_versions(
+            "name = \"a\"\nversion = \"1\"\nname = \"a\"\nversion = \"2\"\nname = \"b\"\nversion = \"2\"\n",
+        );
+        let same =
+            lock_versions("name = \"a\"\nversion = \"2\"\nname = \"fuzz-only\"\nversion = \"9\"\n");
+        assert!(drift(&m, &same).is_empty());
+        let old = lock_versions("name = \"b\"\nversion = \"1\"\n");
+        assert_eq!(drift(&m, &old), vec!["b 1 → 2".to_owned()]);
     }
 
     #[test]
