@@ -5,18 +5,53 @@ legacy `initialize` revisions, as the SDK does.
 
     .peers/py/bin/python peers/python_server.py stdio
     .peers/py/bin/python peers/python_server.py http PORT      # Streamable HTTP at http://127.0.0.1:PORT/mcp
+
+Test modes, by environment variable:
+    MCP_TEST_REQUEST_LOG=PATH      append the method of every request received to PATH, one a line
+    MCP_TEST_LIST_TTL_MS=N         list results carry ttlMs N and cacheScope "public" (SEP-2549)
+    MCP_TEST_EXIT_AFTER_CALLS=N    exit with status 3 on the N-th tools/call (a server that crashes)
 """
 
+import os
 import sys
 from typing import Annotated
 
 import anyio
 from pydantic import BaseModel
 
+from mcp.server.caching import CacheHint
 from mcp.server.mcpserver import Context, Elicit, MCPServer, Resolve
 from mcp.server.mcpserver.exceptions import ToolError
 
-server = MCPServer("python-test-server", instructions="A test server for mcp-rs.")
+_ttl = os.environ.get("MCP_TEST_LIST_TTL_MS")
+_hints = None
+if _ttl is not None:
+    _hint = CacheHint(ttl_ms=int(_ttl), scope="public")
+    _hints = {m: _hint for m in ("tools/list", "prompts/list", "resources/list", "resources/templates/list")}
+
+server = MCPServer("python-test-server", instructions="A test server for mcp-rs.", cache_hints=_hints)
+
+_request_log = os.environ.get("MCP_TEST_REQUEST_LOG")
+_exit_after = int(os.environ.get("MCP_TEST_EXIT_AFTER_CALLS", "0"))
+_calls = 0
+
+
+async def _test_modes(ctx, call_next):
+    global _calls
+    if ctx.request_id is not None:
+        if _request_log:
+            with open(_request_log, "a") as f:
+                f.write(ctx.method + "\n")
+        if ctx.method == "tools/call" and _exit_after:
+            _calls += 1
+            if _calls >= _exit_after:
+                print(f"crashing on purpose after {_calls} calls", file=sys.stderr, flush=True)
+                os._exit(3)
+    return await call_next(ctx)
+
+
+if _request_log or _exit_after:
+    server.middleware.append(_test_modes)
 
 
 @server.tool()

@@ -1,16 +1,10 @@
-//! Runnable examples and the `mcp` command-line client.
+//! Runnable examples of the mcp-rs crates.
 //!
-//! The binaries live in `src/bin/`:
+//! The binaries live in `src/bin/` (`self_spawn`, `toolbox`, `mcp-http`,
+//! `bench-client`, `conformance-client`). The `mcp` command-line client is
+//! its own crate, `mcp-cli`.
 //!
-//! - `mcp`: the command-line client (`mcp --help`). With no `--stdio` or
-//!   `--http` it talks to its own built-in demo server, which it runs by
-//!   spawning itself as `mcp demo-server`.
-//! - `self_spawn`: a short, offline example of the client API. It spawns
-//!   itself as a stdio server (the [`demo_server`] below), lists its tools
-//!   and calls one.
-//!
-//! This library holds what the binaries share: the [`demo_server`] and
-//! [`raw_json`], JSON text handling that keeps a peer's key order.
+//! Several examples run the CLI's built-in demo server in-process; this
+//! library re-exports it from `mcp-cli` (one copy) as [`demo_server`].
 
-pub mod demo_server;
-pub mod raw_json;
+pub use mcp_cli::demo_server;

@@ -20,8 +20,11 @@ pub const DISCOVERED_FILES: &[&str] = &[
 /// The configuration files present for `project_dir`, in precedence order
 /// ([`DISCOVERED_FILES`]): the project's `.mcp.json` (Claude Code),
 /// `.vscode/mcp.json`, `.cursor/mcp.json`, then `~/.cursor/mcp.json`
-/// when `home` is given. Missing files are skipped; nothing is read.
+/// when `home` is given. Missing files are skipped, and a file reached
+/// twice (the project is the home folder, or a symlink) is listed once;
+/// nothing is read.
 pub fn discover(project_dir: &Path, home: Option<&Path>) -> Vec<PathBuf> {
+    let mut seen = Vec::new();
     DISCOVERED_FILES
         .iter()
         .filter_map(|rel| match rel.strip_prefix("~/") {
@@ -29,6 +32,12 @@ pub fn discover(project_dir: &Path, home: Option<&Path>) -> Vec<PathBuf> {
             None => Some(project_dir.join(rel)),
         })
         .filter(|p| p.is_file())
+        .filter(|p| {
+            let real = p.canonicalize().unwrap_or_else(|_| p.clone());
+            let new = !seen.contains(&real);
+            seen.push(real);
+            new
+        })
         .collect()
 }
 

@@ -96,6 +96,23 @@ mod tests {
         assert!(serde_json::from_str::<serde_json::Value>(&strip("[1,,]")).is_err());
     }
 
+    proptest::proptest! {
+        /// Any text: no panic, same length, newlines where they were, and
+        /// valid JSON stays the same JSON.
+        #[test]
+        fn any_text_keeps_its_shape(text in r#"[ -~\n\t\u{e9}\u{1f4a1}/*,{}\[\]"\\]{0,80}"#) {
+            let out = strip(&text);
+            proptest::prop_assert_eq!(out.len(), text.len());
+            for (a, b) in text.bytes().zip(out.bytes()) {
+                proptest::prop_assert!(a == b || b == b' ', "{a} became {b}");
+                proptest::prop_assert_eq!(a == b'\n', b == b'\n');
+            }
+            if let Ok(v) = serde_json::from_str::<serde_json::Value>(&text) {
+                proptest::prop_assert_eq!(serde_json::from_str::<serde_json::Value>(&out).ok(), Some(v));
+            }
+        }
+    }
+
     #[test]
     fn positions_survive() {
         // The error is on line 3: the comment on line 1 must not shift it.

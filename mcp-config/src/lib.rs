@@ -64,6 +64,10 @@
 //! | `type` | absent = `stdio`, `http`, `sse` | `stdio`, `http`, `sse` (absent: from `command`/`url`) | absent: from `command`/`url`; `stdio`, `http`, `streamable-http`, `sse` | required: `stdio`, `sse`, `streamable-http` |
 //! | expands | `${VAR}`, `${VAR:-default}` | `${env:VAR}`, `${input:ID}`, `${workspaceFolder}`, `${workspaceFolderBasename}`, `${userHome}`, `${pathSeparator}`, `${/}` | the same without `${input:...}` | `${env:VAR}`, `${value:TEXT}`, `${input:ID}`, `a \| b` fallbacks |
 //!
+//! Claude Desktop's `claude_desktop_config.json` has the same keys as
+//! Claude Code's `.mcp.json` and is read as that format (Claude Desktop
+//! documents no expansion, so its files rarely contain any).
+//!
 //! Every string field is expanded: `command`, `args`, `env` values, `cwd`,
 //! `envFile`, `url`, `headers` values. Expanded values are not expanded
 //! again. Where this crate is stricter than a host, on purpose:
@@ -97,7 +101,8 @@
 //! [`ServerList::shadowed`]. A file or server that fails is in
 //! [`ServerList::errors`] and the rest load; a broken server still claims
 //! its name, so a same-named server from a less important file does not
-//! silently take its place.
+//! silently take its place (a file that cannot be parsed at all claims
+//! nothing: its names are unknown).
 //!
 //! # Secrets
 //!

@@ -143,6 +143,24 @@ pub enum TransportConfig {
     Sse(RemoteConfig),
 }
 
+/// `stdio npx -y server`, `http https://host/mcp`, `sse URL`: for status
+/// lines. Secret parts print as `<redacted>`.
+impl fmt::Display for TransportConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TransportConfig::Stdio(s) => {
+                write!(f, "stdio {}", s.command)?;
+                for a in &s.args {
+                    write!(f, " {a}")?;
+                }
+                Ok(())
+            }
+            TransportConfig::Http(r) => write!(f, "http {}", r.url),
+            TransportConfig::Sse(r) => write!(f, "sse {}", r.url),
+        }
+    }
+}
+
 /// A server started as a child process.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]

@@ -121,6 +121,18 @@ impl ConfigFile {
             }
         };
         let key = format.servers_key();
+        let other = if key == "servers" {
+            "mcpServers"
+        } else {
+            "servers"
+        };
+        if !root.contains_key(key) && root.contains_key(other) {
+            return Err(shape(
+                &path,
+                other,
+                &format!("the {format} format reads \"{key}\", not \"{other}\": rename the key"),
+            ));
+        }
         let mut servers = Vec::new();
         match root.get(key) {
             None | Some(Value::Null) => {}

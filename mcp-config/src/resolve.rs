@@ -47,6 +47,10 @@ type EnvLookup = Box<dyn Fn(&str) -> Option<String> + Send + Sync>;
 /// Everything `${...}` can refer to: environment variables, the workspace
 /// folder, the user's home, and the user's answers to inputs.
 ///
+/// Keep one resolver for the host's lifetime: it remembers each input's
+/// answer by id, so a second file or a reload does not ask again. It is
+/// `Send + Sync`.
+///
 /// ```
 /// use mcp_config::{ConfigFile, InputError, InputSpec, Resolver};
 ///

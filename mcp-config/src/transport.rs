@@ -56,11 +56,13 @@ pub enum BuildError {
     },
     /// The process could not be started.
     #[cfg(feature = "stdio")]
-    #[error("server {server:?}: {source}")]
+    #[error("server {server:?}: {reason}")]
     Spawn {
         /// The server.
         server: String,
-        /// Why.
+        /// Why (the program is shown only when no secret was expanded into it).
+        reason: String,
+        /// The transport's error.
         source: mcp_transport_stdio::SpawnError,
     },
     /// The URL or a header was refused by the HTTP transport.
@@ -83,6 +85,11 @@ impl ServerConfig {
     /// transport's 2024-11-05 HTTP+SSE fallback does the work: the first
     /// `initialize` POST to the SSE URL is refused, the transport then
     /// `GET`s it and posts to the endpoint it names.
+    ///
+    /// A stdio server inherits the host's environment with `env` on top, as
+    /// Claude Code, VS Code and Cursor start it; a stricter host calls
+    /// `env_clear_to_allowlist()` on the prepared command (the file's
+    /// `env` and `envFile` variables are kept on top of the allowlist).
     pub fn prepare(&self) -> Result<Prepared, BuildError> {
         match &self.transport {
             TransportConfig::Stdio(s) => self.prepare_stdio(s),
@@ -100,9 +107,18 @@ impl ServerConfig {
             #[cfg(feature = "stdio")]
             Prepared::Stdio(cmd) => mcp_transport_stdio::StdioTransport::spawn(cmd)
                 .map(|t| Box::pin(t) as mcp_proto::transport::BoxTransport)
-                .map_err(|source| BuildError::Spawn {
-                    server: self.name.clone(),
-                    source,
+                .map_err(|source| {
+                    let mut reason = source.to_string();
+                    if let TransportConfig::Stdio(s) = &self.transport {
+                        if s.command.is_secret() && !s.command.expose().is_empty() {
+                            reason = reason.replace(s.command.expose(), "<redacted>");
+                        }
+                    }
+                    BuildError::Spawn {
+                        server: self.name.clone(),
+                        reason,
+                        source,
+                    }
                 }),
             #[cfg(feature = "http")]
             Prepared::Http(builder) => {

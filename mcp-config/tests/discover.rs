@@ -30,6 +30,12 @@ fn finds_the_files_present_in_precedence_order() {
     );
     assert_eq!(discover(&project, None).len(), 3);
     assert!(discover(&fixture("broken"), Some(&fixture("broken"))).is_empty());
+    // Run from the home folder: ~/.cursor/mcp.json is the project's too.
+    let home = fixture("home");
+    assert_eq!(
+        discover(&home, Some(&home)),
+        [home.join(".cursor/mcp.json")]
+    );
 }
 
 #[test]

@@ -213,6 +213,21 @@ fn shapes_files_and_names() {
         parse(".mcp.json", r#"{"mcpServers": []}"#),
         Err(ConfigError::Shape { field, .. }) if field == "mcpServers"
     ));
+    // The other format's key is a mistake worth saying, not zero servers.
+    match parse(
+        ".vscode/mcp.json",
+        r#"{"mcpServers": {"a": {"command": "x"}}}"#,
+    ) {
+        Err(e @ ConfigError::Shape { .. }) => {
+            assert!(
+                e.to_string()
+                    .contains("reads \"servers\", not \"mcpServers\""),
+                "{e}"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(parse(".cursor/mcp.json", r#"{"servers": {}}"#).is_err());
     // No servers at all is an empty list, not an error.
     assert_eq!(parse(".mcp.json", "{}").unwrap().server_names().count(), 0);
 

@@ -312,6 +312,22 @@ fn secrets_never_reach_debug_or_display() {
     ] {
         assert!(!dump.contains(secret), "{secret} leaked into {dump}");
     }
+    // A status line shows the command, hiding what came from a variable.
+    let file = ConfigFile::load(fixture("mcp.json")).unwrap();
+    let db = file
+        .resolve_server("db[readonly]", &resolver)
+        .unwrap()
+        .unwrap();
+    assert_eq!(db.transport.to_string(), "stdio pg-mcp <redacted>");
+    let mon = file
+        .resolve_server("monitoring", &resolver)
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        mon.transport.to_string(),
+        "sse https://mcp.monitoring.example.com/sse"
+    );
+
     // What is not secret still shows, so the dump stays useful.
     assert!(dump.contains("server-github"), "{dump}");
     assert!(dump.contains("answer-perplexity-model"), "{dump}");

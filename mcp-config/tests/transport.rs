@@ -73,3 +73,25 @@ async fn a_missing_program_is_a_clear_error() {
     assert!(text.contains("\"gone\""), "{text}");
     assert!(text.contains("not found"), "{text}");
 }
+
+#[tokio::test]
+async fn a_program_from_a_variable_is_not_shown() {
+    let text = r#"{"mcpServers": {"gone": {"command": "${SERVER_BIN}"}}}"#;
+    let file = ConfigFile::parse(".mcp.json", text, None).unwrap();
+    let resolver = Resolver::new().env_vars([("SERVER_BIN", "/nonexistent/secret-path-xyz")]);
+    let server = file.resolve(&resolver).unwrap().remove(0);
+    let text = server.transport().err().unwrap().to_string();
+    assert!(!text.contains("secret-path-xyz"), "{text}");
+    assert!(text.contains("not found"), "{text}");
+}
+
+#[test]
+fn a_url_from_a_variable_is_not_shown_in_errors() {
+    let text = r#"{"mcpServers": {"api": {"type": "http", "url": "${API_URL}"}}}"#;
+    let file = ConfigFile::parse(".mcp.json", text, None).unwrap();
+    let resolver = Resolver::new().env_vars([("API_URL", "ftp://token-abc@host/mcp")]);
+    let server = file.resolve(&resolver).unwrap().remove(0);
+    let text = server.transport().err().unwrap().to_string();
+    assert!(!text.contains("token-abc"), "{text}");
+    assert!(text.contains("invalid URL <redacted>"), "{text}");
+}

@@ -6,7 +6,8 @@ use mcp_proto::schema::CallToolResult;
 /// Why a tool call did not produce a result for the model.
 ///
 /// Errors have owners. The model owns [`InvalidArguments`](ToolError::InvalidArguments),
-/// [`ToolFailed`](ToolError::ToolFailed) and [`NotFound`](ToolError::NotFound):
+/// [`ToolFailed`](ToolError::ToolFailed), [`NotFound`](ToolError::NotFound) and
+/// [`Unavailable`](ToolError::Unavailable):
 /// show [`message_for_model`](ToolError::message_for_model) to the model and
 /// let it try again (within the agent's retry budget). Everything else is
 /// [`is_fatal`](ToolError::is_fatal): the connection, the protocol or the
@@ -44,6 +45,23 @@ pub enum ToolError {
         /// The name the model used.
         name: String,
     },
+    /// The tool's server is not running right now: it is starting,
+    /// restarting after it exited, failed to start and waits for its next
+    /// attempt, or was disabled. Nothing was sent (or the server went away
+    /// during the call). Model-correctable: the model can use another tool
+    /// or try again later.
+    #[error(
+        "tool `{tool}` is unavailable right now: its server `{server}` {reason}; try again later or use another tool"
+    )]
+    Unavailable {
+        /// The tool's name as the model knows it.
+        tool: String,
+        /// The server's name.
+        server: String,
+        /// What the server is doing, e.g. "is restarting after it exited
+        /// (server was killed by signal 9); next attempt in 2s".
+        reason: String,
+    },
     /// The server's `structuredContent` does not match the tool's own
     /// `outputSchema`. The server is at fault. Fatal.
     #[error(
@@ -77,6 +95,7 @@ impl ToolError {
             ToolError::InvalidArguments { .. }
                 | ToolError::ToolFailed { .. }
                 | ToolError::NotFound { .. }
+                | ToolError::Unavailable { .. }
         )
     }
 

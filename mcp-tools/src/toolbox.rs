@@ -65,6 +65,7 @@ pub struct Server {
     client: Client,
     prefix: String,
     filter: Filter,
+    listed: Option<Vec<mcp_proto::schema::Tool>>,
 }
 
 impl Server {
@@ -76,7 +77,19 @@ impl Server {
             client,
             prefix: String::new(),
             filter: Filter::All,
+            listed: None,
         }
+    }
+
+    /// The server's tools, already listed (e.g. from a cache, or by a
+    /// supervisor that watches the server): the toolbox sends no
+    /// `tools/list` for this server when built, and does not watch its
+    /// `list_changed` either; whoever listed the tools keeps them current
+    /// (by building a new toolbox). A call failing with "tool set changed"
+    /// still lists the server again.
+    pub fn listed(mut self, tools: Vec<mcp_proto::schema::Tool>) -> Self {
+        self.listed = Some(tools);
+        self
     }
 
     /// A prefix put verbatim in front of each tool name the model sees
@@ -153,16 +166,23 @@ impl ToolboxBuilder {
         let mut states = Vec::with_capacity(self.servers.len());
         let mut lists = Vec::with_capacity(self.servers.len());
         for s in self.servers {
-            // Subscribe before listing: a change during the listing is
-            // then seen as a change.
-            let changes = s.client.list_changed(ListKind::Tools);
-            let tools = list_tools(&s.client)
-                .await
-                .map_err(|source| ToolboxError::List {
-                    server: s.name.clone(),
-                    source,
-                })?;
-            let listen = if self.listen {
+            let (changes, tools) = match s.listed {
+                Some(tools) => (None, tools),
+                None => {
+                    // Subscribe before listing: a change during the listing
+                    // is then seen as a change.
+                    let changes = s.client.list_changed(ListKind::Tools);
+                    let tools =
+                        list_tools(&s.client)
+                            .await
+                            .map_err(|source| ToolboxError::List {
+                                server: s.name.clone(),
+                                source,
+                            })?;
+                    (Some(changes), tools)
+                }
+            };
+            let listen = if self.listen && changes.is_some() {
                 open_listen(&s.client)
             } else {
                 None
@@ -385,7 +405,8 @@ struct ServerState {
     prefix: String,
     filter: Filter,
     client: Client,
-    changes: Mutex<watch::Receiver<u64>>,
+    /// `None` for servers whose tools were handed in ([`Server::listed`]).
+    changes: Mutex<Option<watch::Receiver<u64>>>,
     /// Set after a "tool set changed" error or a failed listing.
     forced: AtomicBool,
     /// The open `subscriptions/listen` request, if any (dropping cancels it).
@@ -398,7 +419,10 @@ impl ServerState {
             || self
                 .changes
                 .lock()
-                .map(|rx| rx.has_changed().unwrap_or(false))
+                .map(|rx| {
+                    rx.as_ref()
+                        .is_some_and(|rx| rx.has_changed().unwrap_or(false))
+                })
                 .unwrap_or(false)
     }
 
@@ -406,13 +430,16 @@ impl ServerState {
     fn take_stale(&self) -> bool {
         let forced = self.forced.swap(false, Ordering::AcqRel);
         let changed = match self.changes.lock() {
-            Ok(mut rx) => {
-                let c = rx.has_changed().unwrap_or(false);
-                if c {
-                    rx.borrow_and_update();
+            Ok(mut rx) => match rx.as_mut() {
+                Some(rx) => {
+                    let c = rx.has_changed().unwrap_or(false);
+                    if c {
+                        rx.borrow_and_update();
+                    }
+                    c
                 }
-                c
-            }
+                None => false,
+            },
             Err(_) => false,
         };
         forced || changed

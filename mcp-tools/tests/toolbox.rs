@@ -748,3 +748,37 @@ async fn raw_argument_text_from_a_model_api() {
         "one: t"
     );
 }
+
+#[tokio::test]
+async fn listed_tools_are_not_listed_again_and_their_changes_are_left_to_the_lister() {
+    let script: Script = Box::new(|s, name, _| match name {
+        "bump" => {
+            s.tools.push(tool("new_tool", json!({"type": "object"})));
+            vec![
+                Out::Notify("notifications/tools/list_changed"),
+                Out::Reply(text("ok")),
+            ]
+        }
+        _ => vec![Out::Reply(text("?"))],
+    });
+    let defs = vec![tool("bump", json!({"type": "object"}))];
+    let (one, state) = spawn_fake(defs.clone(), script).await;
+    let known: Vec<mcp_proto::schema::Tool> = serde_json::from_value(Value::from(defs)).unwrap();
+    let toolbox = Toolbox::builder()
+        .server(Server::new("one", one).listed(known))
+        .build()
+        .await
+        .unwrap();
+    assert_eq!(
+        state.lock().unwrap().lists,
+        0,
+        "handed-in tools are not listed"
+    );
+    toolbox.call("bump", json!({})).await.unwrap();
+    assert!(
+        !toolbox.is_stale(),
+        "the lister watches list_changed, not the toolbox"
+    );
+    assert_eq!(toolbox.tools().await.len(), 1);
+    assert_eq!(state.lock().unwrap().lists, 0);
+}

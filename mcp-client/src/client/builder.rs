@@ -172,7 +172,7 @@ impl ClientBuilder {
                 watch::Sender::new(0),
             ],
             max_list_pages: self.max_list_pages,
-            closed: RwLock::new(None),
+            closed: watch::Sender::new(None),
             meta: RwLock::new(None),
             params_size_hint: AtomicUsize::new(0),
             core: std::sync::OnceLock::new(),

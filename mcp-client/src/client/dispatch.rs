@@ -207,9 +207,7 @@ impl DriverCore {
                     }
                 }
                 if let Some(shared) = self.shared.upgrade() {
-                    if let Ok(mut g) = shared.closed.write() {
-                        *g = Some(reason.clone());
-                    }
+                    shared.closed.send_replace(Some(reason.clone()));
                 }
                 let err = ClientError::Closed(reason);
                 for r in self.ready_waiters.drain(..) {

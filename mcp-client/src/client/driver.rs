@@ -84,6 +84,22 @@ impl std::fmt::Debug for Driver {
     }
 }
 
+impl Drop for DriverCore {
+    /// A driver dropped before the connection closed (its task was aborted,
+    /// the runtime shut down) still wakes [`Client::closed`](super::Client::closed).
+    fn drop(&mut self) {
+        if let Some(shared) = self.shared.upgrade() {
+            shared.closed.send_if_modified(|reason| {
+                let unset = reason.is_none();
+                if unset {
+                    *reason = Some(CloseReason::DriverGone);
+                }
+                unset
+            });
+        }
+    }
+}
+
 /// Locks the core; a panic while it was held (a bug) does not wedge the
 /// connection for everyone else.
 pub(super) fn lock_core(core: &Mutex<DriverCore>) -> std::sync::MutexGuard<'_, DriverCore> {

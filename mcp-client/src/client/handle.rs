@@ -13,7 +13,7 @@ use tokio::sync::{oneshot, watch};
 use super::driver::{DriverState, lock_core};
 use super::request::{MetaSpec, Params, WithMeta, encode_error};
 use super::{ClientBuilder, Command, ListKind, RequestBuilder, Shared, kind_index};
-use crate::error::ClientError;
+use crate::error::{ClientError, CloseReason};
 use crate::session::{CallId, CallOptions, ServerInfo};
 
 /// A connected MCP client: cheap to clone, safe to share across tasks. Many
@@ -81,6 +81,34 @@ impl Client {
     /// `subscriptions/listen` stream's).
     pub fn list_changed(&self, kind: ListKind) -> watch::Receiver<u64> {
         self.shared.changes[kind_index(kind)].subscribe()
+    }
+
+    /// Why the connection closed, or `None` while it is open.
+    pub fn close_reason(&self) -> Option<CloseReason> {
+        self.shared.closed.borrow().clone()
+    }
+
+    /// Completes when the connection closes (the server exited or hung up,
+    /// the transport failed, the handshake failed, [`close`](Client::close)
+    /// was called, or the driver task is gone), with the reason. Completes at
+    /// once if it already has. No polling: the driver signals it.
+    ///
+    /// ```no_run
+    /// # async fn run(client: mcp_client::Client) {
+    /// let reason = client.closed().await;
+    /// eprintln!("server gone: {reason}");
+    /// # }
+    /// ```
+    pub fn closed(&self) -> impl std::future::Future<Output = CloseReason> + Send + 'static {
+        let mut rx = self.shared.closed.subscribe();
+        async move {
+            match rx.wait_for(Option::is_some).await {
+                Ok(reason) => reason.clone().unwrap_or(CloseReason::DriverGone),
+                // The sender lives in `Shared`, which `rx`'s client kept
+                // alive until the call; gone means every client is gone.
+                Err(_) => CloseReason::DriverGone,
+            }
+        }
     }
 
     pub(super) fn next_call(&self) -> CallId {

@@ -91,7 +91,8 @@ struct Shared {
     server: RwLock<Option<Arc<ServerInfo>>>,
     changes: [watch::Sender<u64>; 3],
     max_list_pages: usize,
-    closed: RwLock<Option<CloseReason>>,
+    /// Why the connection closed, once it has (see [`Client::closed`]).
+    closed: watch::Sender<Option<CloseReason>>,
     /// The negotiated modern revision and its per-request `_meta` members.
     meta: RwLock<Option<Arc<(ProtocolVersion, JsonObject)>>>,
     /// Length of the last params encoded at send time: the next ones are
@@ -109,7 +110,7 @@ impl Shared {
     }
 
     fn closed_error(&self) -> ClientError {
-        let reason = self.closed.read().ok().and_then(|g| g.clone());
+        let reason = self.closed.borrow().clone();
         ClientError::Closed(reason.unwrap_or(CloseReason::DriverGone))
     }
 }

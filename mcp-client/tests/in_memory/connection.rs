@@ -205,3 +205,53 @@ async fn a_remembered_era_that_fails_the_handshake_is_forgotten() {
     srv.await.unwrap();
     assert!(eras.get("srv").is_none(), "the wrong entry is gone");
 }
+
+#[tokio::test]
+async fn closed_resolves_when_the_server_hangs_up() {
+    let (client_end, mut server) = channel::pair();
+    let (hang_up, now) = tokio::sync::oneshot::channel::<()>();
+    let srv = tokio::spawn(async move {
+        legacy_handshake(&mut server).await;
+        let _ = now.await;
+        drop(server);
+    });
+    let client = Client::builder("t", "1").connect(client_end).await.unwrap();
+    assert!(client.close_reason().is_none());
+    let closed = client.closed();
+    let early = tokio::time::timeout(Duration::from_millis(50), client.closed()).await;
+    assert!(
+        early.is_err(),
+        "closed() resolved while the connection was open"
+    );
+    hang_up.send(()).unwrap();
+    let reason = tokio::time::timeout(Duration::from_secs(10), closed)
+        .await
+        .expect("closed() did not resolve after the server hung up");
+    assert!(matches!(reason, CloseReason::ServerClosed), "{reason:?}");
+    assert!(matches!(
+        client.close_reason(),
+        Some(CloseReason::ServerClosed)
+    ));
+    // Resolves at once after the fact, too.
+    let again = tokio::time::timeout(Duration::from_secs(1), client.closed()).await;
+    assert!(again.is_ok());
+    srv.await.unwrap();
+}
+
+#[tokio::test]
+async fn closed_resolves_when_the_driver_is_dropped() {
+    let (client_end, mut server) = channel::pair();
+    let srv = tokio::spawn(async move {
+        legacy_handshake(&mut server).await;
+        server
+    });
+    let (client, driver) = Client::builder("t", "1").build(client_end);
+    let task = tokio::spawn(driver);
+    client.wait_ready().await.unwrap();
+    let _server = srv.await.unwrap();
+    task.abort();
+    let reason = tokio::time::timeout(Duration::from_secs(10), client.closed())
+        .await
+        .expect("closed() did not resolve after the driver was dropped");
+    assert!(matches!(reason, CloseReason::DriverGone), "{reason:?}");
+}

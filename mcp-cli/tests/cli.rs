@@ -5,83 +5,13 @@
 #![allow(clippy::unwrap_used)] // test code: a failed unwrap is a failed test
 
 use std::io::{BufRead, BufReader};
-use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
+mod common;
 
-const MCP: &str = env!("CARGO_BIN_EXE_mcp");
-
-/// Longest a single `mcp` run may take before the test kills it.
-const RUN_DEADLINE: Duration = Duration::from_secs(60);
-
-struct Run {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-}
-
-impl Run {
-    fn json(&self) -> Value {
-        serde_json::from_str(&self.stdout)
-            .unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {}", self.stdout))
-    }
-
-    /// The stderr lines that are not progress lines.
-    fn error_lines(&self) -> Vec<&str> {
-        self.stderr
-            .lines()
-            .filter(|l| !l.starts_with("progress:"))
-            .collect()
-    }
-}
-
-fn mcp_env(args: &[&str], env: &[(&str, &str)]) -> Run {
-    let mut cmd = Command::new(MCP);
-    cmd.args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let child = cmd.spawn().expect("spawn mcp");
-    let pid = child.id();
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = tx.send(child.wait_with_output());
-    });
-    let out = match rx.recv_timeout(RUN_DEADLINE) {
-        Ok(out) => out.expect("wait for mcp"),
-        Err(_) => {
-            let _ = Command::new("kill")
-                .args(["-KILL", &pid.to_string()])
-                .status();
-            panic!("mcp {args:?} did not finish within {RUN_DEADLINE:?}");
-        }
-    };
-    Run {
-        code: out.status.code(),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
-}
-
-fn mcp(args: &[&str]) -> Run {
-    mcp_env(args, &[])
-}
-
-fn assert_code(r: &Run, code: i32) {
-    assert_eq!(
-        r.code,
-        Some(code),
-        "exit status\n--- stdout\n{}\n--- stderr\n{}",
-        r.stdout,
-        r.stderr
-    );
-}
+use common::*;
 
 // ---- the built-in demo server ----------------------------------------------
 
@@ -285,13 +215,6 @@ fn unreachable_server_exits_3_with_one_line() {
     );
 }
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a free loopback port")
-}
-
 #[test]
 fn unreachable_http_server_exits_3_with_one_line() {
     let url = format!("http://127.0.0.1:{}/mcp", free_port());
@@ -343,22 +266,6 @@ fn http_401_exits_3_and_suggests_a_header() {
         "{}",
         r.stderr
     );
-}
-
-#[test]
-fn unknown_tool_and_resource_are_protocol_errors() {
-    let r = mcp(&["call", "no_such_tool"]);
-    assert_code(&r, 3);
-    assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
-    assert!(
-        r.stderr.starts_with("mcp: protocol error: "),
-        "{}",
-        r.stderr
-    );
-    assert!(r.stderr.contains("unknown tool: no_such_tool"));
-    let r = mcp(&["read", "demo://missing"]);
-    assert_code(&r, 3);
-    assert!(r.stderr.contains("resource not found"), "{}", r.stderr);
 }
 
 #[test]
@@ -433,23 +340,6 @@ fn resources_templates_read_prompts_prompt() {
     );
 }
 
-fn temp_path(name: &str) -> PathBuf {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos())
-        .unwrap_or(0);
-    std::env::temp_dir().join(format!("mcp-cli-{name}-{}-{nanos}", std::process::id()))
-}
-
-#[cfg(unix)]
-fn alive(pid: &str) -> bool {
-    Command::new("kill")
-        .args(["-0", pid])
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
-}
-
 #[cfg(unix)]
 #[test]
 fn ctrl_c_cancels_the_call_on_the_server_and_exits_130() {
@@ -508,63 +398,6 @@ fn ctrl_c_cancels_the_call_on_the_server_and_exits_130() {
             std::thread::sleep(Duration::from_millis(20));
         }
         assert!(!alive(&server_pid), "demo server {server_pid} outlived mcp");
-    }
-}
-
-// ---- the reference server-everything over stdio ------------------------------
-
-/// `(node, server-everything's script)`, or `None` (with a skip message)
-/// when the peer is not installed and not required. The peers' own Node
-/// (`npm/node_modules/.bin/node`) is preferred over the one in `PATH`.
-fn everything() -> Option<(String, String)> {
-    let peers = std::env::var_os("MCP_PEERS_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.peers"));
-    let script =
-        peers.join("npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
-    let bundled = peers.join("npm/node_modules/.bin/node");
-    let node = if bundled.exists() {
-        bundled.display().to_string()
-    } else {
-        "node".to_owned()
-    };
-    let node_ok = Command::new(&node)
-        .arg("--version")
-        .stdout(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if script.is_file() && node_ok {
-        return Some((node, script.display().to_string()));
-    }
-    let why = if node_ok {
-        format!("{} is missing", script.display())
-    } else {
-        "node is not installed".to_owned()
-    };
-    if std::env::var("MCP_REQUIRE_PEERS").as_deref() == Ok("1") {
-        panic!(
-            "server-everything is required (MCP_REQUIRE_PEERS=1) but {why}; run `cargo xtask peers`"
-        );
-    }
-    eprintln!(
-        "SKIP: server-everything not available ({why}); run `cargo xtask peers` to install it"
-    );
-    None
-}
-
-/// The `--stdio` command line for server-everything.
-fn everything_stdio() -> Option<String> {
-    let (node, script) = everything()?;
-    Some(format!("'{node}' '{script}' stdio"))
-}
-
-/// Kills the child when dropped.
-struct KillOnDrop(std::process::Child);
-
-impl Drop for KillOnDrop {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
     }
 }
 
@@ -669,32 +502,6 @@ fn everything_tools_and_echo() {
     assert!(v["serverInfo"]["name"].as_str().is_some());
 }
 
-/// Waits for a line satisfying `want` on `rx`, up to `within`.
-#[cfg(unix)]
-fn wait_line(rx: &mpsc::Receiver<String>, within: Duration, want: impl Fn(&str) -> bool) {
-    let deadline = Instant::now() + within;
-    loop {
-        let line = rx
-            .recv_timeout(deadline.saturating_duration_since(Instant::now()))
-            .expect("the expected line from mcp");
-        if want(&line) {
-            return;
-        }
-    }
-}
-
-#[cfg(unix)]
-fn wait_exit(child: &mut std::process::Child, within: Duration) -> std::process::ExitStatus {
-    let deadline = Instant::now() + within;
-    loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            return s;
-        }
-        assert!(Instant::now() < deadline, "mcp did not exit in time");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
 #[cfg(unix)]
 #[test]
 fn signals_during_a_hung_handshake_stop_mcp_and_the_server() {
@@ -742,22 +549,4 @@ fn signals_during_a_hung_handshake_stop_mcp_and_the_server() {
             "{signal}: server {server_pid} outlived mcp"
         );
     }
-}
-
-#[test]
-fn self_spawn_example_lists_and_calls_offline() {
-    let out = Command::new(env!("CARGO_BIN_EXE_self_spawn"))
-        .stdin(Stdio::null())
-        .output()
-        .expect("run self_spawn");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(stdout.contains("over protocol 2026-07-28"), "{stdout}");
-    assert!(stdout.contains("tool slow_sum: "), "{stdout}");
-    assert!(stdout.contains("slow_sum(2, 3) = 5"), "{stdout}");
-    assert!(stdout.contains("echo: hello"), "{stdout}");
 }

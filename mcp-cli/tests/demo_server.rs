@@ -17,7 +17,7 @@ use tokio::task::JoinHandle;
 fn start(choice: VersionChoice) -> (Client, JoinHandle<std::io::Result<()>>) {
     let (client_io, server_io) = tokio::io::duplex(64 * 1024);
     let (server_read, server_write) = tokio::io::split(server_io);
-    let server = tokio::spawn(examples::demo_server::serve(server_read, server_write));
+    let server = tokio::spawn(mcp_cli::demo_server::serve(server_read, server_write));
     let (client_read, client_write) = tokio::io::split(client_io);
     let transport = LineTransport::new(client_read, client_write);
     let (client, driver) = Client::builder("demo-test", "0")
@@ -45,7 +45,7 @@ async fn both_eras_list_every_tool_page_and_call() {
         client.wait_ready().await.unwrap();
         assert_eq!(client.protocol_version(), Some(version));
         let info = client.server().unwrap();
-        assert_eq!(info.implementation.name, examples::demo_server::SERVER_NAME);
+        assert_eq!(info.implementation.name, mcp_cli::demo_server::SERVER_NAME);
 
         // 5 tools over 2 pages of TOOLS_PAGE_SIZE.
         let pages = client.list_all_raw("tools/list").await.unwrap();

@@ -1,0 +1,524 @@
+//! The command line, parsed with clap (derive).
+//!
+//! Options may appear anywhere (before or after the command: they are
+//! global); `--` ends them. `--name=value` and `--name value` are both
+//! accepted; short flags group (`-vv`). Every mistake is one line on stderr
+//! and exit status 2 (see [`parse`]).
+
+use std::time::Duration;
+
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
+use clap_complete::Shell;
+use mcp_client::VersionChoice;
+use mcp_proto::ProtocolVersion;
+
+/// Default `--timeout`.
+pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Longest accepted `--timeout` (one day), so `10 ×` it stays far from overflow.
+const MAX_TIMEOUT_SECS: f64 = 86_400.0;
+
+const ABOUT: &str = "\
+mcp: a Model Context Protocol client
+
+Talks to one MCP server over stdio (--stdio) or Streamable HTTP (--http),
+negotiating the protocol revision (2024-11-05 ... 2026-07-28). With neither,
+it talks to its built-in demo server, which it runs by spawning itself as
+`mcp demo-server` over stdio.";
+
+const AFTER_HELP: &str = "\
+Command forms:
+  mcp [info]                       mcp call <TOOL> [JSON_ARGS]
+  mcp servers                      mcp tools | resources | templates | prompts
+  mcp read <URI>                   mcp prompt <NAME> [JSON_ARGS]
+  mcp completions bash|zsh|fish    mcp demo-server
+
+Exit status: 0 success, 1 the tool reported isError, 2 usage error,
+3 connection/transport/protocol/timeout error, 4 the server answered with a
+JSON-RPC error (unknown tool, invalid arguments, method not found),
+130 interrupted (Ctrl-C), 143 terminated (SIGTERM).
+
+Examples:
+  mcp call slow_sum '{\"a\": 2, \"b\": 3}'
+  mcp --stdio \"npx -y @modelcontextprotocol/server-everything\" tools
+  mcp --http https://example.com/mcp -H \"Authorization: Bearer $TOKEN\" info --json
+  mcp servers                      (the servers of ./.mcp.json, .vscode/mcp.json, .cursor/mcp.json)
+  mcp --config ~/.config/Claude/claude_desktop_config.json --server git tools";
+
+/// The command line as clap parses it.
+#[derive(Debug, Parser)]
+#[command(
+    name = "mcp",
+    version,
+    about = ABOUT,
+    after_help = AFTER_HELP,
+    max_term_width = 100,
+    disable_help_subcommand = true
+)]
+struct Cli {
+    /// Extra HTTP header on every request (repeatable)
+    #[arg(
+        short = 'H',
+        long = "header",
+        value_name = "Name: value",
+        value_parser = parse_header,
+        global = true
+    )]
+    headers: Vec<(String, String)>,
+
+    /// Do not authorize with OAuth when an --http server answers 401
+    /// (by default mcp prints an authorization URL, waits for the browser's
+    /// redirect to 127.0.0.1 and caches tokens in ~/.config/mcp/tokens.json)
+    #[arg(long, global = true)]
+    no_oauth: bool,
+
+    /// Pin a protocol revision (2024-11-05 ... 2026-07-28); default auto
+    #[arg(
+        long,
+        value_name = "VERSION|auto",
+        value_parser = parse_protocol,
+        default_value = "auto",
+        hide_default_value = true,
+        global = true
+    )]
+    protocol: VersionChoice,
+
+    /// Per-request timeout in seconds, default 60 (reset by progress, capped at 10x)
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        value_parser = parse_timeout,
+        global = true
+    )]
+    timeout: Option<Duration>,
+
+    /// Machine-readable output on stdout (one JSON document)
+    #[arg(long, global = true)]
+    json: bool,
+
+    /// Tracing to stderr (repeat for more); full descriptions in listings
+    #[arg(short, long, action = clap::ArgAction::Count, global = true)]
+    verbose: u8,
+
+    #[command(flatten)]
+    server: ServerArgs,
+
+    #[command(subcommand)]
+    command: Option<CliCommand>,
+}
+
+/// Which server: at most one of these.
+#[derive(Debug, Args)]
+#[command(
+    next_help_heading = "Server (at most one; none = the project's config files, else the built-in demo server)"
+)]
+struct ServerArgs {
+    /// Spawn a stdio server; the line is split like a POSIX shell splits words
+    #[arg(long, value_name = "command line", global = true)]
+    stdio: Option<String>,
+
+    /// A Streamable HTTP endpoint (http:// or https://)
+    #[arg(long, value_name = "URL", global = true)]
+    http: Option<String>,
+
+    /// Read the servers from a host's config file (Claude Desktop / Claude Code
+    /// `mcpServers`, VS Code `servers` + `inputs`, Cursor, or mcp.json); with no
+    /// server option, the project files .mcp.json, .vscode/mcp.json and
+    /// .cursor/mcp.json in the current directory are read when present
+    #[arg(long, value_name = "PATH", global = true)]
+    config: Option<std::path::PathBuf>,
+
+    /// The configured server the command talks to; without it, `tools` lists
+    /// the tools of every configured server as <server>/<tool>
+    #[arg(long, value_name = "NAME", global = true)]
+    server: Option<String>,
+}
+
+#[derive(Debug, Subcommand)]
+enum CliCommand {
+    /// Server identity, negotiated protocol revision, capabilities, instructions (the default)
+    Info,
+    /// Every configured server: name, transport, status, protocol revision, tools, start time
+    Servers,
+    /// Every tool, all pages
+    Tools,
+    /// Call a tool; progress notifications drawn as a bar on stderr
+    Call {
+        /// The tool's name
+        #[arg(value_name = "TOOL")]
+        tool: String,
+        /// The arguments, a JSON object like '{"a": 1}'
+        #[arg(value_name = "JSON_ARGS")]
+        args: Option<String>,
+    },
+    /// Every resource, all pages
+    Resources,
+    /// Every resource template, all pages
+    Templates,
+    /// Read a resource
+    Read {
+        /// The resource's URI
+        #[arg(value_name = "URI")]
+        uri: String,
+    },
+    /// Every prompt, all pages
+    Prompts,
+    /// Get a prompt
+    Prompt {
+        /// The prompt's name
+        #[arg(value_name = "NAME")]
+        name: String,
+        /// The prompt's arguments, a JSON object like '{"name": "Ann"}'
+        #[arg(value_name = "JSON_ARGS")]
+        args: Option<String>,
+    },
+    /// Print a shell completion script (e.g. `mcp completions bash > ~/.local/share/bash-completion/completions/mcp`)
+    Completions {
+        /// The shell
+        #[arg(value_name = "SHELL")]
+        shell: Shell,
+    },
+    /// Run the built-in demo server on stdin/stdout
+    DemoServer,
+}
+
+/// Which server to talk to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Server {
+    /// The built-in demo server (`mcp demo-server`, spawned over stdio).
+    Demo,
+    /// A stdio server command line.
+    Stdio(String),
+    /// A Streamable HTTP endpoint.
+    Http(String),
+    /// One server of a host's configuration, picked by `--server` (or the
+    /// only one configured).
+    Configured(Box<mcp_config::ServerConfig>),
+    /// The servers of a host's config file (`--config`), or of the project
+    /// files found in the current directory (`--config` absent), with the
+    /// one `--server` names.
+    Config {
+        /// `--config PATH`; `None`: discover the project files.
+        file: Option<std::path::PathBuf>,
+        /// `--server NAME`.
+        name: Option<String>,
+    },
+}
+
+/// What to do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Command {
+    Info,
+    Servers,
+    Tools,
+    Call { tool: String, args: Option<String> },
+    Resources,
+    Templates,
+    Read { uri: String },
+    Prompts,
+    Prompt { name: String, args: Option<String> },
+    DemoServer,
+    Completions(Shell),
+}
+
+/// Parsed command line.
+#[derive(Debug, Clone)]
+pub(crate) struct Options {
+    pub(crate) server: Server,
+    pub(crate) headers: Vec<(String, String)>,
+    /// OAuth on a 401 from an `--http` server (off with `--no-oauth`).
+    pub(crate) oauth: bool,
+    pub(crate) protocol: VersionChoice,
+    pub(crate) timeout: Duration,
+    pub(crate) json: bool,
+    pub(crate) verbose: u8,
+    pub(crate) command: Command,
+}
+
+/// Why parsing stopped.
+#[derive(Debug)]
+pub(crate) enum Stop {
+    /// `--help` or `--version`: the text for stdout, exit 0.
+    Print(String),
+    /// A usage error: one line for stderr, exit 2.
+    Usage(String),
+}
+
+fn usage(msg: impl Into<String>) -> Stop {
+    Stop::Usage(msg.into())
+}
+
+/// The clap command (for completions and help).
+pub(crate) fn command() -> clap::Command {
+    Cli::command()
+}
+
+/// Parses the arguments after the program name.
+pub(crate) fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Options, Stop> {
+    let argv = std::iter::once("mcp".to_owned()).chain(args);
+    let matches = command().try_get_matches_from(argv).map_err(clap_stop)?;
+    let cli = Cli::from_arg_matches(&matches).map_err(clap_stop)?;
+    let given = [
+        ("--stdio", cli.server.stdio.is_some()),
+        ("--http", cli.server.http.is_some()),
+        ("--config", cli.server.config.is_some()),
+    ];
+    let named: Vec<&str> = given.iter().filter(|g| g.1).map(|g| g.0).collect();
+    if named.len() > 1 {
+        return Err(usage(format!(
+            "{} cannot be used together",
+            named.join(" and ")
+        )));
+    }
+    if cli.server.server.is_some() && (cli.server.stdio.is_some() || cli.server.http.is_some()) {
+        return Err(usage(
+            "--server names a configured server; it cannot be used with --stdio or --http",
+        ));
+    }
+    let server = match (cli.server.stdio, cli.server.http) {
+        (Some(_), Some(_)) => return Err(usage("--stdio and --http cannot be used together")),
+        (Some(line), None) => Server::Stdio(line),
+        (None, Some(url)) => {
+            if !(url.starts_with("http://") || url.starts_with("https://")) {
+                return Err(usage(format!(
+                    "--http needs an http:// or https:// URL, got {url:?}"
+                )));
+            }
+            Server::Http(url)
+        }
+        (None, None) => Server::Config {
+            file: cli.server.config,
+            name: cli.server.server,
+        },
+    };
+    if !cli.headers.is_empty() && !matches!(server, Server::Http(_)) {
+        return Err(usage("--header only applies to an --http server"));
+    }
+    let command = match cli.command.unwrap_or(CliCommand::Info) {
+        CliCommand::Info => Command::Info,
+        CliCommand::Servers => Command::Servers,
+        CliCommand::Tools => Command::Tools,
+        CliCommand::Call { tool, args } => Command::Call { tool, args },
+        CliCommand::Resources => Command::Resources,
+        CliCommand::Templates => Command::Templates,
+        CliCommand::Read { uri } => Command::Read { uri },
+        CliCommand::Prompts => Command::Prompts,
+        CliCommand::Prompt { name, args } => Command::Prompt { name, args },
+        CliCommand::Completions { shell } => Command::Completions(shell),
+        CliCommand::DemoServer => Command::DemoServer,
+    };
+    Ok(Options {
+        server,
+        headers: cli.headers,
+        oauth: !cli.no_oauth,
+        protocol: cli.protocol,
+        timeout: cli.timeout.unwrap_or(DEFAULT_TIMEOUT),
+        json: cli.json,
+        verbose: cli.verbose,
+        command,
+    })
+}
+
+/// Help and version go to stdout; any other clap error becomes one line
+/// (clap's own first line, without its `error: ` prefix and usage block).
+fn clap_stop(e: clap::Error) -> Stop {
+    use clap::error::ErrorKind as K;
+    match e.kind() {
+        K::DisplayHelp | K::DisplayVersion | K::DisplayHelpOnMissingArgumentOrSubcommand => {
+            Stop::Print(e.render().to_string())
+        }
+        _ => {
+            // clap's message: up to the first blank line, lines joined.
+            let text = e.render().to_string();
+            let parts: Vec<&str> = text
+                .lines()
+                .map(str::trim)
+                .take_while(|l| !l.is_empty() && !l.starts_with("Usage:"))
+                .collect();
+            let mut parts = vec![parts.join(" ")];
+            // "tip: ..." names a close match or the fix; keep it.
+            parts.extend(
+                text.lines()
+                    .map(str::trim)
+                    .filter(|l| l.starts_with("tip:"))
+                    .map(str::to_owned),
+            );
+            let line = parts.join("; ");
+            let line = line.trim_start_matches("error: ").trim().to_owned();
+            Stop::Usage(line)
+        }
+    }
+}
+
+fn parse_header(s: &str) -> Result<(String, String), String> {
+    let Some((name, value)) = s.split_once(':') else {
+        return Err(format!("needs \"Name: value\", got {s:?}"));
+    };
+    let name = name.trim();
+    let valid_name = !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b));
+    if !valid_name {
+        return Err(format!("invalid header name {name:?}"));
+    }
+    let value = value.trim();
+    if value.bytes().any(|b| b == b'\r' || b == b'\n' || b == 0) {
+        return Err(format!("invalid header value for {name}"));
+    }
+    Ok((name.to_owned(), value.to_owned()))
+}
+
+fn parse_protocol(s: &str) -> Result<VersionChoice, String> {
+    if s.eq_ignore_ascii_case("auto") {
+        return Ok(VersionChoice::Auto);
+    }
+    ProtocolVersion::parse(s)
+        .map(VersionChoice::Pinned)
+        .ok_or_else(|| {
+            let known: Vec<&str> = ProtocolVersion::ALL.iter().map(|v| v.as_str()).collect();
+            format!(
+                "unknown protocol revision (known: {}, or auto)",
+                known.join(", ")
+            )
+        })
+}
+
+fn parse_timeout(s: &str) -> Result<Duration, String> {
+    let secs: f64 = s
+        .parse()
+        .map_err(|_| "needs a number of seconds".to_owned())?;
+    if !(secs > 0.0 && secs <= MAX_TIMEOUT_SECS) {
+        return Err(format!(
+            "must be more than 0 and at most {MAX_TIMEOUT_SECS} seconds"
+        ));
+    }
+    Ok(Duration::from_secs_f64(secs))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(args: &[&str]) -> Result<Options, Stop> {
+        parse(args.iter().map(|s| (*s).to_owned()))
+    }
+
+    #[test]
+    fn clap_definition_is_consistent() {
+        command().debug_assert();
+    }
+
+    #[test]
+    fn defaults() {
+        let o = p(&[]).unwrap();
+        assert_eq!(
+            o.server,
+            Server::Config {
+                file: None,
+                name: None
+            }
+        );
+        assert_eq!(o.command, Command::Info);
+        assert_eq!(o.timeout, DEFAULT_TIMEOUT);
+        assert_eq!(o.protocol, VersionChoice::Auto);
+        assert!(!o.json);
+    }
+
+    #[test]
+    fn options_anywhere_and_grouped() {
+        let o = p(&[
+            "call",
+            "slow_sum",
+            "--json",
+            r#"{"a":1}"#,
+            "-vv",
+            "--timeout=2.5",
+            "--protocol",
+            "2025-11-25",
+        ])
+        .unwrap();
+        assert_eq!(
+            o.command,
+            Command::Call {
+                tool: "slow_sum".into(),
+                args: Some(r#"{"a":1}"#.into())
+            }
+        );
+        assert!(o.json);
+        assert_eq!(o.verbose, 2);
+        assert_eq!(o.timeout, Duration::from_millis(2500));
+        assert_eq!(
+            o.protocol,
+            VersionChoice::Pinned(ProtocolVersion::V2025_11_25)
+        );
+    }
+
+    #[test]
+    fn servers_and_headers() {
+        let o = p(&[
+            "--http",
+            "http://127.0.0.1:1/mcp",
+            "-H",
+            "Authorization: Bearer x",
+            "-HX-A:b",
+        ])
+        .unwrap();
+        assert_eq!(o.server, Server::Http("http://127.0.0.1:1/mcp".into()));
+        assert_eq!(
+            o.headers,
+            [
+                ("Authorization".into(), "Bearer x".into()),
+                ("X-A".into(), "b".into())
+            ]
+        );
+        assert_eq!(
+            p(&["--stdio", "npx -y x"]).unwrap().server,
+            Server::Stdio("npx -y x".into())
+        );
+        assert_eq!(
+            p(&["completions", "zsh"]).unwrap().command,
+            Command::Completions(Shell::Zsh)
+        );
+    }
+
+    #[test]
+    fn usage_errors_are_one_line() {
+        for bad in [
+            &["--stdio", "a", "--http", "http://x"][..],
+            &["--http", "ftp://x"],
+            &["--protocol", "2023-01-01"],
+            &["--timeout", "0"],
+            &["--timeout", "soon"],
+            &["--stdio"],
+            &["--stdio", "a", "--stdio", "b"],
+            &["-H", "no colon", "--http", "http://x"],
+            &["-H", "A: b"],
+            &["call"],
+            &["call", "a", "b", "c"],
+            &["read"],
+            &["frobnicate"],
+            &["--frob"],
+            &["-x"],
+            &["--json=yes"],
+            &["completions", "tcsh"],
+            &["--config", "a.json", "--stdio", "x"],
+            &["--server", "a", "--http", "http://x"],
+        ] {
+            match p(bad) {
+                Err(Stop::Usage(line)) => {
+                    assert!(!line.contains('\n'), "{bad:?}: {line}");
+                    assert!(!line.is_empty());
+                }
+                other => panic!("{bad:?} should be a usage error, got {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn help_and_version_print() {
+        for args in [&["--help"][..], &["-h"], &["call", "--help"], &["-V"]] {
+            assert!(matches!(p(args), Err(Stop::Print(_))), "{args:?}");
+        }
+    }
+}

@@ -1,0 +1,142 @@
+//! Servers from a host's configuration (mcp-config): `--config PATH` or the
+//! project files in the current directory, `${input:...}` asked on the
+//! terminal, and the server a command talks to.
+
+use std::io::{BufRead, IsTerminal, Write};
+use std::path::{Path, PathBuf};
+
+use mcp_config::{InputError, InputSpec, Resolver, ServerConfig, discover, load_all};
+
+use crate::failure::Failure;
+
+/// The servers of the configuration files read.
+#[derive(Debug)]
+pub(crate) struct Configured {
+    /// Every server, sorted by name (the first file to name one wins).
+    pub(crate) servers: Vec<ServerConfig>,
+    /// The files read, most important first.
+    pub(crate) files: Vec<PathBuf>,
+}
+
+impl Configured {
+    /// The server called `name`, or a usage error listing the names.
+    pub(crate) fn take(&mut self, name: &str) -> Result<ServerConfig, Failure> {
+        match self.servers.iter().position(|s| s.name == name) {
+            Some(i) => Ok(self.servers.swap_remove(i)),
+            None => Err(Failure::Usage(format!(
+                "no server {name:?} in {} (servers: {})",
+                self.file_names(),
+                self.names()
+            ))),
+        }
+    }
+
+    pub(crate) fn names(&self) -> String {
+        let names: Vec<&str> = self.servers.iter().map(|s| s.name.as_str()).collect();
+        if names.is_empty() {
+            "none".into()
+        } else {
+            names.join(", ")
+        }
+    }
+
+    pub(crate) fn file_names(&self) -> String {
+        let files: Vec<String> = self.files.iter().map(|f| f.display().to_string()).collect();
+        files.join(", ")
+    }
+}
+
+/// Reads `--config PATH`, or with `None` the project files present in the
+/// current directory (`.mcp.json`, `.vscode/mcp.json`, `.cursor/mcp.json`).
+/// `Ok(None)`: no `--config` and no project file. Any error in a file or a
+/// server (unknown variable or `type`, bad JSON, ...) is a usage error
+/// naming the file, the server and the field.
+pub(crate) fn load(file: Option<&Path>) -> Result<Option<Configured>, Failure> {
+    let cwd = std::env::current_dir()
+        .map_err(|e| Failure::Usage(format!("cannot read the current directory: {e}")))?;
+    let files = match file {
+        Some(f) => vec![f.to_path_buf()],
+        // Project files only: a user-wide file (~/.cursor/mcp.json) is not
+        // this directory's configuration.
+        None => discover(&cwd, None),
+    };
+    if files.is_empty() {
+        return Ok(None);
+    }
+    let resolver = Resolver::new()
+        .workspace_folder(&cwd)
+        .inputs(ask_on_terminal);
+    let list = load_all(&files, &resolver);
+    if !list.errors.is_empty() {
+        let errors: Vec<String> = list.errors.iter().map(ToString::to_string).collect();
+        return Err(Failure::Usage(errors.join("; ")));
+    }
+    Ok(Some(Configured {
+        servers: list.servers,
+        files,
+    }))
+}
+
+/// Asks for `${input:ID}`: on the terminal (typing hidden for passwords)
+/// when stdin is one, else one line read from stdin (scripts pipe answers
+/// in). The question goes to stderr.
+fn ask_on_terminal(input: &InputSpec) -> Result<String, InputError> {
+    let question = input.description.as_deref().unwrap_or(&input.id);
+    let default = input
+        .default
+        .as_deref()
+        .filter(|_| !input.password)
+        .map(|d| format!(" [{d}]"))
+        .unwrap_or_default();
+    {
+        let mut err = std::io::stderr().lock();
+        let _ = write!(err, "mcp: {question}{default}: ");
+        let _ = err.flush();
+    }
+    let stdin = std::io::stdin();
+    let hidden = input.password && stdin.is_terminal();
+    let line = if hidden {
+        read_hidden(&stdin)
+    } else {
+        let mut line = String::new();
+        stdin.lock().read_line(&mut line).map(|_| line)
+    };
+    let line = line.map_err(|e| InputError::new(format!("cannot read the answer: {e}")))?;
+    if line.is_empty() {
+        return Err(InputError::new(
+            "no answer (stdin closed); run mcp on a terminal or pipe the answer in",
+        ));
+    }
+    let answer = line.trim_end_matches(['\r', '\n']);
+    match (&input.default, answer.is_empty()) {
+        (Some(d), true) => Ok(d.clone()),
+        _ => Ok(answer.to_owned()),
+    }
+}
+
+/// One line from the terminal with echo off (restored after, whatever
+/// happens).
+#[cfg(unix)]
+fn read_hidden(stdin: &std::io::Stdin) -> std::io::Result<String> {
+    use nix::sys::termios::{LocalFlags, SetArg, tcgetattr, tcsetattr};
+    let mut lock = stdin.lock();
+    let before = tcgetattr(&lock).map_err(std::io::Error::from)?;
+    let mut quiet = before.clone();
+    // No echo, but the Enter still moves to the next line.
+    quiet.local_flags.remove(LocalFlags::ECHO);
+    quiet.local_flags.insert(LocalFlags::ECHONL);
+    tcsetattr(&lock, SetArg::TCSANOW, &quiet).map_err(std::io::Error::from)?;
+    let mut line = String::new();
+    let read = lock.read_line(&mut line);
+    let restored = tcsetattr(&lock, SetArg::TCSANOW, &before).map_err(std::io::Error::from);
+    read?;
+    restored?;
+    Ok(line)
+}
+
+/// No termios: the answer is read as typed.
+#[cfg(not(unix))]
+fn read_hidden(stdin: &std::io::Stdin) -> std::io::Result<String> {
+    let mut line = String::new();
+    stdin.lock().read_line(&mut line).map(|_| line)
+}

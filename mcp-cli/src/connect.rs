@@ -1,0 +1,162 @@
+//! The transport for the server the options name: the seam where each
+//! server kind plugs in.
+
+use std::time::Duration;
+
+use mcp_config::{Prepared, ServerConfig};
+use mcp_proto::transport::BoxTransport;
+use mcp_transport_http::{HttpError, HttpTransport};
+use mcp_transport_stdio::{ServerCommand, StdioTransport};
+
+use crate::args::{Options, Server};
+use crate::failure::Failure;
+
+/// Builds the transport the options ask for. The seam where each server
+/// kind plugs in.
+pub(crate) async fn transport(opts: &Options) -> Result<(BoxTransport, Option<OAuth>), Failure> {
+    let t = match &opts.server {
+        Server::Demo => {
+            let exe = std::env::current_exe().map_err(|e| {
+                Failure::fatal(
+                    "connection error",
+                    format!("cannot find the mcp binary to run its demo server: {e}"),
+                )
+            })?;
+            spawn(ServerCommand::new(exe).arg("demo-server"))
+        }
+        Server::Stdio(line) => {
+            let cmd = ServerCommand::parse_shell_words(line)
+                .map_err(|e| Failure::Usage(format!("--stdio {line:?}: {e}")))?;
+            spawn(cmd)
+        }
+        Server::Http(url) => return http_transport(url, opts).await,
+        Server::Configured(cfg) => configured_transport(cfg, opts),
+        Server::Config { .. } => Err(Failure::Usage(
+            "no server picked from the configuration: use --server NAME".into(),
+        )),
+    }?;
+    Ok((t, None))
+}
+
+/// The transport for a server of a host's configuration (`env`, `envFile`,
+/// `cwd`, `headers` applied by mcp-config). Errors name the server.
+pub(crate) fn configured_transport(
+    cfg: &ServerConfig,
+    opts: &Options,
+) -> Result<BoxTransport, Failure> {
+    let name = &cfg.name;
+    let prepared = cfg
+        .prepare()
+        .map_err(|e| Failure::fatal("connection error", e.to_string()))?;
+    match prepared {
+        Prepared::Stdio(cmd) => StdioTransport::spawn(cmd)
+            .map(|t| Box::pin(t) as BoxTransport)
+            .map_err(|e| Failure::fatal("connection error", format!("server {name:?}: {e}"))),
+        Prepared::Http(b) => b
+            .request_timeout(Some(max_request_time(opts)))
+            .build()
+            .map(|t| Box::pin(t) as BoxTransport)
+            .map_err(|e| Failure::fatal("connection error", format!("server {name:?}: {e}"))),
+        other => Err(Failure::fatal(
+            "connection error",
+            format!("server {name:?}: this kind of server is not supported ({other:?})"),
+        )),
+    }
+}
+
+/// `--timeout` × 10: the cap on a request's total time however much progress it reports.
+pub(crate) fn max_request_time(opts: &Options) -> Duration {
+    opts.timeout.saturating_mul(10)
+}
+
+fn spawn(cmd: ServerCommand) -> Result<BoxTransport, Failure> {
+    StdioTransport::spawn(cmd)
+        .map(|t| Box::pin(t) as BoxTransport)
+        .map_err(|e| Failure::fatal("connection error", e.to_string()))
+}
+
+/// `--http`: the Streamable HTTP transport (every HTTP revision, with the
+/// 2024-11-05 HTTP+SSE fallback), with the `--header`s on every request, and
+/// OAuth (mcp-auth) unless `--no-oauth` or an `Authorization` header is given.
+async fn http_transport(
+    url: &str,
+    opts: &Options,
+) -> Result<(BoxTransport, Option<OAuth>), Failure> {
+    // The client's per-request deadlines (reset by progress) govern; the
+    // transport's own wait for a response is only a backstop beyond them.
+    let mut b = HttpTransport::builder(url).request_timeout(Some(max_request_time(opts)));
+    for (name, value) in &opts.headers {
+        b = b.header(name, value);
+    }
+    let has_auth_header = opts
+        .headers
+        .iter()
+        .any(|(n, _)| n.eq_ignore_ascii_case("authorization"));
+    let oauth = if opts.oauth && !has_auth_header {
+        let o = oauth(url).await?;
+        b = b.auth(o.provider.clone());
+        Some(o)
+    } else {
+        None
+    };
+    match b.build() {
+        Ok(t) => Ok((Box::pin(t), oauth)),
+        // Also an invalid --header (the builder reports it this way).
+        Err(e @ HttpError::InvalidUrl { .. }) => Err(Failure::Usage(e.to_string())),
+        Err(e) => Err(Failure::fatal(
+            "connection error",
+            format!("--http {url}: {e}"),
+        )),
+    }
+}
+
+/// How long the user has to authorize in the browser when the server
+/// answers 401 and no token is cached.
+pub(crate) const LOGIN_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// OAuth for an `--http` server.
+pub(crate) struct OAuth {
+    pub(crate) provider: mcp_auth::OAuthProvider,
+    /// No cached token: the handshake may wait for the user.
+    pub(crate) login_possible: bool,
+}
+
+/// Where `mcp` caches OAuth tokens: `$MCP_TOKEN_FILE`, else
+/// `$XDG_CONFIG_HOME/mcp/tokens.json`, else `$HOME/.config/mcp/tokens.json`.
+fn token_file() -> Option<std::path::PathBuf> {
+    let var = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty());
+    if let Some(f) = var("MCP_TOKEN_FILE") {
+        return Some(f.into());
+    }
+    let config = var("XDG_CONFIG_HOME")
+        .map(std::path::PathBuf::from)
+        .or_else(|| var("HOME").map(|h| std::path::PathBuf::from(h).join(".config")))?;
+    Some(config.join("mcp").join("tokens.json"))
+}
+
+/// The OAuth provider: a loopback redirect listener that prints the
+/// authorization URL, tokens cached in [`token_file`].
+async fn oauth(url: &str) -> Result<OAuth, Failure> {
+    let ui = mcp_auth::LoopbackRedirect::bind(0, |u| {
+        eprintln!(
+            "mcp: the server needs authorization; open this URL in a browser:\n  {u}\nmcp: waiting for the browser to come back to 127.0.0.1 ..."
+        );
+    })
+    .await
+    .map_err(|e| Failure::fatal("connection error", e.to_string()))?
+    .timeout(LOGIN_TIMEOUT);
+    let mut b = mcp_auth::OAuthProvider::builder(url)
+        .client_name("mcp")
+        .interaction(ui);
+    if let Some(path) = token_file() {
+        b = b.store(mcp_auth::FileStore::new(path));
+    }
+    let provider = b
+        .build()
+        .map_err(|e| Failure::Usage(format!("--http {url}: {e}")))?;
+    let login_possible = provider.tokens().is_none();
+    Ok(OAuth {
+        provider,
+        login_possible,
+    })
+}

@@ -1,0 +1,135 @@
+//! Why `mcp` stops without success, the one line it prints, and the exit status.
+
+use std::process::ExitCode;
+
+use mcp_client::{ClientError, CloseReason};
+use mcp_proto::transport::TransportError;
+
+/// Why `mcp` stops without success.
+#[derive(Debug)]
+pub(crate) enum Failure {
+    /// Exit 1: the tool ran and said `isError: true` (its output is already printed).
+    ToolError,
+    /// Exit 2: a usage error.
+    Usage(String),
+    /// Exit 3: `kind` is "connection error", "transport error", "protocol error" or "timeout".
+    Fatal { kind: &'static str, message: String },
+    /// Exit 4: the server answered the request with a JSON-RPC error (the
+    /// server is up and said no); the message quotes its code and message.
+    Refused(String),
+    /// Exit 130 / 143: interrupted by a signal.
+    Interrupted(u8),
+}
+
+impl Failure {
+    pub(crate) fn fatal(kind: &'static str, message: impl Into<String>) -> Self {
+        Failure::Fatal {
+            kind,
+            message: message.into(),
+        }
+    }
+
+    /// Classifies a client error for the one-line report.
+    pub(crate) fn from_client(what: &str, e: &ClientError) -> Self {
+        let mut f = Self::classify(what, e);
+        if let Failure::Fatal { kind, message } = &mut f {
+            // Before the handshake completes, a transport failure means the
+            // server could not be reached at all.
+            if what == "handshake" && *kind == "transport error" {
+                *kind = "connection error";
+            }
+            // Name the root cause when the error's own text does not
+            // (e.g. hyper's "client error (Connect)" → "Connection refused").
+            let mut source = match e {
+                ClientError::Transport(t) | ClientError::Closed(CloseReason::Transport(t)) => {
+                    std::error::Error::source(t)
+                }
+                other => std::error::Error::source(other),
+            };
+            while let Some(cause) = source {
+                let text = cause.to_string();
+                if !message.contains(&text) {
+                    message.push_str(": ");
+                    message.push_str(&text);
+                }
+                source = cause.source();
+            }
+            if let ClientError::Transport(t) | ClientError::Closed(CloseReason::Transport(t)) = e {
+                if t.kind() == mcp_proto::transport::TransportErrorKind::Unauthorized {
+                    message
+                        .push_str("; pass credentials with -H \"Authorization: Bearer <token>\"");
+                }
+            }
+        }
+        f
+    }
+
+    fn classify(what: &str, e: &ClientError) -> Self {
+        // A JSON-RPC error answering a request is the server saying no; an
+        // error answering the handshake means there is no session to use.
+        if let ClientError::Rpc(obj) = e
+            && what != "handshake"
+        {
+            return Failure::Refused(format!("the server answered {what} with an error: {obj}"));
+        }
+        let kind = match e {
+            ClientError::Transport(_) => "transport error",
+            ClientError::Timeout { .. } => "timeout",
+            ClientError::Closed(CloseReason::Transport(t)) => transport_kind(t),
+            ClientError::Closed(CloseReason::ServerClosed | CloseReason::DriverGone) => {
+                "connection error"
+            }
+            _ => "protocol error",
+        };
+        let message = match e {
+            ClientError::Rpc(obj) => format!("the server answered {what} with an error: {obj}"),
+            ClientError::Closed(CloseReason::ServerClosed) => {
+                format!("the server closed the connection during {what}")
+            }
+            // The transport error says "connection closed: <why>" itself.
+            ClientError::Closed(CloseReason::Transport(t)) => format!("{what}: {t}"),
+            ClientError::Closed(CloseReason::Handshake(m)) => format!("{what} failed: {m}"),
+            ClientError::Timeout { after, .. } => format!(
+                "{what}: no response within {:.1} s; sent the server a cancellation \
+                 (notifications/cancelled) and stopped it (a longer --timeout may help)",
+                after.as_secs_f64()
+            ),
+            other => format!("{what}: {other}"),
+        };
+        Failure::fatal(kind, message)
+    }
+}
+
+fn transport_kind(t: &TransportError) -> &'static str {
+    use mcp_proto::transport::TransportErrorKind as K;
+    match t.kind() {
+        K::Closed | K::Unauthorized => "connection error",
+        K::Timeout => "timeout",
+        _ => "transport error",
+    }
+}
+
+/// Prints the one-line report and picks the exit status.
+pub(crate) fn report(f: Failure) -> ExitCode {
+    let code = match &f {
+        Failure::ToolError => 1,
+        Failure::Usage(msg) => {
+            eprintln!("mcp: {} (see mcp --help)", one_line(msg));
+            2
+        }
+        Failure::Fatal { kind, message } => {
+            eprintln!("mcp: {kind}: {}", one_line(message));
+            3
+        }
+        Failure::Refused(message) => {
+            eprintln!("mcp: {}", one_line(message));
+            4
+        }
+        Failure::Interrupted(code) => *code,
+    };
+    ExitCode::from(code)
+}
+
+pub(crate) fn one_line(s: &str) -> String {
+    s.trim().replace(['\r', '\n'], " | ")
+}

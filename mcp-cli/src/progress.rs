@@ -1,0 +1,85 @@
+//! Progress notifications drawn on stderr.
+
+use std::io::{IsTerminal, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use mcp_proto::schema::ProgressParams;
+
+use crate::failure::one_line;
+
+/// Progress drawn on stderr: a redrawn bar on a terminal, one plain line
+/// per notification otherwise (logs, pipes, tests).
+#[derive(Debug)]
+pub(crate) struct ProgressBar {
+    tty: bool,
+    drawn: AtomicBool,
+}
+
+/// Width of the bar in cells.
+const BAR_WIDTH: usize = 30;
+
+impl ProgressBar {
+    pub(crate) fn new() -> Self {
+        ProgressBar {
+            tty: std::io::stderr().is_terminal(),
+            drawn: AtomicBool::new(false),
+        }
+    }
+
+    pub(crate) fn draw(&self, p: &ProgressParams) {
+        let msg = p
+            .message
+            .as_deref()
+            .map(|m| format!(" {}", one_line(m)))
+            .unwrap_or_default();
+        let count = match p.total {
+            Some(t) => format!("{}/{}", fmt_num(p.progress), fmt_num(t)),
+            None => fmt_num(p.progress),
+        };
+        let line = match p.total.filter(|t| *t > 0.0) {
+            Some(total) => {
+                let frac = (p.progress / total).clamp(0.0, 1.0);
+                // Truncation is intended: cells fully reached.
+                let filled = ((frac * BAR_WIDTH as f64) as usize).min(BAR_WIDTH);
+                format!(
+                    "[{}{}] {count} ({:.0}%){msg}",
+                    "#".repeat(filled),
+                    "-".repeat(BAR_WIDTH - filled),
+                    frac * 100.0
+                )
+            }
+            None => format!("progress {count}{msg}"),
+        };
+        let mut err = std::io::stderr().lock();
+        if self.tty {
+            let _ = write!(err, "\r\x1b[2K{line}");
+        } else {
+            let _ = writeln!(err, "progress: {line}");
+        }
+        let _ = err.flush();
+        self.drawn.store(true, Ordering::Relaxed);
+    }
+
+    /// Clears a terminal bar so the result starts on a clean line.
+    pub(crate) fn finish(&self) {
+        if self.tty && self.drawn.swap(false, Ordering::Relaxed) {
+            let mut err = std::io::stderr().lock();
+            let _ = write!(err, "\r\x1b[2K");
+            let _ = err.flush();
+        }
+    }
+}
+
+impl Drop for ProgressBar {
+    fn drop(&mut self) {
+        self.finish();
+    }
+}
+
+fn fmt_num(x: f64) -> String {
+    if x.fract() == 0.0 && x.abs() < 1e15 {
+        format!("{x:.0}")
+    } else {
+        format!("{x}")
+    }
+}

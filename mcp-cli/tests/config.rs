@@ -1,0 +1,297 @@
+//! Servers from a host's configuration (issue 17, item 2): a project's
+//! `.mcp.json` (Claude Code) and `.vscode/mcp.json` (VS Code, `${env:...}`
+//! and `${input:...}`), read by `mcp` in the current directory or with
+//! `--config`. Real peers: server-everything and the Python SDK over stdio,
+//! and the demo server.
+
+#![allow(clippy::unwrap_used)] // test code: a failed unwrap is a failed test
+
+mod common;
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::*;
+use serde_json::{Value, json};
+
+/// A fresh directory for one test's config files.
+fn project(name: &str) -> PathBuf {
+    let dir = temp_path(name);
+    std::fs::create_dir_all(dir.join(".vscode")).unwrap();
+    dir
+}
+
+/// `(program, args)` of a `--stdio` line as the tests' helpers write it
+/// (`'prog' 'arg' ...`), for a config file's `command`/`args`.
+fn split(line: &str) -> (String, Vec<String>) {
+    let words: Vec<String> = line
+        .split("' '")
+        .map(|w| w.trim_matches('\'').to_owned())
+        .collect();
+    let (program, args) = words.split_first().unwrap();
+    let mut args = args.to_vec();
+    // `python('x.py')` gives one quoted script; server-everything's line ends
+    // with a bare ` stdio`.
+    if let Some(last) = args.last_mut()
+        && let Some(script) = last.strip_suffix("' stdio")
+    {
+        *last = script.to_owned();
+        args.push("stdio".into());
+    }
+    (program.clone(), args)
+}
+
+/// The three servers of the issue's check: two healthy third-party ones and
+/// one that exits at once with a reason on stderr.
+fn three_servers() -> Option<Value> {
+    let (node, node_args) = split(&everything_stdio()?);
+    let (py, py_args) = split(&python("py_lowlevel.py")?);
+    Some(json!({
+        "everything": {"command": node, "args": node_args},
+        "python": {"command": py, "args": py_args},
+        "broken": {"command": "sh", "args": ["-c", "echo 'fatal: API_KEY is not set' >&2; exit 3"]},
+    }))
+}
+
+/// Runs `mcp servers --json` in `dir`, reading stdout as it arrives:
+/// returns the listing and how long after the start it was complete.
+fn servers_listing(dir: &Path, env: &[(&str, &str)]) -> (Value, Duration, Option<i32>) {
+    let started = Instant::now();
+    let mut cmd = Command::new(MCP);
+    cmd.args(["servers", "--json"])
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = KillOnDrop(cmd.spawn().unwrap());
+    let stdout = child.0.stdout.take().unwrap();
+    let mut text = String::new();
+    let mut listed_at = None;
+    for line in BufReader::new(stdout).lines() {
+        let line = line.unwrap();
+        text.push_str(&line);
+        text.push('\n');
+        // The document ends with a `]` alone on its line.
+        if line == "]" {
+            listed_at = Some(started.elapsed());
+            break;
+        }
+        assert!(
+            started.elapsed() < RUN_DEADLINE,
+            "mcp servers hangs: {text}"
+        );
+    }
+    let status = wait_exit(&mut child.0, Duration::from_secs(30));
+    let listed_at = listed_at.unwrap_or_else(|| panic!("no listing: {text}"));
+    (
+        serde_json::from_str(&text).unwrap(),
+        listed_at,
+        status.code(),
+    )
+}
+
+fn by_name<'a>(list: &'a Value, name: &str) -> &'a Value {
+    list.as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == name)
+        .unwrap_or_else(|| panic!("{name} missing from {list}"))
+}
+
+/// The listing is complete within the slowest healthy server's start plus
+/// a second (the servers start concurrently), the broken one with why.
+fn check_listing(list: &Value, listed_at: Duration, code: Option<i32>) {
+    assert_eq!(code, Some(0), "{list}");
+    assert_eq!(list.as_array().unwrap().len(), 3, "{list}");
+    let mut slowest: f64 = 0.0;
+    for name in ["everything", "python"] {
+        let s = by_name(list, name);
+        assert_eq!(s["status"], "ready", "{s}");
+        assert_eq!(s["transport"], "stdio");
+        assert!(s["tools"].as_u64().unwrap() >= 1, "{s}");
+        assert!(s["protocolVersion"].as_str().unwrap().starts_with("20"));
+        slowest = slowest.max(s["startSeconds"].as_f64().unwrap());
+    }
+    let broken = by_name(list, "broken");
+    assert_eq!(broken["status"], "failed");
+    assert!(
+        broken["error"]
+            .as_str()
+            .unwrap()
+            .contains("fatal: API_KEY is not set"),
+        "{broken}"
+    );
+    let bound = Duration::from_secs_f64(slowest + 1.0);
+    assert!(
+        listed_at <= bound,
+        "listed after {listed_at:?}; the slowest server started in {slowest:.2} s"
+    );
+}
+
+#[test]
+fn project_mcp_json_servers_tools_and_server_flag() {
+    let Some(servers) = three_servers() else {
+        return;
+    };
+    let dir = project("mcp-json");
+    std::fs::write(
+        dir.join(".mcp.json"),
+        serde_json::to_string_pretty(&json!({ "mcpServers": servers })).unwrap(),
+    )
+    .unwrap();
+
+    let (list, listed_at, code) = servers_listing(&dir, &[]);
+    check_listing(&list, listed_at, code);
+
+    let r = mcp_in(&dir, &["servers"], &[]);
+    assert_code(&r, 0);
+    assert_eq!(r.stdout.lines().count(), 3, "{}", r.stdout);
+    assert!(r.stdout.contains("failed after"), "{}", r.stdout);
+
+    let r = mcp_in(&dir, &["--server", "python", "tools"], &[]);
+    assert_code(&r, 0);
+    assert!(r.stdout.starts_with("now()"), "{}", r.stdout);
+
+    // Every server's tools under <server>/<tool>; the broken one on stderr.
+    let r = mcp_in(&dir, &["tools"], &[]);
+    assert_code(&r, 0);
+    assert!(r.stdout.contains("python/now()"), "{}", r.stdout);
+    assert!(
+        r.stdout.contains("everything/echo(message: string)"),
+        "{}",
+        r.stdout
+    );
+    assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
+    assert!(r.stderr.contains("\"broken\" failed"), "{}", r.stderr);
+
+    // What `tools` lists, `call` takes.
+    let r = mcp_in(
+        &dir,
+        &["call", "everything/echo", r#"{"message": "hi"}"#],
+        &[],
+    );
+    assert_code(&r, 0);
+    assert!(r.stdout.contains("hi"), "{}", r.stdout);
+
+    // More than one server and no --server: which one?
+    let r = mcp_in(&dir, &["info"], &[]);
+    assert_code(&r, 2);
+    assert!(r.stderr.contains("--server"), "{}", r.stderr);
+    let r = mcp_in(&dir, &["--server", "nope", "info"], &[]);
+    assert_code(&r, 2);
+    assert!(
+        r.stderr.contains("broken, everything, python"),
+        "{}",
+        r.stderr
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn vscode_mcp_json_with_env_variables() {
+    let Some(servers) = three_servers() else {
+        return;
+    };
+    // The programs come from the environment, as ${env:...}.
+    let node = servers["everything"]["command"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let py = servers["python"]["command"].as_str().unwrap().to_owned();
+    let mut servers = servers;
+    servers["everything"]["command"] = json!("${env:MCP_TEST_NODE}");
+    servers["python"]["command"] = json!("${env:MCP_TEST_PYTHON}");
+    for s in ["everything", "python", "broken"] {
+        servers[s]["type"] = json!("stdio");
+    }
+    let dir = project("vscode");
+    std::fs::write(
+        dir.join(".vscode/mcp.json"),
+        format!(
+            "// VS Code's file: comments allowed\n{}",
+            serde_json::to_string_pretty(&json!({ "servers": servers })).unwrap()
+        ),
+    )
+    .unwrap();
+    let env = [
+        ("MCP_TEST_NODE", node.as_str()),
+        ("MCP_TEST_PYTHON", py.as_str()),
+    ];
+    let (list, listed_at, code) = servers_listing(&dir, &env);
+    check_listing(&list, listed_at, code);
+    let r = mcp_in(&dir, &["--server", "everything", "tools"], &env);
+    assert_code(&r, 0);
+    assert!(r.stdout.contains("echo(message: string)"), "{}", r.stdout);
+    let r = mcp_in(&dir, &["tools"], &env);
+    assert_code(&r, 0);
+    assert!(r.stdout.contains("python/now()"), "{}", r.stdout);
+
+    // Unset: a usage error naming the file, the server and the field.
+    let r = mcp_in(&dir, &["tools"], &[]);
+    assert_code(&r, 2);
+    assert!(r.stderr.contains(".vscode/mcp.json"), "{}", r.stderr);
+    assert!(r.stderr.contains("MCP_TEST_NODE"), "{}", r.stderr);
+    assert!(r.stderr.contains("everything"), "{}", r.stderr);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn inputs_are_asked_and_config_flag_reads_any_file() {
+    let dir = project("inputs");
+    let log = dir.join("demo.log");
+    let file = dir.join("my-servers.json");
+    std::fs::write(
+        &file,
+        serde_json::to_string_pretty(&json!({
+            "inputs": [{"type": "promptString", "id": "log", "description": "Log file", "password": true}],
+            "servers": {"demo": {"type": "stdio", "command": MCP, "args": ["demo-server"],
+                                 "env": {"MCP_DEMO_SERVER_LOG": "${input:log}"}}}
+        }))
+        .unwrap(),
+    )
+    .unwrap();
+    let mut child = Command::new(MCP)
+        .args([
+            "--config",
+            file.to_str().unwrap(),
+            "call",
+            "echo",
+            r#"{"text": "hi"}"#,
+        ])
+        .current_dir(&dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    writeln!(child.stdin.take().unwrap(), "{}", log.display()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "hi\n");
+    assert!(stderr.contains("Log file"), "the question: {stderr}");
+    // The answer reached the server's environment.
+    let text = std::fs::read_to_string(&log).unwrap_or_default();
+    assert!(text.starts_with("started "), "{text}");
+
+    // No answer (stdin closed): exit 2, naming the input.
+    let r = mcp_in(&dir, &["--config", file.to_str().unwrap(), "info"], &[]);
+    assert_code(&r, 2);
+    assert!(r.stderr.contains("log"), "{}", r.stderr);
+
+    // An empty directory has no configuration: the demo server.
+    let empty = temp_path("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let r = mcp_in(&empty, &["info", "--json"], &[]);
+    assert_code(&r, 0);
+    assert_eq!(r.json()["serverInfo"]["name"], "mcp-demo-server");
+    let r = mcp_in(&empty, &["servers"], &[]);
+    assert_code(&r, 2);
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&empty);
+}

@@ -1,0 +1,294 @@
+//! What `mcp` prints on third-party servers (issue 17, item 3): the Python
+//! SDK (`tests/peers/*.py` on the pinned `mcp` package: the SDK writes the
+//! schemas and results), server-everything, and the demo server.
+//!
+//! The Python servers run with `--protocol 2025-11-25` where the era does
+//! not matter: the SDK's start-up takes seconds on a busy machine, longer
+//! than the `server/discover` probe waits.
+
+#![allow(clippy::unwrap_used)] // test code: a failed unwrap is a failed test
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use common::*;
+
+const LEGACY: &str = "2025-11-25";
+
+#[test]
+fn tools_show_any_of_and_array_item_types() {
+    let Some(py) = python("py_tools_only.py") else {
+        return;
+    };
+    let r = mcp(&["--stdio", &py, "--protocol", LEGACY, "tools"]);
+    assert_code(&r, 0);
+    // Python's `Optional[str] = None` is `anyOf: [string, null]`, `int | str`
+    // is `anyOf: [integer, string]`, `list[str]` an array of strings.
+    assert!(
+        r.stdout.contains(
+            "git_log(repo_path: string, max_count?: integer, start_timestamp?: string | null, \
+             authors?: string[], mode?: integer | string)"
+        ),
+        "{}",
+        r.stdout
+    );
+}
+
+#[test]
+fn long_descriptions_are_shortened_and_full_with_verbose_or_json() {
+    let Some(py) = python("py_tools_only.py") else {
+        return;
+    };
+    let r = mcp(&["--stdio", &py, "--protocol", LEGACY, "tools"]);
+    assert_code(&r, 0);
+    let lines = r.stdout.lines().filter(|l| l.contains("Line ")).count();
+    assert!((1..=3).contains(&lines), "{lines} lines:\n{}", r.stdout);
+    assert!(r.stdout.contains('…'), "{}", r.stdout);
+    assert!(r.stdout.contains("-v"), "no hint at -v:\n{}", r.stdout);
+    assert!(!r.stdout.contains("Line 45 "), "{}", r.stdout);
+
+    let r = mcp(&["--stdio", &py, "--protocol", LEGACY, "tools", "-v"]);
+    assert_code(&r, 0);
+    let lines = r.stdout.lines().filter(|l| l.contains("Line ")).count();
+    assert_eq!(lines, 45, "{}", r.stdout);
+
+    let r = mcp(&["--stdio", &py, "--protocol", LEGACY, "tools", "--json"]);
+    assert_code(&r, 0);
+    let v = r.json();
+    let verbose = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "verbose")
+        .unwrap();
+    assert_eq!(verbose["description"].as_str().unwrap().lines().count(), 45);
+}
+
+#[test]
+fn binary_data_is_summarised_in_human_mode_only() {
+    let Some(py) = python("py_tools_only.py") else {
+        return;
+    };
+    // The SDK copies the returned model into structuredContent and, as JSON
+    // text, into a text block: 300 KB of image as ~400 KB of base64 each.
+    let r = mcp(&["--stdio", &py, "--protocol", LEGACY, "call", "screenshot"]);
+    assert_code(&r, 0);
+    assert!(r.stdout.len() < 1000, "{} bytes on stdout", r.stdout.len());
+    assert!(r.stdout.contains("307200 bytes"), "{}", r.stdout);
+    assert!(r.stdout.contains("image/png"), "{}", r.stdout);
+
+    let r = mcp(&[
+        "--stdio",
+        &py,
+        "--protocol",
+        LEGACY,
+        "call",
+        "screenshot",
+        "--json",
+    ]);
+    assert_code(&r, 0);
+    let data = r.json()["structuredContent"]["data"]
+        .as_str()
+        .unwrap()
+        .len();
+    assert_eq!(data, 409_600);
+}
+
+#[test]
+fn image_content_is_summarised() {
+    let Some(everything) = everything_stdio() else {
+        return;
+    };
+    let r = mcp(&["--stdio", &everything, "call", "get-tiny-image"]);
+    assert_code(&r, 0);
+    assert!(r.stdout.contains("[image: image/png, "), "{}", r.stdout);
+    assert!(r.stdout.len() < 1000, "{}", r.stdout);
+}
+
+#[test]
+fn lists_on_a_server_without_the_capability_say_so() {
+    let Some(py) = python("py_lowlevel.py") else {
+        return;
+    };
+    // Python starts slowly on a busy machine: the runs go in parallel.
+    let runs = [
+        ("resources", "resources", false),
+        ("templates", "resources", false),
+        ("prompts", "prompts", false),
+        ("prompts", "prompts", true),
+    ];
+    std::thread::scope(|s| {
+        let handles: Vec<_> = runs
+            .iter()
+            .map(|&(command, what, json)| {
+                let py = py.clone();
+                s.spawn(move || {
+                    let mut args = vec!["--stdio", py.as_str(), "--protocol", LEGACY, command];
+                    if json {
+                        args.push("--json");
+                    }
+                    (command, what, json, mcp(&args))
+                })
+            })
+            .collect();
+        for h in handles {
+            let (command, what, json, r) = h.join().unwrap();
+            assert_code(&r, 0);
+            if json {
+                assert_eq!(r.json(), serde_json::json!([]), "{command}");
+            } else {
+                assert!(
+                    r.stdout
+                        .contains(&format!("the server does not offer {what}")),
+                    "{command}: {}",
+                    r.stdout
+                );
+            }
+            assert!(r.stderr.is_empty(), "{command}: {}", r.stderr);
+        }
+    });
+}
+
+#[test]
+fn json_rpc_errors_exit_4_and_quote_code_and_message() {
+    // The demo server answers an unknown tool and a missing resource with
+    // JSON-RPC errors.
+    let r = mcp(&["call", "no_such_tool"]);
+    assert_code(&r, 4);
+    assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("unknown tool: no_such_tool"),
+        "{}",
+        r.stderr
+    );
+    assert!(r.stderr.contains("-32602"), "{}", r.stderr);
+    let r = mcp(&["read", "demo://missing"]);
+    assert_code(&r, 4);
+    assert!(r.stderr.contains("resource not found"), "{}", r.stderr);
+
+    // A third-party server: an unknown prompt and resource.
+    let Some(everything) = everything_stdio() else {
+        return;
+    };
+    let r = mcp(&["--stdio", &everything, "prompt", "no-such-prompt"]);
+    assert_code(&r, 4);
+    assert!(r.stderr.contains("-32602"), "{}", r.stderr);
+    assert!(r.stderr.contains("no-such-prompt"), "{}", r.stderr);
+    let r = mcp(&["--stdio", &everything, "read", "nope://x"]);
+    assert_code(&r, 4);
+
+    // A dead server stays 3.
+    let r = mcp(&["--stdio", "sh -c 'exit 0'", "call", "x"]);
+    assert_code(&r, 3);
+}
+
+#[test]
+fn info_json_reports_supported_versions_only_as_the_server_said() {
+    // 2026-07-28: the demo server lists them in server/discover.
+    let r = mcp(&["info", "--json"]);
+    assert_code(&r, 0);
+    assert_eq!(r.json()["supportedVersions"].as_array().unwrap().len(), 5);
+    // initialize never says: no `supportedVersions`.
+    let r = mcp(&["--protocol", LEGACY, "info", "--json"]);
+    assert_code(&r, 0);
+    assert!(r.json().get("supportedVersions").is_none(), "{}", r.stdout);
+    let Some(everything) = everything_stdio() else {
+        return;
+    };
+    let r = mcp(&["--stdio", &everything, "info", "--json"]);
+    assert_code(&r, 0);
+    let v = r.json();
+    assert!(v["protocolVersion"].as_str().unwrap().starts_with("2025"));
+    assert!(v.get("supportedVersions").is_none(), "{}", r.stdout);
+}
+
+#[test]
+fn timeout_says_a_cancellation_was_sent_and_the_demo_server_gets_it() {
+    let log = temp_path("timeout");
+    let r = mcp_env(
+        &[
+            "--timeout",
+            "0.5",
+            "call",
+            "slow_sum",
+            r#"{"a": 1, "b": 2, "steps": 1, "delay_ms": 5000}"#,
+        ],
+        &[("MCP_DEMO_SERVER_LOG", log.to_str().unwrap())],
+    );
+    assert_code(&r, 3);
+    let text = std::fs::read_to_string(&log).unwrap_or_default();
+    let _ = std::fs::remove_file(&log);
+    assert!(
+        r.stderr
+            .contains("sent the server a cancellation (notifications/cancelled)"),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        !r.stderr.contains("cancelled on the server"),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        text.lines().any(|l| l.starts_with("cancelled ")),
+        "the demo server saw no cancellation; its log:\n{text}"
+    );
+}
+
+/// server-everything keeps running a long operation after stdin closes, so
+/// `mcp` used to wait out the transport's whole shutdown grace (2 s for the
+/// exit after stdin EOF, then SIGTERM) after the timeout.
+#[test]
+fn timeout_ends_promptly_on_a_server_that_keeps_working() {
+    let Some(everything) = everything_stdio() else {
+        return;
+    };
+    let mut child = Command::new(MCP)
+        .args([
+            "--stdio",
+            &everything,
+            "-v",
+            "--timeout",
+            "2",
+            "call",
+            "trigger-long-running-operation",
+            r#"{"duration": 60, "steps": 1}"#,
+        ])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn mcp");
+    let stderr = child.stderr.take().unwrap();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines() {
+            let Ok(line) = line else { break };
+            if tx.send((Instant::now(), line)).is_err() {
+                break;
+            }
+        }
+    });
+    // The server's own start-up line (relayed by -v) marks the start; the
+    // handshake and the call follow within milliseconds.
+    let started = loop {
+        let (at, line) = rx
+            .recv_timeout(Duration::from_secs(30))
+            .expect("server-everything did not start");
+        if line.contains("Starting default (STDIO) server") {
+            break at;
+        }
+    };
+    let status = wait_exit(&mut child, Duration::from_secs(30));
+    let took = started.elapsed();
+    let rest: Vec<String> = rx.try_iter().map(|(_, l)| l).collect();
+    assert_eq!(status.code(), Some(3), "{rest:?}");
+    assert!(
+        took < Duration::from_millis(3500),
+        "mcp exited {took:?} after the server started (timeout 2 s): {rest:?}"
+    );
+}

@@ -1,0 +1,121 @@
+//! Servers from a user's configuration file (feature `config`): each
+//! [`mcp_config::ServerConfig`] as a [`ServerSpec`].
+
+use std::sync::Arc;
+
+use mcp_client::ClientBuilder;
+use mcp_config::{ServerConfig, TransportConfig};
+
+use crate::cache::CacheTarget;
+use crate::host::HostBuilder;
+use crate::spec::{Launcher, ServerSpec};
+
+/// Makes the client builder for each connection (name, version, handler,
+/// timeouts of the host's choice).
+pub type ClientFactory = Arc<dyn Fn() -> ClientBuilder + Send + Sync>;
+
+impl ServerSpec {
+    /// The server a configuration entry names: started through
+    /// [`ServerConfig::transport`] (a process, or an HTTP connection), with
+    /// the entry's `disabled`, `includeTools` and `excludeTools`, and a
+    /// response-cache identity made of its name and its command line or
+    /// URL (secret parts left out), so an edited entry does not reuse an
+    /// old answer.
+    ///
+    /// ```no_run
+    /// # fn run(server: &mcp_config::ServerConfig) {
+    /// use std::sync::Arc;
+    /// use mcp_client::Client;
+    /// use mcp_host::ServerSpec;
+    ///
+    /// let spec = ServerSpec::from_config(server, Arc::new(|| Client::builder("my-host", "1.0")));
+    /// # let _ = spec; }
+    /// ```
+    pub fn from_config(server: &ServerConfig, client: ClientFactory) -> Self {
+        let entry = server.clone();
+        let launcher = Launcher::new(move || {
+            let entry = entry.clone();
+            let builder = client();
+            async move {
+                let transport = entry.transport()?;
+                Ok(builder.connect(transport).await?)
+            }
+        });
+        let mut spec = ServerSpec::new(server.name.clone(), launcher)
+            .enabled(!server.disabled)
+            .exclude(server.exclude_tools.iter().map(String::as_str))
+            .cache_target(CacheTarget::new(identity(server)));
+        if let Some(include) = &server.include_tools {
+            spec = spec.include(include.iter().map(String::as_str));
+        }
+        spec
+    }
+}
+
+impl HostBuilder {
+    /// Adds every server of a configuration (see
+    /// [`ServerSpec::from_config`]), in order.
+    pub fn config_servers<'a>(
+        mut self,
+        servers: impl IntoIterator<Item = &'a ServerConfig>,
+        client: ClientFactory,
+    ) -> Self {
+        for s in servers {
+            self = self.server(ServerSpec::from_config(s, client.clone()));
+        }
+        self
+    }
+}
+
+/// The entry's identity for the cache: name, kind, and the command line or
+/// URL, with secret values replaced (the cache file must not hold them).
+fn identity(server: &ServerConfig) -> String {
+    let shown = |e: &mcp_config::Expanded| {
+        if e.is_secret() {
+            "<secret>".to_owned()
+        } else {
+            e.expose().to_owned()
+        }
+    };
+    let what = match &server.transport {
+        TransportConfig::Stdio(s) => {
+            let mut line = format!("stdio {}", shown(&s.command));
+            for a in &s.args {
+                line.push(' ');
+                line.push_str(&shown(a));
+            }
+            line
+        }
+        TransportConfig::Http(r) => format!("http {}", shown(&r.url)),
+        TransportConfig::Sse(r) => format!("sse {}", shown(&r.url)),
+        _ => "other".to_owned(),
+    };
+    format!("{} {what}", server.name)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+    use mcp_config::{ConfigFile, Resolver};
+
+    #[test]
+    fn the_cache_identity_names_the_command_and_hides_secrets() {
+        let file = ConfigFile::parse(
+            ".mcp.json",
+            r#"{"mcpServers": {
+                "git": {"command": "uvx", "args": ["mcp-server-git", "--repo", "."]},
+                "api": {"type": "http", "url": "https://example.com/mcp?key=${KEY}"}
+            }}"#,
+            None,
+        )
+        .unwrap();
+        let servers = file
+            .resolve(&Resolver::new().env_vars([("KEY", "s3cr3t")]))
+            .unwrap();
+        let of = |name: &str| identity(servers.iter().find(|s| s.name == name).unwrap());
+        assert_eq!(of("git"), "git stdio uvx mcp-server-git --repo .");
+        assert_eq!(of("api"), "api http <secret>");
+    }
+}

@@ -1,0 +1,690 @@
+//! [`Host`]: many servers started at once, supervised, their tools merged.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::Instant;
+
+use mcp_client::{Client, ListKind, ResponseFuture};
+use mcp_proto::Era;
+use mcp_proto::schema::{SubscriptionFilter, Tool};
+use mcp_tools::{McpTool, OnCollision, Server, ToolError, ToolOptions, ToolOutput, Toolbox};
+use serde_json::Value;
+use tokio::sync::{oneshot, watch};
+use tokio::task::JoinHandle;
+
+use crate::cache::{CacheTarget, ResponseCache};
+use crate::spec::{LaunchError, ServerSpec, reason};
+use crate::status::{ServerReport, ServerStatus};
+
+/// Why a [`Host`] operation failed.
+#[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
+pub enum HostError {
+    /// Two servers were given the same name.
+    #[error("two servers are named `{0}`; give each server a unique name")]
+    DuplicateServer(String),
+    /// No server has this name.
+    #[error("there is no server named `{0}`")]
+    UnknownServer(String),
+}
+
+/// Builds a [`Host`].
+#[derive(Debug, Default)]
+#[must_use]
+pub struct HostBuilder {
+    servers: Vec<ServerSpec>,
+    cache: Option<ResponseCache>,
+    on_collision: OnCollision,
+    tool_options: ToolOptions,
+}
+
+impl HostBuilder {
+    /// Adds a server. Earlier servers win tool-name collisions.
+    pub fn server(mut self, spec: ServerSpec) -> Self {
+        self.servers.push(spec);
+        self
+    }
+
+    /// Answers `tools/list` from `cache` while fresh (SEP-2549) and stores
+    /// what servers send. Without one, every start lists.
+    pub fn cache(mut self, cache: ResponseCache) -> Self {
+        self.cache = Some(cache);
+        self
+    }
+
+    /// What to do on a tool-name collision.
+    pub fn on_collision(mut self, policy: OnCollision) -> Self {
+        self.on_collision = policy;
+        self
+    }
+
+    /// How tools call their servers.
+    pub fn tool_options(mut self, options: ToolOptions) -> Self {
+        self.tool_options = options;
+        self
+    }
+
+    /// Starts every enabled server at once and returns when each one's
+    /// first attempt ended (ready, failed, or past its startup timeout):
+    /// the time of the slowest, not the sum. Servers that failed keep being
+    /// retried in the background.
+    pub async fn start(self) -> Result<Host, HostError> {
+        let mut seen = HashSet::new();
+        for s in &self.servers {
+            if !seen.insert(s.name.clone()) {
+                return Err(HostError::DuplicateServer(s.name.clone()));
+            }
+        }
+        let reports = self
+            .servers
+            .iter()
+            .map(|s| ServerReport {
+                name: s.name.clone(),
+                status: if s.enabled {
+                    ServerStatus::Starting { attempt: 1 }
+                } else {
+                    ServerStatus::Disabled
+                },
+            })
+            .collect();
+        let shared = Arc::new(Shared {
+            slots: self
+                .servers
+                .into_iter()
+                .map(|spec| Slot {
+                    desired: watch::Sender::new(if spec.enabled {
+                        Desired::Enabled
+                    } else {
+                        Desired::Disabled
+                    }),
+                    spec,
+                })
+                .collect(),
+            live: Mutex::new(Vec::new()),
+            status: watch::Sender::new(reports),
+            view: RwLock::new(Arc::new(View {
+                toolbox: empty_toolbox().await,
+                unavailable: HashMap::new(),
+            })),
+            rebuild: tokio::sync::Mutex::new(()),
+            cache: self.cache,
+            on_collision: self.on_collision,
+            tool_options: self.tool_options,
+        });
+        if let Ok(mut live) = shared.live.lock() {
+            live.resize_with(shared.slots.len(), Live::default);
+        }
+        let mut firsts = Vec::new();
+        let mut tasks = Vec::new();
+        for i in 0..shared.slots.len() {
+            let (tx, rx) = oneshot::channel();
+            firsts.push(rx);
+            tasks.push(tokio::spawn(supervise(shared.clone(), i, tx)));
+        }
+        for rx in firsts {
+            let _ = rx.await;
+        }
+        Ok(Host {
+            inner: Arc::new(HostInner {
+                shared,
+                tasks: Mutex::new(tasks),
+            }),
+        })
+    }
+}
+
+/// Many MCP servers started at once, kept running, their tools merged into
+/// one set (see the [crate docs](crate)). Cheap to clone; clones share
+/// state. Dropping the last clone stops every server (prefer
+/// [`close`](Host::close), which waits for them to exit).
+#[derive(Debug, Clone)]
+pub struct Host {
+    inner: Arc<HostInner>,
+}
+
+#[derive(Debug)]
+struct HostInner {
+    shared: Arc<Shared>,
+    tasks: Mutex<Vec<JoinHandle<()>>>,
+}
+
+impl Drop for HostInner {
+    fn drop(&mut self) {
+        for slot in &self.shared.slots {
+            slot.desired.send_replace(Desired::Stopped);
+        }
+    }
+}
+
+impl Host {
+    /// A builder.
+    pub fn builder() -> HostBuilder {
+        HostBuilder::default()
+    }
+
+    /// Every server's status, in the order they were added (no I/O).
+    pub fn status(&self) -> Vec<ServerReport> {
+        self.inner.shared.status.borrow().clone()
+    }
+
+    /// One server's status.
+    pub fn server_status(&self, name: &str) -> Option<ServerStatus> {
+        self.status()
+            .into_iter()
+            .find(|r| r.name == name)
+            .map(|r| r.status)
+    }
+
+    /// A receiver that sees every status change (`changed().await`, then
+    /// `borrow()`).
+    pub fn watch(&self) -> watch::Receiver<Vec<ServerReport>> {
+        self.inner.shared.status.subscribe()
+    }
+
+    /// The tools of the servers that are ready, as a toolbox (no I/O; a
+    /// new one after each status or tool-list change).
+    pub fn toolbox(&self) -> Toolbox {
+        self.inner.shared.view().toolbox.clone()
+    }
+
+    /// The tools of the servers that are ready.
+    pub fn tools(&self) -> Vec<McpTool> {
+        self.toolbox().snapshot()
+    }
+
+    /// The client of a ready server.
+    pub fn client(&self, server: &str) -> Option<Client> {
+        let i = self.inner.shared.index(server)?;
+        self.inner.shared.live_of(i).client
+    }
+
+    /// Calls the tool the model knows as `name`. A tool of a server that is
+    /// not ready (starting, restarting, failed, disabled) fails at once with
+    /// [`ToolError::Unavailable`], which the model can act on; so does a
+    /// call whose server went away during it.
+    pub async fn call(&self, name: &str, arguments: Value) -> Result<ToolOutput, ToolError> {
+        let shared = &self.inner.shared;
+        let view = shared.view();
+        if view.toolbox.get(name).is_some() {
+            return match view.toolbox.call(name, arguments).await {
+                Err(ToolError::Fatal { source, .. }) if source.is_closed() => {
+                    let server = view
+                        .toolbox
+                        .resolve(name)
+                        .map(|r| r.server)
+                        .unwrap_or_default();
+                    Err(ToolError::Unavailable {
+                        tool: name.to_owned(),
+                        server,
+                        reason: reason(&format!("went away during the call ({source})")),
+                    })
+                }
+                other => other,
+            };
+        }
+        if let Some(&i) = view.unavailable.get(name) {
+            let report = shared.status.borrow().get(i).cloned();
+            if let Some(r) = report {
+                return Err(ToolError::Unavailable {
+                    tool: name.to_owned(),
+                    server: r.name,
+                    reason: r.status.to_string(),
+                });
+            }
+        }
+        Err(ToolError::NotFound {
+            name: name.to_owned(),
+        })
+    }
+
+    /// Starts (`true`) or stops (`false`) a server. A disabled server's
+    /// process is shut down and its tools leave the toolbox.
+    pub fn set_enabled(&self, server: &str, on: bool) -> Result<(), HostError> {
+        let shared = &self.inner.shared;
+        let i = shared
+            .index(server)
+            .ok_or_else(|| HostError::UnknownServer(server.to_owned()))?;
+        if let Some(slot) = shared.slots.get(i) {
+            slot.desired.send_if_modified(|d| {
+                let want = if on {
+                    Desired::Enabled
+                } else {
+                    Desired::Disabled
+                };
+                let change = *d != Desired::Stopped && *d != want;
+                if change {
+                    *d = want;
+                }
+                change
+            });
+        }
+        Ok(())
+    }
+
+    /// The response cache, if the host has one.
+    pub fn cache(&self) -> Option<&ResponseCache> {
+        self.inner.shared.cache.as_ref()
+    }
+
+    /// Shuts every server down cleanly (stdio: stdin closed, then SIGTERM,
+    /// then SIGKILL, as the transport does) and waits until each has.
+    pub async fn close(&self) {
+        for slot in &self.inner.shared.slots {
+            slot.desired.send_replace(Desired::Stopped);
+        }
+        let tasks = match self.inner.tasks.lock() {
+            Ok(mut t) => std::mem::take(&mut *t),
+            Err(_) => Vec::new(),
+        };
+        for t in tasks {
+            let _ = t.await;
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Desired {
+    Enabled,
+    Disabled,
+    Stopped,
+}
+
+#[derive(Debug)]
+struct Slot {
+    spec: ServerSpec,
+    desired: watch::Sender<Desired>,
+}
+
+/// A server's connection and tools while it runs; its last tools after.
+#[derive(Debug, Default, Clone)]
+struct Live {
+    client: Option<Client>,
+    /// The tools offered (after include/exclude) at the last listing.
+    tools: Option<Vec<Tool>>,
+}
+
+/// What the model sees: the ready servers' toolbox, and the names of the
+/// tools of servers that are down (so calls to them say why).
+#[derive(Debug)]
+struct View {
+    toolbox: Toolbox,
+    unavailable: HashMap<String, usize>,
+}
+
+#[derive(Debug)]
+struct Shared {
+    slots: Vec<Slot>,
+    live: Mutex<Vec<Live>>,
+    status: watch::Sender<Vec<ServerReport>>,
+    view: RwLock<Arc<View>>,
+    /// Held while a new view is built, so views are published in order.
+    rebuild: tokio::sync::Mutex<()>,
+    cache: Option<ResponseCache>,
+    on_collision: OnCollision,
+    tool_options: ToolOptions,
+}
+
+impl Shared {
+    fn index(&self, name: &str) -> Option<usize> {
+        self.slots.iter().position(|s| s.spec.name == name)
+    }
+
+    fn view(&self) -> Arc<View> {
+        match self.view.read() {
+            Ok(g) => g.clone(),
+            Err(p) => p.into_inner().clone(),
+        }
+    }
+
+    fn live_of(&self, i: usize) -> Live {
+        self.live
+            .lock()
+            .ok()
+            .and_then(|l| l.get(i).cloned())
+            .unwrap_or_default()
+    }
+
+    fn set_live(&self, i: usize, f: impl FnOnce(&mut Live)) {
+        if let Ok(mut l) = self.live.lock() {
+            if let Some(slot) = l.get_mut(i) {
+                f(slot);
+            }
+        }
+    }
+
+    fn set_status(&self, i: usize, status: ServerStatus) {
+        if let Some(slot) = self.slots.get(i) {
+            tracing::debug!(server = %slot.spec.name, status = %status, "server status");
+        }
+        self.status.send_modify(|all| {
+            if let Some(r) = all.get_mut(i) {
+                r.status = status;
+            }
+        });
+    }
+
+    /// Publishes a new view from the servers' current state (no I/O).
+    async fn rebuild(&self) {
+        let _guard = self.rebuild.lock().await;
+        let live = self.live.lock().map(|l| l.clone()).unwrap_or_default();
+        let mut builder = Toolbox::builder()
+            .listen(false)
+            .on_collision(self.on_collision)
+            .tool_options(self.tool_options.clone());
+        let mut down = Vec::new();
+        for (i, (slot, l)) in self.slots.iter().zip(&live).enumerate() {
+            match (&l.client, &l.tools) {
+                (Some(client), Some(tools)) => {
+                    builder = builder.server(
+                        Server::new(slot.spec.name.clone(), client.clone())
+                            .prefix(slot.spec.prefix.clone())
+                            .listed(tools.clone()),
+                    );
+                }
+                (None, Some(tools)) => down.push((i, tools)),
+                _ => {}
+            }
+        }
+        let toolbox = match builder.build().await {
+            Ok(t) => t,
+            Err(e) => {
+                // Only listed servers with unique names: cannot fail.
+                tracing::error!(error = %e, "building the toolbox failed");
+                return;
+            }
+        };
+        let mut unavailable = HashMap::new();
+        for (i, tools) in down {
+            let prefix = self.slots.get(i).map_or("", |s| s.spec.prefix.as_str());
+            for t in tools {
+                let name = mcp_tools::sanitize_name(&format!("{prefix}{}", t.name));
+                if toolbox.get(&name).is_none() {
+                    unavailable.entry(name).or_insert(i);
+                }
+            }
+        }
+        let view = Arc::new(View {
+            toolbox,
+            unavailable,
+        });
+        match self.view.write() {
+            Ok(mut g) => *g = view,
+            Err(p) => *p.into_inner() = view,
+        }
+    }
+}
+
+/// A toolbox of no servers.
+async fn empty_toolbox() -> Toolbox {
+    match Toolbox::builder().build().await {
+        Ok(t) => t,
+        // No servers: nothing to list, nothing to fail.
+        Err(e) => unreachable!("an empty toolbox always builds: {e}"),
+    }
+}
+
+/// Signals the end of the first attempt (once).
+fn signal(first: &mut Option<oneshot::Sender<()>>) {
+    if let Some(f) = first.take() {
+        let _ = f.send(());
+    }
+}
+
+/// A started server: its client, its tools, and what keeps it current.
+struct Started {
+    client: Client,
+    tools: Vec<Tool>,
+    from_cache: bool,
+    changes: watch::Receiver<u64>,
+    /// The open `subscriptions/listen` request (2026-07-28), if any.
+    _listen: Option<ResponseFuture>,
+}
+
+/// Launches, connects and lists (through the cache).
+async fn start(shared: &Shared, spec: &ServerSpec) -> Result<Started, LaunchError> {
+    let client = spec.launcher.launch().await?;
+    // Subscribe before listing: a change during the listing is seen.
+    let changes = client.list_changed(ListKind::Tools);
+    let (tools, from_cache) = list_tools(shared, spec, &client).await?;
+    let listen = client.server().and_then(|info| {
+        let announces = info
+            .capabilities
+            .tools
+            .as_ref()
+            .and_then(|t| t.list_changed)
+            .unwrap_or(false);
+        (info.era() == Era::Modern && announces)
+            .then(|| client.listen(SubscriptionFilter::new().with_tools_list_changed()))
+    });
+    Ok(Started {
+        client,
+        tools,
+        from_cache,
+        changes,
+        _listen: listen,
+    })
+}
+
+/// The server's tools the host offers, from the cache while fresh.
+async fn list_tools(
+    shared: &Shared,
+    spec: &ServerSpec,
+    client: &Client,
+) -> Result<(Vec<Tool>, bool), LaunchError> {
+    if client
+        .server()
+        .is_some_and(|info| info.capabilities.tools.is_none())
+    {
+        return Ok((Vec::new(), false));
+    }
+    let (all, from_cache) = match &shared.cache {
+        Some(cache) => {
+            let target = target_of(spec);
+            match cache.cached_list::<Tool>(&target) {
+                Some(tools) => (tools, true),
+                None => (cache.list_all::<Tool>(client, &target).await?, false),
+            }
+        }
+        None => (client.list_all_tools().await?, false),
+    };
+    Ok((
+        all.into_iter().filter(|t| spec.allows(&t.name)).collect(),
+        from_cache,
+    ))
+}
+
+fn target_of(spec: &ServerSpec) -> CacheTarget {
+    spec.cache_target
+        .clone()
+        .unwrap_or_else(|| CacheTarget::new(spec.name.clone()))
+}
+
+/// How a served stretch ended.
+enum Ended {
+    /// The connection closed by itself.
+    Died(String),
+    /// The host asked (disable, stop); the client is closed.
+    Asked,
+}
+
+/// One server's supervisor: start, serve, restart, until stopped.
+async fn supervise(shared: Arc<Shared>, i: usize, first: oneshot::Sender<()>) {
+    let Some(slot) = shared.slots.get(i) else {
+        return;
+    };
+    let spec = &slot.spec;
+    let mut desired = slot.desired.subscribe();
+    let mut first = Some(first);
+    let mut failures = 0u32;
+    let mut death: Option<String> = None;
+    loop {
+        let want = *desired.borrow_and_update();
+        match want {
+            Desired::Stopped => break,
+            Desired::Disabled => {
+                shared.set_status(i, ServerStatus::Disabled);
+                shared.set_live(i, |l| l.client = None);
+                shared.rebuild().await;
+                signal(&mut first);
+                failures = 0;
+                death = None;
+                if desired.changed().await.is_err() {
+                    break;
+                }
+                continue;
+            }
+            Desired::Enabled => {}
+        }
+        if death.is_none() {
+            shared.set_status(
+                i,
+                ServerStatus::Starting {
+                    attempt: failures + 1,
+                },
+            );
+        }
+        let attempt = tokio::select! {
+            r = tokio::time::timeout(spec.startup_timeout, start(&shared, spec)) => r,
+            // Disabled or stopped meanwhile: dropping the start kills it.
+            _ = desired.changed() => continue,
+        };
+        let why = match attempt {
+            Ok(Ok(started)) => {
+                let since = Instant::now();
+                let ended = serve(&shared, i, started, since, &mut desired, &mut first).await;
+                match ended {
+                    Ended::Asked => continue,
+                    Ended::Died(why) => {
+                        tracing::warn!(server = %spec.name, reason = %why, "server went away; restarting");
+                        failures = if since.elapsed() >= spec.backoff.reset_after {
+                            0
+                        } else {
+                            failures + 1
+                        };
+                        let next_retry = Instant::now() + spec.backoff.delay(failures);
+                        shared.set_status(
+                            i,
+                            ServerStatus::Restarting {
+                                why: why.clone(),
+                                attempt: failures + 1,
+                                next_retry,
+                            },
+                        );
+                        shared.set_live(i, |l| l.client = None);
+                        shared.rebuild().await;
+                        death = Some(why);
+                        wait_until(next_retry, &mut desired).await;
+                        continue;
+                    }
+                }
+            }
+            Ok(Err(e)) => reason(&e.to_string()),
+            Err(_) => format!(
+                "did not start within {:?} (startup timeout)",
+                spec.startup_timeout
+            ),
+        };
+        failures += 1;
+        death = None;
+        let next_retry = Instant::now() + spec.backoff.delay(failures);
+        tracing::warn!(server = %spec.name, reason = %why, attempts = failures, "server failed to start");
+        shared.set_status(
+            i,
+            ServerStatus::Failed {
+                why,
+                attempts: failures,
+                next_retry,
+            },
+        );
+        signal(&mut first);
+        wait_until(next_retry, &mut desired).await;
+    }
+    shared.set_live(i, |l| l.client = None);
+    shared.set_status(i, ServerStatus::Stopped);
+    shared.rebuild().await;
+    signal(&mut first);
+}
+
+/// Sleeps until `at`; `false` if the desired state changed first.
+async fn wait_until(at: Instant, desired: &mut watch::Receiver<Desired>) -> bool {
+    tokio::select! {
+        _ = tokio::time::sleep_until(at.into()) => true,
+        _ = desired.changed() => false,
+    }
+}
+
+/// Serves a started server until it goes away or the host asks it to stop;
+/// re-lists its tools when it says they changed.
+async fn serve(
+    shared: &Shared,
+    i: usize,
+    started: Started,
+    since: Instant,
+    desired: &mut watch::Receiver<Desired>,
+    first: &mut Option<oneshot::Sender<()>>,
+) -> Ended {
+    let Some(spec) = shared.slots.get(i).map(|s| &s.spec) else {
+        return Ended::Asked;
+    };
+    let Started {
+        client,
+        tools,
+        from_cache,
+        mut changes,
+        _listen,
+    } = started;
+    let version = client
+        .protocol_version()
+        .unwrap_or(mcp_proto::ProtocolVersion::LATEST_LEGACY);
+    let ready = |tools: usize, from_cache: bool| ServerStatus::Ready {
+        era: version.era(),
+        protocol_version: version,
+        tools,
+        since,
+        tools_from_cache: from_cache,
+    };
+    let count = tools.len();
+    shared.set_live(i, |l| {
+        l.client = Some(client.clone());
+        l.tools = Some(tools);
+    });
+    shared.rebuild().await;
+    shared.set_status(i, ready(count, from_cache));
+    signal(first);
+    let closed = client.closed();
+    tokio::pin!(closed);
+    let mut watching = true;
+    loop {
+        tokio::select! {
+            why = &mut closed => return Ended::Died(reason(&why.to_string())),
+            r = changes.changed(), if watching => {
+                if r.is_err() {
+                    watching = false;
+                    continue;
+                }
+                changes.borrow_and_update();
+                if let Some(cache) = &shared.cache {
+                    cache.invalidate(&target_of(spec).server, ListKind::Tools);
+                }
+                tracing::debug!(server = %spec.name, "tools changed; listing again");
+                match list_tools(shared, spec, &client).await {
+                    Ok((tools, _)) => {
+                        let count = tools.len();
+                        shared.set_live(i, |l| l.tools = Some(tools));
+                        shared.rebuild().await;
+                        shared.set_status(i, ready(count, false));
+                    }
+                    Err(e) => {
+                        tracing::warn!(server = %spec.name, error = %e, "listing tools again failed; keeping the previous tools");
+                    }
+                }
+            }
+            _ = desired.changed() => {
+                client.close().await;
+                shared.set_live(i, |l| l.client = None);
+                shared.rebuild().await;
+                return Ended::Asked;
+            }
+        }
+    }
+}

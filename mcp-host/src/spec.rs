@@ -1,0 +1,181 @@
+//! One server of a host: how to start it ([`Launcher`]) and its options
+//! ([`ServerSpec`]).
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use mcp_client::{BoxFuture, Client};
+use mcp_tools::Glob;
+
+use crate::cache::CacheTarget;
+use crate::status::Backoff;
+
+/// Why a launch failed: any error (a spawn error, a [`ClientError`](mcp_client::ClientError)
+/// from the handshake, …). Its `Display` is what the host reports.
+pub type LaunchError = Box<dyn std::error::Error + Send + Sync>;
+
+/// The longest reason a status carries (and a model is shown), in
+/// characters: a server's error can hold a whole HTML error page. Longer
+/// reasons are cut, and runs of whitespace (newlines) become one space.
+pub const MAX_REASON_CHARS: usize = 300;
+
+/// `why` on one line, at most [`MAX_REASON_CHARS`] characters.
+pub(crate) fn reason(why: &str) -> String {
+    let mut out = String::new();
+    for (n, word) in why.split_whitespace().enumerate() {
+        if n > 0 {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    if out.chars().count() > MAX_REASON_CHARS {
+        out = out.chars().take(MAX_REASON_CHARS - 1).collect();
+        out.push('…');
+    }
+    out
+}
+
+/// How long a server may take to start (launch, handshake, first listing)
+/// unless its [`ServerSpec::startup_timeout`] says otherwise: 30 s.
+pub const DEFAULT_STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Produces a connected [`Client`] for one server, each time it is called:
+/// spawn the process or open the connection, then connect.
+///
+/// ```
+/// use mcp_client::Client;
+/// use mcp_host::Launcher;
+/// # fn transport() -> Result<mcp_proto::transport::channel::ChannelTransport, std::io::Error> { Ok(mcp_proto::transport::channel::pair().0) }
+///
+/// // With mcp-transport-stdio: `StdioTransport::spawn(command.clone())?`.
+/// let launcher = Launcher::new(|| async {
+///     let transport = transport()?;
+///     Ok(Client::builder("my-host", "1.0").connect(transport).await?)
+/// });
+/// # let _ = launcher;
+/// ```
+#[derive(Clone)]
+pub struct Launcher(Arc<dyn Fn() -> BoxFuture<Result<Client, LaunchError>> + Send + Sync>);
+
+impl std::fmt::Debug for Launcher {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Launcher")
+    }
+}
+
+impl Launcher {
+    /// A launcher calling `f` for every (re)start.
+    pub fn new<F, Fut>(f: F) -> Self
+    where
+        F: Fn() -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Client, LaunchError>> + Send + 'static,
+    {
+        Launcher(Arc::new(move || Box::pin(f())))
+    }
+
+    /// Starts the server once.
+    pub fn launch(&self) -> BoxFuture<Result<Client, LaunchError>> {
+        (self.0)()
+    }
+}
+
+/// One server of a [`Host`](crate::Host): its name, how to start it, and its options.
+#[derive(Debug, Clone)]
+#[must_use]
+pub struct ServerSpec {
+    pub(crate) name: String,
+    pub(crate) launcher: Launcher,
+    pub(crate) enabled: bool,
+    pub(crate) startup_timeout: Duration,
+    pub(crate) backoff: Backoff,
+    pub(crate) prefix: String,
+    pub(crate) include: Vec<Glob>,
+    pub(crate) exclude: Vec<Glob>,
+    pub(crate) cache_target: Option<CacheTarget>,
+}
+
+impl ServerSpec {
+    /// A server called `name` (unique in the host) started by `launcher`.
+    pub fn new(name: impl Into<String>, launcher: Launcher) -> Self {
+        ServerSpec {
+            name: name.into(),
+            launcher,
+            enabled: true,
+            startup_timeout: DEFAULT_STARTUP_TIMEOUT,
+            backoff: Backoff::default(),
+            prefix: String::new(),
+            include: Vec::new(),
+            exclude: Vec::new(),
+            cache_target: None,
+        }
+    }
+
+    /// Whether to start it (default yes); see [`Host::set_enabled`](crate::Host::set_enabled).
+    pub fn enabled(mut self, on: bool) -> Self {
+        self.enabled = on;
+        self
+    }
+
+    /// How long a start may take, launch to first listing (default
+    /// [`DEFAULT_STARTUP_TIMEOUT`]); then it counts as failed.
+    pub fn startup_timeout(mut self, t: Duration) -> Self {
+        self.startup_timeout = t;
+        self
+    }
+
+    /// When to try again after a failure (default [`Backoff::default`]).
+    pub fn backoff(mut self, b: Backoff) -> Self {
+        self.backoff = b;
+        self
+    }
+
+    /// A prefix put in front of each tool name the model sees.
+    pub fn prefix(mut self, p: impl Into<String>) -> Self {
+        self.prefix = p.into();
+        self
+    }
+
+    /// Offer only tools matching one of these globs (by the server's names).
+    pub fn include<I: IntoIterator<Item = G>, G: Into<Glob>>(mut self, globs: I) -> Self {
+        self.include = globs.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Never offer tools matching one of these globs (applied after
+    /// [`include`](ServerSpec::include)).
+    pub fn exclude<I: IntoIterator<Item = G>, G: Into<Glob>>(mut self, globs: I) -> Self {
+        self.exclude = globs.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// The server's identity and partition in the response cache (default:
+    /// its name, partition `""`). Give it the command line or URL too, so an
+    /// edited configuration does not reuse an old answer.
+    pub fn cache_target(mut self, target: CacheTarget) -> Self {
+        self.cache_target = Some(target);
+        self
+    }
+
+    pub(crate) fn allows(&self, tool: &str) -> bool {
+        (self.include.is_empty() || self.include.iter().any(|g| g.matches(tool)))
+            && !self.exclude.iter().any(|g| g.matches(tool))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reasons_are_one_bounded_line() {
+        assert_eq!(
+            reason("HTTP 404:\n<html>\n  <p>x</p>"),
+            "HTTP 404: <html> <p>x</p>"
+        );
+        let long = "é".repeat(1000);
+        let r = reason(&long);
+        assert_eq!(r.chars().count(), MAX_REASON_CHARS);
+        assert!(r.ends_with('…'));
+    }
+}

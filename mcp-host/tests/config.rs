@@ -1,0 +1,153 @@
+//! A project `.mcp.json` (read by `mcp-config`) started by the host:
+//! server-everything over stdio and Streamable HTTP, the Python SDK over
+//! stdio, a broken server (exits at once with an error), and an HTTP entry
+//! whose URL answers 404. The healthy ones serve calls, the broken ones are
+//! reported with their reasons (stderr tail, HTTP status) and retried.
+#![allow(clippy::unwrap_used)]
+#![cfg(unix)]
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::Arc;
+use std::time::Duration;
+
+use mcp_client::Client;
+use mcp_config::{ConfigFile, Resolver};
+use mcp_host::{Host, ServerStatus};
+use mcp_proto::testing::peer;
+use serde_json::json;
+use tokio::process::{Child, Command};
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Starts an HTTP peer and waits (bounded) until it listens on `port`.
+async fn listening(mut cmd: Command, port: u16) -> Child {
+    let mut child = cmd
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    for _ in 0..600 {
+        if tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .is_ok()
+        {
+            return child;
+        }
+        if let Ok(Some(status)) = child.try_wait() {
+            panic!("peer exited early with {status}");
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("peer did not listen on port {port} within 60 s");
+}
+
+const CONFIG: &str = r#"{
+  "mcpServers": {
+    "everything": {"command": "${NODE}", "args": ["${EVERYTHING_JS}", "stdio"]},
+    "python": {"command": "${PEERS}/py/bin/python", "args": ["${REPO}/peers/python_server.py", "stdio"]},
+    "everything-http": {"type": "http", "url": "http://127.0.0.1:${EVERYTHING_PORT}/mcp"},
+    "broken": {"command": "sh", "args": ["-c", "echo 'error: missing API key' >&2; exit 2"]},
+    "wrong-path": {"type": "http", "url": "http://127.0.0.1:${EVERYTHING_PORT}/no-such-endpoint"},
+    "off": {"command": "sh", "args": ["-c", "exit 1"], "disabled": true}
+  }
+}"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_project_mcp_json_with_broken_servers_starts_and_serves_the_rest() {
+    let (Some(node), Some(js), Some(py)) = (
+        peer("npm/node_modules/.bin/node"),
+        peer("npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js"),
+        peer("py/bin/python"),
+    ) else {
+        return;
+    };
+    let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    let peers = py
+        .parent()
+        .and_then(Path::parent)
+        .and_then(Path::parent)
+        .unwrap();
+    let port = free_port();
+    let mut everything_http = Command::new(&node);
+    everything_http
+        .arg(&js)
+        .arg("streamableHttp")
+        .env("PORT", port.to_string());
+    let _http = listening(everything_http, port).await;
+
+    let file = ConfigFile::parse(".mcp.json", CONFIG, None).unwrap();
+    let resolver = Resolver::new().env_vars([
+        ("NODE", node.to_str().unwrap().to_owned()),
+        ("EVERYTHING_JS", js.to_str().unwrap().to_owned()),
+        ("PEERS", peers.to_str().unwrap().to_owned()),
+        ("REPO", repo.to_str().unwrap().to_owned()),
+        ("EVERYTHING_PORT", port.to_string()),
+    ]);
+    let servers = file.resolve(&resolver).unwrap();
+    let host = Host::builder()
+        .config_servers(
+            &servers,
+            Arc::new(|| {
+                Client::builder("mcp-host-tests", "0.1.0").probe_timeout(Duration::from_secs(60))
+            }),
+        )
+        .start()
+        .await
+        .unwrap();
+    let status = |name: &str| host.server_status(name).unwrap();
+    for name in ["everything", "python", "everything-http"] {
+        assert!(status(name).is_ready(), "{name}: {:?}", host.status());
+    }
+    let ServerStatus::Failed { why, .. } = status("broken") else {
+        panic!("{:?}", host.status())
+    };
+    assert!(
+        why.contains("status 2") && why.contains("error: missing API key"),
+        "{why}"
+    );
+    let ServerStatus::Failed { why, .. } = status("wrong-path") else {
+        panic!("{:?}", host.status())
+    };
+    assert!(why.contains("HTTP 404"), "{why}");
+    assert!(
+        !why.contains('\n') && why.chars().count() <= mcp_host::MAX_REASON_CHARS,
+        "{why}"
+    );
+    assert_eq!(status("off"), ServerStatus::Disabled);
+    eprintln!("broken: {}", status("broken"));
+    eprintln!("wrong-path: {}", status("wrong-path"));
+
+    // Three servers with an `echo` tool: the first keeps the name.
+    let names: Vec<String> = host
+        .tools()
+        .iter()
+        .map(|t| mcp_tools::Tool::name(t).to_owned())
+        .collect();
+    assert!(names.contains(&"echo".to_owned()), "{names:?}");
+    for c in host.toolbox().collisions() {
+        if let (Some(renamed), "echo") = (&c.renamed_to, c.tool.as_str()) {
+            let args = if c.server == "python" {
+                json!({"text": "hi"})
+            } else {
+                json!({"message": "hi"})
+            };
+            assert!(host.call(renamed, args).await.unwrap().text.contains("hi"));
+        }
+    }
+    assert!(
+        host.call("echo", json!({"message": "hi"}))
+            .await
+            .unwrap()
+            .text
+            .contains("hi")
+    );
+    host.close().await;
+}
