@@ -5,7 +5,8 @@
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use super::{Message, decode_text_serde, fast_envelope, keep_text, scan};
+use super::decode::{decode_text_serde, fast_envelope, keep_text};
+use super::{Message, scan};
 
 /// Both decoders on `text`: when the fast path takes a message, `serde_json`
 /// must decode it to the same message (or the same envelope violation).

@@ -1,4 +1,4 @@
-use super::decode::{decode_text_serde, fast_envelope, keep_text};
+use super::decode::decode_text_serde;
 use super::*;
 use fuzzing::paths_agree;
 
