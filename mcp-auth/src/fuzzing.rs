@@ -1,6 +1,6 @@
 //! What a server controls in discovery, under arbitrary input (the fuzz
 //! target `fuzz/fuzz_targets/auth_parsers.rs`): the `WWW-Authenticate`
-//! parser, the metadata documents and the URLs taken from them. Compiled
+//! parser (`Bearer` and `DPoP`), the metadata documents and the URLs taken from them. Compiled
 //! only for tests and `--cfg fuzzing`: not part of the API.
 
 use std::fmt::Write as _;
@@ -12,9 +12,9 @@ use crate::discovery::{
 use crate::net::{SsrfPolicy, checked_url};
 use crate::util::{canonical_resource, origin, parse_url, resolve};
 
-/// A challenge as a `WWW-Authenticate` value, every parameter quoted.
-fn print(c: &BearerChallenge) -> String {
-    let mut out = String::from("Bearer");
+/// A challenge of `scheme` as a `WWW-Authenticate` value, every parameter quoted.
+fn print(scheme: &str, c: &BearerChallenge) -> String {
+    let mut out = String::from(scheme);
     for (key, value) in [
         ("resource_metadata", &c.resource_metadata),
         ("scope", &c.scope),
@@ -30,8 +30,9 @@ fn print(c: &BearerChallenge) -> String {
 }
 
 /// `data` is a header value, a newline, and a JSON body. Panics if anything
-/// panics, if a parsed challenge does not survive print → parse, or if the
-/// URLs derived from a server's URL or an issuer leave its origin.
+/// panics, if a parsed challenge (`Bearer`, `DPoP`) does not survive
+/// print → parse, or if the URLs derived from a server's URL or an issuer
+/// leave its origin.
 pub fn auth_parsers(data: &[u8]) {
     let (header, body) = match data.iter().position(|&b| b == b'\n') {
         Some(i) => (&data[..i], &data[i + 1..]),
@@ -40,13 +41,17 @@ pub fn auth_parsers(data: &[u8]) {
     let header = String::from_utf8_lossy(header);
     let challenge = BearerChallenge::parse(&header);
     if let Some(c) = &challenge {
-        let printed = print(c);
+        let printed = print("Bearer", c);
         assert_eq!(
             BearerChallenge::parse(&printed).as_ref(),
             Some(c),
             "{printed}"
         );
         let _ = (c.scopes(), c.is_insufficient_scope());
+    }
+    if let Some(c) = BearerChallenge::parse_dpop(&header) {
+        let printed = print("DPoP", &c);
+        assert_eq!(BearerChallenge::parse_dpop(&printed), Some(c), "{printed}");
     }
 
     // The header doubles as a server URL and a redirect `Location`.
