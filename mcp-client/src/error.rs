@@ -87,6 +87,15 @@ pub enum ClientError {
         /// The page cap.
         limit: usize,
     },
+    /// A skill file (SEP-2640) is not what the server's `skills/list` entry
+    /// promised (size, digest or frontmatter): its content was not used.
+    #[error("skill file {uri} failed verification: {reason}; its content was not used")]
+    SkillVerification {
+        /// The file's resource URI.
+        uri: String,
+        /// What did not match.
+        reason: String,
+    },
 }
 
 impl ClientError {

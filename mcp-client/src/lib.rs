@@ -46,6 +46,9 @@
 //! # Feature flags
 //!
 //! - `tokio` (default): [`Client`], [`Driver`]. Without it only [`session`] remains.
+//! - `skills`: the Skills extension (SEP-2640): `Client::list_skills`,
+//!   `Client::load_skill`, `Client::read_skill_file`, each file verified
+//!   against the listing (size, SHA-256, frontmatter) before it is used.
 //!
 //! # Design notes
 //!
@@ -57,6 +60,9 @@
 
 mod era_cache;
 pub mod error;
+#[cfg(any(test, fuzzing))]
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod handler;
 pub mod session;
 
@@ -68,6 +74,8 @@ pub use error::{ClientError, CloseReason};
 pub use handler::{ClientHandler, ListKind, NoHandler};
 pub use session::{EraHint, ServerInfo, VersionChoice};
 
+#[cfg(feature = "skills")]
+pub use client::skills::LoadedSkill;
 #[cfg(feature = "tokio")]
 pub use client::{
     Client, ClientBuilder, DEFAULT_MAX_LIST_PAGES, Driver, MAX_CONCURRENT_SERVER_REQUESTS,
