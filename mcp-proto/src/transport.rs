@@ -420,6 +420,29 @@ impl StdError for TransportError {
     }
 }
 
+/// A size for an error message: `64.0 MiB`, `16 MiB` (an exact number of
+/// MiB, as limits usually are), `1000 bytes`.
+///
+/// ```
+/// use mcp_proto::transport::ByteSize;
+/// assert_eq!(ByteSize(64 * 1024 * 1024 + 50).to_string(), "64.0 MiB");
+/// assert_eq!(ByteSize(16 * 1024 * 1024).to_string(), "16 MiB");
+/// assert_eq!(ByteSize(1000).to_string(), "1000 bytes");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ByteSize(pub u64);
+
+impl fmt::Display for ByteSize {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        const MIB: u64 = 1024 * 1024;
+        match self.0 {
+            n if n >= MIB && n % MIB == 0 => write!(f, "{} MiB", n / MIB),
+            n if n >= MIB => write!(f, "{:.1} MiB", n as f64 / MIB as f64),
+            n => write!(f, "{n} bytes"),
+        }
+    }
+}
+
 impl From<std::io::Error> for TransportError {
     fn from(e: std::io::Error) -> Self {
         let kind = match e.kind() {

@@ -385,7 +385,7 @@ async fn json_body_limit_is_enforced() {
     t.send(req(1, "x", json!({}))).await.unwrap();
     let e = recv_err(&mut t).await;
     assert!(
-        matches!(http_cause(&e), HttpError::BodyTooLarge { limit: 1000 }),
+        matches!(http_cause(&e), HttpError::BodyTooLarge { limit: 1000, .. }),
         "{e}"
     );
 }

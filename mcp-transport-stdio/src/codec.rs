@@ -7,7 +7,7 @@ use crate::line::RETAINED_READ_CAPACITY;
 use mcp_proto::jsonrpc::{
     DecodeError, FrameHead, FrameKind, RequestId, answered_id, peek_head, peek_tail,
 };
-use mcp_proto::transport::{TransportError, TransportErrorKind};
+use mcp_proto::transport::{ByteSize, TransportError, TransportErrorKind};
 use serde_json::value::RawValue;
 
 /// Default limit on one message: 16 MiB.
@@ -33,7 +33,7 @@ const NOISE_WARNINGS: u64 = 10;
 pub enum JsonLineCodecError {
     /// A line was longer than the limit. It was dropped as it arrived, not
     /// buffered whole, and is reported once, when it ends (so its size is known).
-    #[error("{}, over the {} limit; raise it with `max_message_size`", size(*len), limit_text(*limit))]
+    #[error("{}, over the {} limit; raise it with `max_message_size`", ByteSize(*len), ByteSize(*limit as u64))]
     LineTooLong {
         /// The limit in bytes that was exceeded.
         limit: usize,
@@ -90,24 +90,6 @@ impl Dropped {
             // has no id at either end: nothing to fail.
             (_, None) => Dropped::NotAnAnswer,
         }
-    }
-}
-
-fn size(n: u64) -> String {
-    const MIB: u64 = 1024 * 1024;
-    if n >= MIB {
-        format!("{:.1} MiB", n as f64 / MIB as f64)
-    } else {
-        format!("{n} bytes")
-    }
-}
-
-fn limit_text(limit: usize) -> String {
-    const MIB: usize = 1024 * 1024;
-    if limit >= MIB && limit % MIB == 0 {
-        format!("{} MiB", limit / MIB)
-    } else {
-        format!("{limit}-byte")
     }
 }
 
