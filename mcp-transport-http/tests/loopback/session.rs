@@ -1,0 +1,210 @@
+//! Legacy sessions, the connection pool, session expiry, closing, and
+//! URLs refused at build.
+
+use super::*;
+
+#[tokio::test]
+async fn legacy_session_headers_priming_and_keepalive_reuse() {
+    let server = serve(legacy_handler).await;
+    let mut t = HttpTransport::builder(&server.url)
+        .header("authorization", "Bearer secret")
+        .build()
+        .unwrap();
+    t.send(req(1, "initialize", json!({}))).await.unwrap();
+    let init = recv_ok(&mut t).await;
+    assert_eq!(init.id(), Some(&RequestId::Number(1)));
+    assert_eq!(t.session_id().as_deref(), Some("sess-1"));
+    set_version(&mut t, ProtocolVersion::V2025_11_25);
+    t.send(notif("notifications/initialized", json!({})))
+        .await
+        .unwrap();
+    for i in 2..7 {
+        t.send(req(i, "tools/list", json!({}))).await.unwrap();
+        // The priming event is skipped; progress then the answer arrive.
+        let p = recv_ok(&mut t).await;
+        assert_eq!(p.method(), Some("notifications/progress"));
+        let a = recv_ok(&mut t).await;
+        assert_eq!(result_of(&a), json!({"ok":"tools/list"}));
+    }
+    t.close().await.unwrap();
+    let reqs = server.requests();
+    let init = &reqs[0];
+    assert_eq!(
+        init.header("accept"),
+        Some("application/json, text/event-stream")
+    );
+    assert_eq!(init.header("mcp-session-id"), None);
+    assert_eq!(init.header("mcp-protocol-version"), None);
+    assert_eq!(init.header("authorization"), Some("Bearer secret"));
+    for r in &reqs[1..reqs.len() - 1] {
+        assert_eq!(r.header("mcp-session-id"), Some("sess-1"), "{r:?}");
+        assert_eq!(r.header("mcp-protocol-version"), Some("2025-11-25"));
+        // Legacy: no modern headers.
+        assert_eq!(r.header("mcp-method"), None);
+    }
+    let last = reqs.last().unwrap();
+    assert_eq!(last.method, http::Method::DELETE);
+    assert_eq!(last.header("mcp-session-id"), Some("sess-1"));
+    // 8 requests (sequential) over one kept-alive connection.
+    assert_eq!(reqs.len(), 8);
+    let conns: Vec<_> = reqs
+        .iter()
+        .map(|r| {
+            (
+                r.rpc_method().unwrap_or(r.method.as_str()).to_owned(),
+                r.conn,
+            )
+        })
+        .collect();
+    assert_eq!(
+        server.connections(),
+        1,
+        "keep-alive connection was not reused: {conns:?}"
+    );
+}
+
+#[tokio::test]
+async fn concurrent_posts_share_the_pool() {
+    let server = serve(|r: &Rec| {
+        Reply::Sse(vec![Piece::Sleep(50), event(&result(&r.id(), json!({})))]).into()
+    })
+    .await;
+    let mut t = HttpTransport::new(&server.url).unwrap();
+    set_version(&mut t, ProtocolVersion::V2025_06_18);
+    for i in 0..4 {
+        t.send(req(i, "ping", json!({}))).await.unwrap();
+    }
+    let started = Instant::now();
+    let mut ids: Vec<_> = Vec::new();
+    for _ in 0..4 {
+        ids.push(recv_ok(&mut t).await.id().cloned().unwrap());
+    }
+    ids.sort();
+    assert_eq!(ids, (0..4).map(RequestId::Number).collect::<Vec<_>>());
+    // Concurrent, not one after another (4 × 50 ms).
+    assert!(
+        started.elapsed() < Duration::from_millis(180),
+        "{:?}",
+        started.elapsed()
+    );
+    // A second round reuses the pooled connections.
+    for i in 10..14 {
+        t.send(req(i, "ping", json!({}))).await.unwrap();
+    }
+    for _ in 0..4 {
+        recv_ok(&mut t).await;
+    }
+    assert!(
+        server.connections() <= 4,
+        "{} connections",
+        server.connections()
+    );
+}
+
+#[tokio::test]
+async fn session_expiry_is_typed_and_forgets_the_session() {
+    let server = serve(|r: &Rec| {
+        if r.rpc_method() == Some("initialize") {
+            let sid = if r.index == 0 { "old" } else { "new" };
+            return Reply2 {
+                reply: Reply::Json(StatusCode::OK, result(&r.id(), json!({}))),
+                headers: vec![("mcp-session-id", sid.into())],
+            };
+        }
+        if r.header("mcp-session-id") == Some("old") {
+            return Reply::Raw(
+                StatusCode::NOT_FOUND,
+                "text/plain",
+                "session not found".into(),
+            )
+            .into();
+        }
+        Reply::Json(StatusCode::OK, result(&r.id(), json!({"fine":true}))).into()
+    })
+    .await;
+    let mut t = HttpTransport::new(&server.url).unwrap();
+    t.send(req(1, "initialize", json!({}))).await.unwrap();
+    recv_ok(&mut t).await;
+    set_version(&mut t, ProtocolVersion::V2025_11_25);
+    t.send(req(2, "tools/list", json!({}))).await.unwrap();
+    let e = recv_err(&mut t).await;
+    assert_eq!(e.kind(), TransportErrorKind::SessionExpired);
+    assert_eq!(e.request_id(), Some(&RequestId::Number(2)));
+    assert!(!e.is_terminal());
+    assert!(matches!(http_cause(&e), HttpError::SessionExpired { session } if session == "old"));
+    assert_eq!(t.session_id(), None);
+    // The client re-initializes: without the old session id.
+    t.send(req(3, "initialize", json!({}))).await.unwrap();
+    recv_ok(&mut t).await;
+    t.send(req(4, "tools/list", json!({}))).await.unwrap();
+    assert_eq!(result_of(&recv_ok(&mut t).await), json!({"fine":true}));
+    let reqs = server.requests();
+    assert_eq!(reqs[2].header("mcp-session-id"), None);
+    assert_eq!(reqs[3].header("mcp-session-id"), Some("new"));
+}
+
+#[tokio::test]
+async fn invalid_session_id_is_rejected() {
+    let server = serve(|r: &Rec| Reply2 {
+        reply: Reply::Json(StatusCode::OK, result(&r.id(), json!({}))),
+        headers: vec![("mcp-session-id", "has space".into())],
+    })
+    .await;
+    let mut t = HttpTransport::new(&server.url).unwrap();
+    t.send(req(1, "initialize", json!({}))).await.unwrap();
+    let e = recv_err(&mut t).await;
+    assert!(matches!(http_cause(&e), HttpError::InvalidSessionId));
+    assert_eq!(t.session_id(), None);
+}
+
+#[tokio::test]
+async fn close_is_bounded_when_delete_hangs() {
+    let server = serve(|r: &Rec| {
+        if r.method == http::Method::DELETE {
+            return Reply::Sse(vec![Piece::KeepAliveForever]).into();
+        }
+        Reply2 {
+            reply: Reply::Json(StatusCode::OK, result(&r.id(), json!({}))),
+            headers: vec![("mcp-session-id", "s".into())],
+        }
+    })
+    .await;
+    let mut t = HttpTransport::new(&server.url).unwrap();
+    t.send(req(1, "initialize", json!({}))).await.unwrap();
+    recv_ok(&mut t).await;
+    let started = Instant::now();
+    t.close().await.unwrap();
+    // DELETE answered (headers) immediately here; close must not wait for the body.
+    assert!(started.elapsed() < Duration::from_secs(6));
+    assert!(t.recv().await.is_none());
+}
+
+#[test]
+fn bad_urls_are_rejected_at_build() {
+    for url in ["ftp://x/mcp", "not a url", "/relative", "http://"] {
+        assert!(
+            matches!(HttpTransport::new(url), Err(HttpError::InvalidUrl { .. })),
+            "{url}"
+        );
+    }
+    assert!(matches!(
+        HttpTransport::builder("http://h/mcp").header("bad name", "v").build(),
+        Err(HttpError::InvalidHeader { name }) if name == "bad name"
+    ));
+    assert!(mcp_transport_http::BearerToken::new("line\nbreak").is_err());
+}
+
+#[tokio::test]
+async fn send_after_close_fails_and_recv_ends() {
+    let server =
+        serve(|r: &Rec| Reply::Json(StatusCode::OK, result(&r.id(), json!({}))).into()).await;
+    let mut t = HttpTransport::new(&server.url).unwrap();
+    t.close().await.unwrap();
+    assert!(t.recv().await.is_none());
+    let e = t.send(req(1, "x", json!({}))).await.unwrap_err();
+    assert_eq!(e.kind(), TransportErrorKind::Closed);
+    assert!(
+        server.requests().is_empty(),
+        "no session: close sends no DELETE"
+    );
+}
