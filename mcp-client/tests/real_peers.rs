@@ -494,3 +494,37 @@ async fn python_sdk_with_a_remembered_era() {
         Some(EraHint::Legacy(ProtocolVersion::V2025_06_18))
     ));
 }
+
+/// The race found under load, made certain: the Python SDK server answers
+/// `server/discover` long after a 1 ms probe timeout, when the fallback
+/// `initialize` is already on the pipe, and then refuses `initialize` with
+/// -32022 (the connection serves 2026-07-28). The late answer counts: the
+/// client is modern, not failed. (Before the fix: "handshake failed: the
+/// server rejected initialize: -32022 … connection is serving the
+/// 2026-07-28 protocol".)
+#[tokio::test]
+async fn python_sdk_answering_the_probe_after_its_timeout_is_modern() {
+    let Some(cmd) = python_server() else { return };
+    let methods = Arc::new(Mutex::new(Vec::new()));
+    let transport = Recording {
+        inner: Box::pin(StdioTransport::spawn(cmd).unwrap()),
+        methods: methods.clone(),
+    };
+    let client = tokio::time::timeout(
+        Duration::from_secs(60),
+        Client::builder("mcp-rs-tests", "0.1.0")
+            .probe_timeout(Duration::from_millis(1))
+            .connect(transport),
+    )
+    .await
+    .expect("connect timed out")
+    .expect("connected");
+    assert_eq!(sent(&methods), ["server/discover", "initialize"]);
+    assert_eq!(client.era(), Some(Era::Modern));
+    let r = client
+        .call_tool("echo", json!({"text": "late"}))
+        .await
+        .unwrap();
+    assert_eq!(text(&r), "late");
+    client.close().await;
+}
