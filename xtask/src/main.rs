@@ -11,10 +11,12 @@
 //!   against `examples`' `conformance-client`, one at a time, with a table;
 //!   fails when a scenario listed in `xtask/conformance-expected.txt` fails.
 //! - `ci`: what `.ci/run` runs: fmt check, clippy, `test`, all the
-//!   conformance scenarios, docs.
+//!   conformance scenarios, the chaos soak for 60 s, docs.
+//! - `soak [--seconds N]`: the chaos soak (`xtask/src/soak.rs`).
 
 mod conformance;
 mod json;
+mod soak;
 
 use std::env;
 use std::fs;
@@ -30,8 +32,9 @@ fn main() -> ExitCode {
         Some("test") => test(&args[1..]),
         Some("conformance") => conformance::conformance(&args[1..]),
         Some("ci") => ci(),
+        Some("soak") => soak::soak(&args[1..]),
         _ => {
-            eprintln!("usage: cargo xtask <peers|test|conformance|ci> [args]");
+            eprintln!("usage: cargo xtask <peers|test|conformance|ci|soak> [args]");
             return ExitCode::from(2);
         }
     };
@@ -148,6 +151,7 @@ fn ci() -> Result {
         .env("MCP_REQUIRE_PEERS", "1"))?;
     // The whole suite: the 4 core scenarios and the 22 OAuth ones (about 15 s in all).
     conformance::conformance(&["--suite".into(), "all".into()])?;
+    soak::soak(&[])?;
     run(cargo()
         .args(["doc", "--workspace", "--no-deps"])
         .env("RUSTDOCFLAGS", "-D warnings"))
