@@ -88,7 +88,7 @@ fn text(r: &mcp_proto::schema::CallToolResult) -> String {
 }
 
 async fn epoch(n: usize, tally: &mut Tally) {
-    let era = if n % 2 == 0 {
+    let era = if n.is_multiple_of(2) {
         VersionChoice::Auto
     } else {
         VersionChoice::Pinned(ProtocolVersion::V2025_06_18)

@@ -436,7 +436,7 @@ impl fmt::Display for ByteSize {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         const MIB: u64 = 1024 * 1024;
         match self.0 {
-            n if n >= MIB && n % MIB == 0 => write!(f, "{} MiB", n / MIB),
+            n if n >= MIB && n.is_multiple_of(MIB) => write!(f, "{} MiB", n / MIB),
             n if n >= MIB => write!(f, "{:.1} MiB", n as f64 / MIB as f64),
             n => write!(f, "{n} bytes"),
         }

@@ -111,7 +111,7 @@ pub fn peek_tail(tail: &[u8]) -> Option<RequestId> {
         let mut j = value_end - 1;
         loop {
             j = j.checked_sub(1)?;
-            if tail.get(j) == Some(&b'"') && backslashes_before(tail, j) % 2 == 0 {
+            if tail.get(j) == Some(&b'"') && backslashes_before(tail, j).is_multiple_of(2) {
                 break j;
             }
         }
