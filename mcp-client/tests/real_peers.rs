@@ -430,6 +430,18 @@ async fn connect_remembering(
     (client, methods)
 }
 
+/// The server was probed: `server/discover` alone, or, when a loaded
+/// machine made the server answer after the 5 s probe timeout, followed by
+/// the fallback `initialize` (whose refusal is then dropped: the late
+/// answer counts).
+fn assert_probed(methods: &Mutex<Vec<String>>) {
+    let got = sent(methods);
+    assert!(
+        got == ["server/discover"] || got == ["server/discover", "initialize"],
+        "{got:?}"
+    );
+}
+
 fn sent(methods: &Mutex<Vec<String>>) -> Vec<String> {
     methods.lock().unwrap().clone()
 }
@@ -464,13 +476,13 @@ async fn python_sdk_with_a_remembered_era() {
     // (stale at once), so the next connection probes again for fresh
     // capabilities, with the remembered revision.
     let (client, methods) = connect_remembering(cmd.clone(), &eras, &key).await;
-    assert_eq!(sent(&methods), ["server/discover"]);
+    assert_probed(&methods);
     client.close().await;
     let hint = eras.get(&key).unwrap();
     assert_eq!(hint.protocol_version(), ProtocolVersion::V2026_07_28);
     assert!(!hint.is_fresh(std::time::Instant::now()));
     let (client, methods) = connect_remembering(cmd.clone(), &eras, &key).await;
-    assert_eq!(sent(&methods), ["server/discover"]);
+    assert_probed(&methods);
     assert_eq!(client.era(), Some(Era::Modern));
     client.close().await;
 
