@@ -94,8 +94,8 @@ pub fn peek_head(head: &[u8]) -> FrameHead {
 ///
 /// ```
 /// use mcp_proto::jsonrpc::{RequestId, peek_tail};
-/// assert_eq!(peek_tail(br#"…"}]},"jsonrpc":"2.0","id":"a-1"}"#), Some(RequestId::from("a-1")));
-/// assert_eq!(peek_tail(br#"…,"x":{"id":1}}"#), None);
+/// assert_eq!(peek_tail(br#"..."}]},"jsonrpc":"2.0","id":"a-1"}"#), Some(RequestId::from("a-1")));
+/// assert_eq!(peek_tail(br#"...,"x":{"id":1}}"#), None);
 /// ```
 pub fn peek_tail(tail: &[u8]) -> Option<RequestId> {
     let end = trim_end(tail, tail.len());
