@@ -57,19 +57,16 @@ pub struct Session {
     /// The legacy era was found by detection (a failed probe or a legacy
     /// hint), not only chosen by the caller: only then is it worth remembering.
     pub(super) legacy_detected: bool,
-<<<<<<< HEAD
     /// The `server/discover` probe that timed out and fell back to
     /// `initialize`: its late answer still counts (see `on_late_probe`).
     pub(super) late_probe: Option<RequestId>,
     /// The fallback `initialize` was refused as "serving 2026-07-28" and the
     /// probe was sent again (once).
     pub(super) reprobed: bool,
-=======
     /// The probe was already sent again after an `UnsupportedProtocolVersion`
     /// rejection: a second one ends the handshake (a server that rejects
     /// what it lists cannot make the client loop).
     pub(super) probe_retried: bool,
->>>>>>> main
 }
 
 impl Session {
@@ -90,12 +87,9 @@ impl Session {
             hint: HintState::None,
             learned: None,
             legacy_detected: false,
-<<<<<<< HEAD
             late_probe: None,
             reprobed: false,
-=======
             probe_retried: false,
->>>>>>> main
         }
     }
 
