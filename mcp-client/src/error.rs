@@ -18,6 +18,18 @@ pub enum ClientError {
     /// The transport failed for this request (the connection may still be usable).
     #[error("{0}")]
     Transport(#[source] TransportError),
+    /// The transport dropped the frame that answered this call (over the
+    /// size limit, not JSON-RPC, undecodable): the call fails at once rather
+    /// than wait for an answer already thrown away. The connection goes on.
+    #[error("the response to {method} was dropped: {}", dropped_cause(error))]
+    AnswerDropped {
+        /// The method of the call.
+        method: String,
+        /// What the transport said (a [`Decode`](mcp_proto::transport::TransportErrorKind::Decode)
+        /// error; its cause names the limit to raise, if any).
+        #[source]
+        error: TransportError,
+    },
     /// The server answered with a JSON-RPC error.
     #[error("server error: {0}")]
     Rpc(ErrorObject),
@@ -115,6 +127,13 @@ impl ClientError {
     /// Whether the connection is gone (closed, or a terminal transport error).
     pub fn is_closed(&self) -> bool {
         matches!(self, ClientError::Closed(_))
+    }
+}
+
+fn dropped_cause(e: &TransportError) -> String {
+    match e.cause() {
+        Some(c) => c.to_string(),
+        None => e.to_string(),
     }
 }
 

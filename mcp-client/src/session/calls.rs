@@ -294,6 +294,10 @@ impl Session {
         now: Instant,
     ) {
         let Some(p) = self.pending.remove(&id) else {
+            if self.late_probe.as_ref() == Some(&id) {
+                self.on_late_probe(result, now);
+                return;
+            }
             tracing::debug!(%id, "response for an unknown, cancelled or already answered request; dropped");
             return;
         };
