@@ -123,12 +123,15 @@
 
 mod codec;
 mod command;
+#[cfg(any(test, fuzzing))]
+#[doc(hidden)]
+pub mod fuzzing;
 mod line;
 mod stderr;
 mod stdio;
 mod sys;
 
-pub use codec::{DEFAULT_MAX_MESSAGE_SIZE, JsonLineCodec, JsonLineCodecError};
+pub use codec::{DEFAULT_MAX_MESSAGE_SIZE, Dropped, JsonLineCodec, JsonLineCodecError};
 pub use command::{
     DEFAULT_ENV_ALLOWLIST, DEFAULT_STDIN_GRACE, DEFAULT_TERM_GRACE, ServerCommand, ShellWordsError,
     SpawnError, Stderr, StderrCallback,

@@ -13,14 +13,21 @@
 //!   revision it is tagged with, one at a time, and each requirement set in
 //!   the suite's parallel mode, with tables; fails when a scenario × revision
 //!   listed in `xtask/conformance-expected.txt` fails.
+//! - `fuzz [--seconds N] [--target NAME]...`: builds the fuzz targets on
+//!   stable and runs each for N seconds (default 60); fails on a finding and
+//!   saves its reproducer under `fuzz/artifacts/` (`fuzz/README.md`).
 //! - `ci`: what `.ci/run` runs: fmt check, clippy, `test`, all the
-//!   conformance scenarios, docs.
+//!   conformance scenarios, the chaos soak for 60 s, docs, 30 s of each
+//!   fuzz target.
+//! - `soak [--seconds N]`: the chaos soak (`xtask/src/soak.rs`).
 //! - `scale [ARGS]`: the scale benchmark (100 stdio servers and 1,000 HTTP
 //!   clients in one process; see `scale.rs`).
 
 mod conformance;
+mod fuzz;
 mod json;
 mod scale;
+mod soak;
 
 use std::env;
 use std::fs;
@@ -35,10 +42,12 @@ fn main() -> ExitCode {
         Some("peers") => peers(),
         Some("test") => test(&args[1..]),
         Some("conformance") => conformance::conformance(&args[1..]),
+        Some("fuzz") => fuzz::fuzz(&args[1..]),
         Some("ci") => ci(),
+        Some("soak") => soak::soak(&args[1..]),
         Some("scale") => scale::scale(&args[1..]),
         _ => {
-            eprintln!("usage: cargo xtask <peers|test|conformance|ci|scale> [args]");
+            eprintln!("usage: cargo xtask <peers|test|conformance|fuzz|ci|soak|scale> [args]");
             return ExitCode::from(2);
         }
     };
@@ -158,7 +167,9 @@ fn ci() -> Result {
     // then both requirement sets in the suite's own parallel mode (10-30 s
     // each).
     conformance::conformance(&[])?;
+    soak::soak(&[])?;
     run(cargo()
         .args(["doc", "--workspace", "--no-deps"])
-        .env("RUSTDOCFLAGS", "-D warnings"))
+        .env("RUSTDOCFLAGS", "-D warnings"))?;
+    fuzz::fuzz(&["--seconds".into(), "30".into()])
 }
