@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 
 use mcp_client::{Client, VersionChoice};
 use mcp_proto::Era;
-use mcp_proto::schema::{CallToolResult, ContentBlock};
+use mcp_proto::schema::ContentBlock;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::task::JoinSet;
 
@@ -168,8 +168,7 @@ async fn call_all(clients: &[Client]) -> Result<Duration, String> {
         set.spawn(async move {
             let text = format!("call {i}");
             let r = c
-                .call_tool_with_args("echo", &serde_json::json!({ "text": text }))
-                .send_typed::<CallToolResult>()
+                .call_tool("echo", serde_json::json!({ "text": text }))
                 .await
                 .map_err(|e| format!("call {i}: {e}"))?;
             match r.content.first() {
