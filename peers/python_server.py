@@ -8,7 +8,7 @@ legacy `initialize` revisions, as the SDK does.
 
 Test modes, by environment variable:
     MCP_TEST_REQUEST_LOG=PATH      append the method of every request received to PATH, one a line
-    MCP_TEST_LIST_TTL_MS=N         list results carry ttlMs N and cacheScope "public" (SEP-2549)
+    MCP_TEST_LIST_TTL_MS=N         list and resources/read results carry ttlMs N, cacheScope "public" (SEP-2549)
     MCP_TEST_EXIT_AFTER_CALLS=N    exit with status 3 on the N-th tools/call (a server that crashes)
 """
 
@@ -27,7 +27,7 @@ _ttl = os.environ.get("MCP_TEST_LIST_TTL_MS")
 _hints = None
 if _ttl is not None:
     _hint = CacheHint(ttl_ms=int(_ttl), scope="public")
-    _hints = {m: _hint for m in ("tools/list", "prompts/list", "resources/list", "resources/templates/list")}
+    _hints = {m: _hint for m in ("tools/list", "prompts/list", "resources/list", "resources/templates/list", "resources/read")}
 
 server = MCPServer("python-test-server", instructions="A test server for mcp-rs.", cache_hints=_hints)
 

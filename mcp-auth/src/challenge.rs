@@ -17,6 +17,18 @@ impl BearerChallenge {
     /// Parses the `Bearer` challenge of a `WWW-Authenticate` value; `None`
     /// when there is no `Bearer` challenge.
     pub fn parse(header: &str) -> Option<BearerChallenge> {
+        Self::parse_scheme(header, "bearer")
+    }
+
+    /// Parses the `DPoP` challenge (RFC 9449 §7.1) of a `WWW-Authenticate`
+    /// value: the same parameters as `Bearer`'s (its `algs` is not kept);
+    /// `None` when there is no `DPoP` challenge.
+    pub fn parse_dpop(header: &str) -> Option<BearerChallenge> {
+        Self::parse_scheme(header, "dpop")
+    }
+
+    /// The parameters of the first challenge of `scheme` (lowercase).
+    fn parse_scheme(header: &str, scheme: &str) -> Option<BearerChallenge> {
         let mut p = Parser {
             s: header.as_bytes(),
             i: 0,
@@ -58,7 +70,7 @@ impl BearerChallenge {
                 if out.is_some() && in_bearer {
                     break;
                 }
-                in_bearer = token.eq_ignore_ascii_case("bearer");
+                in_bearer = token.eq_ignore_ascii_case(scheme);
                 if in_bearer {
                     out = Some(BearerChallenge::default());
                 }
@@ -182,6 +194,24 @@ mod tests {
         assert_eq!(
             BearerChallenge::parse("Bearer"),
             Some(BearerChallenge::default())
+        );
+    }
+
+    #[test]
+    fn parses_the_dpop_challenge() {
+        let h = r#"DPoP error="use_dpop_nonce", resource_metadata="http://localhost:1/prm""#;
+        let c = BearerChallenge::parse_dpop(h).unwrap();
+        assert_eq!(c.error.as_deref(), Some("use_dpop_nonce"));
+        assert_eq!(
+            c.resource_metadata.as_deref(),
+            Some("http://localhost:1/prm")
+        );
+        assert!(BearerChallenge::parse(h).is_none());
+        let both = r#"Bearer scope="a", DPoP algs="ES256", error="use_dpop_nonce""#;
+        assert_eq!(BearerChallenge::parse(both).unwrap().error, None);
+        assert_eq!(
+            BearerChallenge::parse_dpop(both).unwrap().error.as_deref(),
+            Some("use_dpop_nonce")
         );
     }
 

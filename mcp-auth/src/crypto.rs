@@ -4,7 +4,7 @@
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use ring::rand::{SecureRandom, SystemRandom};
-use ring::signature::{ECDSA_P256_SHA256_FIXED_SIGNING, EcdsaKeyPair};
+use ring::signature::{ECDSA_P256_SHA256_FIXED_SIGNING, EcdsaKeyPair, KeyPair};
 
 use crate::error::AuthError;
 use crate::util::{b64_decode, b64_url};
@@ -43,7 +43,8 @@ pub(crate) fn s256(verifier: &str) -> String {
     b64_url(ring::digest::digest(&ring::digest::SHA256, verifier.as_bytes()).as_ref())
 }
 
-/// An ES256 signing key for `private_key_jwt`.
+/// An ES256 (P-256) signing key: for `private_key_jwt` client assertions
+/// and for DPoP proofs.
 pub struct Es256Key {
     pair: EcdsaKeyPair,
     kid: Option<String>,
@@ -83,18 +84,66 @@ impl Es256Key {
         Ok(Es256Key { pair, kid: None })
     }
 
+    /// A fresh random P-256 key, e.g. for DPoP proofs
+    /// ([`OAuthProviderBuilder::dpop`](crate::OAuthProviderBuilder::dpop)),
+    /// where the key only has to live as long as the tokens bound to it.
+    pub fn generate() -> Result<Self, AuthError> {
+        let rng = SystemRandom::new();
+        let pkcs8 = EcdsaKeyPair::generate_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, &rng)
+            .map_err(|_| AuthError::Config("could not generate a P-256 key".into()))?;
+        Self::from_pkcs8_der(pkcs8.as_ref())
+    }
+
+    /// The public key as a JWK (RFC 7517, RFC 7518 §6.2.1): `kty`, `crv`,
+    /// `x`, `y`, never the private part.
+    pub fn public_jwk(&self) -> serde_json::Value {
+        let (x, y) = self.public_xy();
+        serde_json::json!({"kty": "EC", "crv": "P-256", "x": x, "y": y})
+    }
+
+    /// The RFC 7638 JWK SHA-256 thumbprint of the public key, base64url
+    /// (DPoP's `jkt`, RFC 9449 §6).
+    pub fn thumbprint(&self) -> String {
+        let (x, y) = self.public_xy();
+        // The required members in lexicographic order, no whitespace.
+        let canonical = format!(r#"{{"crv":"P-256","kty":"EC","x":"{x}","y":"{y}"}}"#);
+        b64_url(ring::digest::digest(&ring::digest::SHA256, canonical.as_bytes()).as_ref())
+    }
+
+    /// `x` and `y` of the public point, base64url.
+    fn public_xy(&self) -> (String, String) {
+        // ring's public key is the uncompressed point: 0x04 || X || Y.
+        let point = self.pair.public_key().as_ref();
+        let (x, y) = point
+            .get(1..)
+            .unwrap_or_default()
+            .split_at(point.len().saturating_sub(1) / 2);
+        (b64_url(x), b64_url(y))
+    }
+
     /// Sets the `kid` header of the assertions.
     pub fn with_key_id(mut self, kid: impl Into<String>) -> Self {
         self.kid = Some(kid.into());
         self
     }
 
-    /// A signed JWT with these claims (`alg: ES256`).
+    /// A signed JWT with these claims (`alg: ES256`, `typ: JWT`, the `kid`
+    /// if set).
     pub(crate) fn sign(&self, claims: &serde_json::Value) -> Result<String, AuthError> {
         let mut header = serde_json::json!({"alg": "ES256", "typ": "JWT"});
         if let Some(kid) = &self.kid {
             header["kid"] = kid.clone().into();
         }
+        self.sign_with_header(&header, claims)
+    }
+
+    /// A signed JWT with this header (which must say `alg: ES256`) and
+    /// these claims.
+    pub(crate) fn sign_with_header(
+        &self,
+        header: &serde_json::Value,
+        claims: &serde_json::Value,
+    ) -> Result<String, AuthError> {
         let input = format!(
             "{}.{}",
             b64_url(header.to_string().as_bytes()),

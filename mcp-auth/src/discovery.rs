@@ -59,6 +59,10 @@ pub struct AuthServerMetadata {
     /// RFC 9207: `iss` is always in authorization responses.
     #[serde(default)]
     pub authorization_response_iss_parameter_supported: bool,
+    /// RFC 9449 §5.1: the DPoP proof algorithms the server accepts; absent
+    /// when it does not advertise DPoP.
+    #[serde(default)]
+    pub dpop_signing_alg_values_supported: Option<Vec<String>>,
 }
 
 impl AuthServerMetadata {

@@ -43,9 +43,22 @@
 //!   `insufficient_scope` with the union of scopes and a retry limit; any
 //!   other 403 fails the request at once ([`AuthError::Forbidden`]: the
 //!   token is valid, so authorizing again cannot help);
-//!   `client_credentials` and SEP-990 identity assertions for machine
-//!   clients; a [`TokenStore`] ([`MemoryStore`] by default, [`FileStore`]
-//!   for CLIs).
+//!   `client_credentials`, SEP-990 identity assertions and SEP-1933
+//!   workload identity (the RFC 7523 JWT-bearer grant with a platform
+//!   token from an [`AssertionSource`], e.g. a [`WorkloadToken`] file) for
+//!   machine clients; a [`TokenStore`] ([`MemoryStore`] by default,
+//!   [`FileStore`] for CLIs).
+//! - **DPoP** (RFC 9449, SEP-1932), opt-in with
+//!   [`OAuthProviderBuilder::dpop`]: a fresh ES256 proof at the token
+//!   endpoint and on every MCP request (`ath` binds it to the token), the
+//!   `DPoP` authorization scheme for DPoP-bound tokens, and one retry with
+//!   the server's nonce on `use_dpop_nonce`, at the authorization server
+//!   and at the MCP server (nonces kept per server).
+//! - **Authorization server binding** (SEP-2352): dynamic registrations
+//!   are kept per issuer; when a refused token leads to protected resource
+//!   metadata naming another authorization server, the client registers
+//!   there instead of reusing the old registration, and pre-registered
+//!   credentials are refused at a server they were not used with.
 //! - **Safety**: https for every authorization endpoint except loopback;
 //!   an [`SsrfPolicy`] checked on each URL and on every DNS answer (so on
 //!   every redirect); tokens and secrets never logged (`Debug` redacts).
@@ -55,8 +68,10 @@
 mod challenge;
 mod crypto;
 mod discovery;
+mod dpop;
 mod error;
 mod interaction;
+mod jwt_bearer;
 mod net;
 mod provider;
 mod store;
@@ -65,8 +80,10 @@ mod util;
 pub use challenge::BearerChallenge;
 pub use crypto::{CLIENT_ASSERTION_LIFETIME_SECS, Es256Key};
 pub use discovery::{AuthServerMetadata, ProtectedResourceMetadata};
+pub use dpop::{MAX_DPOP_NONCE_LEN, MAX_DPOP_NONCE_ORIGINS};
 pub use error::AuthError;
 pub use interaction::{DEFAULT_CALLBACK_TIMEOUT, FollowRedirect, Interaction, LoopbackRedirect};
+pub use jwt_bearer::{AssertionSource, MAX_ASSERTION_LEN, WorkloadToken};
 pub use net::{DEFAULT_HTTP_TIMEOUT, MAX_REDIRECTS, MAX_RESPONSE_BODY, SsrfPolicy};
 pub use provider::{
     DEFAULT_MAX_STEP_UPS, IdentityAssertion, MAX_REAUTHORIZATIONS, OAuthProvider,

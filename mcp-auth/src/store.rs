@@ -1,6 +1,6 @@
 //! Tokens and where they are kept.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -25,6 +25,11 @@ pub struct TokenSet {
     /// as requested.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scope: Option<String>,
+    /// For a DPoP-bound token (`token_type: DPoP`, RFC 9449 §5): the RFC
+    /// 7638 thumbprint of the key it is bound to; it is sent with the `DPoP`
+    /// scheme and a proof by that key. `None`: a bearer token.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dpop_jkt: Option<String>,
 }
 
 impl fmt::Debug for TokenSet {
@@ -37,6 +42,7 @@ impl fmt::Debug for TokenSet {
             )
             .field("expires_at", &self.expires_at)
             .field("scope", &self.scope)
+            .field("dpop_jkt", &self.dpop_jkt)
             .finish()
     }
 }
@@ -79,18 +85,38 @@ impl fmt::Debug for ClientCredentials {
 }
 
 /// What a [`TokenStore`] keeps per MCP server: tokens, the issuer they came
-/// from, and a dynamically registered client (so it is not registered again).
+/// from, and the dynamically registered clients, keyed by the issuer of the
+/// authorization server that registered them (SEP-2352: a registration is
+/// only good there, and one is not registered again).
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
 pub struct StoredAuth {
     /// The tokens.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tokens: Option<TokenSet>,
-    /// The issuer of the tokens and of the client registration.
+    /// The issuer of the tokens (and, in files written before `clients`
+    /// existed, of `client`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub issuer: Option<String>,
-    /// A dynamically registered client.
+    /// A dynamically registered client, as files written before `clients`
+    /// existed keep it (read, never written: see [`registrations`](Self::registrations)).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client: Option<ClientCredentials>,
+    /// Dynamically registered clients by authorization server issuer.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub clients: BTreeMap<String, ClientCredentials>,
+}
+
+impl StoredAuth {
+    /// The registrations by issuer, the legacy `client` included under its
+    /// `issuer` (dropped when it has none: its server is unknown, so it
+    /// cannot be used safely).
+    pub fn registrations(&self) -> BTreeMap<String, ClientCredentials> {
+        let mut all = self.clients.clone();
+        if let (Some(c), Some(iss)) = (&self.client, &self.issuer) {
+            all.entry(iss.clone()).or_insert_with(|| c.clone());
+        }
+        all
+    }
 }
 
 /// Keeps [`StoredAuth`] per MCP server (keyed by its canonical URI).
@@ -243,14 +269,41 @@ mod tests {
                 refresh_token: Some("rt-SECRET".into()),
                 expires_at: Some(now_secs() + 30),
                 scope: Some("a b".into()),
+                dpop_jkt: None,
             }),
             issuer: Some("https://as.example".into()),
-            client: Some(ClientCredentials {
-                client_id: "cid".into(),
-                client_secret: Some("cs-SECRET".into()),
-                token_endpoint_auth_method: None,
-            }),
+            client: None,
+            clients: BTreeMap::from([(
+                "https://as.example".to_owned(),
+                ClientCredentials {
+                    client_id: "cid".into(),
+                    client_secret: Some("cs-SECRET".into()),
+                    token_endpoint_auth_method: None,
+                },
+            )]),
         }
+    }
+
+    #[test]
+    fn registrations_are_keyed_by_issuer_and_legacy_files_still_read() {
+        let legacy: StoredAuth = serde_json::from_str(
+            r#"{"issuer":"https://as1","client":{"client_id":"old"},"tokens":{"access_token":"t"}}"#,
+        )
+        .unwrap();
+        let regs = legacy.registrations();
+        assert_eq!(regs.len(), 1);
+        assert_eq!(regs["https://as1"].client_id, "old");
+        assert_eq!(legacy.tokens.unwrap().dpop_jkt, None);
+        // A legacy client without an issuer is not trusted anywhere.
+        let orphan: StoredAuth = serde_json::from_str(r#"{"client":{"client_id":"x"}}"#).unwrap();
+        assert!(orphan.registrations().is_empty());
+        // The new shape round-trips and does not write `client`.
+        let json = serde_json::to_string(&sample()).unwrap();
+        assert!(
+            json.contains(r#""clients":{"https://as.example""#),
+            "{json}"
+        );
+        assert!(!json.contains(r#""client":"#), "{json}");
     }
 
     #[test]

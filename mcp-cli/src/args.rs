@@ -129,7 +129,7 @@ struct ServerArgs {
     config: Option<std::path::PathBuf>,
 
     /// The configured server the command talks to; without it, `tools` lists
-    /// the tools of every configured server as <server>/<tool>
+    /// the tools of every configured server as SERVER/TOOL
     #[arg(long, value_name = "NAME", global = true)]
     server: Option<String>,
 }

@@ -6,6 +6,7 @@ use std::io::{BufRead, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 use mcp_config::{InputError, InputSpec, Resolver, ServerConfig, discover, load_all};
+use mcp_tools::Glob;
 
 use crate::failure::Failure;
 
@@ -44,6 +45,33 @@ impl Configured {
         let files: Vec<String> = self.files.iter().map(|f| f.display().to_string()).collect();
         files.join(", ")
     }
+}
+
+/// Whether the configuration lets the host offer the tool `name`
+/// (`includeTools` / `excludeTools` globs, as mcp-host applies them).
+pub(crate) fn offers(cfg: &ServerConfig, name: &str) -> bool {
+    let matches = |pattern: &String| Glob::new(pattern.as_str()).matches(name);
+    cfg.include_tools
+        .as_ref()
+        .is_none_or(|include| include.iter().any(matches))
+        && !cfg.exclude_tools.iter().any(matches)
+}
+
+/// The tools (raw objects) the configuration lets the host offer.
+pub(crate) fn offered_tools(
+    cfg: &ServerConfig,
+    tools: Vec<Box<serde_json::value::RawValue>>,
+) -> Vec<Box<serde_json::value::RawValue>> {
+    tools
+        .into_iter()
+        .filter(|t| {
+            let name = mcp_cli::raw_json::Object::parse(t.get())
+                .ok()
+                .and_then(|o| o.str("name"))
+                .unwrap_or_default();
+            offers(cfg, &name)
+        })
+        .collect()
 }
 
 /// Reads `--config PATH`, or with `None` the project files present in the

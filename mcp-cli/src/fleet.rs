@@ -1,31 +1,29 @@
 //! Every configured server at once: `mcp servers`, and `mcp tools` with no
-//! `--server`. The servers start concurrently, each within its start-up
-//! timeout (`--timeout` plus the probe allowance); one that fails is
-//! reported with why and holds nobody back.
+//! `--server`. mcp-host's [`Host`] starts them concurrently, each within
+//! its start-up timeout (`--timeout` plus the probe's), and returns when
+//! each one's first attempt ended; one that fails is reported with why and
+//! holds nobody back.
 
 use std::fmt::Write as _;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use mcp_client::Client;
 use mcp_config::{ServerConfig, TransportConfig};
+use mcp_host::{Host, ServerSpec, ServerStatus};
 use mcp_proto::ProtocolVersion;
 use serde_json::value::RawValue;
-use tokio::task::JoinHandle;
 
 use crate::args::{Command, Options, Server};
 use crate::config::Configured;
-use crate::connect::configured_transport;
 use crate::failure::Failure;
-use crate::{CLOSE_TIMEOUT, handshake, human, interrupted, out, start_client};
+use crate::{CLOSE_TIMEOUT, client_builder, human, interrupted, out};
 use mcp_cli::raw_json::{Object, array_text, pretty};
 
 /// How a configured server's start went.
 enum Outcome {
     Ready {
-        client: Client,
-        driver: JoinHandle<()>,
         version: ProtocolVersion,
-        tools: Vec<Box<RawValue>>,
+        tools: usize,
     },
     Failed(String),
     Disabled,
@@ -33,9 +31,11 @@ enum Outcome {
 
 struct Started {
     name: String,
+    config: ServerConfig,
     transport: &'static str,
     source: String,
-    /// From the start to the end of the handshake (or the failure).
+    /// From the start to ready (handshake and first listing); zero when
+    /// it is not ready.
     took: Duration,
     outcome: Outcome,
 }
@@ -49,127 +49,77 @@ fn transport_kind(cfg: &ServerConfig) -> &'static str {
     }
 }
 
-/// The failure as one line, without `mcp: `.
-fn why(f: &Failure) -> String {
-    match f {
-        Failure::Fatal { kind, message } => {
-            format!("{kind}: {}", crate::failure::one_line(message))
-        }
-        Failure::Usage(m) | Failure::Refused(m) => crate::failure::one_line(m),
-        Failure::ToolError => "the tool failed".into(),
-        Failure::Interrupted(_) => "interrupted".into(),
-    }
-}
-
-/// Starts one server: transport, handshake, then its tools (all pages).
-async fn start(cfg: ServerConfig, mut opts: Options) -> Started {
-    let began = Instant::now();
+/// The host's server for one configuration entry, its client set up as
+/// the options say (protocol, timeouts, the probe's wait for a process).
+fn spec(cfg: &ServerConfig, opts: &Options) -> ServerSpec {
+    let mut opts = opts.clone();
     opts.server = Server::Configured(Box::new(cfg.clone()));
-    let mut started = Started {
-        name: cfg.name.clone(),
-        transport: transport_kind(&cfg),
-        source: cfg.source.path.display().to_string(),
-        took: Duration::ZERO,
-        outcome: Outcome::Disabled,
-    };
-    if cfg.disabled {
-        return started;
-    }
-    let transport = match configured_transport(&cfg, &opts) {
-        Ok(t) => t,
-        Err(f) => {
-            started.took = began.elapsed();
-            started.outcome = Outcome::Failed(why(&f));
-            return started;
-        }
-    };
-    let (client, driver, wait) = start_client(&opts, transport, false);
-    let ready = handshake(&client, wait).await;
-    started.took = began.elapsed();
-    let listed = match ready {
-        Ok(()) => list_tools(&client).await,
-        Err(f) => Err(f),
-    };
-    let version = client.server().map(|s| s.protocol_version);
-    started.outcome = match (listed, version) {
-        (Ok(tools), Some(version)) => Outcome::Ready {
-            client,
-            driver,
-            version,
-            tools,
-        },
-        (Err(f), _) => {
-            driver.abort();
-            Outcome::Failed(why(&f))
-        }
-        (Ok(_), None) => {
-            driver.abort();
-            Outcome::Failed("the handshake finished without server information".into())
-        }
-    };
-    started
-}
-
-/// The server's tools, all pages; none without the `tools` capability.
-async fn list_tools(client: &Client) -> Result<Vec<Box<RawValue>>, Failure> {
-    if client
-        .server()
-        .is_some_and(|s| s.capabilities.tools.is_none())
-    {
-        return Ok(Vec::new());
-    }
-    let pages = client
-        .list_all_raw("tools/list")
-        .await
-        .map_err(|e| Failure::from_client("tools/list", &e))?;
-    let mut tools = Vec::new();
-    for page in &pages {
-        if let Ok(obj) = Object::parse(page.get()) {
-            tools.extend(obj.array("tools").unwrap_or_default());
-        }
-    }
-    Ok(tools)
+    let (_, startup) = client_builder(&opts, false);
+    let factory = Arc::new(move || client_builder(&opts, false).0);
+    ServerSpec::from_config(cfg, factory).startup_timeout(startup)
 }
 
 /// Starts every server, runs `servers` or `tools`, closes them all.
 pub(crate) async fn run(opts: Options, configured: Configured) -> Result<(), Failure> {
-    let tasks: Vec<JoinHandle<Started>> = configured
-        .servers
-        .into_iter()
-        .map(|cfg| tokio::spawn(start(cfg, opts.clone())))
-        .collect();
-    let all = async {
-        let mut started = Vec::with_capacity(tasks.len());
-        for task in tasks {
-            if let Ok(s) = task.await {
-                started.push(s);
-            }
-        }
-        started
-    };
-    // Ctrl-C: dropping the tasks drops their transports, which kills the
-    // servers' process groups.
-    let started = tokio::select! {
-        s = all => s,
+    let began = Instant::now();
+    let mut builder = Host::builder();
+    for cfg in &configured.servers {
+        builder = builder.server(spec(cfg, &opts));
+    }
+    // Ctrl-C: dropping the host's tasks drops their transports, which
+    // kills the servers' process groups.
+    let host = tokio::select! {
+        h = builder.start() => h.map_err(|e| Failure::Usage(e.to_string()))?,
         code = interrupted() => return Err(Failure::Interrupted(code)),
     };
-    let result = match opts.command {
-        Command::Servers => servers(&started, opts.json),
-        _ => tools(&started, opts.json, opts.verbose > 0),
-    };
-    let closing: Vec<JoinHandle<()>> = started
-        .into_iter()
-        .filter_map(|s| match s.outcome {
-            Outcome::Ready { client, driver, .. } => Some(tokio::spawn(async move {
-                let _ = tokio::time::timeout(CLOSE_TIMEOUT, client.close()).await;
-                drop(client);
-                let _ = tokio::time::timeout(CLOSE_TIMEOUT, driver).await;
-            })),
-            _ => None,
+    let status = host.status();
+    let started: Vec<Started> = configured
+        .servers
+        .iter()
+        .map(|cfg| {
+            let status = status
+                .iter()
+                .find(|r| r.name == cfg.name)
+                .map(|r| r.status.clone());
+            let (took, outcome) = match status {
+                Some(ServerStatus::Ready {
+                    protocol_version,
+                    tools,
+                    since,
+                    ..
+                }) => (
+                    since.saturating_duration_since(began),
+                    Outcome::Ready {
+                        version: protocol_version,
+                        tools,
+                    },
+                ),
+                Some(ServerStatus::Disabled) => (Duration::ZERO, Outcome::Disabled),
+                Some(ServerStatus::Failed { why, .. } | ServerStatus::Restarting { why, .. }) => {
+                    (Duration::ZERO, Outcome::Failed(why))
+                }
+                Some(other) => (Duration::ZERO, Outcome::Failed(other.to_string())),
+                None => (Duration::ZERO, Outcome::Failed("not started".into())),
+            };
+            Started {
+                name: cfg.name.clone(),
+                config: cfg.clone(),
+                transport: transport_kind(cfg),
+                source: cfg.source.path.display().to_string(),
+                took,
+                outcome,
+            }
         })
         .collect();
-    for c in closing {
-        let _ = c.await;
+    let result = match opts.command {
+        Command::Servers => servers(&started, opts.json),
+        _ => tools(&host, &started, opts.json, opts.verbose > 0).await,
+    };
+    if tokio::time::timeout(CLOSE_TIMEOUT, host.close())
+        .await
+        .is_err()
+    {
+        tracing::warn!("closing the servers took longer than {CLOSE_TIMEOUT:?}");
     }
     result
 }
@@ -197,16 +147,14 @@ fn servers(started: &[Started], json: bool) -> Result<(), Failure> {
         for s in started {
             let took = s.took.as_secs_f64();
             let _ = match &s.outcome {
-                Outcome::Ready { version, tools, .. } => writeln!(
+                Outcome::Ready { version, tools } => writeln!(
                     text,
-                    "{:<width$}  {:<5}  ready  {version}  {} tools  started in {took:.1} s",
-                    s.name,
-                    s.transport,
-                    tools.len()
+                    "{:<width$}  {:<5}  ready  {version}  {tools} tools  started in {took:.1} s",
+                    s.name, s.transport,
                 ),
                 Outcome::Failed(why) => writeln!(
                     text,
-                    "{:<width$}  {:<5}  failed after {took:.1} s: {why}",
+                    "{:<width$}  {:<5}  failed: {why}",
                     s.name, s.transport
                 ),
                 Outcome::Disabled => {
@@ -221,50 +169,64 @@ fn servers(started: &[Started], json: bool) -> Result<(), Failure> {
 
 fn server_json(s: &Started) -> String {
     let enc = |v: &str| serde_json::to_string(v).unwrap_or_else(|_| "null".into());
+    let start = match s.outcome {
+        Outcome::Ready { .. } => format!("{:.3}", s.took.as_secs_f64()),
+        _ => "null".into(),
+    };
     let (status, version, tools, error) = match &s.outcome {
-        Outcome::Ready { version, tools, .. } => (
+        Outcome::Ready { version, tools } => (
             "ready",
             enc(version.as_str()),
-            tools.len().to_string(),
+            tools.to_string(),
             "null".into(),
         ),
         Outcome::Failed(why) => ("failed", "null".into(), "null".into(), enc(why)),
         Outcome::Disabled => ("disabled", "null".into(), "null".into(), "null".into()),
     };
     format!(
-        "{{\"name\":{},\"transport\":{},\"status\":{},\"protocolVersion\":{version},\"tools\":{tools},\"startSeconds\":{:.3},\"error\":{error},\"source\":{}}}",
+        "{{\"name\":{},\"transport\":{},\"status\":{},\"protocolVersion\":{version},\"tools\":{tools},\"startSeconds\":{start},\"error\":{error},\"source\":{}}}",
         enc(&s.name),
         enc(s.transport),
         enc(status),
-        s.took.as_secs_f64(),
         enc(&s.source),
     )
 }
 
-/// `mcp tools` over every server: `<server>/<tool>` names; each server
-/// that failed gets one line on stderr.
-fn tools(started: &[Started], json: bool, verbose: bool) -> Result<(), Failure> {
+/// `mcp tools` over every server: `<server>/<tool>` names, the objects as
+/// each server sent them; each server that failed gets one line on stderr.
+async fn tools(host: &Host, started: &[Started], json: bool, verbose: bool) -> Result<(), Failure> {
     let mut listed = Vec::new();
     let mut text = String::new();
     for s in started {
         match &s.outcome {
-            Outcome::Ready { tools, .. } => {
-                if json {
-                    for t in tools {
-                        let tool_name = Object::parse(t.get())
-                            .ok()
-                            .and_then(|o| o.str("name"))
-                            .unwrap_or_default();
-                        let enc = |v: &str| serde_json::to_string(v).unwrap_or_default();
-                        listed.push(format!(
-                            "{{\"server\":{},\"name\":{},\"tool\":{}}}",
-                            enc(&s.name),
-                            enc(&format!("{}/{tool_name}", s.name)),
-                            t.get()
-                        ));
+            Outcome::Ready { .. } => {
+                let Some(client) = host.client(&s.name) else {
+                    eprintln!("mcp: server {:?} went away", s.name);
+                    continue;
+                };
+                let tools = match crate::list_items(&client, crate::Listing::Tools).await {
+                    Ok(t) => crate::config::offered_tools(&s.config, t),
+                    Err(f) => {
+                        eprintln!("mcp: server {:?}: {}", s.name, why(&f));
+                        continue;
                     }
-                } else {
-                    text.push_str(&human::tools(tools, verbose, &format!("{}/", s.name)));
+                };
+                if !json {
+                    text.push_str(&human::tools(&tools, verbose, &format!("{}/", s.name)));
+                    continue;
+                }
+                let enc = |v: &str| serde_json::to_string(v).unwrap_or_default();
+                for t in tools {
+                    let tool_name = Object::parse(t.get())
+                        .ok()
+                        .and_then(|o| o.str("name"))
+                        .unwrap_or_default();
+                    listed.push(format!(
+                        "{{\"server\":{},\"name\":{},\"tool\":{}}}",
+                        enc(&s.name),
+                        enc(&format!("{}/{tool_name}", s.name)),
+                        t.get()
+                    ));
                 }
             }
             Outcome::Failed(why) => eprintln!("mcp: server {:?} failed: {why}", s.name),
@@ -281,4 +243,16 @@ fn tools(started: &[Started], json: bool, verbose: bool) -> Result<(), Failure> 
         out(&text);
     }
     none_ready(started).map_or(Ok(()), Err)
+}
+
+/// The failure as one line, without `mcp: `.
+fn why(f: &Failure) -> String {
+    match f {
+        Failure::Fatal { kind, message } => {
+            format!("{kind}: {}", crate::failure::one_line(message))
+        }
+        Failure::Usage(m) | Failure::Refused(m) => crate::failure::one_line(m),
+        Failure::ToolError => "the tool failed".into(),
+        Failure::Interrupted(_) => "interrupted".into(),
+    }
 }

@@ -1,9 +1,18 @@
 //! `mcp`: a command-line client for Model Context Protocol servers.
 //!
 //! The interface is fixed by the workspace's CLI contract (`mcp --help`):
-//! pick a server (`--stdio "<command line>"`, `--http <URL>`, or neither for
-//! the built-in demo server), then a command (`info`, `tools`, `call`,
-//! `resources`, `templates`, `read`, `prompts`, `prompt`, `demo-server`).
+//! pick a server (`--stdio "<command line>"`, `--http <URL>`, a configured
+//! one with `--config PATH` / the project's `.mcp.json`, `.vscode/mcp.json`
+//! or `.cursor/mcp.json` and `--server NAME`, or none of these for the
+//! built-in demo server), then a command (`info`, `servers`, `tools`,
+//! `call`, `resources`, `templates`, `read`, `prompts`, `prompt`,
+//! `completions`, `demo-server`).
+//!
+//! Over every configured server (`servers`, and `tools` without
+//! `--server`), `--json` prints an array of one object per server
+//! (`name`, `transport`, `status`, `protocolVersion`, `tools`,
+//! `startSeconds`, `error`, `source`), or of one per tool
+//! (`{"server", "name": "<server>/<tool>", "tool": <as sent>}`).
 //!
 //! # Output
 //!
@@ -43,7 +52,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_client::{Client, ClientHandler};
+use mcp_client::{Client, ClientBuilder, ClientHandler};
 use mcp_proto::Notification;
 use mcp_proto::RawJson;
 use mcp_proto::schema::{CallToolResult, ProgressParams, ResourceContents, ServerCapabilities};
@@ -230,14 +239,10 @@ fn init_tracing(verbose: u8) {
         .init();
 }
 
-/// A client for `transport` as the options set it up, with its driver
-/// running, and how long its handshake may take. `login`: an OAuth login
-/// may run inside the handshake.
-pub(crate) fn start_client(
-    opts: &Options,
-    transport: BoxTransport,
-    login: bool,
-) -> (Client, JoinHandle<()>, Duration) {
+/// The client builder as the options set it up, and how long its
+/// handshake may take. `login`: an OAuth login may run inside the
+/// handshake.
+pub(crate) fn client_builder(opts: &Options, login: bool) -> (ClientBuilder, Duration) {
     let mut builder = Client::builder("mcp", env!("CARGO_PKG_VERSION"))
         .protocol(opts.protocol)
         .request_timeout(opts.timeout)
@@ -260,6 +265,18 @@ pub(crate) fn start_client(
             .probe_timeout(LOGIN_TIMEOUT);
         handshake_wait += LOGIN_TIMEOUT * 2;
     }
+    (builder, handshake_wait)
+}
+
+/// A client for `transport` as the options set it up, with its driver
+/// running, and how long its handshake may take. `login`: an OAuth login
+/// may run inside the handshake.
+pub(crate) fn start_client(
+    opts: &Options,
+    transport: BoxTransport,
+    login: bool,
+) -> (Client, JoinHandle<()>, Duration) {
+    let (builder, handshake_wait) = client_builder(opts, login);
     let (client, driver) = builder.build(transport);
     let driver = tokio::spawn(async move {
         let _ = driver.await;
@@ -378,10 +395,14 @@ async fn command(client: &Client, opts: &Options) -> Result<(), Failure> {
     let verbose = opts.verbose > 0;
     match &opts.command {
         Command::Info => info(client, opts.json),
-        Command::Tools => list(client, opts.json, verbose, Listing::Tools).await,
-        Command::Resources => list(client, opts.json, verbose, Listing::Resources).await,
-        Command::Templates => list(client, opts.json, verbose, Listing::Templates).await,
-        Command::Prompts => list(client, opts.json, verbose, Listing::Prompts).await,
+        Command::Tools => list(client, &opts.server, opts.json, verbose, Listing::Tools).await,
+        Command::Resources => {
+            list(client, &opts.server, opts.json, verbose, Listing::Resources).await
+        }
+        Command::Templates => {
+            list(client, &opts.server, opts.json, verbose, Listing::Templates).await
+        }
+        Command::Prompts => list(client, &opts.server, opts.json, verbose, Listing::Prompts).await,
         Command::Call { tool, args } => call(client, opts.json, tool, args.as_deref()).await,
         Command::Read { uri } => read(client, opts.json, uri).await,
         Command::Prompt { name, args } => prompt(client, opts.json, name, args.as_deref()).await,
@@ -431,7 +452,7 @@ fn enc<T: serde::Serialize + ?Sized>(v: &T) -> String {
 
 /// The four paginated lists.
 #[derive(Debug, Clone, Copy)]
-enum Listing {
+pub(crate) enum Listing {
     Tools,
     Resources,
     Templates,
@@ -485,23 +506,11 @@ impl Listing {
     }
 }
 
-/// Every page of the list, each page's array concatenated. A server that
-/// did not advertise the capability is not asked: the list is empty, and
-/// the human output says why.
-async fn list(client: &Client, json: bool, verbose: bool, what: Listing) -> Result<(), Failure> {
-    if let Some(s) = client.server()
-        && !what.offered(&s.capabilities)
-    {
-        if json {
-            out("[]\n");
-        } else {
-            let cap = what.capability();
-            out(&format!(
-                "(none: the server does not offer {cap}; it did not advertise the `{cap}` capability)\n"
-            ));
-        }
-        return Ok(());
-    }
+/// Every page of the list, each page's array concatenated.
+pub(crate) async fn list_items(
+    client: &Client,
+    what: Listing,
+) -> Result<Vec<Box<RawValue>>, Failure> {
     let method = what.method();
     let key = what.key();
     let pages = client
@@ -525,6 +534,39 @@ async fn list(client: &Client, json: bool, verbose: bool, what: Listing) -> Resu
                 )
             })?),
         }
+    }
+    Ok(items)
+}
+
+/// Prints the list (see [`list_items`]). A server that
+/// did not advertise the capability is not asked: the list is empty, and
+/// the human output says why.
+///
+/// Tools of a configured server: those its `includeTools`/`excludeTools`
+/// let the host offer.
+async fn list(
+    client: &Client,
+    server: &Server,
+    json: bool,
+    verbose: bool,
+    what: Listing,
+) -> Result<(), Failure> {
+    if let Some(s) = client.server()
+        && !what.offered(&s.capabilities)
+    {
+        if json {
+            out("[]\n");
+        } else {
+            let cap = what.capability();
+            out(&format!(
+                "(none: the server does not offer {cap}; it did not advertise the `{cap}` capability)\n"
+            ));
+        }
+        return Ok(());
+    }
+    let mut items = list_items(client, what).await?;
+    if let (Listing::Tools, Server::Configured(cfg)) = (what, server) {
+        items = config::offered_tools(cfg, items);
     }
     if json {
         out(&(pretty(&array_text(items.iter().map(|b| &**b))) + "\n"));

@@ -190,6 +190,29 @@ fn usage_errors_exit_2() {
     let r = mcp(&["--help"]);
     assert_code(&r, 0);
     assert!(r.stdout.contains("call <TOOL> [JSON_ARGS]"));
+    for flag in [
+        "--stdio",
+        "--http",
+        "--config",
+        "--server",
+        "--timeout",
+        "servers",
+    ] {
+        assert!(r.stdout.contains(flag), "{flag} missing from --help");
+    }
+    // Shell completions.
+    for (shell, marker) in [
+        ("bash", "_mcp()"),
+        ("zsh", "#compdef mcp"),
+        ("fish", "complete -c mcp"),
+    ] {
+        let r = mcp(&["completions", shell]);
+        assert_code(&r, 0);
+        assert!(r.stdout.contains(marker), "{shell}: {}", r.stdout);
+        assert!(r.stdout.contains("servers"), "{shell}: no subcommands");
+    }
+    let r = mcp(&["completions", "tcsh"]);
+    assert_code(&r, 2);
 }
 
 #[test]

@@ -151,7 +151,7 @@ fn project_mcp_json_servers_tools_and_server_flag() {
     let r = mcp_in(&dir, &["servers"], &[]);
     assert_code(&r, 0);
     assert_eq!(r.stdout.lines().count(), 3, "{}", r.stdout);
-    assert!(r.stdout.contains("failed after"), "{}", r.stdout);
+    assert!(r.stdout.contains("failed: "), "{}", r.stdout);
 
     let r = mcp_in(&dir, &["--server", "python", "tools"], &[]);
     assert_code(&r, 0);
@@ -209,6 +209,9 @@ fn vscode_mcp_json_with_env_variables() {
     for s in ["everything", "python", "broken"] {
         servers[s]["type"] = json!("stdio");
     }
+    // Only some of server-everything's tools (Gemini CLI's field, read in
+    // every format).
+    servers["everything"]["includeTools"] = json!(["echo", "get-*"]);
     let dir = project("vscode");
     std::fs::write(
         dir.join(".vscode/mcp.json"),
@@ -227,9 +230,23 @@ fn vscode_mcp_json_with_env_variables() {
     let r = mcp_in(&dir, &["--server", "everything", "tools"], &env);
     assert_code(&r, 0);
     assert!(r.stdout.contains("echo(message: string)"), "{}", r.stdout);
+    assert!(r.stdout.contains("get-sum("), "{}", r.stdout);
+    assert!(
+        !r.stdout.contains("trigger-long-running-operation"),
+        "{}",
+        r.stdout
+    );
+    let offered = r
+        .stdout
+        .lines()
+        .filter(|l| !l.starts_with(' ') && !l.starts_with('('))
+        .count() as u64;
+    assert_eq!(by_name(&list, "everything")["tools"], offered, "{list}");
     let r = mcp_in(&dir, &["tools"], &env);
     assert_code(&r, 0);
     assert!(r.stdout.contains("python/now()"), "{}", r.stdout);
+    assert!(r.stdout.contains("everything/get-sum("), "{}", r.stdout);
+    assert!(!r.stdout.contains("trigger-long"), "{}", r.stdout);
 
     // Unset: a usage error naming the file, the server and the field.
     let r = mcp_in(&dir, &["tools"], &[]);
@@ -294,4 +311,73 @@ fn inputs_are_asked_and_config_flag_reads_any_file() {
     assert_code(&r, 2);
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_dir_all(&empty);
+}
+
+/// On a terminal (a pty from util-linux `script`), a password input is read
+/// with echo off and a plain one echoed as typed.
+#[cfg(unix)]
+#[test]
+fn password_inputs_are_not_echoed_on_a_terminal() {
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("SKIP: util-linux `script` (to get a terminal) is not installed");
+        return;
+    }
+    for password in [true, false] {
+        let dir = project(if password { "pw" } else { "plain" });
+        let answer = dir.join("answer-log");
+        let file = dir.join("servers.json");
+        std::fs::write(
+            &file,
+            serde_json::to_string(&json!({
+                "inputs": [{"type": "promptString", "id": "log", "description": "Log file", "password": password}],
+                "servers": {"demo": {"type": "stdio", "command": MCP, "args": ["demo-server"],
+                                     "env": {"MCP_DEMO_SERVER_LOG": "${input:log}"}}}
+            }))
+            .unwrap(),
+        )
+        .unwrap();
+        let line = format!(
+            "'{MCP}' --config '{}' call echo '{{\"text\": \"hi\"}}'",
+            file.display()
+        );
+        let mut child = Command::new("script")
+            .args(["-q", "-e", "-c", &line, "/dev/null"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        // Answer once the question is on the terminal.
+        let reader = std::thread::spawn(move || {
+            let mut seen = Vec::new();
+            let mut buf = [0u8; 256];
+            let mut stdout = stdout;
+            let mut answered = false;
+            loop {
+                let n = std::io::Read::read(&mut stdout, &mut buf).unwrap_or(0);
+                if n == 0 {
+                    break;
+                }
+                seen.extend_from_slice(&buf[..n]);
+                if !answered && String::from_utf8_lossy(&seen).contains("Log file: ") {
+                    writeln!(stdin, "{}", answer.display()).unwrap();
+                    answered = true;
+                }
+            }
+            String::from_utf8_lossy(&seen).into_owned()
+        });
+        let status = wait_exit(&mut child, Duration::from_secs(60));
+        let screen = reader.join().unwrap();
+        assert_eq!(status.code(), Some(0), "{screen}");
+        assert!(screen.contains("hi"), "{screen}");
+        let echoed = screen.contains("answer-log");
+        assert_eq!(echoed, !password, "password={password}: {screen:?}");
+        assert!(
+            dir.join("answer-log").is_file(),
+            "the answer did not reach the server"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

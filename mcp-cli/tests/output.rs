@@ -241,19 +241,21 @@ fn timeout_says_a_cancellation_was_sent_and_the_demo_server_gets_it() {
 
 /// server-everything keeps running a long operation after stdin closes, so
 /// `mcp` used to wait out the transport's whole shutdown grace (2 s for the
-/// exit after stdin EOF, then SIGTERM) after the timeout.
-#[test]
-fn timeout_ends_promptly_on_a_server_that_keeps_working() {
-    let Some(everything) = everything_stdio() else {
-        return;
-    };
+/// exit after stdin EOF, then SIGTERM) after a timeout or Ctrl-C.
+/// `interrupt`: send SIGINT this long after the server started, with a
+/// timeout far away; else `--timeout 2`. Returns how long after the server
+/// started (or after SIGINT) `mcp` exited, and its status.
+#[cfg(unix)]
+fn stop_busy_server(interrupt: Option<Duration>) -> Option<(Duration, Option<i32>, Vec<String>)> {
+    let everything = everything_stdio()?;
+    let timeout = if interrupt.is_some() { "60" } else { "2" };
     let mut child = Command::new(MCP)
         .args([
             "--stdio",
             &everything,
             "-v",
             "--timeout",
-            "2",
+            timeout,
             "call",
             "trigger-long-running-operation",
             r#"{"duration": 60, "steps": 1}"#,
@@ -275,7 +277,7 @@ fn timeout_ends_promptly_on_a_server_that_keeps_working() {
     });
     // The server's own start-up line (relayed by -v) marks the start; the
     // handshake and the call follow within milliseconds.
-    let started = loop {
+    let mut from = loop {
         let (at, line) = rx
             .recv_timeout(Duration::from_secs(30))
             .expect("server-everything did not start");
@@ -283,12 +285,46 @@ fn timeout_ends_promptly_on_a_server_that_keeps_working() {
             break at;
         }
     };
+    if let Some(after) = interrupt {
+        std::thread::sleep(after);
+        let pid = child.id().to_string();
+        assert!(
+            Command::new("kill")
+                .args(["-INT", &pid])
+                .status()
+                .unwrap()
+                .success()
+        );
+        from = Instant::now();
+    }
     let status = wait_exit(&mut child, Duration::from_secs(30));
-    let took = started.elapsed();
+    let took = from.elapsed();
     let rest: Vec<String> = rx.try_iter().map(|(_, l)| l).collect();
-    assert_eq!(status.code(), Some(3), "{rest:?}");
+    Some((took, status.code(), rest))
+}
+
+#[cfg(unix)]
+#[test]
+fn timeout_ends_promptly_on_a_server_that_keeps_working() {
+    let Some((took, code, rest)) = stop_busy_server(None) else {
+        return;
+    };
+    assert_eq!(code, Some(3), "{rest:?}");
     assert!(
         took < Duration::from_millis(3500),
         "mcp exited {took:?} after the server started (timeout 2 s): {rest:?}"
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn ctrl_c_ends_promptly_on_a_server_that_keeps_working() {
+    let Some((took, code, rest)) = stop_busy_server(Some(Duration::from_secs(1))) else {
+        return;
+    };
+    assert_eq!(code, Some(130), "{rest:?}");
+    assert!(
+        took < Duration::from_millis(1500),
+        "mcp exited {took:?} after SIGINT: {rest:?}"
     );
 }

@@ -385,11 +385,20 @@ impl ResponseCache {
     }
 
     /// The whole list of `T` (`Tool`, `Resource`, `ResourceTemplate`,
-    /// `Prompt`) from the cache if fresh, without I/O; `None` otherwise.
+    /// `Prompt`) from the cache if fresh, without I/O; `None` otherwise. A
+    /// hit counts in [`stats`](ResponseCache::stats).
     pub fn cached_list<T: PageItem + DeserializeOwned>(
         &self,
         target: &CacheTarget,
     ) -> Option<Vec<T>> {
+        let items = self.lookup_list(target);
+        if items.is_some() {
+            self.count(true);
+        }
+        items
+    }
+
+    fn lookup_list<T: PageItem + DeserializeOwned>(&self, target: &CacheTarget) -> Option<Vec<T>> {
         let value = self.fresh(target, T::METHOD, "")?;
         match serde_json::from_value(value) {
             Ok(items) => Some(items),
@@ -412,7 +421,6 @@ impl ResponseCache {
         T: PageItem + Serialize + DeserializeOwned,
     {
         if let Some(items) = self.cached_list::<T>(target) {
-            self.count(true);
             return Ok(items);
         }
         self.count(false);

@@ -1,6 +1,7 @@
 //! [`Host`]: many servers started at once, supervised, their tools merged.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Instant;
 
@@ -92,6 +93,7 @@ impl HostBuilder {
                 .servers
                 .into_iter()
                 .map(|spec| Slot {
+                    lost: watch::Sender::new((0, String::new())),
                     desired: watch::Sender::new(if spec.enabled {
                         Desired::Enabled
                     } else {
@@ -101,10 +103,12 @@ impl HostBuilder {
                 })
                 .collect(),
             live: Mutex::new(Vec::new()),
+            generations: AtomicU64::new(0),
             status: watch::Sender::new(reports),
             view: RwLock::new(Arc::new(View {
                 toolbox: empty_toolbox().await,
                 unavailable: HashMap::new(),
+                ready: HashMap::new(),
             })),
             rebuild: tokio::sync::Mutex::new(()),
             cache: self.cache,
@@ -187,7 +191,10 @@ impl Host {
         self.inner.shared.view().toolbox.clone()
     }
 
-    /// The tools of the servers that are ready.
+    /// The tools of the servers that are ready: their definitions for the
+    /// model. Call them through [`call`](Host::call), which fails fast
+    /// with [`ToolError::Unavailable`] while a server is down; an
+    /// [`McpTool`] kept past a restart calls its old connection.
     pub fn tools(&self) -> Vec<McpTool> {
         self.toolbox().snapshot()
     }
@@ -207,16 +214,22 @@ impl Host {
         let view = shared.view();
         if view.toolbox.get(name).is_some() {
             return match view.toolbox.call(name, arguments).await {
-                Err(ToolError::Fatal { source, .. }) if source.is_closed() => {
+                Err(ToolError::Fatal { source, .. }) if connection_lost(&source) => {
                     let server = view
                         .toolbox
                         .resolve(name)
                         .map(|r| r.server)
                         .unwrap_or_default();
+                    let why = reason(&format!("went away during the call ({source})"));
+                    if let Some((i, generation)) = view.ready.get(&server) {
+                        if let Some(slot) = shared.slots.get(*i) {
+                            slot.lost.send_replace((*generation, why.clone()));
+                        }
+                    }
                     Err(ToolError::Unavailable {
                         tool: name.to_owned(),
                         server,
-                        reason: reason(&format!("went away during the call ({source})")),
+                        reason: why,
                     })
                 }
                 other => other,
@@ -293,12 +306,18 @@ enum Desired {
 struct Slot {
     spec: ServerSpec,
     desired: watch::Sender<Desired>,
+    /// A call saw the connection of this generation fail (why): a remote
+    /// server's connection does not close by itself when the server goes
+    /// away, so the host reconnects.
+    lost: watch::Sender<(u64, String)>,
 }
 
 /// A server's connection and tools while it runs; its last tools after.
 #[derive(Debug, Default, Clone)]
 struct Live {
     client: Option<Client>,
+    /// Which start of the server `client` is (from 1).
+    generation: u64,
     /// The tools offered (after include/exclude) at the last listing.
     tools: Option<Vec<Tool>>,
 }
@@ -309,12 +328,16 @@ struct Live {
 struct View {
     toolbox: Toolbox,
     unavailable: HashMap<String, usize>,
+    /// The ready servers: name → (index, generation).
+    ready: HashMap<String, (usize, u64)>,
 }
 
 #[derive(Debug)]
 struct Shared {
     slots: Vec<Slot>,
     live: Mutex<Vec<Live>>,
+    /// Numbers each start of each server.
+    generations: AtomicU64,
     status: watch::Sender<Vec<ServerReport>>,
     view: RwLock<Arc<View>>,
     /// Held while a new view is built, so views are published in order.
@@ -372,9 +395,11 @@ impl Shared {
             .on_collision(self.on_collision)
             .tool_options(self.tool_options.clone());
         let mut down = Vec::new();
+        let mut ready = HashMap::new();
         for (i, (slot, l)) in self.slots.iter().zip(&live).enumerate() {
             match (&l.client, &l.tools) {
                 (Some(client), Some(tools)) => {
+                    ready.insert(slot.spec.name.clone(), (i, l.generation));
                     builder = builder.server(
                         Server::new(slot.spec.name.clone(), client.clone())
                             .prefix(slot.spec.prefix.clone())
@@ -406,11 +431,26 @@ impl Shared {
         let view = Arc::new(View {
             toolbox,
             unavailable,
+            ready,
         });
         match self.view.write() {
             Ok(mut g) => *g = view,
             Err(p) => *p.into_inner() = view,
         }
+    }
+}
+
+/// Whether a call's error means the connection is gone: closed, or a
+/// transport failure of the connection itself (refused, reset, a session
+/// the server no longer knows). A remote server's connection does not close
+/// by itself when the server goes away; the host reconnects on these.
+fn connection_lost(e: &mcp_client::ClientError) -> bool {
+    use mcp_proto::transport::TransportErrorKind as K;
+    match e {
+        mcp_client::ClientError::Transport(t) => {
+            matches!(t.kind(), K::Io | K::Closed | K::SessionExpired)
+        }
+        other => other.is_closed(),
     }
 }
 
@@ -447,14 +487,22 @@ async fn start(shared: &Shared, spec: &ServerSpec) -> Result<Started, LaunchErro
     let changes = client.list_changed(ListKind::Tools);
     let (tools, from_cache) = list_tools(shared, spec, &client).await?;
     let listen = client.server().and_then(|info| {
-        let announces = info
-            .capabilities
-            .tools
-            .as_ref()
-            .and_then(|t| t.list_changed)
-            .unwrap_or(false);
-        (info.era() == Era::Modern && announces)
-            .then(|| client.listen(SubscriptionFilter::new().with_tools_list_changed()))
+        // The changes the server announces, on a 2026-07-28 stream (legacy
+        // servers send them unasked).
+        let caps = &info.capabilities;
+        let on = |c: Option<bool>| c.unwrap_or(false);
+        let mut filter = SubscriptionFilter::new();
+        if on(caps.tools.as_ref().and_then(|c| c.list_changed)) {
+            filter = filter.with_tools_list_changed();
+        }
+        if on(caps.prompts.as_ref().and_then(|c| c.list_changed)) {
+            filter = filter.with_prompts_list_changed();
+        }
+        if on(caps.resources.as_ref().and_then(|c| c.list_changed)) {
+            filter = filter.with_resources_list_changed();
+        }
+        (info.era() == Era::Modern && filter != SubscriptionFilter::new())
+            .then(|| client.listen(filter))
     });
     Ok(Started {
         client,
@@ -605,11 +653,11 @@ async fn supervise(shared: Arc<Shared>, i: usize, first: oneshot::Sender<()>) {
     signal(&mut first);
 }
 
-/// Sleeps until `at`; `false` if the desired state changed first.
-async fn wait_until(at: Instant, desired: &mut watch::Receiver<Desired>) -> bool {
+/// Sleeps until `at`, or until the desired state changes.
+async fn wait_until(at: Instant, desired: &mut watch::Receiver<Desired>) {
     tokio::select! {
-        _ = tokio::time::sleep_until(at.into()) => true,
-        _ = desired.changed() => false,
+        _ = tokio::time::sleep_until(at.into()) => {}
+        _ = desired.changed() => {}
     }
 }
 
@@ -644,28 +692,45 @@ async fn serve(
         tools_from_cache: from_cache,
     };
     let count = tools.len();
+    let generation = shared.generations.fetch_add(1, Ordering::Relaxed) + 1;
     shared.set_live(i, |l| {
         l.client = Some(client.clone());
         l.tools = Some(tools);
+        l.generation = generation;
     });
+    let Some(mut lost) = shared.slots.get(i).map(|s| s.lost.subscribe()) else {
+        return Ended::Asked;
+    };
     shared.rebuild().await;
     shared.set_status(i, ready(count, from_cache));
     signal(first);
     let closed = client.closed();
     tokio::pin!(closed);
     let mut watching = true;
+    // Other lists only invalidate the cache (the host keeps no copy).
+    let mut resources = client.list_changed(ListKind::Resources);
+    let mut prompts = client.list_changed(ListKind::Prompts);
+    let invalidate = |kind: ListKind| {
+        if let Some(cache) = &shared.cache {
+            cache.invalidate(&target_of(spec).server, kind);
+        }
+    };
     loop {
         tokio::select! {
             why = &mut closed => return Ended::Died(reason(&why.to_string())),
+            r = async { lost.wait_for(|(g, _)| *g == generation).await.map(|v| v.1.clone()) } => {
+                let why = r.unwrap_or_default();
+                tracing::warn!(server = %spec.name, reason = %why, "connection lost; reconnecting");
+                client.close().await;
+                return Ended::Died(why);
+            }
             r = changes.changed(), if watching => {
                 if r.is_err() {
                     watching = false;
                     continue;
                 }
                 changes.borrow_and_update();
-                if let Some(cache) = &shared.cache {
-                    cache.invalidate(&target_of(spec).server, ListKind::Tools);
-                }
+                invalidate(ListKind::Tools);
                 tracing::debug!(server = %spec.name, "tools changed; listing again");
                 match list_tools(shared, spec, &client).await {
                     Ok((tools, _)) => {
@@ -679,6 +744,8 @@ async fn serve(
                     }
                 }
             }
+            Ok(()) = resources.changed() => invalidate(ListKind::Resources),
+            Ok(()) = prompts.changed() => invalidate(ListKind::Prompts),
             _ = desired.changed() => {
                 client.close().await;
                 shared.set_live(i, |l| l.client = None);

@@ -17,7 +17,10 @@
 //!   with the reason (the stdio transport's stderr tail, the HTTP status)
 //!   and tried again with capped, jittered exponential [`Backoff`] while
 //!   the others keep serving. A restarted server's tools are listed again
-//!   and the toolbox follows.
+//!   and the toolbox follows. A remote (HTTP) server has no connection
+//!   that closes when it goes away: a call failing with a connection error
+//!   (refused, reset, session lost) tells the host, which reconnects the
+//!   same way.
 //! - **Observe.** [`Host::status`] and [`Host::watch`]: per server
 //!   [`ServerStatus`] (starting, ready with era and tool count, failed
 //!   with why and the next retry, restarting, disabled).

@@ -15,6 +15,7 @@ use mcp_client::Client;
 use mcp_config::{ConfigFile, Resolver};
 use mcp_host::{Host, ServerStatus};
 use mcp_proto::testing::peer;
+use mcp_tools::ToolError;
 use serde_json::json;
 use tokio::process::{Child, Command};
 
@@ -149,5 +150,82 @@ async fn a_project_mcp_json_with_broken_servers_starts_and_serves_the_rest() {
             .text
             .contains("hi")
     );
+    host.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_remote_server_that_goes_away_is_reconnected_when_it_comes_back() {
+    let (Some(node), Some(js)) = (
+        peer("npm/node_modules/.bin/node"),
+        peer("npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js"),
+    ) else {
+        return;
+    };
+    let port = free_port();
+    let serve = || {
+        let mut cmd = Command::new(&node);
+        cmd.arg(&js)
+            .arg("streamableHttp")
+            .env("PORT", port.to_string());
+        listening(cmd, port)
+    };
+    let mut http = serve().await;
+    let text = format!(
+        r#"{{"mcpServers": {{"remote": {{"type": "http", "url": "http://127.0.0.1:{port}/mcp"}}}}}}"#
+    );
+    let servers = ConfigFile::parse(".mcp.json", &text, None)
+        .unwrap()
+        .resolve(&Resolver::new())
+        .unwrap();
+    let spec = mcp_host::ServerSpec::from_config(
+        &servers[0],
+        Arc::new(|| Client::builder("mcp-host-tests", "0.1.0")),
+    )
+    .backoff(
+        mcp_host::Backoff::new()
+            .initial(Duration::from_millis(200))
+            .max(Duration::from_secs(1)),
+    );
+    let host = Host::builder().server(spec).start().await.unwrap();
+    let ServerStatus::Ready { since: first, .. } = host.server_status("remote").unwrap() else {
+        panic!("{:?}", host.status())
+    };
+    assert!(host.call("echo", json!({"message": "1"})).await.is_ok());
+
+    // The server goes away: HTTP has no connection that closes, so the
+    // next call is what notices; it fails fast, and the host reconnects
+    // (failing, with backoff, until the server is back).
+    http.kill().await.unwrap();
+    let err = host
+        .call("echo", json!({"message": "2"}))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, ToolError::Unavailable { .. }), "{err:?}");
+    assert!(
+        err.message_for_model().contains("Connection refused"),
+        "{err}"
+    );
+    let mut rx = host.watch();
+    tokio::time::timeout(
+        Duration::from_secs(60),
+        rx.wait_for(|all| matches!(all[0].status, ServerStatus::Failed { .. })),
+    )
+    .await
+    .unwrap_or_else(|_| panic!("the lost connection was not noticed: {:?}", host.status()))
+    .unwrap();
+    eprintln!("while away: {}", host.server_status("remote").unwrap());
+
+    let _http = serve().await;
+    let mut rx = host.watch();
+    tokio::time::timeout(
+        Duration::from_secs(60),
+        rx.wait_for(
+            |all| matches!(all[0].status, ServerStatus::Ready { since, .. } if since > first),
+        ),
+    )
+    .await
+    .unwrap_or_else(|_| panic!("not reconnected: {:?}", host.status()))
+    .unwrap();
+    assert!(host.call("echo", json!({"message": "3"})).await.is_ok());
     host.close().await;
 }

@@ -21,8 +21,10 @@ use std::time::{Duration, Instant};
 
 use mcp_client::Client;
 use mcp_host::{
-    Backoff, FileStore, Host, Launcher, ResponseCache, ServerReport, ServerSpec, ServerStatus,
+    Backoff, CacheTarget, FileStore, Host, Launcher, ResponseCache, ServerReport, ServerSpec,
+    ServerStatus,
 };
+use mcp_proto::schema::Prompt;
 use mcp_proto::testing::peer;
 use mcp_tools::{Tool, ToolError};
 use mcp_transport_stdio::{ServerCommand, Stderr, StdioTransport};
@@ -482,6 +484,18 @@ async fn start_once(py: &ServerCommand, cache_file: &Path) -> bool {
             .text,
         "warm"
     );
+    // Other cacheable answers, through the host's cache and client.
+    let (cache, client) = (host.cache().unwrap(), host.client("py").unwrap());
+    let target = CacheTarget::new("py");
+    for _ in 0..2 {
+        let prompts: Vec<Prompt> = cache.list_all(&client, &target).await.unwrap();
+        assert_eq!(prompts[0].name, "review");
+        let read = cache
+            .read_resource(&client, &target, "test://static/hello")
+            .await
+            .unwrap();
+        assert_eq!(read.contents.len(), 1);
+    }
     host.close().await;
     assert_all_gone(&pids).await;
     tools_from_cache
@@ -522,6 +536,8 @@ async fn a_warm_file_cache_sends_no_tools_list_to_a_server_whose_answer_is_fresh
     assert!(!start_once(&stale, &cache2).await);
     assert!(!start_once(&stale, &cache2).await);
     assert_eq!(count_lines(&log2, "tools/list"), 2);
+    assert_eq!(count_lines(&log2, "prompts/list"), 4);
+    assert_eq!(count_lines(&log2, "resources/read"), 4);
     let _ = std::fs::remove_dir_all(&dir);
 }
 

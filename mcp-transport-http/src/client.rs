@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
-use http::{HeaderMap, HeaderName, HeaderValue, Request, Response, StatusCode, Uri};
+use http::{HeaderMap, HeaderName, HeaderValue, Method, Request, Response, StatusCode, Uri};
 use http_body_util::Full;
 use hyper::body::Incoming;
 use hyper_util::client::legacy::Client;
@@ -72,17 +72,53 @@ pub const DEFAULT_REISSUE_METHODS: &[&str] = &[
     "prompts/get",
 ];
 
+/// Retries of one request after a 401/403 that [`AuthProvider::on_unauthorized`]
+/// asked for. Two: a new credential, then once more when the server asks
+/// for something only a retry can carry (a DPoP nonce, RFC 9449 §9); the
+/// provider sees how many came before in [`Unauthorized::retries`].
+pub const MAX_AUTH_RETRIES: u32 = 2;
+
 /// Supplies credentials for every request; the OAuth work plugs in here.
 ///
-/// Object-safe: methods return boxed futures.
+/// Object-safe: methods return boxed futures. Only [`header`](Self::header)
+/// and [`on_unauthorized`](Self::on_unauthorized) are required; a provider
+/// whose credentials depend on the request (a DPoP proof signs its method
+/// and URL) implements [`request_headers`](Self::request_headers), and one
+/// that learns from answers (a `DPoP-Nonce`) implements
+/// [`on_response`](Self::on_response).
 pub trait AuthProvider: Send + Sync + 'static {
     /// The `Authorization` value for the next request, if any.
     fn header(&self) -> BoxFuture<'_, Option<HeaderValue>>;
 
+    /// The headers that authorize one request to `url` with `method`,
+    /// called for every HTTP request (each retry and redirect included), so
+    /// a value may be single-use. They replace headers of the same name.
+    /// Default: `Authorization` from [`header`](Self::header).
+    fn request_headers<'a>(&'a self, method: &'a Method, url: &'a Uri) -> BoxFuture<'a, HeaderMap> {
+        let _ = (method, url);
+        Box::pin(async move {
+            let mut h = HeaderMap::new();
+            if let Some(v) = self.header().await {
+                h.insert(http::header::AUTHORIZATION, v);
+            }
+            h
+        })
+    }
+
+    /// Every response's status and headers, before the transport acts on
+    /// it (so a 401's headers are seen before
+    /// [`on_unauthorized`](Self::on_unauthorized)). Default: nothing.
+    fn on_response(&self, url: &Uri, status: StatusCode, headers: &HeaderMap) {
+        let _ = (url, status, headers);
+    }
+
     /// The server refused a request with 401 or 403 (see [`Unauthorized`]).
-    /// Return `true` to retry the request once with a fresh [`header`](Self::header)
-    /// (e.g. after refreshing a token, or a step-up authorization), `false`
-    /// to fail it as [`Unauthorized`](mcp_proto::transport::TransportErrorKind::Unauthorized).
+    /// Return `true` to retry the request with fresh
+    /// [`request_headers`](Self::request_headers) (e.g. after refreshing a
+    /// token, or a step-up authorization), `false` to fail it as
+    /// [`Unauthorized`](mcp_proto::transport::TransportErrorKind::Unauthorized).
+    /// A request is retried at most [`MAX_AUTH_RETRIES`] times;
+    /// [`Unauthorized::retries`] says how many came before this refusal.
     ///
     /// Tell the two apart: a 401 means the credentials are missing or
     /// invalid (re-authorizing can help); a 403 means they are valid but
@@ -94,6 +130,12 @@ pub trait AuthProvider: Send + Sync + 'static {
 impl<T: AuthProvider + ?Sized> AuthProvider for Arc<T> {
     fn header(&self) -> BoxFuture<'_, Option<HeaderValue>> {
         (**self).header()
+    }
+    fn request_headers<'a>(&'a self, method: &'a Method, url: &'a Uri) -> BoxFuture<'a, HeaderMap> {
+        (**self).request_headers(method, url)
+    }
+    fn on_response(&self, url: &Uri, status: StatusCode, headers: &HeaderMap) {
+        (**self).on_response(url, status, headers)
     }
     fn on_unauthorized(&self, refusal: Unauthorized) -> BoxFuture<'_, bool> {
         (**self).on_unauthorized(refusal)
@@ -111,15 +153,26 @@ pub struct Unauthorized {
     pub status: StatusCode,
     /// The (first) `WWW-Authenticate` header, if the server sent one.
     pub www_authenticate: Option<HeaderValue>,
+    /// How many times this request was already retried after a refusal
+    /// (0 on the first; at most [`MAX_AUTH_RETRIES`]` - 1`).
+    pub retries: u32,
 }
 
 impl Unauthorized {
-    /// A refusal with this status and challenge.
+    /// A refusal with this status and challenge, of a request not retried
+    /// yet.
     pub fn new(status: StatusCode, www_authenticate: Option<HeaderValue>) -> Self {
         Unauthorized {
             status,
             www_authenticate,
+            retries: 0,
         }
+    }
+
+    /// The same refusal, after `retries` earlier retries of the request.
+    pub fn with_retries(mut self, retries: u32) -> Self {
+        self.retries = retries;
+        self
     }
 
     /// Whether the status is `403 Forbidden` (valid credentials, not

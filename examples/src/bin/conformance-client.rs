@@ -102,11 +102,14 @@ const REDIRECT_URI: &str = "http://localhost:3000/callback";
 
 /// OAuth as an unattended application configures it: credentials from
 /// `MCP_CONFORMANCE_CONTEXT` when the suite hands some over (a private key:
-/// `private_key_jwt` client credentials; an IdP ID token: SEP-990; a secret
-/// in the client-credentials scenarios: `client_credentials`; otherwise
+/// `private_key_jwt` client credentials; an IdP ID token: SEP-990; a
+/// workload JWT: the SEP-1933 JWT-bearer grant; a secret in the
+/// client-credentials scenarios: `client_credentials`; otherwise
 /// pre-registered credentials for the authorization code flow), else
 /// authorization code with a Client ID Metadata Document URL and dynamic
-/// registration. Servers that never answer 401 never trigger it.
+/// registration; always with a DPoP key (SEP-1932), used where the
+/// authorization server offers DPoP. Servers that never answer 401 never
+/// trigger it.
 fn auth_provider(url: &str) -> Result<mcp_auth::OAuthProvider, String> {
     let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
     let ctx: Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
@@ -127,6 +130,8 @@ fn auth_provider(url: &str) -> Result<mcp_auth::OAuthProvider, String> {
             idp_client_id: field("idp_client_id").unwrap_or_default(),
             idp_client_secret: None,
         })
+    } else if let Some(token) = workload_identity(&ctx) {
+        b.jwt_bearer(token)
     } else if let Some(pem) = field("private_key_pem") {
         let key = mcp_auth::Es256Key::from_pkcs8_pem(&pem).map_err(|e| e.to_string())?;
         b.client_credentials().private_key_jwt(key)
@@ -141,7 +146,23 @@ fn auth_provider(url: &str) -> Result<mcp_auth::OAuthProvider, String> {
             mcp_auth::FollowRedirect::new(REDIRECT_URI, policy).map_err(|e| e.to_string())?,
         )
     };
+    b = with_dpop(b)?;
     b.build().map_err(|e| format!("OAuth setup: {e}"))
+}
+
+/// Workload identity federation (SEP-1933): the suite hands the workload's
+/// JWT over as `valid_jwt` (a deployment would read a platform token file,
+/// `WorkloadToken::file`).
+fn workload_identity(ctx: &Value) -> Option<mcp_auth::WorkloadToken> {
+    let jwt = ctx.get("valid_jwt")?.as_str()?;
+    Some(mcp_auth::WorkloadToken::fixed(jwt))
+}
+
+/// DPoP (SEP-1932) with a key made for this run: used where the
+/// authorization server advertises it, bearer tokens elsewhere.
+fn with_dpop(b: mcp_auth::OAuthProviderBuilder) -> Result<mcp_auth::OAuthProviderBuilder, String> {
+    let key = mcp_auth::Es256Key::generate().map_err(|e| format!("DPoP key: {e}"))?;
+    Ok(b.dpop(key))
 }
 
 /// Appends why authorization failed, when it did.

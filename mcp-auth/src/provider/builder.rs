@@ -6,8 +6,10 @@ use std::time::Duration;
 
 use super::{DEFAULT_MAX_STEP_UPS, Inner, OAuthProvider, State};
 use crate::crypto::Es256Key;
+use crate::dpop::Dpop;
 use crate::error::AuthError;
 use crate::interaction::Interaction;
+use crate::jwt_bearer::AssertionSource;
 use crate::net::{DEFAULT_HTTP_TIMEOUT, HttpClient, SsrfPolicy, is_loopback_host};
 use crate::store::{ClientCredentials, MemoryStore, TokenStore};
 use crate::util::{canonical_resource, parse_url};
@@ -46,6 +48,9 @@ pub(super) enum Grant {
     ClientCredentials,
     /// SEP-990 token exchange + JWT bearer grant.
     IdentityAssertion(IdentityAssertion),
+    /// SEP-1933 workload identity: the JWT bearer grant with the
+    /// workload's own JWT.
+    JwtBearer(Arc<dyn AssertionSource>),
 }
 
 impl OAuthProvider {
@@ -58,6 +63,7 @@ impl OAuthProvider {
             client_metadata_url: None,
             client_name: "mcp-rs".into(),
             private_key: None,
+            dpop: None,
             store: None,
             policy: None,
             timeout: DEFAULT_HTTP_TIMEOUT,
@@ -77,6 +83,7 @@ pub struct OAuthProviderBuilder {
     client_metadata_url: Option<String>,
     client_name: String,
     private_key: Option<Es256Key>,
+    dpop: Option<Es256Key>,
     store: Option<Arc<dyn TokenStore>>,
     policy: Option<SsrfPolicy>,
     timeout: Duration,
@@ -115,6 +122,31 @@ impl OAuthProviderBuilder {
     /// [`client`](Self::client) for the MCP authorization server.
     pub fn identity_assertion(mut self, assertion: IdentityAssertion) -> Self {
         self.grant = Some(Grant::IdentityAssertion(assertion));
+        self
+    }
+
+    /// Use workload identity federation (SEP-1933): the RFC 7523
+    /// JWT-bearer grant, with an assertion from `source` (a
+    /// [`WorkloadToken`](crate::WorkloadToken) file or variable, or a
+    /// closure) for every token request. [`client`](Self::client) is
+    /// optional (client authentication as configured when given). A refused
+    /// grant fails the request; no other grant is tried.
+    pub fn jwt_bearer(mut self, source: impl AssertionSource) -> Self {
+        self.grant = Some(Grant::JwtBearer(Arc::new(source)));
+        self
+    }
+
+    /// Sender-constrained tokens with DPoP (RFC 9449, SEP-1932), signed by
+    /// `key` (e.g. [`Es256Key::generate`]): when the authorization server
+    /// lists ES256 in `dpop_signing_alg_values_supported`, token requests
+    /// carry a proof, and a token it issues as `token_type: DPoP` is sent
+    /// with the `DPoP` scheme and a fresh proof on every request; nonces
+    /// the servers ask for (`use_dpop_nonce`) are remembered per server and
+    /// the refused request retried with it. Other servers get bearer
+    /// tokens as without it. Stored tokens bound to another key are
+    /// dropped, so keep the key as long as the store when both persist.
+    pub fn dpop(mut self, key: Es256Key) -> Self {
+        self.dpop = Some(key);
         self
     }
 
@@ -200,7 +232,7 @@ impl OAuthProviderBuilder {
         });
         let grant = self.grant.ok_or_else(|| {
             AuthError::Config(
-                "choose a grant: .interaction(..), .client_credentials() or .identity_assertion(..)"
+                "choose a grant: .interaction(..), .client_credentials(), .identity_assertion(..) or .jwt_bearer(..)"
                     .into(),
             )
         })?;
@@ -243,6 +275,7 @@ impl OAuthProviderBuilder {
                 client_metadata_url: self.client_metadata_url,
                 client_name: self.client_name,
                 private_key: self.private_key,
+                dpop: self.dpop.map(Dpop::new),
                 store: self.store.unwrap_or_else(|| Arc::new(MemoryStore::new())),
                 offline_access: self.offline_access,
                 max_step_ups: self.max_step_ups,

@@ -13,12 +13,12 @@ use crate::crypto::{Pkce, random_token};
 use crate::discovery::{Discovered, discover};
 use crate::error::AuthError;
 use crate::interaction::Interaction;
+use crate::jwt_bearer::GRANT_JWT_BEARER;
 use crate::net::{SsrfPolicy, check_url, checked_url};
 use crate::store::TokenSet;
 use crate::util::{form, parse_query, parse_url};
 
 const GRANT_TOKEN_EXCHANGE: &str = "urn:ietf:params:oauth:grant-type:token-exchange";
-const GRANT_JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
 const TOKEN_TYPE_ID_TOKEN: &str = "urn:ietf:params:oauth:token-type:id_token";
 const TOKEN_TYPE_ID_JAG: &str = "urn:ietf:params:oauth:token-type:id-jag";
 
@@ -38,6 +38,7 @@ impl Inner {
             }
             Grant::ClientCredentials => self.client_credentials(&disc, &scopes).await?,
             Grant::IdentityAssertion(a) => self.identity_assertion(&disc, a, &scopes).await?,
+            Grant::JwtBearer(source) => self.jwt_bearer(&disc, source.as_ref(), &scopes).await?,
         };
         self.lock().requested = scopes;
         self.set_tokens(tokens, issuer);
@@ -179,7 +180,7 @@ impl Inner {
             ("resource", disc.resource.clone()),
         ];
         let mut tokens = self
-            .token_request(&token_url, &mut body, &client, disc)
+            .token_request(&token_url, &mut body, Some(&client), disc)
             .await?;
         if tokens.scope.is_none() && !scope.is_empty() {
             tokens.scope = Some(scope);
@@ -205,7 +206,7 @@ impl Inner {
             body.push(("scope", scope.clone()));
         }
         let mut t = self
-            .token_request(&token_url, &mut body, &client, disc)
+            .token_request(&token_url, &mut body, Some(&client), disc)
             .await?;
         if t.scope.is_none() && !scope.is_empty() {
             t.scope = Some(scope);
@@ -264,7 +265,7 @@ impl Inner {
         if !scope.is_empty() {
             body.push(("scope", scope));
         }
-        self.token_request(&token_url, &mut body, &client, disc)
+        self.token_request(&token_url, &mut body, Some(&client), disc)
             .await
     }
 }

@@ -1,15 +1,17 @@
 //! [`OAuthProvider`]: the [`AuthProvider`] that runs the OAuth flows.
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use http::{HeaderValue, Uri};
+use http::{HeaderMap, HeaderValue, Method, StatusCode, Uri};
 use mcp_transport_http::{AuthProvider, BoxFuture, Unauthorized};
 
 use crate::challenge::{BearerChallenge, split_scopes};
 use crate::crypto::Es256Key;
 use crate::discovery::Discovered;
+use crate::dpop::Dpop;
 use crate::error::AuthError;
 use crate::net::HttpClient;
 use crate::store::{ClientCredentials, StoredAuth, TokenSet, TokenStore};
@@ -17,7 +19,9 @@ use crate::store::{ClientCredentials, StoredAuth, TokenSet, TokenStore};
 mod builder;
 mod grant;
 mod registration;
+mod sender_constrained;
 mod token;
+mod workload;
 
 use self::builder::Grant;
 pub use self::builder::{IdentityAssertion, OAuthProviderBuilder};
@@ -70,6 +74,7 @@ struct Inner {
     client_metadata_url: Option<String>,
     client_name: String,
     private_key: Option<Es256Key>,
+    dpop: Option<Dpop>,
     store: Arc<dyn TokenStore>,
     offline_access: bool,
     max_step_ups: usize,
@@ -84,9 +89,14 @@ struct State {
     loaded: bool,
     tokens: Option<TokenSet>,
     discovered: Option<Arc<Discovered>>,
-    registered: Option<ClientCredentials>,
-    /// The issuer the tokens and the registered client belong to (`None`:
-    /// unknown, a 2025-03-26 server).
+    /// Dynamic registrations by the issuer that made them (SEP-2352: only
+    /// good there).
+    registered: BTreeMap<String, ClientCredentials>,
+    /// The issuer pre-registered credentials were first used with: they
+    /// are specific to it (SEP-2352).
+    preregistered_at: Option<String>,
+    /// The issuer the tokens belong to (`None`: unknown, a 2025-03-26
+    /// server).
     issuer: Option<String>,
     /// Scopes asked for in the last authorization.
     requested: Vec<String>,
@@ -142,9 +152,18 @@ impl Inner {
         s.loaded = true;
         match self.store.load(&self.key) {
             Ok(Some(stored)) => {
+                s.registered = stored.registrations();
                 s.tokens = stored.tokens;
-                s.registered = stored.client;
                 s.issuer = stored.issuer;
+                // A DPoP-bound token is useless without its key.
+                let jkt = self.dpop.as_ref().map(|d| d.jkt().to_owned());
+                if let Some(t) = &s.tokens
+                    && t.dpop_jkt.is_some()
+                    && t.dpop_jkt != jkt
+                {
+                    tracing::info!("dropping stored tokens bound to another DPoP key");
+                    s.tokens = None;
+                }
             }
             Ok(None) => {}
             Err(e) => tracing::warn!(error = %e, "could not load stored tokens"),
@@ -162,7 +181,8 @@ impl Inner {
             StoredAuth {
                 tokens: Some(tokens),
                 issuer,
-                client: s.registered.clone(),
+                client: None,
+                clients: s.registered.clone(),
             }
         };
         if let Err(e) = self.store.save(&self.key, &stored) {
@@ -171,6 +191,11 @@ impl Inner {
     }
 
     async fn header(&self) -> Option<HeaderValue> {
+        sender_constrained::authorization(&self.current_tokens().await?)
+    }
+
+    /// The tokens to present, refreshed first when they are about to expire.
+    async fn current_tokens(&self) -> Option<TokenSet> {
         self.load_once();
         let needs_refresh = {
             let s = self.lock();
@@ -188,10 +213,7 @@ impl Inner {
                 tracing::info!(error = %e, "proactive token refresh failed");
             }
         }
-        let token = self.lock().tokens.as_ref()?.access_token.clone();
-        let mut v = HeaderValue::from_str(&format!("Bearer {token}")).ok()?;
-        v.set_sensitive(true);
-        Some(v)
+        self.lock().tokens.clone()
     }
 
     /// 401: refresh once, then authorize anew. 403 with an
@@ -199,11 +221,19 @@ impl Inner {
     /// fine but not allowed; fail at once ([`AuthError::Forbidden`]).
     async fn on_unauthorized(&self, refusal: Unauthorized) -> bool {
         self.load_once();
+        if let Some(retry) = self.nonce_retry(&refusal) {
+            return retry;
+        }
+        if refusal.retries > 0 {
+            // One new credential per request: the server refused the one
+            // just obtained.
+            return false;
+        }
         let challenge = refusal
             .www_authenticate
             .as_ref()
             .and_then(|v| v.to_str().ok())
-            .and_then(BearerChallenge::parse);
+            .and_then(|h| BearerChallenge::parse(h).or_else(|| BearerChallenge::parse_dpop(h)));
         if refusal.is_forbidden()
             && !challenge
                 .as_ref()
@@ -240,9 +270,14 @@ impl Inner {
         {
             return self.step_up(challenge).await;
         }
-        // 401: one refresh, then the full flow.
+        // 401: one refresh, then the full flow. A refused token may mean the
+        // server moved to another authorization server (SEP-2352): read its
+        // metadata again rather than trusting the cached discovery.
         let can_refresh = {
-            let s = self.lock();
+            let mut s = self.lock();
+            if s.tokens.is_some() {
+                s.discovered = None;
+            }
             !s.refreshed_on_401 && s.tokens.as_ref().is_some_and(|t| t.refresh_token.is_some())
         };
         if can_refresh {
@@ -312,6 +347,14 @@ impl Inner {
 impl AuthProvider for OAuthProvider {
     fn header(&self) -> BoxFuture<'_, Option<HeaderValue>> {
         Box::pin(self.inner.header())
+    }
+
+    fn request_headers<'a>(&'a self, method: &'a Method, url: &'a Uri) -> BoxFuture<'a, HeaderMap> {
+        Box::pin(self.inner.request_headers(method, url))
+    }
+
+    fn on_response(&self, url: &Uri, status: StatusCode, headers: &HeaderMap) {
+        self.inner.on_response(url, status, headers)
     }
 
     fn on_unauthorized(&self, refusal: Unauthorized) -> BoxFuture<'_, bool> {

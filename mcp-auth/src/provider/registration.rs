@@ -18,6 +18,17 @@ impl Inner {
         redirect_uri: &str,
     ) -> Result<ClientCredentials, AuthError> {
         if let Some(c) = &self.client {
+            let mut s = self.lock();
+            match &s.preregistered_at {
+                Some(iss) if *iss != disc.meta.issuer => {
+                    return Err(AuthError::Registration(format!(
+                        "the pre-registered client {:?} belongs to {iss}, but the server now names the authorization server {}; configure credentials registered there",
+                        c.client_id, disc.meta.issuer
+                    )));
+                }
+                Some(_) => {}
+                None => s.preregistered_at = Some(disc.meta.issuer.clone()),
+            }
             return Ok(c.clone());
         }
         if disc.meta.client_id_metadata_document_supported
@@ -29,14 +40,9 @@ impl Inner {
                 token_endpoint_auth_method: Some("none".into()),
             });
         }
-        {
-            // A registration is only good at the server that issued it.
-            let s = self.lock();
-            if let Some(c) = s.registered.clone()
-                && s.issuer.as_deref().is_none_or(|i| i == disc.meta.issuer)
-            {
-                return Ok(c);
-            }
+        // A registration is only good at the server that issued it.
+        if let Some(c) = self.lock().registered.get(&disc.meta.issuer) {
+            return Ok(c.clone());
         }
         let Some(reg) = disc.meta.registration_endpoint.as_ref() else {
             return Err(AuthError::Registration(format!(
@@ -89,8 +95,10 @@ impl Inner {
                 .and_then(|x| x.as_str())
                 .map(str::to_owned),
         };
-        tracing::debug!(client = ?c, "registered dynamically");
-        self.lock().registered = Some(c.clone());
+        tracing::debug!(client = ?c, issuer = %disc.meta.issuer, "registered dynamically");
+        self.lock()
+            .registered
+            .insert(disc.meta.issuer.clone(), c.clone());
         Ok(c)
     }
 }

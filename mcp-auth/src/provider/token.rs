@@ -38,13 +38,15 @@ impl Inner {
         }
         let token_url = self.endpoint(disc.meta.token_endpoint.as_ref(), "token_endpoint")?;
         let client = match (&self.client, &self.grant) {
-            (Some(c), _) => c.clone(),
+            (Some(c), _) => Some(c.clone()),
+            // The JWT bearer grant may run without client authentication.
+            (None, Grant::JwtBearer(_)) => None,
             (None, _) => {
                 let redirect = match &self.grant {
                     Grant::AuthorizationCode(ui) => ui.redirect_uri(),
                     _ => String::new(),
                 };
-                self.client_for(&disc, &redirect).await?
+                Some(self.client_for(&disc, &redirect).await?)
             }
         };
         let mut body = vec![
@@ -53,7 +55,7 @@ impl Inner {
             ("resource", disc.resource.clone()),
         ];
         match self
-            .token_request(&token_url, &mut body, &client, &disc)
+            .token_request(&token_url, &mut body, client.as_ref(), &disc)
             .await
         {
             Ok(mut t) => {
@@ -77,15 +79,55 @@ impl Inner {
         }
     }
 
-    /// A token endpoint request with client authentication.
+    /// A token endpoint request with client authentication (none for
+    /// `None`) and, when the server takes them, a DPoP proof; one retry
+    /// with the server's nonce on `use_dpop_nonce` (RFC 9449 §8).
     pub(super) async fn token_request(
         &self,
         url: &Uri,
         body: &mut Vec<(&'static str, String)>,
-        client: &ClientCredentials,
+        client: Option<&ClientCredentials>,
         disc: &Discovered,
     ) -> Result<TokenSet, AuthError> {
         let mut headers: Vec<(HeaderName, HeaderValue)> = Vec::new();
+        if let Some(client) = client {
+            self.add_client_auth(url, body, &mut headers, client, disc)?;
+        }
+        let pairs: Vec<(&str, &str)> = body.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let dpop = self.uses_dpop(disc);
+        let mut nonce_retried = false;
+        let resp = loop {
+            if dpop {
+                self.add_token_proof(url, &mut headers)?;
+            }
+            let resp = self.http.post_form(url, form(&pairs), &headers).await?;
+            if dpop && !nonce_retried && self.token_nonce_retry(url, &resp) {
+                nonce_retried = true;
+                continue;
+            }
+            break resp;
+        };
+        if !resp.status.is_success() {
+            return Err(AuthError::Token(format!(
+                "{url} answered {}: {}",
+                resp.status,
+                oauth_error(&resp.body)
+            )));
+        }
+        let jkt = if dpop { self.dpop_jkt() } else { None };
+        parse_token_response(&resp.body, jkt).map_err(|e| AuthError::Token(format!("{url}: {e}")))
+    }
+
+    /// Client authentication of a token request: a `private_key_jwt`
+    /// assertion, a secret (Basic or in the body), or only the client id.
+    fn add_client_auth(
+        &self,
+        url: &Uri,
+        body: &mut Vec<(&'static str, String)>,
+        headers: &mut Vec<(HeaderName, HeaderValue)>,
+        client: &ClientCredentials,
+        disc: &Discovered,
+    ) -> Result<(), AuthError> {
         match self.auth_method(client, disc) {
             AuthMethod::PrivateKeyJwt(key) => {
                 // RFC 7523 §3: aud identifies the authorization server; its
@@ -116,16 +158,7 @@ impl Inner {
             }
             AuthMethod::None => body.push(("client_id", client.client_id.clone())),
         }
-        let pairs: Vec<(&str, &str)> = body.iter().map(|(k, v)| (*k, v.as_str())).collect();
-        let resp = self.http.post_form(url, form(&pairs), &headers).await?;
-        if !resp.status.is_success() {
-            return Err(AuthError::Token(format!(
-                "{url} answered {}: {}",
-                resp.status,
-                oauth_error(&resp.body)
-            )));
-        }
-        parse_token_response(&resp.body).map_err(|e| AuthError::Token(format!("{url}: {e}")))
+        Ok(())
     }
 
     fn auth_method<'a>(
@@ -167,7 +200,10 @@ enum AuthMethod<'a> {
     None,
 }
 
-fn parse_token_response(body: &[u8]) -> Result<TokenSet, String> {
+/// A token response. `dpop_jkt`: the thumbprint of the key whose proof
+/// the request carried; a `token_type: DPoP` answer is bound to it, and is
+/// refused when the request carried none.
+fn parse_token_response(body: &[u8], dpop_jkt: Option<&str>) -> Result<TokenSet, String> {
     let v: serde_json::Value =
         serde_json::from_slice(body).map_err(|e| format!("the token response is not JSON: {e}"))?;
     let access_token = v
@@ -175,11 +211,26 @@ fn parse_token_response(body: &[u8]) -> Result<TokenSet, String> {
         .and_then(|x| x.as_str())
         .filter(|s| !s.is_empty())
         .ok_or("the token response has no access_token")?;
-    if let Some(tt) = v.get("token_type").and_then(|x| x.as_str())
-        && !tt.eq_ignore_ascii_case("bearer")
-    {
-        return Err(format!("unsupported token_type {tt:?} (only Bearer)"));
-    }
+    let token_type = v.get("token_type").and_then(|x| x.as_str());
+    let bound = match token_type {
+        Some(tt) if tt.eq_ignore_ascii_case("dpop") => match dpop_jkt {
+            Some(jkt) => Some(jkt.to_owned()),
+            None => {
+                return Err(
+                    "token_type DPoP, but the request carried no DPoP proof (configure .dpop(key))"
+                        .into(),
+                );
+            }
+        },
+        None => None,
+        Some(tt) if tt.eq_ignore_ascii_case("bearer") => None,
+        Some(tt) => {
+            return Err(format!(
+                "unsupported token_type {tt:?} (Bearer{})",
+                if dpop_jkt.is_some() { " or DPoP" } else { "" }
+            ));
+        }
+    };
     let expires_at = v
         .get("expires_in")
         .and_then(|x| x.as_u64().or_else(|| x.as_str()?.parse().ok()))
@@ -192,6 +243,7 @@ fn parse_token_response(body: &[u8]) -> Result<TokenSet, String> {
             .map(str::to_owned),
         expires_at,
         scope: v.get("scope").and_then(|x| x.as_str()).map(str::to_owned),
+        dpop_jkt: bound,
     })
 }
 
@@ -217,14 +269,29 @@ mod tests {
     fn token_response_parsing() {
         let t = parse_token_response(
             br#"{"access_token":"a","token_type":"bearer","expires_in":3600,"refresh_token":"r","scope":"x y"}"#,
+            None,
         )
         .unwrap();
         assert_eq!(t.access_token, "a");
         assert_eq!(t.refresh_token.as_deref(), Some("r"));
         assert!(t.expires_within(3700) && !t.expires_within(3500));
-        assert!(parse_token_response(br#"{"token_type":"Bearer"}"#).is_err());
-        assert!(parse_token_response(br#"{"access_token":"a","token_type":"DPoP"}"#).is_err());
-        assert!(parse_token_response(b"nope").is_err());
+        assert_eq!(t.dpop_jkt, None);
+        assert!(parse_token_response(br#"{"token_type":"Bearer"}"#, None).is_err());
+        assert!(parse_token_response(b"nope", None).is_err());
+        // DPoP: only when the request carried a proof; bound to its key.
+        let dpop = br#"{"access_token":"a","token_type":"DPoP"}"#;
+        assert!(parse_token_response(dpop, None).is_err());
+        let t = parse_token_response(dpop, Some("jkt")).unwrap();
+        assert_eq!(t.dpop_jkt.as_deref(), Some("jkt"));
+        // A proof sent but a bearer token issued: a bearer token.
+        let t = parse_token_response(
+            br#"{"access_token":"a","token_type":"Bearer"}"#,
+            Some("jkt"),
+        );
+        assert_eq!(t.unwrap().dpop_jkt, None);
+        assert!(
+            parse_token_response(br#"{"access_token":"a","token_type":"MAC"}"#, Some("j")).is_err()
+        );
     }
 
     #[test]

@@ -10,7 +10,7 @@ use mcp_proto::transport::{TransportError, TransportErrorKind};
 use mcp_proto::version::Feature;
 
 use super::{PROTOCOL_VERSION, SESSION_ID, Shared, lock};
-use crate::client::Unauthorized;
+use crate::client::{MAX_AUTH_RETRIES, Unauthorized};
 use crate::uri::{RedirectPolicy, RedirectRefusal};
 use crate::error::HttpError;
 
@@ -52,7 +52,8 @@ pub(super) fn kind_of_client_error(e: &HttpError) -> TransportErrorKind {
 
 impl Shared {
     /// One HTTP exchange: auth header, same-origin 307/308 redirects, the
-    /// request timeout, one retry after a 401/403 if the auth hook asks.
+    /// request timeout, up to [`MAX_AUTH_RETRIES`] retries after a 401/403
+    /// when the auth hook asks.
     pub(super) async fn exchange(
         &self,
         method: Method,
@@ -62,7 +63,7 @@ impl Shared {
     ) -> Result<Response<Incoming>, HttpError> {
         let mut url = url.clone();
         let mut redirects = 0;
-        let mut auth_retried = false;
+        let mut auth_retries = 0;
         loop {
             let mut req = Request::builder()
                 .method(method.clone())
@@ -76,11 +77,16 @@ impl Shared {
             for (k, v) in &headers {
                 h.insert(k.clone(), v.clone());
             }
-            if let Some(auth) = &self.cfg.auth
-                && let Some(mut v) = auth.header().await
-            {
-                v.set_sensitive(true);
-                h.insert(http::header::AUTHORIZATION, v);
+            if let Some(auth) = &self.cfg.auth {
+                let extra = auth.request_headers(&method, &url).await;
+                for k in extra.keys() {
+                    h.remove(k);
+                }
+                for (k, v) in &extra {
+                    let mut v = v.clone();
+                    v.set_sensitive(true);
+                    h.append(k.clone(), v);
+                }
             }
             let fut = self.cfg.http.send(req);
             let resp = match self.cfg.request_timeout {
@@ -94,11 +100,17 @@ impl Shared {
             }
             .map_err(|e| HttpError::Client(Box::new(e)))?;
             let status = resp.status();
+            if let Some(auth) = &self.cfg.auth {
+                auth.on_response(&url, status, resp.headers());
+            }
             if status == StatusCode::UNAUTHORIZED || status == StatusCode::FORBIDDEN {
-                if let (Some(auth), false) = (&self.cfg.auth, auth_retried) {
+                if let Some(auth) = &self.cfg.auth
+                    && auth_retries < MAX_AUTH_RETRIES
+                {
                     let www = resp.headers().get(WWW_AUTHENTICATE).cloned();
-                    if auth.on_unauthorized(Unauthorized::new(status, www)).await {
-                        auth_retried = true;
+                    let refusal = Unauthorized::new(status, www).with_retries(auth_retries);
+                    if auth.on_unauthorized(refusal).await {
+                        auth_retries += 1;
                         continue;
                     }
                 }
@@ -123,7 +135,6 @@ impl Shared {
                         RedirectRefusal::MethodChange => "only 307 and 308 keep the method and body; point the client at the final URL".into(),
                         RedirectRefusal::NoLocation => "missing or unusable Location header".into(),
                         RedirectRefusal::TooMany(max) => format!("more than {max} redirects"),
-                        _ => "not followed".into(),
                     };
                     return Err(HttpError::Redirect { status, reason });
                 }
