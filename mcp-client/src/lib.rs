@@ -73,3 +73,8 @@ pub use client::{
     MAX_CONCURRENT_SERVER_REQUESTS, MAX_QUEUED_NOTIFICATIONS, ProgressFn, RequestBuilder,
     ResponseFuture, prime_allocator,
 };
+
+/// The README's example, compiled with the doc-tests so it cannot go stale.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+struct ReadmeExample;

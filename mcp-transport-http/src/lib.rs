@@ -113,7 +113,7 @@ pub use client::{
     DEFAULT_REISSUE_METHODS, DEFAULT_REQUEST_TIMEOUT, HttpTransportBuilder, INITIAL_BACKOFF,
     MAX_AUTH_RETRIES, MAX_BACKOFF, RequestBody, Unauthorized,
 };
-pub use uri::MAX_REDIRECTS;
 pub use error::HttpError;
 pub use sse::DEFAULT_MAX_EVENT_SIZE as DEFAULT_MAX_SSE_EVENT_SIZE;
 pub use transport::HttpTransport;
+pub use uri::MAX_REDIRECTS;

@@ -52,7 +52,9 @@ pub fn resolve(base: &Uri, reference: &str) -> Option<Uri> {
         None if reference.len() != rest.len() => return None, // `scheme:path`
         None => (base.authority()?.as_str().to_owned(), rest, true),
     };
-    let (path, query) = rest.split_once('?').map_or((rest, None), |(p, q)| (p, Some(q)));
+    let (path, query) = rest
+        .split_once('?')
+        .map_or((rest, None), |(p, q)| (p, Some(q)));
     let keep_query = from_base && path.is_empty();
     let path = if !from_base || path.starts_with('/') {
         remove_dot_segments(path)
@@ -72,8 +74,9 @@ pub fn resolve(base: &Uri, reference: &str) -> Option<Uri> {
         None => format!("{scheme}://{authority}{path}"),
     };
     let uri: Uri = text.parse().ok()?;
-    (matches!(uri.scheme_str(), Some("http" | "https")) && uri.host().is_some_and(|h| !h.is_empty()))
-        .then_some(uri)
+    (matches!(uri.scheme_str(), Some("http" | "https"))
+        && uri.host().is_some_and(|h| !h.is_empty()))
+    .then_some(uri)
 }
 
 /// RFC 3986 §5.2.4 on an absolute path (or the empty path, read as `/`).
@@ -258,14 +261,23 @@ mod tests {
             Ok(Some("https://a.example/v2".parse().unwrap()))
         );
         assert_eq!(next(Method::POST, 200, None, 0), Ok(None));
-        assert_eq!(next(Method::POST, 302, Some("/v2"), 0), Err(RedirectRefusal::MethodChange));
+        assert_eq!(
+            next(Method::POST, 302, Some("/v2"), 0),
+            Err(RedirectRefusal::MethodChange)
+        );
         assert!(next(Method::GET, 302, Some("/v2"), 0).is_ok());
-        assert_eq!(next(Method::GET, 308, None, 0), Err(RedirectRefusal::NoLocation));
+        assert_eq!(
+            next(Method::GET, 308, None, 0),
+            Err(RedirectRefusal::NoLocation)
+        );
         assert!(matches!(
             next(Method::GET, 308, Some("//b.example/"), 0),
             Err(RedirectRefusal::CrossOrigin(_))
         ));
-        assert_eq!(next(Method::GET, 308, Some("/x"), 5), Err(RedirectRefusal::TooMany(5)));
+        assert_eq!(
+            next(Method::GET, 308, Some("/x"), 5),
+            Err(RedirectRefusal::TooMany(5))
+        );
         let public = RedirectPolicy::PUBLIC.next(
             &Method::GET,
             StatusCode::FOUND,

@@ -11,8 +11,8 @@ use mcp_proto::version::Feature;
 
 use super::{PROTOCOL_VERSION, SESSION_ID, Shared, lock};
 use crate::client::{MAX_AUTH_RETRIES, Unauthorized};
-use crate::uri::{RedirectPolicy, RedirectRefusal};
 use crate::error::HttpError;
+use crate::uri::{RedirectPolicy, RedirectRefusal};
 
 pub(super) fn err(kind: TransportErrorKind, e: HttpError) -> TransportError {
     TransportError::new(kind, e)
@@ -117,7 +117,8 @@ impl Shared {
                 return Ok(resp);
             }
             let location = resp.headers().get(LOCATION).and_then(|v| v.to_str().ok());
-            let next = RedirectPolicy::CREDENTIALED.next(&method, status, &url, location, redirects);
+            let next =
+                RedirectPolicy::CREDENTIALED.next(&method, status, &url, location, redirects);
             match next {
                 Ok(None) => {}
                 Ok(Some(target)) => {

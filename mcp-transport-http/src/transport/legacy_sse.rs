@@ -135,9 +135,7 @@ mod tests {
     fn endpoint_resolution() {
         let base: Uri = "http://127.0.0.1:8080/mcp".parse().unwrap();
         assert_eq!(
-            resolve(&base, "/messages?sessionId=1")
-                .unwrap()
-                .to_string(),
+            resolve(&base, "/messages?sessionId=1").unwrap().to_string(),
             "http://127.0.0.1:8080/messages?sessionId=1"
         );
         assert_eq!(
