@@ -70,6 +70,9 @@ mod crypto;
 mod discovery;
 mod dpop;
 mod error;
+#[cfg(any(test, fuzzing))]
+#[doc(hidden)]
+pub mod fuzzing;
 mod interaction;
 mod jwt_bearer;
 mod net;

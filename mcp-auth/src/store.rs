@@ -322,7 +322,13 @@ mod tests {
 
     #[test]
     fn file_store_round_trips_with_owner_only_permissions() {
-        let dir = std::env::temp_dir().join(format!("mcp-auth-test-{}", std::process::id()));
+        // Unique per run: a dir left by an earlier process that had the same
+        // pid would otherwise hold its tokens.json and fail the first load.
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        let dir =
+            std::env::temp_dir().join(format!("mcp-auth-test-{}-{nanos}", std::process::id()));
         let path = dir.join("tokens.json");
         let store = FileStore::new(&path);
         assert_eq!(store.load("k").unwrap(), None);

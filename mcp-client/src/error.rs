@@ -80,6 +80,15 @@ pub enum ClientError {
     /// A local misuse of the API (never caused by what the server sent).
     #[error("API misuse: {0}")]
     ApiMisuse(&'static str),
+    /// A skill file (SEP-2640) is not what the server's `skills/list` entry
+    /// promised (size, digest or frontmatter): its content was not used.
+    #[error("skill file {uri} failed verification: {reason}; its content was not used")]
+    SkillVerification {
+        /// The file's resource URI.
+        uri: String,
+        /// What did not match.
+        reason: String,
+    },
 }
 
 impl ClientError {

@@ -45,6 +45,9 @@
 //! # Feature flags
 //!
 //! - `tokio` (default): [`Client`], [`Driver`]. Without it only [`session`] remains.
+//! - `skills`: the Skills extension (SEP-2640): `Client::list_skills`,
+//!   `Client::load_skill`, `Client::read_skill_file`, each file verified
+//!   against the listing (size, SHA-256, frontmatter) before it is used.
 //!
 //! # Design notes
 //!
@@ -56,6 +59,9 @@
 
 mod era_cache;
 pub mod error;
+#[cfg(any(test, fuzzing))]
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod handler;
 pub mod session;
 
@@ -67,6 +73,8 @@ pub use error::{ClientError, CloseReason};
 pub use handler::{BoxFuture, ClientHandler, NoHandler};
 pub use session::{EraHint, ServerInfo, VersionChoice};
 
+#[cfg(feature = "skills")]
+pub use client::skills::LoadedSkill;
 #[cfg(feature = "tokio")]
 pub use client::{
     Client, ClientBuilder, DEFAULT_MAX_LIST_PAGES, Driver, ListKind,

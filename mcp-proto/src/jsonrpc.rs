@@ -327,3 +327,7 @@ fn write_head(out: &mut Vec<u8>, id: Option<&RequestId>, method: &str) {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(any(test, fuzzing))]
+#[doc(hidden)]
+pub mod fuzzing;

@@ -393,7 +393,8 @@ impl HttpTransportBuilder {
 
     /// Opens the standalone `GET` stream for server-initiated messages
     /// after `notifications/initialized` (2025-03-26 … 2025-11-25 only;
-    /// default off; a 405 answer is fine).
+    /// default off; a 405 answer is fine). Later messages wait until the
+    /// server answered it; see [the crate docs](crate#the-standalone-get-stream).
     pub fn standalone_stream(mut self, on: bool) -> Self {
         self.standalone_stream = on;
         self

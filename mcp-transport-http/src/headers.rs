@@ -21,9 +21,9 @@ const MAX_SAFE_INTEGER: i64 = (1 << 53) - 1;
 /// leading or trailing whitespace and does not look like the sentinel,
 /// otherwise `=?base64?…?=` of its UTF-8 bytes.
 pub(crate) fn encode_header_value(value: &str) -> HeaderValue {
-    let safe_bytes = value
-        .bytes()
-        .all(|b| b == b'\t' || (0x20..=0x7E).contains(&b));
+    // Visible ASCII and space only: a control character anywhere (a tab
+    // too, which HTTP would carry but a proxy may fold) needs the sentinel.
+    let safe_bytes = value.bytes().all(|b| (0x20..=0x7E).contains(&b));
     let padded = value.starts_with([' ', '\t']) || value.ends_with([' ', '\t']);
     let sentinel_like = value.starts_with("=?base64?") && value.ends_with("?=");
     let text = if safe_bytes && !padded && !sentinel_like {
@@ -291,6 +291,27 @@ mod tests {
         ] {
             assert_eq!(base64(i.as_bytes()), o);
         }
+    }
+
+    /// SEP-2243's value-encoding table, and each rule on its own: a control
+    /// character anywhere (a tab inside the value too) needs the sentinel.
+    #[test]
+    fn values_that_need_the_base64_sentinel() {
+        let enc = |v: &str| encode_header_value(v).to_str().unwrap().to_owned();
+        assert_eq!(enc("us-west1"), "us-west1");
+        assert_eq!(enc("us west 1"), "us west 1");
+        assert_eq!(enc(""), "");
+        assert_eq!(enc("Hello, 世界"), "=?base64?SGVsbG8sIOS4lueVjA==?=");
+        assert_eq!(enc(" padded "), "=?base64?IHBhZGRlZCA=?=");
+        assert_eq!(enc("line1\nline2"), "=?base64?bGluZTEKbGluZTI=?=");
+        assert_eq!(
+            enc("=?base64?literal?="),
+            "=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?="
+        );
+        assert_eq!(enc("\tindented"), "=?base64?CWluZGVudGVk?=");
+        assert_eq!(enc("a\tb"), "=?base64?YQli?=");
+        assert_eq!(enc("line1\r\nline2"), "=?base64?bGluZTENCmxpbmUy?=");
+        assert_eq!(enc("del\u{7f}"), "=?base64?ZGVsfw==?=");
     }
 
     #[test]

@@ -60,6 +60,29 @@
 //! The transport needs a tokio runtime (multi- or current-thread) from the
 //! first `start_send` on; building it does not.
 //!
+//! # The standalone GET stream
+//!
+//! With [`standalone_stream(true)`](HttpTransportBuilder::standalone_stream)
+//! (2025-03-26 … 2025-11-25) the transport opens one `GET` stream for the
+//! server's messages that answer no request of ours, **once**: right after
+//! the server accepted `notifications/initialized`, and every message sent
+//! after that waits (at most 5 s) until the server has answered that `GET`
+//! with the stream, a 405, or an error. Why then and not later: a server
+//! sends a request tied to none of ours (such as the `elicitation/create` a
+//! tool handler issues without a related request) on the standalone stream
+//! if one is open, and otherwise may drop it (the TypeScript SDK does), so
+//! a `tools/call` that overtakes the `GET` can wait forever for an answer
+//! the server already gave up on. Once the `GET` is answered, the server has
+//! registered the stream. Why not earlier: before `initialized` there is no
+//! session to attach it to.
+//!
+//! It is never opened again for a request of ours: a resumption of a broken
+//! SSE answer is its own `GET`, sent only after the server's `retry` delay
+//! (or the backoff) and always with `Last-Event-ID`, so a server can tell it
+//! from the standalone stream by the header, not by timing. The standalone
+//! stream reconnects itself (also after `retry`, with `Last-Event-ID` once
+//! it saw an event id) within the resumption budget.
+//!
 //! # Cancel safety
 //!
 //! `poll_recv` is cancel safe: a message is removed from the queue only when

@@ -123,6 +123,9 @@
 
 mod codec;
 mod command;
+#[cfg(any(test, fuzzing))]
+#[doc(hidden)]
+pub mod fuzzing;
 mod line;
 mod stderr;
 mod stdio;

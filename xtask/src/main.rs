@@ -6,14 +6,21 @@
 //!   the pins change.
 //! - `test`: `peers`, then every test of the workspace with the peers
 //!   required (a missing peer fails the run instead of skipping).
-//! - `conformance [--scenario NAME]... [--suite core|auth|all] [--keep DIR]`:
+//! - `conformance [--matrix] [--requirements REV]... [--scenario NAME]...
+//!   [--revision REV]... [--suite core|auth|all] [--runs N] [--keep DIR]`:
 //!   `peers`, then the official MCP conformance suite's client scenarios
-//!   against `examples`' `conformance-client`, one at a time, with a table;
-//!   fails when a scenario listed in `xtask/conformance-expected.txt` fails.
+//!   against `examples`' `conformance-client`: every scenario at every
+//!   revision it is tagged with, one at a time, and each requirement set in
+//!   the suite's parallel mode, with tables; fails when a scenario × revision
+//!   listed in `xtask/conformance-expected.txt` fails.
+//! - `fuzz [--seconds N] [--target NAME]...`: builds the fuzz targets on
+//!   stable and runs each for N seconds (default 60); fails on a finding and
+//!   saves its reproducer under `fuzz/artifacts/` (`fuzz/README.md`).
 //! - `ci`: what `.ci/run` runs: fmt check, clippy, `test`, all the
-//!   conformance scenarios, docs.
+//!   conformance scenarios, docs, 30 s of each fuzz target.
 
 mod conformance;
+mod fuzz;
 mod json;
 
 use std::env;
@@ -29,9 +36,10 @@ fn main() -> ExitCode {
         Some("peers") => peers(),
         Some("test") => test(&args[1..]),
         Some("conformance") => conformance::conformance(&args[1..]),
+        Some("fuzz") => fuzz::fuzz(&args[1..]),
         Some("ci") => ci(),
         _ => {
-            eprintln!("usage: cargo xtask <peers|test|conformance|ci> [args]");
+            eprintln!("usage: cargo xtask <peers|test|conformance|fuzz|ci> [args]");
             return ExitCode::from(2);
         }
     };
@@ -171,9 +179,13 @@ fn ci() -> Result {
         .args(["test", "-p", "mcp-tools", "--all-features"])
         .env("MCP_PEERS_DIR", root().join(".peers"))
         .env("MCP_REQUIRE_PEERS", "1"))?;
-    // The whole suite: the 4 core scenarios and the 22 OAuth ones (about 15 s in all).
-    conformance::conformance(&["--suite".into(), "all".into()])?;
+    // The conformance suite: every client scenario at every revision it is
+    // tagged with, one at a time (69 runs, about 6-7 min on 2 busy cores),
+    // then both requirement sets in the suite's own parallel mode (10-30 s
+    // each).
+    conformance::conformance(&[])?;
     run(cargo()
         .args(["doc", "--workspace", "--no-deps"])
-        .env("RUSTDOCFLAGS", "-D warnings"))
+        .env("RUSTDOCFLAGS", "-D warnings"))?;
+    fuzz::fuzz(&["--seconds".into(), "30".into()])
 }

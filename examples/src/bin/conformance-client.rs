@@ -21,9 +21,9 @@
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use mcp_client::{BoxFuture, Client, ClientError, ClientHandler};
-use mcp_proto::ErrorObject;
+use mcp_client::{BoxFuture, Client, ClientError, ClientHandler, VersionChoice};
 use mcp_proto::schema::ClientCapabilities;
+use mcp_proto::{ErrorObject, ProtocolVersion};
 use mcp_transport_http::HttpTransport;
 use serde_json::{Map, Value, json};
 
@@ -77,6 +77,7 @@ async fn run(url: &str) -> Result<(), String> {
         .build()
         .map_err(|e| format!("bad server URL {url:?}: {e}"))?;
     let client = Client::builder("mcp-rs-conformance-client", env!("CARGO_PKG_VERSION"))
+        .protocol(protocol_choice()?)
         .handler(Handler)
         .request_timeout(REQUEST_TIMEOUT)
         .resend_on_session_expiry(true)
@@ -173,28 +174,153 @@ fn auth_failure(auth: &mcp_auth::OAuthProvider, e: String) -> String {
     }
 }
 
-/// Lists the tools and calls each one.
+/// The revision to speak: `MCP_CONFORMANCE_PROTOCOL_VERSION` when the runner
+/// names one (an `initialize` handshake through 2025-11-25, stateless
+/// per-request `_meta` for 2026-07-28), else whatever the server supports
+/// (the client probes `server/discover` and falls back to `initialize`).
+fn protocol_choice() -> Result<VersionChoice, String> {
+    match std::env::var("MCP_CONFORMANCE_PROTOCOL_VERSION") {
+        Ok(v) if !v.is_empty() => ProtocolVersion::parse(&v)
+            .map(VersionChoice::Pinned)
+            .ok_or_else(|| {
+                format!("MCP_CONFORMANCE_PROTOCOL_VERSION={v:?} is no revision we know")
+            }),
+        _ => Ok(VersionChoice::Auto),
+    }
+}
+
+/// The suite's context for this scenario (`MCP_CONFORMANCE_CONTEXT`), or null.
+fn context() -> Value {
+    std::env::var("MCP_CONFORMANCE_CONTEXT")
+        .ok()
+        .and_then(|c| serde_json::from_str(&c).ok())
+        .unwrap_or(Value::Null)
+}
+
+/// What the application does once connected. By default it lists the tools
+/// and calls each one; some scenarios describe a task of their own.
 async fn exercise(client: &Client) -> Result<(), String> {
+    let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
+    match scenario.as_str() {
+        // "The client should list tools (and may otherwise process the schema)."
+        "json-schema-ref-no-deref" => list_tools(client).await.map(drop),
+        "json-schema-2020-12-preservation" => echo_input_schema(client).await,
+        "sep-2640-client-no-prefetch" => list_skills(client).await.map(drop),
+        s if s.starts_with("sep-2640-client-verify-") => load_skills(client).await,
+        _ => match context().get("toolCalls").and_then(Value::as_array) {
+            Some(calls) => call_listed_tools(client, calls).await,
+            None => call_every_tool(client).await,
+        },
+    }
+}
+
+async fn list_tools(client: &Client) -> Result<Vec<mcp_proto::schema::Tool>, String> {
     let tools = client
         .list_all_tools()
         .await
         .map_err(|e| format!("tools/list: {e}"))?;
     eprintln!("conformance-client: {} tool(s)", tools.len());
+    Ok(tools)
+}
+
+/// The calls the scenario's context names, with its arguments, after
+/// `tools/list` (which teaches the transport the tools' `x-mcp-header`s).
+async fn call_listed_tools(client: &Client, calls: &[Value]) -> Result<(), String> {
+    list_tools(client).await?;
     let mut failures = Vec::new();
-    for tool in tools {
-        let args = arguments_for(&tool.input_schema);
-        eprintln!("conformance-client: calling {} with {args}", tool.name);
-        match client.call_tool(tool.name.clone(), args).await {
-            Ok(r) if r.is_error == Some(true) => {
-                failures.push(format!(
-                    "{}: the tool reported an error: {:?}",
-                    tool.name, r.content
-                ));
-            }
-            Ok(r) => eprintln!("conformance-client: {} answered {:?}", tool.name, r.content),
-            Err(e) => failures.push(format!("{}: {}", tool.name, describe(&e))),
+    for call in calls {
+        let name = call.get("name").and_then(Value::as_str).unwrap_or_default();
+        let args = call.get("arguments").cloned().unwrap_or_else(|| json!({}));
+        eprintln!("conformance-client: calling {name} with {args}");
+        if let Err(e) = call_one(client, name, args).await {
+            failures.push(e);
         }
     }
+    all_ok(failures)
+}
+
+async fn call_one(client: &Client, name: &str, args: Value) -> Result<(), String> {
+    match client.call_tool(name, args).await {
+        Ok(r) if r.is_error == Some(true) => Err(format!(
+            "{name}: the tool reported an error: {:?}",
+            r.content
+        )),
+        Ok(r) => {
+            eprintln!("conformance-client: {name} answered {:?}", r.content);
+            Ok(())
+        }
+        Err(e) => Err(format!("{name}: {}", describe(&e))),
+    }
+}
+
+/// SEP-1613 / SEP-2106: hand the focal tool's `inputSchema`, exactly as the
+/// library kept it, to the echo tool.
+async fn echo_input_schema(client: &Client) -> Result<(), String> {
+    const FOCAL: &str = "json_schema_2020_12_tool";
+    const ECHO: &str = "json_schema_echo";
+    let tools = list_tools(client).await?;
+    let focal = tools
+        .iter()
+        .find(|t| t.name == FOCAL)
+        .ok_or_else(|| format!("the server lists no {FOCAL}"))?;
+    let schema = Value::Object(focal.input_schema.clone());
+    call_one(client, ECHO, json!({ "schema": schema })).await
+}
+
+/// SEP-2640: what a host does at connection: list the skills, fetch nothing.
+async fn list_skills(client: &Client) -> Result<Vec<mcp_proto::schema::SkillEntry>, String> {
+    if !client.offers_skills() {
+        return Err("the server does not declare the Skills extension".into());
+    }
+    let skills = client
+        .list_skills()
+        .await
+        .map_err(|e| format!("skills/list: {e}"))?;
+    eprintln!("conformance-client: {} skill(s)", skills.len());
+    Ok(skills)
+}
+
+/// SEP-2640: the host needs each skill: load it (its verified `SKILL.md`),
+/// then read its other files, each verified; a file that fails verification
+/// stops that skill before anything else of it is read.
+async fn load_skills(client: &Client) -> Result<(), String> {
+    for entry in list_skills(client).await? {
+        let skill = client.load_skill(&entry).await.map_err(|e| e.to_string())?;
+        eprintln!(
+            "conformance-client: loaded skill {:?} ({} bytes)",
+            entry.name().unwrap_or("?"),
+            skill.skill_md.len()
+        );
+        for file in entry.resources.iter().filter(|f| f.uri != entry.uri) {
+            let bytes = client
+                .read_skill_file(&entry, &file.uri)
+                .await
+                .map_err(|e| e.to_string())?;
+            eprintln!(
+                "conformance-client: read {} ({} bytes)",
+                file.uri,
+                bytes.len()
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Lists the tools and calls each one with arguments built from its schema.
+async fn call_every_tool(client: &Client) -> Result<(), String> {
+    let mut failures = Vec::new();
+    for tool in list_tools(client).await? {
+        let args = arguments_for(&tool.input_schema);
+        eprintln!("conformance-client: calling {} with {args}", tool.name);
+        if let Err(e) = call_one(client, &tool.name, args).await {
+            failures.push(e);
+        }
+    }
+    all_ok(failures)
+}
+
+/// `Ok` when nothing failed, else every failure in one message.
+fn all_ok(failures: Vec<String>) -> Result<(), String> {
     if failures.is_empty() {
         Ok(())
     } else {
@@ -283,6 +409,10 @@ impl ClientHandler for Handler {
         let mut elicitation = Map::new();
         elicitation.insert("form".into(), json!({}));
         caps.elicitation = Some(elicitation);
+        // Skills (SEP-2640): this host loads skills a server lists.
+        let mut extensions = Map::new();
+        extensions.insert(mcp_proto::schema::SKILLS_EXTENSION.into(), json!({}));
+        caps.extensions = Some(extensions);
         caps
     }
 

@@ -10,6 +10,7 @@
 //! - [`dispatch`]: what the driver does with callers' commands and the
 //!   session's events (replies, server requests, notifications).
 //! - [`notifications`]: the bounded queue to the handler's notification task.
+//! - `skills` (feature `skills`): the Skills extension (SEP-2640).
 
 mod builder;
 mod dispatch;
@@ -18,6 +19,8 @@ mod handle;
 mod methods;
 mod notifications;
 mod request;
+#[cfg(feature = "skills")]
+pub(crate) mod skills;
 
 pub use builder::{ClientBuilder, DEFAULT_MAX_LIST_PAGES, prime_allocator};
 pub use dispatch::MAX_CONCURRENT_SERVER_REQUESTS;

@@ -30,6 +30,10 @@ pub struct SessionConfig {
     pub version: VersionChoice,
     /// How long to wait for the `server/discover` probe before falling back
     /// to `initialize` (a legacy server may not answer at all). Default 5 s.
+    /// Only [`VersionChoice::Auto`] probes on this clock: with a pinned
+    /// modern revision or era there is nothing to fall back to, so the probe
+    /// is the handshake and waits [`handshake_timeout`](Self::handshake_timeout)
+    /// (an OAuth flow run for it on a loaded machine can take longer than 5 s).
     pub probe_timeout: Duration,
     /// How long the handshake (`initialize`) may take. Default 60 s.
     pub handshake_timeout: Duration,

@@ -57,6 +57,10 @@ pub struct Session {
     /// The legacy era was found by detection (a failed probe or a legacy
     /// hint), not only chosen by the caller: only then is it worth remembering.
     pub(super) legacy_detected: bool,
+    /// The probe was already sent again after an `UnsupportedProtocolVersion`
+    /// rejection: a second one ends the handshake (a server that rejects
+    /// what it lists cannot make the client loop).
+    pub(super) probe_retried: bool,
 }
 
 impl Session {
@@ -77,6 +81,7 @@ impl Session {
             hint: HintState::None,
             learned: None,
             legacy_detected: false,
+            probe_retried: false,
         }
     }
 

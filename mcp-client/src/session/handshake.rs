@@ -77,7 +77,12 @@ impl Session {
                 retained: false,
                 options: CallOptions::default(),
                 started: now,
-                deadline: Some(now + self.config.probe_timeout),
+                deadline: Some(
+                    now + match self.config.version {
+                        VersionChoice::Auto => self.config.probe_timeout,
+                        _ => self.config.handshake_timeout,
+                    },
+                ),
                 hard_deadline: None,
                 rounds: 0,
                 resent: false,
@@ -245,17 +250,27 @@ impl Session {
             .iter()
             .filter_map(|s| ProtocolVersion::parse(s))
             .collect();
+        let newest_modern = ours
+            .iter()
+            .copied()
+            .filter(|v| v.era() == Era::Modern)
+            .max();
+        // SEP-2575: retry once with a supported version that satisfies the
+        // choice (the same one too: the rejection may have been transient).
+        let retry = match self.config.version {
+            VersionChoice::Auto | VersionChoice::Era(Era::Modern) => newest_modern,
+            VersionChoice::Pinned(v) => ours.contains(&v).then_some(v),
+            VersionChoice::Era(_) => None,
+        };
+        if let Some(v) = retry
+            && v.era() == Era::Modern
+            && !std::mem::replace(&mut self.probe_retried, true)
+        {
+            self.send_probe(v, now);
+            return;
+        }
         match self.config.version {
             VersionChoice::Auto => {
-                if let Some(v) = ours
-                    .iter()
-                    .copied()
-                    .filter(|v| v.era() == Era::Modern)
-                    .max()
-                {
-                    self.send_probe(v, now);
-                    return;
-                }
                 if let Some(v) = ours
                     .iter()
                     .copied()

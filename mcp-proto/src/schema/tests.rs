@@ -386,3 +386,36 @@ fn list_results_reject_duplicate_and_malformed_members() {
     let err = serde_json::from_str::<ListToolsResult>(r#"{"tools":[],"tools":[]}"#).unwrap_err();
     assert!(err.to_string().contains("duplicate field `tools`"), "{err}");
 }
+
+/// SEP-1613 / SEP-2106 (the suite's `json-schema-2020-12-preservation`):
+/// a tool's `inputSchema` survives decoding and encoding with every keyword
+/// as the server sent it, however much of JSON Schema 2020-12 it uses.
+#[test]
+fn tool_input_schema_keeps_every_2020_12_keyword() {
+    let schema = json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "urn:example:tool",
+        "type": "object",
+        "$defs": {"address": {"$anchor": "addr", "type": "object",
+            "properties": {"street": {"type": "string"}}, "required": ["street"]}},
+        "properties": {
+            "home": {"$ref": "#/$defs/address"},
+            "kind": {"enum": ["a", "b"]},
+            "n": {"type": ["integer", "null"], "exclusiveMinimum": 0}
+        },
+        "allOf": [{"required": ["home"]}],
+        "anyOf": [{"required": ["kind"]}, {"required": ["n"]}],
+        "if": {"properties": {"kind": {"const": "a"}}},
+        "then": {"required": ["n"]},
+        "else": {"not": {"required": ["n"]}},
+        "dependentRequired": {"n": ["kind"]},
+        "unevaluatedProperties": false,
+        "additionalProperties": false,
+        "x-vendor": {"keep": true}
+    });
+    let wire = json!({"tools": [{"name": "t", "inputSchema": schema}]});
+    let page: ListToolsResult = serde_json::from_value(wire).unwrap();
+    let tool = &page.items[0];
+    assert_eq!(Value::Object(tool.input_schema.clone()), schema);
+    assert_eq!(serde_json::to_value(tool).unwrap()["inputSchema"], schema);
+}

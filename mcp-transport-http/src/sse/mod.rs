@@ -484,8 +484,9 @@ fn parse_retry(value: &[u8]) -> Option<u64> {
     Some(n)
 }
 
-/// Fuzzing entry points (used by `fuzz/fuzz_targets/sse_decoder.rs`); not
-/// part of the public API.
+/// Fuzzing entry points (used by `fuzz/fuzz_targets/sse_decoder.rs`);
+/// compiled only for tests and `--cfg fuzzing`, not part of the API.
+#[cfg(any(test, fuzzing))]
 #[doc(hidden)]
 pub mod fuzzing {
     use bytes::BytesMut;

@@ -377,3 +377,12 @@ fn fuzz_harness_smoke() {
         super::fuzzing::sse_decoder(&data);
     }
 }
+
+/// Every checked-in seed (and reproducer) of the `sse_decoder` fuzz target passes.
+#[test]
+fn the_fuzz_seed_corpus_passes() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../fuzz/corpus/sse_decoder");
+    for entry in std::fs::read_dir(dir).unwrap() {
+        super::fuzzing::sse_decoder(&std::fs::read(entry.unwrap().path()).unwrap());
+    }
+}

@@ -7,6 +7,7 @@ use bytes::Bytes;
 use http::header::ACCEPT;
 use http::{HeaderMap, HeaderValue, Method, StatusCode};
 use hyper::body::Incoming;
+use tokio::sync::watch;
 
 use super::exchange::{content_type, read_limited};
 use super::sse_read::{StreamEnd, read_sse};
@@ -90,9 +91,12 @@ pub(super) async fn get_stream(
 
 /// The optional standalone `GET` stream (legacy era): server requests and
 /// notifications. Reconnects with `Last-Event-ID` within the budget.
-pub(super) async fn standalone_stream(shared: &Shared) {
+/// `ready` is dropped once the server answered the first GET (with the
+/// stream, 405, or an error): the messages queued behind it go out then.
+pub(super) async fn standalone_stream(shared: &Shared, ready: watch::Sender<bool>) {
     let mut dec = SseDecoder::new().with_max_event_size(shared.cfg.max_sse_event_size);
     let mut attempts: u32 = 0;
+    let mut ready = Some(ready);
     loop {
         let mut headers = shared.base_headers(false);
         headers.insert(ACCEPT, ACCEPT_SSE);
@@ -101,7 +105,13 @@ pub(super) async fn standalone_stream(shared: &Shared) {
         {
             headers.insert(LAST_EVENT_ID, v);
         }
-        let progress = match get_stream(shared, headers).await {
+        let opened = get_stream(shared, headers).await;
+        // The server has registered the stream (or refused it) by the time
+        // its answer's headers arrive.
+        if let Some(r) = ready.take() {
+            let _ = r.send(true);
+        }
+        let progress = match opened {
             Ok(None) => {
                 tracing::debug!("server does not offer the standalone GET stream (405)");
                 return;

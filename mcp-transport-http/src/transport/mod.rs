@@ -252,14 +252,18 @@ impl HttpTransport {
             }
         })?;
         if start_standalone {
-            // Opened once `notifications/initialized` was accepted.
+            // Opened once `notifications/initialized` was accepted, and every
+            // later message waits until the server has answered the GET (or
+            // refused it): see "The standalone GET stream" in the crate docs.
             let shared = Arc::clone(&self.shared);
             let wait = self.order_barrier.clone();
+            let (ready, ready_rx) = watch::channel(false);
+            self.order_barrier = Some(ready_rx);
             self.spawn(None, async move {
                 if let Some(mut w) = wait {
                     let _ = tokio::time::timeout(ORDER_WAIT, w.wait_for(|d| *d)).await;
                 }
-                standalone_stream(&shared).await;
+                standalone_stream(&shared, ready).await;
             })?;
         }
         Ok(())

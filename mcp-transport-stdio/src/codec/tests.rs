@@ -329,3 +329,22 @@ fn buffered_large_lines_are_not_shifted_line_by_line() {
         }
     }
 }
+
+/// Found by the `envelope` fuzz target: serde_json's default float parsing is
+/// best-effort (one ULP off for `3.4e+44`), so a number a server sent reached
+/// the client changed. Tested here because this crate's tests, unlike
+/// mcp-proto's, do not pull in a dev-dependency that turns `float_roundtrip`
+/// on by feature unification (run it alone: `cargo test -p mcp-transport-stdio`).
+#[test]
+fn fuzz_regression_numbers_from_the_server_arrive_unchanged() {
+    let mut codec = JsonLineCodec::new();
+    let mut buf = BytesMut::from(
+        &br#"{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"m","data":[3.4e+44,0.1,5e-324]}}
+"#[..],
+    );
+    let Ok(Some(Message::Error(e))) = codec.decode(&mut buf) else {
+        panic!("not an error response")
+    };
+    let want: Vec<serde_json::Value> = [3.4e44, 0.1, 5e-324].map(serde_json::Value::from).into();
+    assert_eq!(e.error.data, Some(serde_json::Value::Array(want)));
+}

@@ -263,3 +263,60 @@ fn the_transport_learns_the_legacy_version_before_initialized_goes_out() {
         "{order:?}"
     );
 }
+
+/// SEP-2575 (the suite's `request-metadata`): a server that rejects the
+/// first attempt and names the pinned revision among those it supports gets
+/// one more probe with it; a second rejection ends the handshake.
+#[test]
+fn pinned_modern_retries_once_when_the_rejection_lists_it() {
+    let now = Instant::now();
+    let mut s = Session::new(SessionConfig {
+        version: VersionChoice::Pinned(ProtocolVersion::V2026_07_28),
+        ..config()
+    });
+    s.start(now);
+    let reject = |s: &mut Session, probe: &Value| {
+        reply_err(
+            s,
+            id_of(probe),
+            -32022,
+            "Unsupported protocol version",
+            Some(json!({"supported": ["2026-07-28"], "requested": "2026-07-28"})),
+            now,
+        )
+    };
+    let probe = sent(&mut s).remove(0);
+    reject(&mut s, &probe);
+    let again = sent(&mut s).remove(0);
+    assert_eq!(again["method"], "server/discover");
+    assert_ne!(again["id"], probe["id"]);
+    reject(&mut s, &again);
+    assert!(sent(&mut s).is_empty(), "no third probe");
+    assert!(matches!(
+        events(&mut s).last(),
+        Some(Event::Closed(CloseReason::Handshake(_)))
+    ));
+}
+
+/// With a pinned modern revision there is no legacy fallback to detect, so
+/// the probe waits the handshake timeout, not the 5 s probe timeout (an
+/// OAuth flow run for the probe on a loaded machine takes longer).
+#[test]
+fn pinned_modern_probe_waits_the_handshake_timeout() {
+    let now = Instant::now();
+    let mut s = Session::new(SessionConfig {
+        version: VersionChoice::Pinned(ProtocolVersion::V2026_07_28),
+        ..config()
+    });
+    s.start(now);
+    let probe = sent(&mut s).remove(0);
+    s.handle_timeout(now + Duration::from_secs(8));
+    assert!(events(&mut s).is_empty(), "still waiting after 8 s");
+    reply(
+        &mut s,
+        id_of(&probe),
+        discover_result(),
+        now + Duration::from_secs(8),
+    );
+    assert!(events(&mut s).iter().any(|e| matches!(e, Event::Ready)));
+}

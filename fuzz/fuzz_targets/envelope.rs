@@ -1,0 +1,3 @@
+#![no_main]
+//! The envelope decoder: the scanner's fast path against serde_json.
+libfuzzer_sys::fuzz_target!(|data: &[u8]| mcp_proto::jsonrpc::fuzzing::envelope(data));
