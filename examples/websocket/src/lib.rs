@@ -26,7 +26,7 @@ pub async fn connect(url: &str) -> Result<WebSocketTransport, TransportError> {
 
 /// Wraps an open WebSocket (client or server side).
 pub fn wrap<S>(ws: WebSocketStream<S>) -> Framed<WebSocketStream<S>, Ws> {
-    Framed::new(ws, |text| Ws::text(text), decode)
+    Framed::new(ws, Ws::text, decode)
 }
 
 fn decode(frame: Ws) -> Frame {

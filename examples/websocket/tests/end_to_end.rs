@@ -1,6 +1,7 @@
 //! mcp-client over the WebSocket transport against a real tokio-tungstenite
 //! server fronting the `mcp` CLI's demo server (one JSON-RPC message per
 //! text frame on the socket, one per line to the server).
+#![allow(clippy::unwrap_used)]
 
 use futures_util::{SinkExt, StreamExt};
 use serde_json::json;
