@@ -75,4 +75,5 @@ pub use events::{Event, Transmit};
 pub use handshake::ServerInfo;
 
 pub(crate) use mcp_proto::jsonrpc::IdHash;
+#[cfg(feature = "tokio")]
 pub(crate) use wire::empty_object;
