@@ -1,5 +1,5 @@
 //! A [`Transport`] over any message-framed connection: a
-//! [`Stream`](futures_core::Stream) + [`Sink`](futures_sink::Sink) of frames,
+//! [`Stream`] + [`Sink`] of frames,
 //! as WebSocket libraries (`tokio-tungstenite`, …) provide. One JSON-RPC
 //! message per text frame ([`Message::to_text`] and [`str::parse`]).
 //!
