@@ -60,6 +60,12 @@ def echo(text: str) -> str:
     return text
 
 
+@server.tool(structured_output=False)
+def blob(mib: int) -> str:
+    """Return `mib` MiB of text: one JSON-RPC line larger than a client's limit."""
+    return "x" * (mib << 20)
+
+
 @server.tool()
 def add(a: int, b: int) -> int:
     """Add two integers (structured output)."""

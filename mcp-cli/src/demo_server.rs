@@ -113,7 +113,10 @@ where
     W: AsyncWrite + Unpin + Send + 'static,
 {
     let (out, rx) = mpsc::unbounded_channel::<Message>();
-    let writer_task = tokio::spawn(write_loop(rx, writer));
+    let writer_task = match crate::chaos::Chaos::from_env() {
+        Some(chaos) => tokio::spawn(chaos.write_loop(rx, writer)),
+        None => tokio::spawn(write_loop(rx, writer)),
+    };
     let in_flight: InFlight = Arc::default();
     let mut reader = BufReader::new(reader);
     let mut line = Vec::with_capacity(1024);

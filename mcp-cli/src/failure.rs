@@ -94,6 +94,10 @@ impl Failure {
                  (notifications/cancelled) and stopped it (a longer --timeout may help)",
                 after.as_secs_f64()
             ),
+            // The library names the versions; the flag to pick one is ours.
+            ClientError::UnsupportedProtocolVersion { .. } => {
+                format!("{what}: {e}; pick one of those with --protocol or upgrade the server")
+            }
             other => format!("{what}: {other}"),
         };
         Failure::fatal(kind, message)

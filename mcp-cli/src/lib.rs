@@ -11,5 +11,6 @@
 //!
 //! These modules serve the CLI; they are not meant as a stable library API.
 
+mod chaos;
 pub mod demo_server;
 pub mod raw_json;

@@ -52,10 +52,13 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_client::{Client, ClientBuilder, ClientHandler};
+use mcp_client::{Client, ClientBuilder, ClientError, ClientHandler, ListKind};
 use mcp_proto::Notification;
 use mcp_proto::RawJson;
-use mcp_proto::schema::{CallToolResult, ProgressParams, ResourceContents, ServerCapabilities};
+use mcp_proto::schema::{
+    CallToolResult, LoggingMessageParams, ProgressParams, ResourceContents, ResourceUpdatedParams,
+    ServerCapabilities,
+};
 use mcp_proto::transport::BoxTransport;
 use serde_json::value::RawValue;
 use tokio::task::JoinHandle;
@@ -361,7 +364,17 @@ async fn run(opts: Options) -> Result<(), Failure> {
 struct LogNotifications;
 
 impl ClientHandler for LogNotifications {
-    fn on_notification(&self, n: Notification) {
+    fn on_logging_message(&self, p: LoggingMessageParams) {
+        let logger = p.logger.as_deref().unwrap_or("");
+        tracing::info!(target: "mcp::server", level = ?p.level, logger, data = %p.data, "server log");
+    }
+    fn on_list_changed(&self, kind: ListKind) {
+        tracing::info!(target: "mcp::server", ?kind, "server list changed");
+    }
+    fn on_resource_updated(&self, p: ResourceUpdatedParams) {
+        tracing::info!(target: "mcp::server", uri = %p.uri, "resource updated");
+    }
+    fn other_notification(&self, n: Notification) {
         let params = n.params.as_ref().map_or("", |p| p.get());
         tracing::info!(target: "mcp::server", method = %n.method, params, "server notification");
     }
@@ -506,6 +519,38 @@ impl Listing {
     }
 }
 
+/// Every page of `method`, raw, following `nextCursor` (up to the
+/// client's [`max_list_pages`](Client::max_list_pages)).
+async fn list_pages(client: &Client, method: &str) -> Result<Vec<RawJson>, ClientError> {
+    #[derive(serde::Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Cursor {
+        next_cursor: Option<String>,
+    }
+    let mut pages = Vec::new();
+    let mut cursor: Option<String> = None;
+    for _ in 0..client.max_list_pages() {
+        let params = match &cursor {
+            Some(c) => RawJson::from_value(&serde_json::json!({ "cursor": c })).ok(),
+            None => None,
+        };
+        let page = client.request_raw(method.to_owned(), params).await?;
+        let next: Cursor = page.decode().map_err(|e| ClientError::Decode {
+            method: method.to_owned(),
+            source: Arc::new(e),
+        })?;
+        pages.push(page);
+        match next.next_cursor {
+            Some(c) => cursor = Some(c),
+            None => return Ok(pages),
+        }
+    }
+    Err(ClientError::TooManyPages {
+        method: method.to_owned(),
+        limit: client.max_list_pages(),
+    })
+}
+
 /// Every page of the list, each page's array concatenated.
 pub(crate) async fn list_items(
     client: &Client,
@@ -513,8 +558,7 @@ pub(crate) async fn list_items(
 ) -> Result<Vec<Box<RawValue>>, Failure> {
     let method = what.method();
     let key = what.key();
-    let pages = client
-        .list_all_raw(method)
+    let pages = list_pages(client, method)
         .await
         .map_err(|e| Failure::from_client(method, &e))?;
     let mut items = Vec::new();

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use mcp_client::{Client, VersionChoice};
 use mcp_proto::ProtocolVersion;
-use mcp_proto::schema::{CallToolParams, CallToolResult};
+use mcp_proto::schema::Tool;
 use mcp_transport_stdio::LineTransport;
 use serde_json::json;
 use tokio::task::JoinHandle;
@@ -48,10 +48,12 @@ async fn both_eras_list_every_tool_page_and_call() {
         assert_eq!(info.implementation.name, mcp_cli::demo_server::SERVER_NAME);
 
         // 5 tools over 2 pages of TOOLS_PAGE_SIZE.
-        let pages = client.list_all_raw("tools/list").await.unwrap();
-        assert_eq!(pages.len(), 2);
+        let first = client.list_page::<Tool>(None).await.unwrap();
+        assert!(first.next_cursor.is_some());
+        let last = client.list_page::<Tool>(first.next_cursor).await.unwrap();
+        assert!(last.next_cursor.is_none(), "two pages");
         let names: Vec<String> = client
-            .list_all_tools()
+            .list_all::<Tool>()
             .await
             .unwrap()
             .into_iter()
@@ -62,13 +64,12 @@ async fn both_eras_list_every_tool_page_and_call() {
         // Progress: one notification per step, in order.
         let seen = Arc::new(Mutex::new(Vec::new()));
         let sink = seen.clone();
-        let r: CallToolResult = client
-            .call_tool_with(
-                &CallToolParams::new("slow_sum")
-                    .with_arguments(json!({"a": 40, "b": 2, "steps": 3, "delay_ms": 1})),
+        let r = client
+            .call_tool(
+                "slow_sum",
+                json!({"a": 40, "b": 2, "steps": 3, "delay_ms": 1}),
             )
             .on_progress(move |p| sink.lock().unwrap().push(p.progress))
-            .send_typed()
             .await
             .unwrap();
         assert_eq!(r.content[0].as_text(), Some("42"));

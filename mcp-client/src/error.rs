@@ -1,6 +1,7 @@
 //! Errors a client call can end with.
 
 use std::fmt;
+use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_proto::ErrorObject;
@@ -17,16 +18,40 @@ pub enum ClientError {
     /// The transport failed for this request (the connection may still be usable).
     #[error("{0}")]
     Transport(#[source] TransportError),
+    /// The transport dropped the frame that answered this call (over the
+    /// size limit, not JSON-RPC, undecodable): the call fails at once rather
+    /// than wait for an answer already thrown away. The connection goes on.
+    #[error("the response to {method} was dropped: {}", dropped_cause(error))]
+    AnswerDropped {
+        /// The method of the call.
+        method: String,
+        /// What the transport said (a [`Decode`](mcp_proto::transport::TransportErrorKind::Decode)
+        /// error; its cause names the limit to raise, if any).
+        #[source]
+        error: TransportError,
+    },
     /// The server answered with a JSON-RPC error.
     #[error("server error: {0}")]
     Rpc(ErrorObject),
-    /// The server's result did not match the method's result type.
-    #[error("could not decode the result of {method}: {message}")]
+    /// The server's result did not match the method's result type (serde's
+    /// error is the [`source`](std::error::Error::source)).
+    #[error("could not decode the result of {method}")]
     Decode {
         /// The method whose result failed to decode.
         method: String,
         /// What serde said.
-        message: String,
+        #[source]
+        source: Arc<serde_json::Error>,
+    },
+    /// The request's params could not be encoded (a `Serialize` impl
+    /// failed, or a map had non-string keys). Nothing was sent.
+    #[error("could not encode the params of {method}")]
+    Encode {
+        /// The method whose params failed to encode.
+        method: String,
+        /// What serde said.
+        #[source]
+        source: Arc<serde_json::Error>,
     },
     /// No response within the request's timeout; the request was cancelled on the server.
     #[error("{method} timed out after {after:?} (the request was cancelled on the server)")]
@@ -36,15 +61,12 @@ pub enum ClientError {
         /// How long the client waited.
         after: Duration,
     },
-    /// The call was cancelled by the caller.
-    #[error("request cancelled")]
-    Cancelled,
     /// The connection is closed; the call cannot complete.
     #[error("connection closed: {0}")]
     Closed(#[source] CloseReason),
     /// The server speaks no protocol revision this client supports.
     #[error(
-        "the server does not support protocol {offered} (it supports: {}); pick one of those with --protocol or upgrade the server",
+        "the server does not support protocol {offered} (it supports: {})",
         supported.join(", ")
     )]
     UnsupportedProtocolVersion {
@@ -77,9 +99,6 @@ pub enum ClientError {
         /// The page cap.
         limit: usize,
     },
-    /// A local misuse of the API (never caused by what the server sent).
-    #[error("API misuse: {0}")]
-    ApiMisuse(&'static str),
     /// A skill file (SEP-2640) is not what the server's `skills/list` entry
     /// promised (size, digest or frontmatter): its content was not used.
     #[error("skill file {uri} failed verification: {reason}; its content was not used")]
@@ -111,6 +130,13 @@ impl ClientError {
     }
 }
 
+fn dropped_cause(e: &TransportError) -> String {
+    match e.cause() {
+        Some(c) => c.to_string(),
+        None => e.to_string(),
+    }
+}
+
 /// Why the connection closed.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
@@ -125,6 +151,9 @@ pub enum CloseReason {
     Handshake(String),
     /// The client's driver is gone (its task was dropped or the runtime shut down).
     DriverGone,
+    /// The driver was polled outside a tokio runtime (it needs one, with
+    /// the time driver enabled, for its timers and handler tasks).
+    NoRuntime,
 }
 
 impl fmt::Display for CloseReason {
@@ -144,6 +173,9 @@ impl fmt::Display for CloseReason {
             CloseReason::Transport(e) => write!(f, "{e}"),
             CloseReason::Handshake(m) => write!(f, "handshake failed: {m}"),
             CloseReason::DriverGone => f.write_str("the client's driver task is gone"),
+            CloseReason::NoRuntime => f.write_str(
+                "the client's driver ran outside a tokio runtime; spawn it on one (tokio::spawn)",
+            ),
         }
     }
 }

@@ -1,66 +1,165 @@
-//! What the application provides to the client: answers to the server's
-//! requests (sampling, elicitation, roots) and a sink for notifications.
+//! What the application provides to the client: typed answers to the
+//! server's requests (sampling, elicitation, roots) and typed callbacks for
+//! its notifications.
 
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 
-use mcp_proto::schema::ClientCapabilities;
-use mcp_proto::{ErrorObject, Notification};
+use mcp_proto::jsonrpc::Notification;
+use mcp_proto::method::{CreateMessage, Elicit, ListRoots, ServerMethod};
+use mcp_proto::schema::{
+    CancelledParams, ClientCapabilities, CreateMessageParams, CreateMessageResult, ElicitParams,
+    ElicitResult, ElicitationCompleteParams, ListRootsParams, ListRootsResult,
+    LoggingMessageParams, ProgressParams, ResourceUpdatedParams, ServerNotification, ServerRequest,
+};
+use mcp_proto::{ErrorCode, ErrorObject, RawJson};
+use serde::Serialize;
 use serde_json::Value;
 
-/// A boxed, sendable future.
-pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
+/// Which server list changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ListKind {
+    /// `tools/list`.
+    Tools,
+    /// `resources/list`.
+    Resources,
+    /// `prompts/list`.
+    Prompts,
+}
 
-/// The application side of the client.
+/// The application side of the client: one typed method per request and
+/// notification the server may send.
 ///
-/// One handler serves both eras: legacy servers send requests such as
-/// `sampling/createMessage` as JSON-RPC requests; 2026-07-28 servers embed
-/// them in an `input_required` result. Either way they reach
-/// [`handle_request`](ClientHandler::handle_request), and the client
-/// advertises the [`capabilities`](ClientHandler::capabilities) you return.
+/// One handler serves both eras: a legacy server sends
+/// `sampling/createMessage`, `elicitation/create` and `roots/list` as
+/// JSON-RPC requests; a 2026-07-28 server embeds them in an
+/// `input_required` result. Either way they reach the same method, and
+/// the answer goes back the way the request came.
+///
+/// **Capabilities** are what [`capabilities`](ClientHandler::capabilities)
+/// returns, nothing else: the client advertises them and answers a request
+/// whose capability is not advertised with "method not found" without
+/// calling the handler. Implementing a method and advertising its capability
+/// go together (the compiler cannot see which methods you implemented).
+///
+/// Defaults: sampling and roots answer "method not found", elicitation
+/// declines, notifications are ignored. Methods this trait does not name
+/// (extensions, `tasks/*`) reach [`other_request`](ClientHandler::other_request)
+/// and [`other_notification`](ClientHandler::other_notification) raw. A
+/// server's `ping` is answered by the session itself, at once.
 ///
 /// ```
-/// use mcp_client::{BoxFuture, ClientHandler};
+/// use mcp_client::ClientHandler;
 /// use mcp_proto::ErrorObject;
-/// use mcp_proto::schema::ClientCapabilities;
-/// use serde_json::{json, Value};
+/// use mcp_proto::schema::{
+///     ClientCapabilities, ContentBlock, CreateMessageParams, CreateMessageResult, ElicitParams,
+///     ElicitResult, ListRootsParams, ListRootsResult, Role, Root,
+/// };
 ///
-/// struct Roots;
-/// impl ClientHandler for Roots {
+/// struct App;
+/// impl ClientHandler for App {
 ///     fn capabilities(&self) -> ClientCapabilities {
-///         serde_json::from_value(json!({"roots": {}})).unwrap()
+///         ClientCapabilities::default().with_sampling().with_elicitation_form().with_roots()
 ///     }
-///     fn handle_request(&self, method: &str, _params: Value) -> BoxFuture<Result<Value, ErrorObject>> {
-///         let method = method.to_owned();
-///         Box::pin(async move {
-///             match method.as_str() {
-///                 "roots/list" => Ok(json!({"roots": [{"uri": "file:///work", "name": "work"}]})),
-///                 other => Err(ErrorObject::method_not_found(other)),
-///             }
-///         })
+///     async fn create_message(&self, p: CreateMessageParams) -> Result<CreateMessageResult, ErrorObject> {
+///         let _ = p.messages; // ask a model here
+///         Ok(CreateMessageResult::new(Role::Assistant, ContentBlock::text("hi"), "my-model"))
+///     }
+///     async fn elicit(&self, p: ElicitParams) -> Result<ElicitResult, ErrorObject> {
+///         match p {
+///             ElicitParams::Form(_) => Ok(ElicitResult::accept(Default::default())),
+///             _ => Ok(ElicitResult::decline()),
+///         }
+///     }
+///     async fn list_roots(&self, _: ListRootsParams) -> Result<ListRootsResult, ErrorObject> {
+///         Ok(ListRootsResult::new(vec![Root::new("file:///work").with_name("work")]))
 ///     }
 /// }
 /// ```
 pub trait ClientHandler: Send + Sync + 'static {
-    /// What this handler can do (`sampling`, `elicitation`, `roots`). Default: nothing.
+    /// What this handler answers (`sampling`, `elicitation`, `roots`):
+    /// advertised to the server. Default: nothing.
     fn capabilities(&self) -> ClientCapabilities {
         ClientCapabilities::default()
     }
 
-    /// Answers a server-to-client request (`sampling/createMessage`,
-    /// `elicitation/create`, `roots/list`). The result is the method's result
-    /// object. Default: method not found.
-    fn handle_request(&self, method: &str, params: Value) -> BoxFuture<Result<Value, ErrorObject>> {
+    /// `sampling/createMessage`: run the messages through a model. Default:
+    /// method not found.
+    fn create_message(
+        &self,
+        params: CreateMessageParams,
+    ) -> impl Future<Output = Result<CreateMessageResult, ErrorObject>> + Send {
         let _ = params;
-        let err = ErrorObject::method_not_found(method);
-        Box::pin(async move { Err(err) })
+        async { Err(ErrorObject::method_not_found(CREATE_MESSAGE)) }
     }
 
-    /// Receives every server notification (except progress for calls that
-    /// registered a progress callback), one at a time, in the order the server
-    /// sent them. Runs on its own task: a slow handler never stalls the
-    /// connection (notifications queue up instead).
-    fn on_notification(&self, notification: Notification) {
+    /// `elicitation/create`, form mode ([`ElicitParams::Form`]) or URL mode
+    /// ([`ElicitParams::Url`]). Default: decline.
+    fn elicit(
+        &self,
+        params: ElicitParams,
+    ) -> impl Future<Output = Result<ElicitResult, ErrorObject>> + Send {
+        let _ = params;
+        async { Ok(ElicitResult::decline()) }
+    }
+
+    /// `roots/list`. Default: method not found.
+    fn list_roots(
+        &self,
+        params: ListRootsParams,
+    ) -> impl Future<Output = Result<ListRootsResult, ErrorObject>> + Send {
+        let _ = params;
+        async { Err(ErrorObject::method_not_found(LIST_ROOTS)) }
+    }
+
+    /// Any other server request (extensions, `tasks/*`), raw: returns the
+    /// result object. Default: method not found.
+    fn other_request(
+        &self,
+        method: &str,
+        params: Option<Value>,
+    ) -> impl Future<Output = Result<Value, ErrorObject>> + Send {
+        let _ = params;
+        let err = ErrorObject::method_not_found(method);
+        async { Err(err) }
+    }
+
+    /// `notifications/progress` for calls without their own progress
+    /// callback ([`RequestBuilder::on_progress`](crate::RequestBuilder::on_progress)).
+    fn on_progress(&self, params: ProgressParams) {
+        let _ = params;
+    }
+
+    /// `notifications/message`: a log message from the server.
+    fn on_logging_message(&self, params: LoggingMessageParams) {
+        let _ = params;
+    }
+
+    /// `notifications/resources/updated`: a subscribed resource changed.
+    fn on_resource_updated(&self, params: ResourceUpdatedParams) {
+        let _ = params;
+    }
+
+    /// `notifications/{tools,resources,prompts}/list_changed`.
+    fn on_list_changed(&self, kind: ListKind) {
+        let _ = kind;
+    }
+
+    /// `notifications/cancelled`: the server cancelled one of its requests.
+    fn on_cancelled(&self, params: CancelledParams) {
+        let _ = params;
+    }
+
+    /// `notifications/elicitation/complete`: a URL-mode elicitation finished.
+    fn on_elicitation_complete(&self, params: ElicitationCompleteParams) {
+        let _ = params;
+    }
+
+    /// Any other notification (extensions, tasks, subscription
+    /// acknowledgements), and known ones whose params did not decode, raw.
+    fn other_notification(&self, notification: Notification) {
         let _ = notification;
     }
 }
@@ -70,3 +169,104 @@ pub trait ClientHandler: Send + Sync + 'static {
 pub struct NoHandler;
 
 impl ClientHandler for NoHandler {}
+
+const CREATE_MESSAGE: &str = CreateMessage::NAME;
+const LIST_ROOTS: &str = ListRoots::NAME;
+
+/// A boxed, sendable future.
+#[cfg_attr(not(feature = "tokio"), allow(dead_code))]
+pub(crate) type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
+
+/// [`ClientHandler`] made object-safe: what the driver holds.
+#[cfg_attr(not(feature = "tokio"), allow(dead_code))]
+pub(crate) trait DynHandler: Send + Sync + 'static {
+    fn capabilities(&self) -> ClientCapabilities;
+    fn answer(
+        self: Arc<Self>,
+        caps: Arc<ClientCapabilities>,
+        method: String,
+        params: Option<RawJson>,
+    ) -> BoxFuture<Result<Value, ErrorObject>>;
+    fn notify(&self, notification: Notification);
+}
+
+impl<H: ClientHandler> DynHandler for H {
+    fn capabilities(&self) -> ClientCapabilities {
+        ClientHandler::capabilities(self)
+    }
+
+    fn answer(
+        self: Arc<Self>,
+        caps: Arc<ClientCapabilities>,
+        method: String,
+        params: Option<RawJson>,
+    ) -> BoxFuture<Result<Value, ErrorObject>> {
+        Box::pin(async move { answer(&*self, &caps, &method, params).await })
+    }
+
+    fn notify(&self, n: Notification) {
+        use ServerNotification as N;
+        match ServerNotification::from_notification(&n) {
+            Ok(N::Progress(p)) => self.on_progress(p),
+            Ok(N::LoggingMessage(p)) => self.on_logging_message(p),
+            Ok(N::ResourceUpdated(p)) => self.on_resource_updated(p),
+            Ok(N::ToolListChanged(_)) => self.on_list_changed(ListKind::Tools),
+            Ok(N::ResourceListChanged(_)) => self.on_list_changed(ListKind::Resources),
+            Ok(N::PromptListChanged(_)) => self.on_list_changed(ListKind::Prompts),
+            Ok(N::Cancelled(p)) => self.on_cancelled(p),
+            Ok(N::ElicitationComplete(p)) => self.on_elicitation_complete(p),
+            Ok(_) => self.other_notification(n),
+            Err(e) => {
+                tracing::debug!(method = %n.method, error = %e, "notification params did not decode; passed on raw");
+                self.other_notification(n);
+            }
+        }
+    }
+}
+
+/// Answers one server request (legacy JSON-RPC request or 2026-07-28 input
+/// request) through the handler's typed methods.
+#[cfg_attr(not(feature = "tokio"), allow(dead_code))]
+async fn answer<H: ClientHandler>(
+    h: &H,
+    caps: &ClientCapabilities,
+    method: &str,
+    params: Option<RawJson>,
+) -> Result<Value, ErrorObject> {
+    let advertised = match method {
+        CreateMessage::NAME => caps.sampling.is_some(),
+        Elicit::NAME => caps.elicitation.is_some(),
+        ListRoots::NAME => caps.roots.is_some(),
+        _ => true,
+    };
+    if !advertised {
+        tracing::warn!(%method, "the server sent a request whose capability the client did not advertise");
+        return Err(ErrorObject::method_not_found(method));
+    }
+    let request = ServerRequest::from_parts(method, params.as_ref()).map_err(|e| {
+        ErrorObject::new(
+            ErrorCode::INVALID_PARAMS,
+            format!("invalid params for {method}: {e}"),
+        )
+    })?;
+    match request {
+        ServerRequest::CreateMessage(p) => encode(h.create_message(p).await?),
+        ServerRequest::Elicit(p) => encode(h.elicit(p).await?),
+        ServerRequest::ListRoots(p) => encode(h.list_roots(p).await?),
+        ServerRequest::Ping(_) => Ok(Value::Object(Default::default())),
+        _ => {
+            h.other_request(method, params.and_then(|p| p.decode().ok()))
+                .await
+        }
+    }
+}
+
+#[cfg_attr(not(feature = "tokio"), allow(dead_code))]
+fn encode(result: impl Serialize) -> Result<Value, ErrorObject> {
+    serde_json::to_value(result).map_err(|e| {
+        ErrorObject::new(
+            ErrorCode::INTERNAL_ERROR,
+            format!("could not encode the answer: {e}"),
+        )
+    })
+}

@@ -13,10 +13,11 @@
 //! ```no_run
 //! # async fn run(transport: impl mcp_proto::transport::Transport) -> Result<(), mcp_client::ClientError> {
 //! use mcp_client::Client;
+//! use mcp_proto::schema::Tool;
 //! use serde_json::json;
 //!
 //! let client = Client::builder("my-agent", "1.0.0").connect(transport).await?;
-//! for tool in client.list_all_tools().await? {
+//! for tool in client.list_all::<Tool>().await? {
 //!     println!("{}: {}", tool.name, tool.description.unwrap_or_default());
 //! }
 //! let result = client.call_tool("echo", json!({"message": "hi"})).await?;
@@ -70,16 +71,15 @@ mod client;
 
 pub use era_cache::{DEFAULT_ERA_CACHE_ENTRIES, EraCache};
 pub use error::{ClientError, CloseReason};
-pub use handler::{BoxFuture, ClientHandler, NoHandler};
+pub use handler::{ClientHandler, ListKind, NoHandler};
 pub use session::{EraHint, ServerInfo, VersionChoice};
 
 #[cfg(feature = "skills")]
 pub use client::skills::LoadedSkill;
 #[cfg(feature = "tokio")]
 pub use client::{
-    Client, ClientBuilder, DEFAULT_MAX_LIST_PAGES, Driver, ListKind,
-    MAX_CONCURRENT_SERVER_REQUESTS, MAX_QUEUED_NOTIFICATIONS, ProgressFn, RequestBuilder,
-    ResponseFuture, prime_allocator,
+    Client, ClientBuilder, DEFAULT_MAX_LIST_PAGES, Driver, MAX_CONCURRENT_SERVER_REQUESTS,
+    MAX_QUEUED_NOTIFICATIONS, ProgressFn, RequestBuilder, ResponseFuture,
 };
 
 /// The README's example, compiled with the doc-tests so it cannot go stale.

@@ -23,7 +23,7 @@
 //!     let client = mcp_client::Client::builder("my-host", "1.0")
 //!         .connect(server.transport()?)
 //!         .await?;
-//!     println!("{}: {} tools", server.name, client.list_all_tools().await?.len());
+//!     println!("{}: {} tools", server.name, client.list_all::<mcp_proto::schema::Tool>().await?.len());
 //!     client.close().await;
 //! }
 //! # Ok(()) }

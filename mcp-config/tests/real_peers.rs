@@ -88,7 +88,7 @@ async fn call_echo(server: ServerConfig) -> (String, usize, String) {
     .await
     .unwrap_or_else(|_| panic!("{}: connect timed out", server.name))
     .unwrap_or_else(|e| panic!("{}: {e}", server.name));
-    let tools = client.list_all_tools().await.unwrap();
+    let tools = client.list_all::<mcp_proto::schema::Tool>().await.unwrap();
     let args = if server.name.starts_with("everything") {
         json!({"message": "from a config file"})
     } else {

@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use mcp_client::{Client, ClientError, ListKind};
-use mcp_proto::schema::{CacheScope, Page, PageItem, ReadResourceResult};
+use mcp_proto::schema::{CacheScope, PageItem, ReadResourceResult};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -429,18 +429,29 @@ impl ResponseCache {
         // not cacheable.
         let mut expires = Some(u64::MAX);
         let mut scope = Scope::Public;
-        client
-            .paginate(T::METHOD, |page: Page<T>| {
-                expires = expires
-                    .zip(expiry(now_ms(), page.ttl_ms))
-                    .map(|(a, b)| a.min(b));
-                if scope_of(page.cache_scope) == Scope::Private {
-                    scope = Scope::Private;
-                }
-                items.extend(page.items);
-                Ok(page.next_cursor)
-            })
-            .await?;
+        let mut cursor = None;
+        let mut pages = 0;
+        loop {
+            pages += 1;
+            if pages > client.max_list_pages() {
+                return Err(ClientError::TooManyPages {
+                    method: T::METHOD.into(),
+                    limit: client.max_list_pages(),
+                });
+            }
+            let page = client.list_page::<T>(cursor.take()).await?;
+            expires = expires
+                .zip(expiry(now_ms(), page.ttl_ms))
+                .map(|(a, b)| a.min(b));
+            if scope_of(page.cache_scope) == Scope::Private {
+                scope = Scope::Private;
+            }
+            items.extend(page.items);
+            match page.next_cursor {
+                Some(c) => cursor = Some(c),
+                None => break,
+            }
+        }
         if let Some(at) = expires {
             match serde_json::to_value(&items) {
                 Ok(value) => self

@@ -477,7 +477,7 @@ struct Started {
     from_cache: bool,
     changes: watch::Receiver<u64>,
     /// The open `subscriptions/listen` request (2026-07-28), if any.
-    _listen: Option<ResponseFuture>,
+    _listen: Option<ResponseFuture<mcp_proto::schema::ListenResult>>,
 }
 
 /// Launches, connects and lists (through the cache).
@@ -533,7 +533,7 @@ async fn list_tools(
                 None => (cache.list_all::<Tool>(client, &target).await?, false),
             }
         }
-        None => (client.list_all_tools().await?, false),
+        None => (client.list_all::<Tool>().await?, false),
     };
     Ok((
         all.into_iter().filter(|t| spec.allows(&t.name)).collect(),

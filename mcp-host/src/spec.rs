@@ -5,10 +5,13 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_client::{BoxFuture, Client};
+use mcp_client::Client;
 use mcp_tools::Glob;
 
 use crate::cache::CacheTarget;
+
+/// A boxed, sendable future.
+type BoxFuture<T> = std::pin::Pin<Box<dyn Future<Output = T> + Send + 'static>>;
 use crate::status::Backoff;
 
 /// Why a launch failed: any error (a spawn error, a [`ClientError`](mcp_client::ClientError)

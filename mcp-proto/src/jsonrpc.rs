@@ -21,11 +21,13 @@ use crate::raw::RawJson;
 mod decode;
 mod error;
 mod id;
+mod peek;
 mod scan;
 
 use self::decode::{decode_slice_error, decode_text};
 pub use self::error::{DecodeError, EnvelopeViolation};
 pub use self::id::{IdHash, IdHasher, RequestId};
+pub use self::peek::{FrameHead, FrameKind, answered_id, peek_head, peek_tail};
 
 /// A request: expects exactly one response with the same id.
 #[derive(Debug, Clone)]

@@ -45,6 +45,17 @@
 //!     that one request failed in the transport (an HTTP POST answered 500,
 //!     a dropped response stream, an expired session). The client fails that
 //!     request (or retries it) and goes on.
+//!   - **a dropped answer**: a `Decode` error with a `request_id` says "the
+//!     frame answering this request was dropped, because …" (over the size
+//!     limit, not JSON-RPC, undecodable). A transport that drops a frame
+//!     MUST say so whenever it can learn which request the frame answered
+//!     (the id at the start or end of an oversized line, the request an
+//!     HTTP response belongs to): otherwise that call waits for its whole
+//!     timeout for an answer already thrown away. When a dropped frame may
+//!     have been an answer but its id cannot be learned, the transport marks
+//!     the error with [`answering_unknown`](TransportError::answering_unknown):
+//!     the client then fails every call waiting for an answer, since any of
+//!     them may have been the one.
 //!
 //!   Every other error is *terminal*: the connection is gone, and the
 //!   following `poll_recv` returns `None`. [`TransportError::is_terminal`]
@@ -343,6 +354,8 @@ impl fmt::Display for TransportErrorKind {
 pub struct TransportError {
     kind: TransportErrorKind,
     request: Option<RequestId>,
+    /// A dropped frame that may have answered any pending request.
+    unknown_answer: bool,
     source: Option<Arc<dyn StdError + Send + Sync>>,
 }
 
@@ -355,6 +368,7 @@ impl TransportError {
         TransportError {
             kind,
             request: None,
+            unknown_answer: false,
             source: Some(Arc::from(source.into())),
         }
     }
@@ -364,6 +378,7 @@ impl TransportError {
         TransportError {
             kind,
             request: None,
+            unknown_answer: false,
             source: None,
         }
     }
@@ -373,6 +388,28 @@ impl TransportError {
     pub fn with_request(mut self, id: RequestId) -> Self {
         self.request = Some(id);
         self
+    }
+
+    /// Marks a dropped frame (a [`Decode`](TransportErrorKind::Decode)
+    /// error) that may have been the answer to any pending request: it
+    /// looked like a response, but its id could not be learned. The client
+    /// fails every call waiting for an answer (see the module docs).
+    #[must_use]
+    pub fn answering_unknown(mut self) -> Self {
+        self.unknown_answer = true;
+        self
+    }
+
+    /// Whether this error is a dropped frame that may have answered any
+    /// pending request ([`answering_unknown`](Self::answering_unknown)).
+    pub fn is_unknown_answer(&self) -> bool {
+        self.unknown_answer
+    }
+
+    /// Whether this error is a dropped frame that answered the request in
+    /// [`request_id`](Self::request_id): a `Decode` error scoped to a request.
+    pub fn is_dropped_answer(&self) -> bool {
+        self.kind == TransportErrorKind::Decode && self.request.is_some()
     }
 
     /// The kind of failure.
@@ -403,6 +440,9 @@ impl fmt::Debug for TransportError {
         if let Some(r) = &self.request {
             d.field("request", r);
         }
+        if self.unknown_answer {
+            d.field("unknown_answer", &true);
+        }
         if let Some(s) = &self.source {
             d.field("source", &s.to_string());
         }
@@ -426,6 +466,29 @@ impl StdError for TransportError {
         self.source
             .as_deref()
             .map(|s| s as &(dyn StdError + 'static))
+    }
+}
+
+/// A size for an error message: `64.0 MiB`, `16 MiB` (an exact number of
+/// MiB, as limits usually are), `1000 bytes`.
+///
+/// ```
+/// use mcp_proto::transport::ByteSize;
+/// assert_eq!(ByteSize(64 * 1024 * 1024 + 50).to_string(), "64.0 MiB");
+/// assert_eq!(ByteSize(16 * 1024 * 1024).to_string(), "16 MiB");
+/// assert_eq!(ByteSize(1000).to_string(), "1000 bytes");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ByteSize(pub u64);
+
+impl fmt::Display for ByteSize {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        const MIB: u64 = 1024 * 1024;
+        match self.0 {
+            n if n >= MIB && n.is_multiple_of(MIB) => write!(f, "{} MiB", n / MIB),
+            n if n >= MIB => write!(f, "{:.1} MiB", n as f64 / MIB as f64),
+            n => write!(f, "{n} bytes"),
+        }
     }
 }
 

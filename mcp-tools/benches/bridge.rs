@@ -139,7 +139,7 @@ fn call_raw_client(b: Bencher<'_, '_>) {
     let client = spawn_server(&rt);
     let args = json!({"query": "is:open", "limit": 20});
     b.bench_local(|| {
-        rt.block_on(client.call_tool("search", args.clone()))
+        rt.block_on(client.call_tool("search", args.clone()).send())
             .unwrap()
     });
 }

@@ -62,7 +62,6 @@ pub fn to_rig_error(error: ToolError) -> ToolExecutionError {
         ToolError::NotFound { .. } => ToolExecutionError::not_found(message),
         ToolError::Fatal { source, .. } => match source {
             ClientError::Timeout { .. } => ToolExecutionError::timeout(message),
-            ClientError::Cancelled => ToolExecutionError::cancelled(message),
             ClientError::Closed(_) | ClientError::Transport(_) => {
                 ToolExecutionError::network(message)
             }

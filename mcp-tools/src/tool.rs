@@ -7,9 +7,7 @@ use std::time::Duration;
 
 use mcp_client::{Client, ClientError};
 use mcp_proto::ErrorCode;
-use mcp_proto::schema::{
-    CallToolParams, CallToolResult, ContentBlock, JsonObject, ToolAnnotations,
-};
+use mcp_proto::schema::{CallToolResult, ContentBlock, JsonObject, ToolAnnotations};
 use serde_json::Value;
 
 use crate::error::ToolError;
@@ -224,7 +222,7 @@ impl McpTool {
     /// Lists `client`'s tools and wraps each one.
     pub async fn list(client: &Client) -> Result<Vec<McpTool>, ClientError> {
         Ok(client
-            .list_all_tools()
+            .list_all::<mcp_proto::schema::Tool>()
             .await?
             .into_iter()
             .map(|t| McpTool::new(client.clone(), t))
@@ -300,7 +298,7 @@ impl McpTool {
                 let fresh = self
                     .inner
                     .client
-                    .list_all_tools()
+                    .list_all::<mcp_proto::schema::Tool>()
                     .await
                     .map_err(|e| self.fatal(e))?;
                 let Some(def) = fresh.into_iter().find(|t| t.name == self.inner.def.name) else {
@@ -364,14 +362,17 @@ impl McpTool {
         if let Some(checker) = &self.inner.checker {
             checker.check(&arguments).map_err(invalid)?;
         }
-        let params = CallToolParams::new(self.inner.def.name.clone()).with_arguments(arguments);
         // Agents' tools may run long: asking for progress lets a server that
         // reports it keep the call alive past the timeout.
-        let mut request = self.inner.client.call_tool_with(&params).progress(true);
+        let mut request = self
+            .inner
+            .client
+            .call_tool(&self.inner.def.name, &arguments)
+            .progress(true);
         if let Some(t) = self.inner.options.timeout {
             request = request.timeout(t);
         }
-        let result: CallToolResult = match request.send_typed().await {
+        let result: CallToolResult = match request.await {
             Ok(r) => r,
             Err(ClientError::Rpc(e)) if e.is_tool_set_changed() => {
                 return Err(AttemptError::ToolSetChanged(ClientError::Rpc(e)));

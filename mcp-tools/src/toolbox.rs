@@ -6,6 +6,7 @@ use std::sync::{Arc, Mutex, RwLock, Weak};
 
 use mcp_client::{Client, ClientError, ListKind, ResponseFuture};
 use mcp_proto::Era;
+use mcp_proto::schema::{ListenResult, SubscriptionFilter};
 use serde_json::Value;
 use tokio::sync::watch;
 
@@ -222,7 +223,7 @@ async fn list_tools(client: &Client) -> Result<Vec<mcp_proto::schema::Tool>, Cli
     {
         return Ok(Vec::new());
     }
-    client.list_all_tools().await
+    client.list_all::<mcp_proto::schema::Tool>().await
 }
 
 /// Opens `subscriptions/listen` for tool-list changes if the server speaks
@@ -230,7 +231,7 @@ async fn list_tools(client: &Client) -> Result<Vec<mcp_proto::schema::Tool>, Cli
 /// polled: the request stays open until the toolbox is dropped (which
 /// cancels it). The notifications it brings reach the client's
 /// `list_changed` counter like legacy ones.
-fn open_listen(client: &Client) -> Option<ResponseFuture> {
+fn open_listen(client: &Client) -> Option<ResponseFuture<ListenResult>> {
     let info = client.server()?;
     let announces = info
         .capabilities
@@ -241,13 +242,7 @@ fn open_listen(client: &Client) -> Option<ResponseFuture> {
     if info.era() != Era::Modern || !announces {
         return None;
     }
-    let params = serde_json::json!({"notifications": {"toolsListChanged": true}});
-    Some(
-        client
-            .request_with("subscriptions/listen", &params)
-            .no_timeout()
-            .send(),
-    )
+    Some(client.listen(SubscriptionFilter::new().with_tools_list_changed()))
 }
 
 /// Many MCP servers' tools as one set of model-facing tools.
@@ -410,7 +405,7 @@ struct ServerState {
     /// Set after a "tool set changed" error or a failed listing.
     forced: AtomicBool,
     /// The open `subscriptions/listen` request, if any (dropping cancels it).
-    _listen: Mutex<Option<ResponseFuture>>,
+    _listen: Mutex<Option<ResponseFuture<ListenResult>>>,
 }
 
 impl ServerState {

@@ -1,5 +1,6 @@
 //! The transport's error type.
 
+use mcp_proto::transport::ByteSize;
 use std::time::Duration;
 
 use http::StatusCode;
@@ -59,11 +60,15 @@ pub enum HttpError {
     },
     /// The body went over the configured limit.
     #[error(
-        "response body over the {limit}-byte limit (raise max_body_size if this is legitimate)"
+        "the response body{} is over the {} limit; raise it with `max_body_size`",
+        size.map(|n| format!(" ({})", ByteSize(n))).unwrap_or_default(),
+        ByteSize(*limit as u64)
     )]
     BodyTooLarge {
         /// The limit in bytes.
         limit: usize,
+        /// The body's size, when the server said (`Content-Length`).
+        size: Option<u64>,
     },
     /// HTTP 404 on a request that carried a session id: the server ended
     /// the session. Start a new one with `initialize`.

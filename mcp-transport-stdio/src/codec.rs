@@ -4,8 +4,10 @@ use bytes::{Buf, BytesMut};
 use mcp_proto::Message;
 
 use crate::line::RETAINED_READ_CAPACITY;
-use mcp_proto::jsonrpc::DecodeError;
-use mcp_proto::transport::{TransportError, TransportErrorKind};
+use mcp_proto::jsonrpc::{
+    DecodeError, FrameHead, FrameKind, RequestId, answered_id, peek_head, peek_tail,
+};
+use mcp_proto::transport::{ByteSize, TransportError, TransportErrorKind};
 use serde_json::value::RawValue;
 
 /// Default limit on one message: 16 MiB.
@@ -24,27 +26,128 @@ const NOISE_PREVIEW: usize = 120;
 /// powers of two only).
 const NOISE_WARNINGS: u64 = 10;
 
-/// A frame the codec could not turn into a message. Both kinds are scoped:
+/// A frame the codec could not turn into a message. Every kind is scoped:
 /// the codec goes on with the next line.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum JsonLineCodecError {
-    /// A line was longer than the limit. It was dropped, not buffered whole.
-    #[error(
-        "message larger than the {limit}-byte limit was skipped (raise the limit with `max_message_size` if the server legitimately sends messages this large)"
-    )]
+    /// A line was longer than the limit. It was dropped as it arrived, not
+    /// buffered whole, and is reported once, when it ends (so its size is known).
+    #[error("{}, over the {} limit; raise it with `max_message_size`", ByteSize(*len), ByteSize(*limit as u64))]
     LineTooLong {
         /// The limit in bytes that was exceeded.
         limit: usize,
+        /// The line's length in bytes (without its newline).
+        len: u64,
+        /// What the line was, as far as its first and last bytes tell.
+        dropped: Dropped,
     },
     /// A line was JSON but not a valid JSON-RPC message.
     #[error(transparent)]
     Message(#[from] DecodeError),
+    /// A line was JSON but not a valid JSON-RPC message, and it answered
+    /// the request `id` (an object with that `id` and no `method`).
+    #[error("{error}")]
+    BrokenAnswer {
+        /// The request it answered.
+        id: RequestId,
+        /// What is wrong with it.
+        error: DecodeError,
+    },
 }
+
+/// What a dropped oversized line was (see [`JsonLineCodecError::LineTooLong`]).
+///
+/// The codec reads the line anyway, so it learns the id from the start of
+/// the line (`{"jsonrpc":"2.0","id":7,"result":…`, the Python SDK's order)
+/// or its last bytes (`…,"jsonrpc":"2.0","id":7}`, the TypeScript SDK's),
+/// keeping only a few bytes of the rest.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Dropped {
+    /// The answer to this request.
+    Answer(RequestId),
+    /// A response (`result` or `error` came first) whose id could not be
+    /// learned: it may have answered any pending request.
+    UnknownAnswer,
+    /// A request or notification from the server, or not a JSON object
+    /// (noise): it answered nothing.
+    NotAnAnswer,
+}
+
+impl Dropped {
+    /// Classifies a dropped line from its first bytes and its last ones.
+    fn learn(head: &FrameHead, tail: &[u8]) -> Self {
+        if !head.object {
+            return Dropped::NotAnAnswer;
+        }
+        let id = head.id.clone().or_else(|| peek_tail(tail));
+        match (head.kind, id) {
+            (Some(FrameKind::Call), _) => Dropped::NotAnAnswer,
+            (_, Some(id)) => Dropped::Answer(id),
+            (Some(FrameKind::Answer), None) => Dropped::UnknownAnswer,
+            // An object that names no kind in its first `limit` bytes and
+            // has no id at either end: nothing to fail.
+            (_, None) => Dropped::NotAnAnswer,
+        }
+    }
+}
+
+/// Last bytes of an oversized line kept to learn a trailing `id` from.
+const TAIL_KEEP: usize = 256;
 
 impl From<JsonLineCodecError> for TransportError {
     fn from(e: JsonLineCodecError) -> Self {
-        TransportError::new(TransportErrorKind::Decode, e)
+        let answered = match &e {
+            JsonLineCodecError::LineTooLong {
+                dropped: Dropped::Answer(id),
+                ..
+            }
+            | JsonLineCodecError::BrokenAnswer { id, .. } => Some(Some(id.clone())),
+            JsonLineCodecError::LineTooLong {
+                dropped: Dropped::UnknownAnswer,
+                ..
+            } => Some(None),
+            _ => None,
+        };
+        let te = TransportError::new(TransportErrorKind::Decode, e);
+        match answered {
+            Some(Some(id)) => te.with_request(id),
+            Some(None) => te.answering_unknown(),
+            None => te,
+        }
+    }
+}
+
+/// An oversized line being dropped as it arrives.
+#[derive(Debug, Clone)]
+struct Discard {
+    head: FrameHead,
+    len: u64,
+    /// Its last bytes so far (at most [`TAIL_KEEP`]).
+    tail: Vec<u8>,
+}
+
+impl Discard {
+    /// `line`: the line's first bytes (more than `limit`); only `limit` of
+    /// them are scanned, so how the line was split into reads does not matter.
+    fn new(line: &[u8], limit: usize) -> Self {
+        let mut d = Discard {
+            head: peek_head(line.get(..limit).unwrap_or(line)),
+            len: 0,
+            tail: Vec::new(),
+        };
+        d.push(line);
+        d
+    }
+
+    fn push(&mut self, bytes: &[u8]) {
+        self.len += bytes.len() as u64;
+        let keep = bytes.len().min(TAIL_KEEP);
+        let drop = (self.tail.len() + keep).saturating_sub(TAIL_KEEP);
+        self.tail.drain(..drop.min(self.tail.len()));
+        self.tail
+            .extend_from_slice(bytes.get(bytes.len() - keep..).unwrap_or_default());
     }
 }
 
@@ -71,11 +174,27 @@ impl From<JsonLineCodecError> for TransportError {
 /// - **Framing.** The decoder looks for `\n` starting at `next_index`, the
 ///   first byte it has not scanned yet, so a long line arriving in many small
 ///   reads is scanned once in total, not once per read.
-/// - **Discarding.** A line longer than the limit is reported once as
-///   [`JsonLineCodecError::LineTooLong`] and then dropped *as it arrives*:
-///   the buffer is emptied after every read, so memory stays bounded by the
-///   limit plus one read, whatever the line's length. The next line after the
-///   newline decodes normally.
+/// - **Discarding.** A line longer than the limit is dropped *as it
+///   arrives*: the buffer is emptied after every read, so memory stays
+///   bounded by the limit plus one read, whatever the line's length. Only
+///   its first `limit` bytes (scanned once for the `id`) and its last
+///   256 bytes (a trailing `"id"`) are looked at. When it ends it is
+///   reported once as [`JsonLineCodecError::LineTooLong`], with its size and
+///   what it was ([`Dropped`]): the transport turns that into an error scoped
+///   to the request it answered, so that call fails at once. The next line
+///   after the newline decodes normally.
+///
+/// # A dropped line whose id cannot be learned
+///
+/// A response too large to decode whose id is neither among its first
+/// `limit` bytes nor its last member ([`Dropped::UnknownAnswer`]) may have
+/// answered any pending call, and the session cannot tell which. Going on
+/// silently would leave one call waiting for its whole timeout for an
+/// answer already thrown away; closing the connection would punish calls
+/// that had nothing to do with it. So the transport error is marked
+/// [`answering_unknown`](TransportError::answering_unknown) and the client
+/// fails every call waiting for an answer at that moment (each with the
+/// size and the limit), and the connection goes on: later calls work.
 ///
 /// # What a line may be
 ///
@@ -85,7 +204,8 @@ impl From<JsonLineCodecError> for TransportError {
 /// | empty, or only whitespace (including a CRLF's `\r`) | skipped silently |
 /// | not JSON at all (a banner such as `Server v1.2 listening`) | skipped, counted in [`skipped_lines`](JsonLineCodec::skipped_lines), `tracing` warning |
 /// | JSON that is not a valid JSON-RPC envelope | `Err(Message(..))`, scoped: the next line decodes normally |
-/// | longer than the limit | `Err(LineTooLong { limit })` once, then discarded up to its newline |
+/// | longer than the limit | discarded as it arrives; `Err(LineTooLong { limit, len, dropped })` once, at its newline (or end of input), naming the request it answered |
+/// | JSON, not JSON-RPC, with an `id` and no `method` | `Err(BrokenAnswer { id, .. })`, scoped |
 ///
 /// One trailing `\r` is stripped (CRLF is tolerated). Lines must be UTF-8;
 /// a line that is not is "not JSON" and skipped.
@@ -95,7 +215,7 @@ pub struct JsonLineCodec {
     /// Bytes of the buffer already searched for `\n` (framing state).
     next_index: usize,
     /// Dropping the rest of an oversized line.
-    discarding: bool,
+    discarding: Option<Discard>,
     skipped_lines: u64,
     /// Room a line longer than one read should get at once: set when a large
     /// line was handed over with its buffer (see [`take_line`]).
@@ -120,7 +240,7 @@ impl JsonLineCodec {
         JsonLineCodec {
             max_message_size: DEFAULT_MAX_MESSAGE_SIZE,
             next_index: 0,
-            discarding: false,
+            discarding: None,
             skipped_lines: 0,
             large_line_hint: 0,
         }
@@ -146,7 +266,7 @@ impl JsonLineCodec {
 
     /// Whether the codec is dropping the rest of an oversized line.
     pub fn is_discarding(&self) -> bool {
-        self.discarding
+        self.discarding.is_some()
     }
 
     /// Decodes the next message from `buf`, consuming its bytes.
@@ -162,15 +282,16 @@ impl JsonLineCodec {
                 .and_then(|rest| memchr::memchr(b'\n', rest))
                 .map(|i| start + i);
 
-            if self.discarding {
+            if let Some(d) = self.discarding.as_mut() {
                 match newline {
                     Some(nl) => {
+                        d.push(buf.get(..nl).unwrap_or_default());
                         buf.advance(nl + 1);
                         self.next_index = 0;
-                        self.discarding = false;
-                        continue;
+                        return Err(self.finish_discard());
                     }
                     None => {
+                        d.push(&buf[..]);
                         buf.clear();
                         self.next_index = 0;
                         return Ok(None);
@@ -181,11 +302,12 @@ impl JsonLineCodec {
             let Some(nl) = newline else {
                 if buf.len() > self.max_message_size {
                     // Already longer than allowed with no end in sight: drop
-                    // what we have and the rest as it comes.
+                    // what we have and the rest as it comes (its start and
+                    // last bytes tell which request it answered).
+                    self.discarding = Some(Discard::new(buf, self.max_message_size));
                     buf.clear();
                     self.next_index = 0;
-                    self.discarding = true;
-                    return Err(self.too_long());
+                    return Ok(None);
                 }
                 self.next_index = buf.len();
                 return Ok(None);
@@ -193,8 +315,12 @@ impl JsonLineCodec {
 
             self.next_index = 0;
             if nl > self.max_message_size {
+                self.discarding = Some(Discard::new(
+                    buf.get(..nl).unwrap_or_default(),
+                    self.max_message_size,
+                ));
                 buf.advance(nl + 1);
-                return Err(self.too_long());
+                return Err(self.finish_discard());
             }
             let line = self.take_line(buf, nl);
             match self.classify(line) {
@@ -216,10 +342,10 @@ impl JsonLineCodec {
             return Ok(Some(m));
         }
         self.next_index = 0;
-        if self.discarding {
-            self.discarding = false;
+        if self.discarding.is_some() {
+            // The oversized line ended with the input.
             buf.clear();
-            return Ok(None);
+            return Err(self.finish_discard());
         }
         if buf.is_empty() {
             return Ok(None);
@@ -244,9 +370,17 @@ impl JsonLineCodec {
         encode_line(msg, dst);
     }
 
-    fn too_long(&self) -> JsonLineCodecError {
+    /// The oversized line ended: report it once, with what it answered.
+    fn finish_discard(&mut self) -> JsonLineCodecError {
+        let d = self.discarding.take();
+        let (len, dropped) = match &d {
+            Some(d) => (d.len, Dropped::learn(&d.head, &d.tail)),
+            None => (0, Dropped::NotAnAnswer),
+        };
         JsonLineCodecError::LineTooLong {
             limit: self.max_message_size,
+            len,
+            dropped,
         }
     }
 
@@ -276,7 +410,10 @@ impl JsonLineCodec {
             // Valid JSON of the wrong shape is a broken message the client
             // should hear about; anything else is noise on stdout.
             e if serde_json::from_slice::<&RawValue>(&line).is_ok() => {
-                Line::Error(JsonLineCodecError::Message(e))
+                Line::Error(match answered_id(&line) {
+                    Some(id) => JsonLineCodecError::BrokenAnswer { id, error: e },
+                    None => JsonLineCodecError::Message(e),
+                })
             }
             _ => {
                 let line = &line[..];

@@ -84,7 +84,9 @@ pub fn stdio_codec(data: &[u8]) {
         .map(|r| match r {
             Ok(m) => Expected::Message(m.clone()),
             Err(JsonLineCodecError::LineTooLong { .. }) => Expected::TooLong,
-            Err(JsonLineCodecError::Message(e)) => Expected::Invalid(e.clone()),
+            Err(
+                JsonLineCodecError::Message(e) | JsonLineCodecError::BrokenAnswer { error: e, .. },
+            ) => Expected::Invalid(e.clone()),
         })
         .collect();
     assert_eq!(model, expected(input, limit), "whole input");

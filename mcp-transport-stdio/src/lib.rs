@@ -131,7 +131,7 @@ mod stderr;
 mod stdio;
 mod sys;
 
-pub use codec::{DEFAULT_MAX_MESSAGE_SIZE, JsonLineCodec, JsonLineCodecError};
+pub use codec::{DEFAULT_MAX_MESSAGE_SIZE, Dropped, JsonLineCodec, JsonLineCodecError};
 pub use command::{
     DEFAULT_ENV_ALLOWLIST, DEFAULT_STDIN_GRACE, DEFAULT_TERM_GRACE, ServerCommand, ShellWordsError,
     SpawnError, Stderr, StderrCallback,

@@ -25,12 +25,11 @@ async fn a_64_mib_line_is_a_typed_error_and_memory_stays_bounded() {
         .unwrap()
         .downcast_ref::<JsonLineCodecError>()
         .unwrap();
-    assert_eq!(
-        *cause,
-        JsonLineCodecError::LineTooLong {
-            limit: DEFAULT_MAX_MESSAGE_SIZE
-        }
-    );
+    assert!(matches!(
+        cause,
+        JsonLineCodecError::LineTooLong { limit: DEFAULT_MAX_MESSAGE_SIZE, len, .. }
+            if *len >= 64 << 20
+    ));
     // Resynchronised at the next newline: the reply arrives.
     let reply = recv(&mut t).await.unwrap().unwrap();
     assert_eq!(reply.id(), Some(&1.into()));

@@ -17,11 +17,14 @@
 //!   stable and runs each for N seconds (default 60); fails on a finding and
 //!   saves its reproducer under `fuzz/artifacts/` (`fuzz/README.md`).
 //! - `ci`: what `.ci/run` runs: fmt check, clippy, `test`, all the
-//!   conformance scenarios, docs, 30 s of each fuzz target.
+//!   conformance scenarios, the chaos soak for 60 s, docs, 30 s of each
+//!   fuzz target.
+//! - `soak [--seconds N]`: the chaos soak (`xtask/src/soak.rs`).
 
 mod conformance;
 mod fuzz;
 mod json;
+mod soak;
 
 use std::env;
 use std::fs;
@@ -38,8 +41,9 @@ fn main() -> ExitCode {
         Some("conformance") => conformance::conformance(&args[1..]),
         Some("fuzz") => fuzz::fuzz(&args[1..]),
         Some("ci") => ci(),
+        Some("soak") => soak::soak(&args[1..]),
         _ => {
-            eprintln!("usage: cargo xtask <peers|test|conformance|fuzz|ci> [args]");
+            eprintln!("usage: cargo xtask <peers|test|conformance|fuzz|ci|soak> [args]");
             return ExitCode::from(2);
         }
     };
@@ -184,6 +188,7 @@ fn ci() -> Result {
     // then both requirement sets in the suite's own parallel mode (10-30 s
     // each).
     conformance::conformance(&[])?;
+    soak::soak(&[])?;
     run(cargo()
         .args(["doc", "--workspace", "--no-deps"])
         .env("RUSTDOCFLAGS", "-D warnings"))?;

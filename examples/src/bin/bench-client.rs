@@ -166,7 +166,7 @@ async fn connect(a: &Args) -> Result<(Client, f64), String> {
         .await
         .map_err(|e| format!("connect: {e}"))?;
     let tools = client
-        .list_all_tools()
+        .list_all::<mcp_proto::schema::Tool>()
         .await
         .map_err(|e| format!("tools/list: {e}"))?;
     if !tools.iter().any(|t| t.name == "echo") {
@@ -194,8 +194,7 @@ async fn worker(
         }
         let t0 = Instant::now();
         let r = client
-            .call_tool_with_args("echo", &EchoArgs { text: &payload })
-            .send_typed::<mcp_proto::schema::CallToolResult>()
+            .call_tool("echo", &EchoArgs { text: &payload })
             .await
             .map_err(|e: ClientError| format!("call {i}: {e}"))?;
         if r.is_error() {

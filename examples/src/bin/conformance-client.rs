@@ -12,7 +12,7 @@
 //! - `elicitation/create` (form mode) is accepted with every field the schema
 //!   gives a `default` for (SEP-1034); it is declined when a required field has
 //!   no default (there is no user to ask) and in URL mode (no browser).
-//! - `roots/list` answers an empty list.
+//! - roots are not advertised (`roots/list` is answered "method not found").
 //!
 //! Exit status: 0 when the session opened and every call succeeded, 1
 //! otherwise (the reason is printed on stderr, which the runner keeps in
@@ -21,9 +21,9 @@
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use mcp_client::{BoxFuture, Client, ClientError, ClientHandler, VersionChoice};
-use mcp_proto::schema::ClientCapabilities;
-use mcp_proto::{ErrorObject, ProtocolVersion};
+use mcp_client::{Client, ClientError, ClientHandler, VersionChoice};
+use mcp_proto::schema::{ClientCapabilities, ElicitParams, ElicitResult, Tool};
+use mcp_proto::{ErrorCode, ErrorObject, ProtocolVersion};
 use mcp_transport_http::HttpTransport;
 use serde_json::{Map, Value, json};
 
@@ -216,7 +216,7 @@ async fn exercise(client: &Client) -> Result<(), String> {
 
 async fn list_tools(client: &Client) -> Result<Vec<mcp_proto::schema::Tool>, String> {
     let tools = client
-        .list_all_tools()
+        .list_all::<Tool>()
         .await
         .map_err(|e| format!("tools/list: {e}"))?;
     eprintln!("conformance-client: {} tool(s)", tools.len());
@@ -404,11 +404,8 @@ struct Handler;
 
 impl ClientHandler for Handler {
     fn capabilities(&self) -> ClientCapabilities {
-        let mut caps = ClientCapabilities::default();
         // Form mode only: with no browser, URL-mode elicitation is declined.
-        let mut elicitation = Map::new();
-        elicitation.insert("form".into(), json!({}));
-        caps.elicitation = Some(elicitation);
+        let mut caps = ClientCapabilities::default().with_elicitation_form();
         // Skills (SEP-2640): this host loads skills a server lists.
         let mut extensions = Map::new();
         extensions.insert(mcp_proto::schema::SKILLS_EXTENSION.into(), json!({}));
@@ -416,13 +413,10 @@ impl ClientHandler for Handler {
         caps
     }
 
-    fn handle_request(&self, method: &str, params: Value) -> BoxFuture<Result<Value, ErrorObject>> {
-        let answer = match method {
-            "elicitation/create" => Ok(elicit(&params)),
-            "roots/list" => Ok(json!({ "roots": [] })),
-            other => Err(ErrorObject::method_not_found(other)),
-        };
-        Box::pin(async move { answer })
+    async fn elicit(&self, params: ElicitParams) -> Result<ElicitResult, ErrorObject> {
+        let params = serde_json::to_value(&params).unwrap_or_default();
+        serde_json::from_value(elicit(&params))
+            .map_err(|e| ErrorObject::new(ErrorCode::INTERNAL_ERROR, e.to_string()))
     }
 }
 

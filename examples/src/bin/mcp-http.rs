@@ -157,7 +157,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         "connected to {} {} over Streamable HTTP, protocol {}",
         info.implementation.name, info.implementation.version, info.protocol_version
     );
-    for tool in client.list_all_tools().await? {
+    for tool in client.list_all::<mcp_proto::schema::Tool>().await? {
         println!(
             "  tool {}: {}",
             tool.name,

@@ -35,7 +35,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         );
     }
 
-    for tool in client.list_all_tools().await? {
+    for tool in client.list_all::<mcp_proto::schema::Tool>().await? {
         println!(
             "tool {}: {}",
             tool.name,
@@ -44,12 +44,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
 
     let result = client
-        .call_tool_with(
-            &mcp_proto::schema::CallToolParams::new("slow_sum")
-                .with_arguments(json!({"a": 2, "b": 3})),
-        )
+        .call_tool("slow_sum", json!({"a": 2, "b": 3}))
         .on_progress(|p| eprintln!("progress {}/{}", p.progress, p.total.unwrap_or(0.0)))
-        .send_typed::<mcp_proto::schema::CallToolResult>()
         .await?;
     for block in &result.content {
         if let Some(text) = block.as_text() {

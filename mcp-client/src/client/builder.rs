@@ -9,20 +9,19 @@ use mcp_proto::transport::Transport;
 use tokio::sync::{mpsc, watch};
 
 use super::driver::{DriverCore, DriverState};
-use super::notifications::{Backlog, notification_loop};
+use super::notifications::Backlog;
 use super::{Client, Driver, Shared};
 use crate::era_cache::EraCache;
 use crate::error::ClientError;
-use crate::handler::{ClientHandler, NoHandler};
+use crate::handler::{ClientHandler, DynHandler, NoHandler};
 use crate::session::{Session, SessionConfig, VersionChoice};
 
 /// Configures and connects a [`Client`].
 #[must_use]
 pub struct ClientBuilder {
     config: SessionConfig,
-    handler: Arc<dyn ClientHandler>,
+    handler: Arc<dyn DynHandler>,
     max_list_pages: usize,
-    prime_allocator: bool,
     era_cache: Option<(EraCache, String)>,
 }
 
@@ -32,27 +31,6 @@ impl std::fmt::Debug for ClientBuilder {
             .field("config", &self.config)
             .finish()
     }
-}
-
-/// Raises glibc malloc's dynamic thresholds once per process.
-///
-/// glibc returns freed memory at the top of the heap to the kernel as soon as
-/// more than its trim threshold (128 KiB at start) is free there, and serves
-/// blocks above its mmap threshold with fresh mappings. Both thresholds adapt
-/// upward when a large *mapped* block is freed. A client exchanging
-/// megabyte-sized messages allocates and frees a few such buffers per call
-/// (the encoded params, the raw result, the decoded text), so without this
-/// every call faults their pages in again: measured ~740 page faults per
-/// 1 MiB tool call, about 40 % of its time (see `BENCHMARKS.md`).
-///
-/// This allocates and frees one 8 MiB block that is never written (so it
-/// costs no resident memory): glibc then keeps up to 16 MiB of freed heap for
-/// reuse instead of trimming it. Other allocators simply allocate and free
-/// it. Called by [`ClientBuilder::build`] unless
-/// [`ClientBuilder::prime_allocator`] turned it off.
-pub fn prime_allocator() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| drop(std::hint::black_box(Vec::<u8>::with_capacity(8 << 20))));
 }
 
 /// Default cap on pages followed by `list_all_*`.
@@ -65,13 +43,13 @@ impl ClientBuilder {
             config: SessionConfig::new(mcp_proto::schema::Implementation::new(name, version)),
             handler: Arc::new(NoHandler),
             max_list_pages: DEFAULT_MAX_LIST_PAGES,
-            prime_allocator: true,
             era_cache: None,
         }
     }
 
     /// The application's handler (server requests, notifications). Its
-    /// capabilities are advertised.
+    /// [`capabilities`](ClientHandler::capabilities) are what the client
+    /// advertises.
     pub fn handler(mut self, handler: impl ClientHandler) -> Self {
         self.handler = Arc::new(handler);
         self
@@ -127,14 +105,6 @@ impl ClientBuilder {
         self
     }
 
-    /// Whether to raise the process allocator's trim and mmap thresholds once,
-    /// so that megabyte-sized messages reuse heap memory instead of faulting in
-    /// fresh pages on every call (default on; see [`prime_allocator`]).
-    pub fn prime_allocator(mut self, on: bool) -> Self {
-        self.prime_allocator = on;
-        self
-    }
-
     /// Remembers the server's era in `cache` under `key` (HTTP: the endpoint's
     /// origin and path; stdio: the command line), so that later connections
     /// with the same cache and key skip the `server/discover` probe where the
@@ -146,19 +116,21 @@ impl ClientBuilder {
     }
 
     /// Splits into the client and its driver, which the caller must spawn
-    /// (or poll) for anything to happen. The handshake starts when the driver
-    /// first runs; [`Client::wait_ready`] waits for it.
+    /// on a tokio runtime (or poll inside one) for anything to happen. The
+    /// handshake starts when the driver first runs; [`Client::wait_ready`]
+    /// waits for it.
+    ///
+    /// Never panics and needs no runtime itself: it may run before one
+    /// exists. A driver polled outside a tokio runtime closes the connection
+    /// with [`CloseReason::NoRuntime`](crate::CloseReason::NoRuntime).
     pub fn build(mut self, transport: impl Transport) -> (Client, Driver) {
-        if self.prime_allocator {
-            prime_allocator();
-        }
         let mut caps = self.handler.capabilities();
         if let Some(existing) = self.config.capabilities.experimental.take() {
             caps.experimental
                 .get_or_insert_with(Default::default)
                 .extend(existing);
         }
-        self.config.capabilities = caps;
+        self.config.capabilities = caps.clone();
         let (tx, rx) = mpsc::unbounded_channel();
         let (n_tx, n_rx) = mpsc::unbounded_channel();
         let backlog = Arc::new(Backlog::default());
@@ -186,12 +158,14 @@ impl ClientBuilder {
             shared: Arc::downgrade(&shared),
             waiters: HashMap::default(),
             stash: None,
-            sleep: Box::pin(tokio::time::sleep(Duration::from_secs(3600))),
+            sleep: None,
             armed: None,
             notifications: n_tx,
             backlog: backlog.clone(),
             server_requests: Arc::new(AtomicUsize::new(0)),
-            handler: self.handler.clone(),
+            handler: self.handler,
+            capabilities: Arc::new(caps),
+            notification_task: Some(n_rx),
             state: DriverState::Running,
             ready_waiters: Vec::new(),
             ready: false,
@@ -205,16 +179,18 @@ impl ClientBuilder {
             core: Arc::new(Mutex::new(core)),
         };
         let _ = shared.core.set(Arc::downgrade(&driver.core));
-        let handler = self.handler;
-        tokio::spawn(notification_loop(n_rx, handler, backlog));
         (Client { shared }, driver)
     }
 
     /// Spawns the driver on the current tokio runtime and waits for the
-    /// handshake to finish.
+    /// handshake to finish. Outside a tokio runtime: [`ClientError::Closed`]
+    /// with [`CloseReason::NoRuntime`](crate::CloseReason::NoRuntime).
     pub async fn connect(self, transport: impl Transport) -> Result<Client, ClientError> {
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return Err(ClientError::Closed(crate::CloseReason::NoRuntime));
+        };
         let (client, driver) = self.build(transport);
-        tokio::spawn(driver);
+        runtime.spawn(driver);
         client.wait_ready().await?;
         Ok(client)
     }

@@ -3,8 +3,11 @@
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
+use mcp_proto::jsonrpc::Notification;
+use mcp_proto::method::{
+    NotificationMethod, Progress, PromptListChanged, ResourceListChanged, ToolListChanged,
+};
 use mcp_proto::{ErrorObject, RawJson};
-use serde_json::Value;
 
 use super::driver::{DriverCore, DriverState, Waiter, now};
 use super::{Command, ListKind, kind_index};
@@ -74,6 +77,13 @@ impl DriverCore {
         }
     }
 
+    /// Hands a notification to the handler's task.
+    fn queue_notification(&mut self, n: Notification) {
+        if self.notifications.send(n).is_ok() {
+            self.backlog.push();
+        }
+    }
+
     fn publish_meta(&self) {
         if let Some(shared) = self.shared.upgrade() {
             if let Ok(mut g) = shared.meta.write() {
@@ -115,28 +125,34 @@ impl DriverCore {
                 }
             }
             Event::Progress { call, progress } => {
-                if let Some(cb) = self.waiters.get(&call).and_then(|w| w.progress.clone()) {
+                match self.waiters.get(&call).and_then(|w| w.progress.clone()) {
                     // Called by `Driver::poll` once the lock is released.
-                    self.deferred.push((cb, progress));
+                    Some(cb) => self.deferred.push((cb, progress)),
+                    // No callback of its own: the handler's `on_progress`.
+                    None => {
+                        let params = RawJson::from_value(&progress).ok();
+                        self.queue_notification(Notification::new(Progress::NAME, params));
+                    }
                 }
             }
             Event::InputRequired { call, requests } => {
                 let handler = self.handler.clone();
+                let caps = self.capabilities.clone();
                 let commands = self.shared.upgrade().map(|s| s.commands.clone());
                 tokio::spawn(async move {
                     let mut responses = mcp_proto::schema::InputResponses::new();
                     for (key, req) in requests {
-                        let params = req
-                            .params
-                            .as_ref()
-                            .and_then(|p| p.decode().ok())
-                            .unwrap_or(Value::Null);
-                        match handler.handle_request(&req.method, params).await {
+                        let method = req.method.clone();
+                        match handler
+                            .clone()
+                            .answer(caps.clone(), req.method, req.params)
+                            .await
+                        {
                             Ok(v) => {
                                 responses.insert(key, v);
                             }
                             Err(e) => {
-                                tracing::warn!(method = %req.method, error = %e, "could not answer an input request; retrying without it");
+                                tracing::warn!(%method, error = %e, "could not answer an input request; retrying without it");
                             }
                         }
                     }
@@ -160,15 +176,11 @@ impl DriverCore {
                 self.server_requests.fetch_add(1, Ordering::AcqRel);
                 let in_flight = self.server_requests.clone();
                 let handler = self.handler.clone();
+                let caps = self.capabilities.clone();
                 let commands = self.shared.upgrade().map(|s| s.commands.clone());
                 tokio::spawn(async move {
-                    let params = req
-                        .params
-                        .as_ref()
-                        .and_then(|p| p.decode().ok())
-                        .unwrap_or(Value::Null);
                     let result = handler
-                        .handle_request(&req.method, params)
+                        .answer(caps, req.method.into_owned(), req.params)
                         .await
                         .and_then(|v| {
                             RawJson::from_value(&v).map_err(|e| {
@@ -186,17 +198,15 @@ impl DriverCore {
             }
             Event::Notification(n) => {
                 let kind = match &*n.method {
-                    "notifications/tools/list_changed" => Some(ListKind::Tools),
-                    "notifications/resources/list_changed" => Some(ListKind::Resources),
-                    "notifications/prompts/list_changed" => Some(ListKind::Prompts),
+                    ToolListChanged::NAME => Some(ListKind::Tools),
+                    ResourceListChanged::NAME => Some(ListKind::Resources),
+                    PromptListChanged::NAME => Some(ListKind::Prompts),
                     _ => None,
                 };
                 if let (Some(kind), Some(shared)) = (kind, self.shared.upgrade()) {
                     shared.changes[kind_index(kind)].send_modify(|v| *v += 1);
                 }
-                if self.notifications.send(n).is_ok() {
-                    self.backlog.push();
-                }
+                self.queue_notification(n);
             }
             Event::Closed(reason) => {
                 if let Some((cache, key)) = &self.era_cache {

@@ -8,15 +8,15 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 
 use mcp_proto::jsonrpc::{Message, Notification};
-use mcp_proto::schema::ProgressParams;
+use mcp_proto::schema::{ClientCapabilities, ProgressParams};
 use mcp_proto::transport::BoxTransport;
 use tokio::sync::{mpsc, oneshot};
 
-use super::notifications::Backlog;
+use super::notifications::{Backlog, notification_loop};
 use super::{Command, ProgressFn, Reply, Shared};
 use crate::era_cache::EraCache;
 use crate::error::{ClientError, CloseReason};
-use crate::handler::ClientHandler;
+use crate::handler::DynHandler;
 use crate::session::{CallId, Session, Transmit};
 
 pub(super) struct Waiter {
@@ -60,12 +60,17 @@ pub(super) struct DriverCore {
     pub(super) shared: std::sync::Weak<Shared>,
     pub(super) waiters: HashMap<CallId, Waiter, crate::session::IdHash>,
     pub(super) stash: Option<Message>,
-    pub(super) sleep: Pin<Box<tokio::time::Sleep>>,
+    /// The timer, made when first armed (a `Sleep` needs the runtime).
+    pub(super) sleep: Option<Pin<Box<tokio::time::Sleep>>>,
     pub(super) armed: Option<std::time::Instant>,
     pub(super) notifications: mpsc::UnboundedSender<Notification>,
     pub(super) backlog: Arc<Backlog>,
     pub(super) server_requests: Arc<AtomicUsize>,
-    pub(super) handler: Arc<dyn ClientHandler>,
+    pub(super) handler: Arc<dyn DynHandler>,
+    /// What the client advertised (requests outside it are not handed to the handler).
+    pub(super) capabilities: Arc<ClientCapabilities>,
+    /// The handler's notification queue, until the first poll spawns its task.
+    pub(super) notification_task: Option<mpsc::UnboundedReceiver<Notification>>,
     pub(super) state: DriverState,
     pub(super) ready_waiters: Vec<Reply>,
     pub(super) ready: bool,
@@ -227,6 +232,18 @@ impl DriverCore {
         let this = self;
         if !this.started {
             this.started = true;
+            if tokio::runtime::Handle::try_current().is_err() {
+                this.session.handle_closed(CloseReason::NoRuntime);
+                this.drain_events();
+                return this.finish();
+            }
+            if let Some(rx) = this.notification_task.take() {
+                tokio::spawn(notification_loop(
+                    rx,
+                    this.handler.clone(),
+                    this.backlog.clone(),
+                ));
+            }
             let hint = this.era_cache.as_ref().and_then(|(c, k)| c.get(k));
             this.used_hint = hint.is_some();
             this.session.start_with_hint(now(), hint);
@@ -288,13 +305,15 @@ impl DriverCore {
                     // deadline (or with nothing left to time) costs one idle
                     // wake-up and is re-armed.
                     if let Some(deadline) = this.session.poll_timeout() {
+                        let at = tokio::time::Instant::from_std(deadline);
+                        let sleep = this
+                            .sleep
+                            .get_or_insert_with(|| Box::pin(tokio::time::sleep_until(at)));
                         if this.armed.is_none_or(|armed| deadline < armed) {
                             this.armed = Some(deadline);
-                            this.sleep
-                                .as_mut()
-                                .reset(tokio::time::Instant::from_std(deadline));
+                            sleep.as_mut().reset(at);
                         }
-                        if this.sleep.as_mut().poll(cx).is_ready() {
+                        if sleep.as_mut().poll(cx).is_ready() {
                             this.armed = None;
                             this.session.handle_timeout(now());
                             this.drain_events();
@@ -316,31 +335,37 @@ impl DriverCore {
                         Poll::Pending => return Poll::Pending,
                     }
                 }
-                DriverState::Done => {
-                    for tx in this.close_waiters.drain(..) {
-                        let _ = tx.send(());
-                    }
-                    // Late commands get a closed error.
-                    this.commands.close();
-                    while let Ok(cmd) = this.commands.try_recv() {
-                        match cmd {
-                            Command::Request { reply, .. } | Command::WaitReady(reply) => {
-                                let err =
-                                    this.shared.upgrade().map_or(
-                                        ClientError::Closed(CloseReason::DriverGone),
-                                        |s| s.closed_error(),
-                                    );
-                                let _ = reply.send(Err(err));
-                            }
-                            Command::Close(tx) => {
-                                let _ = tx.send(());
-                            }
-                            _ => {}
-                        }
-                    }
-                    return Poll::Ready(());
-                }
+                DriverState::Done => return this.finish(),
             }
         }
+    }
+
+    /// The transport is closed: tells everyone still waiting.
+    fn finish(&mut self) -> Poll<()> {
+        let this = self;
+        this.state = DriverState::Done;
+        for tx in this.close_waiters.drain(..) {
+            let _ = tx.send(());
+        }
+        // Late commands get a closed error.
+        this.commands.close();
+        while let Ok(cmd) = this.commands.try_recv() {
+            match cmd {
+                Command::Request { reply, .. } | Command::WaitReady(reply) => {
+                    let err = this
+                        .shared
+                        .upgrade()
+                        .map_or(ClientError::Closed(CloseReason::DriverGone), |s| {
+                            s.closed_error()
+                        });
+                    let _ = reply.send(Err(err));
+                }
+                Command::Close(tx) => {
+                    let _ = tx.send(());
+                }
+                _ => {}
+            }
+        }
+        Poll::Ready(())
     }
 }

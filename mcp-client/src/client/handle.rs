@@ -4,17 +4,17 @@ use std::borrow::Cow;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
-use mcp_proto::method::Method;
 use mcp_proto::transport::Transport;
 use mcp_proto::{Era, ProtocolVersion, RawJson};
 use serde::Serialize;
+use serde::de::DeserializeOwned;
 use tokio::sync::{oneshot, watch};
 
 use super::driver::{DriverState, lock_core};
-use super::request::{MetaSpec, Params, WithMeta, encode_error};
+use super::request::{MetaSpec, Params, WithMeta, decode_typed, encode_error, keep_raw};
 use super::{ClientBuilder, Command, ListKind, RequestBuilder, Shared, kind_index};
 use crate::error::{ClientError, CloseReason};
-use crate::session::{CallId, CallOptions, ServerInfo};
+use crate::session::{CallId, ServerInfo};
 
 /// A connected MCP client: cheap to clone, safe to share across tasks. Many
 /// calls may be in flight at once over one transport; no lock is held across
@@ -142,48 +142,48 @@ impl Client {
         Ok(())
     }
 
-    /// Starts a request with raw JSON params (must be an object or `None`).
-    /// The escape hatch for methods this crate has no typed call for.
+    /// A request for any method, with raw JSON params (an object or
+    /// `None`): the escape hatch for methods this crate has no typed call
+    /// for (extensions, `tasks/*`). Resolves to the raw result; decode it
+    /// with [`RawJson::decode`].
+    ///
+    /// ```no_run
+    /// # async fn f(client: mcp_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// use mcp_proto::RawJson;
+    /// let params = RawJson::from_value(&serde_json::json!({"taskId": "t1"}))?;
+    /// let raw = client.request_raw("tasks/get", Some(params)).await?;
+    /// let task: mcp_proto::schema::GetTaskResult = raw.decode()?;
+    /// # let _ = task; Ok(()) }
+    /// ```
     pub fn request_raw(
         &self,
         method: impl Into<Cow<'static, str>>,
         params: Option<RawJson>,
     ) -> RequestBuilder<'_> {
-        RequestBuilder {
-            client: self,
-            method: method.into(),
-            params: Params::Raw(params),
-            options: CallOptions::default(),
-            progress: None,
-        }
+        RequestBuilder::new(self, method.into(), Params::Raw(params), keep_raw)
     }
 
-    /// Starts a request with serializable params.
-    pub fn request_with<P: Serialize>(
+    /// A typed request whose params (which may carry `_meta` of their own)
+    /// are encoded now.
+    pub(super) fn request_typed<P: Serialize, R: DeserializeOwned>(
         &self,
-        method: impl Into<Cow<'static, str>>,
+        method: &'static str,
         params: &P,
-    ) -> RequestBuilder<'_> {
+    ) -> RequestBuilder<'_, R> {
         let params = match RawJson::from_value(params) {
             Ok(p) => Params::Raw(Some(p)),
-            Err(e) => Params::Failed(encode_error(&e)),
+            Err(e) => Params::Failed(encode_error(method, e)),
         };
-        RequestBuilder {
-            client: self,
-            method: method.into(),
-            params,
-            options: CallOptions::default(),
-            progress: None,
-        }
+        RequestBuilder::new(self, Cow::Borrowed(method), params, decode_typed::<R>)
     }
 
-    /// A request whose params (a struct or map with no `_meta` member of its
-    /// own) are encoded at send time together with the `_meta` it needs.
-    pub(super) fn request_lazy<'a, P: Serialize + Send + 'a>(
+    /// A typed request whose params (a struct or map with no `_meta` member
+    /// of its own) are encoded at send time together with the `_meta` it needs.
+    pub(super) fn request_lazy<'a, P: Serialize + Send + 'a, R: DeserializeOwned>(
         &'a self,
         method: impl Into<Cow<'static, str>>,
         params: P,
-    ) -> RequestBuilder<'a> {
+    ) -> RequestBuilder<'a, R> {
         self.request_encoded(method, move |meta: &MetaSpec<'_>, capacity| {
             if meta.is_empty() {
                 RawJson::from_value_with_capacity(&params, capacity)
@@ -199,27 +199,19 @@ impl Client {
         })
     }
 
-    /// A request whose params `encode` writes at send time, including the
-    /// given `_meta` when it is not empty, into a buffer of the given capacity.
-    pub(super) fn request_encoded<'a>(
+    /// A typed request whose params `encode` writes at send time, including
+    /// the given `_meta` when it is not empty, into a buffer of the given capacity.
+    pub(super) fn request_encoded<'a, R: DeserializeOwned>(
         &'a self,
         method: impl Into<Cow<'static, str>>,
         encode: impl FnOnce(&MetaSpec<'_>, usize) -> serde_json::Result<RawJson> + Send + 'a,
-    ) -> RequestBuilder<'a> {
-        RequestBuilder {
-            client: self,
-            method: method.into(),
-            params: Params::Lazy(Box::new(encode)),
-            options: CallOptions::default(),
-            progress: None,
-        }
-    }
-
-    /// A typed request.
-    pub async fn request<M: Method>(&self, params: &M::Params) -> Result<M::Result, ClientError> {
-        self.request_with(M::NAME, params)
-            .send_typed::<M::Result>()
-            .await
+    ) -> RequestBuilder<'a, R> {
+        RequestBuilder::new(
+            self,
+            method.into(),
+            Params::Lazy(Box::new(encode)),
+            decode_typed::<R>,
+        )
     }
 
     /// Sends a notification.

@@ -1,21 +1,25 @@
 //! The typed MCP calls: logging, ping, lists, tools, resources, prompts.
+//! Each returns a [`RequestBuilder`] for its options (or, for calls with
+//! nothing to configure, is an `async fn`); the raw escape hatch is
+//! [`Client::request_raw`].
 
 use std::borrow::Cow;
 
+use mcp_proto::method::{
+    CallTool, Complete, Discover, GetPrompt, Listen, Method, Ping, ReadResource, SetLevel,
+    Subscribe, Unsubscribe,
+};
 use mcp_proto::schema::{
-    CallToolParams, CallToolResult, CompleteParams, CompleteResult, GetPromptParams,
-    GetPromptResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
-    ListToolsResult, ListenParams, LoggingLevel, Page, PageItem, PaginatedParams, Prompt,
-    ReadResourceParams, ReadResourceResult, Resource, ResourceTemplate, SubscribeParams,
-    SubscriptionFilter, Tool,
+    CallToolResult, CompleteParams, CompleteResult, GetPromptParams, GetPromptResult, ListenParams,
+    ListenResult, LoggingLevel, Page, PageItem, PaginatedParams, ReadResourceParams,
+    ReadResourceResult, SetLevelParams, SubscribeParams, SubscriptionFilter,
 };
 use mcp_proto::{Era, RawJson};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use serde_json::Value;
 
-use super::request::MetaSpec;
-use super::{Client, Command, RequestBuilder, ResponseFuture, decode};
+use super::request::{MetaSpec, decode_typed};
+use super::{Client, Command, RequestBuilder, ResponseFuture};
 use crate::error::ClientError;
 
 impl Client {
@@ -25,8 +29,7 @@ impl Client {
         if self.era() == Some(Era::Modern) {
             return self.send(Command::SetLogLevel(Some(level)));
         }
-        self.request_with("logging/setLevel", &serde_json::json!({ "level": level }))
-            .send()
+        self.request_typed::<_, RawJson>(SetLevel::NAME, &SetLevelParams::new(level))
             .await
             .map(drop)
     }
@@ -34,245 +37,140 @@ impl Client {
     /// `ping` (legacy era; 2026-07-28 has no ping: this sends `server/discover` instead).
     pub async fn ping(&self) -> Result<(), ClientError> {
         let method = if self.era() == Some(Era::Modern) {
-            "server/discover"
+            Discover::NAME
         } else {
-            "ping"
+            Ping::NAME
         };
-        self.request_raw(method, None).send().await.map(drop)
+        self.request_raw(method, None).await.map(drop)
     }
 
     /// One page of any paginated list, named by its item type:
     /// `client.list_page::<Tool>(None)` sends `tools/list`. See
     /// [`Page`](mcp_proto::schema::Page) for why every list shares one shape.
-    pub async fn list_page<T: PageItem + DeserializeOwned>(
+    pub fn list_page<T: PageItem + DeserializeOwned>(
         &self,
         cursor: Option<String>,
-    ) -> Result<Page<T>, ClientError> {
+    ) -> RequestBuilder<'_, Page<T>> {
         self.request_lazy(T::METHOD, PaginatedParams::new(cursor))
-            .send_typed()
-            .await
     }
 
     /// Every item of a paginated list, following cursors (up to the page cap,
-    /// [`ClientBuilder::max_list_pages`](crate::ClientBuilder::max_list_pages)): `client.list_all::<Prompt>()`.
+    /// [`ClientBuilder::max_list_pages`](crate::ClientBuilder::max_list_pages)):
+    /// `client.list_all::<Tool>()`. More pages than that is
+    /// [`ClientError::TooManyPages`]; an empty string is a cursor like any other.
     pub async fn list_all<T: PageItem + DeserializeOwned>(&self) -> Result<Vec<T>, ClientError> {
         let mut all = Vec::new();
-        self.paginate(T::METHOD, |page: Page<T>| {
-            all.extend(page.items);
-            Ok(page.next_cursor)
-        })
-        .await?;
-        Ok(all)
-    }
-
-    /// One page of `tools/list`.
-    pub async fn list_tools(&self, cursor: Option<String>) -> Result<ListToolsResult, ClientError> {
-        self.list_page(cursor).await
-    }
-
-    /// Every tool, following cursors (up to the page cap).
-    pub async fn list_all_tools(&self) -> Result<Vec<Tool>, ClientError> {
-        self.list_all().await
-    }
-
-    /// Every page of a list method, raw: each page's result object as received.
-    pub async fn list_all_raw(&self, method: &str) -> Result<Vec<RawJson>, ClientError> {
-        #[derive(serde::Deserialize)]
-        #[serde(rename_all = "camelCase")]
-        struct Cursor {
-            next_cursor: Option<String>,
-        }
-        let mut pages = Vec::new();
-        self.paginate(method.to_owned(), |raw: RawJson| {
-            let next: Cursor = decode(method, &raw)?;
-            pages.push(raw);
-            Ok(next.next_cursor)
-        })
-        .await?;
-        Ok(pages)
-    }
-
-    /// The one cursor loop behind every `list_all*`: requests `method` page
-    /// by page, hands each decoded page to `on_page`, which returns the page's
-    /// `nextCursor`, and stops when a page has none (an empty string is a
-    /// valid cursor). More than [`ClientBuilder::max_list_pages`](crate::ClientBuilder::max_list_pages) pages is
-    /// [`ClientError::TooManyPages`].
-    pub async fn paginate<R: DeserializeOwned>(
-        &self,
-        method: impl Into<Cow<'static, str>>,
-        mut on_page: impl FnMut(R) -> Result<Option<String>, ClientError>,
-    ) -> Result<(), ClientError> {
-        let method = method.into();
         let mut cursor = None;
         for _ in 0..self.shared.max_list_pages {
-            let page: R = self
-                .request_lazy(method.clone(), PaginatedParams::new(cursor.take()))
-                .send_typed()
-                .await?;
-            match on_page(page)? {
+            let page = self.list_page::<T>(cursor.take()).await?;
+            all.extend(page.items);
+            match page.next_cursor {
                 Some(c) => cursor = Some(c),
-                None => return Ok(()),
+                None => return Ok(all),
             }
         }
         Err(ClientError::TooManyPages {
-            method: method.into(),
+            method: T::METHOD.into(),
             limit: self.shared.max_list_pages,
         })
     }
 
-    /// Calls a tool with JSON arguments. For progress (which then also
-    /// resets the timeout) use [`call_tool_with_args`](Self::call_tool_with_args)
-    /// and [`RequestBuilder::progress`] or [`RequestBuilder::on_progress`].
-    pub async fn call_tool(
-        &self,
-        name: impl AsRef<str>,
-        arguments: Value,
-    ) -> Result<CallToolResult, ClientError> {
-        self.call_tool_with_args(name.as_ref(), &arguments)
-            .send_typed()
-            .await
+    /// The cap on pages [`list_all`](Self::list_all) follows
+    /// ([`ClientBuilder::max_list_pages`](crate::ClientBuilder::max_list_pages)),
+    /// for callers that walk [`list_page`](Self::list_page) themselves.
+    pub fn max_list_pages(&self) -> usize {
+        self.shared.max_list_pages
     }
 
-    /// A `tools/call` request whose arguments are any serializable value,
-    /// encoded straight into the request (no intermediate `serde_json::Value`,
-    /// no copy of large arguments).
+    /// `tools/call` with any serializable arguments (a `serde_json::Value`,
+    /// or your own struct, encoded straight into the request: no
+    /// intermediate `Value`, no copy of large arguments).
     ///
     /// ```no_run
     /// # async fn f(client: mcp_client::Client) -> Result<(), mcp_client::ClientError> {
+    /// let result = client.call_tool("echo", serde_json::json!({"text": "hi"})).await?;
+    ///
     /// #[derive(serde::Serialize)]
     /// struct Echo<'a> { text: &'a str }
-    /// let result: mcp_proto::schema::CallToolResult =
-    ///     client.call_tool_with_args("echo", &Echo { text: "hi" }).send_typed().await?;
-    /// # Ok(()) }
+    /// let result = client.call_tool("echo", Echo { text: "hi" }).progress(true).await?;
+    /// # let _ = result; Ok(()) }
     /// ```
-    pub fn call_tool_with_args<'a, A: Serialize + Sync + ?Sized>(
+    pub fn call_tool<'a, A: Serialize + Send + 'a>(
         &'a self,
-        name: &'a str,
-        arguments: &'a A,
-    ) -> RequestBuilder<'a> {
+        name: impl Into<Cow<'a, str>>,
+        arguments: A,
+    ) -> RequestBuilder<'a, CallToolResult> {
+        let name = name.into();
         // Written directly (not with `#[serde(flatten)]`): this is the hot path.
         #[derive(Serialize)]
-        struct CallParams<'a, A: ?Sized> {
+        struct CallParams<'a, A> {
             #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
             meta: Option<&'a MetaSpec<'a>>,
             name: &'a str,
             arguments: &'a A,
         }
-        self.request_encoded("tools/call", move |meta: &MetaSpec<'_>, capacity| {
+        self.request_encoded(CallTool::NAME, move |meta: &MetaSpec<'_>, capacity| {
             RawJson::from_value_with_capacity(
                 &CallParams {
                     meta: (!meta.is_empty()).then_some(meta),
-                    name,
-                    arguments,
+                    name: &name,
+                    arguments: &arguments,
                 },
                 capacity,
             )
         })
     }
 
-    /// A `tools/call` request to configure (timeout, progress callback) before sending.
-    pub fn call_tool_with(&self, params: &CallToolParams) -> RequestBuilder<'_> {
-        self.request_with("tools/call", params)
-    }
-
-    /// One page of `resources/list`.
-    pub async fn list_resources(
-        &self,
-        cursor: Option<String>,
-    ) -> Result<ListResourcesResult, ClientError> {
-        self.list_page(cursor).await
-    }
-
-    /// Every resource, following cursors.
-    pub async fn list_all_resources(&self) -> Result<Vec<Resource>, ClientError> {
-        self.list_all().await
-    }
-
-    /// One page of `resources/templates/list`.
-    pub async fn list_resource_templates(
-        &self,
-        cursor: Option<String>,
-    ) -> Result<ListResourceTemplatesResult, ClientError> {
-        self.list_page(cursor).await
-    }
-
-    /// Every resource template, following cursors.
-    pub async fn list_all_resource_templates(&self) -> Result<Vec<ResourceTemplate>, ClientError> {
-        self.list_all().await
-    }
-
     /// `resources/read`.
-    pub async fn read_resource(
-        &self,
-        uri: impl Into<String>,
-    ) -> Result<ReadResourceResult, ClientError> {
-        self.request_lazy("resources/read", ReadResourceParams::new(uri))
-            .send_typed()
-            .await
+    pub fn read_resource(&self, uri: impl Into<String>) -> RequestBuilder<'_, ReadResourceResult> {
+        self.request_lazy(ReadResource::NAME, ReadResourceParams::new(uri))
     }
 
     /// `resources/subscribe` (legacy era; in 2026-07-28 use [`Client::listen`]).
     pub async fn subscribe_resource(&self, uri: impl Into<String>) -> Result<(), ClientError> {
-        self.legacy_only("resources/subscribe")?;
-        self.request_lazy("resources/subscribe", SubscribeParams::new(uri))
-            .send()
+        self.legacy_only(Subscribe::NAME)?;
+        self.request_lazy::<_, RawJson>(Subscribe::NAME, SubscribeParams::new(uri))
             .await
             .map(drop)
     }
 
     /// `resources/unsubscribe` (legacy era).
     pub async fn unsubscribe_resource(&self, uri: impl Into<String>) -> Result<(), ClientError> {
-        self.legacy_only("resources/unsubscribe")?;
-        self.request_lazy("resources/unsubscribe", SubscribeParams::new(uri))
-            .send()
+        self.legacy_only(Unsubscribe::NAME)?;
+        self.request_lazy::<_, RawJson>(Unsubscribe::NAME, SubscribeParams::new(uri))
             .await
             .map(drop)
     }
 
-    /// `subscriptions/listen` (2026-07-28): opens a long-lived subscription.
-    /// The notifications it carries reach the handler and [`Client::list_changed`];
-    /// the returned future completes when the server ends the subscription.
-    /// Dropping it cancels the subscription.
-    pub fn listen(&self, filter: SubscriptionFilter) -> ResponseFuture {
-        if let Err(e) = self.modern_only("subscriptions/listen") {
-            return ResponseFuture::failed(self, e);
+    /// `subscriptions/listen` (2026-07-28): opens a long-lived subscription,
+    /// without timeout. The notifications it carries reach the handler and
+    /// [`Client::list_changed`]; the returned future completes when the
+    /// server ends the subscription. Dropping it cancels the subscription.
+    pub fn listen(&self, filter: SubscriptionFilter) -> ResponseFuture<ListenResult> {
+        if let Err(e) = self.modern_only(Listen::NAME) {
+            return ResponseFuture::failed(self, Listen::NAME, decode_typed, e);
         }
-        self.request_lazy("subscriptions/listen", ListenParams::new(filter))
+        self.request_lazy(Listen::NAME, ListenParams::new(filter))
             .no_timeout()
             .send()
     }
 
-    /// One page of `prompts/list`.
-    pub async fn list_prompts(
-        &self,
-        cursor: Option<String>,
-    ) -> Result<ListPromptsResult, ClientError> {
-        self.list_page(cursor).await
-    }
-
-    /// Every prompt, following cursors.
-    pub async fn list_all_prompts(&self) -> Result<Vec<Prompt>, ClientError> {
-        self.list_all().await
-    }
-
     /// `prompts/get` with string arguments.
-    pub async fn get_prompt<K: Into<String>, V: Into<String>>(
+    pub fn get_prompt<K: Into<String>, V: Into<String>>(
         &self,
         name: impl Into<String>,
         arguments: impl IntoIterator<Item = (K, V)>,
-    ) -> Result<GetPromptResult, ClientError> {
+    ) -> RequestBuilder<'_, GetPromptResult> {
         let mut params = GetPromptParams::new(name);
         for (k, v) in arguments {
             params = params.with_argument(k, v);
         }
-        self.request_lazy("prompts/get", params).send_typed().await
+        self.request_lazy(GetPrompt::NAME, params)
     }
 
     /// `completion/complete`.
-    pub async fn complete(&self, params: &CompleteParams) -> Result<CompleteResult, ClientError> {
-        self.request_with("completion/complete", params)
-            .send_typed()
-            .await
+    pub fn complete(&self, params: &CompleteParams) -> RequestBuilder<'_, CompleteResult> {
+        self.request_typed(Complete::NAME, params)
     }
 
     fn legacy_only(&self, method: &str) -> Result<(), ClientError> {

@@ -22,7 +22,7 @@ mod request;
 #[cfg(feature = "skills")]
 pub(crate) mod skills;
 
-pub use builder::{ClientBuilder, DEFAULT_MAX_LIST_PAGES, prime_allocator};
+pub use builder::{ClientBuilder, DEFAULT_MAX_LIST_PAGES};
 pub use dispatch::MAX_CONCURRENT_SERVER_REQUESTS;
 pub use driver::Driver;
 pub use handle::Client;
@@ -39,6 +39,7 @@ use serde::de::DeserializeOwned;
 use tokio::sync::{mpsc, oneshot, watch};
 
 use crate::error::{ClientError, CloseReason};
+use crate::handler::ListKind;
 use crate::session::{CallId, CallOptions, Embedded, ServerInfo};
 use driver::DriverCore;
 
@@ -74,18 +75,6 @@ enum Command {
     },
     SetLogLevel(Option<LoggingLevel>),
     Close(oneshot::Sender<()>),
-}
-
-/// Which server list changed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum ListKind {
-    /// `tools/list`.
-    Tools,
-    /// `resources/list`.
-    Resources,
-    /// `prompts/list`.
-    Prompts,
 }
 
 struct Shared {
@@ -129,6 +118,6 @@ fn kind_index(kind: ListKind) -> usize {
 fn decode<R: DeserializeOwned>(method: &str, raw: &RawJson) -> Result<R, ClientError> {
     raw.decode().map_err(|e| ClientError::Decode {
         method: method.to_owned(),
-        message: e.to_string(),
+        source: Arc::new(e),
     })
 }

@@ -7,7 +7,7 @@ use std::task::Context;
 use mcp_proto::jsonrpc::Notification;
 use tokio::sync::mpsc;
 
-use crate::handler::ClientHandler;
+use crate::handler::DynHandler;
 
 /// How many notifications may wait for the handler before the driver stops
 /// reading from the server (backpressure: a server that floods
@@ -51,11 +51,11 @@ impl Backlog {
 
 pub(super) async fn notification_loop(
     mut rx: mpsc::UnboundedReceiver<Notification>,
-    handler: Arc<dyn ClientHandler>,
+    handler: Arc<dyn DynHandler>,
     backlog: Arc<Backlog>,
 ) {
     while let Some(n) = rx.recv().await {
-        handler.on_notification(n);
+        handler.notify(n);
         backlog.pop();
     }
 }

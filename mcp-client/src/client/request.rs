@@ -1,15 +1,16 @@
 //! [`RequestBuilder`] (per-call options, params encoded at send time) and
-//! the [`ResponseFuture`] it sends, which cancels the request when dropped.
+//! the [`ResponseFuture`] it sends, which decodes the result and cancels the
+//! request when dropped.
 
 use std::borrow::Cow;
-use std::future::Future;
+use std::future::{Future, IntoFuture};
 use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use mcp_proto::schema::{JsonObject, ProgressParams};
+use mcp_proto::schema::{JsonObject, META_PROGRESS_TOKEN, ProgressParams};
 use mcp_proto::{RawJson, RequestId};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -19,18 +20,50 @@ use super::{Client, Command, ProgressFn, Shared, decode};
 use crate::error::ClientError;
 use crate::session::{CallId, CallOptions, Embedded, progress_token};
 
-/// A request being configured. Send it with [`send`](RequestBuilder::send)
-/// (raw result) or [`send_typed`](RequestBuilder::send_typed).
+/// One request, being configured: chain the options, then `.await` it
+/// (it is an [`IntoFuture`]) or [`send`](RequestBuilder::send) it for a
+/// future you can [`cancel`](ResponseFuture::cancel) with a reason.
 ///
-/// Dropping the returned future before it completes cancels the request on
-/// the server.
-#[must_use = "a request does nothing until sent"]
-pub struct RequestBuilder<'a> {
+/// ```no_run
+/// # async fn f(client: mcp_client::Client) -> Result<(), mcp_client::ClientError> {
+/// use std::time::Duration;
+/// use serde_json::json;
+///
+/// let result = client.call_tool("echo", json!({"message": "hi"})).await?;
+/// let slow = client
+///     .call_tool("train", json!({"epochs": 3}))
+///     .timeout(Duration::from_secs(10))
+///     .on_progress(|p| eprintln!("{}/{:?}", p.progress, p.total))
+///     .meta("example.com/trace", json!("abc"))
+///     .await?;
+/// # let _ = (result, slow); Ok(()) }
+/// ```
+///
+/// Dropping the future before it completes cancels the request on the
+/// server.
+#[must_use = "a request does nothing until awaited or sent"]
+pub struct RequestBuilder<'a, R = RawJson> {
     pub(super) client: &'a Client,
     pub(super) method: Cow<'static, str>,
     pub(super) params: Params<'a>,
     pub(super) options: CallOptions,
     pub(super) progress: Option<ProgressFn>,
+    pub(super) meta: Option<JsonObject>,
+    pub(super) decode: DecodeFn<R>,
+}
+
+/// Turns the raw result into the method's result type.
+pub(super) type DecodeFn<R> = fn(&str, RawJson) -> Result<R, ClientError>;
+
+pub(super) fn decode_typed<R: DeserializeOwned>(
+    method: &str,
+    raw: RawJson,
+) -> Result<R, ClientError> {
+    decode(method, &raw)
+}
+
+pub(super) fn keep_raw(_: &str, raw: RawJson) -> Result<RawJson, ClientError> {
+    Ok(raw)
 }
 
 pub(super) type LazyParams<'a> =
@@ -49,13 +82,14 @@ pub(super) enum Params<'a> {
 
 /// What goes into `_meta` when lazy params are encoded.
 pub(super) struct MetaSpec<'a> {
+    user: Option<&'a JsonObject>,
     members: Option<&'a JsonObject>,
     progress_token: Option<RequestId>,
 }
 
 impl MetaSpec<'_> {
     pub(super) fn is_empty(&self) -> bool {
-        self.members.is_none() && self.progress_token.is_none()
+        self.user.is_none() && self.members.is_none() && self.progress_token.is_none()
     }
 }
 
@@ -63,13 +97,23 @@ impl Serialize for MetaSpec<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
         let mut m = s.serialize_map(None)?;
+        if let Some(user) = self.user {
+            // The protocol's own members win over the caller's.
+            let taken = |k: &str| {
+                self.members.is_some_and(|m| m.contains_key(k))
+                    || (self.progress_token.is_some() && k == META_PROGRESS_TOKEN)
+            };
+            for (k, v) in user.iter().filter(|(k, _)| !taken(k)) {
+                m.serialize_entry(k, v)?;
+            }
+        }
         if let Some(members) = self.members {
             for (k, v) in members {
                 m.serialize_entry(k, v)?;
             }
         }
         if let Some(t) = &self.progress_token {
-            m.serialize_entry(mcp_proto::schema::META_PROGRESS_TOKEN, t)?;
+            m.serialize_entry(META_PROGRESS_TOKEN, t)?;
         }
         m.end()
     }
@@ -83,14 +127,38 @@ pub(super) struct WithMeta<'a, P: ?Sized> {
     pub(super) params: &'a P,
 }
 
-pub(super) fn encode_error(e: &serde_json::Error) -> ClientError {
-    ClientError::Decode {
-        method: "request params".into(),
-        message: e.to_string(),
+pub(super) fn encode_error(method: &str, e: serde_json::Error) -> ClientError {
+    ClientError::Encode {
+        method: method.to_owned(),
+        source: Arc::new(e),
     }
 }
 
-impl std::fmt::Debug for RequestBuilder<'_> {
+/// Adds the caller's `_meta` members to already-encoded params (the
+/// request_raw path; typed calls write them while encoding).
+fn merge_user_meta(
+    method: &str,
+    params: Option<RawJson>,
+    user: JsonObject,
+) -> Result<Option<RawJson>, ClientError> {
+    let mut obj: JsonObject = match &params {
+        Some(p) => p.decode().map_err(|e| encode_error(method, e))?,
+        None => JsonObject::new(),
+    };
+    let meta = obj
+        .entry("_meta")
+        .or_insert_with(|| serde_json::Value::Object(JsonObject::new()));
+    if let serde_json::Value::Object(m) = meta {
+        for (k, v) in user {
+            m.entry(k).or_insert(v);
+        }
+    }
+    RawJson::from_value(&obj)
+        .map(Some)
+        .map_err(|e| encode_error(method, e))
+}
+
+impl<R> std::fmt::Debug for RequestBuilder<'_, R> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RequestBuilder")
             .field("method", &self.method)
@@ -99,14 +167,33 @@ impl std::fmt::Debug for RequestBuilder<'_> {
     }
 }
 
-impl RequestBuilder<'_> {
-    /// Timeout for this call, reset by progress.
+impl<'a, R> RequestBuilder<'a, R> {
+    pub(super) fn new(
+        client: &'a Client,
+        method: Cow<'static, str>,
+        params: Params<'a>,
+        decode: DecodeFn<R>,
+    ) -> Self {
+        RequestBuilder {
+            client,
+            method,
+            params,
+            options: CallOptions::default(),
+            progress: None,
+            meta: None,
+            decode,
+        }
+    }
+
+    /// Timeout for this call, reset by progress (default: the client's
+    /// [`request_timeout`](crate::ClientBuilder::request_timeout)).
     pub fn timeout(mut self, t: Duration) -> Self {
         self.options = self.options.timeout(t);
         self
     }
 
-    /// Cap on this call's total time.
+    /// Cap on this call's total time however much progress it reports
+    /// (default: [`max_request_time`](crate::ClientBuilder::max_request_time)).
     pub fn max_time(mut self, t: Duration) -> Self {
         self.options = self.options.max_time(t);
         self
@@ -119,34 +206,51 @@ impl RequestBuilder<'_> {
     }
 
     /// Ask for progress notifications (they reset the timeout) without a
-    /// callback. Off by default, as in the spec and the other SDKs: a
-    /// progress token invites the server to send notifications, which cost
-    /// both sides (about 2.5% of a small sequential call here). Ask for it
-    /// for calls that may run long: a server that reports progress then
-    /// keeps them alive past the timeout (up to the max time).
+    /// callback of its own: they reach [`ClientHandler::on_progress`](crate::ClientHandler::on_progress).
+    /// Off by default, as in the spec and the other SDKs: a progress token
+    /// invites the server to send notifications, which cost both sides
+    /// (about 2.5% of a small sequential call here). Ask for it for calls
+    /// that may run long: a server that reports progress then keeps them
+    /// alive past the timeout (up to the max time).
     pub fn progress(mut self, on: bool) -> Self {
         self.options = self.options.progress(on);
         self
     }
 
-    /// Calls `f` for each progress notification of this call.
+    /// Calls `f` for each progress notification of this call (and asks for
+    /// them, as [`progress`](Self::progress)).
     pub fn on_progress(mut self, f: impl Fn(ProgressParams) + Send + Sync + 'static) -> Self {
         self.options = self.options.progress(true);
         self.progress = Some(Arc::new(f));
         self
     }
 
-    /// Sends the request; resolves to the raw result.
-    pub fn send(self) -> ResponseFuture {
+    /// Adds a member to the request's `_meta` (the protocol's own members,
+    /// such as `progressToken`, win over one of the same name).
+    pub fn meta(mut self, key: impl Into<String>, value: impl Into<serde_json::Value>) -> Self {
+        self.meta
+            .get_or_insert_with(JsonObject::new)
+            .insert(key.into(), value.into());
+        self
+    }
+
+    /// Sends the request now. The returned future resolves to the result;
+    /// dropping it, or [`ResponseFuture::cancel`], cancels the request.
+    pub fn send(self) -> ResponseFuture<R> {
         let (tx, rx) = oneshot::channel();
         let call = self.client.next_call();
+        let method = self.method;
         let encoded = match self.params {
-            Params::Raw(p) => Ok((p, Embedded::default())),
+            Params::Raw(p) => match self.meta {
+                None => Ok((p, Embedded::default())),
+                Some(user) => merge_user_meta(&method, p, user).map(|p| (p, Embedded::default())),
+            },
             Params::Failed(e) => Err(e),
             Params::Lazy(encode) => {
                 let template = self.client.shared.meta_template();
                 let members = template.as_deref().map(|(_, m)| m);
                 let spec = MetaSpec {
+                    user: self.meta.as_ref(),
                     members,
                     progress_token: self.options.progress.then(|| progress_token(call)),
                 };
@@ -160,13 +264,13 @@ impl RequestBuilder<'_> {
                         hint.store(p.len(), Ordering::Relaxed);
                         (Some(p), embedded)
                     })
-                    .map_err(|e| encode_error(&e))
+                    .map_err(|e| encode_error(&method, e))
             }
         };
         let sent = encoded.and_then(|(params, embedded)| {
             self.client.submit(Command::Request {
                 call,
-                method: self.method,
+                method: method.clone(),
                 params,
                 embedded,
                 options: self.options,
@@ -177,6 +281,8 @@ impl RequestBuilder<'_> {
         ResponseFuture {
             rx,
             early: sent.err(),
+            method,
+            decode: self.decode,
             guard: CancelGuard {
                 shared: self.client.shared.clone(),
                 call,
@@ -184,12 +290,13 @@ impl RequestBuilder<'_> {
             },
         }
     }
+}
 
-    /// Sends the request and decodes the result.
-    pub async fn send_typed<R: DeserializeOwned>(self) -> Result<R, ClientError> {
-        let method = self.method.clone();
-        let raw = self.send().await?;
-        decode(&method, &raw)
+impl<R> IntoFuture for RequestBuilder<'_, R> {
+    type Output = Result<R, ClientError>;
+    type IntoFuture = ResponseFuture<R>;
+    fn into_future(self) -> ResponseFuture<R> {
+        self.send()
     }
 }
 
@@ -209,13 +316,15 @@ impl Drop for CancelGuard {
 
 /// The pending result of a request. Dropping it cancels the request.
 #[must_use = "dropping the future cancels the request"]
-pub struct ResponseFuture {
+pub struct ResponseFuture<R = RawJson> {
     rx: oneshot::Receiver<Result<RawJson, ClientError>>,
     early: Option<ClientError>,
+    method: Cow<'static, str>,
+    decode: DecodeFn<R>,
     guard: CancelGuard,
 }
 
-impl std::fmt::Debug for ResponseFuture {
+impl<R> std::fmt::Debug for ResponseFuture<R> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ResponseFuture")
             .field("call", &self.guard.call)
@@ -223,7 +332,7 @@ impl std::fmt::Debug for ResponseFuture {
     }
 }
 
-impl ResponseFuture {
+impl<R> ResponseFuture<R> {
     /// Cancels the request with a reason the server may log (the spec's
     /// `notifications/cancelled` `reason`). Dropping the future cancels too,
     /// with a generic reason.
@@ -238,11 +347,18 @@ impl ResponseFuture {
         }
     }
 
-    pub(super) fn failed(client: &Client, err: ClientError) -> Self {
+    pub(super) fn failed(
+        client: &Client,
+        method: &'static str,
+        decode: DecodeFn<R>,
+        err: ClientError,
+    ) -> Self {
         let (_tx, rx) = oneshot::channel();
         ResponseFuture {
             rx,
             early: Some(err),
+            method: Cow::Borrowed(method),
+            decode,
             guard: CancelGuard {
                 shared: client.shared.clone(),
                 call: CallId(0),
@@ -252,8 +368,8 @@ impl ResponseFuture {
     }
 }
 
-impl Future for ResponseFuture {
-    type Output = Result<RawJson, ClientError>;
+impl<R> Future for ResponseFuture<R> {
+    type Output = Result<R, ClientError>;
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         if let Some(e) = self.early.take() {
             self.guard.armed = false;
@@ -262,7 +378,11 @@ impl Future for ResponseFuture {
         match Pin::new(&mut self.rx).poll(cx) {
             Poll::Ready(r) => {
                 self.guard.armed = false;
-                Poll::Ready(r.unwrap_or_else(|_| Err(self.guard.shared.closed_error())))
+                match r {
+                    Ok(Ok(raw)) => Poll::Ready((self.decode)(&self.method, raw)),
+                    Ok(Err(e)) => Poll::Ready(Err(e)),
+                    Err(_) => Poll::Ready(Err(self.guard.shared.closed_error())),
+                }
             }
             Poll::Pending => Poll::Pending,
         }

@@ -30,18 +30,17 @@ pub fn progress_token(call: CallId) -> RequestId {
 /// What the caller already wrote into the params' `_meta` (so the session
 /// need not splice it in, which would copy and re-validate the params).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct Embedded {
+pub(crate) struct Embedded {
     /// The 2026-07-28 per-request members for this revision
     /// ([`Session::request_meta_members`]).
-    pub modern: Option<ProtocolVersion>,
+    pub(crate) modern: Option<ProtocolVersion>,
     /// `progressToken` = [`progress_token`] of the call.
-    pub progress_token: bool,
+    pub(crate) progress_token: bool,
 }
 
 impl Embedded {
     /// Members of `modern` (if any) and, if `progress_token`, the call's token.
-    pub fn new(modern: Option<ProtocolVersion>, progress_token: bool) -> Self {
+    pub(crate) fn new(modern: Option<ProtocolVersion>, progress_token: bool) -> Self {
         Embedded {
             modern,
             progress_token,
@@ -295,6 +294,10 @@ impl Session {
         now: Instant,
     ) {
         let Some(p) = self.pending.remove(&id) else {
+            if self.late_probe.as_ref() == Some(&id) {
+                self.on_late_probe(result, now);
+                return;
+            }
             tracing::debug!(%id, "response for an unknown, cancelled or already answered request; dropped");
             return;
         };

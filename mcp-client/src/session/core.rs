@@ -57,6 +57,12 @@ pub struct Session {
     /// The legacy era was found by detection (a failed probe or a legacy
     /// hint), not only chosen by the caller: only then is it worth remembering.
     pub(super) legacy_detected: bool,
+    /// The `server/discover` probe that timed out and fell back to
+    /// `initialize`: its late answer still counts (see `on_late_probe`).
+    pub(super) late_probe: Option<RequestId>,
+    /// The fallback `initialize` was refused as "serving 2026-07-28" and the
+    /// probe was sent again (once).
+    pub(super) reprobed: bool,
     /// The probe was already sent again after an `UnsupportedProtocolVersion`
     /// rejection: a second one ends the handshake (a server that rejects
     /// what it lists cannot make the client loop).
@@ -81,6 +87,8 @@ impl Session {
             hint: HintState::None,
             learned: None,
             legacy_detected: false,
+            late_probe: None,
+            reprobed: false,
             probe_retried: false,
         }
     }
@@ -148,7 +156,7 @@ impl Session {
     /// Like [`request`](Session::request), for params whose `_meta` already
     /// holds what `embedded` says. If that does not match what the negotiated
     /// revision needs when the request goes out, the session adds the rest.
-    pub fn request_embedded(
+    pub(crate) fn request_embedded(
         &mut self,
         call: CallId,
         method: impl Into<Cow<'static, str>>,
@@ -263,7 +271,8 @@ impl Session {
     /// The earliest deadline among user requests sent since the last call
     /// (an owner that only ever moves its timer earlier checks this instead
     /// of [`poll_timeout`](Self::poll_timeout), which looks at every request).
-    pub fn take_new_deadline(&mut self) -> Option<Instant> {
+    #[cfg_attr(not(feature = "tokio"), allow(dead_code))]
+    pub(crate) fn take_new_deadline(&mut self) -> Option<Instant> {
         self.newest_deadline.take()
     }
 

@@ -309,6 +309,13 @@ impl Session {
                 }
             },
             Err(e) => {
+                if let Some(v) = self.modern_refusal(&e) {
+                    tracing::info!(version = %v, "the server refused the fallback initialize as serving the 2026-07-28 protocol; probing again");
+                    self.reprobed = true;
+                    self.legacy_detected = false;
+                    self.send_probe(v, now);
+                    return;
+                }
                 self.handshake_failed(format!("the server rejected initialize: {e}"), now);
                 return;
             }
@@ -344,5 +351,60 @@ impl Session {
         };
         self.learned = self.legacy_detected.then_some(EraHint::Legacy(v));
         self.become_ready(info, now);
+    }
+
+    /// A `server/discover` answer that arrived after the probe timed out and
+    /// `initialize` went out instead. A slow server (a Python SDK server
+    /// starting on a loaded machine takes 4–6 s) has then already locked the
+    /// connection to the 2026-07-28 protocol and will refuse `initialize`
+    /// with -32022, so a valid `DiscoverResult` wins while `initialize` is
+    /// still unanswered: the session becomes ready in the modern era and the
+    /// `initialize` answer, when it comes, is dropped. An error answer is
+    /// ignored (the fallback goes on), as is any answer once `initialize`
+    /// was answered: the legacy session is already in use. The common legacy
+    /// case waits no longer than before.
+    pub(super) fn on_late_probe(&mut self, result: Result<RawJson, ErrorObject>, now: Instant) {
+        self.late_probe = None;
+        let fallback_pending = matches!(self.phase, Phase::Initializing { .. })
+            && self
+                .pending
+                .values()
+                .any(|p| p.purpose == Purpose::Initialize);
+        let Ok(raw) = result else {
+            return;
+        };
+        if !fallback_pending || serde_json::from_str::<DiscoverResult>(raw.get()).is_err() {
+            tracing::debug!("a late server/discover answer arrived after initialize; ignored");
+            return;
+        }
+        tracing::info!(
+            "server/discover was answered after the probe timeout; using the 2026-07-28 protocol"
+        );
+        self.pending.retain(|_, p| p.purpose != Purpose::Initialize);
+        self.legacy_detected = false;
+        self.on_probe_response(Ok(raw), now);
+    }
+
+    /// The modern revision to probe again with when the fallback
+    /// `initialize` was refused with -32022 by a server naming a modern
+    /// revision we speak: it is serving 2026-07-28 (it answered a probe we
+    /// had given up on). The Python SDK's own client does the same ("one
+    /// corrective re-probe"). Only with [`VersionChoice::Auto`], only once.
+    fn modern_refusal(&self, e: &ErrorObject) -> Option<ProtocolVersion> {
+        if self.config.version != VersionChoice::Auto
+            || self.reprobed
+            || e.code != ErrorCode::UNSUPPORTED_PROTOCOL_VERSION
+        {
+            return None;
+        }
+        // Only `supported` matters (`requested` may be absent).
+        e.data
+            .as_ref()?
+            .get("supported")?
+            .as_array()?
+            .iter()
+            .filter_map(|s| ProtocolVersion::parse(s.as_str()?))
+            .filter(|v| v.era() == Era::Modern)
+            .max()
     }
 }

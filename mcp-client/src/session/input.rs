@@ -46,8 +46,21 @@ impl Session {
         if self.is_closed() {
             return;
         }
-        if let Some(id) = err.request_id().cloned() {
-            let Some(p) = self.pending.remove(&id) else {
+        if err.is_unknown_answer() {
+            self.fail_every_waiting_call(&err, now);
+        } else if let Some(id) = err.request_id().cloned() {
+            self.fail_request(&id, err, now);
+        } else if err.is_terminal() {
+            self.handle_closed(CloseReason::Transport(err));
+        } else {
+            tracing::warn!(error = %err, "skipped an undecodable message from the server");
+        }
+    }
+
+    /// The request `id` failed in the transport (or its answer was dropped).
+    fn fail_request(&mut self, id: &RequestId, err: TransportError, now: Instant) {
+        {
+            let Some(p) = self.pending.remove(id) else {
                 tracing::debug!(%id, error = %err, "transport error for an unknown request; dropped");
                 return;
             };
@@ -62,6 +75,16 @@ impl Session {
                     } else {
                         self.handle_closed(CloseReason::Transport(err));
                     }
+                }
+                Purpose::User(call) if err.is_dropped_answer() => {
+                    // The server answered: nothing to retry, no era to doubt.
+                    self.events.push_back(Event::Completed {
+                        call,
+                        result: Err(ClientError::AnswerDropped {
+                            method: p.method.into_owned(),
+                            error: err,
+                        }),
+                    });
                 }
                 Purpose::User(call) => {
                     if self.retry_if_hint_failed(call, &p, &err.to_string()) {
@@ -79,10 +102,38 @@ impl Session {
                     }
                 }
             }
-        } else if err.is_terminal() {
-            self.handle_closed(CloseReason::Transport(err));
-        } else {
-            tracing::warn!(error = %err, "skipped an undecodable message from the server");
+        }
+    }
+
+    /// A dropped frame that may have answered any pending request (its id
+    /// could not be learned): every call waiting for an answer fails with
+    /// it, since any of them may have been the one and none would ever hear
+    /// otherwise (see `mcp-transport-stdio`'s codec docs). A pending
+    /// handshake fails as if its own answer had been dropped.
+    fn fail_every_waiting_call(&mut self, err: &TransportError, now: Instant) {
+        tracing::warn!(error = %err, "a dropped message may have answered any pending request; failing them all");
+        let mut ids: Vec<(RequestId, CallId)> = Vec::new();
+        let mut handshake = None;
+        for (id, p) in &self.pending {
+            match p.purpose {
+                Purpose::User(call) => ids.push((id.clone(), call)),
+                Purpose::Probe | Purpose::Initialize => handshake = Some(id.clone()),
+            }
+        }
+        ids.sort_by_key(|(_, call)| *call);
+        for (id, call) in ids {
+            if let Some(p) = self.pending.remove(&id) {
+                self.events.push_back(Event::Completed {
+                    call,
+                    result: Err(ClientError::AnswerDropped {
+                        method: p.method.into_owned(),
+                        error: err.clone(),
+                    }),
+                });
+            }
+        }
+        if let Some(id) = handshake {
+            self.fail_request(&id, err.clone(), now);
         }
     }
 
@@ -133,6 +184,8 @@ impl Session {
                     tracing::debug!(
                         "server/discover probe got no answer; falling back to initialize"
                     );
+                    // A slow server may still answer it: that answer counts.
+                    self.late_probe = Some(id);
                     self.probe_failed(now);
                 }
                 Purpose::Initialize => {

@@ -27,6 +27,25 @@
 //! other error, a transport error scoped to the probe, or no answer within
 //! [`SessionConfig::probe_timeout`] means a legacy server, and the session
 //! falls back to `initialize`. The fallback is never keyed to one error code.
+//!
+//! A probe answer is not thrown away for being late: a slow modern server
+//! (the Python SDK starting on a loaded machine) may answer `server/discover`
+//! after the probe timeout, and then refuses the fallback `initialize` with
+//! -32022 because the connection now serves 2026-07-28. So a valid
+//! `DiscoverResult` arriving while the fallback `initialize` is unanswered
+//! wins (the session is modern; the `initialize` answer is dropped), and a
+//! -32022 refusal of the fallback `initialize` naming a modern revision we
+//! speak sends the probe again, once. A legacy server waits no longer.
+//!
+//! # Dropped answers
+//!
+//! When the transport drops the frame that answered a call (over the size
+//! limit, not JSON-RPC: a `Decode` error scoped to that request, see
+//! [`mcp_proto::transport`]), the call fails at once with
+//! [`ClientError::AnswerDropped`](crate::ClientError::AnswerDropped), which
+//! names the size, the limit and what to raise. A dropped response whose id
+//! could not be learned fails every call waiting for an answer (any may have
+//! been it); the connection goes on.
 //! Requests made before the session is ready wait in order and are sent when
 //! it is.
 //!
@@ -68,12 +87,13 @@ mod wire;
 mod tests;
 
 pub use self::core::Session;
-pub use calls::{CallId, CallOptions, Embedded, progress_token};
+pub(crate) use calls::Embedded;
+pub use calls::{CallId, CallOptions, progress_token};
 pub use config::{SessionConfig, VersionChoice};
 pub use era::EraHint;
 pub use events::{Event, Transmit};
 pub use handshake::ServerInfo;
 
 pub(crate) use mcp_proto::jsonrpc::IdHash;
-#[cfg(feature = "tokio")]
+#[cfg_attr(not(feature = "tokio"), allow(unused_imports))]
 pub(crate) use wire::empty_object;

@@ -122,7 +122,7 @@ async fn timeout_with_virtual_time_cancels_and_reports() {
     let seen = Arc::new(Mutex::new(Vec::new()));
     let s2 = seen.clone();
     let err = client
-        .call_tool_with(&mcp_proto::schema::CallToolParams::new("slow"))
+        .call_tool("slow", json!({}))
         .on_progress(move |p| s2.lock().unwrap().push(p.progress))
         .send()
         .await
@@ -168,7 +168,10 @@ async fn server_exit_fails_pending_calls_with_the_cause() {
     );
     srv.await.unwrap();
     // Later calls fail at once with the same cause.
-    let err = client.list_tools(None).await.unwrap_err();
+    let err = client
+        .list_page::<mcp_proto::schema::Tool>(None)
+        .await
+        .unwrap_err();
     assert!(err.to_string().contains("fatal: config missing"), "{err}");
 }
 
@@ -183,11 +186,11 @@ async fn a_shorter_timeout_started_later_fires_on_time_and_a_longer_one_still_fi
     let client = Client::builder("t", "1").connect(client_end).await.unwrap();
     let start = tokio::time::Instant::now();
     let long = client
-        .call_tool_with(&mcp_proto::schema::CallToolParams::new("slow"))
+        .call_tool("slow", json!({}))
         .timeout(Duration::from_secs(100))
         .send();
     let short = client
-        .call_tool_with(&mcp_proto::schema::CallToolParams::new("slow"))
+        .call_tool("slow", json!({}))
         .timeout(Duration::from_secs(2))
         .send();
     let err = short.await.unwrap_err();
@@ -262,7 +265,10 @@ async fn every_list_shares_the_page_shape_and_the_cursor_loop() {
     let templates: Vec<ResourceTemplate> = client.list_all().await.unwrap();
     let t: Vec<_> = templates.iter().map(|t| t.uri_template.as_str()).collect();
     assert_eq!(t, ["file:///{a}", "file:///{b}"]);
-    let resources = client.list_all_resources().await.unwrap();
+    let resources = client
+        .list_all::<mcp_proto::schema::Resource>()
+        .await
+        .unwrap();
     let r: Vec<_> = resources.iter().map(|r| r.name.as_str()).collect();
     assert_eq!(r, ["a", "b"]);
     match client.list_all::<Prompt>().await {
@@ -290,9 +296,8 @@ async fn progress_tokens_are_sent_only_when_asked_for() {
     let client = Client::connect(client_end).await.unwrap();
     client.call_tool("plain", json!({})).await.unwrap();
     client
-        .call_tool_with_args("asked", &json!({}))
+        .call_tool("asked", json!({}))
         .progress(true)
-        .send()
         .await
         .unwrap();
     let tokens = srv.await.unwrap();

@@ -36,7 +36,7 @@ async fn legacy_fallback_and_accessors() {
     assert_eq!(info.implementation.name, "fake");
     assert_eq!(info.instructions.as_deref(), Some("hello"));
     let names: Vec<String> = client
-        .list_all_tools()
+        .list_all::<mcp_proto::schema::Tool>()
         .await
         .unwrap()
         .into_iter()
@@ -254,4 +254,27 @@ async fn closed_resolves_when_the_driver_is_dropped() {
         .await
         .expect("closed() did not resolve after the driver was dropped");
     assert!(matches!(reason, CloseReason::DriverGone), "{reason:?}");
+}
+
+#[test]
+fn outside_a_runtime_build_does_not_panic_and_the_driver_and_connect_say_why() {
+    use std::future::Future;
+    use std::task::{Context, Poll, Waker};
+    let mut cx = Context::from_waker(Waker::noop());
+    let (client_end, _server) = channel::pair();
+    let (client, driver) = Client::builder("t", "1").build(client_end);
+    let mut driver = std::pin::pin!(driver);
+    assert!(driver.as_mut().poll(&mut cx).is_ready());
+    assert!(
+        matches!(client.close_reason(), Some(CloseReason::NoRuntime)),
+        "{:?}",
+        client.close_reason()
+    );
+    let (client_end, _server) = channel::pair();
+    let connect = Client::builder("t", "1").connect(client_end);
+    let mut connect = std::pin::pin!(connect);
+    match connect.as_mut().poll(&mut cx) {
+        Poll::Ready(Err(ClientError::Closed(CloseReason::NoRuntime))) => {}
+        other => panic!("{other:?}"),
+    }
 }

@@ -2,29 +2,68 @@
 //! handler; backpressure and the concurrency cap.
 
 use super::*;
+use mcp_proto::schema::{
+    CancelledParams, ContentBlock, CreateMessageParams, CreateMessageResult, ElicitParams,
+    ElicitResult, ElicitationCompleteParams, ListRootsParams, ListRootsResult,
+    LoggingMessageParams, ProgressParams, ResourceUpdatedParams, Role, Root, Tool,
+};
 
 struct Recorder {
     seen: Arc<Mutex<Vec<String>>>,
 }
 
+impl Recorder {
+    fn saw(&self, what: impl Into<String>) {
+        self.seen.lock().unwrap().push(what.into());
+    }
+}
+
 impl ClientHandler for Recorder {
     fn capabilities(&self) -> ClientCapabilities {
-        serde_json::from_value(json!({"elicitation": {}, "roots": {}})).unwrap()
+        ClientCapabilities::default()
+            .with_elicitation_form()
+            .with_roots()
     }
-    fn handle_request(&self, method: &str, params: Value) -> BoxFuture<Result<Value, ErrorObject>> {
-        let method = method.to_owned();
-        Box::pin(async move {
-            match method.as_str() {
-                "roots/list" => Ok(json!({"roots": [{"uri": "file:///w"}]})),
-                "elicitation/create" => {
-                    Ok(json!({"action": "accept", "content": {"name": params["message"]}}))
-                }
-                m => Err(ErrorObject::method_not_found(m)),
-            }
-        })
+    async fn list_roots(&self, _: ListRootsParams) -> Result<ListRootsResult, ErrorObject> {
+        Ok(ListRootsResult::new(vec![Root::new("file:///w")]))
     }
-    fn on_notification(&self, n: Notification) {
-        self.seen.lock().unwrap().push(n.method.into_owned());
+    /// Implemented but not advertised: the client must not call it.
+    async fn create_message(
+        &self,
+        _: CreateMessageParams,
+    ) -> Result<CreateMessageResult, ErrorObject> {
+        self.saw("sampled although not advertised");
+        Ok(CreateMessageResult::new(
+            Role::Assistant,
+            ContentBlock::text("no"),
+            "m",
+        ))
+    }
+    async fn elicit(&self, p: ElicitParams) -> Result<ElicitResult, ErrorObject> {
+        let mut content = serde_json::Map::new();
+        content.insert("name".into(), p.message().unwrap_or_default().into());
+        Ok(ElicitResult::accept(content))
+    }
+    fn on_logging_message(&self, p: LoggingMessageParams) {
+        self.saw(format!("log {}", p.data));
+    }
+    fn on_list_changed(&self, kind: mcp_client::ListKind) {
+        self.saw(format!("{kind:?} changed"));
+    }
+    fn on_resource_updated(&self, p: ResourceUpdatedParams) {
+        self.saw(format!("updated {}", p.uri));
+    }
+    fn on_progress(&self, p: ProgressParams) {
+        self.saw(format!("progress {}", p.progress));
+    }
+    fn on_cancelled(&self, p: CancelledParams) {
+        self.saw(format!("cancelled {:?}", p.request_id));
+    }
+    fn on_elicitation_complete(&self, p: ElicitationCompleteParams) {
+        self.saw(format!("elicitation {} complete", p.elicitation_id));
+    }
+    fn other_notification(&self, n: Notification) {
+        self.saw(format!("other {}", n.method));
     }
 }
 
@@ -52,17 +91,37 @@ async fn legacy_server_requests_and_notifications_reach_the_handler() {
         };
         assert_eq!(
             params(&r)["capabilities"],
-            json!({"elicitation": {}, "roots": {}})
+            json!({"elicitation": {"form": {}}, "roots": {}})
         );
         respond(&mut server, r.id, json!({"protocolVersion": "2025-06-18", "capabilities": {}, "serverInfo": {"name": "s", "version": "0"}})).await;
         let _initialized = server.recv().await;
-        for m in [
-            "notifications/message",
-            "notifications/tools/list_changed",
-            "notifications/prompts/list_changed",
+        for (m, p) in [
+            (
+                "notifications/message",
+                json!({"level": "info", "data": "x"}),
+            ),
+            ("notifications/tools/list_changed", json!({})),
+            ("notifications/prompts/list_changed", json!({})),
+            ("notifications/resources/list_changed", json!({})),
+            (
+                "notifications/resources/updated",
+                json!({"uri": "file:///a"}),
+            ),
+            (
+                "notifications/progress",
+                json!({"progressToken": "other", "progress": 3}),
+            ),
+            ("notifications/cancelled", json!({"requestId": "r0"})),
+            (
+                "notifications/elicitation/complete",
+                json!({"elicitationId": "e1"}),
+            ),
+            ("notifications/example.com/custom", json!({})),
+            // Known method, params that do not decode: passed on raw.
+            ("notifications/message", json!({"data": "no level"})),
         ] {
             server
-                .send(Notification::new(m, Some(raw(json!({"level": "info", "data": "x"})))).into())
+                .send(Notification::new(m, Some(raw(p))).into())
                 .await
                 .unwrap();
         }
@@ -71,11 +130,38 @@ async fn legacy_server_requests_and_notifications_reach_the_handler() {
             .await
             .unwrap();
         server
-            .send(Request::new("r2".into(), "sampling/createMessage", Some(raw(json!({})))).into())
+            .send(
+                Request::new(
+                    "r2".into(),
+                    "sampling/createMessage",
+                    Some(raw(json!({"messages": [], "maxTokens": 5}))),
+                )
+                .into(),
+            )
+            .await
+            .unwrap();
+        // Elicitation is advertised but these params do not decode: -32602.
+        server
+            .send(
+                Request::new(
+                    "r3".into(),
+                    "elicitation/create",
+                    Some(raw(json!({"message": 1}))),
+                )
+                .into(),
+            )
+            .await
+            .unwrap();
+        server
+            .send(Request::new("r4".into(), "elicitation/create", Some(raw(json!({"message": "who?", "requestedSchema": {"type": "object", "properties": {}}})))).into())
+            .await
+            .unwrap();
+        server
+            .send(Request::new("r5".into(), "example.com/custom", None).into())
             .await
             .unwrap();
         let mut answers = Vec::new();
-        while answers.len() < 2 {
+        while answers.len() < 5 {
             match server.recv().await {
                 Some(Ok(m @ (Message::Response(_) | Message::Error(_)))) => {
                     answers.push(serde_json::to_value(&m).unwrap())
@@ -89,7 +175,14 @@ async fn legacy_server_requests_and_notifications_reach_the_handler() {
             answers[0],
             json!({"jsonrpc": "2.0", "id": "r1", "result": {"roots": [{"uri": "file:///w"}]}})
         );
+        // Sampling is not advertised: method not found, the handler is not asked.
         assert_eq!(answers[1]["error"]["code"], -32601);
+        assert_eq!(answers[2]["error"]["code"], -32602);
+        assert_eq!(
+            answers[3]["result"],
+            json!({"action": "accept", "content": {"name": "who?"}})
+        );
+        assert_eq!(answers[4]["error"]["code"], -32601);
         server
     });
     let client = Client::builder("t", "1")
@@ -103,15 +196,22 @@ async fn legacy_server_requests_and_notifications_reach_the_handler() {
         .await
         .unwrap()
         .unwrap();
-    tokio::time::sleep(Duration::from_millis(20)).await;
-    assert_eq!(
-        *seen.lock().unwrap(),
-        [
-            "notifications/message",
-            "notifications/tools/list_changed",
-            "notifications/prompts/list_changed"
-        ]
-    );
+    let expected = [
+        "log \"x\"",
+        "Tools changed",
+        "Prompts changed",
+        "Resources changed",
+        "updated file:///a",
+        "cancelled String(\"r0\")",
+        "elicitation e1 complete",
+        "other notifications/example.com/custom",
+        "other notifications/message",
+    ];
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while seen.lock().unwrap().len() < expected.len() && tokio::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    assert_eq!(*seen.lock().unwrap(), expected);
 }
 
 #[tokio::test]
@@ -135,7 +235,7 @@ async fn modern_input_required_is_answered_by_the_handler_and_retried() {
         );
         assert_eq!(
             p["_meta"]["io.modelcontextprotocol/clientCapabilities"],
-            json!({"elicitation": {}, "roots": {}})
+            json!({"elicitation": {"form": {}}, "roots": {}})
         );
         respond(
             &mut server,
@@ -167,15 +267,14 @@ struct SlowHandler {
 }
 
 impl ClientHandler for SlowHandler {
-    fn on_notification(&self, n: Notification) {
+    fn on_logging_message(&self, p: LoggingMessageParams) {
         let (lock, cvar) = &*self.gate;
         let open = lock.lock().unwrap();
         let left = self
             .give_up
             .saturating_duration_since(std::time::Instant::now());
         let _open = cvar.wait_timeout_while(open, left, |open| !*open).unwrap();
-        let p: Value = serde_json::from_str(n.params.unwrap().get()).unwrap();
-        self.seen.lock().unwrap().push(p["n"].as_u64().unwrap());
+        self.seen.lock().unwrap().push(p.data.as_u64().unwrap());
     }
 }
 
@@ -193,7 +292,7 @@ async fn a_notification_flood_is_backpressured_not_buffered_or_dropped() {
                 .send(
                     Notification::new(
                         "notifications/message",
-                        Some(raw(json!({"level": "info", "data": "x", "n": n}))),
+                        Some(raw(json!({"level": "info", "data": n}))),
                     )
                     .into(),
                 )
@@ -213,7 +312,7 @@ async fn a_notification_flood_is_backpressured_not_buffered_or_dropped() {
         .await
         .unwrap();
     let c = client.clone();
-    let call = tokio::spawn(async move { c.list_tools(None).await });
+    let call = tokio::spawn(async move { c.list_page::<Tool>(None).await });
     // The handler is stuck: the driver stops reading after the queue fills,
     // so the response behind the flood is not reached.
     tokio::time::sleep(Duration::from_millis(300)).await;
@@ -245,8 +344,11 @@ async fn a_notification_flood_is_backpressured_not_buffered_or_dropped() {
 async fn too_many_concurrent_server_requests_are_answered_busy() {
     struct Never;
     impl ClientHandler for Never {
-        fn handle_request(&self, _: &str, _: Value) -> BoxFuture<Result<Value, ErrorObject>> {
-            Box::pin(std::future::pending())
+        fn capabilities(&self) -> ClientCapabilities {
+            ClientCapabilities::default().with_roots()
+        }
+        async fn list_roots(&self, _: ListRootsParams) -> Result<ListRootsResult, ErrorObject> {
+            std::future::pending().await
         }
     }
     let (client_end, mut server) = channel::pair();

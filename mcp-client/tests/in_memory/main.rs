@@ -12,7 +12,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use mcp_client::{BoxFuture, Client, ClientError, ClientHandler, CloseReason, VersionChoice};
+use mcp_client::{Client, ClientError, ClientHandler, CloseReason, VersionChoice};
 use mcp_proto::RawJson;
 use mcp_proto::jsonrpc::{ErrorResponse, Message, Notification, Request, Response};
 use mcp_proto::schema::ClientCapabilities;

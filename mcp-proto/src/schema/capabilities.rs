@@ -33,6 +33,48 @@ pub struct ClientCapabilities {
     pub extra: JsonObject,
 }
 
+impl ClientCapabilities {
+    /// Advertises `sampling` (the client answers `sampling/createMessage`).
+    ///
+    /// ```
+    /// use mcp_proto::schema::ClientCapabilities;
+    /// let caps = ClientCapabilities::default().with_sampling().with_elicitation_form().with_roots();
+    /// assert_eq!(
+    ///     serde_json::to_value(&caps).unwrap(),
+    ///     serde_json::json!({"sampling": {}, "elicitation": {"form": {}}, "roots": {}})
+    /// );
+    /// ```
+    #[must_use]
+    pub fn with_sampling(mut self) -> Self {
+        self.sampling.get_or_insert_with(JsonObject::new);
+        self
+    }
+
+    /// Advertises form-mode `elicitation` (`{"form": {}}`; servers before
+    /// 2025-11-25 read any `elicitation` member as form mode).
+    #[must_use]
+    pub fn with_elicitation_form(mut self) -> Self {
+        let e = self.elicitation.get_or_insert_with(JsonObject::new);
+        e.entry("form").or_insert_with(|| JsonObject::new().into());
+        self
+    }
+
+    /// Advertises URL-mode `elicitation` (2025-11-25+: `{"url": {}}`).
+    #[must_use]
+    pub fn with_elicitation_url(mut self) -> Self {
+        let e = self.elicitation.get_or_insert_with(JsonObject::new);
+        e.entry("url").or_insert_with(|| JsonObject::new().into());
+        self
+    }
+
+    /// Advertises `roots` (the client answers `roots/list`).
+    #[must_use]
+    pub fn with_roots(mut self) -> Self {
+        self.roots.get_or_insert_with(RootsCapability::default);
+        self
+    }
+}
+
 /// The `roots` client capability.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

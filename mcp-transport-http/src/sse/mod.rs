@@ -117,7 +117,8 @@ pub enum SseError {
     /// One event was larger than the configured limit. The event is
     /// discarded; decoding resumes after the next blank line.
     #[error(
-        "an SSE event exceeded the {limit}-byte limit and was discarded (raise max_sse_event_size if the server legitimately sends larger messages)"
+        "an SSE event over the {} limit was discarded; raise it with `max_sse_event_size`",
+        mcp_proto::transport::ByteSize(*limit as u64)
     )]
     EventTooLarge {
         /// The limit that was exceeded, in bytes.

@@ -29,11 +29,19 @@ pub(super) fn content_type(resp: &Response<Incoming>) -> String {
 pub(super) use crate::uri::{resolve, same_origin};
 
 pub(super) async fn read_limited(body: Incoming, limit: usize) -> Result<Bytes, HttpError> {
+    let size = http_body::Body::size_hint(&body).exact();
+    if let Some(n) = size.filter(|&n| n > limit as u64) {
+        // Said up front: not worth reading.
+        return Err(HttpError::BodyTooLarge {
+            limit,
+            size: Some(n),
+        });
+    }
     match Limited::new(body, limit).collect().await {
         Ok(c) => Ok(c.to_bytes()),
         Err(e) => {
             if e.is::<http_body_util::LengthLimitError>() {
-                Err(HttpError::BodyTooLarge { limit })
+                Err(HttpError::BodyTooLarge { limit, size })
             } else {
                 Err(HttpError::Client(e))
             }
@@ -46,6 +54,9 @@ pub(super) fn kind_of_client_error(e: &HttpError) -> TransportErrorKind {
         HttpError::Timeout { .. } => TransportErrorKind::Timeout,
         HttpError::Client(_) => TransportErrorKind::Io,
         HttpError::SessionExpired { .. } => TransportErrorKind::SessionExpired,
+        // The answer arrived and was dropped: scoped to its request, the
+        // call fails with it at once (`TransportError::is_dropped_answer`).
+        HttpError::BodyTooLarge { .. } => TransportErrorKind::Decode,
         _ => TransportErrorKind::Protocol,
     }
 }

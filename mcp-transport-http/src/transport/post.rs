@@ -176,8 +176,9 @@ impl Post {
             }
             .map_err(|e| Broken::Fail(err(kind_of_client_error(&e), e)))?;
             let msg = Message::from_slice(&bytes).map_err(|e| {
+                // This POST's answer, dropped: scoped to it by `run`.
                 Broken::Fail(err(
-                    TransportErrorKind::Protocol,
+                    TransportErrorKind::Decode,
                     HttpError::InvalidBody {
                         status,
                         reason: e.to_string(),

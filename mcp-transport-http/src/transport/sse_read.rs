@@ -14,6 +14,7 @@ use super::{Gone, Item, Shared, lock};
 use crate::error::HttpError;
 use crate::headers::filter_tools_list;
 use crate::sse::{SseDecoder, SseError, SseEvent};
+use mcp_proto::jsonrpc::answered_id;
 
 /// After the response arrived, how long the rest of an SSE stream may take
 /// to end (so the connection goes back to the pool) before it is dropped.
@@ -36,16 +37,23 @@ impl Shared {
             return EventOutcome::Skipped;
         }
         // The event's text becomes the message's storage (no copy).
-        match Message::from_string(std::mem::take(&mut ev.data)) {
+        match Message::try_from_string(std::mem::take(&mut ev.data)) {
             Ok(msg) if is_answer_to(&msg, expect) => EventOutcome::Answer(if tools_list {
                 self.filter_tools(msg)
             } else {
                 msg
             }),
             Ok(msg) => EventOutcome::Deliver(msg),
-            Err(e) => {
+            Err((e, text)) => {
                 tracing::warn!(error = %e, "undecodable SSE event skipped");
-                EventOutcome::Report(TransportError::from(e))
+                let te = TransportError::from(e);
+                // JSON that is not JSON-RPC but answers a request (an `id`,
+                // no `method`): that call fails now instead of waiting.
+                match answered_id(text.as_bytes()) {
+                    Some(id) if Some(&id) == expect => EventOutcome::Dropped(te.with_request(id)),
+                    Some(id) => EventOutcome::Report(te.with_request(id)),
+                    None => EventOutcome::Report(te),
+                }
             }
         }
     }
@@ -76,6 +84,8 @@ enum EventOutcome {
     Deliver(Message),
     /// An undecodable event, reported to `poll_recv`; not progress.
     Report(TransportError),
+    /// The awaited answer, undecodable: reported scoped to its request.
+    Dropped(TransportError),
     Answer(Message),
 }
 
@@ -231,6 +241,11 @@ impl ReadState {
                 Some(Ok(m))
             }
             EventOutcome::Report(e) => Some(Err(e)),
+            EventOutcome::Dropped(e) => {
+                self.answered = true;
+                self.progress = true;
+                Some(Err(e))
+            }
             EventOutcome::Skipped => None,
         }
     }

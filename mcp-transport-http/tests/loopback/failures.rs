@@ -16,7 +16,7 @@ async fn json_body_limit_is_enforced() {
     t.send(req(1, "x", json!({}))).await.unwrap();
     let e = recv_err(&mut t).await;
     assert!(
-        matches!(http_cause(&e), HttpError::BodyTooLarge { limit: 1000 }),
+        matches!(http_cause(&e), HttpError::BodyTooLarge { limit: 1000, .. }),
         "{e}"
     );
 }
@@ -57,7 +57,10 @@ async fn bad_answers_are_typed_errors_with_status_and_excerpt() {
 
     t.send(req(2, "badjson", json!({}))).await.unwrap();
     let e = recv_err(&mut t).await;
-    assert_eq!(e.kind(), TransportErrorKind::Protocol);
+    // This POST's answer, dropped: scoped to its request, so the call fails now.
+    assert_eq!(e.kind(), TransportErrorKind::Decode);
+    assert!(e.is_dropped_answer());
+    assert_eq!(e.request_id(), Some(&2.into()));
     assert!(
         matches!(http_cause(&e), HttpError::InvalidBody { excerpt, .. } if excerpt == "{not json"),
         "{e}"

@@ -119,9 +119,15 @@ fn json_that_is_not_json_rpc_is_a_scoped_error() {
     ));
     assert_eq!(got[3], Ok(s(PING)));
     assert_eq!(codec.skipped_lines(), 0);
-    let te: TransportError = JsonLineCodecError::LineTooLong { limit: 1 }.into();
+    let te: TransportError = too_long(1, 2, Dropped::NotAnAnswer).into();
     assert_eq!(te.kind(), TransportErrorKind::Decode);
     assert!(!te.is_terminal());
+    assert_eq!(te.request_id(), None);
+    let te: TransportError = too_long(1, 2, Dropped::Answer(5.into())).into();
+    assert!(te.is_dropped_answer() && !te.is_terminal());
+    assert_eq!(te.request_id(), Some(&5.into()));
+    let te: TransportError = too_long(1, 2, Dropped::UnknownAnswer).into();
+    assert!(te.is_unknown_answer() && !te.is_terminal());
 }
 
 #[test]
@@ -134,8 +140,8 @@ fn limit_is_inclusive_and_an_oversized_line_resynchronises() {
     input.extend_from_slice(b"\n");
     input.extend_from_slice(PING);
     input.extend_from_slice(b"\n");
-    let too_long = Err(JsonLineCodecError::LineTooLong { limit });
-    let want = vec![Ok(s(PING)), too_long.clone(), Ok(s(PING))];
+    let dropped = Err(too_long(limit, 1000, Dropped::NotAnAnswer));
+    let want = vec![Ok(s(PING)), dropped, Ok(s(PING))];
     for size in [1, 7, 64, 500, usize::MAX] {
         let mut codec = JsonLineCodec::new().with_max_message_size(limit);
         assert_eq!(feed(&mut codec, &input, &[size]), want, "pieces of {size}");
@@ -143,11 +149,82 @@ fn limit_is_inclusive_and_an_oversized_line_resynchronises() {
     }
     // An oversized unterminated line at EOF is reported once.
     let mut codec = JsonLineCodec::new().with_max_message_size(10);
-    assert_eq!(feed(&mut codec, &[b'{'; 100], &[3]), vec![too_long_err(10)]);
+    assert_eq!(
+        feed(&mut codec, &[b'{'; 100], &[3]),
+        vec![Err(too_long(10, 100, Dropped::NotAnAnswer))]
+    );
 }
 
-fn too_long_err(limit: usize) -> Result<String, JsonLineCodecError> {
-    Err(JsonLineCodecError::LineTooLong { limit })
+fn too_long(limit: usize, len: u64, dropped: Dropped) -> JsonLineCodecError {
+    JsonLineCodecError::LineTooLong {
+        limit,
+        len,
+        dropped,
+    }
+}
+
+#[test]
+fn an_oversized_line_names_the_request_it_answered() {
+    let big = "x".repeat(5000);
+    let lines = [
+        // The Python SDK's order: the id first.
+        (
+            format!(r#"{{"jsonrpc":"2.0","id":7,"result":{{"t":"{big}"}}}}"#),
+            Dropped::Answer(7.into()),
+        ),
+        // The TypeScript SDK's: the id last.
+        (
+            format!(r#"{{"result":{{"t":"{big}"}},"jsonrpc":"2.0","id":"s-8"}}"#),
+            Dropped::Answer("s-8".into()),
+        ),
+        (
+            format!(r#"{{"error":{{"code":1,"message":"{big}"}},"jsonrpc":"2.0","id":9}}"#),
+            Dropped::Answer(9.into()),
+        ),
+        // A response whose id is in the middle: any pending call.
+        (
+            format!(r#"{{"result":{{"t":"{big}"}},"id":3,"jsonrpc":"2.0"}}"#),
+            Dropped::UnknownAnswer,
+        ),
+        // A request from the server answers nothing, nor does noise.
+        (
+            format!(r#"{{"method":"x","params":{{"t":"{big}"}},"jsonrpc":"2.0","id":4}}"#),
+            Dropped::NotAnAnswer,
+        ),
+        (big.clone(), Dropped::NotAnAnswer),
+    ];
+    for (line, dropped) in lines {
+        let input = format!("{line}\n{}\n", std::str::from_utf8(PING).unwrap());
+        let want = vec![Err(too_long(1000, line.len() as u64, dropped)), Ok(s(PING))];
+        for size in [1, 7, 999, 1001, usize::MAX] {
+            let mut codec = JsonLineCodec::new().with_max_message_size(1000);
+            assert_eq!(
+                feed(&mut codec, input.as_bytes(), &[size]),
+                want,
+                "{size}: {line:.40}"
+            );
+        }
+    }
+}
+
+#[test]
+fn json_not_json_rpc_with_an_id_names_the_request() {
+    let mut codec = JsonLineCodec::new();
+    let got = feed(
+        &mut codec,
+        b"{\"jsonrpc\":\"1.0\",\"id\":3,\"result\":{}}\n",
+        &[usize::MAX],
+    );
+    assert_eq!(
+        got,
+        vec![Err(JsonLineCodecError::BrokenAnswer {
+            id: 3.into(),
+            error: DecodeError::Envelope(EnvelopeViolation::Version)
+        })]
+    );
+    let te: TransportError = got.into_iter().next().unwrap().unwrap_err().into();
+    assert_eq!(te.request_id(), Some(&3.into()));
+    assert!(te.is_dropped_answer());
 }
 
 #[test]
@@ -162,10 +239,18 @@ fn an_oversized_line_is_never_buffered_whole() {
         buf.extend_from_slice(&chunk);
         match codec.decode(&mut buf) {
             Ok(None) => {}
-            Err(JsonLineCodecError::LineTooLong { .. }) => errors += 1,
             other => panic!("unexpected {other:?}"),
         }
         assert!(buf.len() <= limit + chunk.len());
+    }
+    // Reported once, when the line ends.
+    buf.extend_from_slice(b"\n");
+    match codec.decode(&mut buf) {
+        Err(JsonLineCodecError::LineTooLong { len, .. }) => {
+            assert_eq!(len, 10_000_000);
+            errors += 1;
+        }
+        other => panic!("unexpected {other:?}"),
     }
     assert!(
         buf.capacity() <= 2 * (limit + chunk.len()),
@@ -259,7 +344,8 @@ mod chunking {
     /// What decoding `line` (terminator excluded, `\r` included) must give.
     fn expected(line: &[u8], piece: &Piece) -> Option<Result<String, JsonLineCodecError>> {
         if line.len() > LIMIT {
-            return Some(Err(JsonLineCodecError::LineTooLong { limit: LIMIT }));
+            let dropped = Dropped::learn(&peek_head(&line[..LIMIT]), line);
+            return Some(Err(too_long(LIMIT, line.len() as u64, dropped)));
         }
         match piece {
             Piece::Ping(_) => Some(Ok(String::from_utf8(piece.bytes()).unwrap())),

@@ -275,3 +275,64 @@ fn no_timeout_calls_never_expire() {
     sent(&mut s);
     assert_eq!(s.poll_timeout(), None);
 }
+
+/// The transport dropped the frame answering a call (a 64 MiB line over the
+/// limit): that call fails at once with what happened, and nothing else.
+#[test]
+fn a_dropped_answer_fails_its_call_at_once() {
+    let now = Instant::now();
+    for mut s in [modern(now), legacy(now)] {
+        s.request(CallId(1), "tools/call", None, CallOptions::new(), now)
+            .unwrap();
+        s.request(CallId(2), "tools/list", None, CallOptions::new(), now)
+            .unwrap();
+        let out = sent(&mut s);
+        let err = TransportError::new(
+            TransportErrorKind::Decode,
+            "64.0 MiB, over the 16 MiB limit; raise it with `max_message_size`",
+        )
+        .with_request(id_of(&out[0]));
+        s.handle_transport_error(err, now);
+        let got = completed(&events(&mut s));
+        assert_eq!(
+            got,
+            [(
+                CallId(1),
+                Err("the response to tools/call was dropped: 64.0 MiB, over the 16 MiB limit; raise it with `max_message_size`".into())
+            )]
+        );
+        assert_eq!(s.in_flight(), 1, "not left pending");
+        assert!(!s.is_closed());
+        reply(&mut s, id_of(&out[1]), json!({"tools": []}), now);
+        assert_eq!(completed(&events(&mut s)).len(), 1);
+    }
+}
+
+/// A dropped response whose id could not be learned fails every call
+/// waiting for an answer (any could have been it); the session goes on.
+#[test]
+fn a_dropped_answer_of_unknown_id_fails_every_waiting_call() {
+    let now = Instant::now();
+    let mut s = modern(now);
+    for c in 1..=3 {
+        s.request(CallId(c), "tools/call", None, CallOptions::new(), now)
+            .unwrap();
+    }
+    sent(&mut s);
+    let err = TransportError::new(TransportErrorKind::Decode, "64.0 MiB").answering_unknown();
+    assert!(!err.is_terminal());
+    s.handle_transport_error(err, now);
+    let got = completed(&events(&mut s));
+    assert_eq!(got.iter().map(|(c, _)| c.0).collect::<Vec<_>>(), [1, 2, 3]);
+    assert!(
+        got.iter()
+            .all(|(_, r)| r.as_ref().is_err_and(|e| e.contains("was dropped")))
+    );
+    assert_eq!(s.in_flight(), 0);
+    assert!(!s.is_closed());
+    s.request(CallId(4), "ping", None, CallOptions::new(), now)
+        .unwrap();
+    let out = sent(&mut s);
+    reply(&mut s, id_of(&out[0]), json!({}), now);
+    assert_eq!(completed(&events(&mut s)), [(CallId(4), Ok(json!({})))]);
+}

@@ -118,14 +118,101 @@ fn probe_without_answer_falls_back_after_probe_timeout() {
     s.handle_timeout(now + Duration::from_secs(5));
     let out = sent(&mut s);
     assert_eq!(out[0]["method"], "initialize");
-    // A late answer to the probe is ignored.
+    // A legacy server answers initialize: ready in the legacy era, and a
+    // late probe answer after that is ignored.
+    reply(
+        &mut s,
+        id_of(&out[0]),
+        init_result("2025-11-25"),
+        now + Duration::from_secs(6),
+    );
+    assert!(matches!(events(&mut s)[..], [Event::Ready]));
     reply(
         &mut s,
         id_of(&probe),
         discover_result(),
-        now + Duration::from_secs(6),
+        now + Duration::from_secs(7),
     );
     assert!(events(&mut s).is_empty());
+    assert_eq!(s.server().unwrap().era(), Era::Legacy);
+}
+
+/// The race found under load: a slow modern server (the Python SDK on a
+/// busy machine) answers `server/discover` after the probe timeout, when
+/// `initialize` is already on its way, then refuses `initialize` with
+/// -32022 because the connection now serves 2026-07-28. The late answer
+/// counts; the refusal that follows is dropped.
+#[test]
+fn a_late_discover_answer_wins_over_the_pending_fallback() {
+    let now = Instant::now();
+    let mut s = Session::new(config());
+    s.start(now);
+    let probe = sent(&mut s).remove(0);
+    s.request(CallId(1), "tools/list", None, CallOptions::new(), now)
+        .unwrap();
+    s.handle_timeout(now + Duration::from_secs(5));
+    let init = sent(&mut s).remove(0);
+    assert_eq!(init["method"], "initialize");
+    let t = now + Duration::from_secs(6);
+    reply(&mut s, id_of(&probe), discover_result(), t);
+    assert!(matches!(events(&mut s)[..], [Event::Ready]));
+    assert_eq!(
+        s.server().unwrap().protocol_version,
+        ProtocolVersion::V2026_07_28
+    );
+    assert!(matches!(s.learned_era(), Some(EraHint::Modern { .. })));
+    let out = sent(&mut s);
+    assert_eq!(out[0]["method"], "tools/list", "the queued call goes out");
+    assert!(out[0]["params"]["_meta"].is_object(), "in the modern era");
+    reply_err(
+        &mut s,
+        id_of(&init),
+        -32022,
+        "connection is serving the 2026-07-28 protocol; the initialize handshake is not accepted",
+        Some(json!({"supported": ["2026-07-28"], "requested": "2025-11-25"})),
+        t,
+    );
+    assert!(events(&mut s).is_empty(), "the refusal is dropped");
+    assert!(!s.is_closed());
+    assert_eq!(s.in_flight(), 1, "only tools/list is pending");
+}
+
+/// The same race when the refusal comes first (an HTTP server answers the
+/// two POSTs in any order): -32022 naming a modern revision we speak sends
+/// the probe again, once, instead of failing the connection.
+#[test]
+fn a_modern_refusal_of_the_fallback_initialize_probes_again_once() {
+    let now = Instant::now();
+    let mut s = Session::new(config());
+    s.start(now);
+    sent(&mut s);
+    s.handle_timeout(now + Duration::from_secs(5));
+    let init = sent(&mut s).remove(0);
+    let refuse = |s: &mut Session, id| {
+        reply_err(
+            s,
+            id,
+            -32022,
+            "connection is serving the 2026-07-28 protocol",
+            Some(json!({"supported": ["2026-07-28"]})),
+            now + Duration::from_secs(6),
+        )
+    };
+    refuse(&mut s, id_of(&init));
+    let probe = sent(&mut s).remove(0);
+    assert_eq!(probe["method"], "server/discover");
+    assert_eq!(
+        probe["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"],
+        "2026-07-28"
+    );
+    assert!(!s.is_closed());
+    // Once: if that probe times out too and initialize is refused again, the
+    // handshake fails with the server's words.
+    s.handle_timeout(now + Duration::from_secs(12));
+    let init = sent(&mut s).remove(0);
+    assert_eq!(init["method"], "initialize");
+    refuse(&mut s, id_of(&init));
+    assert!(s.is_closed());
 }
 
 #[test]
