@@ -47,7 +47,7 @@ async fn a_client_calls_a_tool_over_websocket() {
         .connect(transport)
         .await
         .unwrap();
-    let tools = client.list_all_tools().await.unwrap();
+    let tools = client.list_all::<mcp_proto::schema::Tool>().await.unwrap();
     assert!(tools.iter().any(|t| t.name == "echo"), "{tools:?}");
     let result = client
         .call_tool("echo", json!({"message": "over a socket"}))
