@@ -18,7 +18,9 @@ use hyper_util::client::legacy::connect::dns::Name;
 use hyper_util::rt::TokioExecutor;
 
 use crate::error::AuthError;
-use crate::util::{parse_url, resolve};
+use mcp_transport_http::uri::{RedirectPolicy, RedirectRefusal};
+
+use crate::util::parse_url;
 
 /// Largest metadata / token response body read: 256 KiB.
 pub const MAX_RESPONSE_BODY: usize = 256 * 1024;
@@ -292,29 +294,42 @@ impl HttpClient {
     }
 
     /// `GET` following up to [`MAX_REDIRECTS`] redirects, each target
-    /// checked again.
+    /// checked again: the workspace's redirect rule
+    /// ([`RedirectPolicy`](mcp_transport_http::uri::RedirectPolicy)), any
+    /// origin (these requests carry no credentials).
     pub(crate) async fn get(&self, url: &Uri) -> Result<HttpResponse, AuthError> {
+        const POLICY: RedirectPolicy = RedirectPolicy {
+            max: MAX_REDIRECTS as u32,
+            cross_origin: true,
+        };
         let mut url = url.clone();
-        for _ in 0..=MAX_REDIRECTS {
+        let mut followed = 0;
+        loop {
             let resp = self.send(Method::GET, &url, &[], None).await?;
-            if resp.status.is_redirection()
-                && let Some(loc) = resp
-                    .headers
-                    .get(header::LOCATION)
-                    .and_then(|v| v.to_str().ok())
-            {
-                url = resolve(&url, loc).ok_or_else(|| AuthError::RefusedUrl {
-                    url: loc.to_owned(),
-                    reason: "unusable redirect target".into(),
-                })?;
-                continue;
+            let location = resp
+                .headers
+                .get(header::LOCATION)
+                .and_then(|v| v.to_str().ok());
+            match POLICY.next(&Method::GET, resp.status, &url, location, followed) {
+                Ok(None) => return Ok(resp),
+                Ok(Some(next)) => {
+                    url = next;
+                    followed += 1;
+                }
+                Err(RedirectRefusal::TooMany(_)) => {
+                    return Err(AuthError::Http {
+                        url: url.to_string(),
+                        reason: format!("more than {MAX_REDIRECTS} redirects"),
+                    });
+                }
+                Err(refusal) => {
+                    return Err(AuthError::RefusedUrl {
+                        url: location.unwrap_or_default().to_owned(),
+                        reason: format!("unusable redirect target ({refusal:?})"),
+                    });
+                }
             }
-            return Ok(resp);
         }
-        Err(AuthError::Http {
-            url: url.to_string(),
-            reason: format!("more than {MAX_REDIRECTS} redirects"),
-        })
     }
 
     /// `POST` of a form body.

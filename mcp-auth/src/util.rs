@@ -1,65 +1,44 @@
-//! Small encoders: base64 (standard and url-safe), form encoding, URL pieces.
+//! Small encoders: base64 (standard and url-safe, through the `base64`
+//! crate), form encoding, URL pieces (resolution and origins are
+//! `mcp_transport_http::uri`'s, shared with the transport).
 
 use http::Uri;
 
-const STD: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-const URL: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-
-fn encode(input: &[u8], alphabet: &[u8; 64], pad: bool) -> String {
-    let mut out = String::with_capacity(input.len().div_ceil(3) * 4);
-    for chunk in input.chunks(3) {
-        let b = [
-            chunk.first().copied().unwrap_or(0),
-            chunk.get(1).copied().unwrap_or(0),
-            chunk.get(2).copied().unwrap_or(0),
-        ];
-        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        let chars = chunk.len() + 1;
-        for i in 0..4 {
-            if i < chars {
-                out.push(char::from(alphabet[((n >> (18 - 6 * i)) & 63) as usize]));
-            } else if pad {
-                out.push('=');
-            }
-        }
-    }
-    out
-}
+use base64::Engine as _;
+use base64::engine::DecodePaddingMode;
+use base64::engine::general_purpose::{
+    GeneralPurpose, GeneralPurposeConfig, STANDARD, URL_SAFE_NO_PAD,
+};
 
 /// Standard base64 with padding (HTTP Basic).
 pub(crate) fn b64_std(input: &[u8]) -> String {
-    encode(input, STD, true)
+    STANDARD.encode(input)
 }
 
 /// base64url without padding (PKCE, JWT).
 pub(crate) fn b64_url(input: &[u8]) -> String {
-    encode(input, URL, false)
+    URL_SAFE_NO_PAD.encode(input)
 }
 
-/// Decodes standard or url-safe base64, ignoring whitespace and padding.
+/// Decodes standard or url-safe base64, ignoring whitespace and padding
+/// (PEM bodies, JWT segments).
 pub(crate) fn b64_decode(input: &str) -> Option<Vec<u8>> {
-    let mut out = Vec::with_capacity(input.len() * 3 / 4);
-    let mut acc = 0u32;
-    let mut bits = 0u32;
-    for c in input.bytes() {
-        let v = match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'+' | b'-' => 62,
-            b'/' | b'_' => 63,
-            b'=' | b' ' | b'\n' | b'\r' | b'\t' => continue,
-            _ => return None,
-        };
-        acc = (acc << 6) | u32::from(v);
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            out.push((acc >> bits) as u8);
-            acc &= (1 << bits) - 1;
-        }
-    }
-    Some(out)
+    const LENIENT: GeneralPurpose = GeneralPurpose::new(
+        &base64::alphabet::STANDARD,
+        GeneralPurposeConfig::new()
+            .with_decode_padding_mode(DecodePaddingMode::Indifferent)
+            .with_decode_allow_trailing_bits(true),
+    );
+    let normalized: String = input
+        .chars()
+        .filter(|c| !c.is_ascii_whitespace())
+        .map(|c| match c {
+            '-' => '+',
+            '_' => '/',
+            c => c,
+        })
+        .collect();
+    LENIENT.decode(normalized).ok()
 }
 
 /// Percent-encodes for `application/x-www-form-urlencoded` and query strings
@@ -128,16 +107,7 @@ pub(crate) fn parse_url(s: &str) -> Option<Uri> {
     Some(uri)
 }
 
-/// `scheme://authority` of a URL, lowercased scheme and host.
-pub(crate) fn origin(uri: &Uri) -> String {
-    format!(
-        "{}://{}",
-        uri.scheme_str().unwrap_or("https").to_ascii_lowercase(),
-        uri.authority()
-            .map(|a| a.as_str().to_ascii_lowercase())
-            .unwrap_or_default()
-    )
-}
+pub(crate) use mcp_transport_http::uri::{origin, resolve};
 
 /// The canonical resource URI of an MCP server URL (RFC 8707, MCP
 /// "canonical server URI"): lowercase scheme and host, no fragment, no query,
@@ -150,22 +120,6 @@ pub(crate) fn canonical_resource(uri: &Uri) -> String {
 /// The path of a URL without a trailing slash (`""` for the root).
 pub(crate) fn path_no_slash(uri: &Uri) -> &str {
     uri.path().trim_end_matches('/')
-}
-
-/// Resolves a `Location` value against the URL it came from.
-pub(crate) fn resolve(base: &Uri, location: &str) -> Option<Uri> {
-    if let Some(u) = parse_url(location) {
-        return Some(u);
-    }
-    if location.starts_with("//") {
-        return parse_url(&format!("{}:{location}", base.scheme_str()?));
-    }
-    if location.starts_with('/') {
-        return parse_url(&format!("{}{location}", origin(base)));
-    }
-    let path = base.path();
-    let dir = &path[..path.rfind('/').map_or(0, |i| i + 1)];
-    parse_url(&format!("{}{dir}{location}", origin(base)))
 }
 
 #[cfg(test)]

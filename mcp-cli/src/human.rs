@@ -280,14 +280,7 @@ fn uri_head(r: &Object, uri_key: &str) -> String {
     head
 }
 
-/// Decoded size of base64 text (padding and whitespace ignored).
-fn base64_len(data: &str) -> usize {
-    let n = data
-        .bytes()
-        .filter(|b| !b.is_ascii_whitespace() && *b != b'=')
-        .count();
-    n * 3 / 4
-}
+use mcp_tools::base64_decoded_len as base64_len;
 
 /// Sizes as the tool bridge writes them.
 fn plural_bytes(n: usize) -> String {

@@ -227,6 +227,22 @@ impl Message {
         v
     }
 
+    /// This message as compact JSON text: the payload of a WebSocket text
+    /// frame (or any message-framed transport); [`str::parse`] reads it back.
+    ///
+    /// ```
+    /// use mcp_proto::jsonrpc::{Message, Request};
+    /// let m: Message = Request::new(1.into(), "ping", None).into();
+    /// let text = m.to_text();
+    /// assert_eq!(text, r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#);
+    /// assert_eq!(text.parse::<Message>().unwrap().method(), Some("ping"));
+    /// ```
+    pub fn to_text(&self) -> String {
+        // JSON written from `String`s and validated raw values is UTF-8.
+        String::from_utf8(self.to_vec())
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+    }
+
     /// The method name of a request or notification.
     pub fn method(&self) -> Option<&str> {
         match self {

@@ -75,6 +75,53 @@
 //!   that put the version on the wire (HTTP's `MCP-Protocol-Version` header)
 //!   use it; others ignore it.
 //!
+//! # Who calls what, with which waker
+//!
+//! `mcp-client` owns the transport inside its driver state, behind a mutex;
+//! every call below happens with that lock held, so calls never overlap.
+//! But they come from two places:
+//!
+//! - **The driver task** calls every method with its own waker: it polls
+//!   `poll_recv`, and the send methods for whatever callers could not finish.
+//! - **A caller's task** (any thread inside the tokio runtime) calls
+//!   `poll_ready`, `start_send` and `poll_flush` right after queueing a
+//!   request, with a **no-op waker** ([`Waker::noop`](std::task::Waker::noop)),
+//!   to write without a task switch. If one of them returns `Pending`, the
+//!   caller wakes the driver, which polls the same method again with a real
+//!   waker. So a `Pending` seen with the no-op waker is fine, but the
+//!   transport must not rely on that waker: it must keep the message
+//!   accepted by `start_send` and make progress (or register the next real
+//!   waker) on the next poll.
+//!
+//! A transport therefore: is `Send`; stores the waker of the *latest* call
+//! of each `poll_*` method (not the first); never blocks in any method; and
+//! may spawn tasks only from inside a tokio runtime (the client writes from
+//! a caller's thread only when one is current).
+//!
+//! # What each method returns, by state
+//!
+//! | state | `poll_recv` | `poll_ready` / `start_send` / `poll_flush` | `poll_close` |
+//! |---|---|---|---|
+//! | open | `Some(Ok(m))`, scoped `Some(Err(e))`, or `Pending` | `Ready(Ok(()))` or `Pending` (backpressure) | starts closing |
+//! | the peer died | one terminal `Some(Err(e))`, then `None` | `Err` of kind [`Closed`](TransportErrorKind::Closed) (or `Io`) | `Ready(Ok(()))` promptly: nothing left to shut down |
+//! | the peer closed cleanly | `None` (after every message it sent) | `Err` of kind `Closed` | `Ready(Ok(()))` |
+//! | closing or closed locally (`poll_close` called) | `None` (messages not yet received are dropped); never `Pending` forever | `Err` of kind `Closed` | `Ready(Ok(()))` again (idempotent) |
+//!
+//! `poll_close` is bounded in time: the transport documents its bound (stdio:
+//! stdin grace + SIGTERM grace, then SIGKILL; HTTP:
+//! `mcp_transport_http::CLOSE_TIMEOUT` for the `DELETE`) and returns
+//! `Ready` within it whatever the peer does; an error from it (the `DELETE`
+//! failed) is informational: the transport is closed either way.
+//!
+//! # Which kind an I/O error gets
+//!
+//! `From<std::io::Error>` maps `BrokenPipe`, `ConnectionReset`,
+//! `ConnectionAborted` and `UnexpectedEof` to [`Closed`](TransportErrorKind::Closed)
+//! (the peer went away), `TimedOut` to [`Timeout`](TransportErrorKind::Timeout),
+//! and everything else to [`Io`](TransportErrorKind::Io). All three are
+//! terminal unless the transport scopes the error to a request with
+//! [`TransportError::with_request`].
+//!
 //! # Example: an in-process transport
 //!
 //! A transport that plays a tiny server answering every request with an
@@ -156,6 +203,8 @@ use crate::jsonrpc::{Message, RequestId};
 use crate::version::ProtocolVersion;
 
 pub mod channel;
+#[cfg(feature = "framed")]
+pub mod framed;
 
 /// A message-level, bidirectional connection to one MCP server.
 ///

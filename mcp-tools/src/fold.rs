@@ -118,8 +118,15 @@ pub fn fold_result(result: &CallToolResult) -> String {
 }
 
 /// The decoded size of base64 `data` (padding and whitespace ignored; an
-/// invalid encoding gives an estimate, never a panic).
-pub(crate) fn base64_decoded_len(data: &str) -> usize {
+/// invalid encoding gives an estimate, never a panic). Counted, not decoded:
+/// the `base64` crate gives only an upper bound without decoding
+/// (`decoded_len_estimate`), and decoding a multi-MiB image to learn its size
+/// would allocate it twice.
+///
+/// ```
+/// assert_eq!(mcp_tools::base64_decoded_len("QUJDRA=="), 4);
+/// ```
+pub fn base64_decoded_len(data: &str) -> usize {
     let significant = data
         .bytes()
         .filter(|b| !b.is_ascii_whitespace() && *b != b'=')

@@ -119,7 +119,7 @@ pub mod rig;
 mod tests;
 
 pub use error::{ToolError, ToolboxError};
-pub use fold::fold_result;
+pub use fold::{base64_decoded_len, fold_result};
 pub use names::{
     Filter, Glob, MAX_TOOL_NAME_LEN, SEGMENT_SEPARATORS, is_valid_model_name, sanitize_name,
 };

@@ -53,8 +53,6 @@ pub const DEFAULT_MAX_RESUME_ATTEMPTS: u32 = 5;
 /// plus one message and one body frame per open stream; lower one or both
 /// for servers you do not trust.
 pub const DEFAULT_MAX_BUFFERED_MESSAGES: usize = 1024;
-/// Same-origin 307/308 redirects followed per request.
-pub const MAX_REDIRECTS: u32 = 5;
 /// Longest `poll_close` waits for the session `DELETE`.
 pub const CLOSE_TIMEOUT: Duration = Duration::from_secs(5);
 /// First reconnection delay when the server gave no `retry`; doubles per

@@ -128,13 +128,15 @@ mod error;
 mod headers;
 pub mod sse;
 mod transport;
+pub mod uri;
 
 pub use client::{
     AuthProvider, BearerToken, BoxFuture, CLOSE_TIMEOUT, DEFAULT_CONNECT_TIMEOUT,
     DEFAULT_MAX_BODY_SIZE, DEFAULT_MAX_BUFFERED_MESSAGES, DEFAULT_MAX_RESUME_ATTEMPTS,
     DEFAULT_REISSUE_METHODS, DEFAULT_REQUEST_TIMEOUT, HttpTransportBuilder, INITIAL_BACKOFF,
-    MAX_AUTH_RETRIES, MAX_BACKOFF, MAX_REDIRECTS, RequestBody, Unauthorized,
+    MAX_AUTH_RETRIES, MAX_BACKOFF, RequestBody, Unauthorized,
 };
 pub use error::HttpError;
 pub use sse::DEFAULT_MAX_EVENT_SIZE as DEFAULT_MAX_SSE_EVENT_SIZE;
 pub use transport::HttpTransport;
+pub use uri::MAX_REDIRECTS;

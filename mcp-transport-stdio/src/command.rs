@@ -453,6 +453,14 @@ fn is_assignment_name(name: &str) -> bool {
 }
 
 /// POSIX shell word splitting (quotes and backslashes only).
+///
+/// Why not the `shell-words` crate (1.1, the usual choice): it returns plain
+/// strings, so `'A=1' prog` (a program named `A=1`) and `A=1 prog` (an
+/// environment variable) come out the same, and a shell treats them
+/// differently; knowing whether the `=` was quoted is what this splitter
+/// keeps ([`Word::assignment`]). It would also add one crate (63 to 64) to
+/// the tree of every dependent of the stdio transport, which this issue's
+/// budget (60) cannot spare.
 fn split_shell_words(line: &str) -> Result<Vec<Word>, ShellWordsError> {
     let mut words = Vec::new();
     let mut cur = String::new();

@@ -145,6 +145,30 @@ fn test(extra: &[String]) -> Result {
         .env("MCP_REQUIRE_PEERS", "1"))
 }
 
+/// Each feature combination a dependent can pick, built on its own (the
+/// workspace build unifies features and would hide a missing `cfg`).
+const FEATURE_BUILDS: &[&[&str]] = &[
+    // the sans-IO session core only
+    &["-p", "mcp-client", "--no-default-features"],
+    // plain http:// only, no TLS stack
+    &["-p", "mcp-transport-http", "--no-default-features"],
+    &[
+        "-p",
+        "mcp-transport-http",
+        "--no-default-features",
+        "--features",
+        "rustls",
+    ],
+    &["-p", "mcp-transport-http", "--features", "native-roots"],
+];
+
+fn feature_builds() -> Result {
+    for args in FEATURE_BUILDS {
+        run(cargo().arg("check").args(*args))?;
+    }
+    Ok(())
+}
+
 fn ci() -> Result {
     run(cargo().args(["fmt", "--all", "--check"]))?;
     run(cargo().args([
@@ -155,6 +179,7 @@ fn ci() -> Result {
         "-D",
         "warnings",
     ]))?;
+    feature_builds()?;
     test(&[])?;
     // Optional features that default builds skip: full JSON Schema validation
     // and the rig adapter (its test drives a real server through rig).

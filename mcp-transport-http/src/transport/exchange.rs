@@ -10,8 +10,9 @@ use mcp_proto::transport::{TransportError, TransportErrorKind};
 use mcp_proto::version::Feature;
 
 use super::{PROTOCOL_VERSION, SESSION_ID, Shared, lock};
-use crate::client::{MAX_AUTH_RETRIES, MAX_REDIRECTS, Unauthorized};
+use crate::client::{MAX_AUTH_RETRIES, Unauthorized};
 use crate::error::HttpError;
+use crate::uri::{RedirectPolicy, RedirectRefusal};
 
 pub(super) fn err(kind: TransportErrorKind, e: HttpError) -> TransportError {
     TransportError::new(kind, e)
@@ -25,29 +26,7 @@ pub(super) fn content_type(resp: &Response<Incoming>) -> String {
         .to_ascii_lowercase()
 }
 
-pub(super) fn same_origin(a: &Uri, b: &Uri) -> bool {
-    fn port(u: &Uri) -> Option<u16> {
-        u.port_u16().or(match u.scheme_str() {
-            Some("http") => Some(80),
-            Some("https") => Some(443),
-            _ => None,
-        })
-    }
-    a.scheme() == b.scheme()
-        && a.host().map(str::to_ascii_lowercase) == b.host().map(str::to_ascii_lowercase)
-        && port(a) == port(b)
-}
-
-/// Resolves a `Location` (absolute, or absolute-path) against `base`.
-pub(super) fn resolve(base: &Uri, location: &str) -> Option<Uri> {
-    if location.starts_with('/') && !location.starts_with("//") {
-        let mut parts = base.clone().into_parts();
-        parts.path_and_query = Some(location.parse().ok()?);
-        return Uri::from_parts(parts).ok();
-    }
-    let u: Uri = location.parse().ok()?;
-    u.scheme().is_some().then_some(u)
-}
+pub(super) use crate::uri::{resolve, same_origin};
 
 pub(super) async fn read_limited(body: Incoming, limit: usize) -> Result<Bytes, HttpError> {
     let size = http_body::Body::size_hint(&body).exact();
@@ -148,40 +127,29 @@ impl Shared {
                 }
                 return Ok(resp);
             }
-            if status.is_redirection() {
-                let location = resp
-                    .headers()
-                    .get(LOCATION)
-                    .and_then(|v| v.to_str().ok())
-                    .map(str::to_owned);
-                if status != StatusCode::TEMPORARY_REDIRECT
-                    && status != StatusCode::PERMANENT_REDIRECT
-                {
-                    return Err(HttpError::Redirect {
-                        status,
-                        reason: "only 307 and 308 keep the method and body; point the client at the final URL".into(),
-                    });
+            let location = resp.headers().get(LOCATION).and_then(|v| v.to_str().ok());
+            let next =
+                RedirectPolicy::CREDENTIALED.next(&method, status, &url, location, redirects);
+            match next {
+                Ok(None) => {}
+                Ok(Some(target)) => {
+                    redirects += 1;
+                    url = target;
+                    continue;
                 }
-                let Some(target) = location.as_deref().and_then(|l| resolve(&url, l)) else {
-                    return Err(HttpError::Redirect {
-                        status,
-                        reason: "missing or unusable Location header".into(),
-                    });
-                };
-                if !same_origin(&url, &target) {
-                    return Err(HttpError::CrossOriginRedirect {
-                        location: target.to_string(),
-                    });
+                Err(refusal) => {
+                    let reason = match refusal {
+                        RedirectRefusal::CrossOrigin(target) => {
+                            return Err(HttpError::CrossOriginRedirect {
+                                location: target.to_string(),
+                            });
+                        }
+                        RedirectRefusal::MethodChange => "only 307 and 308 keep the method and body; point the client at the final URL".into(),
+                        RedirectRefusal::NoLocation => "missing or unusable Location header".into(),
+                        RedirectRefusal::TooMany(max) => format!("more than {max} redirects"),
+                    };
+                    return Err(HttpError::Redirect { status, reason });
                 }
-                redirects += 1;
-                if redirects > MAX_REDIRECTS {
-                    return Err(HttpError::Redirect {
-                        status,
-                        reason: format!("more than {MAX_REDIRECTS} redirects"),
-                    });
-                }
-                url = target;
-                continue;
             }
             return Ok(resp);
         }
@@ -235,6 +203,9 @@ mod tests {
             resolve(&base, "/x?y=1").unwrap().to_string(),
             "http://127.0.0.1:8080/x?y=1"
         );
-        assert!(resolve(&base, "//evil/x").is_none());
+        assert_eq!(
+            resolve(&base, "//evil/x").unwrap().to_string(),
+            "http://evil/x"
+        );
     }
 }

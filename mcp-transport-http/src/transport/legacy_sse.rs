@@ -21,19 +21,6 @@ use crate::sse::SseDecoder;
 /// How long the 2024-11-05 fallback waits for the `endpoint` event.
 const ENDPOINT_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// Resolves the HTTP+SSE `endpoint` event data (any relative reference
-/// form servers use: absolute URL, absolute path, or relative path).
-fn resolve_endpoint(base: &Uri, data: &str) -> Option<Uri> {
-    let data = data.trim();
-    if let Some(u) = resolve(base, data) {
-        return Some(u);
-    }
-    // A relative path: replace the last segment of the base path.
-    let path = base.path();
-    let dir = path.rsplit_once('/').map_or("", |(d, _)| d);
-    resolve(base, &format!("{dir}/{data}"))
-}
-
 /// The 2024-11-05 HTTP+SSE fallback: `GET` the URL, wait for `endpoint`,
 /// keep reading the stream in a task. Returns the POST endpoint.
 pub(super) async fn open_legacy_sse(shared: &Shared) -> Result<Uri, HttpError> {
@@ -101,7 +88,7 @@ async fn legacy_sse_reader(
                     match dec.decode(&mut buf) {
                         Ok(Some(ev)) if ev.event == "endpoint" => {
                             if let Some(tx) = endpoint_tx.take() {
-                                let _ = tx.send(resolve_endpoint(&base, &ev.data));
+                                let _ = tx.send(resolve(&base, &ev.data));
                             }
                         }
                         Ok(Some(ev)) if ev.event == "message" && !ev.data.is_empty() => {
@@ -148,13 +135,11 @@ mod tests {
     fn endpoint_resolution() {
         let base: Uri = "http://127.0.0.1:8080/mcp".parse().unwrap();
         assert_eq!(
-            resolve_endpoint(&base, "/messages?sessionId=1")
-                .unwrap()
-                .to_string(),
+            resolve(&base, "/messages?sessionId=1").unwrap().to_string(),
             "http://127.0.0.1:8080/messages?sessionId=1"
         );
         assert_eq!(
-            resolve_endpoint(&base, "messages?s=1").unwrap().to_string(),
+            resolve(&base, "messages?s=1").unwrap().to_string(),
             "http://127.0.0.1:8080/messages?s=1"
         );
     }
