@@ -103,8 +103,16 @@ pub(crate) fn parse_url(s: &str) -> Option<Uri> {
         Some("http") | Some("https") => {}
         _ => return None,
     }
-    uri.authority()?;
-    Some(uri)
+    // The authority must be exactly a non-empty host and an optional valid
+    // port: `http::Uri` accepts `https://:(0/a`, whose origin has no host
+    // (found by the auth_parsers fuzz target); userinfo is refused too.
+    let authority = uri.authority()?.as_str();
+    let host = uri.host().filter(|h| !h.is_empty())?;
+    let expected = match uri.port_u16() {
+        Some(port) => format!("{host}:{port}"),
+        None => host.to_owned(),
+    };
+    authority.eq_ignore_ascii_case(&expected).then_some(uri)
 }
 
 pub(crate) use mcp_transport_http::uri::{origin, resolve};
@@ -169,6 +177,12 @@ mod tests {
         assert_eq!(canonical_resource(&u), "https://example.com");
         assert!(parse_url("ftp://x/").is_none());
         assert!(parse_url("/relative").is_none());
+        // Fuzz regression: no host, a port that is not a number, userinfo.
+        assert!(parse_url("https://:(0/a?").is_none());
+        assert!(parse_url("https://h:x/").is_none());
+        assert!(parse_url("https://user@h/").is_none());
+        assert!(parse_url("https://[::1]:8080/mcp").is_some());
+        assert!(parse_url("http://127.0.0.1:3000").is_some());
     }
 
     #[test]
