@@ -77,10 +77,6 @@ const CLOSE_TIMEOUT: Duration = Duration::from_secs(6);
 /// cancellation is written first) before its process group is killed.
 const CLOSE_AFTER_CANCEL: Duration = Duration::from_millis(500);
 
-/// How long a spawned server may take to answer the `server/discover`
-/// probe before it is taken for a legacy one.
-const STDIO_PROBE_TIMEOUT: Duration = Duration::from_secs(20);
-
 /// Whether the server is a process `mcp` spawns.
 fn spawned(server: &Server) -> bool {
     match server {
@@ -253,15 +249,9 @@ pub(crate) fn client_builder(opts: &Options, login: bool) -> (ClientBuilder, Dur
         .resend_on_session_expiry(!spawned(&opts.server))
         .handler(LogNotifications);
     // A 401 during the handshake runs the browser login inside it.
+    // A server slow to answer `server/discover` is handled by the session
+    // (a late answer still wins over the fallback `initialize`).
     let mut handshake_wait = opts.timeout + PROBE_ALLOWANCE;
-    if spawned(&opts.server) {
-        // A process that is silent is most likely still starting (a Python
-        // server's imports take seconds on a busy machine): falling back to
-        // `initialize` after the client's 5 s would meet a server that has
-        // meanwhile answered `server/discover` and rejects `initialize`.
-        builder = builder.probe_timeout(STDIO_PROBE_TIMEOUT);
-        handshake_wait = opts.timeout + STDIO_PROBE_TIMEOUT;
-    }
     if login {
         builder = builder
             .handshake_timeout(opts.timeout + LOGIN_TIMEOUT)
