@@ -19,7 +19,8 @@
 //! - `ci`: what `.ci/run` runs: fmt check, clippy, `test`, all the
 //!   conformance scenarios, the chaos soak for 60 s, docs, 30 s of each
 //!   fuzz target.
-//! - `soak [--seconds N]`: the chaos soak (`xtask/src/soak.rs`).
+//! - `soak [--seconds N]`: the chaos soak over stdio and HTTP, both eras,
+//!   N split between the four (`xtask/src/soak.rs`).
 //! - `scale [ARGS]`: the scale benchmark (100 stdio servers and 1,000 HTTP
 //!   clients in one process; see `scale.rs`).
 
