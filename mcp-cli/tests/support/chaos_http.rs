@@ -382,8 +382,12 @@ async fn handle(state: &Arc<State>, req: Request<Incoming>) -> Resp {
     if !modern
         && method == "tools/call"
         && matches!(state.mode, Mode::Chaos { .. })
-        && state.roll(1000) < 5
+        && state.roll(1000) < 8
     {
+        // Now, or while the call was being worked on.
+        if state.roll(2) == 0 {
+            tokio::time::sleep(Duration::from_millis(state.roll(1500))).await;
+        }
         if let Some(s) = &session {
             state.sessions.lock().unwrap().remove(s);
         }
