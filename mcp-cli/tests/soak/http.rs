@@ -96,7 +96,7 @@ impl Phase {
                 }
                 tally.count("connect failed (typed error)");
                 // The server may be down (a crash): no busy loop.
-                tokio::time::sleep(Duration::from_millis(100)).await;
+                tokio::time::sleep(Duration::from_millis(300)).await;
             }
             Ok(Ok(client)) => {
                 count_era(&client, tally);
