@@ -297,15 +297,8 @@ async fn run(opts: Options) -> Result<(), Failure> {
     let (client, driver, handshake_wait) = start_client(&opts, transport, login);
 
     let work = async {
-        if let Err(mut f) = handshake(&client, handshake_wait).await {
-            if let (Failure::Fatal { message, .. }, Some(o)) = (&mut f, &oauth)
-                && let Some(why) = o.provider.last_error()
-            {
-                message.push_str("; OAuth: ");
-                message.push_str(&why);
-            }
-            return Err(f);
-        }
+        // An OAuth failure is in the error's chain, which the report names.
+        handshake(&client, handshake_wait).await?;
         command(&client, &opts).await
     };
     let result = tokio::select! {

@@ -110,6 +110,18 @@ pub enum HttpError {
         /// The configured timeout.
         after: Duration,
     },
+    /// The server refused the request (401 or 403) and the
+    /// [`AuthProvider`](crate::AuthProvider) could not authorize it; the
+    /// [`source`](std::error::Error::source) is the provider's error (e.g.
+    /// `mcp_auth::AuthError`).
+    #[error("the MCP server answered HTTP {status} and authorization failed: {source}")]
+    Auth {
+        /// `401 Unauthorized` or `403 Forbidden`.
+        status: StatusCode,
+        /// Why the provider could not authorize the request.
+        #[source]
+        source: crate::BoxError,
+    },
     /// An SSE event over the size limit.
     #[error(transparent)]
     Sse(#[from] SseError),

@@ -21,7 +21,7 @@ use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
 use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
-use mcp_auth::{FollowRedirect, OAuthProvider, SsrfPolicy};
+use mcp_auth::{AuthError, AuthErrorKind, FollowRedirect, OAuthProvider, SsrfPolicy};
 use mcp_transport_http::{AuthProvider, Unauthorized};
 use serde_json::{Value, json};
 
@@ -333,6 +333,13 @@ async fn handle(
         return json_resp(200, json!({"jsonrpc": "2.0", "id": id, "result": {}}));
     }
     json_resp(404, json!({"error": "not_found"}))
+}
+
+/// The provider's answer to a refusal, its error as the [`AuthError`] it is.
+async fn retry(p: &OAuthProvider, refusal: Unauthorized) -> Result<bool, AuthError> {
+    p.on_unauthorized(refusal)
+        .await
+        .map_err(|e| *e.downcast::<AuthError>().expect("an AuthError"))
 }
 
 async fn bearer(p: &OAuthProvider) -> Option<String> {
