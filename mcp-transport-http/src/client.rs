@@ -526,18 +526,18 @@ fn default_client(
         {
             builder
                 .with_provider_and_native_roots(provider)
-                .map_err(|e| HttpError::Tls(e.to_string()))?
+                .map_err(|e| HttpError::Tls(e.into()))?
         }
         #[cfg(not(feature = "native-roots"))]
         {
             builder
                 .with_provider_and_webpki_roots(provider)
-                .map_err(|e| HttpError::Tls(e.to_string()))?
+                .map_err(|e| HttpError::Tls(e.into()))?
         }
     } else {
         builder
             .with_provider_and_webpki_roots(provider)
-            .map_err(|e| HttpError::Tls(e.to_string()))?
+            .map_err(|e| HttpError::Tls(e.into()))?
     };
     let connector = builder
         .https_or_http()

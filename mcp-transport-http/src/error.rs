@@ -49,12 +49,13 @@ pub enum HttpError {
         excerpt: String,
     },
     /// A JSON body that is not one JSON-RPC message.
-    #[error("HTTP {status} body is not a JSON-RPC message ({reason}): {excerpt}")]
+    #[error("HTTP {status} body is not a JSON-RPC message ({source}): {excerpt}")]
     InvalidBody {
         /// The status.
         status: StatusCode,
-        /// The decoder's description.
-        reason: String,
+        /// What the decoder found wrong.
+        #[source]
+        source: mcp_proto::jsonrpc::DecodeError,
         /// The start of the body.
         excerpt: String,
     },
@@ -128,9 +129,9 @@ pub enum HttpError {
     /// The connection or the HTTP exchange failed.
     #[error("HTTP request failed: {}", chain(.0.as_ref()))]
     Client(#[source] Box<dyn std::error::Error + Send + Sync>),
-    /// TLS could not be set up.
+    /// TLS could not be set up (the root certificates could not be loaded).
     #[error("TLS setup failed: {0}")]
-    Tls(String),
+    Tls(#[source] crate::BoxError),
 }
 
 /// An error and its sources, `a: b: c` (hyper's own text is only the outermost).
