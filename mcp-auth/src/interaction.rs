@@ -72,8 +72,8 @@ impl LoopbackRedirect {
     ) -> Result<Self, AuthError> {
         let listener = TcpListener::bind(("127.0.0.1", port)).await.map_err(|e| {
             AuthError::new(
-                AuthErrorKind::Interaction,
-                format!("cannot listen on 127.0.0.1:{port}"),
+                AuthErrorKind::Config,
+                format!("cannot listen on 127.0.0.1:{port} for the authorization callback"),
             )
             .with_source(e)
         })?;
@@ -81,7 +81,7 @@ impl LoopbackRedirect {
             .local_addr()
             .map_err(|e| {
                 AuthError::new(
-                    AuthErrorKind::Interaction,
+                    AuthErrorKind::Config,
                     "the callback listener has no local address",
                 )
                 .with_source(e)

@@ -63,6 +63,16 @@
 //!   an [`SsrfPolicy`] checked on each URL and on every DNS answer (so on
 //!   every redirect); tokens and secrets never logged (`Debug` redacts).
 //!
+//! **Errors**: when the provider cannot authorize a request, the request
+//! fails as the transport's `Unauthorized`, and the [`AuthError`] saying
+//! why is in the error chain of the call that failed (through
+//! `mcp_client::ClientError`, the `TransportError` and its
+//! `HttpError::Auth`): [`AuthError::find`] digs it out, and its predicates
+//! ([`is_user_action_needed`](AuthError::is_user_action_needed),
+//! [`is_invalid_grant`](AuthError::is_invalid_grant),
+//! [`is_retryable`](AuthError::is_retryable),
+//! [`is_forbidden`](AuthError::is_forbidden)) say what to do next.
+//!
 //! [`AuthProvider`]: mcp_transport_http::AuthProvider
 
 mod challenge;
