@@ -158,9 +158,20 @@ impl AuthError {
             Some((e, None)) => e.clone(),
             None => excerpt(body),
         };
+        let hint = match oauth.as_ref().map(|(e, _)| e.as_str()) {
+            Some("invalid_grant") => "; the grant is invalid, expired or revoked: authorize again",
+            Some("invalid_client" | "unauthorized_client") => {
+                "; the authorization server does not accept this client: check its credentials or registration"
+            }
+            Some("temporarily_unavailable" | "server_error") => "; try again later",
+            _ if status.is_server_error() || status == StatusCode::TOO_MANY_REQUESTS => {
+                "; try again later"
+            }
+            _ => "",
+        };
         let mut e = Self::new(
             kind,
-            format!("{what} at {url} was refused (HTTP {status}): {detail}"),
+            format!("{what} at {url} was refused (HTTP {status}): {detail}{hint}"),
         );
         e.inner.status = Some(status);
         e.inner.oauth = oauth;
@@ -358,7 +369,7 @@ mod tests {
         );
         assert_eq!(
             e.to_string(),
-            "token request at https://as/token was refused (HTTP 400 Bad Request): invalid_grant: expired"
+            "token request at https://as/token was refused (HTTP 400 Bad Request): invalid_grant: expired; the grant is invalid, expired or revoked: authorize again"
         );
         assert_eq!(e.oauth_error(), Some("invalid_grant"));
         assert_eq!(e.oauth_error_description(), Some("expired"));
@@ -371,7 +382,10 @@ mod tests {
             b"",
         );
         assert!(busy.is_retryable() && !busy.is_user_action_needed());
-        assert!(busy.to_string().ends_with("<empty body>"), "{busy}");
+        assert!(
+            busy.to_string().ends_with("<empty body>; try again later"),
+            "{busy}"
+        );
     }
 
     #[test]
