@@ -426,27 +426,13 @@ fn ctrl_c_cancels_the_call_on_the_server_and_exits_130() {
 
 #[test]
 fn everything_over_streamable_http() {
-    let Some((node, script)) = everything() else {
+    let Some(everything) = test_support::everything() else {
         return;
     };
     let port = free_port();
-    let child = Command::new(node)
-        .args([script.as_str(), "streamableHttp"])
-        .env("PORT", port.to_string())
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn server-everything");
-    let _guard = KillOnDrop(child);
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(
-            Instant::now() < deadline,
-            "server-everything did not listen"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    let mut cmd = everything.arg("streamableHttp").to_std();
+    cmd.env("PORT", port.to_string());
+    let _server = listening_blocking(cmd, port);
     let url = format!("http://127.0.0.1:{port}/mcp");
 
     let r = mcp(&["--http", &url, "tools", "--json"]);

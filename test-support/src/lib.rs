@@ -182,6 +182,18 @@ impl PeerCommand {
         tokio::process::Command::from(self.to_std())
     }
 
+    /// The program and its arguments as UTF-8 strings (lossy), for a
+    /// configuration file's `command` and `args`.
+    pub fn to_strings(&self) -> (String, Vec<String>) {
+        (
+            self.program.to_string_lossy().into_owned(),
+            self.args
+                .iter()
+                .map(|a| a.to_string_lossy().into_owned())
+                .collect(),
+        )
+    }
+
     /// The program and arguments as one line of single-quoted shell words
     /// (`'node' '/…/index.js' 'stdio'`), for a command line that takes one
     /// (the CLI's `--stdio`). Paths with a `'` are not supported.
@@ -267,6 +279,13 @@ mod tests {
         }
         .arg("stdio");
         assert_eq!(c.shell_line(), "'/usr/bin/node' '/a b/index.js' 'stdio'");
+        assert_eq!(
+            c.to_strings(),
+            (
+                "/usr/bin/node".into(),
+                vec!["/a b/index.js".into(), "stdio".into()]
+            )
+        );
     }
 
     #[test]
