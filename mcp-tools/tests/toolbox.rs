@@ -93,11 +93,7 @@ async fn spawn_fake_with(
     tokio::spawn(async move {
         while let Some(Ok(msg)) = server.recv().await {
             let Message::Request(req) = msg else { continue };
-            let params: Value = req
-                .params
-                .as_ref()
-                .map(|p| serde_json::from_str(p.get()).unwrap())
-                .unwrap_or(Value::Null);
+            let params = test_support::params(&req);
             let mut outs = Vec::new();
             match &*req.method {
                 "server/discover" => outs.push(Out::Error(-32601, "method not found")),

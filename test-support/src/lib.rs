@@ -267,6 +267,18 @@ pub fn python_server() -> Option<PeerCommand> {
     python_running(workspace_dir().join("peers/python_server.py"))
 }
 
+/// A request's params as JSON (`Null` when it has none), for a test's
+/// in-memory fake server.
+///
+/// # Panics
+///
+/// When the params are not JSON (a `RawJson` always is).
+pub fn params(req: &mcp_proto::Request) -> serde_json::Value {
+    req.params.as_ref().map_or(serde_json::Value::Null, |p| {
+        serde_json::from_str(p.get()).expect("RawJson holds JSON")
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
