@@ -218,37 +218,19 @@ fn usage_errors_exit_2() {
 #[test]
 fn unreachable_server_exits_3_with_one_line() {
     let r = mcp(&["--stdio", "/nonexistent/mcp-server --flag", "tools"]);
-    assert_code(&r, 3);
-    assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
-    assert!(
-        r.stderr.starts_with("mcp: connection error: "),
-        "{}",
-        r.stderr
-    );
+    assert_one_line_error(&r, 3, "mcp: connection error: ");
     assert!(r.stderr.contains("/nonexistent/mcp-server"), "{}", r.stderr);
 
     // A server that exits at once.
     let r = mcp(&["--stdio", "sh -c 'echo boom >&2; exit 7'", "info"]);
-    assert_code(&r, 3);
-    assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
-    assert!(
-        r.stderr.starts_with("mcp: connection error: "),
-        "{}",
-        r.stderr
-    );
+    assert_one_line_error(&r, 3, "mcp: connection error: ");
 }
 
 #[test]
 fn unreachable_http_server_exits_3_with_one_line() {
     let url = format!("http://127.0.0.1:{}/mcp", free_port());
     let r = mcp(&["--http", &url, "-H", "Authorization: Bearer x", "tools"]);
-    assert_code(&r, 3);
-    assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
-    assert!(
-        r.stderr.starts_with("mcp: connection error: "),
-        "{}",
-        r.stderr
-    );
+    assert_one_line_error(&r, 3, "mcp: connection error: ");
     assert!(r.stderr.contains("refused"), "{}", r.stderr);
 }
 
@@ -276,13 +258,7 @@ fn http_401_exits_3_and_suggests_a_header() {
     });
     let url = format!("http://127.0.0.1:{port}/mcp");
     let r = mcp(&["--http", &url, "tools"]);
-    assert_code(&r, 3);
-    assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
-    assert!(
-        r.stderr.starts_with("mcp: connection error: "),
-        "{}",
-        r.stderr
-    );
+    assert_one_line_error(&r, 3, "mcp: connection error: ");
     assert!(r.stderr.contains("401"), "{}", r.stderr);
     assert!(
         r.stderr.contains("-H \"Authorization: Bearer"),

@@ -94,6 +94,14 @@ pub fn assert_code(r: &Run, code: i32) {
     );
 }
 
+/// `r` failed as the CLI contract says a failure does: exit status `code`
+/// and one line on stderr, starting with `prefix`.
+pub fn assert_one_line_error(r: &Run, code: i32, prefix: &str) {
+    assert_code(r, code);
+    assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
+    assert!(r.stderr.starts_with(prefix), "{}", r.stderr);
+}
+
 pub fn temp_path(name: &str) -> PathBuf {
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
