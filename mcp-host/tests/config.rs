@@ -29,7 +29,9 @@ const CONFIG: &str = r#"{
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_project_mcp_json_with_broken_servers_starts_and_serves_the_rest() {
-    let (Some(everything), Some(py)) = (test_support::everything(), test_support::python()) else {
+    // The config runs the Python SDK as `${PEERS}/py/bin/python`.
+    let (Some(everything), Some(_python)) = (test_support::everything(), test_support::python())
+    else {
         return;
     };
     let (node, js) = (&everything.program, &everything.args[0]);
