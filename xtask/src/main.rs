@@ -21,7 +21,8 @@
 //!   fuzz target.
 //! - `features`: `cargo check` of each feature combination a dependent can
 //!   pick (`FEATURE_BUILDS`; part of `ci`).
-//! - `soak [--seconds N]`: the chaos soak (`xtask/src/soak.rs`).
+//! - `soak [--seconds N]`: the chaos soak over stdio and HTTP, both eras,
+//!   N split between the four (`xtask/src/soak.rs`).
 //! - `scale [ARGS]`: the scale benchmark (100 stdio servers and 1,000 HTTP
 //!   clients in one process; see `scale.rs`).
 
