@@ -205,6 +205,8 @@ use crate::version::ProtocolVersion;
 pub mod channel;
 #[cfg(feature = "framed")]
 pub mod framed;
+#[cfg(feature = "test-kit")]
+pub mod kit;
 
 /// A message-level, bidirectional connection to one MCP server.
 ///
