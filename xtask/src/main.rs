@@ -148,6 +148,11 @@ fn test(extra: &[String]) -> Result {
 /// Each feature combination a dependent can pick, built on its own (the
 /// workspace build unifies features and would hide a missing `cfg`).
 const FEATURE_BUILDS: &[&[&str]] = &[
+    // the wire types alone: no IO, no runtime
+    &["-p", "mcp-proto"],
+    // the transport test kit alone, with its tests (std only); the
+    // transports run it from their tests, in `test`
+    &["-p", "mcp-proto", "--features", "test-kit", "--all-targets"],
     // the sans-IO session core only
     &["-p", "mcp-client", "--no-default-features"],
     // plain http:// only, no TLS stack
