@@ -11,12 +11,7 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader
 
 /// A multi-thread runtime per check (the transports do IO on it).
 fn block_on(check: CheckFuture<'_>) -> Result<Outcome, Failure> {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap()
-        .block_on(check)
+    tokio::runtime::Runtime::new().unwrap().block_on(check)
 }
 
 type Reader = BufReader<Box<dyn AsyncRead + Unpin + Send>>;

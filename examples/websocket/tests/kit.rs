@@ -88,12 +88,7 @@ impl Harness for Loopback {
 }
 
 fn block_on(check: CheckFuture<'_>) -> Result<Outcome, Failure> {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap()
-        .block_on(check)
+    tokio::runtime::Runtime::new().unwrap().block_on(check)
 }
 
 mcp_proto::transport_kit_tests!(Loopback, block_on);

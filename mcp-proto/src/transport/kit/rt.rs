@@ -140,15 +140,7 @@ impl Future for Sleep {
 
 /// `fut`'s output, or `None` once `d` has passed.
 pub(crate) async fn timeout<F: Future>(d: Duration, fut: F) -> Option<F::Output> {
-    let mut fut = pin!(fut);
-    let mut timer = sleep(d);
-    poll_fn(|cx| {
-        if let Poll::Ready(v) = fut.as_mut().poll(cx) {
-            return Poll::Ready(Some(v));
-        }
-        Pin::new(&mut timer).poll(cx).map(|()| None)
-    })
-    .await
+    poll_for(d, pin!(fut)).await
 }
 
 /// Polls `fut` (pinned by the caller, so it survives) for at most `d`:
