@@ -157,9 +157,12 @@ fn test(extra: &[String]) -> Result {
 /// feature. `mcp-tools --features rig` is built by the `--all-features`
 /// test run in `ci`.
 const FEATURE_BUILDS: &[&[&str]] = &[
-    // wire types only; the message-framed adapter
+    // wire types only; the message-framed adapter; the transport test
+    // kit with its own tests (std only: the transports run it from their
+    // tests, in `test`)
     &["-p", "mcp-proto"],
     &["-p", "mcp-proto", "--features", "framed"],
+    &["-p", "mcp-proto", "--features", "test-kit", "--all-targets"],
     &["-p", "mcp-transport-stdio"],
     // the sans-IO session core only
     &["-p", "mcp-client", "--no-default-features"],
