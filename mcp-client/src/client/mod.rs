@@ -77,8 +77,14 @@ enum Command {
     Close(oneshot::Sender<()>),
 }
 
+/// What the driver's command channel carries. Boxed: a channel allocates
+/// its slots 32 at a time up front, so an unboxed `Command` (~150 bytes)
+/// would cost every connection ~5 KiB before its first command. Requests
+/// normally reach the driver without the channel (see `Client::submit`).
+type Queued = Box<Command>;
+
 struct Shared {
-    commands: mpsc::UnboundedSender<Command>,
+    commands: mpsc::UnboundedSender<Queued>,
     next_call: AtomicU64,
     server: RwLock<Option<Arc<ServerInfo>>>,
     changes: [watch::Sender<u64>; 3],

@@ -309,7 +309,10 @@ struct CancelGuard {
 impl Drop for CancelGuard {
     fn drop(&mut self) {
         if self.armed {
-            let _ = self.shared.commands.send(Command::Cancel(self.call, None));
+            let _ = self
+                .shared
+                .commands
+                .send(Box::new(Command::Cancel(self.call, None)));
         }
     }
 }
@@ -339,11 +342,10 @@ impl<R> ResponseFuture<R> {
     pub fn cancel(mut self, reason: &str) {
         if self.guard.armed {
             self.guard.armed = false;
-            let _ = self
-                .guard
-                .shared
-                .commands
-                .send(Command::Cancel(self.guard.call, Some(reason.to_owned())));
+            let _ = self.guard.shared.commands.send(Box::new(Command::Cancel(
+                self.guard.call,
+                Some(reason.to_owned()),
+            )));
         }
     }
 
