@@ -87,7 +87,11 @@ impl DriverCore {
     fn publish_meta(&self) {
         if let Some(shared) = self.shared.upgrade() {
             if let Ok(mut g) = shared.meta.write() {
-                *g = self.session.request_meta_members().map(Arc::new);
+                *g = self
+                    .session
+                    .request_meta_members()
+                    .and_then(|(v, m)| super::MetaTemplate::new(v, m))
+                    .map(Arc::new);
             }
         }
     }
