@@ -113,10 +113,15 @@ pub trait AuthProvider: Send + Sync + 'static {
     }
 
     /// The server refused a request with 401 or 403 (see [`Unauthorized`]).
-    /// Return `true` to retry the request with fresh
+    /// Return `Ok(true)` to retry the request with fresh
     /// [`request_headers`](Self::request_headers) (e.g. after refreshing a
-    /// token, or a step-up authorization), `false` to fail it as
-    /// [`Unauthorized`](mcp_proto::transport::TransportErrorKind::Unauthorized).
+    /// token, or a step-up authorization); otherwise the request fails as
+    /// [`Unauthorized`](mcp_proto::transport::TransportErrorKind::Unauthorized):
+    /// with `Ok(false)` its cause is the server's answer
+    /// ([`HttpError::Status`]), with `Err(why)` it is
+    /// [`HttpError::Auth`] whose [`source`](std::error::Error::source) is
+    /// `why`, so the caller of the failed call can downcast it (e.g. to the
+    /// OAuth provider's error type).
     /// A request is retried at most [`MAX_AUTH_RETRIES`] times;
     /// [`Unauthorized::retries`] says how many came before this refusal.
     ///
@@ -124,8 +129,11 @@ pub trait AuthProvider: Send + Sync + 'static {
     /// invalid (re-authorizing can help); a 403 means they are valid but
     /// not allowed, which only a new authorization with more scopes can fix,
     /// and only when the server says which (`error="insufficient_scope"`).
-    fn on_unauthorized(&self, refusal: Unauthorized) -> BoxFuture<'_, bool>;
+    fn on_unauthorized(&self, refusal: Unauthorized) -> BoxFuture<'_, Result<bool, BoxError>>;
 }
+
+/// Why an [`AuthProvider`] could not authorize a request: any error.
+pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 impl<T: AuthProvider + ?Sized> AuthProvider for Arc<T> {
     fn header(&self) -> BoxFuture<'_, Option<HeaderValue>> {
@@ -137,7 +145,7 @@ impl<T: AuthProvider + ?Sized> AuthProvider for Arc<T> {
     fn on_response(&self, url: &Uri, status: StatusCode, headers: &HeaderMap) {
         (**self).on_response(url, status, headers)
     }
-    fn on_unauthorized(&self, refusal: Unauthorized) -> BoxFuture<'_, bool> {
+    fn on_unauthorized(&self, refusal: Unauthorized) -> BoxFuture<'_, Result<bool, BoxError>> {
         (**self).on_unauthorized(refusal)
     }
 }
@@ -209,8 +217,8 @@ impl AuthProvider for BearerToken {
     fn header(&self) -> BoxFuture<'_, Option<HeaderValue>> {
         Box::pin(async move { Some(self.0.clone()) })
     }
-    fn on_unauthorized(&self, _: Unauthorized) -> BoxFuture<'_, bool> {
-        Box::pin(async { false })
+    fn on_unauthorized(&self, _: Unauthorized) -> BoxFuture<'_, Result<bool, BoxError>> {
+        Box::pin(async { Ok(false) })
     }
 }
 
@@ -518,18 +526,18 @@ fn default_client(
         {
             builder
                 .with_provider_and_native_roots(provider)
-                .map_err(|e| HttpError::Tls(e.to_string()))?
+                .map_err(|e| HttpError::Tls(e.into()))?
         }
         #[cfg(not(feature = "native-roots"))]
         {
             builder
                 .with_provider_and_webpki_roots(provider)
-                .map_err(|e| HttpError::Tls(e.to_string()))?
+                .map_err(|e| HttpError::Tls(e.into()))?
         }
     } else {
         builder
             .with_provider_and_webpki_roots(provider)
-            .map_err(|e| HttpError::Tls(e.to_string()))?
+            .map_err(|e| HttpError::Tls(e.into()))?
     };
     let connector = builder
         .https_or_http()
