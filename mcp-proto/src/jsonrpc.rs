@@ -310,9 +310,7 @@ fn write_id(out: &mut Vec<u8>, id: Option<&RequestId>) {
         Some(RequestId::Number(n)) => {
             let _ = serde_json::to_writer(&mut *out, n);
         }
-        Some(RequestId::String(v)) => {
-            let _ = serde_json::to_writer(&mut *out, &**v);
-        }
+        Some(RequestId::String(v)) => write_str(out, v),
         None => out.extend_from_slice(b"null"),
     }
 }
@@ -324,7 +322,21 @@ fn write_head(out: &mut Vec<u8>, id: Option<&RequestId>, method: &str) {
         None => out.extend_from_slice(b"{\"jsonrpc\":\"2.0\""),
     }
     out.extend_from_slice(b",\"method\":");
-    let _ = serde_json::to_writer(&mut *out, method);
+    write_str(out, method);
+}
+
+/// `s` as a JSON string, the bytes `serde_json` writes: copied as it is when
+/// nothing in it needs escaping (method names, most ids), else escaped by
+/// `serde_json`.
+fn write_str(out: &mut Vec<u8>, s: &str) {
+    if s.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
+        out.reserve(s.len() + 2);
+        out.push(b'"');
+        out.extend_from_slice(s.as_bytes());
+        out.push(b'"');
+    } else {
+        let _ = serde_json::to_writer(&mut *out, s);
+    }
 }
 
 #[cfg(test)]

@@ -23,8 +23,14 @@ pub const DEFAULT_WRITE_BUFFER_LIMIT: usize = 1024 * 1024;
 /// how long it waits for the peer to take what is still unsent: 2 s.
 pub const DEFAULT_CLOSE_TIMEOUT: Duration = Duration::from_secs(2);
 
-/// Spare capacity the read buffer has before each read (at least).
-const READ_CHUNK: usize = 64 * 1024;
+/// Spare capacity the read buffer has before the first read, and after it
+/// was released while idle: an idle connection holds this little.
+pub(crate) const MIN_READ: usize = 4 * 1024;
+
+/// Most spare capacity reserved for one read: the reserve doubles from
+/// [`MIN_READ`] up to this while reads keep filling it (a burst of answers,
+/// a large line).
+pub(crate) const READ_CHUNK: usize = 64 * 1024;
 
 /// Most buffers handed to one vectored write.
 const MAX_WRITE_SLICES: usize = 64;
@@ -33,9 +39,10 @@ const MAX_WRITE_SLICES: usize = 64;
 /// of skipped lines cannot starve other tasks.
 const READS_PER_POLL: usize = 32;
 
-/// An idle write buffer larger than this is released after a flush, so one
-/// huge message does not pin its memory for the transport's lifetime.
-const RETAINED_WRITE_CAPACITY: usize = 4 * DEFAULT_WRITE_BUFFER_LIMIT;
+/// An idle write buffer larger than this is released after a flush, so a
+/// burst of messages does not pin its memory for the transport's lifetime
+/// (large raw values are written from their own buffers, not this one).
+const RETAINED_WRITE_CAPACITY: usize = READ_CHUNK;
 
 /// An empty read buffer larger than this is released before the next read
 /// (after a big message, or an oversized line that was discarded).
@@ -117,6 +124,8 @@ pub(crate) enum ReadState {
 pub(crate) struct ReadHalf<R> {
     io: R,
     buf: BytesMut,
+    /// Spare room to reserve before the next read (see [`MIN_READ`]).
+    read_size: usize,
     pub(crate) codec: JsonLineCodec,
     pub(crate) state: ReadState,
 }
@@ -150,6 +159,7 @@ where
             read: ReadHalf {
                 io: reader,
                 buf: BytesMut::new(),
+                read_size: MIN_READ,
                 codec: JsonLineCodec::new(),
                 state: ReadState::Open,
             },
@@ -203,7 +213,8 @@ where
     }
 
     /// Capacity of the read buffer, in bytes. It stays near the message
-    /// limit plus one read (64 KiB) whatever the peer sends.
+    /// limit plus one read (64 KiB) whatever the peer sends, and is at most
+    /// 4 KiB while the connection is idle (nothing partial buffered).
     pub fn read_buffer_capacity(&self) -> usize {
         self.read.buf.capacity()
     }
@@ -241,7 +252,14 @@ impl<R: AsyncRead + Unpin> ReadHalf<R> {
                 return Poll::Pending;
             }
             reads += 1;
-            match ready!(self.poll_fill(cx)) {
+            let filled = match self.poll_fill(cx) {
+                Poll::Ready(r) => r,
+                Poll::Pending => {
+                    self.release_if_idle();
+                    return Poll::Pending;
+                }
+            };
+            match filled {
                 Ok(0) => self.state = ReadState::Eof,
                 Ok(_) => {}
                 Err(e) => {
@@ -283,11 +301,28 @@ impl<R: AsyncRead + Unpin> ReadHalf<R> {
         if !self.buf.is_empty() && hint > self.buf.capacity() {
             self.buf.reserve(hint - self.buf.len());
         }
-        if self.buf.capacity() - self.buf.len() < READ_CHUNK {
-            self.buf.reserve(READ_CHUNK);
+        if self.buf.capacity() - self.buf.len() < self.read_size {
+            self.buf.reserve(self.read_size);
         }
+        let spare = self.buf.capacity() - self.buf.len();
         let read = pin!(self.io.read_buf(&mut self.buf));
-        read.poll(cx)
+        let n = ready!(read.poll(cx))?;
+        if n == spare {
+            // The read filled all the room it had: more is likely waiting.
+            self.read_size = (self.read_size * 2).min(READ_CHUNK);
+        }
+        Poll::Ready(Ok(n))
+    }
+
+    /// Nothing to read and nothing partial buffered: gives back a read
+    /// buffer that grew past [`MIN_READ`], so an idle connection holds at
+    /// most that much (steady small traffic keeps its buffer: no
+    /// allocation per message).
+    fn release_if_idle(&mut self) {
+        if self.buf.is_empty() && self.buf.capacity() > MIN_READ {
+            self.buf = BytesMut::new();
+            self.read_size = MIN_READ;
+        }
     }
 
     /// Reads and drops everything until end of input or `Pending`, so a

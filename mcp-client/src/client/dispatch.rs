@@ -79,7 +79,7 @@ impl DriverCore {
 
     /// Hands a notification to the handler's task.
     fn queue_notification(&mut self, n: Notification) {
-        if self.notifications.send(n).is_ok() {
+        if self.notifications.send(Box::new(n)).is_ok() {
             self.backlog.push();
         }
     }
@@ -87,7 +87,11 @@ impl DriverCore {
     fn publish_meta(&self) {
         if let Some(shared) = self.shared.upgrade() {
             if let Ok(mut g) = shared.meta.write() {
-                *g = self.session.request_meta_members().map(Arc::new);
+                *g = self
+                    .session
+                    .request_meta_members()
+                    .and_then(|(v, m)| super::MetaTemplate::new(v, m))
+                    .map(Arc::new);
             }
         }
     }
@@ -157,7 +161,7 @@ impl DriverCore {
                         }
                     }
                     if let Some(c) = commands {
-                        let _ = c.send(Command::Input { call, responses });
+                        let _ = c.send(Box::new(Command::Input { call, responses }));
                     }
                 });
             }
@@ -192,7 +196,7 @@ impl DriverCore {
                         });
                     in_flight.fetch_sub(1, Ordering::AcqRel);
                     if let Some(c) = commands {
-                        let _ = c.send(Command::Respond { id: req.id, result });
+                        let _ = c.send(Box::new(Command::Respond { id: req.id, result }));
                     }
                 });
             }

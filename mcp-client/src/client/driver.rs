@@ -56,21 +56,22 @@ pub(super) struct DriverCore {
     pub(super) deferred: Vec<(ProgressFn, ProgressParams)>,
     pub(super) session: Session,
     pub(super) transport: BoxTransport,
-    pub(super) commands: mpsc::UnboundedReceiver<Command>,
+    pub(super) commands: mpsc::UnboundedReceiver<super::Queued>,
     pub(super) shared: std::sync::Weak<Shared>,
     pub(super) waiters: HashMap<CallId, Waiter, crate::session::IdHash>,
     pub(super) stash: Option<Message>,
     /// The timer, made when first armed (a `Sleep` needs the runtime).
     pub(super) sleep: Option<Pin<Box<tokio::time::Sleep>>>,
     pub(super) armed: Option<std::time::Instant>,
-    pub(super) notifications: mpsc::UnboundedSender<Notification>,
+    /// Boxed for the same reason as the command channel's items.
+    pub(super) notifications: mpsc::UnboundedSender<Box<Notification>>,
     pub(super) backlog: Arc<Backlog>,
     pub(super) server_requests: Arc<AtomicUsize>,
     pub(super) handler: Arc<dyn DynHandler>,
     /// What the client advertised (requests outside it are not handed to the handler).
     pub(super) capabilities: Arc<ClientCapabilities>,
     /// The handler's notification queue, until the first poll spawns its task.
-    pub(super) notification_task: Option<mpsc::UnboundedReceiver<Notification>>,
+    pub(super) notification_task: Option<mpsc::UnboundedReceiver<Box<Notification>>>,
     pub(super) state: DriverState,
     pub(super) ready_waiters: Vec<Reply>,
     pub(super) ready: bool,
@@ -123,7 +124,7 @@ impl DriverCore {
     /// Applies the commands queued on the channel, oldest first.
     pub(super) fn take_commands(&mut self) {
         while let Ok(cmd) = self.commands.try_recv() {
-            self.on_command(cmd);
+            self.on_command(*cmd);
         }
     }
 
@@ -253,7 +254,7 @@ impl DriverCore {
                 // Commands from callers.
                 loop {
                     match this.commands.poll_recv(cx) {
-                        Poll::Ready(Some(cmd)) => this.on_command(cmd),
+                        Poll::Ready(Some(cmd)) => this.on_command(*cmd),
                         Poll::Ready(None) => {
                             // Every Client is gone: close.
                             this.session.close();
@@ -350,7 +351,7 @@ impl DriverCore {
         // Late commands get a closed error.
         this.commands.close();
         while let Ok(cmd) = this.commands.try_recv() {
-            match cmd {
+            match *cmd {
                 Command::Request { reply, .. } | Command::WaitReady(reply) => {
                     let err = this
                         .shared

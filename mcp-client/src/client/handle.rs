@@ -118,7 +118,7 @@ impl Client {
     pub(super) fn send(&self, cmd: Command) -> Result<(), ClientError> {
         self.shared
             .commands
-            .send(cmd)
+            .send(Box::new(cmd))
             .map_err(|_| self.shared.closed_error())
     }
 

@@ -77,8 +77,14 @@ enum Command {
     Close(oneshot::Sender<()>),
 }
 
+/// What the driver's command channel carries. Boxed: a channel allocates
+/// its slots 32 at a time up front, so an unboxed `Command` (~150 bytes)
+/// would cost every connection ~5 KiB before its first command. Requests
+/// normally reach the driver without the channel (see `Client::submit`).
+type Queued = Box<Command>;
+
 struct Shared {
-    commands: mpsc::UnboundedSender<Command>,
+    commands: mpsc::UnboundedSender<Queued>,
     next_call: AtomicU64,
     server: RwLock<Option<Arc<ServerInfo>>>,
     changes: [watch::Sender<u64>; 3],
@@ -86,7 +92,7 @@ struct Shared {
     /// Why the connection closed, once it has (see [`Client::closed`]).
     closed: watch::Sender<Option<CloseReason>>,
     /// The negotiated modern revision and its per-request `_meta` members.
-    meta: RwLock<Option<Arc<(ProtocolVersion, JsonObject)>>>,
+    meta: RwLock<Option<Arc<MetaTemplate>>>,
     /// Length of the last params encoded at send time: the next ones are
     /// encoded into a buffer of about this size, so calls with large
     /// arguments do not regrow (and copy) their buffer every time.
@@ -96,8 +102,29 @@ struct Shared {
     core: std::sync::OnceLock<std::sync::Weak<Mutex<DriverCore>>>,
 }
 
+/// What every request of the negotiated modern revision carries in `_meta`.
+struct MetaTemplate {
+    version: ProtocolVersion,
+    members: JsonObject,
+    /// `members` as one JSON object, encoded once: written verbatim as the
+    /// whole `_meta` of a request with no `_meta` members of its own (most
+    /// calls), instead of serializing the map again for every request.
+    encoded: Box<serde_json::value::RawValue>,
+}
+
+impl MetaTemplate {
+    fn new(version: ProtocolVersion, members: JsonObject) -> Option<Self> {
+        let encoded = serde_json::value::to_raw_value(&members).ok()?;
+        Some(MetaTemplate {
+            version,
+            members,
+            encoded,
+        })
+    }
+}
+
 impl Shared {
-    fn meta_template(&self) -> Option<Arc<(ProtocolVersion, JsonObject)>> {
+    fn meta_template(&self) -> Option<Arc<MetaTemplate>> {
         self.meta.read().ok().and_then(|g| g.clone())
     }
 

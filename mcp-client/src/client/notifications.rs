@@ -50,12 +50,12 @@ impl Backlog {
 }
 
 pub(super) async fn notification_loop(
-    mut rx: mpsc::UnboundedReceiver<Notification>,
+    mut rx: mpsc::UnboundedReceiver<Box<Notification>>,
     handler: Arc<dyn DynHandler>,
     backlog: Arc<Backlog>,
 ) {
     while let Some(n) = rx.recv().await {
-        handler.notify(n);
+        handler.notify(*n);
         backlog.pop();
     }
 }

@@ -84,6 +84,8 @@ pub(super) enum Params<'a> {
 pub(super) struct MetaSpec<'a> {
     user: Option<&'a JsonObject>,
     members: Option<&'a JsonObject>,
+    /// `members` already encoded as one object.
+    members_encoded: Option<&'a serde_json::value::RawValue>,
     progress_token: Option<RequestId>,
 }
 
@@ -96,6 +98,12 @@ impl MetaSpec<'_> {
 impl Serialize for MetaSpec<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
+        if let (None, None, Some(encoded)) = (self.user, &self.progress_token, self.members_encoded)
+        {
+            // Only the protocol's members: the object encoded at negotiation,
+            // the same bytes the map below writes.
+            return encoded.serialize(s);
+        }
         let mut m = s.serialize_map(None)?;
         if let Some(user) = self.user {
             // The protocol's own members win over the caller's.
@@ -248,14 +256,16 @@ impl<'a, R> RequestBuilder<'a, R> {
             Params::Failed(e) => Err(e),
             Params::Lazy(encode) => {
                 let template = self.client.shared.meta_template();
-                let members = template.as_deref().map(|(_, m)| m);
                 let spec = MetaSpec {
                     user: self.meta.as_ref(),
-                    members,
+                    members: template.as_deref().map(|t| &t.members),
+                    members_encoded: template.as_deref().map(|t| &*t.encoded),
                     progress_token: self.options.progress.then(|| progress_token(call)),
                 };
-                let embedded =
-                    Embedded::new(template.as_deref().map(|(v, _)| *v), self.options.progress);
+                let embedded = Embedded::new(
+                    template.as_deref().map(|t| t.version),
+                    self.options.progress,
+                );
                 let hint = &self.client.shared.params_size_hint;
                 // A little headroom over the last size: equal sizes never regrow.
                 let capacity = hint.load(Ordering::Relaxed).saturating_mul(9) / 8 + 64;
@@ -309,7 +319,10 @@ struct CancelGuard {
 impl Drop for CancelGuard {
     fn drop(&mut self) {
         if self.armed {
-            let _ = self.shared.commands.send(Command::Cancel(self.call, None));
+            let _ = self
+                .shared
+                .commands
+                .send(Box::new(Command::Cancel(self.call, None)));
         }
     }
 }
@@ -339,11 +352,10 @@ impl<R> ResponseFuture<R> {
     pub fn cancel(mut self, reason: &str) {
         if self.guard.armed {
             self.guard.armed = false;
-            let _ = self
-                .guard
-                .shared
-                .commands
-                .send(Command::Cancel(self.guard.call, Some(reason.to_owned())));
+            let _ = self.guard.shared.commands.send(Box::new(Command::Cancel(
+                self.guard.call,
+                Some(reason.to_owned()),
+            )));
         }
     }
 
@@ -385,6 +397,44 @@ impl<R> Future for ResponseFuture<R> {
                 }
             }
             Poll::Pending => Poll::Pending,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    /// The pre-encoded `_meta` is written only when nothing else goes into
+    /// `_meta`, and then as the same bytes the member-by-member path writes.
+    #[test]
+    fn encoded_meta_members_write_the_same_bytes() {
+        let members: JsonObject = serde_json::from_value(serde_json::json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": {"name": "c", "version": "1\"é"},
+            "io.modelcontextprotocol/clientCapabilities": {"roots": {}, "x": [1, 2.5, null]},
+        }))
+        .unwrap();
+        let encoded = serde_json::value::to_raw_value(&members).unwrap();
+        let user: JsonObject = serde_json::from_value(serde_json::json!({"trace": "t"})).unwrap();
+        for (user, token) in [
+            (None, None),
+            (Some(&user), None),
+            (None, Some(RequestId::Number(7))),
+            (Some(&user), Some(RequestId::Number(7))),
+        ] {
+            let spec = |encoded| MetaSpec {
+                user,
+                members: Some(&members),
+                members_encoded: encoded,
+                progress_token: token.clone(),
+            };
+            assert_eq!(
+                serde_json::to_string(&spec(Some(&*encoded))).unwrap(),
+                serde_json::to_string(&spec(None)).unwrap(),
+                "user {user:?}, token {token:?}"
+            );
         }
     }
 }

@@ -17,8 +17,10 @@
 
 use std::ops::Range;
 
-/// Strings are scanned a word at a time this far before `memchr` takes over.
-const SHORT: usize = 64;
+/// Strings are scanned a word at a time this far before `memchr` takes over
+/// (keys, ids and method names are shorter; longer text is cheaper to
+/// search with SIMD).
+const SHORT: usize = 16;
 
 /// Deepest nesting the fast path follows (`serde_json` allows 128).
 const MAX_DEPTH: usize = 100;
@@ -46,6 +48,9 @@ pub(super) fn envelope(text: &[u8]) -> Option<Spans> {
     if s.eat(b'}').is_none() {
         loop {
             s.ws();
+            if s.peek()? != b'"' {
+                return None;
+            }
             let (key, escaped) = s.string()?;
             if escaped {
                 return None;
@@ -92,69 +97,88 @@ struct Scanner<'a> {
 }
 
 impl Scanner<'_> {
+    #[inline]
     fn peek(&self) -> Option<u8> {
         self.b.get(self.i).copied()
     }
 
+    #[inline]
     fn next(&mut self) -> Option<u8> {
         let c = self.peek()?;
         self.i += 1;
         Some(c)
     }
 
+    #[inline]
     fn eat(&mut self, c: u8) -> Option<()> {
         (self.peek()? == c).then(|| self.i += 1)
     }
 
+    /// Skips JSON whitespace. Most calls find none: one comparison.
+    #[inline]
     fn ws(&mut self) {
-        while matches!(self.peek(), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+        while let Some(&c) = self.b.get(self.i) {
+            if c > b' ' || !matches!(c, b' ' | b'\t' | b'\n' | b'\r') {
+                return;
+            }
             self.i += 1;
         }
     }
 
-    /// A string; returns its content's span and whether it had escapes.
+    /// A string, at its opening quote (the caller checked it); returns its
+    /// content's span and whether it had escapes.
+    #[inline(always)]
     fn string(&mut self) -> Option<(Range<usize>, bool)> {
-        self.eat(b'"')?;
+        self.i += 1;
         let start = self.i;
         let mut escaped = false;
         loop {
-            let rest = self.b.get(self.i..)?;
-            // Short strings (keys, ids, methods: most of them) are scanned 8
-            // bytes at a time; past SHORT bytes, `memchr` (SIMD) takes over.
-            let head = rest.get(..SHORT).unwrap_or(rest);
-            let stop = match find_special(head) {
-                Some(k) => k,
-                None if head.len() < SHORT => return None,
-                None => {
-                    let tail = rest.get(SHORT..)?;
-                    let k = memchr::memchr2(b'"', b'\\', tail)?;
-                    if has_control(tail.get(..k)?) {
-                        return None;
-                    }
-                    SHORT + k
-                }
-            };
-            self.i += stop;
-            let c = self.next()?;
-            if c == b'"' {
-                return Some((start..self.i - 1, escaped));
-            }
-            if c != b'\\' {
-                return None; // a control character
+            let stop = self.find_stop()?;
+            self.i = stop + 1;
+            match self.b.get(stop)? {
+                b'"' => return Some((start..stop, escaped)),
+                b'\\' => {}
+                _ => return None, // a control character
             }
             escaped = true;
             match self.next()? {
                 b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => {}
                 b'u' => {
-                    for _ in 0..4 {
-                        if !self.next()?.is_ascii_hexdigit() {
-                            return None;
-                        }
+                    let hex = self.b.get(self.i..self.i + 4)?;
+                    if !hex.iter().all(u8::is_ascii_hexdigit) {
+                        return None;
                     }
+                    self.i += 4;
                 }
                 _ => return None,
             }
         }
+    }
+
+    /// Where the next `"`, `\\` or control character is, from `i` on.
+    /// Short strings (keys, ids, methods: most of them) are scanned 8 bytes
+    /// at a time; past [`SHORT`] bytes, `memchr` (SIMD) takes over.
+    #[inline(always)]
+    fn find_stop(&self) -> Option<usize> {
+        let mut at = self.i;
+        let end = at.saturating_add(SHORT);
+        while at < end {
+            match self.b.get(at..at + 8) {
+                Some(chunk) => {
+                    let word: [u8; 8] = chunk.try_into().ok()?;
+                    let hits = special_bits(u64::from_le_bytes(word));
+                    if hits != 0 {
+                        return Some(at + (hits.trailing_zeros() / 8) as usize);
+                    }
+                    at += 8;
+                }
+                None => {
+                    let rest = self.b.get(at..)?;
+                    return rest.iter().position(is_special).map(|k| at + k);
+                }
+            }
+        }
+        long_stop(self.b, at)
     }
 
     fn digits(&mut self) -> usize {
@@ -195,87 +219,131 @@ impl Scanner<'_> {
         (self.b.get(self.i..end)? == word).then(|| self.i = end)
     }
 
-    /// One value of any kind, at most `depth` more levels deep.
+    /// An object member's key and its colon, at the key's opening quote.
+    #[inline(always)]
+    fn key(&mut self) -> Option<()> {
+        if self.peek()? != b'"' {
+            return None;
+        }
+        self.string()?;
+        self.ws();
+        self.eat(b':')?;
+        self.ws();
+        Some(())
+    }
+
+    /// One value of any kind, at most `depth` levels of arrays and objects
+    /// deep. Iterative: the open containers are bits of `open` (1 for an
+    /// object), so nesting costs no recursion.
     fn value(&mut self, depth: usize) -> Option<()> {
-        match self.peek()? {
-            b'"' => self.string().map(|_| ()),
-            b'{' => {
-                let depth = depth.checked_sub(1)?;
-                self.i += 1;
-                self.ws();
-                if self.eat(b'}').is_some() {
-                    return Some(());
-                }
-                loop {
-                    self.ws();
+        const _: () = assert!(MAX_DEPTH <= 128, "`open` has a bit per level");
+        let mut open: u128 = 0;
+        let mut level = 0usize;
+        loop {
+            // A value is expected here (whitespace before it skipped).
+            match self.peek()? {
+                b'"' => {
                     self.string()?;
-                    self.ws();
-                    self.eat(b':')?;
-                    self.ws();
-                    self.value(depth)?;
-                    self.ws();
-                    match self.next()? {
-                        b',' => {}
-                        b'}' => return Some(()),
-                        _ => return None,
-                    }
                 }
+                c @ (b'{' | b'[') => {
+                    level += 1;
+                    if level > depth {
+                        return None;
+                    }
+                    let object = c == b'{';
+                    open = (open << 1) | u128::from(object);
+                    self.i += 1;
+                    self.ws();
+                    if self.peek()? != if object { b'}' } else { b']' } {
+                        if object {
+                            self.key()?;
+                        }
+                        continue;
+                    }
+                    self.i += 1;
+                    level -= 1;
+                    open >>= 1;
+                }
+                b't' => self.literal(b"true")?,
+                b'f' => self.literal(b"false")?,
+                b'n' => self.literal(b"null")?,
+                b'-' | b'0'..=b'9' => self.number()?,
+                _ => return None,
             }
-            b'[' => {
-                let depth = depth.checked_sub(1)?;
-                self.i += 1;
-                self.ws();
-                if self.eat(b']').is_some() {
+            // After a value: the next member or element, or the ends of
+            // the containers it closes.
+            loop {
+                if level == 0 {
                     return Some(());
                 }
-                loop {
-                    self.ws();
-                    self.value(depth)?;
-                    self.ws();
-                    match self.next()? {
-                        b',' => {}
-                        b']' => return Some(()),
-                        _ => return None,
+                self.ws();
+                let object = open & 1 == 1;
+                match (self.next()?, object) {
+                    (b',', _) => {
+                        self.ws();
+                        if object {
+                            self.key()?;
+                        }
+                        break;
                     }
+                    (b'}', true) | (b']', false) => {
+                        level -= 1;
+                        open >>= 1;
+                    }
+                    _ => return None,
                 }
             }
-            b't' => self.literal(b"true"),
-            b'f' => self.literal(b"false"),
-            b'n' => self.literal(b"null"),
-            b'-' | b'0'..=b'9' => self.number(),
-            _ => None,
         }
     }
 }
 
-/// The first `"`, `\\` or control character in `bytes`, a word of 8 bytes
-/// at a time (SWAR).
-fn find_special(bytes: &[u8]) -> Option<usize> {
+/// [`Scanner::find_stop`] past the first [`SHORT`] bytes of a string: SIMD
+/// search for its end, then a vectorized check for control characters.
+/// Kept out of line so the short-string path inlined at every call stays small.
+#[inline(never)]
+fn long_stop(b: &[u8], at: usize) -> Option<usize> {
+    let tail = b.get(at..)?;
+    let k = memchr::memchr2(b'"', b'\\', tail)?;
+    if has_control(tail.get(..k)?) {
+        return None;
+    }
+    Some(at + k)
+}
+
+/// The high bit of each byte of `x` that is `"`, `\\` or below 0x20 (only
+/// the lowest set bit is exact: borrows can set bits above the first such
+/// byte, never below it, which is all that is used).
+#[inline]
+fn special_bits(x: u64) -> u64 {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
-    // The high bit of each byte of x that is zero / below n (n <= 128).
-    // Borrows can set bits above the first such byte, never below it: the
-    // lowest set bit is exact, which is all that is used.
     let zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
     let below = |x: u64, n: u64| x.wrapping_sub(ONES * n) & !x & HIGH;
+    zero(x ^ (ONES * u64::from(b'"'))) | zero(x ^ (ONES * u64::from(b'\\'))) | below(x, 0x20)
+}
+
+fn is_special(b: &u8) -> bool {
+    *b == b'"' || *b == b'\\' || *b < 0x20
+}
+
+/// The first `"`, `\\` or control character in `bytes`, a word of 8 bytes
+/// at a time (SWAR).
+#[cfg(test)]
+fn find_special(bytes: &[u8]) -> Option<usize> {
     let mut chunks = bytes.chunks_exact(8);
     let mut base = 0;
     for chunk in &mut chunks {
         let word: [u8; 8] = chunk.try_into().ok()?;
-        let x = u64::from_le_bytes(word);
-        let hits = zero(x ^ (ONES * u64::from(b'"')))
-            | zero(x ^ (ONES * u64::from(b'\\')))
-            | below(x, 0x20);
+        let hits = special_bits(u64::from_le_bytes(word));
         if hits != 0 {
             return Some(base + (hits.trailing_zeros() / 8) as usize);
         }
         base += 8;
     }
-    let special = |b: &u8| *b == b'"' || *b == b'\\' || *b < 0x20;
     chunks
         .remainder()
         .iter()
-        .position(special)
+        .position(is_special)
         .map(|k| base + k)
 }
 

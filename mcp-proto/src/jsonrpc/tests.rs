@@ -196,3 +196,19 @@ fn fuzz_regression_floats_survive_decode_encode_decode() {
     };
     assert_eq!(e.error.data, Some(serde_json::Value::from(3.4e44)));
 }
+
+proptest::proptest! {
+    /// Method names and string ids are written byte for byte as `serde_json`
+    /// writes them, whether or not they need escaping.
+    #[test]
+    fn method_and_id_strings_are_written_as_serde_json_writes_them(
+        s in proptest::string::string_regex("[\\x00-\\x7f\u{e9}\u{1F600}]{0,24}").unwrap()
+    ) {
+        let m: Message = Request::new(RequestId::String(s.clone().into()), s.clone(), None).into();
+        let want = format!(
+            r#"{{"jsonrpc":"2.0","id":{0},"method":{0}}}"#,
+            serde_json::to_string(&s).unwrap()
+        );
+        proptest::prop_assert_eq!(String::from_utf8(m.to_vec()).unwrap(), want);
+    }
+}

@@ -300,6 +300,36 @@ impl<'de> Deserialize<'de> for MaybeBorrowed<'de> {
     }
 }
 
+/// The members of a text block after its `type`: what the derived
+/// `TextContent` decoder accepts (unknown members ignored, a repeated one an
+/// error), read straight from the block's map.
+fn text_rest<'de, A: serde::de::MapAccess<'de>>(mut map: A) -> Result<TextContent, A::Error> {
+    use serde::de::Error;
+    let mut text: Option<String> = None;
+    let mut annotations: Option<Option<Annotations>> = None;
+    let mut meta: Option<Option<JsonObject>> = None;
+    while let Some(key) = map.next_key::<MaybeBorrowed<'de>>()? {
+        match key.as_str() {
+            "text" if text.is_some() => return Err(A::Error::duplicate_field("text")),
+            "text" => text = Some(map.next_value()?),
+            "annotations" if annotations.is_some() => {
+                return Err(A::Error::duplicate_field("annotations"));
+            }
+            "annotations" => annotations = Some(map.next_value()?),
+            "_meta" if meta.is_some() => return Err(A::Error::duplicate_field("_meta")),
+            "_meta" => meta = Some(map.next_value()?),
+            _ => {
+                map.next_value::<serde::de::IgnoredAny>()?;
+            }
+        }
+    }
+    Ok(TextContent {
+        text: text.ok_or_else(|| A::Error::missing_field("text"))?,
+        annotations: annotations.flatten(),
+        meta: meta.flatten(),
+    })
+}
+
 impl<'de> Deserialize<'de> for ContentBlock {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct BlockVisitor;
@@ -328,6 +358,11 @@ impl<'de> Deserialize<'de> for ContentBlock {
                         .map_err(serde::de::Error::custom);
                 }
                 let tag = map.next_value::<MaybeBorrowed<'de>>()?;
+                if tag.as_str() == "text" {
+                    // The hot path of every text result: its members read
+                    // here, without the derive's extra map adapter.
+                    return text_rest(map).map(ContentBlock::Text);
+                }
                 let rest = MapAccessDeserializer::new(map);
                 Ok(match tag.as_str() {
                     "text" => ContentBlock::Text(TextContent::deserialize(rest)?),

@@ -285,6 +285,32 @@ fn content_blocks_decode_with_type_first_or_last() {
 }
 
 #[test]
+fn text_blocks_decode_as_the_derived_decoder_does() {
+    // The `type`-first fast path reads a text block's members by hand: it
+    // must accept and refuse exactly what `TextContent`'s derive does.
+    for rest in [
+        r#""text":"hi""#,
+        r#""text":"hi","annotations":{"priority":0.5},"_meta":{"k":1}"#,
+        r#""annotations":null,"text":"a\u00e9","vendor":[1,{"x":2}]"#,
+        r#""_meta":null,"text":"""#,
+        r#""text":"a","text":"b""#,
+        r#""text":"a","_meta":{},"_meta":{}"#,
+        r#""annotations":{},"annotations":{},"text":"a""#,
+        r#""vendor":1"#,
+        r#""text":5"#,
+        r#""text":"a","annotations":7"#,
+    ] {
+        let fast = serde_json::from_str::<ContentBlock>(&format!(r#"{{"type":"text",{rest}}}"#));
+        let derived = serde_json::from_str::<TextContent>(&format!("{{{rest}}}"));
+        match (fast, derived) {
+            (Ok(ContentBlock::Text(a)), Ok(b)) => assert_eq!(a, b, "{rest}"),
+            (Err(_), Err(_)) => {}
+            (a, b) => panic!("{rest}: fast path {a:?}, derive {b:?}"),
+        }
+    }
+}
+
+#[test]
 fn call_tool_result_keeps_unknown_members_and_round_trips() {
     let src = serde_json::json!({
         "content": [{"type": "text", "text": "x"}],

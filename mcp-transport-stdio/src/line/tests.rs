@@ -501,3 +501,32 @@ impl<W: AsyncWrite + Unpin> WriteHalf<W> {
         poll_fn(|cx| self.poll_close(cx)).await.unwrap();
     }
 }
+
+#[tokio::test]
+async fn read_buffer_shrinks_to_min_read_when_idle() {
+    let (ours, mut theirs) = tokio::io::duplex(1 << 20);
+    let mut t = LineTransport::new(ours, tokio::io::sink());
+    let line = b"{\"jsonrpc\":\"2.0\",\"method\":\"n\"}\n";
+    let burst: Vec<u8> = line
+        .iter()
+        .copied()
+        .cycle()
+        .take(line.len() * 3000)
+        .collect();
+    theirs.write_all(&burst).await.unwrap();
+    for _ in 0..3000 {
+        assert_eq!(t.recv().await.unwrap().unwrap().method(), Some("n"));
+    }
+    // Nothing more to read: the poll that finds nothing gives back the room
+    // the burst made the buffer grow to.
+    let pending = poll_fn(|cx| Poll::Ready(Pin::new(&mut t).poll_recv(cx).is_pending())).await;
+    assert!(pending);
+    assert!(
+        t.read_buffer_capacity() <= MIN_READ,
+        "an idle connection holds {} bytes of read buffer",
+        t.read_buffer_capacity()
+    );
+    // And it reads on as before.
+    theirs.write_all(line).await.unwrap();
+    assert_eq!(t.recv().await.unwrap().unwrap().method(), Some("n"));
+}
