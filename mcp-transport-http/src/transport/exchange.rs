@@ -1,11 +1,11 @@
 //! One HTTP exchange (auth, redirects, timeout) and the helpers every
 //! request shares: headers, body limits, error kinds.
 
+use crate::pool::ResponseBody;
 use bytes::Bytes;
 use http::header::{CONTENT_TYPE, LOCATION, WWW_AUTHENTICATE};
 use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode, Uri};
 use http_body_util::{BodyExt, Full, Limited};
-use hyper::body::Incoming;
 use mcp_proto::transport::{TransportError, TransportErrorKind};
 use mcp_proto::version::Feature;
 
@@ -18,7 +18,7 @@ pub(super) fn err(kind: TransportErrorKind, e: HttpError) -> TransportError {
     TransportError::new(kind, e)
 }
 
-pub(super) fn content_type(resp: &Response<Incoming>) -> String {
+pub(super) fn content_type(resp: &Response<ResponseBody>) -> String {
     resp.headers()
         .get(CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
@@ -28,7 +28,7 @@ pub(super) fn content_type(resp: &Response<Incoming>) -> String {
 
 pub(super) use crate::uri::{resolve, same_origin};
 
-pub(super) async fn read_limited(body: Incoming, limit: usize) -> Result<Bytes, HttpError> {
+pub(super) async fn read_limited(body: ResponseBody, limit: usize) -> Result<Bytes, HttpError> {
     let size = http_body::Body::size_hint(&body).exact();
     if let Some(n) = size.filter(|&n| n > limit as u64) {
         // Said up front: not worth reading.
@@ -71,7 +71,7 @@ impl Shared {
         url: &Uri,
         headers: HeaderMap,
         body: Bytes,
-    ) -> Result<Response<Incoming>, HttpError> {
+    ) -> Result<Response<ResponseBody>, HttpError> {
         let mut url = url.clone();
         let mut redirects = 0;
         let mut auth_retries = 0;
@@ -108,8 +108,7 @@ impl Shared {
                         after: t,
                     })?,
                 None => fut.await,
-            }
-            .map_err(|e| HttpError::Client(Box::new(e)))?;
+            }?;
             let status = resp.status();
             if let Some(auth) = &self.cfg.auth {
                 auth.on_response(&url, status, resp.headers());

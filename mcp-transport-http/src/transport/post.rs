@@ -1,10 +1,10 @@
 //! One outgoing message (`POST`) and what to do with its answer: a JSON
 //! body, an SSE stream (resumed or re-issued), or a failure status.
 
+use crate::pool::ResponseBody;
 use bytes::Bytes;
 use http::header::{ACCEPT, CONTENT_TYPE, WWW_AUTHENTICATE};
 use http::{HeaderMap, HeaderValue, Method, Response, StatusCode, Uri};
-use hyper::body::Incoming;
 use mcp_proto::jsonrpc::{ErrorResponse, Message, RequestId};
 use mcp_proto::transport::{TransportError, TransportErrorKind};
 use mcp_proto::version::{Feature, ProtocolVersion};
@@ -131,7 +131,11 @@ impl Post {
         }
     }
 
-    async fn on_success(&self, shared: &Shared, resp: Response<Incoming>) -> Result<(), Broken> {
+    async fn on_success(
+        &self,
+        shared: &Shared,
+        resp: Response<ResponseBody>,
+    ) -> Result<(), Broken> {
         let status = resp.status();
         let ct = content_type(&resp);
         let id = match &self.request_id {
@@ -210,7 +214,7 @@ impl Post {
     async fn on_stream(
         &self,
         shared: &Shared,
-        body: Incoming,
+        body: ResponseBody,
         id: &RequestId,
     ) -> Result<(), Broken> {
         let tools_list = self.modern && self.is("tools/list");
@@ -278,7 +282,7 @@ impl Post {
     async fn on_failure(
         &self,
         shared: &Shared,
-        resp: Response<Incoming>,
+        resp: Response<ResponseBody>,
     ) -> Result<(), TransportError> {
         let status = resp.status();
         let www = resp.headers().get(WWW_AUTHENTICATE).cloned();
@@ -381,7 +385,7 @@ fn stream_error(cause: Option<HttpError>, resumes: u32) -> TransportError {
     }
 }
 
-fn capture_session(shared: &Shared, resp: &Response<Incoming>) -> Result<(), TransportError> {
+fn capture_session(shared: &Shared, resp: &Response<ResponseBody>) -> Result<(), TransportError> {
     let Some(v) = resp.headers().get(SESSION_ID) else {
         return Ok(());
     };
