@@ -117,7 +117,9 @@ impl Pool {
         loop {
             let (mut tx, reused) = match self.checkout() {
                 Some(tx) => (tx, true),
-                None => match self.open(&target).await? {
+                // Boxed: connecting (TCP, TLS, handshake) is a large future
+                // and the rare path; the request's task stays small.
+                None => match Box::pin(self.open(&target)).await? {
                     Sender::H1(tx) => (tx, false),
                     #[cfg(feature = "http2")]
                     Sender::H2(mut tx) => {

@@ -127,7 +127,9 @@ impl Post {
                     Ok(()) => return Ok(()),
                 }
             }
-            return self.on_failure(shared, resp).await;
+            // Boxed, as the other paths off the JSON answer: the task's
+            // future stays small, and it is moved when spawned.
+            return Box::pin(self.on_failure(shared, resp)).await;
         }
     }
 
@@ -194,7 +196,7 @@ impl Post {
             return Ok(());
         }
         if ct.starts_with("text/event-stream") {
-            return self.on_stream(shared, resp.into_body(), id).await;
+            return Box::pin(self.on_stream(shared, resp.into_body(), id)).await;
         }
         let bytes = read_limited(resp.into_body(), ERROR_BODY_LIMIT)
             .await
