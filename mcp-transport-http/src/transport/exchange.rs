@@ -69,25 +69,28 @@ impl Shared {
         &self,
         method: Method,
         url: &Uri,
-        headers: HeaderMap,
+        headers: &HeaderMap,
         body: Bytes,
     ) -> Result<Response<ResponseBody>, HttpError> {
         let mut url = url.clone();
         let mut redirects = 0;
         let mut auth_retries = 0;
         loop {
-            let mut req = Request::builder()
-                .method(method.clone())
-                .uri(url.clone())
-                .body(Full::new(body.clone()))
-                .map_err(|e| HttpError::Client(Box::new(e)))?;
+            let mut req = Request::new(Full::new(body.clone()));
+            *req.method_mut() = method.clone();
+            *req.uri_mut() = url.clone();
+            // The configured headers, then this request's (which replace
+            // configured ones of the same name).
+            *req.headers_mut() = if self.cfg.headers.is_empty() {
+                headers.clone()
+            } else {
+                let mut h = self.cfg.headers.clone();
+                for (k, v) in headers {
+                    h.insert(k.clone(), v.clone());
+                }
+                h
+            };
             let h = req.headers_mut();
-            for (k, v) in &self.cfg.headers {
-                h.append(k.clone(), v.clone());
-            }
-            for (k, v) in &headers {
-                h.insert(k.clone(), v.clone());
-            }
             if let Some(auth) = &self.cfg.auth {
                 let extra = auth.request_headers(&method, &url).await;
                 for k in extra.keys() {

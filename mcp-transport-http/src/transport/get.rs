@@ -49,7 +49,7 @@ pub(super) async fn get_stream(
 ) -> Result<Option<ResponseBody>, HttpError> {
     let sent_session = headers.get(SESSION_ID).cloned();
     let resp = shared
-        .exchange(Method::GET, &shared.cfg.url, headers, Bytes::new())
+        .exchange(Method::GET, &shared.cfg.url, &headers, Bytes::new())
         .await?;
     let status = resp.status();
     if status == StatusCode::METHOD_NOT_ALLOWED {

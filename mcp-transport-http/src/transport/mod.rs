@@ -378,7 +378,7 @@ async fn close_session(shared: &Shared) {
     if let Some(v) = version.filter(|v| v.has(Feature::ProtocolVersionHeader)) {
         headers.insert(PROTOCOL_VERSION, HeaderValue::from_static(v.as_str()));
     }
-    let req = shared.exchange(Method::DELETE, &shared.cfg.url, headers, Bytes::new());
+    let req = shared.exchange(Method::DELETE, &shared.cfg.url, &headers, Bytes::new());
     match tokio::time::timeout(CLOSE_TIMEOUT, req).await {
         Ok(Ok(resp)) => tracing::debug!(status = %resp.status(), "session DELETE answered"),
         Ok(Err(e)) => tracing::debug!(error = %e, "session DELETE failed"),

@@ -98,12 +98,7 @@ impl Post {
         let mut reissued = false;
         loop {
             let resp = shared
-                .exchange(
-                    Method::POST,
-                    &self.url,
-                    self.headers.clone(),
-                    self.body.clone(),
-                )
+                .exchange(Method::POST, &self.url, &self.headers, self.body.clone())
                 .await
                 .map_err(|e| err(kind_of_client_error(&e), e))?;
             let status = resp.status();
@@ -338,7 +333,7 @@ impl Post {
                         .exchange(
                             Method::POST,
                             &endpoint,
-                            self.sse_headers(),
+                            &self.sse_headers(),
                             self.body.clone(),
                         )
                         .await
