@@ -2,10 +2,10 @@
 //! request shares: headers, body limits, error kinds.
 
 use crate::pool::ResponseBody;
-use bytes::Bytes;
+use bytes::{Bytes, BytesMut};
 use http::header::{CONTENT_TYPE, LOCATION, WWW_AUTHENTICATE};
 use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode, Uri};
-use http_body_util::{BodyExt, Full, Limited};
+use http_body_util::{BodyExt, Full};
 use mcp_proto::transport::{TransportError, TransportErrorKind};
 use mcp_proto::version::Feature;
 
@@ -37,16 +37,39 @@ pub(super) async fn read_limited(body: ResponseBody, limit: usize) -> Result<Byt
             size: Some(n),
         });
     }
-    match Limited::new(body, limit).collect().await {
-        Ok(c) => Ok(c.to_bytes()),
-        Err(e) => {
-            if e.is::<http_body_util::LengthLimitError>() {
-                Err(HttpError::BodyTooLarge { limit, size })
-            } else {
-                Err(HttpError::Client(e))
+    // Frame by frame rather than `Limited` + `collect`: a body that comes
+    // in one frame (most JSON answers) is handed on as that frame, with no
+    // buffer list and no copy.
+    let mut body = body;
+    let mut first: Option<Bytes> = None;
+    let mut rest: Option<BytesMut> = None;
+    let mut len = 0usize;
+    while let Some(frame) = body.frame().await {
+        let frame = frame.map_err(|e| HttpError::Client(Box::new(e)))?;
+        let Ok(data) = frame.into_data() else {
+            continue; // trailers: not used
+        };
+        len += data.len();
+        if len > limit {
+            return Err(HttpError::BodyTooLarge { limit, size });
+        }
+        match (&mut first, &mut rest) {
+            (None, None) => first = Some(data),
+            (Some(f), None) => {
+                let mut buf = BytesMut::with_capacity(size.map_or(len, |n| n as usize).max(len));
+                buf.extend_from_slice(f);
+                buf.extend_from_slice(&data);
+                first = None;
+                rest = Some(buf);
             }
+            (_, Some(buf)) => buf.extend_from_slice(&data),
         }
     }
+    Ok(match (first, rest) {
+        (_, Some(buf)) => buf.freeze(),
+        (Some(f), None) => f,
+        (None, None) => Bytes::new(),
+    })
 }
 
 pub(super) fn kind_of_client_error(e: &HttpError) -> TransportErrorKind {
