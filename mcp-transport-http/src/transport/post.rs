@@ -393,7 +393,15 @@ fn capture_session(shared: &Shared, resp: &Response<ResponseBody>) -> Result<(),
             HttpError::InvalidSessionId,
         ));
     }
-    let mut v = v.clone();
+    // A copy, not a clone: a received header value is a slice of the
+    // connection's read buffer, and keeping it for the session's life
+    // would keep that whole buffer (8 KiB or more) alive with it.
+    let Ok(mut v) = HeaderValue::from_bytes(v.as_bytes()) else {
+        return Err(err(
+            TransportErrorKind::Protocol,
+            HttpError::InvalidSessionId,
+        ));
+    };
     v.set_sensitive(true);
     lock(&shared.state).session_id = Some(v);
     Ok(())
