@@ -6,7 +6,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use ring::rand::{SecureRandom, SystemRandom};
 use ring::signature::{ECDSA_P256_SHA256_FIXED_SIGNING, EcdsaKeyPair, KeyPair};
 
-use crate::error::AuthError;
+use crate::error::{AuthError, AuthErrorKind};
 use crate::util::{b64_decode, b64_url};
 
 /// Lifetime of a client assertion JWT.
@@ -17,7 +17,7 @@ pub(crate) fn random_token(n: usize) -> Result<String, AuthError> {
     let mut buf = vec![0u8; n];
     SystemRandom::new()
         .fill(&mut buf)
-        .map_err(|_| AuthError::Config("the system random generator failed".into()))?;
+        .map_err(|_| AuthError::new(AuthErrorKind::Config, "the system random generator failed"))?;
     Ok(b64_url(&buf))
 }
 
@@ -67,12 +67,17 @@ impl Es256Key {
             .filter(|l| !l.starts_with("-----"))
             .collect();
         if !pem.contains("BEGIN PRIVATE KEY") {
-            return Err(AuthError::Config(
-                "the private key must be a PKCS#8 PEM (-----BEGIN PRIVATE KEY-----)".into(),
+            return Err(AuthError::new(
+                AuthErrorKind::Config,
+                "the private key must be a PKCS#8 PEM (-----BEGIN PRIVATE KEY-----)",
             ));
         }
-        let der = b64_decode(&body)
-            .ok_or_else(|| AuthError::Config("the private key PEM is not valid base64".into()))?;
+        let der = b64_decode(&body).ok_or_else(|| {
+            AuthError::new(
+                AuthErrorKind::Config,
+                "the private key PEM is not valid base64",
+            )
+        })?;
         Self::from_pkcs8_der(&der)
     }
 
@@ -80,7 +85,12 @@ impl Es256Key {
     pub fn from_pkcs8_der(der: &[u8]) -> Result<Self, AuthError> {
         let pair =
             EcdsaKeyPair::from_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, der, &SystemRandom::new())
-                .map_err(|e| AuthError::Config(format!("not a usable P-256 PKCS#8 key: {e}")))?;
+                .map_err(|e| {
+                AuthError::new(
+                    AuthErrorKind::Config,
+                    format!("not a usable P-256 PKCS#8 key: {e}"),
+                )
+            })?;
         Ok(Es256Key { pair, kid: None })
     }
 
@@ -90,7 +100,7 @@ impl Es256Key {
     pub fn generate() -> Result<Self, AuthError> {
         let rng = SystemRandom::new();
         let pkcs8 = EcdsaKeyPair::generate_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, &rng)
-            .map_err(|_| AuthError::Config("could not generate a P-256 key".into()))?;
+            .map_err(|_| AuthError::new(AuthErrorKind::Config, "could not generate a P-256 key"))?;
         Self::from_pkcs8_der(pkcs8.as_ref())
     }
 
@@ -152,7 +162,7 @@ impl Es256Key {
         let sig = self
             .pair
             .sign(&SystemRandom::new(), input.as_bytes())
-            .map_err(|_| AuthError::Config("ES256 signing failed".into()))?;
+            .map_err(|_| AuthError::new(AuthErrorKind::Config, "ES256 signing failed"))?;
         Ok(format!("{input}.{}", b64_url(sig.as_ref())))
     }
 

@@ -6,7 +6,7 @@ use http::{StatusCode, Uri};
 use serde::Deserialize;
 
 use crate::challenge::BearerChallenge;
-use crate::error::AuthError;
+use crate::error::{AuthError, AuthErrorKind};
 use crate::net::{HttpClient, checked_url};
 use crate::util::{canonical_resource, origin, parse_url, path_no_slash};
 
@@ -159,7 +159,11 @@ async fn fetch_json<T: serde::de::DeserializeOwned>(
     let resp = http.get(&uri).await?;
     if resp.status == StatusCode::OK {
         let v = serde_json::from_slice(&resp.body).map_err(|e| {
-            AuthError::Discovery(format!("{url} answered with unusable metadata: {e}"))
+            AuthError::new(
+                AuthErrorKind::InvalidMetadata,
+                format!("{url} answered with metadata of the wrong shape; the server's operator must fix it"),
+            )
+            .with_source(e)
         })?;
         return Ok(Some(v));
     }
@@ -188,7 +192,7 @@ pub(crate) async fn fetch_prm(
     match last_err {
         // A refused URL is an answer in itself: do not fall back silently
         // past an SSRF refusal of the only candidates.
-        Some(e @ AuthError::RefusedUrl { .. }) => Err(e),
+        Some(e) if e.kind() == AuthErrorKind::InvalidUrl => Err(e),
         _ => Ok(None),
     }
 }
@@ -204,19 +208,25 @@ pub(crate) async fn fetch_as_metadata(
     for url in as_metadata_urls(&iss) {
         if let Some(meta) = fetch_json::<AuthServerMetadata>(http, &url).await? {
             if meta.issuer != issuer {
-                return Err(AuthError::Discovery(format!(
-                    "{url} names issuer {:?}, not {issuer:?}; refusing the metadata (RFC 8414 §3.3)",
-                    meta.issuer
-                )));
+                return Err(AuthError::new(
+                    AuthErrorKind::InvalidMetadata,
+                    format!(
+                        "{url} names issuer {:?}, not {issuer:?}; refusing the metadata (RFC 8414 §3.3)",
+                        meta.issuer
+                    ),
+                ));
             }
             return Ok(meta);
         }
         tried.push(url);
     }
-    Err(AuthError::Discovery(format!(
-        "no authorization server metadata for {issuer} (tried {})",
-        tried.join(", ")
-    )))
+    Err(AuthError::new(
+        AuthErrorKind::Discovery,
+        format!(
+            "no authorization server metadata for {issuer} (tried {})",
+            tried.join(", ")
+        ),
+    ))
 }
 
 /// Full discovery for the MCP server at `server`.
@@ -227,18 +237,20 @@ pub(crate) async fn discover(
 ) -> Result<Discovered, AuthError> {
     if let Some((prm_url, prm)) = fetch_prm(http, server, challenge).await? {
         if !resource_matches(&prm.resource, server) {
-            return Err(AuthError::ResourceMismatch {
-                advertised: prm.resource,
-                expected: canonical_resource(server),
-            });
-        }
-        if prm.authorization_servers.is_empty() {
-            return Err(AuthError::Discovery(format!(
-                "{prm_url} lists no authorization_servers"
-            )));
+            return Err(AuthError::new(
+                AuthErrorKind::InvalidMetadata,
+                format!(
+                    "the protected resource metadata is for {}, not for the MCP server {}; refusing to authorize (RFC 9728 §3.3)",
+                    prm.resource,
+                    canonical_resource(server)
+                ),
+            ));
         }
         // The first authorization server with usable metadata.
-        let mut found = Err(AuthError::Discovery(String::new()));
+        let mut found = Err(AuthError::new(
+            AuthErrorKind::InvalidMetadata,
+            format!("{prm_url} lists no authorization_servers"),
+        ));
         for issuer in &prm.authorization_servers {
             found = fetch_as_metadata(http, issuer).await;
             if found.is_ok() {

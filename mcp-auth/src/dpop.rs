@@ -14,7 +14,7 @@ use std::sync::Mutex;
 use http::{HeaderMap, HeaderName, HeaderValue, Method, Uri};
 
 use crate::crypto::{Es256Key, now_secs, random_token};
-use crate::error::AuthError;
+use crate::error::{AuthError, AuthErrorKind};
 use crate::util::{b64_url, origin};
 
 /// The `DPoP` request header (RFC 9449 §4.1).
@@ -112,7 +112,9 @@ impl Dpop {
         if let Some(nonce) = self.nonce_for(url) {
             claims["nonce"] = nonce.into();
         }
-        self.key.sign_with_header(&header, &claims)
+        self.key.sign_with_header(&header, &claims).map_err(|e| {
+            AuthError::new(AuthErrorKind::Dpop, "could not sign a DPoP proof").with_source(e)
+        })
     }
 
     /// [`proof`](Self::proof) as a `DPoP` header value.
@@ -123,8 +125,13 @@ impl Dpop {
         access_token: Option<&str>,
     ) -> Result<HeaderValue, AuthError> {
         let proof = self.proof(method, url, access_token)?;
-        HeaderValue::from_str(&proof)
-            .map_err(|_| AuthError::Config("the DPoP proof is not a valid header value".into()))
+        HeaderValue::from_str(&proof).map_err(|e| {
+            AuthError::new(
+                AuthErrorKind::Dpop,
+                "the DPoP proof is not a valid header value",
+            )
+            .with_source(e)
+        })
     }
 }
 

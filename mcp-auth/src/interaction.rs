@@ -9,7 +9,7 @@ use http::header;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 
-use crate::error::AuthError;
+use crate::error::{AuthError, AuthErrorKind};
 use crate::net::{HttpClient, SsrfPolicy, checked_url};
 use crate::util::resolve;
 use mcp_transport_http::BoxFuture;
@@ -71,11 +71,21 @@ impl LoopbackRedirect {
         open: impl Fn(&str) + Send + Sync + 'static,
     ) -> Result<Self, AuthError> {
         let listener = TcpListener::bind(("127.0.0.1", port)).await.map_err(|e| {
-            AuthError::Interaction(format!("cannot listen on 127.0.0.1:{port}: {e}"))
+            AuthError::new(
+                AuthErrorKind::Config,
+                format!("cannot listen on 127.0.0.1:{port} for the authorization callback"),
+            )
+            .with_source(e)
         })?;
         let port = listener
             .local_addr()
-            .map_err(|e| AuthError::Interaction(e.to_string()))?
+            .map_err(|e| {
+                AuthError::new(
+                    AuthErrorKind::Config,
+                    "the callback listener has no local address",
+                )
+                .with_source(e)
+            })?
             .port();
         Ok(LoopbackRedirect {
             listener: tokio::sync::Mutex::new(listener),
@@ -99,10 +109,13 @@ impl LoopbackRedirect {
     async fn wait(&self) -> Result<String, AuthError> {
         let listener = self.listener.lock().await;
         loop {
-            let (mut sock, _) = listener
-                .accept()
-                .await
-                .map_err(|e| AuthError::Interaction(format!("accepting the callback: {e}")))?;
+            let (mut sock, _) = listener.accept().await.map_err(|e| {
+                AuthError::new(
+                    AuthErrorKind::Interaction,
+                    "accepting the authorization callback failed",
+                )
+                .with_source(e)
+            })?;
             let mut buf = Vec::new();
             let mut chunk = [0u8; 2048];
             while !buf.windows(4).any(|w| w == b"\r\n\r\n") && buf.len() < MAX_CALLBACK_REQUEST {
@@ -151,10 +164,10 @@ impl Interaction for LoopbackRedirect {
             tokio::time::timeout(self.timeout, self.wait())
                 .await
                 .map_err(|_| {
-                    AuthError::Interaction(format!(
-                        "no authorization callback within {:?}",
-                        self.timeout
-                    ))
+                    AuthError::new(
+                        AuthErrorKind::Interaction,
+                        format!("no authorization callback within {:?}", self.timeout),
+                    )
                 })?
         })
     }
@@ -199,21 +212,31 @@ impl Interaction for FollowRedirect {
                     .get(header::LOCATION)
                     .and_then(|v| v.to_str().ok())
                 else {
-                    return Err(AuthError::Interaction(format!(
-                        "{url} answered {} without a redirect; it needs a user",
-                        resp.status
-                    )));
+                    return Err(AuthError::new(
+                        AuthErrorKind::Interaction,
+                        format!(
+                            "{url} answered {} without a redirect; it needs a user",
+                            resp.status
+                        ),
+                    ));
                 };
                 if loc.starts_with(&self.redirect_uri) {
                     return Ok(loc.to_owned());
                 }
-                url = resolve(&url, loc)
-                    .ok_or_else(|| AuthError::Interaction(format!("unusable redirect {loc:?}")))?;
+                url = resolve(&url, loc).ok_or_else(|| {
+                    AuthError::new(
+                        AuthErrorKind::Interaction,
+                        format!("unusable redirect {loc:?}"),
+                    )
+                })?;
             }
-            Err(AuthError::Interaction(format!(
-                "no redirect to {} within {MAX_FOLLOW} hops",
-                self.redirect_uri
-            )))
+            Err(AuthError::new(
+                AuthErrorKind::Interaction,
+                format!(
+                    "no redirect to {} within {MAX_FOLLOW} hops",
+                    self.redirect_uri
+                ),
+            ))
         })
     }
 }

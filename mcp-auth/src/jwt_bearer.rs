@@ -15,7 +15,7 @@ use std::path::PathBuf;
 
 use mcp_transport_http::BoxFuture;
 
-use crate::error::AuthError;
+use crate::error::{AuthError, AuthErrorKind};
 
 /// `grant_type` of the RFC 7523 §2.1 JWT-bearer grant.
 pub(crate) const GRANT_JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
@@ -31,10 +31,14 @@ pub const MAX_ASSERTION_LEN: usize = 64 * 1024;
 ///
 /// ```
 /// # fn demo() -> Result<(), mcp_auth::AuthError> {
-/// use mcp_auth::{AuthError, OAuthProvider};
+/// use mcp_auth::{AuthError, AuthErrorKind, OAuthProvider};
 ///
 /// let auth = OAuthProvider::builder("https://mcp.example.com/mcp")
-///     .jwt_bearer(|| std::env::var("MY_WORKLOAD_JWT").map_err(|e| AuthError::Config(e.to_string())))
+///     .jwt_bearer(|| {
+///         std::env::var("MY_WORKLOAD_JWT").map_err(|e| {
+///             AuthError::new(AuthErrorKind::Config, "set MY_WORKLOAD_JWT").with_source(e)
+///         })
+///     })
 ///     .build()?;
 /// # let _ = auth; Ok(()) }
 /// ```
@@ -95,31 +99,38 @@ impl WorkloadToken {
         let (raw, from) = match &self.0 {
             Source::File(p) => {
                 let meta = std::fs::metadata(p).map_err(|e| {
-                    AuthError::Config(format!(
-                        "cannot read the workload token file {}: {e}",
-                        p.display()
-                    ))
+                    AuthError::new(
+                        AuthErrorKind::Config,
+                        format!("cannot read the workload token file {}", p.display()),
+                    )
+                    .with_source(e)
                 })?;
                 if meta.len() > MAX_ASSERTION_LEN as u64 {
-                    return Err(AuthError::Config(format!(
-                        "the workload token file {} has {} bytes, more than a JWT ({MAX_ASSERTION_LEN} at most)",
-                        p.display(),
-                        meta.len()
-                    )));
+                    return Err(AuthError::new(
+                        AuthErrorKind::Config,
+                        format!(
+                            "the workload token file {} has {} bytes, more than a JWT ({MAX_ASSERTION_LEN} at most)",
+                            p.display(),
+                            meta.len()
+                        ),
+                    ));
                 }
                 let s = std::fs::read_to_string(p).map_err(|e| {
-                    AuthError::Config(format!(
-                        "cannot read the workload token file {}: {e}",
-                        p.display()
-                    ))
+                    AuthError::new(
+                        AuthErrorKind::Config,
+                        format!("cannot read the workload token file {}", p.display()),
+                    )
+                    .with_source(e)
                 })?;
                 (s, format!("the file {}", p.display()))
             }
             Source::Env(v) => {
                 let s = std::env::var(v).map_err(|e| {
-                    AuthError::Config(format!(
-                        "the workload token variable {v} is not usable: {e}"
-                    ))
+                    AuthError::new(
+                        AuthErrorKind::Config,
+                        format!("the workload token variable {v} is not usable"),
+                    )
+                    .with_source(e)
                 })?;
                 (s, format!("the variable {v}"))
             }
@@ -142,14 +153,16 @@ impl AssertionSource for WorkloadToken {
 pub(crate) fn checked_assertion(raw: String, from: &str) -> Result<String, AuthError> {
     let s = raw.trim();
     if s.is_empty() {
-        return Err(AuthError::Config(format!(
-            "the workload token from {from} is empty"
-        )));
+        return Err(AuthError::new(
+            AuthErrorKind::Config,
+            format!("the workload token from {from} is empty"),
+        ));
     }
     if s.len() > MAX_ASSERTION_LEN {
-        return Err(AuthError::Config(format!(
-            "the workload token from {from} is longer than {MAX_ASSERTION_LEN} bytes"
-        )));
+        return Err(AuthError::new(
+            AuthErrorKind::Config,
+            format!("the workload token from {from} is longer than {MAX_ASSERTION_LEN} bytes"),
+        ));
     }
     let parts: Vec<&str> = s.split('.').collect();
     let b64url = |p: &str| {
@@ -160,9 +173,12 @@ pub(crate) fn checked_assertion(raw: String, from: &str) -> Result<String, AuthE
         || parts[..2].iter().any(|p| p.is_empty())
         || !parts.iter().all(|p| b64url(p))
     {
-        return Err(AuthError::Config(format!(
-            "the workload token from {from} is not a compact JWT (three base64url parts separated by dots)"
-        )));
+        return Err(AuthError::new(
+            AuthErrorKind::Config,
+            format!(
+                "the workload token from {from} is not a compact JWT (three base64url parts separated by dots)"
+            ),
+        ));
     }
     Ok(s.to_owned())
 }

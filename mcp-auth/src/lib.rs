@@ -41,8 +41,8 @@
 //!   advertised.
 //! - **Tokens**: refreshed before expiry and once on a 401; step-up on a 403
 //!   `insufficient_scope` with the union of scopes and a retry limit; any
-//!   other 403 fails the request at once ([`AuthError::Forbidden`]: the
-//!   token is valid, so authorizing again cannot help);
+//!   other 403 fails the request at once ([`AuthError::is_forbidden`]:
+//!   the token is valid, so authorizing again cannot help);
 //!   `client_credentials`, SEP-990 identity assertions and SEP-1933
 //!   workload identity (the RFC 7523 JWT-bearer grant with a platform
 //!   token from an [`AssertionSource`], e.g. a [`WorkloadToken`] file) for
@@ -62,6 +62,16 @@
 //! - **Safety**: https for every authorization endpoint except loopback;
 //!   an [`SsrfPolicy`] checked on each URL and on every DNS answer (so on
 //!   every redirect); tokens and secrets never logged (`Debug` redacts).
+//!
+//! **Errors**: when the provider cannot authorize a request, the request
+//! fails as the transport's `Unauthorized`, and the [`AuthError`] saying
+//! why is in the error chain of the call that failed (through
+//! `mcp_client::ClientError`, the `TransportError` and its
+//! `HttpError::Auth`): [`AuthError::find`] digs it out, and its predicates
+//! ([`is_user_action_needed`](AuthError::is_user_action_needed),
+//! [`is_invalid_grant`](AuthError::is_invalid_grant),
+//! [`is_retryable`](AuthError::is_retryable),
+//! [`is_forbidden`](AuthError::is_forbidden)) say what to do next.
 //!
 //! [`AuthProvider`]: mcp_transport_http::AuthProvider
 
@@ -84,7 +94,7 @@ pub use challenge::BearerChallenge;
 pub use crypto::{CLIENT_ASSERTION_LIFETIME_SECS, Es256Key};
 pub use discovery::{AuthServerMetadata, ProtectedResourceMetadata};
 pub use dpop::{MAX_DPOP_NONCE_LEN, MAX_DPOP_NONCE_ORIGINS};
-pub use error::AuthError;
+pub use error::{AuthError, AuthErrorKind};
 pub use interaction::{DEFAULT_CALLBACK_TIMEOUT, FollowRedirect, Interaction, LoopbackRedirect};
 pub use jwt_bearer::{AssertionSource, MAX_ASSERTION_LEN, WorkloadToken};
 pub use net::{DEFAULT_HTTP_TIMEOUT, MAX_REDIRECTS, MAX_RESPONSE_BODY, SsrfPolicy};

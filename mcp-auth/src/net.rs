@@ -17,7 +17,7 @@ use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::client::legacy::connect::dns::Name;
 use hyper_util::rt::TokioExecutor;
 
-use crate::error::AuthError;
+use crate::error::{AuthError, AuthErrorKind};
 use mcp_transport_http::uri::{RedirectPolicy, RedirectRefusal};
 
 use crate::util::parse_url;
@@ -99,10 +99,7 @@ pub(crate) fn is_loopback_host(host: &str) -> bool {
 /// Checks a URL an OAuth request goes to: http(s) only, `https` unless the
 /// host is loopback, literal IPs against the policy.
 pub(crate) fn check_url(url: &Uri, policy: &SsrfPolicy) -> Result<(), AuthError> {
-    let refused = |reason: &str| AuthError::RefusedUrl {
-        url: url.to_string(),
-        reason: reason.into(),
-    };
+    let refused = |reason: &str| AuthError::invalid_url(url, reason);
     let host = url.host().ok_or_else(|| refused("no host"))?;
     match url.scheme_str() {
         Some("https") => {}
@@ -214,7 +211,13 @@ impl HttpClient {
         let provider = Arc::new(rustls::crypto::ring::default_provider());
         let connector = hyper_rustls::HttpsConnectorBuilder::new()
             .with_provider_and_webpki_roots(provider)
-            .map_err(|e| AuthError::Config(format!("TLS setup: {e}")))?
+            .map_err(|e| {
+                AuthError::new(
+                    AuthErrorKind::Config,
+                    "TLS setup for the OAuth client failed",
+                )
+                .with_source(e)
+            })?
             .https_or_http()
             .enable_http1()
             .enable_http2()
@@ -241,10 +244,6 @@ impl HttpClient {
         body: Option<(&'static str, Bytes)>,
     ) -> Result<HttpResponse, AuthError> {
         check_url(url, &self.policy)?;
-        let fail = |reason: String| AuthError::Http {
-            url: url.to_string(),
-            reason,
-        };
         let mut builder = Request::builder()
             .method(method)
             .uri(url.clone())
@@ -265,21 +264,25 @@ impl HttpClient {
         };
         let req = builder
             .body(Full::new(body))
-            .map_err(|e| fail(e.to_string()))?;
+            .map_err(|e| AuthError::http(url, e))?;
         let fut = async {
             let resp = self
                 .client
                 .request(req)
                 .await
-                .map_err(|e| fail(error_chain(&e)))?;
+                .map_err(|e| AuthError::http(url, e))?;
             let (parts, body) = resp.into_parts();
             let body = Limited::new(body, MAX_RESPONSE_BODY)
                 .collect()
                 .await
                 .map_err(|e| {
-                    fail(format!(
-                        "reading the body (limit {MAX_RESPONSE_BODY} bytes): {e}"
-                    ))
+                    AuthError::new(
+                        AuthErrorKind::Http,
+                        format!(
+                            "reading the answer of {url} failed (limit {MAX_RESPONSE_BODY} bytes)"
+                        ),
+                    )
+                    .with_source(e)
                 })?
                 .to_bytes();
             Ok(HttpResponse {
@@ -288,9 +291,12 @@ impl HttpClient {
                 body,
             })
         };
-        tokio::time::timeout(self.timeout, fut)
-            .await
-            .map_err(|_| fail(format!("no answer within {:?}", self.timeout)))?
+        tokio::time::timeout(self.timeout, fut).await.map_err(|_| {
+            AuthError::new(
+                AuthErrorKind::Http,
+                format!("request to {url} got no answer within {:?}", self.timeout),
+            )
+        })?
     }
 
     /// `GET` following up to [`MAX_REDIRECTS`] redirects, each target
@@ -317,16 +323,16 @@ impl HttpClient {
                     followed += 1;
                 }
                 Err(RedirectRefusal::TooMany(_)) => {
-                    return Err(AuthError::Http {
-                        url: url.to_string(),
-                        reason: format!("more than {MAX_REDIRECTS} redirects"),
-                    });
+                    return Err(AuthError::new(
+                        AuthErrorKind::Http,
+                        format!("request to {url} failed: more than {MAX_REDIRECTS} redirects"),
+                    ));
                 }
                 Err(refusal) => {
-                    return Err(AuthError::RefusedUrl {
-                        url: location.unwrap_or_default().to_owned(),
-                        reason: format!("unusable redirect target ({refusal:?})"),
-                    });
+                    return Err(AuthError::invalid_url(
+                        location.unwrap_or_default(),
+                        format_args!("unusable redirect target from {url} ({refusal:?})"),
+                    ));
                 }
             }
         }
@@ -354,7 +360,13 @@ impl HttpClient {
         url: &Uri,
         json: &serde_json::Value,
     ) -> Result<HttpResponse, AuthError> {
-        let body = serde_json::to_vec(json).map_err(|e| AuthError::Config(e.to_string()))?;
+        let body = serde_json::to_vec(json).map_err(|e| {
+            AuthError::new(
+                AuthErrorKind::Config,
+                "could not encode a JSON request body",
+            )
+            .with_source(e)
+        })?;
         self.send(
             Method::POST,
             url,
@@ -367,23 +379,10 @@ impl HttpClient {
 
 /// Parses a URL string and checks it against the policy.
 pub(crate) fn checked_url(s: &str, policy: &SsrfPolicy) -> Result<Uri, AuthError> {
-    let url = parse_url(s).ok_or_else(|| AuthError::RefusedUrl {
-        url: s.to_owned(),
-        reason: "not an absolute http(s) URL".into(),
-    })?;
+    let url =
+        parse_url(s).ok_or_else(|| AuthError::invalid_url(s, "not an absolute http(s) URL"))?;
     check_url(&url, policy)?;
     Ok(url)
-}
-
-fn error_chain(e: &dyn std::error::Error) -> String {
-    let mut s = e.to_string();
-    let mut cur = e.source();
-    while let Some(c) = cur {
-        s.push_str(": ");
-        s.push_str(&c.to_string());
-        cur = c.source();
-    }
-    s
 }
 
 #[cfg(test)]

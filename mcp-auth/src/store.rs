@@ -8,7 +8,7 @@ use std::sync::Mutex;
 use serde::{Deserialize, Serialize};
 
 use crate::crypto::now_secs;
-use crate::error::AuthError;
+use crate::error::{AuthError, AuthErrorKind};
 
 /// Tokens from a token endpoint. `Debug` redacts them.
 #[derive(Clone, Serialize, Deserialize, PartialEq, Eq)]
@@ -196,22 +196,31 @@ impl FileStore {
     fn read_all(&self) -> Result<HashMap<String, StoredAuth>, AuthError> {
         match std::fs::read(&self.path) {
             Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| {
-                AuthError::Store(format!(
-                    "{} is not a token file ({e}); delete it to start over",
-                    self.path.display()
-                ))
+                AuthError::new(
+                    AuthErrorKind::Store,
+                    format!(
+                        "{} is not a token file; delete it to start over",
+                        self.path.display()
+                    ),
+                )
+                .with_source(e)
             }),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(HashMap::new()),
-            Err(e) => Err(AuthError::Store(format!(
-                "cannot read {}: {e}",
-                self.path.display()
-            ))),
+            Err(e) => Err(AuthError::new(
+                AuthErrorKind::Store,
+                format!("cannot read {}", self.path.display()),
+            )
+            .with_source(e)),
         }
     }
 
     fn write_all(&self, all: &HashMap<String, StoredAuth>) -> Result<(), AuthError> {
         let err = |e: std::io::Error| {
-            AuthError::Store(format!("cannot write {}: {e}", self.path.display()))
+            AuthError::new(
+                AuthErrorKind::Store,
+                format!("cannot write {}", self.path.display()),
+            )
+            .with_source(e)
         };
         if let Some(dir) = self.path.parent()
             && !dir.as_os_str().is_empty()
@@ -219,7 +228,9 @@ impl FileStore {
             std::fs::create_dir_all(dir).map_err(err)?;
         }
         let tmp = self.path.with_extension("tmp");
-        let bytes = serde_json::to_vec_pretty(all).map_err(|e| AuthError::Store(e.to_string()))?;
+        let bytes = serde_json::to_vec_pretty(all).map_err(|e| {
+            AuthError::new(AuthErrorKind::Store, "could not encode the tokens").with_source(e)
+        })?;
         {
             use std::io::Write;
             let mut opts = std::fs::OpenOptions::new();

@@ -55,7 +55,11 @@ impl Failure {
                 source = cause.source();
             }
             if let ClientError::Transport(t) | ClientError::Closed(CloseReason::Transport(t)) = e {
-                if t.kind() == mcp_proto::transport::TransportErrorKind::Unauthorized {
+                // A valid token the server does not allow: other
+                // credentials are the operator's to give (the message says so).
+                let forbidden = mcp_auth::AuthError::find(t).is_some_and(|a| a.is_forbidden());
+                if t.kind() == mcp_proto::transport::TransportErrorKind::Unauthorized && !forbidden
+                {
                     message
                         .push_str("; pass credentials with -H \"Authorization: Bearer <token>\"");
                 }

@@ -150,7 +150,12 @@ pub enum ConfigError {
         reason: String,
     },
     /// The `envFile` of a stdio server could not be read or has a bad line.
-    #[error("{}: envFile {}: {reason}", at(path, Some(server), "envFile"), env_file.display())]
+    #[error(
+        "{}: envFile {}: {reason}{}",
+        at(path, Some(server), "envFile"),
+        env_file.display(),
+        source.as_ref().map(|e| format!(": {e}")).unwrap_or_default()
+    )]
     EnvFile {
         /// The configuration file.
         path: PathBuf,
@@ -158,8 +163,11 @@ pub enum ConfigError {
         server: String,
         /// The env file.
         env_file: PathBuf,
-        /// Why (the OS error, or the bad line's number).
+        /// Why (it cannot be read, or the bad line's number).
         reason: String,
+        /// The OS error, when the file cannot be read.
+        #[source]
+        source: Option<io::Error>,
     },
 }
 

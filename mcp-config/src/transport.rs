@@ -195,17 +195,20 @@ impl ServerConfig {
     /// double quotes. No `${...}` expansion inside.
     #[cfg_attr(not(feature = "stdio"), allow(dead_code))]
     fn read_env_file(&self, file: &Path) -> Result<Vec<(String, String)>, ConfigError> {
-        let error = |reason: String| ConfigError::EnvFile {
+        let error = |reason: String, source: Option<std::io::Error>| ConfigError::EnvFile {
             path: self.source.path.clone(),
             server: self.name.clone(),
             env_file: file.to_owned(),
             reason,
+            source,
         };
-        let text = std::fs::read_to_string(file).map_err(|e| error(e.to_string()))?;
+        let text =
+            std::fs::read_to_string(file).map_err(|e| error("cannot read it".into(), Some(e)))?;
         parse_dotenv(&text).map_err(|line| {
-            error(format!(
-                "line {line} is not KEY=VALUE (its value is not shown)"
-            ))
+            error(
+                format!("line {line} is not KEY=VALUE (its value is not shown)"),
+                None,
+            )
         })
     }
 }

@@ -110,10 +110,15 @@ pub trait AuthProvider: Send + Sync + 'static {
     }
 
     /// The server refused a request with 401 or 403 (see [`Unauthorized`]).
-    /// Return `true` to retry the request with fresh
+    /// Return `Ok(true)` to retry the request with fresh
     /// [`request_headers`](Self::request_headers) (e.g. after refreshing a
-    /// token, or a step-up authorization), `false` to fail it as
-    /// [`Unauthorized`](mcp_proto::transport::TransportErrorKind::Unauthorized).
+    /// token, or a step-up authorization); otherwise the request fails as
+    /// [`Unauthorized`](mcp_proto::transport::TransportErrorKind::Unauthorized):
+    /// with `Ok(false)` its cause is the server's answer
+    /// ([`HttpError::Status`]), with `Err(why)` it is
+    /// [`HttpError::Auth`] whose [`source`](std::error::Error::source) is
+    /// `why`, so the caller of the failed call can downcast it (e.g. to the
+    /// OAuth provider's error type).
     /// A request is retried at most [`MAX_AUTH_RETRIES`] times;
     /// [`Unauthorized::retries`] says how many came before this refusal.
     ///
@@ -121,8 +126,11 @@ pub trait AuthProvider: Send + Sync + 'static {
     /// invalid (re-authorizing can help); a 403 means they are valid but
     /// not allowed, which only a new authorization with more scopes can fix,
     /// and only when the server says which (`error="insufficient_scope"`).
-    fn on_unauthorized(&self, refusal: Unauthorized) -> BoxFuture<'_, bool>;
+    fn on_unauthorized(&self, refusal: Unauthorized) -> BoxFuture<'_, Result<bool, BoxError>>;
 }
+
+/// Why an [`AuthProvider`] could not authorize a request: any error.
+pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 impl<T: AuthProvider + ?Sized> AuthProvider for Arc<T> {
     fn header(&self) -> BoxFuture<'_, Option<HeaderValue>> {
@@ -134,7 +142,7 @@ impl<T: AuthProvider + ?Sized> AuthProvider for Arc<T> {
     fn on_response(&self, url: &Uri, status: StatusCode, headers: &HeaderMap) {
         (**self).on_response(url, status, headers)
     }
-    fn on_unauthorized(&self, refusal: Unauthorized) -> BoxFuture<'_, bool> {
+    fn on_unauthorized(&self, refusal: Unauthorized) -> BoxFuture<'_, Result<bool, BoxError>> {
         (**self).on_unauthorized(refusal)
     }
 }
@@ -206,8 +214,8 @@ impl AuthProvider for BearerToken {
     fn header(&self) -> BoxFuture<'_, Option<HeaderValue>> {
         Box::pin(async move { Some(self.0.clone()) })
     }
-    fn on_unauthorized(&self, _: Unauthorized) -> BoxFuture<'_, bool> {
-        Box::pin(async { false })
+    fn on_unauthorized(&self, _: Unauthorized) -> BoxFuture<'_, Result<bool, BoxError>> {
+        Box::pin(async { Ok(false) })
     }
 }
 
@@ -511,7 +519,7 @@ fn tls_connector(
             let provider = Arc::new(rustls::crypto::ring::default_provider());
             let config = rustls::ClientConfig::builder_with_provider(provider)
                 .with_safe_default_protocol_versions()
-                .map_err(|e| HttpError::Tls(e.to_string()))?
+                .map_err(|e| HttpError::Tls(e.into()))?
                 .with_root_certificates(roots)
                 .with_no_client_auth();
             Arc::new(config)
@@ -529,10 +537,13 @@ fn root_store(native_roots: bool) -> Result<rustls::RootCertStore, HttpError> {
     if native_roots {
         let found = rustls_native_certs::load_native_certs();
         if found.certs.is_empty() {
-            return Err(HttpError::Tls(format!(
-                "no native root CA certificates found (errors: {:?})",
-                found.errors
-            )));
+            return Err(HttpError::Tls(
+                format!(
+                    "no native root CA certificates found (errors: {:?})",
+                    found.errors
+                )
+                .into(),
+            ));
         }
         let mut roots = rustls::RootCertStore::empty();
         let (added, _ignored) = roots.add_parsable_certificates(found.certs);

@@ -49,12 +49,13 @@ pub enum HttpError {
         excerpt: String,
     },
     /// A JSON body that is not one JSON-RPC message.
-    #[error("HTTP {status} body is not a JSON-RPC message ({reason}): {excerpt}")]
+    #[error("HTTP {status} body is not a JSON-RPC message ({source}): {excerpt}")]
     InvalidBody {
         /// The status.
         status: StatusCode,
-        /// The decoder's description.
-        reason: String,
+        /// What the decoder found wrong.
+        #[source]
+        source: mcp_proto::jsonrpc::DecodeError,
         /// The start of the body.
         excerpt: String,
     },
@@ -110,15 +111,27 @@ pub enum HttpError {
         /// The configured timeout.
         after: Duration,
     },
+    /// The server refused the request (401 or 403) and the
+    /// [`AuthProvider`](crate::AuthProvider) could not authorize it; the
+    /// [`source`](std::error::Error::source) is the provider's error (e.g.
+    /// `mcp_auth::AuthError`).
+    #[error("the MCP server answered HTTP {status} and authorization failed: {source}")]
+    Auth {
+        /// `401 Unauthorized` or `403 Forbidden`.
+        status: StatusCode,
+        /// Why the provider could not authorize the request.
+        #[source]
+        source: crate::BoxError,
+    },
     /// An SSE event over the size limit.
     #[error(transparent)]
     Sse(#[from] SseError),
     /// The connection or the HTTP exchange failed.
     #[error("HTTP request failed: {}", chain(.0.as_ref()))]
     Client(#[source] Box<dyn std::error::Error + Send + Sync>),
-    /// TLS could not be set up.
+    /// TLS could not be set up (the root certificates could not be loaded).
     #[error("TLS setup failed: {0}")]
-    Tls(String),
+    Tls(#[source] crate::BoxError),
 }
 
 /// An error and its sources, `a: b: c` (hyper's own text is only the outermost).

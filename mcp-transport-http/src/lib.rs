@@ -155,7 +155,7 @@ mod transport;
 pub mod uri;
 
 pub use client::{
-    AuthProvider, BearerToken, BoxFuture, CLOSE_TIMEOUT, DEFAULT_CONNECT_TIMEOUT,
+    AuthProvider, BearerToken, BoxError, BoxFuture, CLOSE_TIMEOUT, DEFAULT_CONNECT_TIMEOUT,
     DEFAULT_MAX_BODY_SIZE, DEFAULT_MAX_BUFFERED_MESSAGES, DEFAULT_MAX_RESUME_ATTEMPTS,
     DEFAULT_REISSUE_METHODS, DEFAULT_REQUEST_TIMEOUT, HttpTransportBuilder, INITIAL_BACKOFF,
     MAX_AUTH_RETRIES, MAX_BACKOFF, RequestBody, Unauthorized,

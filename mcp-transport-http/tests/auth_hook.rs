@@ -52,9 +52,12 @@ impl AuthProvider for PerRequest {
             *self.nonce.lock().unwrap() = Some(n.to_owned());
         }
     }
-    fn on_unauthorized(&self, refusal: Unauthorized) -> BoxFuture<'_, bool> {
+    fn on_unauthorized(
+        &self,
+        refusal: Unauthorized,
+    ) -> BoxFuture<'_, Result<bool, mcp_transport_http::BoxError>> {
         self.refusals.lock().unwrap().push(refusal.retries);
-        Box::pin(async { true })
+        Box::pin(async { Ok(true) })
     }
 }
 

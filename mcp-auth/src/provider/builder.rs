@@ -7,7 +7,7 @@ use std::time::Duration;
 use super::{DEFAULT_MAX_STEP_UPS, Inner, OAuthProvider, State};
 use crate::crypto::Es256Key;
 use crate::dpop::Dpop;
-use crate::error::AuthError;
+use crate::error::{AuthError, AuthErrorKind};
 use crate::interaction::Interaction;
 use crate::jwt_bearer::AssertionSource;
 use crate::net::{DEFAULT_HTTP_TIMEOUT, HttpClient, SsrfPolicy, is_loopback_host};
@@ -222,33 +222,37 @@ impl OAuthProviderBuilder {
 
     /// The provider.
     pub fn build(self) -> Result<OAuthProvider, AuthError> {
-        let server = parse_url(&self.server).ok_or_else(|| AuthError::RefusedUrl {
-            url: self.server.clone(),
-            reason: "the MCP server URL must be an absolute http(s) URL".into(),
+        let server = parse_url(&self.server).ok_or_else(|| {
+            AuthError::invalid_url(
+                &self.server,
+                "the MCP server URL must be an absolute http(s) URL",
+            )
         })?;
         let policy = self.policy.unwrap_or(SsrfPolicy {
             allow_loopback: server.host().is_some_and(is_loopback_host),
             allow_private: false,
         });
         let grant = self.grant.ok_or_else(|| {
-            AuthError::Config(
-                "choose a grant: .interaction(..), .client_credentials(), .identity_assertion(..) or .jwt_bearer(..)"
-                    .into(),
+            AuthError::new(
+                AuthErrorKind::Config,
+                "choose a grant: .interaction(..), .client_credentials(), .identity_assertion(..) or .jwt_bearer(..)",
             )
         })?;
         if let Some(u) = &self.client_metadata_url {
             let ok =
                 parse_url(u).is_some_and(|p| p.scheme_str() == Some("https") && p.path().len() > 1);
             if !ok {
-                return Err(AuthError::Config(format!(
-                    "the client metadata document URL {u:?} must be https with a path"
-                )));
+                return Err(AuthError::new(
+                    AuthErrorKind::Config,
+                    format!("the client metadata document URL {u:?} must be https with a path"),
+                ));
             }
         }
         match &grant {
             Grant::ClientCredentials | Grant::IdentityAssertion(_) if self.client.is_none() => {
-                return Err(AuthError::Config(
-                    "client_credentials and identity assertion need .client(id, secret)".into(),
+                return Err(AuthError::new(
+                    AuthErrorKind::Config,
+                    "client_credentials and identity assertion need .client(id, secret)",
                 ));
             }
             Grant::ClientCredentials
@@ -258,8 +262,9 @@ impl OAuthProviderBuilder {
                         .as_ref()
                         .is_some_and(|c| c.client_secret.is_none()) =>
             {
-                return Err(AuthError::Config(
-                    "client_credentials needs a client secret or .private_key_jwt(..)".into(),
+                return Err(AuthError::new(
+                    AuthErrorKind::Config,
+                    "client_credentials needs a client secret or .private_key_jwt(..)",
                 ));
             }
             _ => {}

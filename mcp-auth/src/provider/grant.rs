@@ -7,11 +7,10 @@ use http::Uri;
 
 use super::Inner;
 use super::builder::{Grant, IdentityAssertion};
-use super::token::oauth_error;
 use crate::challenge::BearerChallenge;
 use crate::crypto::{Pkce, random_token};
 use crate::discovery::{Discovered, discover};
-use crate::error::AuthError;
+use crate::error::{AuthError, AuthErrorKind};
 use crate::interaction::Interaction;
 use crate::jwt_bearer::GRANT_JWT_BEARER;
 use crate::net::{SsrfPolicy, check_url, checked_url};
@@ -105,7 +104,10 @@ impl Inner {
 
     pub(super) fn endpoint(&self, url: Option<&String>, what: &str) -> Result<Uri, AuthError> {
         let url = url.ok_or_else(|| {
-            AuthError::Unsupported(format!("the authorization server metadata has no {what}"))
+            AuthError::new(
+                AuthErrorKind::Unsupported,
+                format!("the authorization server metadata has no {what}"),
+            )
         })?;
         checked_url(url, &self.http.policy())
     }
@@ -123,21 +125,27 @@ impl Inner {
                 .as_ref()
                 .is_some_and(|m| m.iter().any(|x| x == "S256"));
             if !s256 {
-                return Err(AuthError::Unsupported(format!(
-                    "{} does not list PKCE S256 in code_challenge_methods_supported; refusing to authorize without it",
-                    meta.issuer
-                )));
+                return Err(AuthError::new(
+                    AuthErrorKind::Unsupported,
+                    format!(
+                        "{} does not list PKCE S256 in code_challenge_methods_supported; refusing to authorize without it",
+                        meta.issuer
+                    ),
+                ));
             }
         }
         let auth_endpoint = meta.authorization_endpoint.as_ref().ok_or_else(|| {
-            AuthError::Unsupported(
-                "the authorization server metadata has no authorization_endpoint".into(),
+            AuthError::new(
+                AuthErrorKind::Unsupported,
+                "the authorization server metadata has no authorization_endpoint",
             )
         })?;
         // The user's browser goes there, not us: only the scheme rule applies.
-        let auth_url = parse_url(auth_endpoint).ok_or_else(|| AuthError::RefusedUrl {
-            url: auth_endpoint.clone(),
-            reason: "the authorization endpoint must be an absolute http(s) URL".into(),
+        let auth_url = parse_url(auth_endpoint).ok_or_else(|| {
+            AuthError::invalid_url(
+                auth_endpoint,
+                "the authorization endpoint must be an absolute http(s) URL",
+            )
         })?;
         check_url(
             &auth_url,
@@ -195,7 +203,10 @@ impl Inner {
     ) -> Result<TokenSet, AuthError> {
         let token_url = self.endpoint(disc.meta.token_endpoint.as_ref(), "token_endpoint")?;
         let client = self.client.clone().ok_or_else(|| {
-            AuthError::Config("client_credentials needs client credentials".into())
+            AuthError::new(
+                AuthErrorKind::Config,
+                "client_credentials needs client credentials",
+            )
         })?;
         let scope = scopes.join(" ");
         let mut body = vec![
@@ -221,7 +232,10 @@ impl Inner {
         scopes: &[String],
     ) -> Result<TokenSet, AuthError> {
         let client = self.client.clone().ok_or_else(|| {
-            AuthError::Config("identity assertion needs client credentials".into())
+            AuthError::new(
+                AuthErrorKind::Config,
+                "identity assertion needs client credentials",
+            )
         })?;
         let scope = scopes.join(" ");
         // 1. RFC 8693 token exchange at the identity provider: ID token -> ID-JAG.
@@ -243,17 +257,22 @@ impl Inner {
         }
         let resp = self.http.post_form(&idp, form(&pairs), &[]).await?;
         if !resp.status.is_success() {
-            return Err(AuthError::Token(format!(
-                "token exchange at {idp} answered {}: {}",
+            return Err(AuthError::refused(
+                AuthErrorKind::Token,
+                "the token exchange",
+                &idp,
                 resp.status,
-                oauth_error(&resp.body)
-            )));
+                &resp.body,
+            ));
         }
         let jag = resp
             .json()
             .and_then(|v| v.get("access_token")?.as_str().map(str::to_owned))
             .ok_or_else(|| {
-                AuthError::Token(format!("token exchange at {idp} returned no access_token"))
+                AuthError::new(
+                    AuthErrorKind::Token,
+                    format!("the token exchange at {idp} returned no access_token"),
+                )
             })?;
         // 2. RFC 7523 JWT bearer grant at the MCP authorization server.
         let token_url = self.endpoint(disc.meta.token_endpoint.as_ref(), "token_endpoint")?;
@@ -283,36 +302,54 @@ fn check_callback(callback: &str, state: &str, disc: &Discovered) -> Result<Stri
     if disc.issuer_validated {
         match get("iss") {
             Some(iss) if iss != disc.meta.issuer => {
-                return Err(AuthError::Authorization(format!(
-                    "the response's iss {iss:?} is not the authorization server {:?} (mix-up attack?); discarding it",
-                    disc.meta.issuer
-                )));
+                return Err(AuthError::new(
+                    AuthErrorKind::InvalidAuthorizationResponse,
+                    format!(
+                        "the authorization response's iss {iss:?} is not the authorization server {:?} (mix-up attack?); discarding it",
+                        disc.meta.issuer
+                    ),
+                ));
             }
             None if disc.meta.authorization_response_iss_parameter_supported => {
-                return Err(AuthError::Authorization(
-                    "the authorization server promises an iss parameter but the response has none; discarding it".into(),
+                return Err(AuthError::new(
+                    AuthErrorKind::InvalidAuthorizationResponse,
+                    "the authorization server promises an iss parameter but the response has none; discarding it",
                 ));
             }
             _ => {}
         }
     }
     if get("state") != Some(state) {
-        return Err(AuthError::Authorization(
-            "the response's state does not match the request's; discarding it (CSRF?)".into(),
+        return Err(AuthError::new(
+            AuthErrorKind::InvalidAuthorizationResponse,
+            "the authorization response's state does not match the request's; discarding it (CSRF?)",
         ));
     }
     if let Some(err) = get("error") {
-        return Err(AuthError::Authorization(format!(
-            "the authorization server answered {err}{}",
-            get("error_description")
-                .map(|d| format!(": {d}"))
-                .unwrap_or_default()
-        )));
+        let description = get("error_description");
+        let hint = if err == "access_denied" {
+            "; authorize again and approve the request"
+        } else {
+            ""
+        };
+        return Err(AuthError::new(
+            AuthErrorKind::AuthorizationDenied,
+            format!(
+                "the authorization server refused the authorization: {err}{}{hint}",
+                description.map(|d| format!(": {d}")).unwrap_or_default()
+            ),
+        )
+        .with_oauth(err, description));
     }
     get("code")
         .filter(|c| !c.is_empty())
         .map(str::to_owned)
-        .ok_or_else(|| AuthError::Authorization("the callback has no code".into()))
+        .ok_or_else(|| {
+            AuthError::new(
+                AuthErrorKind::InvalidAuthorizationResponse,
+                "the authorization callback has no code",
+            )
+        })
 }
 
 #[cfg(test)]

@@ -6,13 +6,13 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use http::{HeaderMap, HeaderValue, Method, StatusCode, Uri};
-use mcp_transport_http::{AuthProvider, BoxFuture, Unauthorized};
+use mcp_transport_http::{AuthProvider, BoxError, BoxFuture, Unauthorized};
 
 use crate::challenge::{BearerChallenge, split_scopes};
 use crate::crypto::Es256Key;
 use crate::discovery::Discovered;
 use crate::dpop::Dpop;
-use crate::error::AuthError;
+use crate::error::{AuthError, AuthErrorKind};
 use crate::net::HttpClient;
 use crate::store::{ClientCredentials, StoredAuth, TokenSet, TokenStore};
 
@@ -49,8 +49,11 @@ pub const REAUTHORIZE_WINDOW: Duration = Duration::from_secs(60);
 /// before expiry and once on a 401, and re-authorizes with the union of
 /// scopes on a 403 `insufficient_scope` (step-up) within a retry limit. Any
 /// other 403 is final: the request fails as `Unauthorized` without a new
-/// authorization, and [`last_error`](Self::last_error) says why
-/// ([`AuthError::Forbidden`]). Cloning shares the state.
+/// authorization ([`AuthError::is_forbidden`]). Cloning shares the state.
+///
+/// When it cannot authorize a request, the transport's error for it carries
+/// the [`AuthError`] as its source: the caller of the call that failed
+/// finds it with [`AuthError::find`].
 #[derive(Clone)]
 pub struct OAuthProvider {
     inner: Arc<Inner>,
@@ -105,18 +108,12 @@ struct State {
     /// The current token came from a refresh after a 401: the next 401
     /// authorizes anew instead of refreshing again.
     refreshed_on_401: bool,
-    last_error: Option<String>,
     /// Bumped on every new token, so a waiter can tell another task
     /// already replaced the token it failed with.
     generation: u64,
 }
 
 impl OAuthProvider {
-    /// Why the last authorization attempt failed, if it did.
-    pub fn last_error(&self) -> Option<String> {
-        self.inner.lock().last_error.clone()
-    }
-
     /// The current tokens (e.g. to show expiry); `Debug` redacts them.
     pub fn tokens(&self) -> Option<TokenSet> {
         self.inner.load_once();
@@ -177,7 +174,6 @@ impl Inner {
             s.issuer = issuer.clone();
             s.refreshed_on_401 = false;
             s.generation += 1;
-            s.last_error = None;
             StoredAuth {
                 tokens: Some(tokens),
                 issuer,
@@ -218,16 +214,16 @@ impl Inner {
 
     /// 401: refresh once, then authorize anew. 403 with an
     /// `insufficient_scope` challenge: step-up. Any other 403: the token is
-    /// fine but not allowed; fail at once ([`AuthError::Forbidden`]).
-    async fn on_unauthorized(&self, refusal: Unauthorized) -> bool {
+    /// fine but not allowed; fail at once ([`AuthError::is_forbidden`]).
+    async fn on_unauthorized(&self, refusal: Unauthorized) -> Result<bool, AuthError> {
         self.load_once();
         if let Some(retry) = self.nonce_retry(&refusal) {
-            return retry;
+            return Ok(retry);
         }
         if refusal.retries > 0 {
             // One new credential per request: the server refused the one
             // just obtained.
-            return false;
+            return Ok(false);
         }
         let challenge = refusal
             .www_authenticate
@@ -239,26 +235,34 @@ impl Inner {
                 .as_ref()
                 .is_some_and(BearerChallenge::is_insufficient_scope)
         {
-            let e = AuthError::Forbidden {
-                error: challenge.and_then(|c| c.error),
-            };
+            let error = challenge.and_then(|c| c.error);
+            let mut e = AuthError::new(
+                AuthErrorKind::Forbidden,
+                format!(
+                    "the MCP server answered 403 Forbidden{}: the token is valid but not allowed to do this, and the server named no missing scope (no insufficient_scope challenge), so authorizing again cannot help; ask the server's operator for access",
+                    error
+                        .as_deref()
+                        .map(|e| format!(" (error=\"{e}\")"))
+                        .unwrap_or_default()
+                ),
+            );
+            if let Some(error) = &error {
+                e = e.with_oauth(error, None);
+            }
             tracing::warn!(error = %e, "request forbidden");
-            self.lock().last_error = Some(e.to_string());
-            return false;
+            return Err(e);
         }
         let generation = self.lock().generation;
         let _g = self.flow.lock().await;
         if self.lock().generation != generation {
             // Another request already obtained a new token: retry with it.
-            return true;
+            return Ok(true);
         }
-        let result = self.handle(challenge).await;
-        match result {
-            Ok(()) => true,
+        match self.handle(challenge).await {
+            Ok(()) => Ok(true),
             Err(e) => {
                 tracing::warn!(error = %e, "authorization failed");
-                self.lock().last_error = Some(e.to_string());
-                false
+                Err(e)
             }
         }
     }
@@ -296,11 +300,14 @@ impl Inner {
             s.reauthorizations
                 .retain(|t| now.duration_since(*t) < REAUTHORIZE_WINDOW);
             if s.reauthorizations.len() >= MAX_REAUTHORIZATIONS {
-                return Err(AuthError::RetryLimit(format!(
-                    "the server rejected {} fresh tokens within {:?}; giving up",
-                    s.reauthorizations.len(),
-                    REAUTHORIZE_WINDOW
-                )));
+                return Err(AuthError::new(
+                    AuthErrorKind::RetryLimit,
+                    format!(
+                        "the server rejected {} fresh tokens within {:?}; giving up",
+                        s.reauthorizations.len(),
+                        REAUTHORIZE_WINDOW
+                    ),
+                ));
             }
             s.reauthorizations.push(now);
         }
@@ -318,11 +325,14 @@ impl Inner {
             s.step_ups
                 .retain(|t| now.duration_since(*t) < STEP_UP_WINDOW);
             if s.step_ups.len() >= self.max_step_ups {
-                return Err(AuthError::RetryLimit(format!(
-                    "the server still answers insufficient_scope after {} step-up authorizations; giving up (scopes {:?})",
-                    s.step_ups.len(),
-                    wanted
-                )));
+                return Err(AuthError::new(
+                    AuthErrorKind::RetryLimit,
+                    format!(
+                        "the server still answers insufficient_scope after {} step-up authorizations; giving up (scopes {:?})",
+                        s.step_ups.len(),
+                        wanted
+                    ),
+                ));
             }
             let granted = s
                 .tokens
@@ -334,9 +344,12 @@ impl Inner {
                 && wanted.iter().all(|w| granted.contains(w))
                 && wanted.iter().all(|w| s.requested.contains(w))
             {
-                return Err(AuthError::RetryLimit(format!(
-                    "the server answers insufficient_scope for scopes {wanted:?} the token already has; re-authorizing cannot help"
-                )));
+                return Err(AuthError::new(
+                    AuthErrorKind::RetryLimit,
+                    format!(
+                        "the server answers insufficient_scope for scopes {wanted:?} the token already has; re-authorizing cannot help"
+                    ),
+                ));
             }
             s.step_ups.push(now);
         }
@@ -357,7 +370,7 @@ impl AuthProvider for OAuthProvider {
         self.inner.on_response(url, status, headers)
     }
 
-    fn on_unauthorized(&self, refusal: Unauthorized) -> BoxFuture<'_, bool> {
-        Box::pin(self.inner.on_unauthorized(refusal))
+    fn on_unauthorized(&self, refusal: Unauthorized) -> BoxFuture<'_, Result<bool, BoxError>> {
+        Box::pin(async move { Ok(self.inner.on_unauthorized(refusal).await?) })
     }
 }

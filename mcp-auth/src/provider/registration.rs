@@ -2,9 +2,8 @@
 //! Metadata Document, a stored dynamic registration, or a new one.
 
 use super::Inner;
-use super::token::oauth_error;
 use crate::discovery::Discovered;
-use crate::error::AuthError;
+use crate::error::{AuthError, AuthErrorKind};
 use crate::net::{checked_url, is_loopback_host};
 use crate::store::ClientCredentials;
 use crate::util::parse_url;
@@ -21,10 +20,13 @@ impl Inner {
             let mut s = self.lock();
             match &s.preregistered_at {
                 Some(iss) if *iss != disc.meta.issuer => {
-                    return Err(AuthError::Registration(format!(
-                        "the pre-registered client {:?} belongs to {iss}, but the server now names the authorization server {}; configure credentials registered there",
-                        c.client_id, disc.meta.issuer
-                    )));
+                    return Err(AuthError::new(
+                        AuthErrorKind::Registration,
+                        format!(
+                            "the pre-registered client {:?} belongs to {iss}, but the server now names the authorization server {}; configure credentials registered there",
+                            c.client_id, disc.meta.issuer
+                        ),
+                    ));
                 }
                 Some(_) => {}
                 None => s.preregistered_at = Some(disc.meta.issuer.clone()),
@@ -45,15 +47,18 @@ impl Inner {
             return Ok(c.clone());
         }
         let Some(reg) = disc.meta.registration_endpoint.as_ref() else {
-            return Err(AuthError::Registration(format!(
-                "{} supports neither Client ID Metadata Documents{} nor dynamic registration; configure pre-registered client credentials",
-                disc.meta.issuer,
-                if self.client_metadata_url.is_none() {
-                    " (none configured)"
-                } else {
-                    ""
-                }
-            )));
+            return Err(AuthError::new(
+                AuthErrorKind::Registration,
+                format!(
+                    "{} supports neither Client ID Metadata Documents{} nor dynamic registration; configure pre-registered client credentials",
+                    disc.meta.issuer,
+                    if self.client_metadata_url.is_none() {
+                        " (none configured)"
+                    } else {
+                        ""
+                    }
+                ),
+            ));
         };
         let url = checked_url(reg, &self.http.policy())?;
         let native = parse_url(redirect_uri)
@@ -73,17 +78,21 @@ impl Inner {
         });
         let resp = self.http.post_json(&url, &body).await?;
         if !resp.status.is_success() {
-            return Err(AuthError::Registration(format!(
-                "{url} answered {}: {}",
+            return Err(AuthError::refused(
+                AuthErrorKind::Registration,
+                "the client registration",
+                &url,
                 resp.status,
-                oauth_error(&resp.body)
-            )));
+                &resp.body,
+            ));
         }
         let v = resp.json().unwrap_or_default();
-        let client_id = v
-            .get("client_id")
-            .and_then(|x| x.as_str())
-            .ok_or_else(|| AuthError::Registration(format!("{url} returned no client_id")))?;
+        let client_id = v.get("client_id").and_then(|x| x.as_str()).ok_or_else(|| {
+            AuthError::new(
+                AuthErrorKind::Registration,
+                format!("{url} returned no client_id"),
+            )
+        })?;
         let c = ClientCredentials {
             client_id: client_id.to_owned(),
             client_secret: v

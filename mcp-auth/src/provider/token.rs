@@ -7,7 +7,7 @@ use super::Inner;
 use super::builder::Grant;
 use crate::crypto::{Es256Key, now_secs};
 use crate::discovery::Discovered;
-use crate::error::AuthError;
+use crate::error::{AuthError, AuthErrorKind};
 use crate::interaction::Interaction;
 use crate::store::{ClientCredentials, TokenSet};
 use crate::util::{b64_std, form, pct};
@@ -17,10 +17,16 @@ const ASSERTION_TYPE_JWT: &str = "urn:ietf:params:oauth:client-assertion-type:jw
 impl Inner {
     pub(super) async fn refresh(&self) -> Result<(), AuthError> {
         let Some(old) = self.lock().tokens.clone() else {
-            return Err(AuthError::Token("no tokens to refresh".into()));
+            return Err(AuthError::new(
+                AuthErrorKind::Refresh,
+                "no tokens to refresh; authorize first",
+            ));
         };
         let Some(rt) = old.refresh_token.clone() else {
-            return Err(AuthError::Token("no refresh token".into()));
+            return Err(AuthError::new(
+                AuthErrorKind::Refresh,
+                "the authorization server issued no refresh token; authorize again",
+            ));
         };
         let disc = self.discovered(None).await?;
         // Credentials are bound to their authorization server: never send a
@@ -31,10 +37,13 @@ impl Inner {
             && iss != disc.meta.issuer
         {
             self.lock().tokens = None;
-            return Err(AuthError::Token(format!(
-                "the tokens were issued by {iss}, but the server now names {}; authorizing anew",
-                disc.meta.issuer
-            )));
+            return Err(AuthError::new(
+                AuthErrorKind::Refresh,
+                format!(
+                    "the tokens were issued by {iss}, but the server now names {}; authorize anew there",
+                    disc.meta.issuer
+                ),
+            ));
         }
         let token_url = self.endpoint(disc.meta.token_endpoint.as_ref(), "token_endpoint")?;
         let client = match (&self.client, &self.grant) {
@@ -74,6 +83,9 @@ impl Inner {
                 if let Some(t) = self.lock().tokens.as_mut() {
                     t.refresh_token = None;
                 }
+                if e.kind() == AuthErrorKind::Token {
+                    return Err(e.into_kind(AuthErrorKind::Refresh));
+                }
                 Err(e)
             }
         }
@@ -108,14 +120,16 @@ impl Inner {
             break resp;
         };
         if !resp.status.is_success() {
-            return Err(AuthError::Token(format!(
-                "{url} answered {}: {}",
+            return Err(AuthError::refused(
+                AuthErrorKind::Token,
+                "the token request",
+                url,
                 resp.status,
-                oauth_error(&resp.body)
-            )));
+                &resp.body,
+            ));
         }
         let jkt = if dpop { self.dpop_jkt() } else { None };
-        parse_token_response(&resp.body, jkt).map_err(|e| AuthError::Token(format!("{url}: {e}")))
+        parse_token_response(url, &resp.body, jkt)
     }
 
     /// Client authentication of a token request: a `private_key_jwt`
@@ -148,7 +162,13 @@ impl Inner {
                 // RFC 6749 §2.3.1: form-encode both, then base64.
                 let raw = format!("{}:{}", pct(&client.client_id), pct(secret));
                 let mut v = HeaderValue::from_str(&format!("Basic {}", b64_std(raw.as_bytes())))
-                    .map_err(|_| AuthError::Config("unusable client credentials".into()))?;
+                    .map_err(|e| {
+                        AuthError::new(
+                            AuthErrorKind::Config,
+                            "the client credentials cannot be sent in a Basic header",
+                        )
+                        .with_source(e)
+                    })?;
                 v.set_sensitive(true);
                 headers.push((header::AUTHORIZATION, v));
             }
@@ -203,32 +223,41 @@ enum AuthMethod<'a> {
 /// A token response. `dpop_jkt`: the thumbprint of the key whose proof
 /// the request carried; a `token_type: DPoP` answer is bound to it, and is
 /// refused when the request carried none.
-fn parse_token_response(body: &[u8], dpop_jkt: Option<&str>) -> Result<TokenSet, String> {
+fn parse_token_response(
+    url: &Uri,
+    body: &[u8],
+    dpop_jkt: Option<&str>,
+) -> Result<TokenSet, AuthError> {
+    let unusable = |why: &str| {
+        AuthError::new(
+            AuthErrorKind::Token,
+            format!("the token response from {url} {why}"),
+        )
+    };
     let v: serde_json::Value =
-        serde_json::from_slice(body).map_err(|e| format!("the token response is not JSON: {e}"))?;
+        serde_json::from_slice(body).map_err(|e| unusable("is not JSON").with_source(e))?;
     let access_token = v
         .get("access_token")
         .and_then(|x| x.as_str())
         .filter(|s| !s.is_empty())
-        .ok_or("the token response has no access_token")?;
+        .ok_or_else(|| unusable("has no access_token"))?;
     let token_type = v.get("token_type").and_then(|x| x.as_str());
     let bound = match token_type {
         Some(tt) if tt.eq_ignore_ascii_case("dpop") => match dpop_jkt {
             Some(jkt) => Some(jkt.to_owned()),
             None => {
-                return Err(
-                    "token_type DPoP, but the request carried no DPoP proof (configure .dpop(key))"
-                        .into(),
-                );
+                return Err(unusable(
+                    "has token_type DPoP, but the request carried no DPoP proof (configure .dpop(key))",
+                ));
             }
         },
         None => None,
         Some(tt) if tt.eq_ignore_ascii_case("bearer") => None,
         Some(tt) => {
-            return Err(format!(
-                "unsupported token_type {tt:?} (Bearer{})",
+            return Err(unusable(&format!(
+                "has an unsupported token_type {tt:?} (Bearer{})",
                 if dpop_jkt.is_some() { " or DPoP" } else { "" }
-            ));
+            )));
         }
     };
     let expires_at = v
@@ -247,27 +276,18 @@ fn parse_token_response(body: &[u8], dpop_jkt: Option<&str>) -> Result<TokenSet,
     })
 }
 
-/// `error: description` from an OAuth error body, or a short excerpt.
-pub(super) fn oauth_error(body: &[u8]) -> String {
-    if let Ok(v) = serde_json::from_slice::<serde_json::Value>(body)
-        && let Some(e) = v.get("error").and_then(|x| x.as_str())
-    {
-        return match v.get("error_description").and_then(|x| x.as_str()) {
-            Some(d) => format!("{e}: {d}"),
-            None => e.to_owned(),
-        };
-    }
-    let s = String::from_utf8_lossy(body);
-    s.chars().take(200).collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn url() -> Uri {
+        Uri::from_static("https://as.example/token")
+    }
+
     #[test]
     fn token_response_parsing() {
         let t = parse_token_response(
+            &url(),
             br#"{"access_token":"a","token_type":"bearer","expires_in":3600,"refresh_token":"r","scope":"x y"}"#,
             None,
         )
@@ -276,30 +296,27 @@ mod tests {
         assert_eq!(t.refresh_token.as_deref(), Some("r"));
         assert!(t.expires_within(3700) && !t.expires_within(3500));
         assert_eq!(t.dpop_jkt, None);
-        assert!(parse_token_response(br#"{"token_type":"Bearer"}"#, None).is_err());
-        assert!(parse_token_response(b"nope", None).is_err());
+        assert!(parse_token_response(&url(), br#"{"token_type":"Bearer"}"#, None).is_err());
+        assert!(parse_token_response(&url(), b"nope", None).is_err());
         // DPoP: only when the request carried a proof; bound to its key.
         let dpop = br#"{"access_token":"a","token_type":"DPoP"}"#;
-        assert!(parse_token_response(dpop, None).is_err());
-        let t = parse_token_response(dpop, Some("jkt")).unwrap();
+        assert!(parse_token_response(&url(), dpop, None).is_err());
+        let t = parse_token_response(&url(), dpop, Some("jkt")).unwrap();
         assert_eq!(t.dpop_jkt.as_deref(), Some("jkt"));
         // A proof sent but a bearer token issued: a bearer token.
         let t = parse_token_response(
+            &url(),
             br#"{"access_token":"a","token_type":"Bearer"}"#,
             Some("jkt"),
         );
         assert_eq!(t.unwrap().dpop_jkt, None);
         assert!(
-            parse_token_response(br#"{"access_token":"a","token_type":"MAC"}"#, Some("j")).is_err()
+            parse_token_response(
+                &url(),
+                br#"{"access_token":"a","token_type":"MAC"}"#,
+                Some("j")
+            )
+            .is_err()
         );
-    }
-
-    #[test]
-    fn oauth_errors_are_summarized() {
-        assert_eq!(
-            oauth_error(br#"{"error":"invalid_grant","error_description":"expired"}"#),
-            "invalid_grant: expired"
-        );
-        assert_eq!(oauth_error(b"plain"), "plain");
     }
 }

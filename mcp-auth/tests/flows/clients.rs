@@ -21,11 +21,7 @@ async fn token_endpoint_auth_methods() {
             .client("pre id", Some("s3cret".into()))
             .build()
             .unwrap();
-        assert!(
-            p.on_unauthorized(mock.challenge("")).await,
-            "{:?}",
-            p.last_error()
-        );
+        assert!(retry(&p, mock.challenge("")).await.unwrap());
         assert!(mock.find("/register").is_empty(), "pre-registered: no DCR");
         let t = &mock.find("/token")[0];
         let form = t.form();
@@ -61,12 +57,12 @@ async fn client_id_metadata_document_when_supported_else_dcr() {
     .await;
     let cimd = "https://app.example/client.json";
     let p = mock.provider().client_metadata_url(cimd).build().unwrap();
-    assert!(p.on_unauthorized(mock.challenge("")).await);
+    assert!(retry(&p, mock.challenge("")).await.unwrap());
     assert!(mock.find("/register").is_empty());
     assert_eq!(mock.find("/authorize")[0].query["client_id"], cimd);
     let mock = Mock::start(Cfg::default()).await;
     let p = mock.provider().client_metadata_url(cimd).build().unwrap();
-    assert!(p.on_unauthorized(mock.challenge("")).await);
+    assert!(retry(&p, mock.challenge("")).await.unwrap());
     assert_eq!(mock.find("/register").len(), 1);
     assert!(
         OAuthProvider::builder("https://x.example/mcp")
@@ -86,7 +82,7 @@ async fn offline_access_only_when_advertised() {
     })
     .await;
     let p = mock.provider().build().unwrap();
-    assert!(p.on_unauthorized(mock.challenge("")).await);
+    assert!(retry(&p, mock.challenge("")).await.unwrap());
     assert_eq!(
         mock.find("/authorize")[0].query["scope"],
         "mcp:basic offline_access"
@@ -98,12 +94,12 @@ async fn offline_access_only_when_advertised() {
     })
     .await;
     let p = mock.provider().build().unwrap();
-    assert!(p.on_unauthorized(mock.challenge("")).await);
+    assert!(retry(&p, mock.challenge("")).await.unwrap());
     assert_eq!(mock.find("/authorize")[0].query["scope"], "mcp:basic");
     // No scope anywhere: the parameter is omitted.
     let mock = Mock::start(Cfg::default()).await;
     let p = mock.provider().build().unwrap();
-    assert!(p.on_unauthorized(mock.challenge("")).await);
+    assert!(retry(&p, mock.challenge("")).await.unwrap());
     assert!(!mock.find("/authorize")[0].query.contains_key("scope"));
 }
 
@@ -128,11 +124,7 @@ async fn client_credentials_with_secret_and_private_key_jwt() {
         .private_key_jwt(key)
         .build()
         .unwrap();
-    assert!(
-        p.on_unauthorized(mock.challenge(r#", scope="x""#)).await,
-        "{:?}",
-        p.last_error()
-    );
+    assert!(retry(&p, mock.challenge(r#", scope="x""#)).await.unwrap());
     let f = mock.find("/token")[0].form();
     assert_eq!(f["grant_type"], "client_credentials");
     assert_eq!(f["scope"], "x");
@@ -154,7 +146,7 @@ async fn client_credentials_with_secret_and_private_key_jwt() {
         .client_credentials()
         .build()
         .unwrap();
-    assert!(p.on_unauthorized(mock.challenge("")).await);
+    assert!(retry(&p, mock.challenge("")).await.unwrap());
     let t = &mock.find("/token")[0];
     assert_eq!(t.form()["grant_type"], "client_credentials");
     assert_eq!(t.authorization.as_deref(), Some("Basic c3ZjOnB3"));

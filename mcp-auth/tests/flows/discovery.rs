@@ -16,7 +16,7 @@ async fn full_flow_with_header_metadata_url_dcr_pkce_and_resource() {
         r#", scope="files:read", resource_metadata="{}/custom/prm.json""#,
         mock.base
     ));
-    assert!(p.on_unauthorized(ch).await, "{:?}", p.last_error());
+    assert!(retry(&p, ch).await.unwrap());
     assert_eq!(bearer(&p).await.as_deref(), Some("Bearer at-1"));
     assert_eq!(
         mock.paths(),
@@ -65,11 +65,7 @@ async fn prm_falls_back_from_path_to_root_and_scopes_from_metadata() {
     // The resource is the origin: a parent of /mcp, allowed.
     mock.cfg.lock().unwrap().prm_resource = Some(mock.base.clone());
     let p = mock.provider().build().unwrap();
-    assert!(
-        p.on_unauthorized(mock.challenge("")).await,
-        "{:?}",
-        p.last_error()
-    );
+    assert!(retry(&p, mock.challenge("")).await.unwrap());
     let paths = mock.paths();
     assert_eq!(
         &paths[..2],
@@ -93,11 +89,7 @@ async fn as_metadata_with_issuer_path_in_spec_order_never_the_root() {
     })
     .await;
     let p = mock.provider().build().unwrap();
-    assert!(
-        p.on_unauthorized(mock.challenge("")).await,
-        "{:?}",
-        p.last_error()
-    );
+    assert!(retry(&p, mock.challenge("")).await.unwrap());
     let paths = mock.paths();
     assert_eq!(
         &paths[1..4],
@@ -119,11 +111,7 @@ async fn openid_configuration_after_oauth_metadata_without_path() {
     })
     .await;
     let p = mock.provider().build().unwrap();
-    assert!(
-        p.on_unauthorized(mock.challenge("")).await,
-        "{:?}",
-        p.last_error()
-    );
+    assert!(retry(&p, mock.challenge("")).await.unwrap());
     assert_eq!(
         &mock.paths()[1..3],
         &[
@@ -144,11 +132,7 @@ async fn legacy_2025_03_26_server_metadata_then_default_endpoints() {
     })
     .await;
     let p = mock.provider().build().unwrap();
-    assert!(
-        p.on_unauthorized(mock.challenge("")).await,
-        "{:?}",
-        p.last_error()
-    );
+    assert!(retry(&p, mock.challenge("")).await.unwrap());
     let paths = mock.paths();
     assert!(paths.contains(&"/oauth/authorize".to_owned()), "{paths:?}");
     assert_eq!(
@@ -163,11 +147,7 @@ async fn legacy_2025_03_26_server_metadata_then_default_endpoints() {
     })
     .await;
     let p = mock.provider().build().unwrap();
-    assert!(
-        p.on_unauthorized(mock.challenge("")).await,
-        "{:?}",
-        p.last_error()
-    );
+    assert!(retry(&p, mock.challenge("")).await.unwrap());
     let paths = mock.paths();
     assert_eq!(
         &paths[paths.len() - 3..],

@@ -13,8 +13,7 @@ async fn forbidden_without_a_challenge_does_not_reauthorize() {
     // A 403 with no WWW-Authenticate: the token is valid but not allowed.
     let refused = Unauthorized::new(StatusCode::FORBIDDEN, None);
     assert!(refused.is_forbidden());
-    assert!(!p.on_unauthorized(refused).await);
-    let e = p.last_error().unwrap();
+    let e = retry(&p, refused).await.unwrap_err().to_string();
     assert!(e.contains("403 Forbidden"), "{e}");
     assert!(e.contains("cannot help"), "{e}");
     // No refresh, no discovery, no new authorization; the token is kept.
@@ -23,10 +22,9 @@ async fn forbidden_without_a_challenge_does_not_reauthorize() {
     // A 401 without WWW-Authenticate still re-authorizes (refresh first):
     // only the status tells the two apart.
     assert!(
-        p.on_unauthorized(Unauthorized::new(StatusCode::UNAUTHORIZED, None))
-            .await,
-        "{:?}",
-        p.last_error()
+        retry(&p, Unauthorized::new(StatusCode::UNAUTHORIZED, None))
+            .await
+            .unwrap()
     );
     assert_eq!(mock.find("/token").len(), 2);
     assert_eq!(mock.find("/token")[1].form()["grant_type"], "refresh_token");
@@ -38,19 +36,17 @@ async fn forbidden_with_another_bearer_error_or_no_token_fails_too() {
     let mock = Mock::start(Cfg::default()).await;
     let p = mock.provider().build().unwrap();
     // No token yet: still no flow on a 403 (it is not a 401).
-    assert!(
-        !p.on_unauthorized(Unauthorized::new(StatusCode::FORBIDDEN, None))
-            .await
-    );
+    retry(&p, Unauthorized::new(StatusCode::FORBIDDEN, None))
+        .await
+        .unwrap_err();
     assert!(mock.paths().is_empty(), "{:?}", mock.paths());
     // A Bearer challenge that is not insufficient_scope: no step-up either;
     // the error names what the server said.
     let www = HeaderValue::from_static(r#"Bearer error="invalid_token", scope="x""#);
-    assert!(
-        !p.on_unauthorized(Unauthorized::new(StatusCode::FORBIDDEN, Some(www)))
-            .await
-    );
-    let e = p.last_error().unwrap();
+    let e = retry(&p, Unauthorized::new(StatusCode::FORBIDDEN, Some(www)))
+        .await
+        .unwrap_err()
+        .to_string();
     assert!(
         e.contains(r#"403 Forbidden (error="invalid_token")"#),
         "{e}"
@@ -64,16 +60,16 @@ async fn forbidden_with_another_bearer_error_or_no_token_fails_too() {
 #[tokio::test]
 async fn transport_403_plain_fails_and_403_insufficient_scope_steps_up() {
     use mcp_proto::jsonrpc::{Message, Request};
-    use mcp_proto::transport::{TransportErrorKind, TransportExt};
+    use mcp_proto::transport::{TransportError, TransportErrorKind, TransportExt};
     use mcp_transport_http::HttpTransport;
 
-    async fn call(t: &mut HttpTransport, id: i64) -> Result<Message, TransportErrorKind> {
+    async fn call(t: &mut HttpTransport, id: i64) -> Result<Message, TransportError> {
         t.send(Request::new(id.into(), "ping", None).into())
             .await
             .unwrap();
         match tokio::time::timeout(std::time::Duration::from_secs(10), t.recv()).await {
             Ok(Some(Ok(m))) => Ok(m),
-            Ok(Some(Err(e))) => Err(e.kind()),
+            Ok(Some(Err(e))) => Err(e),
             other => panic!("no answer: {other:?}"),
         }
     }
@@ -93,14 +89,18 @@ async fn transport_403_plain_fails_and_403_insufficient_scope_steps_up() {
 
     // Now the server forbids at-1 outright.
     mock.cfg.lock().unwrap().mcp_forbid = Some(("Bearer at-1".into(), None));
-    assert_eq!(
-        call(&mut t, 2).await.unwrap_err(),
-        TransportErrorKind::Unauthorized
-    );
+    let e = call(&mut t, 2).await.unwrap_err();
+    assert_eq!(e.kind(), TransportErrorKind::Unauthorized);
     assert_eq!(mcp_posts(&mock), 3, "a plain 403 is not retried");
     assert_eq!(mock.find("/authorize").len(), 1);
     assert_eq!(mock.find("/token").len(), 1);
-    assert!(p.last_error().unwrap().contains("403 Forbidden"));
+    // The provider's reason is the transport error's cause.
+    let auth = AuthError::find(&e).expect("the AuthError is in the chain");
+    assert!(
+        auth.is_forbidden() && !auth.is_user_action_needed(),
+        "{auth:?}"
+    );
+    assert!(e.to_string().contains("403 Forbidden"), "{e}");
 
     // A 403 that names the missing scope: step-up, then the retry passes.
     mock.cfg.lock().unwrap().mcp_forbid = Some((

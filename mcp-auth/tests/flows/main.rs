@@ -10,6 +10,7 @@
 //! - [`tokens`]: refresh, step-up, persistence, re-authorization limits,
 //!   one authorization for concurrent 401s.
 //! - [`forbidden`]: 401 versus 403, directly and through the transport.
+//! - [`caller`]: what the caller of a failed `Client` call sees.
 #![allow(clippy::unwrap_used)]
 
 use std::collections::HashMap;
@@ -21,10 +22,11 @@ use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
 use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
-use mcp_auth::{FollowRedirect, OAuthProvider, SsrfPolicy};
+use mcp_auth::{AuthError, AuthErrorKind, FollowRedirect, OAuthProvider, SsrfPolicy};
 use mcp_transport_http::{AuthProvider, Unauthorized};
 use serde_json::{Value, json};
 
+mod caller;
 mod clients;
 mod discovery;
 mod forbidden;
@@ -102,6 +104,8 @@ struct Cfg {
     /// value, with this `WWW-Authenticate` if any; 401 without a token;
     /// else a JSON-RPC result.
     mcp_forbid: Option<(String, Option<String>)>,
+    /// The token endpoint answers 400 with this OAuth error body.
+    token_error: Option<Value>,
 }
 
 impl Default for Cfg {
@@ -119,6 +123,7 @@ impl Default for Cfg {
             expires_in: 3600,
             redirects: HashMap::new(),
             mcp_forbid: None,
+            token_error: None,
         }
     }
 }
@@ -291,6 +296,9 @@ async fn handle(
             .unwrap();
     }
     if method == "POST" && path == format!("{p}/token") {
+        if let Some(e) = &cfg.token_error {
+            return json_resp(400, e.clone());
+        }
         let mut n = tokens.lock().unwrap();
         *n += 1;
         let form = parse_pairs(&body);
@@ -329,10 +337,41 @@ async fn handle(
         {
             return refuse(403, www.clone());
         }
-        let id = serde_json::from_str::<Value>(&body).unwrap()["id"].clone();
-        return json_resp(200, json!({"jsonrpc": "2.0", "id": id, "result": {}}));
+        let msg = serde_json::from_str::<Value>(&body).unwrap();
+        let id = msg["id"].clone();
+        // Enough MCP for a client: a legacy server (2025-11-25) with one tool.
+        return match msg["method"].as_str() {
+            _ if id.is_null() => Response::builder()
+                .status(202)
+                .body(Full::new(Bytes::new()))
+                .unwrap(),
+            Some("server/discover") => json_resp(
+                200,
+                json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": "Method not found"}}),
+            ),
+            Some("initialize") => json_resp(
+                200,
+                json!({"jsonrpc": "2.0", "id": id, "result": {
+                    "protocolVersion": "2025-11-25",
+                    "capabilities": {"tools": {}},
+                    "serverInfo": {"name": "mock", "version": "1"},
+                }}),
+            ),
+            Some("tools/call") => json_resp(
+                200,
+                json!({"jsonrpc": "2.0", "id": id, "result": {"content": []}}),
+            ),
+            _ => json_resp(200, json!({"jsonrpc": "2.0", "id": id, "result": {}})),
+        };
     }
     json_resp(404, json!({"error": "not_found"}))
+}
+
+/// The provider's answer to a refusal, its error as the [`AuthError`] it is.
+async fn retry(p: &OAuthProvider, refusal: Unauthorized) -> Result<bool, AuthError> {
+    p.on_unauthorized(refusal)
+        .await
+        .map_err(|e| *e.downcast::<AuthError>().expect("an AuthError"))
 }
 
 async fn bearer(p: &OAuthProvider) -> Option<String> {

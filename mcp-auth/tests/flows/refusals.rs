@@ -5,8 +5,7 @@ use super::*;
 async fn refused(cfg: Cfg, expect: &str) -> Mock {
     let mock = Mock::start(cfg).await;
     let p = mock.provider().build().unwrap();
-    assert!(!p.on_unauthorized(mock.challenge("")).await);
-    let err = p.last_error().unwrap();
+    let err = retry(&p, mock.challenge("")).await.unwrap_err().to_string();
     assert!(err.contains(expect), "{err}");
     assert!(mock.find("/authorize").is_empty(), "must not authorize");
     assert!(mock.find("/token").is_empty(), "must not ask for a token");
@@ -28,7 +27,7 @@ async fn refuses_metadata_for_another_resource() {
     let mock = Mock::start(Cfg::default()).await;
     mock.cfg.lock().unwrap().prm_resource = Some(format!("{}/mcp-other", mock.base));
     let p = mock.provider().build().unwrap();
-    assert!(!p.on_unauthorized(mock.challenge("")).await);
+    retry(&p, mock.challenge("")).await.unwrap_err();
     assert!(mock.find("/authorize").is_empty());
 }
 
@@ -87,12 +86,8 @@ async fn refuses_private_and_link_local_metadata_urls_and_redirects() {
     .await;
     let p = mock.provider().build().unwrap();
     let ch = mock.challenge(r#", resource_metadata="https://169.254.169.254/latest/meta-data""#);
-    assert!(!p.on_unauthorized(ch).await);
-    assert!(
-        p.last_error().unwrap().contains("SSRF"),
-        "{:?}",
-        p.last_error()
-    );
+    let e = retry(&p, ch).await.unwrap_err().to_string();
+    assert!(e.contains("SSRF"), "{e}");
     // A metadata URL that redirects to a private address.
     let mock = Mock::start(Cfg {
         prm_paths: vec![],
@@ -105,12 +100,8 @@ async fn refuses_private_and_link_local_metadata_urls_and_redirects() {
     })
     .await;
     let p = mock.provider().build().unwrap();
-    assert!(!p.on_unauthorized(mock.challenge("")).await);
-    assert!(
-        p.last_error().unwrap().contains("SSRF"),
-        "{:?}",
-        p.last_error()
-    );
+    let e = retry(&p, mock.challenge("")).await.unwrap_err().to_string();
+    assert!(e.contains("SSRF"), "{e}");
     // Loopback is refused unless allowed (here: a provider for a remote
     // server whose challenge points at loopback).
     let remote = OAuthProvider::builder("https://mcp.example.com/mcp")
@@ -122,7 +113,7 @@ async fn refuses_private_and_link_local_metadata_urls_and_redirects() {
         mock.base
     ));
     let before = mock.seen().len();
-    assert!(!remote.on_unauthorized(ch).await);
+    retry(&remote, ch).await.unwrap_err();
     assert_eq!(
         mock.seen().len(),
         before,
@@ -138,8 +129,8 @@ async fn refuses_a_mismatched_state() {
     })
     .await;
     let p = mock.provider().build().unwrap();
-    assert!(!p.on_unauthorized(mock.challenge("")).await);
-    assert!(p.last_error().unwrap().contains("state"));
+    let e = retry(&p, mock.challenge("")).await.unwrap_err().to_string();
+    assert!(e.contains("state"), "{e}");
     assert!(mock.find("/token").is_empty());
 }
 
@@ -151,8 +142,8 @@ async fn checks_iss_in_the_authorization_response() {
     })
     .await;
     let p = mock.provider().build().unwrap();
-    assert!(!p.on_unauthorized(mock.challenge("")).await);
-    assert!(p.last_error().unwrap().contains("iss"));
+    let e = retry(&p, mock.challenge("")).await.unwrap_err().to_string();
+    assert!(e.contains("iss"), "{e}");
     assert!(mock.find("/token").is_empty());
     // Advertised but absent: rejected.
     let mock = Mock::start(Cfg {
@@ -161,15 +152,11 @@ async fn checks_iss_in_the_authorization_response() {
     })
     .await;
     let p = mock.provider().build().unwrap();
-    assert!(!p.on_unauthorized(mock.challenge("")).await);
+    retry(&p, mock.challenge("")).await.unwrap_err();
     assert!(mock.find("/token").is_empty());
     // Present and right: accepted.
     let mock = Mock::start(Cfg::default()).await;
     mock.cfg.lock().unwrap().callback_iss = Some(mock.base.replace(':', "%3A").replace('/', "%2F"));
     let p = mock.provider().build().unwrap();
-    assert!(
-        p.on_unauthorized(mock.challenge("")).await,
-        "{:?}",
-        p.last_error()
-    );
+    assert!(retry(&p, mock.challenge("")).await.unwrap());
 }

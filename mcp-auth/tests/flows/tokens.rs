@@ -11,7 +11,7 @@ async fn refreshes_before_expiry_and_once_on_401() {
     })
     .await;
     let p = mock.provider().build().unwrap();
-    assert!(p.on_unauthorized(mock.challenge("")).await);
+    assert!(retry(&p, mock.challenge("")).await.unwrap());
     // The token expires within the margin: header() refreshes first.
     assert_eq!(bearer(&p).await.as_deref(), Some("Bearer at-2"));
     let r = &mock.find("/token")[1].form();
@@ -21,7 +21,7 @@ async fn refreshes_before_expiry_and_once_on_401() {
     // A 401 with a refresh token: refresh, not a new authorization.
     mock.cfg.lock().unwrap().expires_in = 3600;
     let before = mock.find("/authorize").len();
-    assert!(p.on_unauthorized(mock.challenge("")).await);
+    assert!(retry(&p, mock.challenge("")).await.unwrap());
     assert_eq!(mock.find("/authorize").len(), before);
     assert_eq!(
         mock.find("/token").last().unwrap().form()["grant_type"],
@@ -34,7 +34,7 @@ async fn refreshes_before_expiry_and_once_on_401() {
 async fn step_up_requests_the_union_and_stops() {
     let mock = Mock::start(Cfg::default()).await;
     let p = mock.provider().max_step_ups(2).build().unwrap();
-    assert!(p.on_unauthorized(mock.challenge(r#", scope="a""#)).await);
+    assert!(retry(&p, mock.challenge(r#", scope="a""#)).await.unwrap());
     let up = |s: &str| {
         Unauthorized::new(
             StatusCode::FORBIDDEN,
@@ -46,15 +46,15 @@ async fn step_up_requests_the_union_and_stops() {
             ),
         )
     };
-    assert!(p.on_unauthorized(up("b")).await, "{:?}", p.last_error());
+    assert!(retry(&p, up("b")).await.unwrap());
     assert_eq!(mock.find("/authorize")[1].query["scope"], "a b");
     // The token has a and b: the same challenge again cannot be fixed.
-    assert!(!p.on_unauthorized(up("a b")).await);
-    assert!(p.last_error().unwrap().contains("cannot help"));
+    let e = retry(&p, up("a b")).await.unwrap_err().to_string();
+    assert!(e.contains("cannot help"), "{e}");
     // New scopes, but the limit is reached after two step-ups.
-    assert!(p.on_unauthorized(up("c")).await);
-    assert!(!p.on_unauthorized(up("d")).await);
-    assert!(p.last_error().unwrap().contains("giving up"));
+    assert!(retry(&p, up("c")).await.unwrap());
+    let e = retry(&p, up("d")).await.unwrap_err().to_string();
+    assert!(e.contains("giving up"), "{e}");
     assert_eq!(mock.find("/authorize").len(), 3);
 }
 
@@ -68,7 +68,7 @@ async fn tokens_persist_in_the_store() {
         .store(mcp_auth::FileStore::new(&path))
         .build()
         .unwrap();
-    assert!(p.on_unauthorized(mock.challenge("")).await);
+    assert!(retry(&p, mock.challenge("")).await.unwrap());
     // A new provider (a new CLI run) starts with the stored token.
     let p2 = mock
         .provider()
@@ -93,9 +93,11 @@ async fn a_server_rejecting_every_token_is_not_reauthorized_forever() {
     // No refresh tokens here would hide the loop, so use the real flow: each
     // 401 first refreshes (one token request), then authorizes anew.
     let mut ok = 0;
+    let mut last = None;
     for _ in 0..10 {
-        if p.on_unauthorized(mock.challenge("")).await {
-            ok += 1;
+        match retry(&p, mock.challenge("")).await {
+            Ok(retried) => ok += usize::from(retried),
+            Err(e) => last = Some(e),
         }
     }
     let authorizations = mock.find("/authorize").len();
@@ -104,7 +106,9 @@ async fn a_server_rejecting_every_token_is_not_reauthorized_forever() {
         "{authorizations}"
     );
     assert!(ok < 10);
-    assert!(p.last_error().unwrap().contains("giving up"));
+    let last = last.unwrap();
+    assert_eq!(last.kind(), AuthErrorKind::RetryLimit);
+    assert!(last.to_string().contains("giving up"), "{last}");
 }
 
 #[tokio::test]
@@ -121,7 +125,7 @@ async fn refresh_tokens_never_go_to_another_authorization_server() {
         .store(mcp_auth::FileStore::new(&path))
         .build()
         .unwrap();
-    assert!(p.on_unauthorized(mock.challenge("")).await);
+    assert!(retry(&p, mock.challenge("")).await.unwrap());
     // The resource now names another authorization server.
     {
         let mut c = mock.cfg.lock().unwrap();
@@ -137,11 +141,7 @@ async fn refresh_tokens_never_go_to_another_authorization_server() {
     assert_eq!(bearer(&p2).await, None);
     assert!(mock.find("/new/token").is_empty());
     // A 401 then authorizes anew at the new server (and registers there).
-    assert!(
-        p2.on_unauthorized(mock.challenge("")).await,
-        "{:?}",
-        p2.last_error()
-    );
+    assert!(retry(&p2, mock.challenge("")).await.unwrap());
     assert_eq!(mock.find("/new/register").len(), 1);
     assert_eq!(
         mock.find("/new/token")[0].form()["grant_type"],
@@ -155,11 +155,11 @@ async fn concurrent_401s_share_one_authorization() {
     let mock = Mock::start(Cfg::default()).await;
     let p = mock.provider().build().unwrap();
     let (a, b, c) = tokio::join!(
-        p.on_unauthorized(mock.challenge("")),
-        p.on_unauthorized(mock.challenge("")),
-        p.on_unauthorized(mock.challenge("")),
+        retry(&p, mock.challenge("")),
+        retry(&p, mock.challenge("")),
+        retry(&p, mock.challenge("")),
     );
-    assert!(a && b && c, "{:?}", p.last_error());
+    assert!(a.unwrap() && b.unwrap() && c.unwrap());
     assert_eq!(mock.find("/authorize").len(), 1);
     assert_eq!(mock.find("/token").len(), 1);
     assert_eq!(mock.find("/register").len(), 1);

@@ -141,7 +141,7 @@ impl Session {
             }
             _ => self.handle_closed(CloseReason::Handshake(
                 "the server did not answer server/discover: it does not speak the 2026-07-28 revision \
-                 (use --protocol auto or a legacy version)"
+                 (let the client negotiate, VersionChoice::Auto, or pin a legacy revision)"
                     .into(),
             )),
         }

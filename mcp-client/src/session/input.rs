@@ -64,13 +64,21 @@ impl Session {
                 tracing::debug!(%id, error = %err, "transport error for an unknown request; dropped");
                 return;
             };
+            // Credentials are refused whatever the revision: asking again
+            // with `initialize` would only run the authorization again (a
+            // second browser login).
+            let unauthorized = err.kind() == TransportErrorKind::Unauthorized;
             match p.purpose {
+                Purpose::Probe if unauthorized => self.handle_closed(CloseReason::Transport(err)),
                 Purpose::Probe => {
                     tracing::debug!(error = %err, "server/discover probe failed in the transport; falling back to initialize");
                     self.probe_failed(now);
                 }
                 Purpose::Initialize => {
-                    if self.hint == HintState::Legacy && err.kind() != TransportErrorKind::Closed {
+                    if self.hint == HintState::Legacy
+                        && err.kind() != TransportErrorKind::Closed
+                        && !unauthorized
+                    {
                         self.redetect(&format!("initialize failed in the transport: {err}"), now);
                     } else {
                         self.handle_closed(CloseReason::Transport(err));

@@ -77,6 +77,7 @@ pub(super) fn kind_of_client_error(e: &HttpError) -> TransportErrorKind {
         HttpError::Timeout { .. } => TransportErrorKind::Timeout,
         HttpError::Client(_) => TransportErrorKind::Io,
         HttpError::SessionExpired { .. } => TransportErrorKind::SessionExpired,
+        HttpError::Auth { .. } => TransportErrorKind::Unauthorized,
         // The answer arrived and was dropped: scoped to its request, the
         // call fails with it at once (`TransportError::is_dropped_answer`).
         HttpError::BodyTooLarge { .. } => TransportErrorKind::Decode,
@@ -145,9 +146,13 @@ impl Shared {
                 {
                     let www = resp.headers().get(WWW_AUTHENTICATE).cloned();
                     let refusal = Unauthorized::new(status, www).with_retries(auth_retries);
-                    if auth.on_unauthorized(refusal).await {
-                        auth_retries += 1;
-                        continue;
+                    match auth.on_unauthorized(refusal).await {
+                        Ok(true) => {
+                            auth_retries += 1;
+                            continue;
+                        }
+                        Ok(false) => {}
+                        Err(source) => return Err(HttpError::Auth { status, source }),
                     }
                 }
                 return Ok(resp);

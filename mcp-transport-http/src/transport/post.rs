@@ -176,7 +176,7 @@ impl Post {
                     TransportErrorKind::Decode,
                     HttpError::InvalidBody {
                         status,
-                        reason: e.to_string(),
+                        source: e,
                         excerpt: excerpt(&bytes),
                     },
                 ))

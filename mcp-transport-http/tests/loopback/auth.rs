@@ -22,7 +22,7 @@ impl mcp_transport_http::AuthProvider for RefreshingToken {
     fn on_unauthorized(
         &self,
         refusal: mcp_transport_http::Unauthorized,
-    ) -> mcp_transport_http::BoxFuture<'_, bool> {
+    ) -> mcp_transport_http::BoxFuture<'_, Result<bool, mcp_transport_http::BoxError>> {
         self.statuses.lock().unwrap().push(refusal.status);
         self.challenges.lock().unwrap().push(
             refusal
@@ -33,8 +33,54 @@ impl mcp_transport_http::AuthProvider for RefreshingToken {
         let first = !self
             .refreshed
             .swap(true, std::sync::atomic::Ordering::SeqCst);
-        Box::pin(async move { first })
+        Box::pin(async move { Ok(first) })
     }
+}
+
+/// Cannot authorize: says why.
+struct Failing;
+
+/// The provider's reason.
+#[derive(Debug, thiserror::Error)]
+#[error("the identity provider is down")]
+struct ProviderDown;
+
+impl mcp_transport_http::AuthProvider for Failing {
+    fn header(&self) -> mcp_transport_http::BoxFuture<'_, Option<http::HeaderValue>> {
+        Box::pin(async { None })
+    }
+    fn on_unauthorized(
+        &self,
+        _: mcp_transport_http::Unauthorized,
+    ) -> mcp_transport_http::BoxFuture<'_, Result<bool, mcp_transport_http::BoxError>> {
+        Box::pin(async { Err(ProviderDown.into()) })
+    }
+}
+
+#[tokio::test]
+async fn the_providers_error_is_the_cause_of_the_failed_request() {
+    let server =
+        serve(|_: &Rec| Reply::Raw(StatusCode::UNAUTHORIZED, "text/plain", "no".into()).into())
+            .await;
+    let mut t = HttpTransport::builder(&server.url)
+        .auth(Failing)
+        .build()
+        .unwrap();
+    t.send(req(1, "tools/list", json!({}))).await.unwrap();
+    let e = recv_err(&mut t).await;
+    assert_eq!(e.kind(), TransportErrorKind::Unauthorized);
+    let http = http_cause(&e);
+    assert!(
+        matches!(http, HttpError::Auth { status, .. } if *status == StatusCode::UNAUTHORIZED),
+        "{http:?}"
+    );
+    let why = std::error::Error::source(http).expect("the provider's error");
+    assert!(why.downcast_ref::<ProviderDown>().is_some(), "{why:?}");
+    assert_eq!(
+        e.to_string(),
+        "unauthorized: the MCP server answered HTTP 401 Unauthorized and authorization failed: the identity provider is down"
+    );
+    assert_eq!(server.requests().len(), 1, "not retried");
 }
 
 #[tokio::test]

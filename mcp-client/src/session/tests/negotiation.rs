@@ -233,6 +233,27 @@ fn transport_error_scoped_to_probe_falls_back() {
 }
 
 #[test]
+fn unauthorized_probe_closes_without_a_second_handshake_request() {
+    // Credentials refused are refused in every revision: an `initialize`
+    // would only run the authorization (a browser login) again.
+    let now = Instant::now();
+    let mut s = Session::new(config());
+    s.start(now);
+    let probe = sent(&mut s).remove(0);
+    s.handle_transport_error(
+        TransportError::new(TransportErrorKind::Unauthorized, "authorization failed")
+            .with_request(id_of(&probe)),
+        now,
+    );
+    assert!(sent(&mut s).is_empty(), "no initialize");
+    let Some(Event::Closed(CloseReason::Transport(e))) = events(&mut s).pop() else {
+        panic!("not closed by the transport error")
+    };
+    assert_eq!(e.kind(), TransportErrorKind::Unauthorized);
+    assert!(s.is_closed());
+}
+
+#[test]
 fn unsupported_version_error_picks_from_supported_list() {
     let now = Instant::now();
     let mut s = Session::new(config());
