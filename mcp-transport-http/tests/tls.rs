@@ -22,7 +22,10 @@ use serde_json::json;
 use support::*;
 
 fn self_signed() -> Option<(Vec<u8>, Vec<u8>)> {
-    let dir = std::env::temp_dir().join(format!("mcp-http-tls-{}", std::process::id()));
+    // One directory per certificate: the tests run in parallel.
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("mcp-http-tls-{}-{n}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let (cert, key) = (dir.join("cert.pem"), dir.join("key.pem"));
     let status = std::process::Command::new("openssl")
@@ -62,8 +65,8 @@ fn self_signed() -> Option<(Vec<u8>, Vec<u8>)> {
 }
 
 /// A TLS loopback server answering each request with its HTTP version, and
-/// a client configuration that trusts only its certificate.
-async fn tls_server(cert_pem: &[u8], key_pem: &[u8]) -> (Server, rustls::ClientConfig) {
+/// a transport to it whose rustls configuration trusts only its certificate.
+async fn tls_server(cert_pem: &[u8], key_pem: &[u8]) -> (Server, HttpTransport) {
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let cert = CertificateDer::from_pem_slice(cert_pem).unwrap();
     let key = PrivateKeyDer::from_pem_slice(key_pem).unwrap();
@@ -95,7 +98,11 @@ async fn tls_server(cert_pem: &[u8], key_pem: &[u8]) -> (Server, rustls::ClientC
         .unwrap()
         .with_root_certificates(roots)
         .with_no_client_auth();
-    (server, client_cfg)
+    let t = HttpTransport::builder(&server.url)
+        .tls_config(client_cfg)
+        .build()
+        .unwrap();
+    (server, t)
 }
 
 #[tokio::test]
@@ -103,11 +110,7 @@ async fn https_with_custom_roots_is_kept_alive() {
     let Some((cert_pem, key_pem)) = self_signed() else {
         return;
     };
-    let (server, client_cfg) = tls_server(&cert_pem, &key_pem).await;
-    let mut t = HttpTransport::builder(&server.url)
-        .tls_config(client_cfg)
-        .build()
-        .unwrap();
+    let (server, mut t) = tls_server(&cert_pem, &key_pem).await;
     for i in 0..4 {
         t.send(Request::new(i.into(), "ping", None).into())
             .await
@@ -134,11 +137,7 @@ async fn http2_over_tls_via_alpn_multiplexes_on_one_connection() {
     let Some((cert_pem, key_pem)) = self_signed() else {
         return;
     };
-    let (server, client_cfg) = tls_server(&cert_pem, &key_pem).await;
-    let mut t = HttpTransport::builder(&server.url)
-        .tls_config(client_cfg)
-        .build()
-        .unwrap();
+    let (server, mut t) = tls_server(&cert_pem, &key_pem).await;
 
     // The first request (initialize or server/discover in real use) sets up
     // the connection; the transport cannot know a fresh connection will be h2
