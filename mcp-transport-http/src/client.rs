@@ -8,14 +8,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
-use http::{HeaderMap, HeaderName, HeaderValue, Method, Request, Response, StatusCode, Uri};
+use http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, Uri};
 use http_body_util::Full;
-use hyper::body::Incoming;
-use hyper_util::client::legacy::Client;
-use hyper_util::client::legacy::connect::{Connect, HttpConnector};
-use hyper_util::rt::TokioExecutor;
 
 use crate::error::HttpError;
+use crate::pool::{Connect, Connector, Pool};
 use crate::transport::HttpTransport;
 
 /// A boxed `Send` future.
@@ -223,26 +220,6 @@ impl AuthProvider for BearerToken {
     }
 }
 
-/// The erased HTTP client: any hyper-util pooled client, whatever its connector.
-pub(crate) trait SendRequest: Send + Sync + 'static {
-    fn send(
-        &self,
-        req: Request<RequestBody>,
-    ) -> BoxFuture<'static, Result<Response<Incoming>, hyper_util::client::legacy::Error>>;
-}
-
-impl<C> SendRequest for Client<C, RequestBody>
-where
-    C: Connect + Clone + Send + Sync + 'static,
-{
-    fn send(
-        &self,
-        req: Request<RequestBody>,
-    ) -> BoxFuture<'static, Result<Response<Incoming>, hyper_util::client::legacy::Error>> {
-        Box::pin(self.request(req))
-    }
-}
-
 /// Everything the tasks need, fixed at build time.
 pub(crate) struct Config {
     pub(crate) url: Uri,
@@ -256,7 +233,7 @@ pub(crate) struct Config {
     pub(crate) max_resume_attempts: u32,
     pub(crate) reissue_methods: Vec<Cow<'static, str>>,
     pub(crate) legacy_sse_fallback: bool,
-    pub(crate) http: Arc<dyn SendRequest>,
+    pub(crate) http: Pool,
 }
 
 impl fmt::Debug for Config {
@@ -291,7 +268,9 @@ pub struct HttpTransportBuilder {
     reissue_methods: Vec<Cow<'static, str>>,
     legacy_sse_fallback: bool,
     native_roots: bool,
-    client: Option<Arc<dyn SendRequest>>,
+    connector: Option<Arc<dyn Connector>>,
+    #[cfg(feature = "rustls")]
+    tls_config: Option<Arc<rustls::ClientConfig>>,
 }
 
 impl fmt::Debug for HttpTransportBuilder {
@@ -322,7 +301,9 @@ impl HttpTransportBuilder {
                 .collect(),
             legacy_sse_fallback: true,
             native_roots: false,
-            client: None,
+            connector: None,
+            #[cfg(feature = "rustls")]
+            tls_config: None,
         }
     }
 
@@ -355,7 +336,7 @@ impl HttpTransportBuilder {
     }
 
     /// TCP connect timeout of the built-in connector (default 10 s;
-    /// `None`: the OS's). Ignored with a custom [`client`](Self::client).
+    /// `None`: the OS's). Ignored with a custom [`connector`](Self::connector).
     pub fn connect_timeout(mut self, t: Option<Duration>) -> Self {
         self.connect_timeout = t;
         self
@@ -444,14 +425,22 @@ impl HttpTransportBuilder {
         self
     }
 
-    /// Uses your own pooled hyper-util client (custom connector, proxy,
-    /// TLS config, unix socket...). Connect timeout and TLS settings of this
-    /// builder are then ignored.
-    pub fn client<C>(mut self, client: Client<C, RequestBody>) -> Self
-    where
-        C: Connect + Clone + Send + Sync + 'static,
-    {
-        self.client = Some(Arc::new(client));
+    /// Opens connections with your own [`Connector`] (a proxy, a unix
+    /// socket, your own TLS stack...) instead of the built-in TCP + TLS.
+    /// The connect timeout and TLS settings of this builder are then
+    /// ignored.
+    pub fn connector(mut self, connector: impl Connector) -> Self {
+        self.connector = Some(Arc::new(connector));
+        self
+    }
+
+    /// Uses this rustls configuration for `https` (your own roots, client
+    /// certificates...) instead of the bundled webpki roots. Its ALPN
+    /// protocols are set by the transport (`http/1.1`, and `h2` first with
+    /// the `http2` feature) when the list is empty.
+    #[cfg(feature = "rustls")]
+    pub fn tls_config(mut self, config: rustls::ClientConfig) -> Self {
+        self.tls_config = Some(Arc::new(config));
         self
     }
 
@@ -477,11 +466,23 @@ impl HttpTransportBuilder {
         if let Some(e) = self.header_error {
             return Err(e);
         }
-        let _ = self.native_roots;
-        let http = match self.client {
-            Some(c) => c,
-            None => default_client(scheme, self.connect_timeout, self.native_roots, &self.url)?,
+        let connect = match self.connector {
+            Some(c) => Connect::Custom(c),
+            None => Connect::BuiltIn {
+                timeout: self.connect_timeout,
+                #[cfg(feature = "rustls")]
+                tls: tls_connector(scheme, self.native_roots, self.tls_config)?,
+            },
         };
+        #[cfg(not(feature = "rustls"))]
+        if scheme == "https" && matches!(connect, Connect::BuiltIn { .. }) {
+            let _ = self.native_roots;
+            return Err(HttpError::InvalidUrl {
+                url: self.url,
+                reason: "https needs the `rustls` feature (or pass your own connector)".into(),
+            });
+        }
+        let http = Pool::new(&url, connect)?;
         let cfg = Config {
             url,
             headers: self.headers,
@@ -500,77 +501,62 @@ impl HttpTransportBuilder {
     }
 }
 
-fn http_connector(connect_timeout: Option<Duration>) -> HttpConnector {
-    let mut http = HttpConnector::new();
-    http.set_connect_timeout(connect_timeout);
-    http.set_nodelay(true);
-    http.enforce_http(false);
-    http
+/// The TLS connector for an `https` endpoint. A plain-http endpoint never
+/// needs TLS (redirects to another origin are refused): no root store is
+/// built, which saves ~2 MiB of memory.
+#[cfg(feature = "rustls")]
+fn tls_connector(
+    scheme: &str,
+    native_roots: bool,
+    config: Option<Arc<rustls::ClientConfig>>,
+) -> Result<Option<tokio_rustls::TlsConnector>, HttpError> {
+    if scheme == "http" {
+        return Ok(None);
+    }
+    let mut config = match config {
+        Some(c) => c,
+        None => {
+            let roots = root_store(native_roots)?;
+            let provider = Arc::new(rustls::crypto::ring::default_provider());
+            let config = rustls::ClientConfig::builder_with_provider(provider)
+                .with_safe_default_protocol_versions()
+                .map_err(|e| HttpError::Tls(e.into()))?
+                .with_root_certificates(roots)
+                .with_no_client_auth();
+            Arc::new(config)
+        }
+    };
+    if config.alpn_protocols.is_empty() {
+        Arc::make_mut(&mut config).alpn_protocols = crate::pool::alpn();
+    }
+    Ok(Some(tokio_rustls::TlsConnector::from(config)))
 }
 
 #[cfg(feature = "rustls")]
-fn default_client(
-    scheme: &str,
-    connect_timeout: Option<Duration>,
-    native_roots: bool,
-    _url: &str,
-) -> Result<Arc<dyn SendRequest>, HttpError> {
-    // A plain-http endpoint never needs TLS (redirects to another origin are
-    // refused): no root store is built, which saves ~2 MiB of memory.
-    if scheme == "http" {
-        return Ok(Arc::new(pooled(http_connector(connect_timeout))));
-    }
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let builder = hyper_rustls::HttpsConnectorBuilder::new();
-    let builder = if native_roots {
-        #[cfg(feature = "native-roots")]
-        {
-            builder
-                .with_provider_and_native_roots(provider)
-                .map_err(|e| HttpError::Tls(e.into()))?
+fn root_store(native_roots: bool) -> Result<rustls::RootCertStore, HttpError> {
+    #[cfg(feature = "native-roots")]
+    if native_roots {
+        let found = rustls_native_certs::load_native_certs();
+        if found.certs.is_empty() {
+            return Err(HttpError::Tls(
+                format!(
+                    "no native root CA certificates found (errors: {:?})",
+                    found.errors
+                )
+                .into(),
+            ));
         }
-        #[cfg(not(feature = "native-roots"))]
-        {
-            builder
-                .with_provider_and_webpki_roots(provider)
-                .map_err(|e| HttpError::Tls(e.into()))?
+        let mut roots = rustls::RootCertStore::empty();
+        let (added, _ignored) = roots.add_parsable_certificates(found.certs);
+        if added == 0 {
+            return Err(HttpError::Tls(
+                "none of the native root CA certificates could be parsed".into(),
+            ));
         }
-    } else {
-        builder
-            .with_provider_and_webpki_roots(provider)
-            .map_err(|e| HttpError::Tls(e.into()))?
-    };
-    let connector = builder
-        .https_or_http()
-        .enable_http1()
-        .enable_http2()
-        .wrap_connector(http_connector(connect_timeout));
-    Ok(Arc::new(pooled(connector)))
-}
-
-#[cfg(not(feature = "rustls"))]
-fn default_client(
-    scheme: &str,
-    connect_timeout: Option<Duration>,
-    _native_roots: bool,
-    url: &str,
-) -> Result<Arc<dyn SendRequest>, HttpError> {
-    if scheme == "https" {
-        return Err(HttpError::InvalidUrl {
-            url: url.to_owned(),
-            reason: "https needs the `rustls` feature (or pass your own client)".into(),
-        });
+        return Ok(roots);
     }
-    Ok(Arc::new(pooled(http_connector(connect_timeout))))
-}
-
-fn pooled<C>(connector: C) -> Client<C, RequestBody>
-where
-    C: Connect + Clone + Send + Sync + 'static,
-{
-    Client::builder(TokioExecutor::new())
-        .pool_timer(hyper_util::rt::TokioTimer::new())
-        .pool_idle_timeout(Duration::from_secs(90))
-        .pool_max_idle_per_host(32)
-        .build(connector)
+    let _ = native_roots;
+    Ok(rustls::RootCertStore::from_iter(
+        webpki_roots::TLS_SERVER_ROOTS.iter().cloned(),
+    ))
 }

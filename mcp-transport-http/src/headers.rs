@@ -1,6 +1,7 @@
 //! 2026-07-28 request metadata headers: `Mcp-Method`, `Mcp-Name`,
 //! `Mcp-Param-*` from `x-mcp-header` annotations, and the Base64 sentinel.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use http::{HeaderMap, HeaderName, HeaderValue};
@@ -26,14 +27,15 @@ pub(crate) fn encode_header_value(value: &str) -> HeaderValue {
     let safe_bytes = value.bytes().all(|b| (0x20..=0x7E).contains(&b));
     let padded = value.starts_with([' ', '\t']) || value.ends_with([' ', '\t']);
     let sentinel_like = value.starts_with("=?base64?") && value.ends_with("?=");
-    let text = if safe_bytes && !padded && !sentinel_like {
-        value.to_owned()
-    } else {
-        format!("=?base64?{}?=", base64(value.as_bytes()))
-    };
+    let plain = safe_bytes && !padded && !sentinel_like;
     // Both forms are visible ASCII, so this cannot fail; fall back to an
     // empty value rather than panic.
-    HeaderValue::from_str(&text).unwrap_or_else(|_| HeaderValue::from_static(""))
+    let value = if plain {
+        HeaderValue::from_str(value)
+    } else {
+        HeaderValue::from_str(&format!("=?base64?{}?=", base64(value.as_bytes())))
+    };
+    value.unwrap_or_else(|_| HeaderValue::from_static(""))
 }
 
 /// Standard Base64 (RFC 4648 §4, with padding).
@@ -196,6 +198,47 @@ struct HeaderFields<'a> {
     arguments: Option<&'a serde_json::value::RawValue>,
 }
 
+/// A JSON string's value, borrowed when it has no escapes.
+fn json_string(raw: &str) -> Option<Cow<'_, str>> {
+    match serde_json::from_str::<&str>(raw) {
+        Ok(s) => Some(Cow::Borrowed(s)),
+        Err(_) => serde_json::from_str::<String>(raw).ok().map(Cow::Owned),
+    }
+}
+
+const MCP_METHOD: HeaderName = HeaderName::from_static("mcp-method");
+const MCP_NAME: HeaderName = HeaderName::from_static("mcp-name");
+
+/// `Mcp-Method`'s value: a constant for the methods of the spec (no
+/// allocation per request), encoded for any other.
+fn method_value(method: &str) -> HeaderValue {
+    macro_rules! known {
+        ($($m:literal),* $(,)?) => {
+            match method {
+                $($m => HeaderValue::from_static($m),)*
+                _ => encode_header_value(method),
+            }
+        };
+    }
+    known!(
+        "tools/call",
+        "tools/list",
+        "resources/read",
+        "resources/list",
+        "resources/templates/list",
+        "prompts/get",
+        "prompts/list",
+        "completion/complete",
+        "logging/setLevel",
+        "ping",
+        "server/discover",
+        "subscriptions/listen",
+        "notifications/cancelled",
+        "notifications/progress",
+        "notifications/roots/list_changed",
+    )
+}
+
 /// Adds `Mcp-Method`, `Mcp-Name` and `Mcp-Param-*` for one modern message
 /// (`params`: its params' JSON text).
 pub(crate) fn add_modern_headers(
@@ -204,14 +247,7 @@ pub(crate) fn add_modern_headers(
     params: Option<&str>,
     tool_headers: &HashMap<String, Vec<ParamHeader>>,
 ) {
-    if let Ok(v) = HeaderValue::from_str(method) {
-        headers.insert(HeaderName::from_static("mcp-method"), v);
-    } else {
-        headers.insert(
-            HeaderName::from_static("mcp-method"),
-            encode_header_value(method),
-        );
-    }
+    headers.insert(MCP_METHOD, method_value(method));
     let by_uri = match method {
         "tools/call" | "prompts/get" => false,
         "resources/read" => true,
@@ -222,15 +258,14 @@ pub(crate) fn add_modern_headers(
     };
     let raw_name = if by_uri { fields.uri } else { fields.name };
     // A name that is not a string gets no header (as before: `as_str`).
-    let Some(name) = raw_name.and_then(|r| serde_json::from_str::<String>(r.get()).ok()) else {
+    // Borrowed from the params' text unless it has escapes.
+    let Some(name) = raw_name.and_then(|r| json_string(r.get())) else {
         return;
     };
-    headers.insert(
-        HeaderName::from_static("mcp-name"),
-        encode_header_value(&name),
-    );
+    headers.insert(MCP_NAME, encode_header_value(&name));
     if method == "tools/call"
-        && let (Some(annotations), Some(args)) = (tool_headers.get(&name), fields.arguments)
+        && !tool_headers.is_empty()
+        && let (Some(annotations), Some(args)) = (tool_headers.get(&*name), fields.arguments)
         && let Ok(args) = serde_json::from_str::<Value>(args.get())
     {
         for a in annotations {

@@ -1,5 +1,5 @@
-//! The MCP Streamable HTTP transport, on hyper 1 and hyper-util's pooled
-//! client, with a spec-exact incremental SSE decoder.
+//! The MCP Streamable HTTP transport, on hyper 1's connection API with a
+//! small pool of its own, with a spec-exact incremental SSE decoder.
 //!
 //! [`HttpTransport`] implements [`mcp_proto::transport::Transport`] for every
 //! HTTP revision of MCP:
@@ -39,9 +39,14 @@
 //!
 //! # How it works
 //!
-//! `start_send` never blocks: it spawns one tokio task per message on the
-//! shared pooled client (keep-alive reuse, HTTP/1.1, HTTP/2 via ALPN over
-//! TLS). Every message received (a JSON body, each SSE event's data) goes
+//! `start_send` never blocks: it spawns one tokio task per message, which
+//! takes a connection from the transport's pool: an idle kept-alive one,
+//! or a new one, so N requests in flight use N HTTP/1.1 connections (at
+//! most [`MAX_IDLE_CONNECTIONS`] stay open idle, each at most
+//! [`IDLE_TIMEOUT`]; HTTP/2 by ALPN over TLS with the `http2` feature, one
+//! connection for all). A connection the server closed while idle is
+//! never used; a request that found it closed before being written is sent
+//! on another. Every message received (a JSON body, each SSE event's data) goes
 //! into one bounded queue that `poll_recv` drains
 //! ([`DEFAULT_MAX_BUFFERED_MESSAGES`]). When it is full, the tasks stop
 //! reading their bodies until there is room, so a consumer that stops
@@ -95,9 +100,27 @@
 //!
 //! # Feature flags
 //!
-//! - `rustls` (default): `https` with rustls (ring) and the webpki roots.
-//!   Without it only `http` URLs work, or pass your own [client](HttpTransportBuilder::client).
+//! - `rustls` (default): `https` with rustls (ring) and the webpki roots;
+//!   your own rustls configuration with `HttpTransportBuilder::tls_config`.
+//!   Without it only `http` URLs work, or open connections yourself with a
+//!   [`Connector`] (a proxy, a unix socket, another TLS stack).
 //! - `native-roots`: adds `HttpTransportBuilder::native_roots(true)` (trust the OS store instead of webpki roots).
+//! - `http2`: offers `h2` by ALPN over TLS and speaks HTTP/2 when the
+//!   server picks it (off by default: MCP servers speak HTTP/1.1, and the
+//!   `h2` crate and its dependencies are nine more crates).
+//!
+//! # Dependencies
+//!
+//! A dependent of `mcp-client`, `mcp-transport-stdio` and this crate with
+//! `rustls` pulls **49** third-party crates (58 with `http2`; 62 with
+//! hyper-util's pooled client and hyper-rustls, before this crate had its
+//! own pool). Measured from a throwaway crate outside the workspace with
+//! those three as path dependencies and the workspace's `Cargo.lock`:
+//!
+//! ```text
+//! cargo tree -e normal --prefix none | sed 's/ (\*)//' | sort -u \
+//!   | grep -v -E '^(mcp-|<the throwaway crate>)' | wc -l
+//! ```
 //!
 //! # Limits
 //!
@@ -128,6 +151,7 @@
 mod client;
 mod error;
 mod headers;
+mod pool;
 pub mod sse;
 mod transport;
 pub mod uri;
@@ -139,6 +163,7 @@ pub use client::{
     MAX_AUTH_RETRIES, MAX_BACKOFF, RequestBody, Unauthorized,
 };
 pub use error::HttpError;
+pub use pool::{Connected, Connector, IDLE_TIMEOUT, Io, MAX_IDLE_CONNECTIONS};
 pub use sse::DEFAULT_MAX_EVENT_SIZE as DEFAULT_MAX_SSE_EVENT_SIZE;
 pub use transport::HttpTransport;
 pub use uri::MAX_REDIRECTS;

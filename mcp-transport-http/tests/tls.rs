@@ -1,6 +1,9 @@
-//! HTTP/2 negotiated by ALPN over TLS, through a custom hyper-util client
-//! (the `client(..)` hook), against a loopback TLS server with a fresh
-//! self-signed certificate (made with the `openssl` CLI; skipped if absent).
+//! `https` with a custom rustls configuration (the `tls_config(..)` hook):
+//! HTTP/1.1 kept alive, and HTTP/2 negotiated by ALPN (the `http2`
+//! feature), against a loopback TLS server (ALPN `h2` and `http/1.1`) with
+//! a fresh self-signed certificate (made with the `openssl` CLI; skipped if
+//! absent).
+#![cfg(feature = "rustls")]
 #![allow(missing_docs, clippy::unwrap_used)]
 
 mod support;
@@ -8,10 +11,9 @@ mod support;
 use std::sync::Arc;
 use std::time::Duration;
 
-use hyper_util::client::legacy::Client;
-use hyper_util::client::legacy::connect::HttpConnector;
-use hyper_util::rt::TokioExecutor;
-use mcp_proto::jsonrpc::{Message, Request};
+#[cfg(feature = "http2")]
+use mcp_proto::jsonrpc::Message;
+use mcp_proto::jsonrpc::Request;
 use mcp_proto::transport::TransportExt;
 use mcp_transport_http::HttpTransport;
 use rustls::pki_types::pem::PemObject;
@@ -20,7 +22,10 @@ use serde_json::json;
 use support::*;
 
 fn self_signed() -> Option<(Vec<u8>, Vec<u8>)> {
-    let dir = std::env::temp_dir().join(format!("mcp-http-tls-{}", std::process::id()));
+    // One directory per certificate: the tests run in parallel.
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("mcp-http-tls-{}-{n}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let (cert, key) = (dir.join("cert.pem"), dir.join("key.pem"));
     let status = std::process::Command::new("openssl")
@@ -59,14 +64,12 @@ fn self_signed() -> Option<(Vec<u8>, Vec<u8>)> {
     }
 }
 
-#[tokio::test]
-async fn http2_over_tls_via_alpn_multiplexes_on_one_connection() {
-    let Some((cert_pem, key_pem)) = self_signed() else {
-        return;
-    };
+/// A TLS loopback server answering each request with its HTTP version, and
+/// a transport to it whose rustls configuration trusts only its certificate.
+async fn tls_server(cert_pem: &[u8], key_pem: &[u8]) -> (Server, HttpTransport) {
     let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let cert = CertificateDer::from_pem_slice(&cert_pem).unwrap();
-    let key = PrivateKeyDer::from_pem_slice(&key_pem).unwrap();
+    let cert = CertificateDer::from_pem_slice(cert_pem).unwrap();
+    let key = PrivateKeyDer::from_pem_slice(key_pem).unwrap();
     let mut server_cfg = rustls::ServerConfig::builder_with_provider(provider.clone())
         .with_safe_default_protocol_versions()
         .unwrap()
@@ -95,22 +98,49 @@ async fn http2_over_tls_via_alpn_multiplexes_on_one_connection() {
         .unwrap()
         .with_root_certificates(roots)
         .with_no_client_auth();
-    let mut http = HttpConnector::new();
-    http.enforce_http(false);
-    let connector = hyper_rustls::HttpsConnectorBuilder::new()
-        .with_tls_config(client_cfg)
-        .https_only()
-        .enable_http1()
-        .enable_http2()
-        .wrap_connector(http);
-    let client = Client::builder(TokioExecutor::new()).build(connector);
-    let mut t = HttpTransport::builder(&server.url)
-        .client(client)
+    let t = HttpTransport::builder(&server.url)
+        .tls_config(client_cfg)
         .build()
         .unwrap();
+    (server, t)
+}
+
+#[tokio::test]
+async fn https_with_custom_roots_is_kept_alive() {
+    let Some((cert_pem, key_pem)) = self_signed() else {
+        return;
+    };
+    let (server, mut t) = tls_server(&cert_pem, &key_pem).await;
+    for i in 0..4 {
+        t.send(Request::new(i.into(), "ping", None).into())
+            .await
+            .unwrap();
+        tokio::time::timeout(Duration::from_secs(10), t.recv())
+            .await
+            .unwrap()
+            .unwrap()
+            .unwrap();
+    }
+    let want = if cfg!(feature = "http2") {
+        http::Version::HTTP_2
+    } else {
+        http::Version::HTTP_11
+    };
+    assert!(server.requests().iter().all(|r| r.version == want));
+    // Sequential requests, one TLS connection.
+    assert_eq!(server.connections(), 1);
+}
+
+#[cfg(feature = "http2")]
+#[tokio::test]
+async fn http2_over_tls_via_alpn_multiplexes_on_one_connection() {
+    let Some((cert_pem, key_pem)) = self_signed() else {
+        return;
+    };
+    let (server, mut t) = tls_server(&cert_pem, &key_pem).await;
 
     // The first request (initialize or server/discover in real use) sets up
-    // the connection; hyper-util cannot know a fresh connection will be h2
+    // the connection; the transport cannot know a fresh connection will be h2
     // before ALPN, so concurrent first requests would each connect.
     t.send(Request::new(100.into(), "ping", None).into())
         .await

@@ -194,6 +194,7 @@ const FEATURE_BUILDS: &[&[&str]] = &[
     ],
     &["-p", "mcp-config"],
     &["-p", "mcp-auth"],
+    &["-p", "mcp-transport-http", "--features", "http2"],
 ];
 
 fn feature_builds() -> Result {
@@ -221,6 +222,16 @@ fn ci() -> Result {
         .args(["test", "-p", "mcp-tools", "--all-features"])
         .env("MCP_PEERS_DIR", root().join(".peers"))
         .env("MCP_REQUIRE_PEERS", "1"))?;
+    // HTTP/2 by ALPN (the transport's optional `http2` feature).
+    run(cargo().args([
+        "test",
+        "-p",
+        "mcp-transport-http",
+        "--features",
+        "http2",
+        "--test",
+        "tls",
+    ]))?;
     // The conformance suite: every client scenario at every revision it is
     // tagged with, one at a time (69 runs, about 6-7 min on 2 busy cores),
     // then both requirement sets in the suite's own parallel mode (10-30 s

@@ -17,7 +17,9 @@
 //! own process's and not counted. `--era modern` starts it with `--modern`
 //! and asks the client for 2026-07-28. Memory is read after `--idle-ms`
 //! (default 2000) without traffic, so buffers that are released when idle
-//! are not counted.
+//! are not counted. `--hold-ms MS` reads it once more that long after the
+//! after-close reading (time to attach a debugger and ask glibc to return
+//! free heap, `malloc_trim`, to tell live memory from retained free memory).
 
 use std::process::{ExitCode, Stdio};
 use std::time::{Duration, Instant};
@@ -34,6 +36,11 @@ struct Args {
     http: usize,
     idle: Duration,
     modern: bool,
+    /// After the after-close reading, wait this long and read again (time
+    /// to inspect the process, e.g. `gdb -p PID -batch -ex 'call
+    /// (int)malloc_trim(0)'` to see how much of the memory still held is
+    /// free heap glibc kept).
+    hold: Duration,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -43,6 +50,7 @@ fn parse_args() -> Result<Args, String> {
         http: 1000,
         idle: Duration::from_millis(2000),
         modern: false,
+        hold: Duration::ZERO,
     };
     examples::flags::each_flag(std::env::args().skip(1), |flag, v| {
         match flag {
@@ -50,6 +58,7 @@ fn parse_args() -> Result<Args, String> {
             "--stdio" => a.stdio = v.number()?,
             "--http" => a.http = v.number()?,
             "--idle-ms" => a.idle = Duration::from_millis(v.number()?),
+            "--hold-ms" => a.hold = Duration::from_millis(v.number()?),
             "--era" => a.modern = v.is_modern_era()?,
             other => return Err(format!("unknown flag {other}")),
         }
@@ -215,7 +224,12 @@ async fn start_http_server(a: &Args) -> Result<(tokio::process::Child, String), 
 }
 
 /// Connects, calls, idles and measures one kind of connection; prints its rows.
-async fn phase<F, Fut>(label: &str, n: usize, idle: Duration, connect: F) -> Result<(), String>
+async fn phase<F, Fut>(
+    label: &str,
+    n: usize,
+    (idle, hold): (Duration, Duration),
+    connect: F,
+) -> Result<(), String>
 where
     F: Fn() -> Fut,
     Fut: std::future::Future<Output = Result<Client, String>> + Send + 'static,
@@ -261,6 +275,20 @@ where
         after.fds,
         after.threads
     );
+    if !hold.is_zero() {
+        println!(
+            "{label}: holding {} ms (pid {})",
+            hold.as_millis(),
+            std::process::id()
+        );
+        tokio::time::sleep(hold).await;
+        let held = snapshot();
+        println!(
+            "{label}: after holding: private memory {} KiB ({:+} KiB against before)",
+            held.private_kib,
+            i128::from(held.private_kib) - i128::from(before.private_kib)
+        );
+    }
     Ok(())
 }
 
@@ -271,13 +299,13 @@ async fn run(a: Args) -> Result<(), String> {
         start.private_kib, start.fds, start.threads
     );
     let (server, modern) = (a.server.clone(), a.modern);
-    phase("stdio", a.stdio, a.idle, move || {
+    phase("stdio", a.stdio, (a.idle, a.hold), move || {
         connect_stdio(server.clone(), modern)
     })
     .await?;
     if a.http > 0 {
         let (mut child, url) = start_http_server(&a).await?;
-        let result = phase("http", a.http, a.idle, move || {
+        let result = phase("http", a.http, (a.idle, a.hold), move || {
             connect_http(url.clone(), modern)
         })
         .await;

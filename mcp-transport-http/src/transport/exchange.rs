@@ -1,11 +1,11 @@
 //! One HTTP exchange (auth, redirects, timeout) and the helpers every
 //! request shares: headers, body limits, error kinds.
 
-use bytes::Bytes;
+use crate::pool::ResponseBody;
+use bytes::{Bytes, BytesMut};
 use http::header::{CONTENT_TYPE, LOCATION, WWW_AUTHENTICATE};
 use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode, Uri};
-use http_body_util::{BodyExt, Full, Limited};
-use hyper::body::Incoming;
+use http_body_util::{BodyExt, Full};
 use mcp_proto::transport::{TransportError, TransportErrorKind};
 use mcp_proto::version::Feature;
 
@@ -18,7 +18,7 @@ pub(super) fn err(kind: TransportErrorKind, e: HttpError) -> TransportError {
     TransportError::new(kind, e)
 }
 
-pub(super) fn content_type(resp: &Response<Incoming>) -> String {
+pub(super) fn content_type(resp: &Response<ResponseBody>) -> String {
     resp.headers()
         .get(CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
@@ -28,7 +28,7 @@ pub(super) fn content_type(resp: &Response<Incoming>) -> String {
 
 pub(super) use crate::uri::{resolve, same_origin};
 
-pub(super) async fn read_limited(body: Incoming, limit: usize) -> Result<Bytes, HttpError> {
+pub(super) async fn read_limited(body: ResponseBody, limit: usize) -> Result<Bytes, HttpError> {
     let size = http_body::Body::size_hint(&body).exact();
     if let Some(n) = size.filter(|&n| n > limit as u64) {
         // Said up front: not worth reading.
@@ -37,16 +37,39 @@ pub(super) async fn read_limited(body: Incoming, limit: usize) -> Result<Bytes, 
             size: Some(n),
         });
     }
-    match Limited::new(body, limit).collect().await {
-        Ok(c) => Ok(c.to_bytes()),
-        Err(e) => {
-            if e.is::<http_body_util::LengthLimitError>() {
-                Err(HttpError::BodyTooLarge { limit, size })
-            } else {
-                Err(HttpError::Client(e))
+    // Frame by frame rather than `Limited` + `collect`: a body that comes
+    // in one frame (most JSON answers) is handed on as that frame, with no
+    // buffer list and no copy.
+    let mut body = body;
+    let mut first: Option<Bytes> = None;
+    let mut rest: Option<BytesMut> = None;
+    let mut len = 0usize;
+    while let Some(frame) = body.frame().await {
+        let frame = frame.map_err(|e| HttpError::Client(Box::new(e)))?;
+        let Ok(data) = frame.into_data() else {
+            continue; // trailers: not used
+        };
+        len += data.len();
+        if len > limit {
+            return Err(HttpError::BodyTooLarge { limit, size });
+        }
+        match (&mut first, &mut rest) {
+            (None, None) => first = Some(data),
+            (Some(f), None) => {
+                let mut buf = BytesMut::with_capacity(size.map_or(len, |n| n as usize).max(len));
+                buf.extend_from_slice(f);
+                buf.extend_from_slice(&data);
+                first = None;
+                rest = Some(buf);
             }
+            (_, Some(buf)) => buf.extend_from_slice(&data),
         }
     }
+    Ok(match (first, rest) {
+        (_, Some(buf)) => buf.freeze(),
+        (Some(f), None) => f,
+        (None, None) => Bytes::new(),
+    })
 }
 
 pub(super) fn kind_of_client_error(e: &HttpError) -> TransportErrorKind {
@@ -70,25 +93,28 @@ impl Shared {
         &self,
         method: Method,
         url: &Uri,
-        headers: HeaderMap,
+        headers: &HeaderMap,
         body: Bytes,
-    ) -> Result<Response<Incoming>, HttpError> {
+    ) -> Result<Response<ResponseBody>, HttpError> {
         let mut url = url.clone();
         let mut redirects = 0;
         let mut auth_retries = 0;
         loop {
-            let mut req = Request::builder()
-                .method(method.clone())
-                .uri(url.clone())
-                .body(Full::new(body.clone()))
-                .map_err(|e| HttpError::Client(Box::new(e)))?;
+            let mut req = Request::new(Full::new(body.clone()));
+            *req.method_mut() = method.clone();
+            *req.uri_mut() = url.clone();
+            // The configured headers, then this request's (which replace
+            // configured ones of the same name).
+            *req.headers_mut() = if self.cfg.headers.is_empty() {
+                headers.clone()
+            } else {
+                let mut h = self.cfg.headers.clone();
+                for (k, v) in headers {
+                    h.insert(k.clone(), v.clone());
+                }
+                h
+            };
             let h = req.headers_mut();
-            for (k, v) in &self.cfg.headers {
-                h.append(k.clone(), v.clone());
-            }
-            for (k, v) in &headers {
-                h.insert(k.clone(), v.clone());
-            }
             if let Some(auth) = &self.cfg.auth {
                 let extra = auth.request_headers(&method, &url).await;
                 for k in extra.keys() {
@@ -109,8 +135,7 @@ impl Shared {
                         after: t,
                     })?,
                 None => fut.await,
-            }
-            .map_err(|e| HttpError::Client(Box::new(e)))?;
+            }?;
             let status = resp.status();
             if let Some(auth) = &self.cfg.auth {
                 auth.on_response(&url, status, resp.headers());

@@ -3,10 +3,10 @@
 
 use std::time::Duration;
 
+use crate::pool::ResponseBody;
 use bytes::Bytes;
 use http::header::ACCEPT;
 use http::{HeaderMap, HeaderValue, Method, StatusCode};
-use hyper::body::Incoming;
 use tokio::sync::watch;
 
 use super::exchange::{content_type, read_limited};
@@ -34,7 +34,7 @@ pub(super) fn backoff(attempt: u32, server_retry: Option<Duration>) -> Duration 
 pub(super) async fn resume_get(
     shared: &Shared,
     last_event_id: &str,
-) -> Result<Option<Incoming>, HttpError> {
+) -> Result<Option<ResponseBody>, HttpError> {
     let mut headers = shared.base_headers(false);
     headers.insert(ACCEPT, ACCEPT_SSE);
     if let Ok(v) = HeaderValue::from_str(last_event_id) {
@@ -46,10 +46,10 @@ pub(super) async fn resume_get(
 pub(super) async fn get_stream(
     shared: &Shared,
     headers: HeaderMap,
-) -> Result<Option<Incoming>, HttpError> {
+) -> Result<Option<ResponseBody>, HttpError> {
     let sent_session = headers.get(SESSION_ID).cloned();
     let resp = shared
-        .exchange(Method::GET, &shared.cfg.url, headers, Bytes::new())
+        .exchange(Method::GET, &shared.cfg.url, &headers, Bytes::new())
         .await?;
     let status = resp.status();
     if status == StatusCode::METHOD_NOT_ALLOWED {

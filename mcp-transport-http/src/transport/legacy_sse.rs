@@ -3,11 +3,11 @@
 
 use std::time::Duration;
 
+use crate::pool::ResponseBody;
 use bytes::BytesMut;
 use http::header::ACCEPT;
 use http::{HeaderMap, StatusCode, Uri};
 use http_body_util::BodyExt;
-use hyper::body::Incoming;
 use mcp_proto::jsonrpc::Message;
 use mcp_proto::transport::{TransportError, TransportErrorKind};
 use tokio::sync::{mpsc, oneshot};
@@ -68,7 +68,7 @@ pub(super) async fn open_legacy_sse(shared: &Shared) -> Result<Uri, HttpError> {
 }
 
 async fn legacy_sse_reader(
-    mut body: Incoming,
+    mut body: ResponseBody,
     base: Uri,
     max: usize,
     endpoint_tx: oneshot::Sender<Option<Uri>>,

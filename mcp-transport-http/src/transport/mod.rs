@@ -150,7 +150,7 @@ impl HttpTransport {
     fn spawn(
         &self,
         request: Option<RequestId>,
-        fut: impl Future<Output = ()> + Send + 'static,
+        fut: BoxFuture<'static, ()>,
     ) -> Result<(), TransportError> {
         let Ok(rt) = tokio::runtime::Handle::try_current() else {
             return Err(TransportError::new(
@@ -171,10 +171,11 @@ impl HttpTransport {
         let req = request.clone();
         // The task removes itself; the lock held here makes sure it is
         // registered before it can finish.
-        // Boxed: the exchange future is several KiB, and a task copies its
-        // future in when spawned and its whole stage again when it finishes;
-        // a box makes both copies pointer-sized (~4 KiB of memcpy per call).
-        let handle = rt.spawn(Box::pin(async move {
+        // `fut` comes boxed from where it is made: a future is copied
+        // whole (its size is its largest state, KiB for an exchange) each
+        // time it is moved, so it is moved once, into its box; the task's
+        // own future is a pointer and a few words.
+        let handle = rt.spawn(async move {
             fut.await;
             let mut t = lock(&shared.tasks);
             t.all.remove(&key);
@@ -183,7 +184,7 @@ impl HttpTransport {
             {
                 t.by_request.remove(&id);
             }
-        }));
+        });
         tasks.all.insert(key, handle.abort_handle());
         if let Some(id) = request {
             tasks.by_request.insert(id, key);
@@ -242,15 +243,18 @@ impl HttpTransport {
         } else {
             None
         };
-        self.spawn(request_id, async move {
-            if let Some(mut w) = wait {
-                let _ = tokio::time::timeout(ORDER_WAIT, w.wait_for(|d| *d)).await;
-            }
-            post.run(&shared).await;
-            if let Some(tx) = done {
-                let _ = tx.send(true);
-            }
-        })?;
+        self.spawn(
+            request_id,
+            Box::pin(async move {
+                if let Some(mut w) = wait {
+                    let _ = tokio::time::timeout(ORDER_WAIT, w.wait_for(|d| *d)).await;
+                }
+                post.run(&shared).await;
+                if let Some(tx) = done {
+                    let _ = tx.send(true);
+                }
+            }),
+        )?;
         if start_standalone {
             // Opened once `notifications/initialized` was accepted, and every
             // later message waits until the server has answered the GET (or
@@ -259,12 +263,15 @@ impl HttpTransport {
             let wait = self.order_barrier.clone();
             let (ready, ready_rx) = watch::channel(false);
             self.order_barrier = Some(ready_rx);
-            self.spawn(None, async move {
-                if let Some(mut w) = wait {
-                    let _ = tokio::time::timeout(ORDER_WAIT, w.wait_for(|d| *d)).await;
-                }
-                standalone_stream(&shared, ready).await;
-            })?;
+            self.spawn(
+                None,
+                Box::pin(async move {
+                    if let Some(mut w) = wait {
+                        let _ = tokio::time::timeout(ORDER_WAIT, w.wait_for(|d| *d)).await;
+                    }
+                    standalone_stream(&shared, ready).await;
+                }),
+            )?;
         }
         Ok(())
     }
@@ -387,7 +394,7 @@ async fn close_session(shared: &Shared) {
     if let Some(v) = version.filter(|v| v.has(Feature::ProtocolVersionHeader)) {
         headers.insert(PROTOCOL_VERSION, HeaderValue::from_static(v.as_str()));
     }
-    let req = shared.exchange(Method::DELETE, &shared.cfg.url, headers, Bytes::new());
+    let req = shared.exchange(Method::DELETE, &shared.cfg.url, &headers, Bytes::new());
     match req.await {
         Ok(resp) => tracing::debug!(status = %resp.status(), "session DELETE answered"),
         Err(e) => tracing::debug!(error = %e, "session DELETE failed"),

@@ -1,10 +1,10 @@
 //! One outgoing message (`POST`) and what to do with its answer: a JSON
 //! body, an SSE stream (resumed or re-issued), or a failure status.
 
+use crate::pool::ResponseBody;
 use bytes::Bytes;
 use http::header::{ACCEPT, CONTENT_TYPE, WWW_AUTHENTICATE};
 use http::{HeaderMap, HeaderValue, Method, Response, StatusCode, Uri};
-use hyper::body::Incoming;
 use mcp_proto::jsonrpc::{ErrorResponse, Message, RequestId};
 use mcp_proto::transport::{TransportError, TransportErrorKind};
 use mcp_proto::version::{Feature, ProtocolVersion};
@@ -98,12 +98,7 @@ impl Post {
         let mut reissued = false;
         loop {
             let resp = shared
-                .exchange(
-                    Method::POST,
-                    &self.url,
-                    self.headers.clone(),
-                    self.body.clone(),
-                )
+                .exchange(Method::POST, &self.url, &self.headers, self.body.clone())
                 .await
                 .map_err(|e| err(kind_of_client_error(&e), e))?;
             let status = resp.status();
@@ -127,11 +122,17 @@ impl Post {
                     Ok(()) => return Ok(()),
                 }
             }
-            return self.on_failure(shared, resp).await;
+            // Boxed, as the other paths off the JSON answer: the task's
+            // future stays small, and it is moved when spawned.
+            return Box::pin(self.on_failure(shared, resp)).await;
         }
     }
 
-    async fn on_success(&self, shared: &Shared, resp: Response<Incoming>) -> Result<(), Broken> {
+    async fn on_success(
+        &self,
+        shared: &Shared,
+        resp: Response<ResponseBody>,
+    ) -> Result<(), Broken> {
         let status = resp.status();
         let ct = content_type(&resp);
         let id = match &self.request_id {
@@ -190,7 +191,7 @@ impl Post {
             return Ok(());
         }
         if ct.starts_with("text/event-stream") {
-            return self.on_stream(shared, resp.into_body(), id).await;
+            return Box::pin(self.on_stream(shared, resp.into_body(), id)).await;
         }
         let bytes = read_limited(resp.into_body(), ERROR_BODY_LIMIT)
             .await
@@ -210,7 +211,7 @@ impl Post {
     async fn on_stream(
         &self,
         shared: &Shared,
-        body: Incoming,
+        body: ResponseBody,
         id: &RequestId,
     ) -> Result<(), Broken> {
         let tools_list = self.modern && self.is("tools/list");
@@ -278,7 +279,7 @@ impl Post {
     async fn on_failure(
         &self,
         shared: &Shared,
-        resp: Response<Incoming>,
+        resp: Response<ResponseBody>,
     ) -> Result<(), TransportError> {
         let status = resp.status();
         let www = resp.headers().get(WWW_AUTHENTICATE).cloned();
@@ -332,7 +333,7 @@ impl Post {
                         .exchange(
                             Method::POST,
                             &endpoint,
-                            self.sse_headers(),
+                            &self.sse_headers(),
                             self.body.clone(),
                         )
                         .await
@@ -381,7 +382,7 @@ fn stream_error(cause: Option<HttpError>, resumes: u32) -> TransportError {
     }
 }
 
-fn capture_session(shared: &Shared, resp: &Response<Incoming>) -> Result<(), TransportError> {
+fn capture_session(shared: &Shared, resp: &Response<ResponseBody>) -> Result<(), TransportError> {
     let Some(v) = resp.headers().get(SESSION_ID) else {
         return Ok(());
     };
@@ -392,7 +393,15 @@ fn capture_session(shared: &Shared, resp: &Response<Incoming>) -> Result<(), Tra
             HttpError::InvalidSessionId,
         ));
     }
-    let mut v = v.clone();
+    // A copy, not a clone: a received header value is a slice of the
+    // connection's read buffer, and keeping it for the session's life
+    // would keep that whole buffer (8 KiB or more) alive with it.
+    let Ok(mut v) = HeaderValue::from_bytes(v.as_bytes()) else {
+        return Err(err(
+            TransportErrorKind::Protocol,
+            HttpError::InvalidSessionId,
+        ));
+    };
     v.set_sensitive(true);
     lock(&shared.state).session_id = Some(v);
     Ok(())

@@ -3,9 +3,9 @@
 
 use std::time::Duration;
 
+use crate::pool::ResponseBody;
 use bytes::BytesMut;
 use http_body_util::BodyExt;
-use hyper::body::Incoming;
 use mcp_proto::RawJson;
 use mcp_proto::jsonrpc::{Message, RequestId, Response as RpcResponse};
 use mcp_proto::transport::{TransportError, TransportErrorKind};
@@ -114,7 +114,7 @@ pub(super) enum StreamEnd {
 /// connection instead of racing the pool.
 pub(super) async fn read_sse(
     shared: &Shared,
-    mut body: Incoming,
+    mut body: ResponseBody,
     dec: &mut SseDecoder,
     expect: Option<&RequestId>,
     tools_list: bool,

@@ -1,0 +1,292 @@
+//! The transport's connections: a small pool of `hyper::client::conn`
+//! senders for its one origin (redirects to another origin are refused, so
+//! there is no key to hash), instead of hyper-util's general client.
+//!
+//! - HTTP/1.1: one request at a time per connection. A request takes the
+//!   most recently used idle connection, or opens a new one, so up to N
+//!   requests run at once on N connections. A connection goes back to the
+//!   pool when its response body has been read to the end (a body dropped
+//!   before its end closes the connection: HTTP/1.1 cannot skip the rest).
+//!   At most [`MAX_IDLE_CONNECTIONS`] wait idle, each at most
+//!   [`IDLE_TIMEOUT`] (checked when a connection is taken or returned).
+//! - A reused connection the server closed meanwhile (its keep-alive ran
+//!   out) fails before the request was written: the request is sent again
+//!   on another connection, as hyper-util's client does.
+//! - HTTP/2 (`http2` feature, negotiated by ALPN over TLS): one connection,
+//!   shared by every request.
+//!
+//! Why not hyper-util's `legacy::Client`: its `client-legacy` feature and
+//! hyper-rustls are 13 crates a dependent pays for (`lib.rs`,
+//! "Dependencies"), and it is a general client (any origin, a pool keyed by
+//! a hash of it, a task per check-in) where the transport needs one origin.
+//! Measured with `instr.sh`, the swap alone left the instructions per call
+//! where they were (BENCHMARKS.md, round three): the cost was elsewhere.
+
+mod connect;
+
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll, ready};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use http::header::HOST;
+use http::{HeaderValue, Request, Response, Uri};
+use http_body::{Body, Frame, SizeHint};
+use hyper::body::Incoming;
+use hyper::client::conn::http1;
+use hyper_util::rt::TokioIo;
+
+use crate::client::RequestBody;
+use crate::error::HttpError;
+
+pub(crate) use self::connect::Connect;
+#[cfg(feature = "rustls")]
+pub(crate) use self::connect::alpn;
+pub use self::connect::{Connected, Connector, Io};
+
+/// Most idle HTTP/1.1 connections kept for reuse (per transport).
+pub const MAX_IDLE_CONNECTIONS: usize = 32;
+/// An idle connection older than this is closed instead of reused.
+pub const IDLE_TIMEOUT: Duration = Duration::from_secs(90);
+
+/// The connection pool of one transport. Cheap to clone.
+#[derive(Clone)]
+pub(crate) struct Pool(Arc<Inner>);
+
+struct Inner {
+    connect: Connect,
+    /// `Host` for HTTP/1.1: every request goes to the configured origin.
+    host: HeaderValue,
+    idle: Mutex<Vec<Idle>>,
+    #[cfg(feature = "http2")]
+    h2: Mutex<Option<hyper::client::conn::http2::SendRequest<RequestBody>>>,
+}
+
+struct Idle {
+    tx: http1::SendRequest<RequestBody>,
+    since: Instant,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+enum Sender {
+    H1(http1::SendRequest<RequestBody>),
+    #[cfg(feature = "http2")]
+    H2(hyper::client::conn::http2::SendRequest<RequestBody>),
+}
+
+impl Pool {
+    /// A pool for `url`'s origin (`url` has a host: the builder checked).
+    pub(crate) fn new(url: &Uri, connect: Connect) -> Result<Self, HttpError> {
+        let host = match (url.host(), url.port()) {
+            (Some(h), Some(p)) if Some(p.as_u16()) != default_port(url) => {
+                HeaderValue::from_str(&format!("{h}:{p}"))
+            }
+            (h, _) => HeaderValue::from_str(h.unwrap_or("")),
+        }
+        .map_err(|_| HttpError::InvalidUrl {
+            url: url.to_string(),
+            reason: "the host is not a valid Host header".into(),
+        })?;
+        Ok(Pool(Arc::new(Inner {
+            connect,
+            host,
+            idle: Mutex::new(Vec::new()),
+            #[cfg(feature = "http2")]
+            h2: Mutex::new(None),
+        })))
+    }
+
+    /// Sends `req` (an absolute URL of the pool's origin) on an idle
+    /// connection or a new one.
+    pub(crate) async fn send(
+        &self,
+        mut req: Request<RequestBody>,
+    ) -> Result<Response<ResponseBody>, HttpError> {
+        let client = |e: hyper::Error| HttpError::Client(Box::new(e));
+        #[cfg(feature = "http2")]
+        if let Some(mut tx) = self.h2() {
+            let resp = tx.send_request(req).await.map_err(client)?;
+            return Ok(resp.map(|b| ResponseBody::new(b, None)));
+        }
+        let target = req.uri().clone();
+        let mut origin_form = false;
+        loop {
+            let (mut tx, reused) = match self.checkout() {
+                Some(tx) => (tx, true),
+                // Boxed: connecting (TCP, TLS, handshake) is a large future
+                // and the rare path; the request's task stays small.
+                None => match Box::pin(self.open(&target)).await? {
+                    Sender::H1(tx) => (tx, false),
+                    #[cfg(feature = "http2")]
+                    Sender::H2(mut tx) => {
+                        *req.uri_mut() = target;
+                        let resp = tx.send_request(req).await.map_err(client)?;
+                        return Ok(resp.map(|b| ResponseBody::new(b, None)));
+                    }
+                },
+            };
+            if !origin_form {
+                // HTTP/1.1 to an origin server: `/path?query` and `Host`.
+                let pq = target.path_and_query().cloned();
+                *req.uri_mut() = pq.map_or_else(|| Uri::from_static("/"), Uri::from);
+                req.headers_mut()
+                    .entry(HOST)
+                    .or_insert_with(|| self.0.host.clone());
+                origin_form = true;
+            }
+            if tx.ready().await.is_err() {
+                // Closed while idle: try the next one (or a new one).
+                continue;
+            }
+            match tx.try_send_request(req).await {
+                Ok(resp) => {
+                    let pool = self.clone();
+                    return Ok(resp.map(|b| ResponseBody::new(b, Some((pool, tx)))));
+                }
+                Err(mut e) => match e.take_message() {
+                    // Not written: the reused connection was already gone.
+                    Some(r) if reused => req = r,
+                    _ => return Err(client(e.into_error())),
+                },
+            }
+        }
+    }
+
+    #[cfg(feature = "http2")]
+    fn h2(&self) -> Option<hyper::client::conn::http2::SendRequest<RequestBody>> {
+        let mut h2 = lock(&self.0.h2);
+        match &*h2 {
+            Some(tx) if !tx.is_closed() => Some(tx.clone()),
+            Some(_) => {
+                *h2 = None;
+                None
+            }
+            None => None,
+        }
+    }
+
+    fn checkout(&self) -> Option<http1::SendRequest<RequestBody>> {
+        let mut idle = lock(&self.0.idle);
+        while let Some(i) = idle.pop() {
+            if !i.tx.is_closed() && i.since.elapsed() < IDLE_TIMEOUT {
+                return Some(i.tx);
+            }
+        }
+        None
+    }
+
+    fn check_in(&self, tx: http1::SendRequest<RequestBody>) {
+        if tx.is_closed() {
+            return;
+        }
+        let now = Instant::now();
+        let mut idle = lock(&self.0.idle);
+        idle.retain(|i| !i.tx.is_closed() && now.duration_since(i.since) < IDLE_TIMEOUT);
+        if idle.len() < MAX_IDLE_CONNECTIONS {
+            idle.push(Idle { tx, since: now });
+        }
+    }
+
+    /// A new connection, its task spawned.
+    async fn open(&self, url: &Uri) -> Result<Sender, HttpError> {
+        let (stream, h2) = self
+            .0
+            .connect
+            .connect(url)
+            .await
+            .map_err(|e| HttpError::Client(Box::new(e)))?;
+        let io = TokioIo::new(stream);
+        let client = |e: hyper::Error| HttpError::Client(Box::new(e));
+        #[cfg(feature = "http2")]
+        if h2 {
+            let (tx, conn) =
+                hyper::client::conn::http2::Builder::new(hyper_util::rt::TokioExecutor::new())
+                    .timer(hyper_util::rt::TokioTimer::new())
+                    .handshake(io)
+                    .await
+                    .map_err(client)?;
+            tokio::spawn(async move {
+                if let Err(e) = conn.await {
+                    tracing::debug!(error = %e, "HTTP/2 connection ended");
+                }
+            });
+            *lock(&self.0.h2) = Some(tx.clone());
+            return Ok(Sender::H2(tx));
+        }
+        let _ = h2;
+        let (tx, conn) = http1::handshake(io).await.map_err(client)?;
+        tokio::spawn(async move {
+            if let Err(e) = conn.await {
+                tracing::debug!(error = %e, "HTTP/1.1 connection ended");
+            }
+        });
+        Ok(Sender::H1(tx))
+    }
+}
+
+fn default_port(url: &Uri) -> Option<u16> {
+    match url.scheme_str() {
+        Some("http") => Some(80),
+        Some("https") => Some(443),
+        _ => None,
+    }
+}
+
+/// A response body; at its end, its HTTP/1.1 connection goes back to the
+/// pool.
+pub(crate) struct ResponseBody {
+    inner: Incoming,
+    check_in: Option<(Pool, http1::SendRequest<RequestBody>)>,
+}
+
+impl ResponseBody {
+    fn new(inner: Incoming, check_in: Option<(Pool, http1::SendRequest<RequestBody>)>) -> Self {
+        ResponseBody { inner, check_in }
+    }
+
+    fn done(&mut self) {
+        if let Some((pool, tx)) = self.check_in.take() {
+            pool.check_in(tx);
+        }
+    }
+}
+
+impl Body for ResponseBody {
+    type Data = Bytes;
+    type Error = hyper::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, hyper::Error>>> {
+        let frame = ready!(Pin::new(&mut self.inner).poll_frame(cx));
+        match &frame {
+            None => self.done(),
+            // A broken body: its connection is not reused.
+            Some(Err(_)) => self.check_in = None,
+            Some(Ok(_)) => {}
+        }
+        Poll::Ready(frame)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.inner.size_hint()
+    }
+}
+
+impl Drop for ResponseBody {
+    fn drop(&mut self) {
+        // Nothing left to read (an empty 202, say): reusable as it is.
+        if self.inner.is_end_stream() {
+            self.done();
+        }
+    }
+}
