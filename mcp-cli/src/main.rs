@@ -52,7 +52,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_client::{Client, ClientBuilder, ClientError, ClientHandler, ListKind, VersionChoice};
+use mcp_client::{Client, ClientBuilder, ClientError, ClientHandler, ListKind};
 use mcp_proto::Notification;
 use mcp_proto::RawJson;
 use mcp_proto::schema::{
