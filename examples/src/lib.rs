@@ -1,10 +1,13 @@
 //! Runnable examples of the mcp-rs crates.
 //!
 //! The binaries live in `src/bin/` (`self_spawn`, `toolbox`, `mcp-http`,
-//! `bench-client`, `conformance-client`). The `mcp` command-line client is
-//! its own crate, `mcp-cli`.
+//! `bench-client`, `scale-bench`, `conformance-client`). The `mcp`
+//! command-line client is its own crate, `mcp-cli`. The benchmark binaries
+//! read their `--flag value` command lines with [`flags`].
 //!
 //! Several examples run the CLI's built-in demo server in-process; this
 //! library re-exports it from `mcp-cli` (one copy) as [`demo_server`].
 
 pub use mcp_cli::demo_server;
+
+pub mod flags;

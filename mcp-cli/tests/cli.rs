@@ -218,37 +218,19 @@ fn usage_errors_exit_2() {
 #[test]
 fn unreachable_server_exits_3_with_one_line() {
     let r = mcp(&["--stdio", "/nonexistent/mcp-server --flag", "tools"]);
-    assert_code(&r, 3);
-    assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
-    assert!(
-        r.stderr.starts_with("mcp: connection error: "),
-        "{}",
-        r.stderr
-    );
+    assert_one_line_error(&r, 3, "mcp: connection error: ");
     assert!(r.stderr.contains("/nonexistent/mcp-server"), "{}", r.stderr);
 
     // A server that exits at once.
     let r = mcp(&["--stdio", "sh -c 'echo boom >&2; exit 7'", "info"]);
-    assert_code(&r, 3);
-    assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
-    assert!(
-        r.stderr.starts_with("mcp: connection error: "),
-        "{}",
-        r.stderr
-    );
+    assert_one_line_error(&r, 3, "mcp: connection error: ");
 }
 
 #[test]
 fn unreachable_http_server_exits_3_with_one_line() {
     let url = format!("http://127.0.0.1:{}/mcp", free_port());
     let r = mcp(&["--http", &url, "-H", "Authorization: Bearer x", "tools"]);
-    assert_code(&r, 3);
-    assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
-    assert!(
-        r.stderr.starts_with("mcp: connection error: "),
-        "{}",
-        r.stderr
-    );
+    assert_one_line_error(&r, 3, "mcp: connection error: ");
     assert!(r.stderr.contains("refused"), "{}", r.stderr);
 }
 
@@ -276,13 +258,7 @@ fn http_401_exits_3_and_suggests_a_header() {
     });
     let url = format!("http://127.0.0.1:{port}/mcp");
     let r = mcp(&["--http", &url, "tools"]);
-    assert_code(&r, 3);
-    assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
-    assert!(
-        r.stderr.starts_with("mcp: connection error: "),
-        "{}",
-        r.stderr
-    );
+    assert_one_line_error(&r, 3, "mcp: connection error: ");
     assert!(r.stderr.contains("401"), "{}", r.stderr);
     assert!(
         r.stderr.contains("-H \"Authorization: Bearer"),
@@ -426,27 +402,13 @@ fn ctrl_c_cancels_the_call_on_the_server_and_exits_130() {
 
 #[test]
 fn everything_over_streamable_http() {
-    let Some((node, script)) = everything() else {
+    let Some(everything) = test_support::everything() else {
         return;
     };
     let port = free_port();
-    let child = Command::new(node)
-        .args([script.as_str(), "streamableHttp"])
-        .env("PORT", port.to_string())
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn server-everything");
-    let _guard = KillOnDrop(child);
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(
-            Instant::now() < deadline,
-            "server-everything did not listen"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    let mut cmd = everything.arg("streamableHttp").to_std();
+    cmd.env("PORT", port.to_string());
+    let _server = listening_blocking(cmd, port);
     let url = format!("http://127.0.0.1:{port}/mcp");
 
     let r = mcp(&["--http", &url, "tools", "--json"]);

@@ -23,31 +23,11 @@ fn project(name: &str) -> PathBuf {
     dir
 }
 
-/// `(program, args)` of a `--stdio` line as the tests' helpers write it
-/// (`'prog' 'arg' ...`), for a config file's `command`/`args`.
-fn split(line: &str) -> (String, Vec<String>) {
-    let words: Vec<String> = line
-        .split("' '")
-        .map(|w| w.trim_matches('\'').to_owned())
-        .collect();
-    let (program, args) = words.split_first().unwrap();
-    let mut args = args.to_vec();
-    // `python('x.py')` gives one quoted script; server-everything's line ends
-    // with a bare ` stdio`.
-    if let Some(last) = args.last_mut()
-        && let Some(script) = last.strip_suffix("' stdio")
-    {
-        *last = script.to_owned();
-        args.push("stdio".into());
-    }
-    (program.clone(), args)
-}
-
 /// The three servers of the check: two healthy third-party ones and
 /// one that exits at once with a reason on stderr.
 fn three_servers() -> Option<Value> {
-    let (node, node_args) = split(&everything_stdio()?);
-    let (py, py_args) = split(&python("py_lowlevel.py")?);
+    let (node, node_args) = test_support::everything()?.arg("stdio").to_strings();
+    let (py, py_args) = python_peer("py_lowlevel.py")?.to_strings();
     Some(json!({
         "everything": {"command": node, "args": node_args},
         "python": {"command": py, "args": py_args},

@@ -6,46 +6,14 @@
 
 mod common;
 
-use std::path::PathBuf;
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::*;
 
-fn python_server() -> Option<(String, String)> {
-    let peers = std::env::var_os("MCP_PEERS_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.peers"));
-    let py = peers.join("py/bin/python");
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../peers/python_server.py");
-    if !py.exists() {
-        assert!(
-            std::env::var("MCP_REQUIRE_PEERS").as_deref() != Ok("1"),
-            "the Python SDK peer is required (MCP_REQUIRE_PEERS=1); run `cargo xtask peers`"
-        );
-        eprintln!("SKIP: the Python SDK peer is missing (run `cargo xtask peers`)");
-        return None;
-    }
-    Some((py.display().to_string(), script.display().to_string()))
-}
-
-fn http_server(py: &str, script: &str) -> (KillOnDrop, String) {
+fn http_server(python_server: &PeerCommand) -> (KillOnDrop, String) {
     let port = free_port();
-    let child = Command::new(py)
-        .args([script, "http", &port.to_string()])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let child = KillOnDrop(child);
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(
-            Instant::now() < deadline,
-            "python http server did not listen"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    let cmd = python_server.clone().arg("http").arg(port.to_string());
+    let child = listening_blocking(cmd.to_std(), port);
     (child, format!("http://127.0.0.1:{port}/mcp"))
 }
 
@@ -86,10 +54,10 @@ fn check(server: &[&str], protocol: &str, limit_knob: &str) {
 
 #[test]
 fn stdio_64_mib_answer_fails_the_call_at_once_in_both_eras() {
-    let Some((py, script)) = python_server() else {
+    let Some(python_server) = test_support::python_server() else {
         return;
     };
-    let line = format!("'{py}' '{script}' stdio");
+    let line = python_server.arg("stdio").shell_line();
     for protocol in ["2026-07-28", "2025-11-25"] {
         check(&["--stdio", &line], protocol, "max_message_size");
     }
@@ -97,10 +65,10 @@ fn stdio_64_mib_answer_fails_the_call_at_once_in_both_eras() {
 
 #[test]
 fn http_64_mib_answer_fails_the_call_at_once_in_both_eras() {
-    let Some((py, script)) = python_server() else {
+    let Some(python_server) = test_support::python_server() else {
         return;
     };
-    let (_server, url) = http_server(&py, &script);
+    let (_server, url) = http_server(&python_server);
     for protocol in ["2026-07-28", "2025-11-25"] {
         check(&["--http", &url], protocol, "max_");
     }

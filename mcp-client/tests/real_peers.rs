@@ -8,7 +8,6 @@
 
 #![allow(clippy::unwrap_used)]
 
-use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -22,27 +21,21 @@ use mcp_proto::{Era, ErrorObject, ProtocolVersion};
 use mcp_transport_stdio::{ServerCommand, Stderr, StdioTransport};
 use serde_json::{Value, json};
 
-use mcp_proto::testing::peer;
+use test_support::PeerCommand;
+
+/// A real peer as a stdio server command, its stderr discarded.
+fn stdio(peer: PeerCommand) -> ServerCommand {
+    ServerCommand::new(peer.program)
+        .args(peer.args)
+        .stderr(Stderr::discard())
+}
 
 fn python_server() -> Option<ServerCommand> {
-    let py = peer("py/bin/python")?;
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../peers/python_server.py");
-    Some(
-        ServerCommand::new(py)
-            .arg(script)
-            .arg("stdio")
-            .stderr(Stderr::discard()),
-    )
+    Some(stdio(test_support::python_server()?.arg("stdio")))
 }
 
 fn everything() -> Option<ServerCommand> {
-    let js = peer("npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js")?;
-    Some(
-        ServerCommand::new("node")
-            .arg(js)
-            .arg("stdio")
-            .stderr(Stderr::discard()),
-    )
+    Some(stdio(test_support::everything()?.arg("stdio")))
 }
 
 /// Answers elicitation with a fixed name (form) or accepts (URL), sampling

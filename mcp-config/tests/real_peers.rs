@@ -8,47 +8,13 @@
 #![allow(clippy::unwrap_used)]
 #![cfg(unix)]
 
-use std::path::{Path, PathBuf};
-use std::process::Stdio;
 use std::time::Duration;
 
 use mcp_client::Client;
 use mcp_config::{ConfigFile, Format, Resolver, ServerConfig};
 use mcp_proto::schema::ContentBlock;
-use mcp_proto::testing::peer;
 use serde_json::json;
-use tokio::process::{Child, Command};
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-/// Starts an HTTP peer and waits (bounded) until it listens on `port`.
-async fn listening(mut cmd: Command, port: u16) -> Child {
-    let mut child = cmd
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    for _ in 0..600 {
-        if tokio::net::TcpStream::connect(("127.0.0.1", port))
-            .await
-            .is_ok()
-        {
-            return child;
-        }
-        if let Ok(Some(status)) = child.try_wait() {
-            panic!("peer exited early with {status}");
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    panic!("peer did not listen on port {port} within 60 s");
-}
+use test_support::{free_port, listening};
 
 const CONFIG: &str = r#"{
   "mcpServers": {
@@ -109,28 +75,18 @@ async fn call_echo(server: ServerConfig) -> (String, usize, String) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_config_naming_real_peers_connects_to_each() {
-    let (Some(node), Some(js), Some(py)) = (
-        peer("npm/node_modules/.bin/node"),
-        peer("npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js"),
-        peer("py/bin/python"),
-    ) else {
+    let (Some(everything), Some(py)) = (test_support::everything(), test_support::python()) else {
         return;
     };
-    let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
-    let peers = py
-        .parent()
-        .and_then(Path::parent)
-        .and_then(Path::parent)
-        .unwrap();
+    let (node, js) = (&everything.program, &everything.args[0]);
+    let repo = test_support::workspace_dir();
+    let peers = test_support::peers_dir();
 
     let everything_port = free_port();
-    let mut everything_http = Command::new(&node);
-    everything_http
-        .arg(&js)
-        .arg("streamableHttp")
-        .env("PORT", everything_port.to_string());
+    let mut everything_http = everything.clone().arg("streamableHttp").to_tokio();
+    everything_http.env("PORT", everything_port.to_string());
     let sse_port = free_port();
-    let mut python_sse = Command::new(&py);
+    let mut python_sse = tokio::process::Command::new(&py);
     python_sse
         .arg(repo.join("mcp-transport-http/tests/peers/py_server.py"))
         .arg(sse_port.to_string())

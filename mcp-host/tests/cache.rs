@@ -28,11 +28,7 @@ async fn fake(second_page: Value) -> (Client, Arc<Mutex<usize>>) {
     tokio::spawn(async move {
         while let Some(Ok(msg)) = server.recv().await {
             let Message::Request(req) = msg else { continue };
-            let params: Value = req
-                .params
-                .as_ref()
-                .map(|p| serde_json::from_str(p.get()).unwrap())
-                .unwrap_or(Value::Null);
+            let params = test_support::params(&req);
             let (reply, notify) = match &*req.method {
                 "initialize" => (
                     Ok(json!({

@@ -6,49 +6,15 @@
 #![allow(clippy::unwrap_used)]
 #![cfg(unix)]
 
-use std::path::{Path, PathBuf};
-use std::process::Stdio;
 use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_client::Client;
 use mcp_config::{ConfigFile, Resolver};
 use mcp_host::{Host, ServerStatus};
-use mcp_proto::testing::peer;
 use mcp_tools::ToolError;
 use serde_json::json;
-use tokio::process::{Child, Command};
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-/// Starts an HTTP peer and waits (bounded) until it listens on `port`.
-async fn listening(mut cmd: Command, port: u16) -> Child {
-    let mut child = cmd
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    for _ in 0..600 {
-        if tokio::net::TcpStream::connect(("127.0.0.1", port))
-            .await
-            .is_ok()
-        {
-            return child;
-        }
-        if let Ok(Some(status)) = child.try_wait() {
-            panic!("peer exited early with {status}");
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    panic!("peer did not listen on port {port} within 60 s");
-}
+use test_support::{free_port, listening};
 
 const CONFIG: &str = r#"{
   "mcpServers": {
@@ -63,25 +29,17 @@ const CONFIG: &str = r#"{
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_project_mcp_json_with_broken_servers_starts_and_serves_the_rest() {
-    let (Some(node), Some(js), Some(py)) = (
-        peer("npm/node_modules/.bin/node"),
-        peer("npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js"),
-        peer("py/bin/python"),
-    ) else {
+    // The config runs the Python SDK as `${PEERS}/py/bin/python`.
+    let (Some(everything), Some(_python)) = (test_support::everything(), test_support::python())
+    else {
         return;
     };
-    let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
-    let peers = py
-        .parent()
-        .and_then(Path::parent)
-        .and_then(Path::parent)
-        .unwrap();
+    let (node, js) = (&everything.program, &everything.args[0]);
+    let repo = test_support::workspace_dir();
+    let peers = test_support::peers_dir();
     let port = free_port();
-    let mut everything_http = Command::new(&node);
-    everything_http
-        .arg(&js)
-        .arg("streamableHttp")
-        .env("PORT", port.to_string());
+    let mut everything_http = everything.clone().arg("streamableHttp").to_tokio();
+    everything_http.env("PORT", port.to_string());
     let _http = listening(everything_http, port).await;
 
     let file = ConfigFile::parse(".mcp.json", CONFIG, None).unwrap();
@@ -155,18 +113,13 @@ async fn a_project_mcp_json_with_broken_servers_starts_and_serves_the_rest() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_remote_server_that_goes_away_is_reconnected_when_it_comes_back() {
-    let (Some(node), Some(js)) = (
-        peer("npm/node_modules/.bin/node"),
-        peer("npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js"),
-    ) else {
+    let Some(everything) = test_support::everything() else {
         return;
     };
     let port = free_port();
     let serve = || {
-        let mut cmd = Command::new(&node);
-        cmd.arg(&js)
-            .arg("streamableHttp")
-            .env("PORT", port.to_string());
+        let mut cmd = everything.clone().arg("streamableHttp").to_tokio();
+        cmd.env("PORT", port.to_string());
         listening(cmd, port)
     };
     let mut http = serve().await;

@@ -15,7 +15,7 @@
 
 #![allow(clippy::unwrap_used)]
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -25,29 +25,27 @@ use mcp_host::{
     ServerStatus,
 };
 use mcp_proto::schema::Prompt;
-use mcp_proto::testing::peer;
 use mcp_tools::{Tool, ToolError};
 use mcp_transport_stdio::{ServerCommand, Stderr, StdioTransport};
 use serde_json::json;
+use test_support::PeerCommand;
 
 /// Generous: the machine is shared and busy.
 const WAIT: Duration = Duration::from_secs(90);
 
 type Pids = Arc<Mutex<Vec<u32>>>;
 
-fn everything() -> Option<ServerCommand> {
-    let js = peer("npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js")?;
-    Some(ServerCommand::new("node").arg(js).arg("stdio"))
+/// A real peer as a stdio server command.
+fn stdio(peer: PeerCommand) -> ServerCommand {
+    ServerCommand::new(peer.program).args(peer.args)
 }
 
-fn python(script: &str) -> Option<ServerCommand> {
-    let py = peer("py/bin/python")?;
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(script);
-    Some(ServerCommand::new(py).arg(script).arg("stdio"))
+fn everything() -> Option<ServerCommand> {
+    Some(stdio(test_support::everything()?.arg("stdio")))
 }
 
 fn python_server() -> Option<ServerCommand> {
-    python("../peers/python_server.py")
+    Some(stdio(test_support::python_server()?.arg("stdio")))
 }
 
 /// `cmd` started after `delay` (a shell sleeps first, then becomes the server).
@@ -543,12 +541,10 @@ async fn a_warm_file_cache_sends_no_tools_list_to_a_server_whose_answer_is_fresh
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn list_changed_lists_again_through_the_cache_and_the_toolbox_follows() {
-    let Some(changing) = python("../mcp-tools/tests/changing_server.py") else {
+    let script = test_support::workspace_dir().join("mcp-tools/tests/changing_server.py");
+    let Some(changing) = test_support::python_running(script).map(stdio) else {
         return;
     };
-    // changing_server.py takes no mode argument.
-    let changing =
-        ServerCommand::new(changing.get_program()).arg(changing.get_args().next().unwrap());
     let pids = Pids::default();
     let cache = ResponseCache::memory();
     let host = Host::builder()

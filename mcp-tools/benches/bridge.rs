@@ -80,11 +80,7 @@ fn spawn_server(rt: &tokio::runtime::Runtime) -> Client {
     rt.spawn(async move {
         while let Some(Ok(msg)) = server.recv().await {
             let Message::Request(req) = msg else { continue };
-            let params: Value = req
-                .params
-                .as_ref()
-                .map(|p| serde_json::from_str(p.get()).unwrap())
-                .unwrap_or(Value::Null);
+            let params = test_support::params(&req);
             let reply: Message = match &*req.method {
                 "initialize" => Response::new(
                     req.id,

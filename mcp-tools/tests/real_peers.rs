@@ -8,7 +8,6 @@
 
 #![allow(clippy::unwrap_used)]
 
-use std::path::PathBuf;
 use std::time::Duration;
 
 use mcp_client::{Client, VersionChoice};
@@ -17,33 +16,26 @@ use mcp_tools::{Filter, Server, Tool, ToolError, Toolbox, is_valid_model_name};
 use mcp_transport_stdio::{ServerCommand, Stderr, StdioTransport};
 use serde_json::json;
 
-use mcp_proto::testing::peer;
+use test_support::PeerCommand;
+
+/// A real peer as a stdio server command, its stderr discarded.
+fn stdio(peer: PeerCommand) -> ServerCommand {
+    ServerCommand::new(peer.program)
+        .args(peer.args)
+        .stderr(Stderr::discard())
+}
 
 fn everything() -> Option<ServerCommand> {
-    let js = peer("npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js")?;
-    Some(
-        ServerCommand::new("node")
-            .arg(js)
-            .arg("stdio")
-            .stderr(Stderr::discard()),
-    )
+    Some(stdio(test_support::everything()?.arg("stdio")))
 }
 
 fn python_server() -> Option<ServerCommand> {
-    let py = peer("py/bin/python")?;
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../peers/python_server.py");
-    Some(
-        ServerCommand::new(py)
-            .arg(script)
-            .arg("stdio")
-            .stderr(Stderr::discard()),
-    )
+    Some(stdio(test_support::python_server()?.arg("stdio")))
 }
 
 fn changing_server() -> Option<ServerCommand> {
-    let py = peer("py/bin/python")?;
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/changing_server.py");
-    Some(ServerCommand::new(py).arg(script).stderr(Stderr::discard()))
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/changing_server.py");
+    test_support::python_running(script).map(stdio)
 }
 
 async fn connect(cmd: ServerCommand) -> Client {

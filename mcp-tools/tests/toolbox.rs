@@ -93,11 +93,7 @@ async fn spawn_fake_with(
     tokio::spawn(async move {
         while let Some(Ok(msg)) = server.recv().await {
             let Message::Request(req) = msg else { continue };
-            let params: Value = req
-                .params
-                .as_ref()
-                .map(|p| serde_json::from_str(p.get()).unwrap())
-                .unwrap_or(Value::Null);
+            let params = test_support::params(&req);
             let mut outs = Vec::new();
             match &*req.method {
                 "server/discover" => outs.push(Out::Error(-32601, "method not found")),
@@ -508,11 +504,10 @@ async fn tool_set_changed_and_the_tool_is_gone_is_not_found() {
     assert_eq!(state.lock().unwrap().calls.len(), 1);
 }
 
-#[tokio::test]
-async fn list_changed_notification_makes_the_next_use_relist() {
-    // `bump` swaps the tools and sends `notifications/tools/list_changed`
-    // before its result, as a server would.
-    let script: Script = Box::new(|s, name, _| match name {
+/// A server whose tool `bump` adds `new_tool` and sends
+/// `notifications/tools/list_changed` before its result, as a server would.
+fn bumping_script() -> Script {
+    Box::new(|s, name, _| match name {
         "bump" => {
             s.tools.push(tool("new_tool", json!({"type": "object"})));
             vec![
@@ -521,8 +516,16 @@ async fn list_changed_notification_makes_the_next_use_relist() {
             ]
         }
         _ => vec![Out::Reply(text("?"))],
-    });
-    let (one, state) = spawn_fake(vec![tool("bump", json!({"type": "object"}))], script).await;
+    })
+}
+
+#[tokio::test]
+async fn list_changed_notification_makes_the_next_use_relist() {
+    let (one, state) = spawn_fake(
+        vec![tool("bump", json!({"type": "object"}))],
+        bumping_script(),
+    )
+    .await;
     let toolbox = Toolbox::builder()
         .server(Server::new("one", one))
         .build()
@@ -751,18 +754,8 @@ async fn raw_argument_text_from_a_model_api() {
 
 #[tokio::test]
 async fn listed_tools_are_not_listed_again_and_their_changes_are_left_to_the_lister() {
-    let script: Script = Box::new(|s, name, _| match name {
-        "bump" => {
-            s.tools.push(tool("new_tool", json!({"type": "object"})));
-            vec![
-                Out::Notify("notifications/tools/list_changed"),
-                Out::Reply(text("ok")),
-            ]
-        }
-        _ => vec![Out::Reply(text("?"))],
-    });
     let defs = vec![tool("bump", json!({"type": "object"}))];
-    let (one, state) = spawn_fake(defs.clone(), script).await;
+    let (one, state) = spawn_fake(defs.clone(), bumping_script()).await;
     let known: Vec<mcp_proto::schema::Tool> = serde_json::from_value(Value::from(defs)).unwrap();
     let toolbox = Toolbox::builder()
         .server(Server::new("one", one).listed(known))

@@ -8,9 +8,7 @@
 //! `MCP_REQUIRE_PEERS=1`, which makes them fail.
 #![allow(missing_docs, clippy::unwrap_used)]
 
-use std::path::PathBuf;
 use std::pin::Pin;
-use std::process::Stdio;
 use std::time::Duration;
 
 use mcp_proto::RawJson;
@@ -19,52 +17,15 @@ use mcp_proto::transport::{Transport, TransportError, TransportExt};
 use mcp_proto::version::ProtocolVersion;
 use mcp_transport_http::HttpTransport;
 use serde_json::{Value, json};
-use tokio::process::{Child, Command};
+use tokio::process::Child;
 
-use mcp_proto::testing::peer;
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-async fn wait_listening(port: u16, child: &mut Child) {
-    for _ in 0..300 {
-        if tokio::net::TcpStream::connect(("127.0.0.1", port))
-            .await
-            .is_ok()
-        {
-            return;
-        }
-        if let Ok(Some(status)) = child.try_wait() {
-            panic!("peer exited early with {status}");
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    panic!("peer did not listen on port {port} within 30 s");
-}
+use test_support::{free_port, listening};
 
 async fn everything() -> Option<(Child, String)> {
-    let dir = peer("npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js")?;
-    let node = peer("npm/node_modules/.bin/node")?;
     let port = free_port();
-    let mut child = Command::new(node)
-        .arg(dir)
-        .arg("streamableHttp")
-        .env("PORT", port.to_string())
-        .stdout(Stdio::null())
-        .stderr(if std::env::var_os("PEER_STDERR").is_some() {
-            Stdio::inherit()
-        } else {
-            Stdio::null()
-        })
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    wait_listening(port, &mut child).await;
+    let mut cmd = test_support::everything()?.arg("streamableHttp").to_tokio();
+    cmd.env("PORT", port.to_string());
+    let child = listening(cmd, port).await;
     Some((child, format!("http://127.0.0.1:{port}/mcp")))
 }
 
@@ -73,19 +34,13 @@ async fn python() -> Option<(Child, String)> {
 }
 
 async fn python_in(mode: &str, path: &str) -> Option<(Child, String)> {
-    let py = peer("py/bin/python")?;
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/peers/py_server.py");
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/peers/py_server.py");
     let port = free_port();
-    let mut child = Command::new(py)
-        .arg(script)
+    let cmd = test_support::python_running(script)?
         .arg(port.to_string())
         .arg(mode)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    wait_listening(port, &mut child).await;
+        .to_tokio();
+    let child = listening(cmd, port).await;
     Some((child, format!("http://127.0.0.1:{port}{path}")))
 }
 

@@ -19,6 +19,8 @@
 //! - `ci`: what `.ci/run` runs: fmt check, clippy, `test`, all the
 //!   conformance scenarios, the chaos soak for 60 s, docs, 30 s of each
 //!   fuzz target.
+//! - `features`: `cargo check` of each feature combination a dependent can
+//!   pick (`FEATURE_BUILDS`; part of `ci`).
 //! - `soak [--seconds N]`: the chaos soak (`xtask/src/soak.rs`).
 //! - `scale [ARGS]`: the scale benchmark (100 stdio servers and 1,000 HTTP
 //!   clients in one process; see `scale.rs`).
@@ -44,10 +46,13 @@ fn main() -> ExitCode {
         Some("conformance") => conformance::conformance(&args[1..]),
         Some("fuzz") => fuzz::fuzz(&args[1..]),
         Some("ci") => ci(),
+        Some("features") => feature_builds(),
         Some("soak") => soak::soak(&args[1..]),
         Some("scale") => scale::scale(&args[1..]),
         _ => {
-            eprintln!("usage: cargo xtask <peers|test|conformance|fuzz|ci|soak|scale> [args]");
+            eprintln!(
+                "usage: cargo xtask <peers|test|conformance|fuzz|ci|features|soak|scale> [args]"
+            );
             return ExitCode::from(2);
         }
     };
@@ -145,21 +150,46 @@ fn test(extra: &[String]) -> Result {
         .env("MCP_REQUIRE_PEERS", "1"))
 }
 
-/// Each feature combination a dependent can pick, built on its own (the
-/// workspace build unifies features and would hide a missing `cfg`).
+/// Each feature combination a dependent can pick, checked on its own (the
+/// workspace build unifies features and would hide a missing `cfg`): every
+/// library crate with its defaults, without them, and with each optional
+/// feature. `mcp-tools --features rig` is built by the `--all-features`
+/// test run in `ci`.
 const FEATURE_BUILDS: &[&[&str]] = &[
+    // wire types only; the message-framed adapter
+    &["-p", "mcp-proto"],
+    &["-p", "mcp-proto", "--features", "framed"],
+    &["-p", "mcp-transport-stdio"],
     // the sans-IO session core only
     &["-p", "mcp-client", "--no-default-features"],
+    &["-p", "mcp-client"],
+    &["-p", "mcp-client", "--features", "skills"],
     // plain http:// only, no TLS stack
     &["-p", "mcp-transport-http", "--no-default-features"],
+    // https with the webpki roots (the default)
+    &["-p", "mcp-transport-http"],
+    &["-p", "mcp-transport-http", "--features", "native-roots"],
+    &["-p", "mcp-tools"],
+    &["-p", "mcp-tools", "--features", "jsonschema"],
+    &["-p", "mcp-host"],
+    &["-p", "mcp-host", "--features", "config"],
+    &["-p", "mcp-config", "--no-default-features"],
     &[
         "-p",
-        "mcp-transport-http",
+        "mcp-config",
         "--no-default-features",
         "--features",
-        "rustls",
+        "stdio",
     ],
-    &["-p", "mcp-transport-http", "--features", "native-roots"],
+    &[
+        "-p",
+        "mcp-config",
+        "--no-default-features",
+        "--features",
+        "http",
+    ],
+    &["-p", "mcp-config"],
+    &["-p", "mcp-auth"],
 ];
 
 fn feature_builds() -> Result {

@@ -48,30 +48,19 @@ fn parse_args() -> Result<Args, String> {
         payload: 64,
         modern: false,
     };
-    let mut it = std::env::args().skip(1);
-    while let Some(flag) = it.next() {
-        let value = it.next().ok_or_else(|| format!("{flag} needs a value"))?;
-        let num = |v: &str| {
-            v.parse::<usize>()
-                .map_err(|_| format!("{flag}: {v:?} is not a number"))
-        };
-        match flag.as_str() {
-            "--transport" => a.transport = value,
-            "--server-cmd" => a.server_cmd = Some(value),
-            "--url" => a.url = Some(value),
-            "--calls" => a.calls = num(&value)?,
-            "--concurrency" => a.concurrency = num(&value)?.max(1),
-            "--payload" => a.payload = num(&value)?,
-            "--era" => {
-                a.modern = match value.as_str() {
-                    "legacy" => false,
-                    "modern" => true,
-                    other => return Err(format!("--era: {other:?} is neither legacy nor modern")),
-                }
-            }
+    examples::flags::each_flag(std::env::args().skip(1), |flag, v| {
+        match flag {
+            "--transport" => a.transport = v.text(),
+            "--server-cmd" => a.server_cmd = Some(v.text()),
+            "--url" => a.url = Some(v.text()),
+            "--calls" => a.calls = v.number()?,
+            "--concurrency" => a.concurrency = v.number::<usize>()?.max(1),
+            "--payload" => a.payload = v.number()?,
+            "--era" => a.modern = v.is_modern_era()?,
             other => return Err(format!("unknown flag {other}")),
         }
-    }
+        Ok(())
+    })?;
     match a.transport.as_str() {
         "stdio" if a.server_cmd.is_none() => Err("--transport stdio needs --server-cmd".into()),
         "http" if a.url.is_none() => Err("--transport http needs --url".into()),

@@ -44,28 +44,17 @@ fn parse_args() -> Result<Args, String> {
         idle: Duration::from_millis(2000),
         modern: false,
     };
-    let mut it = std::env::args().skip(1);
-    while let Some(flag) = it.next() {
-        let value = it.next().ok_or_else(|| format!("{flag} needs a value"))?;
-        let num = |v: &str| {
-            v.parse::<u64>()
-                .map_err(|_| format!("{flag}: {v:?} is not a number"))
-        };
-        match flag.as_str() {
-            "--server" => a.server = value,
-            "--stdio" => a.stdio = usize::try_from(num(&value)?).map_err(|e| e.to_string())?,
-            "--http" => a.http = usize::try_from(num(&value)?).map_err(|e| e.to_string())?,
-            "--idle-ms" => a.idle = Duration::from_millis(num(&value)?),
-            "--era" => {
-                a.modern = match value.as_str() {
-                    "legacy" => false,
-                    "modern" => true,
-                    other => return Err(format!("--era: {other:?} is neither legacy nor modern")),
-                }
-            }
+    examples::flags::each_flag(std::env::args().skip(1), |flag, v| {
+        match flag {
+            "--server" => a.server = v.text(),
+            "--stdio" => a.stdio = v.number()?,
+            "--http" => a.http = v.number()?,
+            "--idle-ms" => a.idle = Duration::from_millis(v.number()?),
+            "--era" => a.modern = v.is_modern_era()?,
             other => return Err(format!("unknown flag {other}")),
         }
-    }
+        Ok(())
+    })?;
     Ok(a)
 }
 

@@ -10,6 +10,8 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
+#[allow(unused_imports)] // each test file uses some of these
+pub use test_support::{KillOnDrop, PeerCommand, free_port, listening_blocking};
 
 pub const MCP: &str = env!("CARGO_BIN_EXE_mcp");
 
@@ -92,11 +94,12 @@ pub fn assert_code(r: &Run, code: i32) {
     );
 }
 
-pub fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a free loopback port")
+/// `r` failed as the CLI contract says a failure does: exit status `code`
+/// and one line on stderr, starting with `prefix`.
+pub fn assert_one_line_error(r: &Run, code: i32, prefix: &str) {
+    assert_code(r, code);
+    assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
+    assert!(r.stderr.starts_with(prefix), "{}", r.stderr);
 }
 
 pub fn temp_path(name: &str) -> PathBuf {
@@ -116,61 +119,10 @@ pub fn alive(pid: &str) -> bool {
         .is_ok_and(|s| s.success())
 }
 
-// ---- the reference server-everything over stdio ------------------------------
-
-/// `(node, server-everything's script)`, or `None` (with a skip message)
-/// when the peer is not installed and not required. The peers' own Node
-/// (`npm/node_modules/.bin/node`) is preferred over the one in `PATH`.
-pub fn everything() -> Option<(String, String)> {
-    let peers = std::env::var_os("MCP_PEERS_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.peers"));
-    let script =
-        peers.join("npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
-    let bundled = peers.join("npm/node_modules/.bin/node");
-    let node = if bundled.exists() {
-        bundled.display().to_string()
-    } else {
-        "node".to_owned()
-    };
-    let node_ok = Command::new(&node)
-        .arg("--version")
-        .stdout(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if script.is_file() && node_ok {
-        return Some((node, script.display().to_string()));
-    }
-    let why = if node_ok {
-        format!("{} is missing", script.display())
-    } else {
-        "node is not installed".to_owned()
-    };
-    if std::env::var("MCP_REQUIRE_PEERS").as_deref() == Ok("1") {
-        panic!(
-            "server-everything is required (MCP_REQUIRE_PEERS=1) but {why}; run `cargo xtask peers`"
-        );
-    }
-    eprintln!(
-        "SKIP: server-everything not available ({why}); run `cargo xtask peers` to install it"
-    );
-    None
-}
-
-/// The `--stdio` command line for server-everything.
+/// The `--stdio` command line for server-everything, or `None` (with a skip
+/// message) when the peer is not installed and not required.
 pub fn everything_stdio() -> Option<String> {
-    let (node, script) = everything()?;
-    Some(format!("'{node}' '{script}' stdio"))
-}
-
-/// Kills the child when dropped.
-pub struct KillOnDrop(pub std::process::Child);
-
-impl Drop for KillOnDrop {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
+    Some(test_support::everything()?.arg("stdio").shell_line())
 }
 
 /// Waits for a line satisfying `want` on `rx`, up to `within`.
@@ -199,26 +151,18 @@ pub fn wait_exit(child: &mut std::process::Child, within: Duration) -> std::proc
     }
 }
 
-/// The `--stdio` command line running `script` (in `tests/peers/`) on the
-/// pinned Python SDK (`.peers/py`), or `None` (with a skip message) when the
-/// peer is not installed and not required.
+/// `python <script>` (in `tests/peers/`) on the pinned Python SDK
+/// (`.peers/py`), or `None` (with a skip message) when the peer is not
+/// installed and not required.
+pub fn python_peer(script: &str) -> Option<PeerCommand> {
+    test_support::python_running(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/peers")
+            .join(script),
+    )
+}
+
+/// [`python_peer`] as a `--stdio` command line.
 pub fn python(script: &str) -> Option<String> {
-    let peers = std::env::var_os("MCP_PEERS_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.peers"));
-    let python = peers.join("py/bin/python");
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/peers")
-        .join(script);
-    if python.exists() {
-        return Some(format!("'{}' '{}'", python.display(), script.display()));
-    }
-    if std::env::var("MCP_REQUIRE_PEERS").as_deref() == Ok("1") {
-        panic!(
-            "the Python SDK is required (MCP_REQUIRE_PEERS=1) but {} is missing; run `cargo xtask peers`",
-            python.display()
-        );
-    }
-    eprintln!("SKIP: the Python SDK is not installed; run `cargo xtask peers` to install it");
-    None
+    Some(python_peer(script)?.shell_line())
 }

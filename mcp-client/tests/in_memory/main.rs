@@ -29,11 +29,7 @@ fn raw(v: Value) -> RawJson {
     RawJson::from_value(&v).unwrap()
 }
 
-fn params(r: &Request) -> Value {
-    r.params
-        .as_ref()
-        .map_or(Value::Null, |p| serde_json::from_str(p.get()).unwrap())
-}
+use test_support::params;
 
 async fn respond(t: &mut ChannelTransport, id: RequestId, v: Value) {
     t.send(Response::new(id, raw(v)).into()).await.unwrap();

@@ -1,7 +1,6 @@
 //! Helpers shared by the process tests.
 #![allow(dead_code, unreachable_pub, missing_docs, clippy::unwrap_used)]
 
-use std::path::PathBuf;
 use std::time::Duration;
 
 use mcp_proto::RawJson;
@@ -97,32 +96,10 @@ pub fn peak_rss() -> Option<u64> {
     Some(kb * 1024)
 }
 
-pub use mcp_proto::testing::peers_dir;
-
 /// `node <server-everything>/dist/index.js stdio`, or `None` (after printing
 /// why) when the peer is not installed. Panics instead when
 /// `MCP_REQUIRE_PEERS=1`.
 pub fn server_everything() -> Option<ServerCommand> {
-    let npm = peers_dir().join("npm");
-    let pkg = npm.join("node_modules/@modelcontextprotocol/server-everything");
-    let entry = pkg.join("dist/index.js");
-    if !entry.is_file() {
-        let msg = format!(
-            "server-everything not found at {}; run `cargo xtask peers`",
-            entry.display()
-        );
-        assert!(
-            !mcp_proto::testing::peers_required(),
-            "{msg} (MCP_REQUIRE_PEERS=1)"
-        );
-        eprintln!("SKIP: {msg}");
-        return None;
-    }
-    let bundled = npm.join("node_modules/.bin/node");
-    let node = if bundled.is_file() {
-        bundled
-    } else {
-        PathBuf::from("node")
-    };
-    Some(ServerCommand::new(node).arg(entry).arg("stdio"))
+    let peer = test_support::everything()?.arg("stdio");
+    Some(ServerCommand::new(peer.program).args(peer.args))
 }
