@@ -255,17 +255,10 @@ fn unauthorized_probe_closes_without_a_second_handshake_request() {
 
 #[test]
 fn unsupported_version_error_picks_from_supported_list() {
-    let now = Instant::now();
-    let mut s = Session::new(config());
-    s.start(now);
-    let probe = sent(&mut s).remove(0);
-    reply_err(
-        &mut s,
-        id_of(&probe),
+    let mut s = probe_refused(
         -32022,
         "Unsupported protocol version",
-        Some(json!({"supported": ["2025-11-25", "1999-01-01"], "requested": "2026-07-28"})),
-        now,
+        json!({"supported": ["2025-11-25", "1999-01-01"], "requested": "2026-07-28"}),
     );
     let out = sent(&mut s);
     assert_eq!(out[0]["method"], "initialize");
@@ -293,15 +286,7 @@ fn unsupported_version_with_nothing_in_common_is_a_typed_error() {
     assert_eq!(done.len(), 1);
     let msg = done[0].1.as_ref().unwrap_err();
     assert!(msg.contains("2099-01-01"), "{msg}");
-    let Some(Event::Closed(CloseReason::Handshake(HandshakeError::UnsupportedVersion {
-        requested,
-        supported,
-    }))) = evs.last()
-    else {
-        panic!("{evs:?}")
-    };
-    assert_eq!(requested, "2026-07-28");
-    assert_eq!(supported, &["2099-01-01"]);
+    assert_unsupported(&evs, "2026-07-28", &["2099-01-01"]);
 }
 
 #[test]
@@ -317,15 +302,7 @@ fn legacy_version_the_client_does_not_know_closes() {
     reply(&mut s, id_of(&init), init_result("2099-01-01"), now);
     assert!(sent(&mut s).is_empty(), "no initialized notification");
     let evs = events(&mut s);
-    let Some(Event::Closed(CloseReason::Handshake(HandshakeError::UnsupportedVersion {
-        requested,
-        supported,
-    }))) = evs.last()
-    else {
-        panic!("{evs:?}")
-    };
-    assert_eq!(requested, "2025-11-25");
-    assert_eq!(supported, &["2099-01-01"]);
+    assert_unsupported(&evs, "2025-11-25", &["2099-01-01"]);
 }
 
 #[test]
@@ -340,15 +317,7 @@ fn pinned_legacy_version_must_match() {
     assert_eq!(init["params"]["protocolVersion"], "2025-03-26");
     reply(&mut s, id_of(&init), init_result("2025-06-18"), now);
     let evs = events(&mut s);
-    let Some(Event::Closed(CloseReason::Handshake(HandshakeError::UnsupportedVersion {
-        requested,
-        supported,
-    }))) = evs.last()
-    else {
-        panic!("{evs:?}")
-    };
-    assert_eq!(requested, "2025-03-26");
-    assert_eq!(supported, &["2025-06-18"]);
+    assert_unsupported(&evs, "2025-03-26", &["2025-06-18"]);
 }
 
 #[test]
@@ -457,17 +426,10 @@ fn pinned_modern_probe_waits_the_handshake_timeout() {
 /// the server's error, typed, at the end of the source chain.
 #[test]
 fn a_modern_refusal_of_the_probe_keeps_the_servers_error() {
-    let now = Instant::now();
-    let mut s = Session::new(config());
-    s.start(now);
-    let probe = sent(&mut s).remove(0);
-    reply_err(
-        &mut s,
-        id_of(&probe),
+    let mut s = probe_refused(
         -32021,
         "sampling required",
-        Some(json!({"requiredCapabilities": ["sampling"]})),
-        now,
+        json!({"requiredCapabilities": ["sampling"]}),
     );
     assert!(sent(&mut s).is_empty(), "no fallback initialize");
     let Some(Event::Closed(reason)) = events(&mut s).pop() else {
@@ -551,5 +513,28 @@ fn legacy_pinned(now: Instant) -> Session {
         ..config()
     });
     s.start(now);
+    s
+}
+
+/// The session closed because the server named no revision in common.
+fn assert_unsupported(evs: &[Event], want_requested: &str, want_supported: &[&str]) {
+    let Some(Event::Closed(CloseReason::Handshake(HandshakeError::UnsupportedVersion {
+        requested,
+        supported,
+    }))) = evs.last()
+    else {
+        panic!("{evs:?}")
+    };
+    assert_eq!(requested, want_requested);
+    assert_eq!(supported, want_supported);
+}
+
+/// A session (auto) whose probe the server refused with this error.
+fn probe_refused(code: i32, message: &str, data: Value) -> Session {
+    let now = Instant::now();
+    let mut s = Session::new(config());
+    s.start(now);
+    let probe = sent(&mut s).remove(0);
+    reply_err(&mut s, id_of(&probe), code, message, Some(data), now);
     s
 }
