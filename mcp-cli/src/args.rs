@@ -92,6 +92,17 @@ struct Cli {
     )]
     timeout: Option<Duration>,
 
+    /// Largest message accepted from the server: a stdio line, an HTTP
+    /// JSON body or SSE event (bytes, or with a unit: 512KiB, 64MiB, 1GiB);
+    /// default 16MiB. A larger answer fails its request at once, naming the limit
+    #[arg(
+        long,
+        value_name = "SIZE",
+        value_parser = parse_size,
+        global = true
+    )]
+    max_message_size: Option<usize>,
+
     /// Machine-readable output on stdout (one JSON document)
     #[arg(long, global = true)]
     json: bool,
@@ -230,6 +241,8 @@ pub(crate) struct Options {
     pub(crate) oauth: bool,
     pub(crate) protocol: VersionChoice,
     pub(crate) timeout: Duration,
+    /// `--max-message-size`; `None`: each transport's default (16 MiB).
+    pub(crate) max_message_size: Option<usize>,
     pub(crate) json: bool,
     pub(crate) verbose: u8,
     pub(crate) command: Command,
@@ -313,6 +326,7 @@ pub(crate) fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Options, 
         oauth: !cli.no_oauth,
         protocol: cli.protocol,
         timeout: cli.timeout.unwrap_or(DEFAULT_TIMEOUT),
+        max_message_size: cli.max_message_size,
         json: cli.json,
         verbose: cli.verbose,
         command,
@@ -396,12 +410,50 @@ fn parse_timeout(s: &str) -> Result<Duration, String> {
     Ok(Duration::from_secs_f64(secs))
 }
 
+/// `--max-message-size`: bytes, or a number with a binary unit (`B`,
+/// `KiB`, `MiB`, `GiB`; case and a space before the unit do not matter).
+fn parse_size(s: &str) -> Result<usize, String> {
+    let bad = || format!("needs a size in bytes or like 64MiB, got {s:?}");
+    let t = s.trim();
+    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (digits, unit) = t.split_at(split);
+    let n: u64 = digits.parse().map_err(|_| bad())?;
+    let scale: u64 = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "kib" => 1 << 10,
+        "mib" => 1 << 20,
+        "gib" => 1 << 30,
+        _ => return Err(bad()),
+    };
+    let bytes = n
+        .checked_mul(scale)
+        .and_then(|b| usize::try_from(b).ok())
+        .ok_or_else(bad)?;
+    if bytes == 0 {
+        return Err("must be more than 0 bytes".into());
+    }
+    Ok(bytes)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn p(args: &[&str]) -> Result<Options, Stop> {
         parse(args.iter().map(|s| (*s).to_owned()))
+    }
+
+    #[test]
+    fn max_message_size_takes_bytes_or_binary_units() {
+        let size = |a: &str| p(&["--max-message-size", a]).map(|o| o.max_message_size);
+        assert_eq!(size("1000").unwrap(), Some(1000));
+        assert_eq!(size("64MiB").unwrap(), Some(64 << 20));
+        assert_eq!(size("512 kib").unwrap(), Some(512 << 10));
+        assert_eq!(size("1GiB").unwrap(), Some(1 << 30));
+        assert_eq!(p(&[]).unwrap().max_message_size, None);
+        for bad in ["", "0", "64MB", "MiB", "-1", "1.5MiB", "99999999999GiB"] {
+            assert!(matches!(size(bad), Err(Stop::Usage(_))), "{bad:?}");
+        }
     }
 
     #[test]

@@ -4,6 +4,10 @@
 //! replaced by JSON that is not JSON-RPC or by a line over the client's
 //! limit (`MCP_DEMO_CHAOS_BIG` bytes, default 128 KiB), and now and then the
 //! server crashes mid-line or disconnects.
+//!
+//! With `MCP_DEMO_CHAOS=oversized` it only does one thing: every
+//! `tools/call` answer is a valid line of `MCP_DEMO_CHAOS_BIG` bytes (the
+//! oversized-answer tests, `tests/dropped_answer.rs`).
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -20,11 +24,15 @@ use tokio::time::Instant;
 pub(crate) struct Chaos {
     rng: u64,
     big: usize,
+    /// `MCP_DEMO_CHAOS=oversized`: only the oversized `tools/call` answers.
+    oversized: bool,
 }
 
 impl Chaos {
     pub(crate) fn from_env() -> Option<Chaos> {
-        let seed: u64 = std::env::var("MCP_DEMO_CHAOS").ok()?.parse().ok()?;
+        let mode = std::env::var("MCP_DEMO_CHAOS").ok()?;
+        let oversized = mode == "oversized";
+        let seed: u64 = if oversized { 1 } else { mode.parse().ok()? };
         let big = std::env::var("MCP_DEMO_CHAOS_BIG")
             .ok()
             .and_then(|v| v.parse().ok())
@@ -32,6 +40,7 @@ impl Chaos {
         Some(Chaos {
             rng: (seed ^ u64::from(std::process::id())).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1,
             big,
+            oversized,
         })
     }
 
@@ -76,6 +85,15 @@ impl Chaos {
             };
             let line = line_of(&msg);
             let id_json = serde_json::to_string(&id).unwrap_or_else(|_| "0".into());
+            if self.oversized {
+                let is_call_result = matches!(&msg, Message::Response(r) if r.result.get().contains("\"content\":["));
+                if is_call_result {
+                    write_big(&mut writer, &id_json, self.big).await?;
+                } else {
+                    write(&mut writer, &line).await?;
+                }
+                continue;
+            }
             match self.next(1000) {
                 // Dropped: the call times out.
                 0..30 => {}
@@ -137,6 +155,28 @@ impl Chaos {
         }
         writer.shutdown().await
     }
+}
+
+/// A valid answer to `id` of about `size` bytes, written in 1 MiB pieces.
+async fn write_big<W: AsyncWrite + Unpin>(
+    w: &mut W,
+    id_json: &str,
+    size: usize,
+) -> std::io::Result<()> {
+    let head = format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":{id_json},\"result\":{{\"content\":[{{\"type\":\"text\",\"text\":\""
+    );
+    let tail = b"\"}]}}\n";
+    w.write_all(head.as_bytes()).await?;
+    let chunk = vec![b'x'; 1 << 20];
+    let mut left = size.saturating_sub(head.len() + tail.len());
+    while left > 0 {
+        let n = left.min(chunk.len());
+        w.write_all(chunk.get(..n).unwrap_or_default()).await?;
+        left -= n;
+    }
+    w.write_all(tail).await?;
+    w.flush().await
 }
 
 fn line_of(msg: &Message) -> Vec<u8> {

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use mcp_config::{Prepared, ServerConfig};
 use mcp_proto::transport::BoxTransport;
-use mcp_transport_http::{HttpError, HttpTransport};
+use mcp_transport_http::{HttpError, HttpTransport, HttpTransportBuilder};
 use mcp_transport_stdio::{ServerCommand, StdioTransport};
 
 use crate::args::{Options, Server};
@@ -22,12 +22,12 @@ pub(crate) async fn transport(opts: &Options) -> Result<(BoxTransport, Option<OA
                     format!("cannot find the mcp binary to run its demo server: {e}"),
                 )
             })?;
-            spawn(ServerCommand::new(exe).arg("demo-server"))
+            spawn(ServerCommand::new(exe).arg("demo-server"), opts)
         }
         Server::Stdio(line) => {
             let cmd = ServerCommand::parse_shell_words(line)
                 .map_err(|e| Failure::Usage(format!("--stdio {line:?}: {e}")))?;
-            spawn(cmd)
+            spawn(cmd, opts)
         }
         Server::Http(url) => return http_transport(url, opts).await,
         Server::Configured(cfg) => configured_transport(cfg, opts),
@@ -49,10 +49,10 @@ pub(crate) fn configured_transport(
         .prepare()
         .map_err(|e| Failure::fatal("connection error", e.to_string()))?;
     match prepared {
-        Prepared::Stdio(cmd) => StdioTransport::spawn(cmd)
+        Prepared::Stdio(cmd) => StdioTransport::spawn(stdio_limits(cmd, opts))
             .map(|t| Box::pin(t) as BoxTransport)
             .map_err(|e| Failure::fatal("connection error", format!("server {name:?}: {e}"))),
-        Prepared::Http(b) => b
+        Prepared::Http(b) => http_limits(b, opts)
             .request_timeout(Some(max_request_time(opts)))
             .build()
             .map(|t| Box::pin(t) as BoxTransport)
@@ -69,8 +69,24 @@ pub(crate) fn max_request_time(opts: &Options) -> Duration {
     opts.timeout.saturating_mul(10)
 }
 
-fn spawn(cmd: ServerCommand) -> Result<BoxTransport, Failure> {
-    StdioTransport::spawn(cmd)
+/// `--max-message-size` on a stdio server: its longest line.
+fn stdio_limits(cmd: ServerCommand, opts: &Options) -> ServerCommand {
+    match opts.max_message_size {
+        Some(n) => cmd.max_message_size(n),
+        None => cmd,
+    }
+}
+
+/// `--max-message-size` on an HTTP server: its largest JSON body and SSE event.
+fn http_limits(b: HttpTransportBuilder, opts: &Options) -> HttpTransportBuilder {
+    match opts.max_message_size {
+        Some(n) => b.max_body_size(n).max_sse_event_size(n),
+        None => b,
+    }
+}
+
+fn spawn(cmd: ServerCommand, opts: &Options) -> Result<BoxTransport, Failure> {
+    StdioTransport::spawn(stdio_limits(cmd, opts))
         .map(|t| Box::pin(t) as BoxTransport)
         .map_err(|e| Failure::fatal("connection error", e.to_string()))
 }
@@ -84,7 +100,8 @@ async fn http_transport(
 ) -> Result<(BoxTransport, Option<OAuth>), Failure> {
     // The client's per-request deadlines (reset by progress) govern; the
     // transport's own wait for a response is only a backstop beyond them.
-    let mut b = HttpTransport::builder(url).request_timeout(Some(max_request_time(opts)));
+    let mut b = http_limits(HttpTransport::builder(url), opts)
+        .request_timeout(Some(max_request_time(opts)));
     for (name, value) in &opts.headers {
         b = b.header(name, value);
     }

@@ -50,11 +50,18 @@ impl Failure {
             };
             while let Some(cause) = source {
                 let text = cause.to_string();
-                if !message.contains(&text) {
+                // Also not when only a prefix is new ("undecodable message: <said already>").
+                let said = |t: &str| message.contains(t);
+                let tail = text.split_once(": ").map(|(_, t)| t);
+                if !said(&text) && !tail.is_some_and(said) {
                     message.push_str(": ");
                     message.push_str(&text);
                 }
                 source = cause.source();
+            }
+            // The library names its builder knob; the flag is ours.
+            if message.contains("limit") && message.contains("raise it with `max_") {
+                message.push_str(" (with mcp: --max-message-size SIZE, such as 128MiB)");
             }
             if let ClientError::Transport(t) | ClientError::Closed(CloseReason::Transport(t)) = e {
                 // A valid token the server does not allow: other

@@ -21,7 +21,10 @@
 //!   [`NotificationMethod`](method::NotificationMethod).
 //! - [`transport`]: the [`Transport`](transport::Transport) trait, its
 //!   [`TransportError`](transport::TransportError), and an in-memory
-//!   [`channel`](transport::channel) pair.
+//!   [`channel`](transport::channel) pair; with feature `framed`, an
+//!   adapter for message-framed connections (WebSocket); with feature
+//!   `test-kit`, `transport::kit`: the contract checks a transport crate
+//!   runs against itself from its tests.
 //!
 //! # What it is not
 //!

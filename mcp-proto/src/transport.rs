@@ -22,7 +22,9 @@
 //!
 //! Implementing poll methods is a little more work than `async fn`; the
 //! [`channel`] adapter and the example below show the pattern, and
-//! [`TransportExt`] gives `async` helpers for callers.
+//! [`TransportExt`] gives `async` helpers for callers. The test kit
+//! (`transport::kit`, feature `test-kit`) checks an implementation against
+//! the contract below from its own tests.
 //!
 //! # Contract
 //!
@@ -205,6 +207,8 @@ use crate::version::ProtocolVersion;
 pub mod channel;
 #[cfg(feature = "framed")]
 pub mod framed;
+#[cfg(feature = "test-kit")]
+pub mod kit;
 
 /// A message-level, bidirectional connection to one MCP server.
 ///

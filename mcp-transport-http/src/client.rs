@@ -53,7 +53,8 @@ pub const DEFAULT_MAX_RESUME_ATTEMPTS: u32 = 5;
 /// plus one message and one body frame per open stream; lower one or both
 /// for servers you do not trust.
 pub const DEFAULT_MAX_BUFFERED_MESSAGES: usize = 1024;
-/// Longest `poll_close` waits for the session `DELETE`.
+/// Longest `poll_close` takes: for the notification and response POSTs
+/// still in flight, then the session `DELETE`.
 pub const CLOSE_TIMEOUT: Duration = Duration::from_secs(5);
 /// First reconnection delay when the server gave no `retry`; doubles per
 /// attempt up to [`MAX_BACKOFF`].

@@ -87,9 +87,11 @@
 //!
 //! `poll_recv` is cancel safe: a message is removed from the queue only when
 //! it is returned. `start_send` is synchronous. `poll_close` may be polled
-//! again after being dropped mid-way; the `DELETE` is bounded by
-//! [`CLOSE_TIMEOUT`]. Dropping the transport aborts every task without
-//! blocking (no `DELETE` is sent then).
+//! again after being dropped mid-way, and again after it finished (`Ok` at
+//! once). It lets the notification and response POSTs already accepted
+//! finish, then sends the `DELETE`, all within [`CLOSE_TIMEOUT`]; requests
+//! still in flight are abandoned. Dropping the transport aborts every task
+//! without blocking (no `DELETE` is sent then).
 //!
 //! # Feature flags
 //!

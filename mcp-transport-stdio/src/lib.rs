@@ -103,6 +103,7 @@
 //! | unsent bytes before `poll_ready` waits | [`DEFAULT_WRITE_BUFFER_LIMIT`] (1 MiB) | [`ServerCommand::write_buffer_limit`] |
 //! | wait after closing stdin | [`DEFAULT_STDIN_GRACE`] (2 s) | [`ServerCommand::shutdown_timeouts`] |
 //! | wait after `SIGTERM` | [`DEFAULT_TERM_GRACE`] (2 s) | [`ServerCommand::shutdown_timeouts`] |
+//! | [`LineTransport`] close waiting for the peer to read | [`DEFAULT_CLOSE_TIMEOUT`] (2 s) | [`LineTransport::with_close_timeout`] |
 //! | one stderr line passed on | [`MAX_STDERR_LINE`] (8 KiB, rest dropped) | fixed |
 //! | stderr lines kept for exit errors | [`STDERR_TAIL_LINES`] | fixed |
 //!
@@ -136,6 +137,6 @@ pub use command::{
     DEFAULT_ENV_ALLOWLIST, DEFAULT_STDIN_GRACE, DEFAULT_TERM_GRACE, ServerCommand, ShellWordsError,
     SpawnError, Stderr, StderrCallback,
 };
-pub use line::{DEFAULT_WRITE_BUFFER_LIMIT, LineTransport};
+pub use line::{DEFAULT_CLOSE_TIMEOUT, DEFAULT_WRITE_BUFFER_LIMIT, LineTransport};
 pub use stderr::{MAX_STDERR_LINE, STDERR_TAIL_LINES};
 pub use stdio::{ServerExited, StdioTransport};

@@ -6,6 +6,7 @@ use std::future::Future;
 use std::io::{self, IoSlice};
 use std::pin::{Pin, pin};
 use std::task::{Context, Poll, ready};
+use std::time::Duration;
 
 use bytes::BytesMut;
 use mcp_proto::Message;
@@ -17,6 +18,10 @@ use crate::codec::{Encoded, JsonLineCodec, RAW_LINE_END, encode_line_owned};
 /// Default amount of unsent bytes above which
 /// [`poll_ready`](Transport::poll_ready) waits for a flush: 1 MiB.
 pub const DEFAULT_WRITE_BUFFER_LIMIT: usize = 1024 * 1024;
+
+/// Default bound of [`LineTransport`]'s [`poll_close`](Transport::poll_close):
+/// how long it waits for the peer to take what is still unsent: 2 s.
+pub const DEFAULT_CLOSE_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// Spare capacity the read buffer has before each read (at least).
 const READ_CHUNK: usize = 64 * 1024;
@@ -49,7 +54,14 @@ pub(crate) const RETAINED_READ_CAPACITY: usize = 4 * 1024 * 1024;
 ///
 /// [`poll_close`](Transport::poll_close) flushes, shuts the writer down and
 /// drops it; afterwards `poll_recv` returns `None`. `None` from `poll_recv`
-/// before that means the reader reached end of input.
+/// before that means the reader reached end of input. Closing is bounded:
+/// a peer that takes nothing for [`close_timeout`](Self::with_close_timeout)
+/// (default [`DEFAULT_CLOSE_TIMEOUT`]) gets the rest dropped, and `poll_close`
+/// returns a [`Timeout`](TransportErrorKind::Timeout) error (informational:
+/// the transport is closed). The wait needs tokio's time driver; a close
+/// that finishes at once does not. On a connection the peer already closed
+/// (broken pipe, reset) `poll_close` returns `Ok`: nothing is left to shut
+/// down.
 ///
 /// ```
 /// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
@@ -76,6 +88,9 @@ pub struct LineTransport<R, W> {
     pub(crate) read: ReadHalf<R>,
     pub(crate) write: WriteHalf<W>,
     closed: bool,
+    close_timeout: Duration,
+    /// Started when a close first has to wait for the peer.
+    close_deadline: Option<Pin<Box<tokio::time::Sleep>>>,
 }
 
 impl<R, W> fmt::Debug for LineTransport<R, W> {
@@ -147,6 +162,8 @@ where
                 limit: DEFAULT_WRITE_BUFFER_LIMIT,
             },
             closed: false,
+            close_timeout: DEFAULT_CLOSE_TIMEOUT,
+            close_deadline: None,
         }
     }
 
@@ -164,6 +181,14 @@ where
     #[must_use]
     pub fn with_write_buffer_limit(mut self, limit: usize) -> Self {
         self.write.limit = limit.max(1);
+        self
+    }
+
+    /// Sets how long [`poll_close`](Transport::poll_close) waits for the
+    /// peer to take what is unsent (default [`DEFAULT_CLOSE_TIMEOUT`]).
+    #[must_use]
+    pub fn with_close_timeout(mut self, timeout: Duration) -> Self {
+        self.close_timeout = timeout;
         self
     }
 
@@ -440,12 +465,42 @@ where
 
     fn poll_close(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), TransportError>> {
         let this = self.get_mut();
-        let res = ready!(this.write.poll_close(cx));
+        let res = match this.write.poll_close(cx) {
+            Poll::Ready(res) => res,
+            Poll::Pending => {
+                let timeout = this.close_timeout;
+                let deadline = this
+                    .close_deadline
+                    .get_or_insert_with(|| Box::pin(tokio::time::sleep(timeout)));
+                ready!(deadline.as_mut().poll(cx));
+                let unsent = this.write.unsent();
+                this.write.abort();
+                Err(TransportError::new(
+                    TransportErrorKind::Timeout,
+                    format!(
+                        "closed with {unsent} bytes unsent: the peer took nothing for {timeout:?}"
+                    ),
+                ))
+            }
+        };
+        this.close_deadline = None;
         this.closed = true;
         this.read.state = ReadState::Done;
         this.read.buf = BytesMut::new();
-        Poll::Ready(res)
+        Poll::Ready(match res {
+            // The peer is gone: nothing is left to shut down.
+            Err(e) if peer_gone(&e) => Ok(()),
+            res => res,
+        })
     }
+}
+
+/// Whether a write or shutdown failed because the peer already closed.
+fn peer_gone(e: &TransportError) -> bool {
+    e.kind() == TransportErrorKind::Closed
+        || e.cause()
+            .and_then(|c| c.downcast_ref::<io::Error>())
+            .is_some_and(|io| io.kind() == io::ErrorKind::NotConnected)
 }
 
 #[cfg(test)]

@@ -21,7 +21,8 @@
 //!   fuzz target.
 //! - `features`: `cargo check` of each feature combination a dependent can
 //!   pick (`FEATURE_BUILDS`; part of `ci`).
-//! - `soak [--seconds N]`: the chaos soak (`xtask/src/soak.rs`).
+//! - `soak [--seconds N]`: the chaos soak over stdio and HTTP, both eras,
+//!   N split between the four (`xtask/src/soak.rs`).
 //! - `scale [ARGS]`: the scale benchmark (100 stdio servers and 1,000 HTTP
 //!   clients in one process; see `scale.rs`).
 
@@ -156,9 +157,12 @@ fn test(extra: &[String]) -> Result {
 /// feature. `mcp-tools --features rig` is built by the `--all-features`
 /// test run in `ci`.
 const FEATURE_BUILDS: &[&[&str]] = &[
-    // wire types only; the message-framed adapter
+    // wire types only; the message-framed adapter; the transport test
+    // kit with its own tests (std only: the transports run it from their
+    // tests, in `test`)
     &["-p", "mcp-proto"],
     &["-p", "mcp-proto", "--features", "framed"],
+    &["-p", "mcp-proto", "--features", "test-kit", "--all-targets"],
     &["-p", "mcp-transport-stdio"],
     // the sans-IO session core only
     &["-p", "mcp-client", "--no-default-features"],

@@ -1,9 +1,15 @@
 //! `cargo xtask soak [--seconds N]`: the chaos soak (issue 14), default 60 s.
 //!
-//! Runs the ignored test `mcp-cli/tests/soak.rs` (`chaos_soak`), which
-//! starts the demo server in chaos mode, hammers one client with 32
-//! callers while two threads keep both cores busy, checks the invariants
-//! throughout and prints the numbers; it fails on any violation.
+//! Runs the ignored test `mcp-cli/tests/soak/` (`chaos_soak`): four phases,
+//! stdio and HTTP, each in both eras (legacy 2025-11-25, and 2026-07-28),
+//! **N is split evenly** between them (N/4 each; a phase runs at least four
+//! 4 s connections). Each phase hammers one client with 32 callers against
+//! a misbehaving server (the demo server's chaos mode over stdio, an
+//! in-process chaos HTTP server with sessions, SSE resumption, crashes and
+//! restarts) while two threads keep both cores busy, checks the invariants
+//! throughout and prints its numbers; the run fails on any violation.
+//! `MCP_SOAK_ONLY=http` (or `stdio legacy`, ...) runs only the phases whose
+//! name contains it.
 
 use super::{Result, cargo, run};
 

@@ -8,6 +8,8 @@
 //! # Ok(()) }
 //! ```
 
+use std::time::Duration;
+
 use mcp_proto::transport::framed::{Frame, Framed};
 use mcp_proto::transport::{TransportError, TransportErrorKind};
 use tokio_tungstenite::tungstenite::Message as Ws;
@@ -24,9 +26,13 @@ pub async fn connect(url: &str) -> Result<WebSocketTransport, TransportError> {
     Ok(wrap(ws))
 }
 
+/// How long `poll_close` waits for the peer's side of the close handshake.
+pub const CLOSE_TIMEOUT: Duration = Duration::from_secs(2);
+
 /// Wraps an open WebSocket (client or server side).
 pub fn wrap<S>(ws: WebSocketStream<S>) -> Framed<WebSocketStream<S>, Ws> {
     Framed::new(ws, Ws::text, decode)
+        .with_close_timer(|| Box::pin(tokio::time::sleep(CLOSE_TIMEOUT)))
 }
 
 fn decode(frame: Ws) -> Frame {

@@ -2,7 +2,8 @@
 //!
 //! [`pair`] returns two connected ends: what one sends, the other receives,
 //! in order. Closing (or dropping) one end makes the other's `poll_recv`
-//! return `None` once it has drained what was already sent.
+//! return `None` once it has drained what was already sent; the closed
+//! end's own `poll_recv` returns `None` at once.
 //!
 //! ```
 //! # use std::task::{Context, Poll, Waker};
@@ -142,6 +143,11 @@ impl Transport for ChannelTransport {
 
     fn poll_close(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<Result<(), TransportError>> {
         self.outgoing.close();
+        // Closed locally: `poll_recv` says `None` at once (what was not yet
+        // received is dropped), and the other end's sends fail.
+        let mut incoming = self.incoming.lock();
+        incoming.closed = true;
+        incoming.items.clear();
         Poll::Ready(Ok(()))
     }
 }

@@ -12,11 +12,20 @@
 //! connection is terminal (an [`std::io::Error`] keeps its kind through
 //! `From<io::Error>`, anything else is [`Io`](TransportErrorKind::Io)), then
 //! `poll_recv` returns `None`. `poll_close` closes the sink (a WebSocket
-//! close handshake); its time bound is the library's, and a close on a dead
-//! connection returns `Ok`. Sends after a close fail with
-//! [`Closed`](TransportErrorKind::Closed).
+//! close handshake), and a close on a dead connection returns `Ok`. Sends
+//! after a close fail with [`Closed`](TransportErrorKind::Closed).
+//!
+//! The close is bounded by the timer given to
+//! [`with_close_timer`](Framed::with_close_timer) (this crate has no
+//! runtime, so the caller brings one: `tokio::time::sleep`); when it fires
+//! first, `poll_close` gives up on the handshake with an informational
+//! [`Timeout`](TransportErrorKind::Timeout) error. Without a timer a peer
+//! that stops reading can make `poll_close` wait as long as the library does
+//! (tokio-tungstenite: forever).
 
 use std::error::Error as StdError;
+use std::fmt;
+use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll, ready};
 
@@ -37,14 +46,32 @@ pub enum Frame {
     Skip,
 }
 
+/// A timer for [`Framed::with_close_timer`]: ready when the close has
+/// taken long enough.
+pub type CloseTimer = Pin<Box<dyn Future<Output = ()> + Send>>;
+
 /// A [`Transport`] over a `Stream` + `Sink` of frames `F`.
-#[derive(Debug)]
 pub struct Framed<S, F> {
     io: S,
     encode: fn(String) -> F,
     decode: fn(F) -> Frame,
     recv_done: bool,
     closed: bool,
+    close_timer: Option<fn() -> CloseTimer>,
+    /// Running once a close had to wait.
+    close_deadline: Option<CloseTimer>,
+    /// The close finished (or gave up): closing again is `Ok` at once.
+    close_done: bool,
+}
+
+impl<S: fmt::Debug, F> fmt::Debug for Framed<S, F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Framed")
+            .field("io", &self.io)
+            .field("recv_done", &self.recv_done)
+            .field("closed", &self.closed)
+            .finish_non_exhaustive()
+    }
 }
 
 impl<S, F> Framed<S, F> {
@@ -56,7 +83,19 @@ impl<S, F> Framed<S, F> {
             decode,
             recv_done: false,
             closed: false,
+            close_timer: None,
+            close_deadline: None,
+            close_done: false,
         }
+    }
+
+    /// Bounds `poll_close`: `timer` is started when the close first has to
+    /// wait, and when it is ready the close gives up (see the module docs).
+    /// For tokio: `|| Box::pin(tokio::time::sleep(Duration::from_secs(2)))`.
+    #[must_use]
+    pub fn with_close_timer(mut self, timer: fn() -> CloseTimer) -> Self {
+        self.close_timer = Some(timer);
+        self
     }
 }
 
@@ -132,9 +171,30 @@ where
         let this = self.get_mut();
         this.closed = true;
         this.recv_done = true;
-        // A dead connection is closed already: its error is not the caller's.
-        let _ = ready!(Pin::new(&mut this.io).poll_close(cx));
-        Poll::Ready(Ok(()))
+        if this.close_done {
+            return Poll::Ready(Ok(()));
+        }
+        if Pin::new(&mut this.io).poll_close(cx).is_ready() {
+            // A dead connection is closed already: its error is not the caller's.
+            this.close_deadline = None;
+            this.close_done = true;
+            return Poll::Ready(Ok(()));
+        }
+        let Some(timer) = this.close_timer else {
+            return Poll::Pending;
+        };
+        ready!(
+            this.close_deadline
+                .get_or_insert_with(timer)
+                .as_mut()
+                .poll(cx)
+        );
+        this.close_deadline = None;
+        this.close_done = true;
+        Poll::Ready(Err(TransportError::new(
+            TransportErrorKind::Timeout,
+            "the peer did not complete the close in time; the connection is dropped",
+        )))
     }
 }
 

@@ -342,13 +342,29 @@ impl Transport for HttpTransport {
     ) -> Poll<Result<(), TransportError>> {
         if self.closing.is_none() {
             let shared = Arc::clone(&self.shared);
-            self.closing = Some(Box::pin(async move { close_session(&shared).await }));
+            // Notifications and responses accepted before the close go out
+            // before the `DELETE` (they are not aborted mid-POST); requests
+            // in flight are abandoned. All within `CLOSE_TIMEOUT`.
+            let sent = self.order_barrier.clone();
+            self.closing = Some(Box::pin(async move {
+                let close = async {
+                    if let Some(mut sent) = sent {
+                        let _ = sent.wait_for(|done| *done).await;
+                    }
+                    close_session(&shared).await;
+                };
+                if tokio::time::timeout(CLOSE_TIMEOUT, close).await.is_err() {
+                    tracing::debug!("closing timed out");
+                }
+            }));
         }
         if let Some(fut) = self.closing.as_mut()
             && fut.as_mut().poll(cx).is_pending()
         {
             return Poll::Pending;
         }
+        // Closing again is `Ok` at once: the finished future is not polled again.
+        self.closing = Some(Box::pin(std::future::ready(())));
         self.abort_all();
         self.done = true;
         Poll::Ready(Ok(()))
@@ -359,7 +375,7 @@ impl Transport for HttpTransport {
     }
 }
 
-/// `DELETE` the session (legacy era), bounded by [`CLOSE_TIMEOUT`].
+/// `DELETE` the session (legacy era).
 async fn close_session(shared: &Shared) {
     let (session, version) = {
         let s = lock(&shared.state);
@@ -372,10 +388,9 @@ async fn close_session(shared: &Shared) {
         headers.insert(PROTOCOL_VERSION, HeaderValue::from_static(v.as_str()));
     }
     let req = shared.exchange(Method::DELETE, &shared.cfg.url, headers, Bytes::new());
-    match tokio::time::timeout(CLOSE_TIMEOUT, req).await {
-        Ok(Ok(resp)) => tracing::debug!(status = %resp.status(), "session DELETE answered"),
-        Ok(Err(e)) => tracing::debug!(error = %e, "session DELETE failed"),
-        Err(_) => tracing::debug!("session DELETE timed out"),
+    match req.await {
+        Ok(resp) => tracing::debug!(status = %resp.status(), "session DELETE answered"),
+        Err(e) => tracing::debug!(error = %e, "session DELETE failed"),
     }
 }
 
