@@ -2,7 +2,7 @@
 
 use std::process::ExitCode;
 
-use mcp_client::{ClientError, CloseReason};
+use mcp_client::{ClientError, CloseReason, HandshakeError};
 use mcp_proto::transport::TransportError;
 
 /// Why `mcp` stops without success.
@@ -44,6 +44,8 @@ impl Failure {
                 ClientError::Transport(t) | ClientError::Closed(CloseReason::Transport(t)) => {
                     std::error::Error::source(t)
                 }
+                // The CLI words a handshake error itself: its causes follow.
+                ClientError::Closed(CloseReason::Handshake(h)) => std::error::Error::source(h),
                 other => std::error::Error::source(other),
             };
             while let Some(cause) = source {
@@ -99,16 +101,31 @@ impl Failure {
             }
             // The transport error says "connection closed: <why>" itself.
             ClientError::Closed(CloseReason::Transport(t)) => format!("{what}: {t}"),
-            ClientError::Closed(CloseReason::Handshake(m)) => format!("{what} failed: {m}"),
+            // The library names the versions; the flag to pick one is ours.
+            ClientError::Closed(CloseReason::Handshake(HandshakeError::UnsupportedVersion {
+                requested,
+                supported,
+            })) => format!(
+                "{what} failed: the server does not support protocol {requested} (it supports: {}); \
+                 pick one of those with --protocol or upgrade the server",
+                if supported.is_empty() {
+                    "none named".to_owned()
+                } else {
+                    supported.join(", ")
+                }
+            ),
+            ClientError::Closed(CloseReason::Handshake(HandshakeError::NotModern { cause })) => {
+                format!(
+                    "{what} failed: the server does not speak the 2026-07-28 revision ({cause}); \
+                     use --protocol auto or a legacy version"
+                )
+            }
+            ClientError::Closed(CloseReason::Handshake(h)) => format!("{what} failed: {h}"),
             ClientError::Timeout { after, .. } => format!(
                 "{what}: no response within {:.1} s; sent the server a cancellation \
                  (notifications/cancelled) and stopped it (a longer --timeout may help)",
                 after.as_secs_f64()
             ),
-            // The library names the versions; the flag to pick one is ours.
-            ClientError::UnsupportedProtocolVersion { .. } => {
-                format!("{what}: {e}; pick one of those with --protocol or upgrade the server")
-            }
             other => format!("{what}: {other}"),
         };
         Failure::fatal(kind, message)

@@ -52,7 +52,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_client::{Client, ClientBuilder, ClientError, ClientHandler, ListKind, VersionChoice};
+use mcp_client::{Client, ClientBuilder, ClientError, ClientHandler, ListKind};
 use mcp_proto::Notification;
 use mcp_proto::RawJson;
 use mcp_proto::schema::{
@@ -298,17 +298,7 @@ async fn run(opts: Options) -> Result<(), Failure> {
 
     let work = async {
         // An OAuth failure is in the error's chain, which the report names.
-        handshake(&client, handshake_wait).await.map_err(|mut f| {
-            // The library says the pinned revision is not spoken; the flag
-            // to pick another is ours.
-            if let (Failure::Fatal { message, .. }, VersionChoice::Pinned(_)) =
-                (&mut f, opts.protocol)
-                && message.contains("does not speak")
-            {
-                message.push_str("; use --protocol auto or a legacy version");
-            }
-            f
-        })?;
+        handshake(&client, handshake_wait).await?;
         command(&client, &opts).await
     };
     let result = tokio::select! {

@@ -535,3 +535,30 @@ fn signals_during_a_hung_handshake_stop_mcp_and_the_server() {
         );
     }
 }
+
+/// Pinned to 2026-07-28, server-everything (legacy only) fails the
+/// handshake with the CLI's own words: the flag to use, not the library's
+/// `VersionChoice`, and the probe's cause.
+#[test]
+fn pinned_modern_against_a_legacy_server_names_the_flag() {
+    let Some(server) = everything_stdio() else {
+        return;
+    };
+    let r = mcp(&["--stdio", &server, "--protocol", "2026-07-28", "info"]);
+    assert_code(&r, 3);
+    assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
+    assert!(
+        r.stderr.starts_with(
+            "mcp: protocol error: handshake failed: the server does not speak the 2026-07-28 revision"
+        ),
+        "{}",
+        r.stderr
+    );
+    assert!(r.stderr.contains("server/discover"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("use --protocol auto or a legacy version"),
+        "{}",
+        r.stderr
+    );
+    assert!(!r.stderr.contains("VersionChoice"), "{}", r.stderr);
+}

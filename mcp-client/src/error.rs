@@ -64,17 +64,6 @@ pub enum ClientError {
     /// The connection is closed; the call cannot complete.
     #[error("connection closed: {0}")]
     Closed(#[source] CloseReason),
-    /// The server speaks no protocol revision this client supports.
-    #[error(
-        "the server does not support protocol {offered} (it supports: {})",
-        supported.join(", ")
-    )]
-    UnsupportedProtocolVersion {
-        /// The version the client asked for.
-        offered: String,
-        /// The versions the server said it supports.
-        supported: Vec<String>,
-    },
     /// The method does not exist in the negotiated protocol revision.
     #[error("{method} is not part of protocol revision {version}")]
     NotInRevision {
@@ -128,6 +117,22 @@ impl ClientError {
     pub fn is_closed(&self) -> bool {
         matches!(self, ClientError::Closed(_))
     }
+
+    /// Why the handshake failed, if that is why this call failed.
+    pub fn handshake(&self) -> Option<&HandshakeError> {
+        match self {
+            ClientError::Closed(CloseReason::Handshake(h)) => Some(h),
+            _ => None,
+        }
+    }
+}
+
+fn version_list(versions: &[String]) -> String {
+    if versions.is_empty() {
+        "none named".to_owned()
+    } else {
+        versions.join(", ")
+    }
 }
 
 fn dropped_cause(e: &TransportError) -> String {
@@ -148,7 +153,7 @@ pub enum CloseReason {
     /// The transport failed (e.g. "server exited with status 1: fatal: config missing").
     Transport(TransportError),
     /// The handshake failed.
-    Handshake(String),
+    Handshake(HandshakeError),
     /// The client's driver is gone (its task was dropped or the runtime shut down).
     DriverGone,
     /// The driver was polled outside a tokio runtime (it needs one, with
@@ -171,7 +176,7 @@ impl fmt::Display for CloseReason {
                 }
             }
             CloseReason::Transport(e) => write!(f, "{e}"),
-            CloseReason::Handshake(m) => write!(f, "handshake failed: {m}"),
+            CloseReason::Handshake(e) => write!(f, "handshake failed: {e}"),
             CloseReason::DriverGone => f.write_str("the client's driver task is gone"),
             CloseReason::NoRuntime => f.write_str(
                 "the client's driver ran outside a tokio runtime; spawn it on one (tokio::spawn)",
@@ -184,7 +189,152 @@ impl std::error::Error for CloseReason {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             CloseReason::Transport(e) => Some(e),
+            CloseReason::Handshake(e) => Some(e),
             _ => None,
+        }
+    }
+}
+
+/// Why the handshake (`server/discover` or `initialize`) failed: the
+/// [`CloseReason`] of a connection that never became ready.
+///
+/// Its `Display` names the cause's text too (the server's error, serde's
+/// message), so one line says it all; [`source`](std::error::Error::source)
+/// gives the cause typed. Cheap to clone (what is not a string is behind an `Arc`).
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub enum HandshakeError {
+    /// The server answered the handshake request with a JSON-RPC error
+    /// (the [`source`](std::error::Error::source); also [`rpc`](HandshakeError::rpc)).
+    Rejected {
+        /// `server/discover` or `initialize`.
+        method: &'static str,
+        /// The server's error answer.
+        error: ErrorObject,
+    },
+    /// The server and the client have no protocol revision in common (or
+    /// the server answered `initialize` with another revision than the
+    /// pinned one).
+    UnsupportedVersion {
+        /// The revision the client asked for.
+        requested: String,
+        /// The revisions the server named (its `supported` list, or the one
+        /// its `initialize` result chose).
+        supported: Vec<String>,
+    },
+    /// A revision was pinned to the 2026-07-28 era, and the server does not
+    /// speak it: `server/discover` was refused with a legacy error, timed
+    /// out, or answered with something else (the
+    /// [`source`](std::error::Error::source) says which).
+    NotModern {
+        /// How `server/discover` failed.
+        cause: Arc<HandshakeError>,
+    },
+    /// The handshake result does not decode as the method's result type
+    /// (serde's error is the [`source`](std::error::Error::source)).
+    InvalidResult {
+        /// `server/discover` or `initialize`.
+        method: &'static str,
+        /// What serde said.
+        source: Arc<serde_json::Error>,
+    },
+    /// The handshake request could not be encoded (a client capability's
+    /// `Serialize` failed); nothing was sent.
+    Encode {
+        /// The method whose params failed to encode.
+        method: &'static str,
+        /// What serde said.
+        source: Arc<serde_json::Error>,
+    },
+    /// The handshake request failed in the transport. Only the cause of
+    /// [`NotModern`](HandshakeError::NotModern): otherwise the connection
+    /// closes with [`CloseReason::Transport`].
+    Transport {
+        /// `server/discover` or `initialize`.
+        method: &'static str,
+        /// What the transport said.
+        error: TransportError,
+    },
+    /// No answer to the handshake request in time.
+    Timeout {
+        /// `server/discover` or `initialize`.
+        method: &'static str,
+        /// How long the client waited.
+        after: Duration,
+    },
+}
+
+impl fmt::Display for HandshakeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            HandshakeError::Rejected { method, error } => {
+                write!(f, "the server rejected {method}: {error}")
+            }
+            HandshakeError::UnsupportedVersion {
+                requested,
+                supported,
+            } => write!(
+                f,
+                "the server does not support protocol {requested} (it supports: {}); pin a \
+                 revision both sides speak, or upgrade the older side",
+                version_list(supported)
+            ),
+            HandshakeError::NotModern { cause } => write!(
+                f,
+                "the server does not speak the 2026-07-28 revision ({cause}); let the client \
+                 negotiate (VersionChoice::Auto) or pin a legacy revision"
+            ),
+            HandshakeError::InvalidResult { method, source } => {
+                write!(f, "the {method} result is malformed: {source}")
+            }
+            HandshakeError::Encode { method, source } => {
+                write!(f, "could not encode the {method} params: {source}")
+            }
+            HandshakeError::Transport { method, error } => {
+                write!(f, "{method} failed in the transport: {error}")
+            }
+            HandshakeError::Timeout { method, after } => write!(
+                f,
+                "no answer to {method} within {after:?} (a server slow to start needs a longer \
+                 handshake_timeout)"
+            ),
+        }
+    }
+}
+
+/// Each cause as its own type (`serde_json::Error`, not the `Arc` around
+/// it), so `downcast_ref` finds it.
+impl std::error::Error for HandshakeError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            HandshakeError::Rejected { error, .. } => Some(error),
+            HandshakeError::NotModern { cause } => Some(&**cause),
+            HandshakeError::InvalidResult { source, .. }
+            | HandshakeError::Encode { source, .. } => Some(&**source),
+            HandshakeError::Transport { error, .. } => Some(error),
+            HandshakeError::UnsupportedVersion { .. } | HandshakeError::Timeout { .. } => None,
+        }
+    }
+}
+
+impl HandshakeError {
+    /// The server's JSON-RPC error answer, if the handshake ended with one
+    /// (directly, or as the cause of [`NotModern`](HandshakeError::NotModern)).
+    pub fn rpc(&self) -> Option<&ErrorObject> {
+        match self {
+            HandshakeError::Rejected { error, .. } => Some(error),
+            HandshakeError::NotModern { cause } => cause.rpc(),
+            _ => None,
+        }
+    }
+
+    /// Whether no answer came in time (directly, or as the cause of
+    /// [`NotModern`](HandshakeError::NotModern)).
+    pub fn is_timeout(&self) -> bool {
+        match self {
+            HandshakeError::Timeout { .. } => true,
+            HandshakeError::NotModern { cause } => cause.is_timeout(),
+            _ => false,
         }
     }
 }

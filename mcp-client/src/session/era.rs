@@ -9,7 +9,7 @@ use mcp_proto::{Era, ProtocolVersion};
 use super::calls::Pending;
 use super::core::Phase;
 use super::{CallId, ServerInfo, Session, VersionChoice};
-use crate::error::CloseReason;
+use crate::error::{CloseReason, HandshakeError};
 
 /// What an earlier connection learned about a server's era, so that the
 /// next connection to the same server can skip detection. See the
@@ -152,9 +152,9 @@ impl Session {
 
     /// The handshake failed: under a legacy hint, detect the era again;
     /// otherwise close.
-    pub(super) fn handshake_failed(&mut self, why: String, now: Instant) {
+    pub(super) fn handshake_failed(&mut self, why: HandshakeError, now: Instant) {
         if self.hint == HintState::Legacy {
-            self.redetect(&why, now);
+            self.redetect(&why.to_string(), now);
         } else {
             self.handle_closed(CloseReason::Handshake(why));
         }

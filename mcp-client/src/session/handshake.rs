@@ -17,7 +17,7 @@ use super::core::Phase;
 use super::era::HintState;
 use super::wire::{empty_object, splice_meta};
 use super::{CallOptions, Embedded, EraHint, Event, Session, Transmit, VersionChoice};
-use crate::error::{ClientError, CloseReason};
+use crate::error::{CloseReason, HandshakeError};
 
 /// What the server is, once negotiated.
 #[derive(Debug, Clone)]
@@ -103,9 +103,10 @@ impl Session {
         let raw = match RawJson::from_value(&params) {
             Ok(r) => r,
             Err(e) => {
-                self.handle_closed(CloseReason::Handshake(format!(
-                    "could not encode initialize: {e}"
-                )));
+                self.handle_closed(CloseReason::Handshake(HandshakeError::Encode {
+                    method: "initialize",
+                    source: Arc::new(e),
+                }));
                 return;
             }
         };
@@ -133,17 +134,16 @@ impl Session {
         );
     }
 
-    pub(super) fn probe_failed(&mut self, now: Instant) {
+    /// `server/discover` failed as `cause` says, in a way a legacy server's would.
+    pub(super) fn probe_failed(&mut self, cause: HandshakeError, now: Instant) {
         match self.config.version {
             VersionChoice::Auto => {
                 self.legacy_detected = true;
                 self.send_initialize(ProtocolVersion::LATEST_LEGACY, now);
             }
-            _ => self.handle_closed(CloseReason::Handshake(
-                "the server did not answer server/discover: it does not speak the 2026-07-28 revision \
-                 (let the client negotiate, VersionChoice::Auto, or pin a legacy revision)"
-                    .into(),
-            )),
+            _ => self.handle_closed(CloseReason::Handshake(HandshakeError::NotModern {
+                cause: Arc::new(cause),
+            })),
         }
     }
 
@@ -215,7 +215,13 @@ impl Session {
                 }
                 Err(e) => {
                     tracing::debug!(error = %e, "server/discover answered with something that is not a DiscoverResult; treating the server as legacy");
-                    self.probe_failed(now);
+                    self.probe_failed(
+                        HandshakeError::InvalidResult {
+                            method: "server/discover",
+                            source: Arc::new(e),
+                        },
+                        now,
+                    );
                 }
             },
             Err(e) if e.code.is_modern_only() => {
@@ -227,14 +233,21 @@ impl Session {
                     self.no_common_modern_version(preferred, supported, now);
                 } else {
                     // A modern server that rejected the probe for another modern reason.
-                    self.handle_closed(CloseReason::Handshake(format!(
-                        "the server rejected server/discover: {e}"
-                    )));
+                    self.handle_closed(CloseReason::Handshake(HandshakeError::Rejected {
+                        method: "server/discover",
+                        error: e,
+                    }));
                 }
             }
             Err(e) => {
                 tracing::debug!(error = %e, "server/discover failed; treating the server as legacy");
-                self.probe_failed(now);
+                self.probe_failed(
+                    HandshakeError::Rejected {
+                        method: "server/discover",
+                        error: e,
+                    },
+                    now,
+                );
             }
         }
     }
@@ -284,11 +297,10 @@ impl Session {
             }
             VersionChoice::Pinned(_) | VersionChoice::Era(_) => {}
         }
-        let err = ClientError::UnsupportedProtocolVersion {
-            offered: offered.to_string(),
+        self.handle_closed(CloseReason::Handshake(HandshakeError::UnsupportedVersion {
+            requested: offered.to_string(),
             supported,
-        };
-        self.handle_closed(CloseReason::Handshake(err.to_string()));
+        }));
     }
 
     pub(super) fn on_initialize_response(
@@ -304,7 +316,11 @@ impl Session {
             Ok(raw) => match serde_json::from_str::<InitializeResult>(raw.get()) {
                 Ok(r) => r,
                 Err(e) => {
-                    self.handshake_failed(format!("the initialize result is malformed: {e}"), now);
+                    let err = HandshakeError::InvalidResult {
+                        method: "initialize",
+                        source: Arc::new(e),
+                    };
+                    self.handshake_failed(err, now);
                     return;
                 }
             },
@@ -316,7 +332,11 @@ impl Session {
                     self.send_probe(v, now);
                     return;
                 }
-                self.handshake_failed(format!("the server rejected initialize: {e}"), now);
+                let err = HandshakeError::Rejected {
+                    method: "initialize",
+                    error: e,
+                };
+                self.handshake_failed(err, now);
                 return;
             }
         };
@@ -327,11 +347,11 @@ impl Session {
             (_, Some(g)) => Some(g),
         };
         let Some(v) = acceptable else {
-            let err = ClientError::UnsupportedProtocolVersion {
-                offered: offered.to_string(),
+            let err = HandshakeError::UnsupportedVersion {
+                requested: offered.to_string(),
                 supported: vec![r.protocol_version],
             };
-            self.handshake_failed(err.to_string(), now);
+            self.handshake_failed(err, now);
             return;
         };
         // The transport must leave the probe's modern mode before it sends

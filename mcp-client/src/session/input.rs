@@ -11,7 +11,7 @@ use super::core::Phase;
 use super::era::HintState;
 use super::wire::empty_object;
 use super::{CallId, Event, Session};
-use crate::error::{ClientError, CloseReason};
+use crate::error::{ClientError, CloseReason, HandshakeError};
 
 impl Session {
     // ---- input ----------------------------------------------------------
@@ -72,7 +72,11 @@ impl Session {
                 Purpose::Probe if unauthorized => self.handle_closed(CloseReason::Transport(err)),
                 Purpose::Probe => {
                     tracing::debug!(error = %err, "server/discover probe failed in the transport; falling back to initialize");
-                    self.probe_failed(now);
+                    let cause = HandshakeError::Transport {
+                        method: "server/discover",
+                        error: err,
+                    };
+                    self.probe_failed(cause, now);
                 }
                 Purpose::Initialize => {
                     if self.hint == HintState::Legacy
@@ -194,13 +198,17 @@ impl Session {
                     );
                     // A slow server may still answer it: that answer counts.
                     self.late_probe = Some(id);
-                    self.probe_failed(now);
+                    let cause = HandshakeError::Timeout {
+                        method: "server/discover",
+                        after: now.saturating_duration_since(p.started),
+                    };
+                    self.probe_failed(cause, now);
                 }
                 Purpose::Initialize => {
-                    self.handle_closed(CloseReason::Handshake(format!(
-                        "no answer to initialize within {:?}",
-                        self.config.handshake_timeout
-                    )));
+                    self.handle_closed(CloseReason::Handshake(HandshakeError::Timeout {
+                        method: "initialize",
+                        after: self.config.handshake_timeout,
+                    }));
                     return;
                 }
                 Purpose::User(call) => {

@@ -126,7 +126,12 @@ fn initialize_is_never_cancelled() {
     );
     assert!(matches!(
         events(&mut s).last(),
-        Some(Event::Closed(CloseReason::Handshake(_)))
+        Some(Event::Closed(CloseReason::Handshake(
+            HandshakeError::Timeout {
+                method: "initialize",
+                ..
+            }
+        )))
     ));
 }
 

@@ -120,7 +120,11 @@ fn a_failing_legacy_hint_is_retried_by_detection_only_once() {
     assert!(sent(&mut s).is_empty(), "no third attempt");
     let evs = events(&mut s);
     assert!(
-        matches!(&evs[..], [Event::Closed(CloseReason::Handshake(m))] if m.contains("still broken")),
+        matches!(
+            &evs[..],
+            [Event::Closed(CloseReason::Handshake(HandshakeError::Rejected { method: "initialize", error }))]
+                if error.message == "still broken"
+        ),
         "{evs:?}"
     );
 }

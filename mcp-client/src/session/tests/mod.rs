@@ -25,7 +25,7 @@ use serde_json::{Value, json};
 
 use super::wire::splice_meta;
 use super::*;
-use crate::error::{ClientError, CloseReason};
+use crate::error::{ClientError, CloseReason, HandshakeError};
 
 fn raw(v: Value) -> RawJson {
     RawJson::from_value(&v).unwrap()

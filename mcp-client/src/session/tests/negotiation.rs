@@ -255,17 +255,10 @@ fn unauthorized_probe_closes_without_a_second_handshake_request() {
 
 #[test]
 fn unsupported_version_error_picks_from_supported_list() {
-    let now = Instant::now();
-    let mut s = Session::new(config());
-    s.start(now);
-    let probe = sent(&mut s).remove(0);
-    reply_err(
-        &mut s,
-        id_of(&probe),
+    let mut s = probe_refused(
         -32022,
         "Unsupported protocol version",
-        Some(json!({"supported": ["2025-11-25", "1999-01-01"], "requested": "2026-07-28"})),
-        now,
+        json!({"supported": ["2025-11-25", "1999-01-01"], "requested": "2026-07-28"}),
     );
     let out = sent(&mut s);
     assert_eq!(out[0]["method"], "initialize");
@@ -293,10 +286,7 @@ fn unsupported_version_with_nothing_in_common_is_a_typed_error() {
     assert_eq!(done.len(), 1);
     let msg = done[0].1.as_ref().unwrap_err();
     assert!(msg.contains("2099-01-01"), "{msg}");
-    assert!(matches!(
-        evs.last(),
-        Some(Event::Closed(CloseReason::Handshake(_)))
-    ));
+    assert_unsupported(&evs, "2026-07-28", &["2099-01-01"]);
 }
 
 #[test]
@@ -312,10 +302,7 @@ fn legacy_version_the_client_does_not_know_closes() {
     reply(&mut s, id_of(&init), init_result("2099-01-01"), now);
     assert!(sent(&mut s).is_empty(), "no initialized notification");
     let evs = events(&mut s);
-    let Some(Event::Closed(CloseReason::Handshake(m))) = evs.last() else {
-        panic!("{evs:?}")
-    };
-    assert!(m.contains("2099-01-01"), "{m}");
+    assert_unsupported(&evs, "2025-11-25", &["2099-01-01"]);
 }
 
 #[test]
@@ -329,7 +316,8 @@ fn pinned_legacy_version_must_match() {
     let init = sent(&mut s).remove(0);
     assert_eq!(init["params"]["protocolVersion"], "2025-03-26");
     reply(&mut s, id_of(&init), init_result("2025-06-18"), now);
-    assert!(matches!(events(&mut s).last(), Some(Event::Closed(_))));
+    let evs = events(&mut s);
+    assert_unsupported(&evs, "2025-03-26", &["2025-06-18"]);
 }
 
 #[test]
@@ -343,10 +331,13 @@ fn pinned_modern_against_legacy_server_fails_clearly() {
     let probe = sent(&mut s).remove(0);
     reply_err(&mut s, id_of(&probe), -32601, "Method not found", None, now);
     let evs = events(&mut s);
-    let Some(Event::Closed(CloseReason::Handshake(m))) = evs.last() else {
+    let Some(Event::Closed(CloseReason::Handshake(e @ HandshakeError::NotModern { .. }))) =
+        evs.last()
+    else {
         panic!("{evs:?}")
     };
-    assert!(m.contains("2026-07-28"), "{m}");
+    assert!(e.to_string().contains("2026-07-28"), "{e}");
+    assert_eq!(e.rpc().map(|r| r.code), Some(ErrorCode::METHOD_NOT_FOUND));
 }
 
 #[test]
@@ -402,7 +393,9 @@ fn pinned_modern_retries_once_when_the_rejection_lists_it() {
     assert!(sent(&mut s).is_empty(), "no third probe");
     assert!(matches!(
         events(&mut s).last(),
-        Some(Event::Closed(CloseReason::Handshake(_)))
+        Some(Event::Closed(CloseReason::Handshake(
+            HandshakeError::UnsupportedVersion { .. }
+        )))
     ));
 }
 
@@ -427,4 +420,121 @@ fn pinned_modern_probe_waits_the_handshake_timeout() {
         now + Duration::from_secs(8),
     );
     assert!(events(&mut s).iter().any(|e| matches!(e, Event::Ready)));
+}
+
+/// A modern refusal of the probe other than -32022 ends the handshake with
+/// the server's error, typed, at the end of the source chain.
+#[test]
+fn a_modern_refusal_of_the_probe_keeps_the_servers_error() {
+    let mut s = probe_refused(
+        -32021,
+        "sampling required",
+        json!({"requiredCapabilities": ["sampling"]}),
+    );
+    assert!(sent(&mut s).is_empty(), "no fallback initialize");
+    let Some(Event::Closed(reason)) = events(&mut s).pop() else {
+        panic!("not closed")
+    };
+    let CloseReason::Handshake(HandshakeError::Rejected { method, error }) = &reason else {
+        panic!("{reason:?}")
+    };
+    assert_eq!(*method, "server/discover");
+    assert_eq!(error.code, ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY);
+    let err = ClientError::Closed(reason.clone());
+    assert_eq!(err.handshake().and_then(HandshakeError::rpc), Some(error));
+    let mut chain = std::error::Error::source(&err);
+    let mut last = None;
+    while let Some(c) = chain {
+        last = Some(c);
+        chain = c.source();
+    }
+    let root = last.and_then(|c| c.downcast_ref::<ErrorObject>());
+    assert_eq!(root, Some(error), "the chain ends at the server's error");
+}
+
+#[test]
+fn a_malformed_initialize_result_keeps_serdes_error() {
+    let now = Instant::now();
+    let mut s = legacy_pinned(now);
+    let init = sent(&mut s).remove(0);
+    reply(&mut s, id_of(&init), json!({"protocolVersion": 5}), now);
+    let Some(Event::Closed(CloseReason::Handshake(e))) = events(&mut s).pop() else {
+        panic!("not closed")
+    };
+    let HandshakeError::InvalidResult { method, .. } = &e else {
+        panic!("{e:?}")
+    };
+    assert_eq!(*method, "initialize");
+    let serde = std::error::Error::source(&e).and_then(|c| c.downcast_ref::<serde_json::Error>());
+    assert!(serde.is_some(), "{e:?}");
+}
+
+/// Pinned to the modern era, a probe that times out or fails in the
+/// transport means the server does not speak it; the cause is kept.
+#[test]
+fn a_pinned_modern_probe_that_fails_says_how() {
+    let pinned = SessionConfig {
+        version: VersionChoice::Pinned(ProtocolVersion::V2026_07_28),
+        ..config()
+    };
+    let now = Instant::now();
+    let mut s = Session::new(pinned.clone());
+    s.start(now);
+    let _probe = sent(&mut s);
+    s.handle_timeout(now + pinned.handshake_timeout);
+    let Some(Event::Closed(CloseReason::Handshake(e))) = events(&mut s).pop() else {
+        panic!("not closed")
+    };
+    assert!(matches!(&e, HandshakeError::NotModern { .. }), "{e:?}");
+    assert!(e.is_timeout(), "{e:?}");
+
+    let mut s = Session::new(pinned);
+    s.start(now);
+    let probe = sent(&mut s).remove(0);
+    s.handle_transport_error(
+        TransportError::new(TransportErrorKind::Protocol, "HTTP 405").with_request(id_of(&probe)),
+        now,
+    );
+    let Some(Event::Closed(CloseReason::Handshake(HandshakeError::NotModern { cause }))) =
+        events(&mut s).pop()
+    else {
+        panic!("not closed as not modern")
+    };
+    let HandshakeError::Transport { method, error } = &*cause else {
+        panic!("{cause:?}")
+    };
+    assert_eq!(*method, "server/discover");
+    assert_eq!(error.kind(), TransportErrorKind::Protocol);
+}
+
+fn legacy_pinned(now: Instant) -> Session {
+    let mut s = Session::new(SessionConfig {
+        version: VersionChoice::Pinned(ProtocolVersion::V2025_11_25),
+        ..config()
+    });
+    s.start(now);
+    s
+}
+
+/// The session closed because the server named no revision in common.
+fn assert_unsupported(evs: &[Event], want_requested: &str, want_supported: &[&str]) {
+    let Some(Event::Closed(CloseReason::Handshake(HandshakeError::UnsupportedVersion {
+        requested,
+        supported,
+    }))) = evs.last()
+    else {
+        panic!("{evs:?}")
+    };
+    assert_eq!(requested, want_requested);
+    assert_eq!(supported, want_supported);
+}
+
+/// A session (auto) whose probe the server refused with this error.
+fn probe_refused(code: i32, message: &str, data: Value) -> Session {
+    let now = Instant::now();
+    let mut s = Session::new(config());
+    s.start(now);
+    let probe = sent(&mut s).remove(0);
+    reply_err(&mut s, id_of(&probe), code, message, Some(data), now);
+    s
 }
