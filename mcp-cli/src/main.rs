@@ -520,7 +520,7 @@ async fn list_pages(client: &Client, method: &str) -> Result<Vec<RawJson>, Clien
         let page = client.request_raw(method.to_owned(), params).await?;
         let next: Cursor = page.decode().map_err(|e| ClientError::Decode {
             method: method.to_owned(),
-            source: Arc::new(e),
+            source: e.into(),
         })?;
         pages.push(page);
         match next.next_cursor {

@@ -41,7 +41,7 @@ pub enum ClientError {
         method: String,
         /// What serde said.
         #[source]
-        source: Arc<serde_json::Error>,
+        source: SerdeError,
     },
     /// The request's params could not be encoded (a `Serialize` impl
     /// failed, or a map had non-string keys). Nothing was sent.
@@ -51,7 +51,7 @@ pub enum ClientError {
         method: String,
         /// What serde said.
         #[source]
-        source: Arc<serde_json::Error>,
+        source: SerdeError,
     },
     /// No response within the request's timeout; the request was cancelled on the server.
     #[error("{method} timed out after {after:?} (the request was cancelled on the server)")]
@@ -97,6 +97,32 @@ pub enum ClientError {
         /// What did not match.
         reason: String,
     },
+}
+
+/// A `serde_json::Error` shared by the clones of the [`ClientError`] that
+/// carries it. It derefs to the error, and as a
+/// [`source`](std::error::Error::source) it *is* the `serde_json::Error`
+/// (an `Arc` as the source would hide it from `downcast_ref`).
+#[derive(Debug, Clone)]
+pub struct SerdeError(Arc<serde_json::Error>);
+
+impl std::ops::Deref for SerdeError {
+    type Target = serde_json::Error;
+    fn deref(&self) -> &serde_json::Error {
+        &self.0
+    }
+}
+
+impl From<serde_json::Error> for SerdeError {
+    fn from(e: serde_json::Error) -> Self {
+        SerdeError(Arc::new(e))
+    }
+}
+
+impl fmt::Display for SerdeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
 }
 
 impl ClientError {
@@ -336,5 +362,26 @@ impl HandshakeError {
             HandshakeError::NotModern { cause } => cause.is_timeout(),
             _ => false,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::error::Error as _;
+
+    #[test]
+    fn a_decode_errors_source_is_serdes_error() {
+        let serde = serde_json::from_str::<u32>("\"x\"").unwrap_err();
+        let err = ClientError::Decode {
+            method: "tools/call".into(),
+            source: serde.into(),
+        };
+        let source = err.source().expect("a source");
+        let serde = source
+            .downcast_ref::<serde_json::Error>()
+            .expect("the source downcasts to serde_json::Error");
+        assert!(serde.is_data(), "{serde}");
+        assert_eq!(source.to_string(), serde.to_string());
     }
 }

@@ -70,7 +70,7 @@ pub mod session;
 mod client;
 
 pub use era_cache::{DEFAULT_ERA_CACHE_ENTRIES, EraCache};
-pub use error::{ClientError, CloseReason, HandshakeError};
+pub use error::{ClientError, CloseReason, HandshakeError, SerdeError};
 pub use handler::{ClientHandler, ListKind, NoHandler};
 pub use session::{EraHint, ServerInfo, VersionChoice};
 

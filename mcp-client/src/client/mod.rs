@@ -145,6 +145,6 @@ fn kind_index(kind: ListKind) -> usize {
 fn decode<R: DeserializeOwned>(method: &str, raw: &RawJson) -> Result<R, ClientError> {
     raw.decode().map_err(|e| ClientError::Decode {
         method: method.to_owned(),
-        source: Arc::new(e),
+        source: e.into(),
     })
 }

@@ -138,7 +138,7 @@ pub(super) struct WithMeta<'a, P: ?Sized> {
 pub(super) fn encode_error(method: &str, e: serde_json::Error) -> ClientError {
     ClientError::Encode {
         method: method.to_owned(),
-        source: Arc::new(e),
+        source: e.into(),
     }
 }
 
