@@ -156,6 +156,11 @@ impl Pool {
         }
     }
 
+    /// The `Host` header HTTP/1.1 requests get (unless they have one).
+    pub(crate) fn host(&self) -> &HeaderValue {
+        &self.0.host
+    }
+
     #[cfg(feature = "http2")]
     fn h2(&self) -> Option<hyper::client::conn::http2::SendRequest<RequestBody>> {
         let mut h2 = lock(&self.0.h2);

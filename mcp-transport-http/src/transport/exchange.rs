@@ -1,15 +1,16 @@
 //! One HTTP exchange (auth, redirects, timeout) and the helpers every
 //! request shares: headers, body limits, error kinds.
 
+use std::borrow::Cow;
+
 use crate::pool::ResponseBody;
 use bytes::{Bytes, BytesMut};
-use http::header::{CONTENT_TYPE, LOCATION, WWW_AUTHENTICATE};
-use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode, Uri};
+use http::header::{CONTENT_TYPE, HOST, LOCATION, WWW_AUTHENTICATE};
+use http::{HeaderMap, Method, Request, Response, StatusCode, Uri};
 use http_body_util::{BodyExt, Full};
 use mcp_proto::transport::{TransportError, TransportErrorKind};
-use mcp_proto::version::Feature;
 
-use super::{PROTOCOL_VERSION, SESSION_ID, Shared, lock};
+use super::{Shared, lock};
 use crate::client::{MAX_AUTH_RETRIES, Unauthorized};
 use crate::error::HttpError;
 use crate::uri::{RedirectPolicy, RedirectRefusal};
@@ -19,11 +20,22 @@ pub(super) fn err(kind: TransportErrorKind, e: HttpError) -> TransportError {
 }
 
 pub(super) fn content_type(resp: &Response<ResponseBody>) -> String {
+    content_type_raw(resp).to_ascii_lowercase()
+}
+
+/// The `Content-Type` as sent (`""` if missing or not text).
+pub(super) fn content_type_raw(resp: &Response<ResponseBody>) -> &str {
     resp.headers()
         .get(CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .unwrap_or("")
-        .to_ascii_lowercase()
+}
+
+/// Whether a media type starts with `prefix` (lower case), ignoring case.
+pub(super) fn is_type(content_type: &str, prefix: &str) -> bool {
+    content_type
+        .get(..prefix.len())
+        .is_some_and(|p| p.eq_ignore_ascii_case(prefix))
 }
 
 pub(super) use crate::uri::{resolve, same_origin};
@@ -96,20 +108,41 @@ impl Shared {
         headers: &HeaderMap,
         body: Bytes,
     ) -> Result<Response<ResponseBody>, HttpError> {
-        let mut url = url.clone();
+        self.exchange_built(method, url, None, &|| headers.clone(), body)
+            .await
+    }
+
+    /// [`exchange`](Self::exchange) with this request's headers given as
+    /// the map for the first attempt (sent as it is, not copied) and a way
+    /// to build them again for a retry or redirect.
+    pub(super) async fn exchange_built(
+        &self,
+        method: Method,
+        url: &Uri,
+        mut first: Option<HeaderMap>,
+        again: &(dyn Fn() -> HeaderMap + Sync),
+        body: Bytes,
+    ) -> Result<Response<ResponseBody>, HttpError> {
+        let mut url = Cow::Borrowed(url);
         let mut redirects = 0;
         let mut auth_retries = 0;
         loop {
             let mut req = Request::new(Full::new(body.clone()));
             *req.method_mut() = method.clone();
-            *req.uri_mut() = url.clone();
+            *req.uri_mut() = (*url).clone();
+            let headers = first.take().unwrap_or_else(again);
             // The configured headers, then this request's (which replace
             // configured ones of the same name).
             *req.headers_mut() = if self.cfg.headers.is_empty() {
-                headers.clone()
+                headers
             } else {
                 let mut h = self.cfg.headers.clone();
-                for (k, v) in headers {
+                for (k, v) in &headers {
+                    // `Host` in a POST's map is the pool's default, not a
+                    // choice of this request: a configured one stays.
+                    if k == HOST && h.contains_key(HOST) {
+                        continue;
+                    }
                     h.insert(k.clone(), v.clone());
                 }
                 h
@@ -164,7 +197,7 @@ impl Shared {
                 Ok(None) => {}
                 Ok(Some(target)) => {
                     redirects += 1;
-                    url = target;
+                    url = Cow::Owned(target);
                     continue;
                 }
                 Err(refusal) => {
@@ -187,24 +220,8 @@ impl Shared {
 
     /// Headers common to every request after the handshake (legacy: session
     /// id and version; modern: version).
-    pub(super) fn base_headers(&self, is_initialize: bool) -> HeaderMap {
-        let s = lock(&self.state);
-        // Room for these and the per-request headers the caller adds.
-        let mut h = HeaderMap::with_capacity(8);
-        if is_initialize {
-            return h;
-        }
-        if let Some(v) = s.version {
-            if v.has(Feature::ProtocolVersionHeader) {
-                h.insert(PROTOCOL_VERSION, HeaderValue::from_static(v.as_str()));
-            }
-            if v.has(Feature::HttpSession)
-                && let Some(id) = &s.session_id
-            {
-                h.insert(SESSION_ID, id.clone());
-            }
-        }
-        h
+    pub(super) fn base_headers(&self) -> HeaderMap {
+        lock(&self.state).base_headers()
     }
 }
 

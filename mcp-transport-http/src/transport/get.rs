@@ -35,7 +35,7 @@ pub(super) async fn resume_get(
     shared: &Shared,
     last_event_id: &str,
 ) -> Result<Option<ResponseBody>, HttpError> {
-    let mut headers = shared.base_headers(false);
+    let mut headers = shared.base_headers();
     headers.insert(ACCEPT, ACCEPT_SSE);
     if let Ok(v) = HeaderValue::from_str(last_event_id) {
         headers.insert(LAST_EVENT_ID, v);
@@ -60,7 +60,7 @@ pub(super) async fn get_stream(
     {
         let mut s = lock(&shared.state);
         if s.session_id.as_ref() == Some(&session) {
-            s.session_id = None;
+            s.set_session(None);
         }
         return Err(HttpError::SessionExpired {
             session: session.to_str().unwrap_or("").to_owned(),
@@ -98,7 +98,7 @@ pub(super) async fn standalone_stream(shared: &Shared, ready: watch::Sender<bool
     let mut attempts: u32 = 0;
     let mut ready = Some(ready);
     loop {
-        let mut headers = shared.base_headers(false);
+        let mut headers = shared.base_headers();
         headers.insert(ACCEPT, ACCEPT_SSE);
         if !dec.last_event_id().is_empty()
             && let Ok(v) = HeaderValue::from_str(dec.last_event_id())

@@ -1,6 +1,13 @@
-//! The [`Transport`] implementation: one tokio task per POST over a shared
-//! pooled client, every received message funnelled into one queue.
+//! The [`Transport`] implementation: POSTs over a shared pooled client,
+//! every received message funnelled into one queue.
 //!
+//! Request POSTs run *inline* ([`inline`]): polled by the transport's own
+//! `poll_recv` (the driver's task), each with its own waker, their answers
+//! handed straight to `poll_recv`. Notifications and responses, and
+//! requests beyond [`inline::MAX_INLINE`] at once, run on tokio tasks of
+//! their own. Either way a slow answer never holds up another request.
+//!
+//! - [`inline`]: the inline request POSTs;
 //! - this module: the transport, its shared state and task registry;
 //! - [`post`]: one outgoing message and what to do with its answer;
 //! - [`exchange`]: one HTTP exchange (auth, redirects, timeout) and helpers;
@@ -8,18 +15,22 @@
 //! - [`get`]: `GET` streams (resumption, standalone stream) and backoff;
 //! - [`legacy_sse`]: the 2024-11-05 HTTP+SSE fallback.
 
-use std::collections::HashMap;
+use std::borrow::Cow;
+use std::collections::{HashMap, VecDeque};
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
 use bytes::Bytes;
+use http::header::{ACCEPT, CONTENT_TYPE};
 use http::{HeaderMap, HeaderName, HeaderValue, Method, Uri};
 use mcp_proto::RawJson;
 use mcp_proto::jsonrpc::{IdHash, Message, RequestId};
 use mcp_proto::transport::{Transport, TransportError, TransportErrorKind};
 use mcp_proto::version::{Era, Feature, ProtocolVersion};
+use tokio::runtime::Handle;
+use tokio::sync::mpsc::error::TrySendError;
 use tokio::sync::{mpsc, watch};
 use tokio::task::AbortHandle;
 
@@ -29,11 +40,13 @@ use crate::headers::ParamHeader;
 
 mod exchange;
 mod get;
+mod inline;
 mod legacy_sse;
 mod post;
 mod sse_read;
 
 use self::get::standalone_stream;
+use self::inline::InlineSet;
 use self::post::Post;
 
 const SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
@@ -57,6 +70,13 @@ pub struct HttpTransport {
     done: bool,
     /// Completion of the last notification/response POST.
     order_barrier: Option<watch::Receiver<bool>>,
+    /// Request POSTs polled by `poll_recv` instead of tasks ([`inline`]).
+    inline: InlineSet,
+    /// Last items of inline POSTs, to deliver before anything else.
+    finished: VecDeque<Item>,
+    /// The runtime messages are sent from (for work `poll_recv` hands to a
+    /// task).
+    runtime: Option<Handle>,
 }
 
 impl std::fmt::Debug for HttpTransport {
@@ -86,6 +106,10 @@ struct Gone;
 struct State {
     version: Option<ProtocolVersion>,
     session_id: Option<HeaderValue>,
+    /// The headers every POST after the handshake starts with (content
+    /// type, accept, version, session id), built once per version and
+    /// session and cloned per POST; `None`: to be built.
+    post_headers: Option<HeaderMap>,
     tool_headers: HashMap<String, Vec<ParamHeader>>,
     /// Set once the 2024-11-05 HTTP+SSE fallback found its POST endpoint.
     sse_endpoint: Option<Uri>,
@@ -130,6 +154,9 @@ impl HttpTransport {
             closing: None,
             done: false,
             order_barrier: None,
+            inline: InlineSet::new(),
+            finished: VecDeque::new(),
+            runtime: None,
         }
     }
 
@@ -149,15 +176,10 @@ impl HttpTransport {
 
     fn spawn(
         &self,
+        rt: &Handle,
         request: Option<RequestId>,
         fut: BoxFuture<'static, ()>,
     ) -> Result<(), TransportError> {
-        let Ok(rt) = tokio::runtime::Handle::try_current() else {
-            return Err(TransportError::new(
-                TransportErrorKind::Other,
-                "HttpTransport must be used inside a tokio runtime",
-            ));
-        };
         let shared = Arc::clone(&self.shared);
         let mut tasks = lock(&self.shared.tasks);
         if tasks.closed {
@@ -197,7 +219,20 @@ impl HttpTransport {
             let s = lock(&self.shared.state);
             (s.version, s.sse_endpoint.is_some())
         };
-        let method = msg.method().map(str::to_owned);
+        let Ok(rt) = Handle::try_current() else {
+            return Err(TransportError::new(
+                TransportErrorKind::Other,
+                "HttpTransport must be used inside a tokio runtime",
+            ));
+        };
+        if self.runtime.is_none() {
+            self.runtime = Some(rt.clone());
+        }
+        let method: Option<Cow<'static, str>> = match &msg {
+            Message::Request(r) => Some(r.method.clone()),
+            Message::Notification(n) => Some(n.method.clone()),
+            _ => None,
+        };
         let modern = version.is_some_and(|v| v.era() == Era::Modern)
             && method.as_deref() != Some("initialize")
             && !sse_mode;
@@ -209,6 +244,7 @@ impl HttpTransport {
             if let Message::Notification(n) = &msg
                 && let Some(id) = cancelled_request_id(n.params.as_ref())
             {
+                self.inline.cancel(&id);
                 let mut t = lock(&self.shared.tasks);
                 if let Some(key) = t.by_request.remove(&id)
                     && let Some(h) = t.all.remove(&key)
@@ -225,36 +261,58 @@ impl HttpTransport {
             && !sse_mode
             && method.as_deref() == Some("notifications/initialized")
             && !std::mem::replace(&mut lock(&self.shared.state).standalone_started, true);
-        let request_id = match &msg {
-            Message::Request(r) => Some(r.id.clone()),
-            _ => None,
-        };
         let post = Post::new(&self.shared, msg, method, modern);
         let shared = Arc::clone(&self.shared);
         // Keep order where it matters: a message waits until the POSTs of
         // earlier notifications and responses were answered (202 comes
         // fast), so `notifications/initialized` reaches the server before the
         // next request. Requests themselves run concurrently.
-        let wait = self.order_barrier.clone();
-        let done = if request_id.is_none() {
-            let (tx, rx) = watch::channel(false);
-            self.order_barrier = Some(rx);
-            Some(tx)
+        let wait = self.order_wait();
+        if let Some(id) = post.request_id().cloned() {
+            if self.inline.has_room() {
+                let fut = Box::pin(async move {
+                    if let Some(w) = wait {
+                        wait_for_order(w).await;
+                    }
+                    post.run(&shared).await
+                });
+                // Polled once here: on its way now (written by the
+                // connection's task), as a spawned POST would be.
+                if let Some(item) = self.inline.start(id, fut) {
+                    self.hand_over(&rt, item);
+                }
+            } else {
+                self.spawn(
+                    &rt,
+                    Some(id),
+                    Box::pin(async move {
+                        if let Some(w) = wait {
+                            wait_for_order(w).await;
+                        }
+                        if let Some(item) = post.run(&shared).await {
+                            // Gone: the transport was dropped; nothing left to do.
+                            let _ = shared.push(item).await;
+                        }
+                    }),
+                )?;
+            }
         } else {
-            None
-        };
-        self.spawn(
-            request_id,
-            Box::pin(async move {
-                if let Some(mut w) = wait {
-                    let _ = tokio::time::timeout(ORDER_WAIT, w.wait_for(|d| *d)).await;
-                }
-                post.run(&shared).await;
-                if let Some(tx) = done {
-                    let _ = tx.send(true);
-                }
-            }),
-        )?;
+            let (done, rx) = watch::channel(false);
+            self.order_barrier = Some(rx);
+            self.spawn(
+                &rt,
+                None,
+                Box::pin(async move {
+                    if let Some(w) = wait {
+                        wait_for_order(w).await;
+                    }
+                    if let Some(item) = post.run(&shared).await {
+                        let _ = shared.push(item).await;
+                    }
+                    let _ = done.send(true);
+                }),
+            )?;
+        }
         if start_standalone {
             // Opened once `notifications/initialized` was accepted, and every
             // later message waits until the server has answered the GET (or
@@ -264,16 +322,68 @@ impl HttpTransport {
             let (ready, ready_rx) = watch::channel(false);
             self.order_barrier = Some(ready_rx);
             self.spawn(
+                &rt,
                 None,
                 Box::pin(async move {
-                    if let Some(mut w) = wait {
-                        let _ = tokio::time::timeout(ORDER_WAIT, w.wait_for(|d| *d)).await;
+                    if let Some(w) = wait {
+                        wait_for_order(w).await;
                     }
                     standalone_stream(&shared, ready).await;
                 }),
             )?;
         }
         Ok(())
+    }
+
+    /// What the next message waits for: the last notification or response
+    /// POST (or the standalone GET), unless it was answered already.
+    fn order_wait(&mut self) -> Option<watch::Receiver<bool>> {
+        if self.order_barrier.as_ref().is_some_and(|b| *b.borrow()) {
+            self.order_barrier = None;
+        }
+        self.order_barrier.clone()
+    }
+
+    /// Queues an item the inline POST finished with, behind what is queued.
+    fn hand_over(&self, rt: &Handle, item: Item) {
+        match self.shared.inbox.try_send(item) {
+            Ok(()) | Err(TrySendError::Closed(_)) => {}
+            Err(TrySendError::Full(item)) => {
+                let shared = Arc::clone(&self.shared);
+                rt.spawn(async move {
+                    let _ = shared.push(item).await;
+                });
+            }
+        }
+    }
+
+    /// `poll_recv` found no runtime: the inline POSTs cannot be polled
+    /// there (their timers need one), so they go on on tasks of their own.
+    fn move_inline_to_tasks(&mut self) {
+        let Some(rt) = self.runtime.clone() else {
+            return;
+        };
+        for (request, fut) in self.inline.take_all() {
+            let shared = Arc::clone(&self.shared);
+            let _ = self.spawn(
+                &rt,
+                Some(request),
+                Box::pin(async move {
+                    if let Some(item) = fut.await {
+                        let _ = shared.push(item).await;
+                    }
+                }),
+            );
+        }
+    }
+
+    fn deliver(&mut self, item: Item) -> Poll<Option<Item>> {
+        if let Err(e) = &item
+            && e.is_terminal()
+        {
+            self.done = true;
+        }
+        Poll::Ready(Some(item))
     }
 
     fn abort_all(&self) {
@@ -302,16 +412,39 @@ impl Transport for HttpTransport {
         if self.done {
             return Poll::Ready(None);
         }
-        match self.inbox.poll_recv(cx) {
-            Poll::Ready(Some(item)) => {
-                if let Err(e) = &item
-                    && e.is_terminal()
-                {
-                    self.done = true;
+        let this = &mut *self;
+        this.inline.set_waker(cx.waker());
+        if let Some(item) = this.finished.pop_front() {
+            return this.deliver(item);
+        }
+        // The transport holds a sender, so the channel never ends.
+        if let Poll::Ready(Some(item)) = this.inbox.poll_recv(cx) {
+            return this.deliver(item);
+        }
+        if this.inline.is_empty() {
+            return Poll::Pending;
+        }
+        if Handle::try_current().is_err() {
+            this.move_inline_to_tasks();
+            return Poll::Pending;
+        }
+        this.inline.poll_woken(&mut this.finished);
+        if !this.finished.is_empty() {
+            // Straight to the caller, unless the POSTs queued messages of
+            // their own (a stream's) that must come first.
+            if this.inbox.is_empty() {
+                if let Some(item) = this.finished.pop_front() {
+                    return this.deliver(item);
                 }
-                Poll::Ready(Some(item))
+            } else if let Some(rt) = this.runtime.clone() {
+                while let Some(item) = this.finished.pop_front() {
+                    this.hand_over(&rt, item);
+                }
             }
-            // The transport holds a sender, so the channel never ends.
+        }
+        // What the inline POSTs queued while they were polled.
+        match this.inbox.poll_recv(cx) {
+            Poll::Ready(Some(item)) => this.deliver(item),
             Poll::Ready(None) | Poll::Pending => Poll::Pending,
         }
     }
@@ -372,14 +505,22 @@ impl Transport for HttpTransport {
         }
         // Closing again is `Ok` at once: the finished future is not polled again.
         self.closing = Some(Box::pin(std::future::ready(())));
+        drop(self.inline.take_all());
         self.abort_all();
         self.done = true;
         Poll::Ready(Ok(()))
     }
 
     fn set_protocol_version(self: Pin<&mut Self>, version: ProtocolVersion) {
-        lock(&self.shared.state).version = Some(version);
+        let mut s = lock(&self.shared.state);
+        s.version = Some(version);
+        s.post_headers = None;
     }
+}
+
+/// Waits (at most [`ORDER_WAIT`]) until an earlier POST was answered.
+async fn wait_for_order(mut w: watch::Receiver<bool>) {
+    let _ = tokio::time::timeout(ORDER_WAIT, w.wait_for(|d| *d)).await;
 }
 
 /// `DELETE` the session (legacy era).
@@ -398,6 +539,49 @@ async fn close_session(shared: &Shared) {
     match req.await {
         Ok(resp) => tracing::debug!(status = %resp.status(), "session DELETE answered"),
         Err(e) => tracing::debug!(error = %e, "session DELETE failed"),
+    }
+}
+
+impl State {
+    /// Sets (or forgets) the session id.
+    fn set_session(&mut self, id: Option<HeaderValue>) {
+        self.session_id = id;
+        self.post_headers = None;
+    }
+
+    /// The headers every POST after the handshake starts with.
+    fn post_headers(&mut self, cfg: &Config) -> &HeaderMap {
+        if self.post_headers.is_none() {
+            let mut h = self.base_headers();
+            h.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+            h.insert(ACCEPT, ACCEPT_BOTH);
+            // HTTP/1.1's `Host`, which the pool would otherwise add to each
+            // request (growing its copy of this map). Not with HTTP/2, whose
+            // `:authority` may spell the origin differently (a default port).
+            if !cfg!(feature = "http2") {
+                h.insert(http::header::HOST, cfg.http.host().clone());
+            }
+            self.post_headers = Some(h);
+        }
+        self.post_headers.get_or_insert_default()
+    }
+
+    /// Headers common to every request after the handshake (legacy: session
+    /// id and version; modern: version).
+    fn base_headers(&self) -> HeaderMap {
+        // Room for these and the per-request headers the caller adds.
+        let mut h = HeaderMap::with_capacity(8);
+        if let Some(v) = self.version {
+            if v.has(Feature::ProtocolVersionHeader) {
+                h.insert(PROTOCOL_VERSION, HeaderValue::from_static(v.as_str()));
+            }
+            if v.has(Feature::HttpSession)
+                && let Some(id) = &self.session_id
+            {
+                h.insert(SESSION_ID, id.clone());
+            }
+        }
+        h
     }
 }
 

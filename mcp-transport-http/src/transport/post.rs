@@ -1,6 +1,11 @@
 //! One outgoing message (`POST`) and what to do with its answer: a JSON
 //! body, an SSE stream (resumed or re-issued), or a failure status.
 
+use std::borrow::Cow;
+use std::future::{Future, poll_fn};
+use std::pin::pin;
+use std::task::Poll;
+
 use crate::pool::ResponseBody;
 use bytes::Bytes;
 use http::header::{ACCEPT, CONTENT_TYPE, WWW_AUTHENTICATE};
@@ -9,11 +14,11 @@ use mcp_proto::jsonrpc::{ErrorResponse, Message, RequestId};
 use mcp_proto::transport::{TransportError, TransportErrorKind};
 use mcp_proto::version::{Feature, ProtocolVersion};
 
-use super::exchange::{content_type, err, kind_of_client_error, read_limited};
+use super::exchange::{content_type_raw, err, is_type, kind_of_client_error, read_limited};
 use super::get::{backoff, resume_get};
 use super::legacy_sse::open_legacy_sse;
 use super::sse_read::{StreamEnd, is_answer_to, read_sse};
-use super::{ACCEPT_BOTH, ERROR_BODY_LIMIT, SESSION_ID, Shared, lock};
+use super::{ACCEPT_BOTH, ERROR_BODY_LIMIT, Item, SESSION_ID, Shared, State, lock};
 use crate::error::{HttpError, excerpt};
 use crate::headers::add_modern_headers;
 use crate::sse::SseDecoder;
@@ -22,40 +27,35 @@ use crate::sse::SseDecoder;
 pub(super) struct Post {
     body: Bytes,
     request_id: Option<RequestId>,
-    method: Option<String>,
+    method: Option<Cow<'static, str>>,
     modern: bool,
+    /// The headers of the first attempt, moved into its request (a retry
+    /// or redirect builds them again: `build_headers`).
     headers: HeaderMap,
+    /// The session id sent (legacy era), for a 404 that forgets it.
+    sent_session: Option<HeaderValue>,
     version: Option<ProtocolVersion>,
-    url: Uri,
+    /// The 2024-11-05 fallback's POST endpoint; `None`: the configured URL.
+    sse_endpoint: Option<Uri>,
     sse_mode: bool,
 }
 
 impl Post {
-    pub(super) fn new(shared: &Shared, msg: Message, method: Option<String>, modern: bool) -> Self {
-        let is_init = method.as_deref() == Some("initialize");
-        let mut headers = shared.base_headers(is_init);
-        headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-        headers.insert(ACCEPT, ACCEPT_BOTH);
-        let (version, url, sse_mode) = {
-            let s = lock(&shared.state);
-            if modern
-                && let (Some(m), Message::Request(_) | Message::Notification(_)) =
-                    (method.as_deref(), &msg)
-            {
-                let params = match &msg {
-                    Message::Request(r) => r.params.as_ref(),
-                    Message::Notification(n) => n.params.as_ref(),
-                    _ => None,
-                };
-                add_modern_headers(&mut headers, m, params.map(|p| p.get()), &s.tool_headers);
-            }
-            (
-                s.version,
-                s.sse_endpoint
-                    .clone()
-                    .unwrap_or_else(|| shared.cfg.url.clone()),
-                s.sse_endpoint.is_some(),
-            )
+    pub(super) fn new(
+        shared: &Shared,
+        msg: Message,
+        method: Option<Cow<'static, str>>,
+        modern: bool,
+    ) -> Self {
+        let (headers, version, sse_endpoint) = {
+            let mut s = lock(&shared.state);
+            let headers = build_headers(&mut s, shared, &msg, modern);
+            (headers, s.version, s.sse_endpoint.clone())
+        };
+        let sent_session = if modern {
+            None
+        } else {
+            headers.get(SESSION_ID).cloned()
         };
         let request_id = match &msg {
             Message::Request(r) => Some(r.id.clone()),
@@ -67,26 +67,38 @@ impl Post {
             method,
             modern,
             headers,
+            sent_session,
             version,
-            url,
-            sse_mode,
+            sse_mode: sse_endpoint.is_some(),
+            sse_endpoint,
         }
     }
 
-    pub(super) async fn run(self, shared: &Shared) {
-        let result = self.exchange(shared).await;
-        if let Err(e) = result {
-            match &self.request_id {
-                Some(id) => {
-                    // Gone: nobody is left to tell.
-                    let _ = shared.push(Err(e.with_request(id.clone()))).await;
+    /// The request id, if this message is a request.
+    pub(super) fn request_id(&self) -> Option<&RequestId> {
+        self.request_id.as_ref()
+    }
+
+    /// Sends the message and reads its answer. Messages read from a
+    /// stream go into the inbox as they come; the last item (a JSON
+    /// answer, or this request's failure) is returned for the caller to
+    /// deliver: pushed into the inbox by a POST's own task, handed straight
+    /// to `poll_recv` by the inline POST (no queue, no wake-up).
+    pub(super) async fn run(mut self, shared: &Shared) -> Option<Item> {
+        let first = std::mem::take(&mut self.headers);
+        match self.exchange(shared, first).await {
+            Ok(answer) => answer.map(Ok),
+            Err(e) => match self.request_id {
+                Some(id) => Some(Err(e.with_request(id))),
+                None => {
+                    tracing::warn!(
+                        method = self.method.as_deref().unwrap_or("<response>"),
+                        error = %e,
+                        "a notification or response POST failed"
+                    );
+                    None
                 }
-                None => tracing::warn!(
-                    method = self.method.as_deref().unwrap_or("<response>"),
-                    error = %e,
-                    "a notification or response POST failed"
-                ),
-            }
+            },
         }
     }
 
@@ -94,11 +106,30 @@ impl Post {
         self.method.as_deref() == Some(m)
     }
 
-    async fn exchange(&self, shared: &Shared) -> Result<(), TransportError> {
+    /// This message's headers again, for a retry, a redirect or a re-issue
+    /// (the first attempt's went with its request): decoded again from the
+    /// body, which only these rare paths pay for.
+    fn build_headers_again(&self, shared: &Shared) -> HeaderMap {
+        let mut s = lock(&shared.state);
+        match Message::from_slice(&self.body) {
+            Ok(msg) => build_headers(&mut s, shared, &msg, self.modern),
+            // Not possible (the body is a message this transport encoded).
+            Err(_) => s.post_headers(&shared.cfg).clone(),
+        }
+    }
+
+    async fn exchange(
+        &self,
+        shared: &Shared,
+        first: HeaderMap,
+    ) -> Result<Option<Message>, TransportError> {
         let mut reissued = false;
+        let url = self.sse_endpoint.as_ref().unwrap_or(&shared.cfg.url);
+        let again = || self.build_headers_again(shared);
+        let mut first = Some(first);
         loop {
             let resp = shared
-                .exchange(Method::POST, &self.url, &self.headers, self.body.clone())
+                .exchange_built(Method::POST, url, first.take(), &again, self.body.clone())
                 .await
                 .map_err(|e| err(kind_of_client_error(&e), e))?;
             let status = resp.status();
@@ -119,7 +150,7 @@ impl Post {
                         ));
                     }
                     Err(Broken::Fail(e)) => return Err(e),
-                    Ok(()) => return Ok(()),
+                    Ok(answer) => return Ok(answer),
                 }
             }
             // Boxed, as the other paths off the JSON answer: the task's
@@ -132,9 +163,10 @@ impl Post {
         &self,
         shared: &Shared,
         resp: Response<ResponseBody>,
-    ) -> Result<(), Broken> {
+    ) -> Result<Option<Message>, Broken> {
         let status = resp.status();
-        let ct = content_type(&resp);
+        // Checked without a lower-case copy (one allocation per answer).
+        let ct = content_type_raw(&resp);
         let id = match &self.request_id {
             Some(id) if !self.sse_mode => id,
             // Notifications and responses: 202 (or any 2xx) with no body.
@@ -142,7 +174,7 @@ impl Post {
             // is so the connection goes back to the pool.
             _ => {
                 let _ = read_limited(resp.into_body(), ERROR_BODY_LIMIT).await;
-                return Ok(());
+                return Ok(None);
             }
         };
         if status == StatusCode::ACCEPTED || status == StatusCode::NO_CONTENT {
@@ -154,11 +186,15 @@ impl Post {
                 },
             )));
         }
-        if ct.starts_with("application/json") {
+        if is_type(ct, "application/json") {
             let body = resp.into_body();
-            let read = read_limited(body, shared.cfg.max_body_size);
-            let bytes = match shared.cfg.request_timeout {
-                Some(t) => tokio::time::timeout(t, read).await.map_err(|_| {
+            let mut read = pin!(read_limited(body, shared.cfg.max_body_size));
+            // A small body came with the head: read at once, without a
+            // timer (made, and dropped, for nothing).
+            let first = poll_fn(|cx| Poll::Ready(read.as_mut().poll(cx))).await;
+            let bytes = match (first, shared.cfg.request_timeout) {
+                (Poll::Ready(read), _) => read,
+                (Poll::Pending, Some(t)) => tokio::time::timeout(t, read).await.map_err(|_| {
                     Broken::Fail(err(
                         TransportErrorKind::Timeout,
                         HttpError::Timeout {
@@ -167,7 +203,7 @@ impl Post {
                         },
                     ))
                 })?,
-                None => read.await,
+                (Poll::Pending, None) => read.await,
             }
             .map_err(|e| Broken::Fail(err(kind_of_client_error(&e), e)))?;
             let msg = Message::from_slice(&bytes).map_err(|e| {
@@ -186,13 +222,14 @@ impl Post {
             } else {
                 msg
             };
-            // Gone: the transport was dropped; nothing left to do.
-            let _ = shared.push(Ok(msg)).await;
-            return Ok(());
+            return Ok(Some(msg));
         }
-        if ct.starts_with("text/event-stream") {
-            return Box::pin(self.on_stream(shared, resp.into_body(), id)).await;
+        if is_type(ct, "text/event-stream") {
+            return Box::pin(self.on_stream(shared, resp.into_body(), id))
+                .await
+                .map(|()| None);
         }
+        let ct = ct.to_ascii_lowercase();
         let bytes = read_limited(resp.into_body(), ERROR_BODY_LIMIT)
             .await
             .unwrap_or_default();
@@ -280,7 +317,7 @@ impl Post {
         &self,
         shared: &Shared,
         resp: Response<ResponseBody>,
-    ) -> Result<(), TransportError> {
+    ) -> Result<Option<Message>, TransportError> {
         let status = resp.status();
         let www = resp.headers().get(WWW_AUTHENTICATE).cloned();
         let bytes = read_limited(resp.into_body(), ERROR_BODY_LIMIT)
@@ -301,11 +338,11 @@ impl Post {
         if status == StatusCode::NOT_FOUND
             && !self.modern
             && !self.sse_mode
-            && let Some(session) = self.headers.get(SESSION_ID)
+            && let Some(session) = &self.sent_session
         {
             let mut s = lock(&shared.state);
             if s.session_id.as_ref() == Some(session) {
-                s.session_id = None;
+                s.set_session(None);
                 s.standalone_started = false;
             }
             return Err(err(
@@ -318,8 +355,7 @@ impl Post {
         // Era detection: a JSON-RPC error body is the answer.
         if let (Some(id), Ok(Message::Error(e))) = (&self.request_id, Message::from_slice(&bytes)) {
             let e = ErrorResponse::new(Some(e.id.unwrap_or_else(|| id.clone())), e.error);
-            let _ = shared.push(Ok(Message::Error(e))).await;
-            return Ok(());
+            return Ok(Some(Message::Error(e)));
         }
         if self.is("initialize")
             && shared.cfg.legacy_sse_fallback
@@ -339,7 +375,7 @@ impl Post {
                         .await
                         .map_err(|e| err(kind_of_client_error(&e), e))?;
                     if resp.status().is_success() {
-                        return Ok(());
+                        return Ok(None);
                     }
                     let status = resp.status();
                     let bytes = read_limited(resp.into_body(), ERROR_BODY_LIMIT)
@@ -364,6 +400,28 @@ impl Post {
         h.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
         h
     }
+}
+
+/// A message's headers: every POST's (see `State::post_headers`), or the
+/// handshake's, and for a 2026-07-28 message its `Mcp-*` headers.
+fn build_headers(s: &mut State, shared: &Shared, msg: &Message, modern: bool) -> HeaderMap {
+    let (method, params) = match msg {
+        Message::Request(r) => (Some(&*r.method), r.params.as_ref()),
+        Message::Notification(n) => (Some(&*n.method), n.params.as_ref()),
+        _ => (None, None),
+    };
+    let mut headers = if method == Some("initialize") {
+        let mut h = HeaderMap::with_capacity(4);
+        h.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        h.insert(ACCEPT, ACCEPT_BOTH);
+        h
+    } else {
+        s.post_headers(&shared.cfg).clone()
+    };
+    if modern && let Some(m) = method {
+        add_modern_headers(&mut headers, m, params.map(|p| p.get()), &s.tool_headers);
+    }
+    headers
 }
 
 enum Broken {
@@ -403,6 +461,6 @@ fn capture_session(shared: &Shared, resp: &Response<ResponseBody>) -> Result<(),
         ));
     };
     v.set_sensitive(true);
-    lock(&shared.state).session_id = Some(v);
+    lock(&shared.state).set_session(Some(v));
     Ok(())
 }

@@ -10,6 +10,7 @@
 //!   re-issue, subscriptions).
 //! - [`fallback`]: the 2024-11-05 HTTP+SSE fallback.
 //! - [`auth`]: the auth hook after a 401.
+//! - [`inline`]: request POSTs run on the transport's own polls.
 #![allow(missing_docs, clippy::unwrap_used)]
 
 #[path = "../support/mod.rs"]
@@ -30,6 +31,7 @@ use support::*;
 mod auth;
 mod failures;
 mod fallback;
+mod inline;
 mod modern;
 mod session;
 mod streams;
