@@ -2,6 +2,7 @@
 //! request shares: headers, body limits, error kinds.
 
 use std::borrow::Cow;
+use std::pin::pin;
 
 use crate::pool::ResponseBody;
 use bytes::{Bytes, BytesMut};
@@ -159,16 +160,19 @@ impl Shared {
                     h.append(k.clone(), v);
                 }
             }
-            let fut = self.cfg.http.send(req);
-            let resp = match self.cfg.request_timeout {
-                Some(t) => tokio::time::timeout(t, fut)
-                    .await
-                    .map_err(|_| HttpError::Timeout {
-                        what: "waiting for the response headers",
-                        after: t,
+            // Pinned where it is made: the timeout holds a pointer to it
+            // instead of a copy of the whole future.
+            let mut fut = pin!(self.cfg.http.send(req));
+            let resp =
+                match self.cfg.request_timeout {
+                    Some(t) => tokio::time::timeout(t, fut.as_mut()).await.map_err(|_| {
+                        HttpError::Timeout {
+                            what: "waiting for the response headers",
+                            after: t,
+                        }
                     })?,
-                None => fut.await,
-            }?;
+                    None => fut.await,
+                }?;
             let status = resp.status();
             if let Some(auth) = &self.cfg.auth {
                 auth.on_response(&url, status, resp.headers());
@@ -190,7 +194,11 @@ impl Shared {
                 }
                 return Ok(resp);
             }
-            let location = resp.headers().get(LOCATION).and_then(|v| v.to_str().ok());
+            let location = if status.is_redirection() {
+                resp.headers().get(LOCATION).and_then(|v| v.to_str().ok())
+            } else {
+                None
+            };
             let next =
                 RedirectPolicy::CREDENTIALED.next(&method, status, &url, location, redirects);
             match next {

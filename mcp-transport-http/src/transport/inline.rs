@@ -32,6 +32,8 @@ pub(super) struct InlineSet {
     woken: Arc<Woken>,
     /// The woken indexes being polled (kept to reuse its allocation).
     polling: Vec<usize>,
+    /// A copy of `woken`'s parent waker, compared without the lock.
+    parent: Option<Waker>,
 }
 
 struct Slot {
@@ -87,21 +89,23 @@ impl InlineSet {
                 }),
             }),
             polling: Vec::new(),
+            parent: None,
         }
     }
 
     /// Whether a POST can start here: below [`MAX_INLINE`], and
     /// `poll_recv` has been called (its waker is who the POSTs wake).
     pub(super) fn has_room(&self) -> bool {
-        self.running < MAX_INLINE && lock(&self.woken.inner).parent.is_some()
+        self.running < MAX_INLINE && self.parent.is_some()
     }
 
     /// Remembers the waker of the latest `poll_recv`.
-    pub(super) fn set_waker(&self, waker: &Waker) {
-        let mut w = lock(&self.woken.inner);
-        if !w.parent.as_ref().is_some_and(|p| p.will_wake(waker)) {
-            w.parent = Some(waker.clone());
+    pub(super) fn set_waker(&mut self, waker: &Waker) {
+        if self.parent.as_ref().is_some_and(|p| p.will_wake(waker)) {
+            return;
         }
+        self.parent = Some(waker.clone());
+        lock(&self.woken.inner).parent = Some(waker.clone());
     }
 
     pub(super) fn is_empty(&self) -> bool {

@@ -219,14 +219,11 @@ impl HttpTransport {
             let s = lock(&self.shared.state);
             (s.version, s.sse_endpoint.is_some())
         };
-        let Ok(rt) = Handle::try_current() else {
-            return Err(TransportError::new(
-                TransportErrorKind::Other,
-                "HttpTransport must be used inside a tokio runtime",
-            ));
-        };
+        if !in_runtime() {
+            return Err(no_runtime());
+        }
         if self.runtime.is_none() {
-            self.runtime = Some(rt.clone());
+            self.runtime = Handle::try_current().ok();
         }
         let method: Option<Cow<'static, str>> = match &msg {
             Message::Request(r) => Some(r.method.clone()),
@@ -278,10 +275,13 @@ impl HttpTransport {
                 });
                 // Polled once here: on its way now (written by the
                 // connection's task), as a spawned POST would be.
-                if let Some(item) = self.inline.start(id, fut) {
+                if let Some(item) = self.inline.start(id, fut)
+                    && let Ok(rt) = Handle::try_current()
+                {
                     self.hand_over(&rt, item);
                 }
             } else {
+                let rt = Handle::try_current().map_err(|_| no_runtime())?;
                 self.spawn(
                     &rt,
                     Some(id),
@@ -299,6 +299,7 @@ impl HttpTransport {
         } else {
             let (done, rx) = watch::channel(false);
             self.order_barrier = Some(rx);
+            let rt = Handle::try_current().map_err(|_| no_runtime())?;
             self.spawn(
                 &rt,
                 None,
@@ -321,6 +322,7 @@ impl HttpTransport {
             let wait = self.order_barrier.clone();
             let (ready, ready_rx) = watch::channel(false);
             self.order_barrier = Some(ready_rx);
+            let rt = Handle::try_current().map_err(|_| no_runtime())?;
             self.spawn(
                 &rt,
                 None,
@@ -424,7 +426,7 @@ impl Transport for HttpTransport {
         if this.inline.is_empty() {
             return Poll::Pending;
         }
-        if Handle::try_current().is_err() {
+        if !in_runtime() {
             this.move_inline_to_tasks();
             return Poll::Pending;
         }
@@ -516,6 +518,20 @@ impl Transport for HttpTransport {
         s.version = Some(version);
         s.post_headers = None;
     }
+}
+
+/// Whether a tokio runtime is current. Inside a task (the driver's, a
+/// caller's) that is one thread-local read; `Handle::try_current` also
+/// clones the handle.
+fn in_runtime() -> bool {
+    tokio::task::try_id().is_some() || Handle::try_current().is_ok()
+}
+
+fn no_runtime() -> TransportError {
+    TransportError::new(
+        TransportErrorKind::Other,
+        "HttpTransport must be used inside a tokio runtime",
+    )
 }
 
 /// Waits (at most [`ORDER_WAIT`]) until an earlier POST was answered.

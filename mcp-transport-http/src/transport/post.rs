@@ -47,15 +47,17 @@ impl Post {
         method: Option<Cow<'static, str>>,
         modern: bool,
     ) -> Self {
-        let (headers, version, sse_endpoint) = {
+        let is_init = method.as_deref() == Some("initialize");
+        let (headers, version, sse_endpoint, sent_session) = {
             let mut s = lock(&shared.state);
             let headers = build_headers(&mut s, shared, &msg, modern);
-            (headers, s.version, s.sse_endpoint.clone())
-        };
-        let sent_session = if modern {
-            None
-        } else {
-            headers.get(SESSION_ID).cloned()
+            // What `headers` carries (taken from the state: looking a
+            // custom header up in the map hashes its name).
+            let sent_session = s
+                .version
+                .filter(|v| !modern && !is_init && v.has(Feature::HttpSession))
+                .and(s.session_id.clone());
+            (headers, s.version, s.sse_endpoint.clone(), sent_session)
         };
         let request_id = match &msg {
             Message::Request(r) => Some(r.id.clone()),
