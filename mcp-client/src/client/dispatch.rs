@@ -114,9 +114,11 @@ impl DriverCore {
                     cache.insert(key.clone(), learned.clone());
                 }
                 self.publish_meta();
-                if let (Some(shared), Some(info)) = (self.shared.upgrade(), self.session.server()) {
+                if let (Some(shared), Some(info)) =
+                    (self.shared.upgrade(), self.session.server_shared())
+                {
                     if let Ok(mut g) = shared.server.write() {
-                        *g = Some(Arc::new(info.clone()));
+                        *g = Some(info.clone());
                     }
                 }
                 for r in self.ready_waiters.drain(..) {
