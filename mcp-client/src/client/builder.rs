@@ -138,11 +138,7 @@ impl ClientBuilder {
             commands: tx,
             next_call: AtomicU64::new(0),
             server: RwLock::new(None),
-            changes: [
-                watch::Sender::new(0),
-                watch::Sender::new(0),
-                watch::Sender::new(0),
-            ],
+            changes: Default::default(),
             max_list_pages: self.max_list_pages,
             closed: watch::Sender::new(None),
             meta: RwLock::new(None),

@@ -10,7 +10,7 @@ use mcp_proto::method::{
 use mcp_proto::{ErrorObject, RawJson};
 
 use super::driver::{DriverCore, DriverState, Waiter, now};
-use super::{Command, ListKind, kind_index};
+use super::{Command, ListKind};
 use crate::error::ClientError;
 use crate::session::Event;
 use crate::session::empty_object as empty;
@@ -210,7 +210,7 @@ impl DriverCore {
                     _ => None,
                 };
                 if let (Some(kind), Some(shared)) = (kind, self.shared.upgrade()) {
-                    shared.changes[kind_index(kind)].send_modify(|v| *v += 1);
+                    shared.changes(kind).send_modify(|v| *v += 1);
                 }
                 self.queue_notification(n);
             }
