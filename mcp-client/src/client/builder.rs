@@ -132,7 +132,6 @@ impl ClientBuilder {
         }
         self.config.capabilities = caps.clone();
         let (tx, rx) = mpsc::unbounded_channel();
-        let (n_tx, n_rx) = mpsc::unbounded_channel();
         let backlog = Arc::new(Backlog::default());
         let shared = Arc::new(Shared {
             commands: tx,
@@ -156,12 +155,11 @@ impl ClientBuilder {
             stash: None,
             sleep: None,
             armed: None,
-            notifications: n_tx,
+            notifications: None,
             backlog: backlog.clone(),
             server_requests: Arc::new(AtomicUsize::new(0)),
             handler: self.handler,
             capabilities: Arc::new(caps),
-            notification_task: Some(n_rx),
             state: DriverState::Running,
             ready_waiters: Vec::new(),
             ready: false,

@@ -77,9 +77,25 @@ impl DriverCore {
         }
     }
 
-    /// Hands a notification to the handler's task.
+    /// Hands a notification to the handler's task (started by the first).
     fn queue_notification(&mut self, n: Notification) {
-        if self.notifications.send(Box::new(n)).is_ok() {
+        let tx = match &self.notifications {
+            Some(tx) => tx,
+            None => {
+                // Only the driver's poll gets here, inside the runtime.
+                let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+                    return;
+                };
+                let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+                runtime.spawn(super::notifications::notification_loop(
+                    rx,
+                    self.handler.clone(),
+                    self.backlog.clone(),
+                ));
+                self.notifications.insert(tx)
+            }
+        };
+        if tx.send(Box::new(n)).is_ok() {
             self.backlog.push();
         }
     }
