@@ -330,8 +330,11 @@ impl<R: AsyncRead + Unpin> ReadHalf<R> {
         ready!(Pin::new(&mut self.io).poll_read(cx, &mut first))?;
         let got = first.filled();
         if got.len() == MIN_READ {
-            // More is likely waiting: room for the next read at once.
-            self.buf = BytesMut::with_capacity(MIN_READ + self.read_size);
+            // More is likely waiting: room for the next read at once, or
+            // for all of a line as long as the last large one (the heap
+            // path would otherwise grow to it, copying the whole buffer).
+            let room = (MIN_READ + self.read_size).max(self.codec.large_line_hint());
+            self.buf = BytesMut::with_capacity(room);
             self.buf.extend_from_slice(got);
             self.read_size = (self.read_size * 2).min(READ_CHUNK);
         } else if !got.is_empty() {
