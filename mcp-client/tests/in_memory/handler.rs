@@ -394,24 +394,7 @@ async fn the_notification_task_starts_with_the_first_notification() {
     let seen = Arc::new(Mutex::new(Vec::new()));
     let (go, go_rx) = tokio::sync::oneshot::channel::<()>();
     let srv = tokio::spawn(async move {
-        let Some(Ok(Message::Request(r))) = server.recv().await else {
-            panic!()
-        };
-        server
-            .send(
-                ErrorResponse::new(
-                    Some(r.id),
-                    ErrorObject::new(ErrorCode::METHOD_NOT_FOUND, "x"),
-                )
-                .into(),
-            )
-            .await
-            .unwrap();
-        let Some(Ok(Message::Request(r))) = server.recv().await else {
-            panic!()
-        };
-        respond(&mut server, r.id, json!({"protocolVersion": "2025-06-18", "capabilities": {}, "serverInfo": {"name": "s", "version": "0"}})).await;
-        let _initialized = server.recv().await;
+        legacy_handshake(&mut server).await;
         go_rx.await.unwrap();
         let n = json!({"level": "info", "data": "x"});
         server
