@@ -79,6 +79,7 @@ mod server;
 mod skills;
 mod subscriptions;
 mod tasks;
+mod tool_result_fast;
 mod tools;
 
 pub use capabilities::*;
