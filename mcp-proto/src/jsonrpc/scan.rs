@@ -17,6 +17,9 @@
 
 use std::ops::Range;
 
+// The envelope's members, as the `serde_json` path names them.
+use super::decode::Field as Member;
+
 /// Strings are scanned a word at a time this far before `memchr` takes over
 /// (keys, ids and method names are shorter; longer text is cheaper to
 /// search with SIMD).
@@ -82,28 +85,13 @@ pub(super) fn envelope(text: &[u8]) -> Option<Spans> {
                 // A repeated member: leave the rules to serde_json.
                 return None;
             }
-            s.ws();
-            match s.next()? {
-                b',' => {}
-                b'}' => break,
-                _ => return None,
+            if !s.another_member()? {
+                break;
             }
         }
     }
     s.ws();
     (s.i == text.len()).then_some(spans)
-}
-
-/// An envelope member, by its key.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Member {
-    Jsonrpc,
-    Id,
-    Method,
-    Params,
-    Result,
-    Error,
-    Other,
 }
 
 fn member_named(key: &[u8]) -> Member {
@@ -276,6 +264,18 @@ impl Scanner<'_> {
             _ => return None,
         };
         self.literal(word).map(|()| member)
+    }
+
+    /// After an object member's value: `true` at a `,` (another member
+    /// follows), `false` at the object's `}`; `None` for anything else.
+    #[inline]
+    pub(crate) fn another_member(&mut self) -> Option<bool> {
+        self.ws();
+        match self.next()? {
+            b',' => Some(true),
+            b'}' => Some(false),
+            _ => None,
+        }
     }
 
     /// An object member's key and its colon, at the key's opening quote.

@@ -56,11 +56,8 @@ pub(super) fn call_tool_result(text: &str) -> Option<CallToolResult> {
                 }
                 _ => return None,
             }
-            s.ws();
-            match s.next()? {
-                b',' => {}
-                b'}' => break,
-                _ => return None,
+            if !s.another_member()? {
+                break;
             }
         }
     }
