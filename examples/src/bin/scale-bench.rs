@@ -20,6 +20,15 @@
 //! are not counted. `--hold-ms MS` reads it once more that long after the
 //! after-close reading (time to attach a debugger and ask glibc to return
 //! free heap, `malloc_trim`, to tell live memory from retained free memory).
+//!
+//! Before the "before" reading each phase connects, calls and closes
+//! `--warmup N` connections (default 1), so that what the first connection
+//! costs once per process (the code it runs paged in, counted as private
+//! because no other process maps this binary; the runtime's first
+//! registrations) is not divided among the measured ones. `--warmup 0`
+//! measures as earlier rounds did. The idle line also gives the anonymous
+//! part of the private memory (heap, stacks), the rest being file-backed
+//! pages (code, read-only data).
 
 use std::process::{ExitCode, Stdio};
 use std::time::{Duration, Instant};
@@ -41,6 +50,8 @@ struct Args {
     /// (int)malloc_trim(0)'` to see how much of the memory still held is
     /// free heap glibc kept).
     hold: Duration,
+    /// Connections made, called and closed before the "before" reading.
+    warmup: usize,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -51,6 +62,7 @@ fn parse_args() -> Result<Args, String> {
         idle: Duration::from_millis(2000),
         modern: false,
         hold: Duration::ZERO,
+        warmup: 1,
     };
     examples::flags::each_flag(std::env::args().skip(1), |flag, v| {
         match flag {
@@ -60,6 +72,7 @@ fn parse_args() -> Result<Args, String> {
             "--idle-ms" => a.idle = Duration::from_millis(v.number()?),
             "--hold-ms" => a.hold = Duration::from_millis(v.number()?),
             "--era" => a.modern = v.is_modern_era()?,
+            "--warmup" => a.warmup = v.number()?,
             other => return Err(format!("unknown flag {other}")),
         }
         Ok(())
@@ -71,6 +84,9 @@ fn parse_args() -> Result<Args, String> {
 #[derive(Clone, Copy)]
 struct Snapshot {
     private_kib: u64,
+    /// Anonymous memory (heap, stacks): the private memory that is not
+    /// file-backed pages of the binary and its libraries.
+    anon_kib: u64,
     fds: u64,
     threads: u64,
 }
@@ -95,6 +111,7 @@ fn snapshot() -> Snapshot {
     let fds = std::fs::read_dir("/proc/self/fd").map_or(0, |d| d.count() as u64);
     Snapshot {
         private_kib: field("Private_Clean:") + field("Private_Dirty:"),
+        anon_kib: field("Anonymous:"),
         fds,
         threads,
     }
@@ -140,7 +157,7 @@ async fn connect_http(url: String, modern: bool) -> Result<Client, String> {
 }
 
 /// Connects `n` clients at once; returns them (in no particular order) and the time it took.
-async fn connect_all<F, Fut>(n: usize, connect: F) -> Result<(Vec<Client>, Duration), String>
+async fn connect_all<F, Fut>(n: usize, connect: &F) -> Result<(Vec<Client>, Duration), String>
 where
     F: Fn() -> Fut,
     Fut: std::future::Future<Output = Result<Client, String>> + Send + 'static,
@@ -226,7 +243,7 @@ async fn start_http_server(a: &Args) -> Result<(tokio::process::Child, String), 
 /// Connects, calls, idles and measures one kind of connection; prints its rows.
 async fn phase<F, Fut>(
     label: &str,
-    n: usize,
+    (n, warmup): (usize, usize),
     (idle, hold): (Duration, Duration),
     connect: F,
 ) -> Result<(), String>
@@ -237,9 +254,14 @@ where
     if n == 0 {
         return Ok(());
     }
+    if warmup > 0 {
+        let (clients, _) = connect_all(warmup, &connect).await?;
+        call_all(&clients).await?;
+        close_all(clients).await;
+    }
     tokio::time::sleep(Duration::from_millis(200)).await;
     let before = snapshot();
-    let (clients, connect_time) = connect_all(n, connect).await?;
+    let (clients, connect_time) = connect_all(n, &connect).await?;
     let call_time = call_all(&clients).await?;
     tokio::time::sleep(idle).await;
     let idle_snap = snapshot();
@@ -255,10 +277,12 @@ where
         ms(closing)
     );
     println!(
-        "{label}: idle {} ms: private memory {:.1} KiB, fds {:.2}, threads {:.3} per connection \
-         (process: {} KiB, {} fds, {} threads; before: {} KiB, {} fds, {} threads)",
+        "{label}: idle {} ms: private memory {:.1} KiB (anonymous {:.1} KiB), fds {:.2}, threads {:.3} \
+         per connection (process: {} KiB, {} fds, {} threads; before: {} KiB, {} fds, {} threads; \
+         {warmup} warm-up connections before)",
         idle.as_millis(),
         per(idle_snap.private_kib, before.private_kib),
+        per(idle_snap.anon_kib, before.anon_kib),
         per(idle_snap.fds, before.fds),
         per(idle_snap.threads, before.threads),
         idle_snap.private_kib,
@@ -299,13 +323,13 @@ async fn run(a: Args) -> Result<(), String> {
         start.private_kib, start.fds, start.threads
     );
     let (server, modern) = (a.server.clone(), a.modern);
-    phase("stdio", a.stdio, (a.idle, a.hold), move || {
+    phase("stdio", (a.stdio, a.warmup), (a.idle, a.hold), move || {
         connect_stdio(server.clone(), modern)
     })
     .await?;
     if a.http > 0 {
         let (mut child, url) = start_http_server(&a).await?;
-        let result = phase("http", a.http, (a.idle, a.hold), move || {
+        let result = phase("http", (a.http, a.warmup), (a.idle, a.hold), move || {
             connect_http(url.clone(), modern)
         })
         .await;
