@@ -14,7 +14,7 @@ use crate::jsonrpc::scan::Scanner;
 use super::{CallToolResult, ContentBlock, JsonObject, ResultType, TextContent};
 
 /// `text` as a [`CallToolResult`], if it is one the fast path reads.
-pub(super) fn call_tool_result(text: &str) -> Option<CallToolResult> {
+pub(crate) fn call_tool_result(text: &str) -> Option<CallToolResult> {
     let mut s = Scanner::new(text.as_bytes());
     let mut content: Option<Vec<ContentBlock>> = None;
     let mut is_error: Option<Option<bool>> = None;
