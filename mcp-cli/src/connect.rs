@@ -39,28 +39,27 @@ pub(crate) async fn transport(opts: &Options) -> Result<(BoxTransport, Option<OA
 }
 
 /// The transport for a server of a host's configuration (`env`, `envFile`,
-/// `cwd`, `headers` applied by mcp-config). Errors name the server.
+/// `cwd`, `headers` applied by mcp-config, then the options' limits).
+/// Errors name the server.
 pub(crate) fn configured_transport(
     cfg: &ServerConfig,
     opts: &Options,
 ) -> Result<BoxTransport, Failure> {
-    let name = &cfg.name;
-    let prepared = cfg
-        .prepare()
-        .map_err(|e| Failure::fatal("connection error", e.to_string()))?;
+    cfg.transport_with(|prepared| adjust(prepared, opts))
+        .map_err(|e| Failure::fatal("connection error", e.to_string()))
+}
+
+/// What the options change on a configured server's transport:
+/// `--max-message-size`, and over HTTP the transport's backstop on a
+/// request's time. Used for one server (`--server`) and for all of them
+/// (`mcp servers`, `mcp tools`).
+pub(crate) fn adjust(prepared: Prepared, opts: &Options) -> Prepared {
     match prepared {
-        Prepared::Stdio(cmd) => StdioTransport::spawn(stdio_limits(cmd, opts))
-            .map(|t| Box::pin(t) as BoxTransport)
-            .map_err(|e| Failure::fatal("connection error", format!("server {name:?}: {e}"))),
-        Prepared::Http(b) => http_limits(b, opts)
-            .request_timeout(Some(max_request_time(opts)))
-            .build()
-            .map(|t| Box::pin(t) as BoxTransport)
-            .map_err(|e| Failure::fatal("connection error", format!("server {name:?}: {e}"))),
-        other => Err(Failure::fatal(
-            "connection error",
-            format!("server {name:?}: this kind of server is not supported ({other:?})"),
-        )),
+        Prepared::Stdio(cmd) => Prepared::Stdio(stdio_limits(cmd, opts)),
+        Prepared::Http(b) => {
+            Prepared::Http(http_limits(b, opts).request_timeout(Some(max_request_time(opts))))
+        }
+        other => other,
     }
 }
 

@@ -55,8 +55,10 @@ fn spec(cfg: &ServerConfig, opts: &Options) -> ServerSpec {
     let mut opts = opts.clone();
     opts.server = Server::Configured(Box::new(cfg.clone()));
     let (_, startup) = client_builder(&opts, false);
+    let limits = opts.clone();
     let factory = Arc::new(move || client_builder(&opts, false).0);
-    ServerSpec::from_config(cfg, factory).startup_timeout(startup)
+    let adjust = Arc::new(move |prepared| crate::connect::adjust(prepared, &limits));
+    ServerSpec::from_config_with(cfg, factory, adjust).startup_timeout(startup)
 }
 
 /// Starts every server, runs `servers` or `tools`, closes them all.

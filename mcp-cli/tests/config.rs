@@ -361,3 +361,49 @@ fn password_inputs_are_not_echoed_on_a_terminal() {
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
+
+/// `--max-message-size` reaches every configured server, as it reaches one
+/// named by `--stdio`: under a limit smaller than their `tools/list`
+/// answers (server-everything's `initialize` answer is already larger),
+/// server-everything and the demo server fail to start with the limit
+/// named; under a large one both are ready.
+#[test]
+fn max_message_size_applies_to_every_configured_server() {
+    let Some((node, node_args)) = test_support::everything().map(|c| c.arg("stdio").to_strings())
+    else {
+        return;
+    };
+    let dir = project("limits");
+    std::fs::write(
+        dir.join(".mcp.json"),
+        serde_json::to_string_pretty(&json!({"mcpServers": {
+            "everything": {"command": node, "args": node_args},
+            "demo": {"command": MCP, "args": ["demo-server"]},
+        }}))
+        .unwrap(),
+    )
+    .unwrap();
+    let r = mcp_in(
+        &dir,
+        &["--max-message-size", "512", "servers", "--json"],
+        &[],
+    );
+    let list = r.json();
+    for name in ["everything", "demo"] {
+        let s = by_name(&list, name);
+        assert_eq!(s["status"], "failed", "{s}");
+        let error = s["error"].as_str().unwrap();
+        assert!(error.contains("over the 512 bytes limit"), "{s}");
+    }
+    let r = mcp_in(
+        &dir,
+        &["--max-message-size", "1MiB", "servers", "--json"],
+        &[],
+    );
+    assert_code(&r, 0);
+    let list = r.json();
+    for name in ["everything", "demo"] {
+        assert_eq!(by_name(&list, name)["status"], "ready", "{list}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -103,7 +103,31 @@ impl ServerConfig {
     /// `connect`.
     #[cfg(any(feature = "stdio", feature = "http"))]
     pub fn transport(&self) -> Result<mcp_proto::transport::BoxTransport, BuildError> {
-        match self.prepare()? {
+        self.transport_with(|prepared| prepared)
+    }
+
+    /// Starts the transport as [`transport`](Self::transport) does, after
+    /// `adjust` changed what [`prepare`](Self::prepare) made: a host's own
+    /// limits or timeouts on every configured server, with this crate's
+    /// errors (a secret in the command line or URL kept out of them).
+    ///
+    /// ```no_run
+    /// # fn run(server: &mcp_config::ServerConfig) -> Result<(), mcp_config::BuildError> {
+    /// use mcp_config::Prepared;
+    ///
+    /// let transport = server.transport_with(|prepared| match prepared {
+    ///     Prepared::Stdio(cmd) => Prepared::Stdio(cmd.max_message_size(64 << 20)),
+    ///     Prepared::Http(b) => Prepared::Http(b.max_body_size(64 << 20)),
+    ///     other => other,
+    /// })?;
+    /// # let _ = transport; Ok(()) }
+    /// ```
+    #[cfg(any(feature = "stdio", feature = "http"))]
+    pub fn transport_with(
+        &self,
+        adjust: impl FnOnce(Prepared) -> Prepared,
+    ) -> Result<mcp_proto::transport::BoxTransport, BuildError> {
+        match adjust(self.prepare()?) {
             #[cfg(feature = "stdio")]
             Prepared::Stdio(cmd) => mcp_transport_stdio::StdioTransport::spawn(cmd)
                 .map(|t| Box::pin(t) as mcp_proto::transport::BoxTransport)

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use mcp_client::ClientBuilder;
-use mcp_config::{ServerConfig, TransportConfig};
+use mcp_config::{Prepared, ServerConfig, TransportConfig};
 
 use crate::cache::CacheTarget;
 use crate::host::HostBuilder;
@@ -13,6 +13,10 @@ use crate::spec::{Launcher, ServerSpec};
 /// Makes the client builder for each connection (name, version, handler,
 /// timeouts of the host's choice).
 pub type ClientFactory = Arc<dyn Fn() -> ClientBuilder + Send + Sync>;
+
+/// Changes a configured server's transport before it starts (see
+/// [`ServerSpec::from_config_with`]).
+pub type TransportAdjust = Arc<dyn Fn(Prepared) -> Prepared + Send + Sync>;
 
 impl ServerSpec {
     /// The server a configuration entry names: started through
@@ -32,12 +36,43 @@ impl ServerSpec {
     /// # let _ = spec; }
     /// ```
     pub fn from_config(server: &ServerConfig, client: ClientFactory) -> Self {
+        Self::from_config_with(server, client, Arc::new(|prepared| prepared))
+    }
+
+    /// As [`from_config`](Self::from_config), with `adjust` applied to the
+    /// prepared transport at every (re)start
+    /// ([`ServerConfig::transport_with`]): the host's message-size limits,
+    /// timeouts or stderr handling on every configured server.
+    ///
+    /// ```no_run
+    /// # fn run(server: &mcp_config::ServerConfig) {
+    /// use std::sync::Arc;
+    /// use mcp_client::Client;
+    /// use mcp_config::Prepared;
+    /// use mcp_host::ServerSpec;
+    ///
+    /// let spec = ServerSpec::from_config_with(
+    ///     server,
+    ///     Arc::new(|| Client::builder("my-host", "1.0")),
+    ///     Arc::new(|prepared| match prepared {
+    ///         Prepared::Stdio(cmd) => Prepared::Stdio(cmd.max_message_size(64 << 20)),
+    ///         other => other,
+    ///     }),
+    /// );
+    /// # let _ = spec; }
+    /// ```
+    pub fn from_config_with(
+        server: &ServerConfig,
+        client: ClientFactory,
+        adjust: TransportAdjust,
+    ) -> Self {
         let entry = server.clone();
         let launcher = Launcher::new(move || {
             let entry = entry.clone();
             let builder = client();
+            let adjust = adjust.clone();
             async move {
-                let transport = entry.transport()?;
+                let transport = entry.transport_with(|prepared| adjust(prepared))?;
                 Ok(builder.connect(transport).await?)
             }
         });

@@ -99,4 +99,4 @@ pub use spec::{DEFAULT_STARTUP_TIMEOUT, LaunchError, Launcher, MAX_REASON_CHARS,
 pub use status::{Backoff, ServerReport, ServerStatus};
 
 #[cfg(feature = "config")]
-pub use config::ClientFactory;
+pub use config::{ClientFactory, TransportAdjust};
