@@ -46,12 +46,16 @@ use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
 /// Connects in flight at once, by default: the host's choice, not the
-/// library's (each client is its own transport). With no limit, 1,000
-/// SYNs at once overflow the single-threaded refserver's listen queue
-/// now and then (`nstat TcpExtListenOverflows`), and each dropped SYN is
-/// retried after Linux's 1 s initial retransmission timeout: a 1.1 s
-/// connect-all instead of ~0.5 s. 128 at once never overflowed in our
-/// runs and was not slower than no limit.
+/// library's (each client is its own transport). refserver listens with
+/// tokio's backlog of 128 (`ss -ltn`); with no limit, 1,000 SYNs at once
+/// overflow it whenever the single-threaded server is not scheduled soon
+/// enough (`TcpExt: ListenOverflows`), and each dropped SYN is retried
+/// after Linux's 1 s initial retransmission timeout: a 1.1 s connect-all
+/// instead of ~0.5 s. A client connect holds its permit until the server
+/// has answered `initialize`, so it has been accepted: at most 128
+/// connections wait in the queue. (The bare TCP connects release theirs
+/// when the kernel completes the handshake, before the server accepts, so
+/// they can still overflow.)
 const DEFAULT_MAX_CONNECTING: usize = 128;
 
 /// Which protocol version the clients ask for.
@@ -177,6 +181,23 @@ fn cpu_ms(pid: Option<u32>) -> f64 {
     ms
 }
 
+/// The kernel's count of connections dropped because a listen queue was
+/// full (`TcpExt: ListenOverflows`, all of the machine's sockets): each
+/// dropped SYN is retried after the 1 s initial retransmission timeout.
+fn listen_overflows() -> i64 {
+    let netstat = std::fs::read_to_string("/proc/net/netstat").unwrap_or_default();
+    let mut lines = netstat.lines().filter(|l| l.starts_with("TcpExt:"));
+    let (Some(names), Some(values)) = (lines.next(), lines.next()) else {
+        return 0;
+    };
+    names
+        .split_whitespace()
+        .zip(values.split_whitespace())
+        .find(|(n, _)| *n == "ListenOverflows")
+        .and_then(|(_, v)| v.parse().ok())
+        .unwrap_or(0)
+}
+
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
@@ -289,13 +310,20 @@ async fn tcp_connect_all(addr: &str, n: usize, max_connecting: usize) -> Result<
     Ok(start.elapsed())
 }
 
-/// One `echo` call on every client at once, each result verified.
-async fn call_all(clients: &[Client]) -> Result<Duration, String> {
+/// One `echo` call on every client at once, at most `max_at_once` at a
+/// time (0: no limit; after the idle timeout each call reconnects).
+async fn call_all(clients: &[Client], max_at_once: usize) -> Result<Duration, String> {
+    let permits = std::sync::Arc::new(Semaphore::new(if max_at_once == 0 {
+        clients.len().max(1)
+    } else {
+        max_at_once
+    }));
     let start = Instant::now();
     let mut set = JoinSet::new();
     for (i, c) in clients.iter().enumerate() {
-        let c = c.clone();
+        let (c, permits) = (c.clone(), permits.clone());
         set.spawn(async move {
+            let _permit = permits.acquire_owned().await;
             let text = format!("call {i}");
             let r = c
                 .call_tool("echo", serde_json::json!({ "text": text }))
@@ -407,21 +435,25 @@ where
     tokio::time::sleep(Duration::from_millis(200)).await;
     let before = snapshot();
     let cpu = (cpu_ms(None), plan.server_pid.map(|p| cpu_ms(Some(p))));
+    let overflows = listen_overflows();
     let (clients, connect_time, median, slowest) =
         connect_all(n, plan.max_connecting, connect).await?;
     let client_cpu = cpu_ms(None) - cpu.0;
+    let connect_overflows = listen_overflows() - overflows;
     let server_cpu = plan
         .server_pid
         .zip(cpu.1)
         .map(|(p, before)| cpu_ms(Some(p)) - before);
-    let call_time = call_all(&clients).await?;
+    let call_time = call_all(&clients, 0).await?;
     tokio::time::sleep(plan.idle).await;
     let idle_snap = snapshot();
     let past = match plan.idle_past_timeout {
         Some(total) if total > plan.idle => {
             tokio::time::sleep(total - plan.idle).await;
             let snap = snapshot();
-            Some((total, snap, call_all(&clients).await?))
+            let overflows = listen_overflows();
+            let again = call_all(&clients, plan.max_connecting).await?;
+            Some((total, snap, again, listen_overflows() - overflows))
         }
         _ => None,
     };
@@ -442,7 +474,8 @@ where
         ms(closing)
     );
     println!(
-        "{label}: CPU time of connecting all: client {client_cpu:.0} ms{}",
+        "{label}: CPU time of connecting all: client {client_cpu:.0} ms{}; \
+         listen overflows while connecting {connect_overflows}",
         server_cpu.map_or(String::new(), |c| format!(", server {c:.0} ms"))
     );
     let kept = if past.is_some() {
@@ -451,10 +484,11 @@ where
         "idle"
     };
     per_connection(label, plan.idle, kept, idle_snap, before, n);
-    if let Some((total, snap, again)) = past {
+    if let Some((total, snap, again, overflows)) = past {
         per_connection(label, total, "past the idle timeout", snap, before, n);
         println!(
-            "{label}: one call on each after the idle timeout (reconnecting) {:.1} ms",
+            "{label}: one call on each after the idle timeout (reconnecting{limit}) {:.1} ms, \
+             listen overflows {overflows}",
             ms(again)
         );
     }
