@@ -542,11 +542,14 @@ async fn run(a: Args) -> Result<(), String> {
             .next()
             .unwrap_or_default()
             .to_owned();
+        let overflows = listen_overflows();
         let tcp = tcp_connect_all(&addr, a.http, a.max_connecting).await;
+        let overflows = listen_overflows() - overflows;
         match &tcp {
             Ok(t) => println!(
-                "http: {} bare TCP connects at once: {:.1} ms",
+                "http: {} bare TCP connects, at most {} at once: {:.1} ms, listen overflows {overflows}",
                 a.http,
+                a.max_connecting,
                 ms(*t)
             ),
             Err(e) => println!("http: bare TCP connects failed: {e}"),
