@@ -547,7 +547,7 @@ async fn run(a: Args) -> Result<(), String> {
         let overflows = listen_overflows() - overflows;
         match &tcp {
             Ok(t) => println!(
-                "http: {} bare TCP connects, at most {} at once: {:.1} ms, listen overflows {overflows}",
+                "http: {} bare TCP connects, at most {} at once (0: no limit): {:.1} ms, listen overflows {overflows}",
                 a.http,
                 a.max_connecting,
                 ms(*t)
