@@ -360,7 +360,7 @@ impl HttpTransportBuilder {
     /// closes them). The next request opens a new connection; a connection
     /// with a request or a stream on it is never closed by this timer.
     ///
-    /// An idle connection costs ~25 KiB (hyper's buffers, channel and task)
+    /// An idle connection costs ~28 KiB (hyper's buffers, channel and task)
     /// and a socket; over `https`, reconnecting costs a TLS handshake, so a
     /// host that calls a remote server every few seconds may want longer,
     /// up to just under the server's own keep-alive timeout.

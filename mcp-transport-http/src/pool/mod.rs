@@ -59,8 +59,8 @@ pub const MAX_IDLE_CONNECTIONS: usize = 32;
 /// [`idle_timeout`](crate::HttpTransportBuilder::idle_timeout)): 4 s.
 ///
 /// Why close it at all: a kept-alive connection holds hyper's read and
-/// write buffers, its request channel and its task (~25 KiB with our
-/// side, BENCHMARKS.md round four) and a socket on both ends, for a
+/// write buffers, its request channel and its task (~28 KiB of live heap
+/// per connection, BENCHMARKS.md round four) and a socket on both ends, for a
 /// session that may not send again for minutes. Reconnecting costs one TCP
 /// connect (and a TLS handshake over `https`) on the next request.
 ///
