@@ -18,7 +18,12 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 
 async fn ping(t: &mut HttpTransport, id: i64) {
-    t.send(Request::new(id.into(), "ping", None).into())
+    call(t, id, "ping").await;
+}
+
+/// Sends a `method` request and checks that its answer comes back.
+async fn call(t: &mut HttpTransport, id: i64, method: &'static str) {
+    t.send(Request::new(id.into(), method, None).into())
         .await
         .unwrap();
     let m = tokio::time::timeout(Duration::from_secs(10), t.recv())
@@ -186,6 +191,13 @@ async fn keep_alive_server() -> (String, tokio::sync::mpsc::UnboundedReceiver<Co
     (url, rx)
 }
 
+fn with_idle_timeout(url: &str, timeout: Option<Duration>) -> HttpTransport {
+    HttpTransport::builder(url)
+        .idle_timeout(timeout)
+        .build()
+        .unwrap()
+}
+
 async fn next_event(rx: &mut tokio::sync::mpsc::UnboundedReceiver<ConnEvent>) -> ConnEvent {
     tokio::time::timeout(Duration::from_secs(10), rx.recv())
         .await
@@ -197,17 +209,15 @@ async fn next_event(rx: &mut tokio::sync::mpsc::UnboundedReceiver<ConnEvent>) ->
 async fn an_idle_connection_is_closed_after_the_idle_timeout_and_the_next_request_reconnects() {
     let (url, mut events) = keep_alive_server().await;
     let timeout = Duration::from_millis(200);
-    let mut t = HttpTransport::builder(&url)
-        .idle_timeout(Some(timeout))
-        .build()
-        .unwrap();
+    let mut t = with_idle_timeout(&url, Some(timeout));
+    // Before the request: its connection goes idle after this.
+    let sent = std::time::Instant::now();
     ping(&mut t, 1).await;
-    let answered = std::time::Instant::now();
     assert_eq!(next_event(&mut events).await, ConnEvent::Opened(1));
     // The client closes it (the server has no timeout of its own), and
     // not before the idle timeout.
     assert_eq!(next_event(&mut events).await, ConnEvent::Closed(1));
-    assert!(answered.elapsed() >= timeout, "{:?}", answered.elapsed());
+    assert!(sent.elapsed() >= timeout, "{:?}", sent.elapsed());
     ping(&mut t, 2).await;
     assert_eq!(next_event(&mut events).await, ConnEvent::Opened(2));
     ping(&mut t, 3).await;
@@ -218,21 +228,10 @@ async fn an_idle_connection_is_closed_after_the_idle_timeout_and_the_next_reques
 #[tokio::test]
 async fn a_connection_in_use_is_never_closed_by_the_idle_timer() {
     let (url, mut events) = keep_alive_server().await;
-    let mut t = HttpTransport::builder(&url)
-        .idle_timeout(Some(Duration::from_millis(100)))
-        .build()
-        .unwrap();
+    let mut t = with_idle_timeout(&url, Some(Duration::from_millis(100)));
     // Checked in once, so the timer runs; then busy for 4× the timeout.
     ping(&mut t, 1).await;
-    t.send(Request::new(2.into(), "slow", None).into())
-        .await
-        .unwrap();
-    let m = tokio::time::timeout(Duration::from_secs(10), t.recv())
-        .await
-        .expect("an answer in time")
-        .unwrap()
-        .unwrap();
-    assert!(matches!(m, Message::Response(r) if r.id == 2.into()));
+    call(&mut t, 2, "slow").await;
     assert_eq!(next_event(&mut events).await, ConnEvent::Opened(1));
     assert!(events.try_recv().is_err(), "one connection, still open");
 }
@@ -241,10 +240,7 @@ async fn a_connection_in_use_is_never_closed_by_the_idle_timer() {
 async fn requests_closer_together_than_the_idle_timeout_keep_one_connection() {
     let (url, mut events) = keep_alive_server().await;
     let timeout = Duration::from_secs(1);
-    let mut t = HttpTransport::builder(&url)
-        .idle_timeout(Some(timeout))
-        .build()
-        .unwrap();
+    let mut t = with_idle_timeout(&url, Some(timeout));
     // 1.2 s of requests 100 ms apart: the timer wakes while each one's
     // connection is idle, but none has been idle for 1 s.
     for id in 0..12 {
@@ -258,10 +254,7 @@ async fn requests_closer_together_than_the_idle_timeout_keep_one_connection() {
 #[tokio::test]
 async fn without_an_idle_timeout_an_idle_connection_stays_open() {
     let (url, mut events) = keep_alive_server().await;
-    let mut t = HttpTransport::builder(&url)
-        .idle_timeout(None)
-        .build()
-        .unwrap();
+    let mut t = with_idle_timeout(&url, None);
     ping(&mut t, 1).await;
     tokio::time::sleep(Duration::from_millis(300)).await;
     ping(&mut t, 2).await;

@@ -254,11 +254,7 @@ where
     F: Fn() -> Fut,
     Fut: std::future::Future<Output = Result<Client, String>> + Send + 'static,
 {
-    let permits = std::sync::Arc::new(Semaphore::new(if max_connecting == 0 {
-        n.max(1)
-    } else {
-        max_connecting
-    }));
+    let permits = permits(max_connecting, n);
     let start = Instant::now();
     let mut set = JoinSet::new();
     for _ in 0..n {
@@ -283,14 +279,15 @@ where
     Ok((clients, all, median, max))
 }
 
+/// A semaphore of `limit` permits (0: `n`, enough for all at once).
+fn permits(limit: usize, n: usize) -> std::sync::Arc<Semaphore> {
+    std::sync::Arc::new(Semaphore::new(if limit == 0 { n.max(1) } else { limit }))
+}
+
 /// `n` bare TCP connects to `addr` at once, at most `max_connecting` at a
 /// time (held until all are open), as the floor under the HTTP connects.
 async fn tcp_connect_all(addr: &str, n: usize, max_connecting: usize) -> Result<Duration, String> {
-    let permits = std::sync::Arc::new(Semaphore::new(if max_connecting == 0 {
-        n.max(1)
-    } else {
-        max_connecting
-    }));
+    let permits = permits(max_connecting, n);
     let start = Instant::now();
     let mut set = JoinSet::new();
     for _ in 0..n {
@@ -313,11 +310,7 @@ async fn tcp_connect_all(addr: &str, n: usize, max_connecting: usize) -> Result<
 /// One `echo` call on every client at once, at most `max_at_once` at a
 /// time (0: no limit; after the idle timeout each call reconnects).
 async fn call_all(clients: &[Client], max_at_once: usize) -> Result<Duration, String> {
-    let permits = std::sync::Arc::new(Semaphore::new(if max_at_once == 0 {
-        clients.len().max(1)
-    } else {
-        max_at_once
-    }));
+    let permits = permits(max_at_once, clients.len());
     let start = Instant::now();
     let mut set = JoinSet::new();
     for (i, c) in clients.iter().enumerate() {
