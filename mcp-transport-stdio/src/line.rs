@@ -11,7 +11,7 @@ use std::time::Duration;
 use bytes::BytesMut;
 use mcp_proto::Message;
 use mcp_proto::transport::{Transport, TransportError, TransportErrorKind};
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, ReadBuf};
 
 use crate::codec::{Encoded, JsonLineCodec, RAW_LINE_END, encode_line_owned};
 
@@ -23,8 +23,9 @@ pub const DEFAULT_WRITE_BUFFER_LIMIT: usize = 1024 * 1024;
 /// how long it waits for the peer to take what is still unsent: 2 s.
 pub const DEFAULT_CLOSE_TIMEOUT: Duration = Duration::from_secs(2);
 
-/// Spare capacity the read buffer has before the first read, and after it
-/// was released while idle: an idle connection holds this little.
+/// Size of the first read after the read buffer was released (while idle:
+/// an idle connection holds no read buffer at all), and the least spare
+/// capacity reserved for a read.
 pub(crate) const MIN_READ: usize = 4 * 1024;
 
 /// Most spare capacity reserved for one read: the reserve doubles from
@@ -213,8 +214,9 @@ where
     }
 
     /// Capacity of the read buffer, in bytes. It stays near the message
-    /// limit plus one read (64 KiB) whatever the peer sends, and is at most
-    /// 4 KiB while the connection is idle (nothing partial buffered).
+    /// limit plus one read (64 KiB) whatever the peer sends, and is 0 while
+    /// the connection is idle (nothing partial buffered: the buffer is
+    /// released, and allocated again when something arrives).
     pub fn read_buffer_capacity(&self) -> usize {
         self.read.buf.capacity()
     }
@@ -280,6 +282,9 @@ impl<R: AsyncRead + Unpin> ReadHalf<R> {
     /// reallocations, once; and a consumed prefix is reclaimed before the
     /// buffer grows, so a line is accumulated from the start of the buffer.
     fn poll_fill(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<usize>> {
+        if self.buf.capacity() == 0 {
+            return self.poll_fill_released(cx);
+        }
         // Move the unconsumed bytes to the front of the allocation when the
         // consumed prefix is at least as long as they are (a short partial
         // line, usually nothing): cheap, never allocates, and it gives back
@@ -314,14 +319,39 @@ impl<R: AsyncRead + Unpin> ReadHalf<R> {
         Poll::Ready(Ok(n))
     }
 
-    /// Nothing to read and nothing partial buffered: gives back a read
-    /// buffer that grew past [`MIN_READ`], so an idle connection holds at
-    /// most that much (steady small traffic keeps its buffer: no
-    /// allocation per message).
+    /// The first read after the buffer was released (or used up to its
+    /// end): into a [`MIN_READ`]-byte array on the stack, so that waiting
+    /// for input holds no heap memory. What arrived is then copied into a
+    /// buffer of just its size (a small answer: one allocation the size of
+    /// the answer, which the allocator serves from its per-thread cache).
+    fn poll_fill_released(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<usize>> {
+        let mut room = [std::mem::MaybeUninit::<u8>::uninit(); MIN_READ];
+        let mut first = ReadBuf::uninit(&mut room);
+        ready!(Pin::new(&mut self.io).poll_read(cx, &mut first))?;
+        let got = first.filled();
+        if got.len() == MIN_READ {
+            // More is likely waiting: room for the next read at once, or
+            // for all of a line as long as the last large one (the heap
+            // path would otherwise grow to it, copying the whole buffer).
+            let room = (MIN_READ + self.read_size).max(self.codec.large_line_hint());
+            self.buf = BytesMut::with_capacity(room);
+            self.buf.extend_from_slice(got);
+            self.read_size = (self.read_size * 2).min(READ_CHUNK);
+        } else if !got.is_empty() {
+            self.buf = BytesMut::from(got);
+        }
+        Poll::Ready(Ok(got.len()))
+    }
+
+    /// Nothing to read and nothing partial buffered: gives the read buffer
+    /// back, so an idle connection holds none (the next read goes through
+    /// [`poll_fill_released`](Self::poll_fill_released)).
     fn release_if_idle(&mut self) {
-        if self.buf.is_empty() && self.buf.capacity() > MIN_READ {
+        if self.buf.is_empty() {
+            if self.buf.capacity() > MIN_READ {
+                self.read_size = MIN_READ;
+            }
             self.buf = BytesMut::new();
-            self.read_size = MIN_READ;
         }
     }
 

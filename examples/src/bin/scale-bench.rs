@@ -34,6 +34,15 @@
 //! the after-close reading (time to attach a debugger and ask glibc to
 //! return free heap, `malloc_trim`, to tell live memory from retained free
 //! memory).
+//!
+//! Before the "before" reading each phase connects, calls and closes
+//! `--warmup N` connections (default 1), so that what the first connection
+//! costs once per process (the code it runs paged in, counted as private
+//! because no other process maps this binary; the runtime's first
+//! registrations) is not divided among the measured ones. `--warmup 0`
+//! measures as earlier rounds did. The idle line also gives the anonymous
+//! part of the private memory (heap, stacks), the rest being file-backed
+//! pages (code, read-only data).
 
 use std::process::{ExitCode, Stdio};
 use std::time::{Duration, Instant};
@@ -84,6 +93,8 @@ struct Args {
     /// (int)malloc_trim(0)'` to see how much of the memory still held is
     /// free heap glibc kept).
     hold: Duration,
+    /// Connections made, called and closed before the "before" reading.
+    warmup: usize,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -96,6 +107,7 @@ fn parse_args() -> Result<Args, String> {
         idle_timeout: Some(mcp_transport_http::DEFAULT_IDLE_TIMEOUT),
         max_connecting: DEFAULT_MAX_CONNECTING,
         hold: Duration::ZERO,
+        warmup: 1,
     };
     examples::flags::each_flag(std::env::args().skip(1), |flag, v| {
         match flag {
@@ -120,6 +132,7 @@ fn parse_args() -> Result<Args, String> {
                 }
             }
             "--max-connecting" => a.max_connecting = v.number()?,
+            "--warmup" => a.warmup = v.number()?,
             other => return Err(format!("unknown flag {other}")),
         }
         Ok(())
@@ -131,6 +144,9 @@ fn parse_args() -> Result<Args, String> {
 #[derive(Clone, Copy)]
 struct Snapshot {
     private_kib: u64,
+    /// Anonymous memory (heap, stacks): the private memory that is not
+    /// file-backed pages of the binary and its libraries.
+    anon_kib: u64,
     fds: u64,
     threads: u64,
 }
@@ -155,6 +171,7 @@ fn snapshot() -> Snapshot {
     let fds = std::fs::read_dir("/proc/self/fd").map_or(0, |d| d.count() as u64);
     Snapshot {
         private_kib: field("Private_Clean:") + field("Private_Dirty:"),
+        anon_kib: field("Anonymous:"),
         fds,
         threads,
     }
@@ -248,7 +265,7 @@ async fn connect_http(
 async fn connect_all<F, Fut>(
     n: usize,
     max_connecting: usize,
-    connect: F,
+    connect: &F,
 ) -> Result<(Vec<Client>, Duration, Duration, Duration), String>
 where
     F: Fn() -> Fut,
@@ -386,6 +403,8 @@ struct Plan {
     idle_past_timeout: Option<Duration>,
     hold: Duration,
     max_connecting: usize,
+    /// Connections made, called and closed before the "before" reading.
+    warmup: usize,
     /// The server whose CPU time the connects are charged with (HTTP).
     server_pid: Option<u32>,
 }
@@ -401,10 +420,12 @@ fn per_connection(
     #[allow(clippy::cast_precision_loss)]
     let per = |x: u64, y: u64| (x as f64 - y as f64) / n as f64;
     println!(
-        "{label}: idle {} ms ({what}): private memory {:.1} KiB, fds {:.2}, threads {:.3} per connection \
-         (process: {} KiB, {} fds, {} threads; before: {} KiB, {} fds, {} threads)",
+        "{label}: idle {} ms ({what}): private memory {:.1} KiB (anonymous {:.1} KiB), fds {:.2}, \
+         threads {:.3} per connection (process: {} KiB, {} fds, {} threads; before: {} KiB, {} fds, \
+         {} threads)",
         idle.as_millis(),
         per(now.private_kib, before.private_kib),
+        per(now.anon_kib, before.anon_kib),
         per(now.fds, before.fds),
         per(now.threads, before.threads),
         now.private_kib,
@@ -425,12 +446,17 @@ where
     if n == 0 {
         return Ok(());
     }
+    if plan.warmup > 0 {
+        let (clients, ..) = connect_all(plan.warmup, plan.max_connecting, &connect).await?;
+        call_all(&clients, 0).await?;
+        close_all(clients).await;
+    }
     tokio::time::sleep(Duration::from_millis(200)).await;
     let before = snapshot();
     let cpu = (cpu_ms(None), plan.server_pid.map(|p| cpu_ms(Some(p))));
     let overflows = listen_overflows();
     let (clients, connect_time, median, slowest) =
-        connect_all(n, plan.max_connecting, connect).await?;
+        connect_all(n, plan.max_connecting, &connect).await?;
     let client_cpu = cpu_ms(None) - cpu.0;
     let connect_overflows = listen_overflows() - overflows;
     let server_cpu = plan
@@ -457,6 +483,7 @@ where
         0 => String::new(),
         k => format!(", at most {k} at once"),
     };
+    println!("{label}: {} warm-up connections before", plan.warmup);
     println!(
         "{label}: {n} connections: connect all {:.1} ms (one connect: median {:.1} ms, slowest {:.1} ms{limit}), \
          one call on each {:.1} ms, close all {:.1} ms",
@@ -520,6 +547,7 @@ async fn run(a: Args) -> Result<(), String> {
         idle_past_timeout: None,
         hold: a.hold,
         max_connecting: a.max_connecting,
+        warmup: a.warmup,
         server_pid: None,
     };
     let (server, era) = (a.server.clone(), a.era);

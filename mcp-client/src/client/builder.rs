@@ -132,17 +132,12 @@ impl ClientBuilder {
         }
         self.config.capabilities = caps.clone();
         let (tx, rx) = mpsc::unbounded_channel();
-        let (n_tx, n_rx) = mpsc::unbounded_channel();
         let backlog = Arc::new(Backlog::default());
         let shared = Arc::new(Shared {
             commands: tx,
             next_call: AtomicU64::new(0),
             server: RwLock::new(None),
-            changes: [
-                watch::Sender::new(0),
-                watch::Sender::new(0),
-                watch::Sender::new(0),
-            ],
+            changes: Default::default(),
             max_list_pages: self.max_list_pages,
             closed: watch::Sender::new(None),
             meta: RwLock::new(None),
@@ -160,12 +155,11 @@ impl ClientBuilder {
             stash: None,
             sleep: None,
             armed: None,
-            notifications: n_tx,
+            notifications: None,
             backlog: backlog.clone(),
             server_requests: Arc::new(AtomicUsize::new(0)),
             handler: self.handler,
             capabilities: Arc::new(caps),
-            notification_task: Some(n_rx),
             state: DriverState::Running,
             ready_waiters: Vec::new(),
             ready: false,

@@ -10,7 +10,7 @@ use mcp_proto::method::{
 use mcp_proto::{ErrorObject, RawJson};
 
 use super::driver::{DriverCore, DriverState, Waiter, now};
-use super::{Command, ListKind, kind_index};
+use super::{Command, ListKind};
 use crate::error::ClientError;
 use crate::session::Event;
 use crate::session::empty_object as empty;
@@ -77,9 +77,25 @@ impl DriverCore {
         }
     }
 
-    /// Hands a notification to the handler's task.
+    /// Hands a notification to the handler's task (started by the first).
     fn queue_notification(&mut self, n: Notification) {
-        if self.notifications.send(Box::new(n)).is_ok() {
+        let tx = match &self.notifications {
+            Some(tx) => tx,
+            None => {
+                // Only the driver's poll gets here, inside the runtime.
+                let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+                    return;
+                };
+                let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+                runtime.spawn(super::notifications::notification_loop(
+                    rx,
+                    self.handler.clone(),
+                    self.backlog.clone(),
+                ));
+                self.notifications.insert(tx)
+            }
+        };
+        if tx.send(Box::new(n)).is_ok() {
             self.backlog.push();
         }
     }
@@ -114,9 +130,11 @@ impl DriverCore {
                     cache.insert(key.clone(), learned.clone());
                 }
                 self.publish_meta();
-                if let (Some(shared), Some(info)) = (self.shared.upgrade(), self.session.server()) {
+                if let (Some(shared), Some(info)) =
+                    (self.shared.upgrade(), self.session.server_shared())
+                {
                     if let Ok(mut g) = shared.server.write() {
-                        *g = Some(Arc::new(info.clone()));
+                        *g = Some(info.clone());
                     }
                 }
                 for r in self.ready_waiters.drain(..) {
@@ -208,7 +226,7 @@ impl DriverCore {
                     _ => None,
                 };
                 if let (Some(kind), Some(shared)) = (kind, self.shared.upgrade()) {
-                    shared.changes[kind_index(kind)].send_modify(|v| *v += 1);
+                    shared.changes(kind).send_modify(|v| *v += 1);
                 }
                 self.queue_notification(n);
             }

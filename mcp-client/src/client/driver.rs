@@ -12,7 +12,7 @@ use mcp_proto::schema::{ClientCapabilities, ProgressParams};
 use mcp_proto::transport::BoxTransport;
 use tokio::sync::{mpsc, oneshot};
 
-use super::notifications::{Backlog, notification_loop};
+use super::notifications::Backlog;
 use super::{Command, ProgressFn, Reply, Shared};
 use crate::era_cache::EraCache;
 use crate::error::{ClientError, CloseReason};
@@ -63,15 +63,16 @@ pub(super) struct DriverCore {
     /// The timer, made when first armed (a `Sleep` needs the runtime).
     pub(super) sleep: Option<Pin<Box<tokio::time::Sleep>>>,
     pub(super) armed: Option<std::time::Instant>,
-    /// Boxed for the same reason as the command channel's items.
-    pub(super) notifications: mpsc::UnboundedSender<Box<Notification>>,
+    /// The handler's notification queue and task, made when the first
+    /// notification arrives (most connections idle without any: the channel
+    /// and the task are ~1 KiB). Boxed for the same reason as the command
+    /// channel's items.
+    pub(super) notifications: Option<mpsc::UnboundedSender<Box<Notification>>>,
     pub(super) backlog: Arc<Backlog>,
     pub(super) server_requests: Arc<AtomicUsize>,
     pub(super) handler: Arc<dyn DynHandler>,
     /// What the client advertised (requests outside it are not handed to the handler).
     pub(super) capabilities: Arc<ClientCapabilities>,
-    /// The handler's notification queue, until the first poll spawns its task.
-    pub(super) notification_task: Option<mpsc::UnboundedReceiver<Box<Notification>>>,
     pub(super) state: DriverState,
     pub(super) ready_waiters: Vec<Reply>,
     pub(super) ready: bool,
@@ -237,13 +238,6 @@ impl DriverCore {
                 this.session.handle_closed(CloseReason::NoRuntime);
                 this.drain_events();
                 return this.finish();
-            }
-            if let Some(rx) = this.notification_task.take() {
-                tokio::spawn(notification_loop(
-                    rx,
-                    this.handler.clone(),
-                    this.backlog.clone(),
-                ));
             }
             let hint = this.era_cache.as_ref().and_then(|(c, k)| c.get(k));
             this.used_hint = hint.is_some();

@@ -12,7 +12,7 @@ use tokio::sync::{oneshot, watch};
 
 use super::driver::{DriverState, lock_core};
 use super::request::{MetaSpec, Params, WithMeta, decode_typed, encode_error, keep_raw};
-use super::{ClientBuilder, Command, ListKind, RequestBuilder, Shared, kind_index};
+use super::{ClientBuilder, Command, ListKind, RequestBuilder, Shared};
 use crate::error::{ClientError, CloseReason};
 use crate::session::{CallId, ServerInfo};
 
@@ -80,7 +80,7 @@ impl Client {
     /// list changed (legacy `list_changed` notifications, or a
     /// `subscriptions/listen` stream's).
     pub fn list_changed(&self, kind: ListKind) -> watch::Receiver<u64> {
-        self.shared.changes[kind_index(kind)].subscribe()
+        self.shared.changes(kind).subscribe()
     }
 
     /// Why the connection closed, or `None` while it is open.

@@ -87,7 +87,10 @@ struct Shared {
     commands: mpsc::UnboundedSender<Queued>,
     next_call: AtomicU64,
     server: RwLock<Option<Arc<ServerInfo>>>,
-    changes: [watch::Sender<u64>; 3],
+    /// Made by the first subscriber or the first change, whichever comes
+    /// first (a watch channel is a few hundred bytes; most connections
+    /// never use all three).
+    changes: [std::sync::OnceLock<watch::Sender<u64>>; 3],
     max_list_pages: usize,
     /// Why the connection closed, once it has (see [`Client::closed`]).
     closed: watch::Sender<Option<CloseReason>>,
@@ -124,6 +127,10 @@ impl MetaTemplate {
 }
 
 impl Shared {
+    fn changes(&self, kind: ListKind) -> &watch::Sender<u64> {
+        self.changes[kind_index(kind)].get_or_init(|| watch::Sender::new(0))
+    }
+
     fn meta_template(&self) -> Option<Arc<MetaTemplate>> {
         self.meta.read().ok().and_then(|g| g.clone())
     }
@@ -147,4 +154,35 @@ fn decode<R: DeserializeOwned>(method: &str, raw: &RawJson) -> Result<R, ClientE
         method: method.to_owned(),
         source: e.into(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    /// Idle memory: the list-changed channels exist only once someone
+    /// subscribes (or a change arrives), one kind at a time.
+    #[test]
+    fn list_changed_channels_are_made_on_first_use() {
+        let (transport, _server) = mcp_proto::transport::channel::pair();
+        let (client, _driver) = Client::builder("t", "1").build(transport);
+        assert!(client.shared.changes.iter().all(|c| c.get().is_none()));
+        let rx = client.list_changed(ListKind::Resources);
+        assert_eq!(*rx.borrow(), 0);
+        let made: Vec<bool> = client
+            .shared
+            .changes
+            .iter()
+            .map(|c| c.get().is_some())
+            .collect();
+        assert_eq!(made, [false, true, false]);
+        // The change the driver publishes reaches the receiver made before.
+        client
+            .shared
+            .changes(ListKind::Resources)
+            .send_modify(|v| *v += 1);
+        assert_eq!(*client.list_changed(ListKind::Resources).borrow(), 1);
+        assert!(rx.has_changed().unwrap());
+    }
 }

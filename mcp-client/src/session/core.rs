@@ -3,6 +3,7 @@
 
 use std::borrow::Cow;
 use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
 use std::time::Instant;
 
 use mcp_proto::jsonrpc::{ErrorResponse, Message, Notification, RequestId, Response};
@@ -37,7 +38,9 @@ pub(super) enum Phase {
 pub struct Session {
     pub(super) config: SessionConfig,
     pub(super) phase: Phase,
-    pub(super) server: Option<ServerInfo>,
+    /// Shared with the client's handle and the remembered era (one copy
+    /// per connection).
+    pub(super) server: Option<Arc<ServerInfo>>,
     pub(super) next_id: i64,
     pub(super) pending: HashMap<RequestId, Pending, IdHash>,
     /// User requests waiting for `Ready`.
@@ -100,6 +103,11 @@ impl Session {
 
     /// The negotiated server, once [`Event::Ready`] was emitted.
     pub fn server(&self) -> Option<&ServerInfo> {
+        self.server.as_deref()
+    }
+
+    /// The negotiated server, shared (the client's handle keeps the same copy).
+    pub(crate) fn server_shared(&self) -> Option<&Arc<ServerInfo>> {
         self.server.as_ref()
     }
 

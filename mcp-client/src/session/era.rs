@@ -87,7 +87,7 @@ impl Session {
                 let EraHint::Modern { server, .. } = &h else {
                     return;
                 };
-                let server = ServerInfo::clone(server);
+                let server = server.clone();
                 self.hint = HintState::Unconfirmed;
                 self.learned = Some(h);
                 self.become_ready(server, now);

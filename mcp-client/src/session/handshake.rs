@@ -147,11 +147,15 @@ impl Session {
         }
     }
 
-    pub(super) fn become_ready(&mut self, info: ServerInfo, now: Instant) {
+    pub(super) fn become_ready(&mut self, info: Arc<ServerInfo>, now: Instant) {
         let v = info.protocol_version;
-        if v.era() == Era::Modern {
-            self.modern_meta = self.build_modern_meta(v);
-        }
+        self.modern_meta = if v.era() == Era::Modern {
+            self.build_modern_meta(v)
+        } else {
+            // Built for the `server/discover` probe; a legacy session never
+            // sends it again (a probe sent later builds it anew).
+            String::new()
+        };
         self.transmit.push_back(Transmit::ProtocolVersion(v));
         self.server = Some(info);
         self.phase = Phase::Ready;
@@ -204,8 +208,9 @@ impl Session {
                                 .ttl_ms
                                 .filter(|&ms| ms > 0)
                                 .and_then(|ms| now.checked_add(Duration::from_millis(ms)));
+                            let info = Arc::new(info);
                             self.learned = Some(EraHint::Modern {
-                                server: Arc::new(info.clone()),
+                                server: info.clone(),
                                 fresh_until,
                             });
                             self.become_ready(info, now);
@@ -370,7 +375,7 @@ impl Session {
             raw: raw_copy.unwrap_or_else(empty_object),
         };
         self.learned = self.legacy_detected.then_some(EraHint::Legacy(v));
-        self.become_ready(info, now);
+        self.become_ready(Arc::new(info), now);
     }
 
     /// A `server/discover` answer that arrived after the probe timed out and

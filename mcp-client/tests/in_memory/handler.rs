@@ -385,3 +385,43 @@ async fn too_many_concurrent_server_requests_are_answered_busy() {
         .unwrap();
     drop(client);
 }
+
+/// Idle memory: the handler's notification task (and its channel) start
+/// with the first notification, not with the connection.
+#[tokio::test]
+async fn the_notification_task_starts_with_the_first_notification() {
+    let (client_end, mut server) = channel::pair();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let (go, go_rx) = tokio::sync::oneshot::channel::<()>();
+    let srv = tokio::spawn(async move {
+        legacy_handshake(&mut server).await;
+        go_rx.await.unwrap();
+        let n = json!({"level": "info", "data": "x"});
+        server
+            .send(Notification::new("notifications/message", Some(raw(n))).into())
+            .await
+            .unwrap();
+        server
+    });
+    let client = Client::builder("t", "1")
+        .handler(Recorder { seen: seen.clone() })
+        .connect(client_end)
+        .await
+        .unwrap();
+    let tasks = || {
+        tokio::runtime::Handle::current()
+            .metrics()
+            .num_alive_tasks()
+    };
+    let connected = tasks();
+    assert_eq!(connected, 2, "the server's task and the driver only");
+    go.send(()).unwrap();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while seen.lock().unwrap().is_empty() && tokio::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    assert_eq!(*seen.lock().unwrap(), ["log \"x\""]);
+    let _server = srv.await.unwrap();
+    assert_eq!(tasks(), 2, "the driver and the notification task");
+    drop(client);
+}

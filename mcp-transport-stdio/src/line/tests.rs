@@ -503,7 +503,7 @@ impl<W: AsyncWrite + Unpin> WriteHalf<W> {
 }
 
 #[tokio::test]
-async fn read_buffer_shrinks_to_min_read_when_idle() {
+async fn read_buffer_is_released_when_idle() {
     let (ours, mut theirs) = tokio::io::duplex(1 << 20);
     let mut t = LineTransport::new(ours, tokio::io::sink());
     let line = b"{\"jsonrpc\":\"2.0\",\"method\":\"n\"}\n";
@@ -517,16 +517,50 @@ async fn read_buffer_shrinks_to_min_read_when_idle() {
     for _ in 0..3000 {
         assert_eq!(t.recv().await.unwrap().unwrap().method(), Some("n"));
     }
-    // Nothing more to read: the poll that finds nothing gives back the room
-    // the burst made the buffer grow to.
+    // Nothing more to read: the poll that finds nothing gives the buffer
+    // back, however large the burst made it.
     let pending = poll_fn(|cx| Poll::Ready(Pin::new(&mut t).poll_recv(cx).is_pending())).await;
     assert!(pending);
-    assert!(
-        t.read_buffer_capacity() <= MIN_READ,
-        "an idle connection holds {} bytes of read buffer",
-        t.read_buffer_capacity()
+    assert_eq!(
+        t.read_buffer_capacity(),
+        0,
+        "an idle connection holds a read buffer"
     );
-    // And it reads on as before.
+    // And it reads on as before; after one small message it holds none either.
     theirs.write_all(line).await.unwrap();
     assert_eq!(t.recv().await.unwrap().unwrap().method(), Some("n"));
+    let pending = poll_fn(|cx| Poll::Ready(Pin::new(&mut t).poll_recv(cx).is_pending())).await;
+    assert!(pending);
+    assert_eq!(t.read_buffer_capacity(), 0);
+    // A line split over reads, the first of them through the released path.
+    theirs.write_all(&line[..10]).await.unwrap();
+    let pending = poll_fn(|cx| Poll::Ready(Pin::new(&mut t).poll_recv(cx).is_pending())).await;
+    assert!(pending);
+    assert!(t.read_buffer_capacity() >= 10, "the partial line is kept");
+    theirs.write_all(&line[10..]).await.unwrap();
+    assert_eq!(t.recv().await.unwrap().unwrap().method(), Some("n"));
+}
+
+#[tokio::test]
+async fn a_line_longer_than_the_first_read_arrives_whole_after_release() {
+    // The first read after the release fills its stack room exactly; the
+    // rest of the line follows in the heap buffer.
+    let (ours, mut theirs) = tokio::io::duplex(1 << 20);
+    let mut t = LineTransport::new(ours, tokio::io::sink());
+    for len in [
+        MIN_READ - 40,
+        MIN_READ - 39,
+        MIN_READ,
+        3 * MIN_READ,
+        100_000,
+    ] {
+        let text = "x".repeat(len);
+        let msg = format!("{{\"jsonrpc\":\"2.0\",\"method\":\"{text}\"}}\n");
+        theirs.write_all(msg.as_bytes()).await.unwrap();
+        let m = t.recv().await.unwrap().unwrap();
+        assert_eq!(m.method().map(str::len), Some(len));
+        let pending = poll_fn(|cx| Poll::Ready(Pin::new(&mut t).poll_recv(cx).is_pending())).await;
+        assert!(pending);
+        assert_eq!(t.read_buffer_capacity(), 0);
+    }
 }

@@ -301,3 +301,24 @@ fn a_transport_error_on_a_hinted_request_also_means_detect_again() {
     );
     assert!(completed(&events(&mut s)).is_empty(), "still in flight");
 }
+
+/// Idle memory: a session that fell back to the legacy era keeps nothing of
+/// the `_meta` it built for its `server/discover` probe.
+#[test]
+fn a_legacy_session_drops_the_probes_meta() {
+    let s = legacy(Instant::now());
+    assert_eq!(s.server().unwrap().era(), Era::Legacy);
+    assert_eq!(s.modern_meta.capacity(), 0, "{:?}", s.modern_meta);
+}
+
+/// Idle memory: the negotiated server is kept once, shared by the session
+/// and the era it remembers (and, in the client, its handle).
+#[test]
+fn the_server_info_is_shared_not_copied() {
+    let s = modern(Instant::now());
+    let Some(EraHint::Modern { server, .. }) = s.learned_era() else {
+        panic!("no modern era learned");
+    };
+    assert!(std::sync::Arc::ptr_eq(server, s.server_shared().unwrap()));
+    assert!(!s.modern_meta.is_empty(), "modern requests need it");
+}
