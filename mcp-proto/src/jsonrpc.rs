@@ -22,7 +22,7 @@ mod decode;
 mod error;
 mod id;
 mod peek;
-mod scan;
+pub(crate) mod scan;
 
 use self::decode::{decode_slice_error, decode_text};
 pub use self::error::{DecodeError, EnvelopeViolation};

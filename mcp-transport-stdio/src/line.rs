@@ -432,6 +432,17 @@ impl<W: AsyncWrite + Unpin> WriteHalf<W> {
             let Some(io) = self.io.as_mut() else {
                 break;
             };
+            if self.chunks.is_empty() {
+                // Only the line buffer (every small message): one `write`,
+                // without setting up the slices below.
+                let part = self.buf.get(self.pos..).unwrap_or_default();
+                let n = ready!(Pin::new(&mut *io).poll_write(cx, part))?;
+                if n == 0 {
+                    return Poll::Ready(Err(io::Error::from(io::ErrorKind::WriteZero).into()));
+                }
+                self.advance(n);
+                continue;
+            }
             // Straight from the queued chunks, nothing is copied: with a
             // large message, envelope + raw value + end go in one `writev`.
             let mut slices = [IoSlice::new(&[]); MAX_WRITE_SLICES];

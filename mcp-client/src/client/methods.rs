@@ -18,7 +18,7 @@ use mcp_proto::{Era, RawJson};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use super::request::{MetaSpec, decode_typed};
+use super::request::{MetaSpec, decode_tool_result, decode_typed};
 use super::{Client, Command, RequestBuilder, ResponseFuture};
 use crate::error::ClientError;
 
@@ -109,16 +109,19 @@ impl Client {
             name: &'a str,
             arguments: &'a A,
         }
-        self.request_encoded(CallTool::NAME, move |meta: &MetaSpec<'_>, capacity| {
-            RawJson::from_value_with_capacity(
-                &CallParams {
-                    meta: (!meta.is_empty()).then_some(meta),
-                    name: &name,
-                    arguments: &arguments,
-                },
-                capacity,
-            )
-        })
+        let mut builder =
+            self.request_encoded(CallTool::NAME, move |meta: &MetaSpec<'_>, capacity| {
+                RawJson::from_value_with_capacity(
+                    &CallParams {
+                        meta: (!meta.is_empty()).then_some(meta),
+                        name: &name,
+                        arguments: &arguments,
+                    },
+                    capacity,
+                )
+            });
+        builder.decode = decode_tool_result;
+        builder
     }
 
     /// `resources/read`.

@@ -62,6 +62,18 @@ pub(super) fn decode_typed<R: DeserializeOwned>(
     decode(method, &raw)
 }
 
+/// `tools/call`'s decoder: [`CallToolResult::from_json`](mcp_proto::schema::CallToolResult::from_json),
+/// the derived decoder's result with a fast path for text results.
+pub(super) fn decode_tool_result(
+    method: &str,
+    raw: RawJson,
+) -> Result<mcp_proto::schema::CallToolResult, ClientError> {
+    mcp_proto::schema::CallToolResult::from_json(raw.get()).map_err(|e| ClientError::Decode {
+        method: method.to_owned(),
+        source: e.into(),
+    })
+}
+
 pub(super) fn keep_raw(_: &str, raw: RawJson) -> Result<RawJson, ClientError> {
     Ok(raw)
 }

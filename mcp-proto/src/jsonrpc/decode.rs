@@ -123,9 +123,9 @@ impl<'de> Deserialize<'de> for MethodField {
     }
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Clone, Copy)]
 #[serde(field_identifier, rename_all = "lowercase")]
-enum Field {
+pub(super) enum Field {
     Jsonrpc,
     Id,
     Method,

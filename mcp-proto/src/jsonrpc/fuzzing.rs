@@ -7,6 +7,7 @@ use serde_json::value::RawValue;
 
 use super::decode::{decode_text_serde, fast_envelope, keep_text};
 use super::{Message, scan};
+use crate::schema::{CallToolResult, call_tool_result_fast};
 
 /// Both decoders on `text`: when the fast path takes a message, `serde_json`
 /// must decode it to the same message (or the same envelope violation).
@@ -28,8 +29,22 @@ pub fn paths_agree(text: &str) -> bool {
     true
 }
 
+/// The text-result fast path of [`CallToolResult::from_json`] against
+/// `serde_json`: whenever it takes `text`, `serde_json` must decode `text`
+/// to the same value (anything the fast path leaves goes to `serde_json`).
+pub fn tool_result_agrees(text: &str) {
+    if let Some(fast) = call_tool_result_fast(text) {
+        let slow = serde_json::from_str::<CallToolResult>(text);
+        assert!(
+            matches!(&slow, Ok(s) if *s == fast),
+            "fast path {fast:?} but serde_json {slow:?} on {text}"
+        );
+    }
+}
+
 /// Decodes `data` the ways a transport can and panics on any disagreement:
-/// the scanner's fast path against `serde_json` ([`paths_agree`]); the
+/// the scanner's fast path against `serde_json` ([`paths_agree`]), and the
+/// tool result's ([`tool_result_agrees`], on the text and on its `result`); the
 /// borrowing and owning entry points against each other; and a decoded
 /// message against `serde_json`'s reading of the same text (valid JSON, the
 /// same method, id and raw value) and against its own re-encoding.
@@ -40,6 +55,7 @@ pub fn envelope(data: &[u8]) {
         return;
     };
     paths_agree(text);
+    tool_result_agrees(text);
     let owned = Message::try_from_string(text.to_owned()).map_err(|(e, back)| {
         assert_eq!(back, text, "the text handed back with the error");
         e
@@ -71,6 +87,7 @@ pub fn envelope(data: &[u8]) {
             } else {
                 "params"
             };
+            tool_result_agrees(raw.get());
             let raw: Value = serde_json::from_str(raw.get()).expect("raw value is JSON");
             assert_eq!(v.get(key), Some(&raw), "{key} of {text}");
         }

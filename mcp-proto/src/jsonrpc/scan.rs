@@ -17,6 +17,9 @@
 
 use std::ops::Range;
 
+// The envelope's members, as the `serde_json` path names them.
+use super::decode::Field as Member;
+
 /// Strings are scanned a word at a time this far before `memchr` takes over
 /// (keys, ids and method names are shorter; longer text is cheaper to
 /// search with SIMD).
@@ -51,38 +54,56 @@ pub(super) fn envelope(text: &[u8]) -> Option<Spans> {
             if s.peek()? != b'"' {
                 return None;
             }
-            let (key, escaped) = s.string()?;
-            if escaped {
-                return None;
-            }
+            // The envelope's own keys are compared as written (a literal
+            // with no backslash is a complete string); any other key is
+            // scanned as a string.
+            let member = match s.known_key() {
+                Some(m) => m,
+                None => {
+                    let (key, escaped) = s.string()?;
+                    if escaped {
+                        return None;
+                    }
+                    member_named(text.get(key)?)
+                }
+            };
             s.ws();
             s.eat(b':')?;
             s.ws();
             let start = s.i;
             s.value(MAX_DEPTH - 1)?;
-            let slot = match text.get(key)? {
-                b"jsonrpc" => &mut spans.jsonrpc,
-                b"id" => &mut spans.id,
-                b"method" => &mut spans.method,
-                b"params" => &mut spans.params,
-                b"result" => &mut spans.result,
-                b"error" => &mut spans.error,
-                _ => &mut None,
+            let slot = match member {
+                Member::Jsonrpc => &mut spans.jsonrpc,
+                Member::Id => &mut spans.id,
+                Member::Method => &mut spans.method,
+                Member::Params => &mut spans.params,
+                Member::Result => &mut spans.result,
+                Member::Error => &mut spans.error,
+                Member::Other => &mut None,
             };
             if slot.replace(start..s.i).is_some() {
                 // A repeated member: leave the rules to serde_json.
                 return None;
             }
-            s.ws();
-            match s.next()? {
-                b',' => {}
-                b'}' => break,
-                _ => return None,
+            if !s.another_member()? {
+                break;
             }
         }
     }
     s.ws();
     (s.i == text.len()).then_some(spans)
+}
+
+fn member_named(key: &[u8]) -> Member {
+    match key {
+        b"jsonrpc" => Member::Jsonrpc,
+        b"id" => Member::Id,
+        b"method" => Member::Method,
+        b"params" => Member::Params,
+        b"result" => Member::Result,
+        b"error" => Member::Error,
+        _ => Member::Other,
+    }
 }
 
 /// The content of a JSON string without escapes (`"abc"` → `abc`).
@@ -91,32 +112,41 @@ pub(super) fn plain_string(text: &[u8]) -> Option<&[u8]> {
     (!inner.contains(&b'\\')).then_some(inner)
 }
 
-struct Scanner<'a> {
-    b: &'a [u8],
-    i: usize,
+/// A cursor over JSON text that validates as it goes (the grammar of
+/// [`envelope`]); also used by the typed fast paths (`CallToolResult`).
+pub(crate) struct Scanner<'a> {
+    pub(crate) b: &'a [u8],
+    pub(crate) i: usize,
+}
+
+impl<'a> Scanner<'a> {
+    /// A scanner at the start of `b`.
+    pub(crate) fn new(b: &'a [u8]) -> Self {
+        Scanner { b, i: 0 }
+    }
 }
 
 impl Scanner<'_> {
     #[inline]
-    fn peek(&self) -> Option<u8> {
+    pub(crate) fn peek(&self) -> Option<u8> {
         self.b.get(self.i).copied()
     }
 
     #[inline]
-    fn next(&mut self) -> Option<u8> {
+    pub(crate) fn next(&mut self) -> Option<u8> {
         let c = self.peek()?;
         self.i += 1;
         Some(c)
     }
 
     #[inline]
-    fn eat(&mut self, c: u8) -> Option<()> {
+    pub(crate) fn eat(&mut self, c: u8) -> Option<()> {
         (self.peek()? == c).then(|| self.i += 1)
     }
 
     /// Skips JSON whitespace. Most calls find none: one comparison.
     #[inline]
-    fn ws(&mut self) {
+    pub(crate) fn ws(&mut self) {
         while let Some(&c) = self.b.get(self.i) {
             if c > b' ' || !matches!(c, b' ' | b'\t' | b'\n' | b'\r') {
                 return;
@@ -128,7 +158,7 @@ impl Scanner<'_> {
     /// A string, at its opening quote (the caller checked it); returns its
     /// content's span and whether it had escapes.
     #[inline(always)]
-    fn string(&mut self) -> Option<(Range<usize>, bool)> {
+    pub(crate) fn string(&mut self) -> Option<(Range<usize>, bool)> {
         self.i += 1;
         let start = self.i;
         let mut escaped = false;
@@ -214,9 +244,38 @@ impl Scanner<'_> {
         Some(())
     }
 
-    fn literal(&mut self, word: &[u8]) -> Option<()> {
+    pub(crate) fn literal(&mut self, word: &[u8]) -> Option<()> {
         let end = self.i.checked_add(word.len())?;
         (self.b.get(self.i..end)? == word).then(|| self.i = end)
+    }
+
+    /// At a key's opening quote: the envelope member it names when it is
+    /// one of theirs written as is (consumed, up to its closing quote);
+    /// otherwise `None` and nothing consumed.
+    #[inline]
+    fn known_key(&mut self) -> Option<Member> {
+        let (word, member): (&[u8], _) = match self.b.get(self.i + 1)? {
+            b'j' => (b"\"jsonrpc\"", Member::Jsonrpc),
+            b'i' => (b"\"id\"", Member::Id),
+            b'm' => (b"\"method\"", Member::Method),
+            b'p' => (b"\"params\"", Member::Params),
+            b'r' => (b"\"result\"", Member::Result),
+            b'e' => (b"\"error\"", Member::Error),
+            _ => return None,
+        };
+        self.literal(word).map(|()| member)
+    }
+
+    /// After an object member's value: `true` at a `,` (another member
+    /// follows), `false` at the object's `}`; `None` for anything else.
+    #[inline]
+    pub(crate) fn another_member(&mut self) -> Option<bool> {
+        self.ws();
+        match self.next()? {
+            b',' => Some(true),
+            b'}' => Some(false),
+            _ => None,
+        }
     }
 
     /// An object member's key and its colon, at the key's opening quote.
@@ -235,7 +294,7 @@ impl Scanner<'_> {
     /// One value of any kind, at most `depth` levels of arrays and objects
     /// deep. Iterative: the open containers are bits of `open` (1 for an
     /// object), so nesting costs no recursion.
-    fn value(&mut self, depth: usize) -> Option<()> {
+    pub(crate) fn value(&mut self, depth: usize) -> Option<()> {
         const _: () = assert!(MAX_DEPTH <= 128, "`open` has a bit per level");
         let mut open: u128 = 0;
         let mut level = 0usize;
@@ -435,6 +494,13 @@ mod tests {
         assert_eq!(at(s.id), "7");
         assert_eq!(at(s.result), r#"{"a":"b\"c"}"#);
         assert_eq!(s.method, None);
+        // Keys that start like an envelope key are other members.
+        let other = br#"{"idx":1,"i":2,"jsonrpcx":3,"resultat":4,"e":5,"id":6,"result":7}"#;
+        let s = envelope(other).unwrap();
+        let at = |r: Option<Range<usize>>| std::str::from_utf8(&other[r.unwrap()]).unwrap();
+        assert_eq!(at(s.id), "6");
+        assert_eq!(at(s.result), "7");
+        assert_eq!((s.jsonrpc, s.error), (None, None));
         for odd in [
             &br#"{"id":1,"id":2,"result":{}}"#[..],
             br#"{"i\u0064":1,"result":{}}"#,

@@ -79,6 +79,9 @@ mod server;
 mod skills;
 mod subscriptions;
 mod tasks;
+mod tool_result_fast;
+#[cfg(any(test, fuzzing))]
+pub(crate) use tool_result_fast::call_tool_result as call_tool_result_fast;
 mod tools;
 
 pub use capabilities::*;

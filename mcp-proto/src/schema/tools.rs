@@ -232,6 +232,24 @@ impl CallToolResult {
     pub fn is_error(&self) -> bool {
         self.is_error == Some(true)
     }
+
+    /// Decodes a result from its JSON text: the same value (or error) as
+    /// `serde_json::from_str`, faster for a result made only of text blocks
+    /// (read in one validating pass without `serde_json`'s visitors; any
+    /// other result goes through `serde_json`).
+    ///
+    /// ```
+    /// use mcp_proto::schema::CallToolResult;
+    /// let r = CallToolResult::from_json(r#"{"content":[{"type":"text","text":"hi"}]}"#)?;
+    /// assert_eq!(r, CallToolResult::text("hi"));
+    /// # Ok::<(), serde_json::Error>(())
+    /// ```
+    pub fn from_json(text: &str) -> serde_json::Result<Self> {
+        match super::tool_result_fast::call_tool_result(text) {
+            Some(r) => Ok(r),
+            None => serde_json::from_str(text),
+        }
+    }
 }
 
 impl<'de> Deserialize<'de> for CallToolResult {
