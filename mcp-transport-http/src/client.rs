@@ -260,6 +260,7 @@ pub struct HttpTransportBuilder {
     auth: Option<Arc<dyn AuthProvider>>,
     connect_timeout: Option<Duration>,
     request_timeout: Option<Duration>,
+    idle_timeout: Option<Duration>,
     max_body_size: usize,
     max_sse_event_size: usize,
     max_buffered_messages: usize,
@@ -290,6 +291,7 @@ impl HttpTransportBuilder {
             auth: None,
             connect_timeout: Some(DEFAULT_CONNECT_TIMEOUT),
             request_timeout: Some(DEFAULT_REQUEST_TIMEOUT),
+            idle_timeout: Some(crate::pool::DEFAULT_IDLE_TIMEOUT),
             max_body_size: DEFAULT_MAX_BODY_SIZE,
             max_sse_event_size: crate::sse::DEFAULT_MAX_EVENT_SIZE,
             max_buffered_messages: DEFAULT_MAX_BUFFERED_MESSAGES,
@@ -348,6 +350,22 @@ impl HttpTransportBuilder {
     /// request deadlines and cancellation bound them.
     pub fn request_timeout(mut self, t: Option<Duration>) -> Self {
         self.request_timeout = t;
+        self
+    }
+
+    /// How long an HTTP/1.1 connection may stay open with no request on it
+    /// before the transport closes it (default
+    /// [`DEFAULT_IDLE_TIMEOUT`](crate::DEFAULT_IDLE_TIMEOUT), 4 s, which
+    /// explains the choice; `None`: keep idle connections until the server
+    /// closes them). The next request opens a new connection; a connection
+    /// with a request or a stream on it is never closed by this timer.
+    ///
+    /// An idle connection costs ~28 KiB (hyper's buffers, channel and task)
+    /// and a socket; over `https`, reconnecting costs a TLS handshake, so a
+    /// host that calls a remote server every few seconds may want longer,
+    /// up to just under the server's own keep-alive timeout.
+    pub fn idle_timeout(mut self, t: Option<Duration>) -> Self {
+        self.idle_timeout = t;
         self
     }
 
@@ -482,7 +500,7 @@ impl HttpTransportBuilder {
                 reason: "https needs the `rustls` feature (or pass your own connector)".into(),
             });
         }
-        let http = Pool::new(&url, connect)?;
+        let http = Pool::new(&url, connect, self.idle_timeout)?;
         let cfg = Config {
             url,
             headers: self.headers,

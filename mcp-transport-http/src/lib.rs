@@ -42,8 +42,9 @@
 //! `start_send` never blocks: it spawns one tokio task per message, which
 //! takes a connection from the transport's pool: an idle kept-alive one,
 //! or a new one, so N requests in flight use N HTTP/1.1 connections (at
-//! most [`MAX_IDLE_CONNECTIONS`] stay open idle, each at most
-//! [`IDLE_TIMEOUT`]; HTTP/2 by ALPN over TLS with the `http2` feature, one
+//! most [`MAX_IDLE_CONNECTIONS`] stay open idle, each closed after
+//! [`DEFAULT_IDLE_TIMEOUT`] without a request, see
+//! [`idle_timeout`](HttpTransportBuilder::idle_timeout); HTTP/2 by ALPN over TLS with the `http2` feature, one
 //! connection for all). A connection the server closed while idle is
 //! never used; a request that found it closed before being written is sent
 //! on another. Every message received (a JSON body, each SSE event's data) goes
@@ -128,7 +129,8 @@
 //! `poll_recv` [`DEFAULT_MAX_BUFFERED_MESSAGES`] (1024), JSON bodies
 //! [`DEFAULT_MAX_BODY_SIZE`] (16 MiB), SSE events [`DEFAULT_MAX_SSE_EVENT_SIZE`]
 //! (16 MiB, enforced while reading), connect [`DEFAULT_CONNECT_TIMEOUT`],
-//! response headers and JSON bodies [`DEFAULT_REQUEST_TIMEOUT`], resumption
+//! response headers and JSON bodies [`DEFAULT_REQUEST_TIMEOUT`], idle
+//! connections [`DEFAULT_IDLE_TIMEOUT`], resumption
 //! attempts without progress [`DEFAULT_MAX_RESUME_ATTEMPTS`] (a graceful close
 //! does not refill the budget; only a delivered message does), backoff
 //! [`INITIAL_BACKOFF`]..[`MAX_BACKOFF`] (never shorter than the server's
@@ -163,7 +165,7 @@ pub use client::{
     MAX_AUTH_RETRIES, MAX_BACKOFF, RequestBody, Unauthorized,
 };
 pub use error::HttpError;
-pub use pool::{Connected, Connector, IDLE_TIMEOUT, Io, MAX_IDLE_CONNECTIONS};
+pub use pool::{Connected, Connector, DEFAULT_IDLE_TIMEOUT, Io, MAX_IDLE_CONNECTIONS};
 pub use sse::DEFAULT_MAX_EVENT_SIZE as DEFAULT_MAX_SSE_EVENT_SIZE;
 pub use transport::HttpTransport;
 pub use uri::MAX_REDIRECTS;

@@ -18,7 +18,12 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 
 async fn ping(t: &mut HttpTransport, id: i64) {
-    t.send(Request::new(id.into(), "ping", None).into())
+    call(t, id, "ping").await;
+}
+
+/// Sends a `method` request and checks that its answer comes back.
+async fn call(t: &mut HttpTransport, id: i64, method: &'static str) {
+    t.send(Request::new(id.into(), method, None).into())
         .await
         .unwrap();
     let m = tokio::time::timeout(Duration::from_secs(10), t.recv())
@@ -135,4 +140,124 @@ async fn a_custom_connector_opens_every_connection() {
     assert_eq!(reqs.len(), 3);
     assert!(reqs.iter().all(|r| r.header("host") == Some("mcp.invalid")));
     assert!(reqs.iter().all(|r| r.path == "/mcp"));
+}
+
+/// What the keep-alive server saw of one connection.
+#[derive(Debug, PartialEq)]
+enum ConnEvent {
+    Opened(usize),
+    Closed(usize),
+}
+
+/// A keep-alive HTTP/1.1 server (hyper's, no timeout of its own) that
+/// reports each connection opened and closed. A `slow` request is answered
+/// after 400 ms, anything else at once.
+async fn keep_alive_server() -> (String, tokio::sync::mpsc::UnboundedReceiver<ConnEvent>) {
+    use http_body_util::{BodyExt, Full};
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let (events, rx) = tokio::sync::mpsc::unbounded_channel();
+    tokio::spawn(async move {
+        let mut n = 0;
+        while let Ok((s, _)) = listener.accept().await {
+            n += 1;
+            let (events, conn) = (events.clone(), n);
+            let _ = events.send(ConnEvent::Opened(conn));
+            tokio::spawn(async move {
+                let service = hyper::service::service_fn(
+                    |req: http::Request<hyper::body::Incoming>| async move {
+                        let body = req.into_body().collect().await?.to_bytes();
+                        let req: serde_json::Value = serde_json::from_slice(&body).unwrap();
+                        if req["method"] == "slow" {
+                            tokio::time::sleep(Duration::from_millis(400)).await;
+                        }
+                        let body = json!({"jsonrpc": "2.0", "id": req["id"], "result": {}});
+                        Ok::<_, hyper::Error>(
+                            http::Response::builder()
+                                .header("content-type", "application/json")
+                                .body(Full::new(bytes::Bytes::from(body.to_string())))
+                                .unwrap(),
+                        )
+                    },
+                );
+                let io = hyper_util::rt::TokioIo::new(s);
+                let _ = hyper::server::conn::http1::Builder::new()
+                    .serve_connection(io, service)
+                    .await;
+                let _ = events.send(ConnEvent::Closed(conn));
+            });
+        }
+    });
+    (url, rx)
+}
+
+fn with_idle_timeout(url: &str, timeout: Option<Duration>) -> HttpTransport {
+    HttpTransport::builder(url)
+        .idle_timeout(timeout)
+        .build()
+        .unwrap()
+}
+
+async fn next_event(rx: &mut tokio::sync::mpsc::UnboundedReceiver<ConnEvent>) -> ConnEvent {
+    tokio::time::timeout(Duration::from_secs(10), rx.recv())
+        .await
+        .expect("a connection event within 10 s")
+        .unwrap()
+}
+
+#[tokio::test]
+async fn an_idle_connection_is_closed_after_the_idle_timeout_and_the_next_request_reconnects() {
+    let (url, mut events) = keep_alive_server().await;
+    let timeout = Duration::from_millis(200);
+    let mut t = with_idle_timeout(&url, Some(timeout));
+    // Before the request: its connection goes idle after this.
+    let sent = std::time::Instant::now();
+    ping(&mut t, 1).await;
+    assert_eq!(next_event(&mut events).await, ConnEvent::Opened(1));
+    // The client closes it (the server has no timeout of its own), and
+    // not before the idle timeout.
+    assert_eq!(next_event(&mut events).await, ConnEvent::Closed(1));
+    assert!(sent.elapsed() >= timeout, "{:?}", sent.elapsed());
+    ping(&mut t, 2).await;
+    assert_eq!(next_event(&mut events).await, ConnEvent::Opened(2));
+    ping(&mut t, 3).await;
+    // Requests in a row share the new connection.
+    assert!(events.try_recv().is_err());
+}
+
+#[tokio::test]
+async fn a_connection_in_use_is_never_closed_by_the_idle_timer() {
+    let (url, mut events) = keep_alive_server().await;
+    let mut t = with_idle_timeout(&url, Some(Duration::from_millis(100)));
+    // Checked in once, so the timer runs; then busy for 4× the timeout.
+    ping(&mut t, 1).await;
+    call(&mut t, 2, "slow").await;
+    assert_eq!(next_event(&mut events).await, ConnEvent::Opened(1));
+    assert!(events.try_recv().is_err(), "one connection, still open");
+}
+
+#[tokio::test]
+async fn requests_closer_together_than_the_idle_timeout_keep_one_connection() {
+    let (url, mut events) = keep_alive_server().await;
+    let timeout = Duration::from_secs(1);
+    let mut t = with_idle_timeout(&url, Some(timeout));
+    // 1.2 s of requests 100 ms apart: the timer wakes while each one's
+    // connection is idle, but none has been idle for 1 s.
+    for id in 0..12 {
+        ping(&mut t, id).await;
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(next_event(&mut events).await, ConnEvent::Opened(1));
+    assert!(events.try_recv().is_err(), "one connection, still open");
+}
+
+#[tokio::test]
+async fn without_an_idle_timeout_an_idle_connection_stays_open() {
+    let (url, mut events) = keep_alive_server().await;
+    let mut t = with_idle_timeout(&url, None);
+    ping(&mut t, 1).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    ping(&mut t, 2).await;
+    assert_eq!(next_event(&mut events).await, ConnEvent::Opened(1));
+    assert!(events.try_recv().is_err(), "one connection, still open");
 }

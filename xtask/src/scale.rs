@@ -6,7 +6,10 @@
 //! and memory after closing them all (see `examples/src/bin/scale-bench.rs`).
 //!
 //! ARGS go to `scale-bench` unchanged (`--stdio N`, `--http N`, `--idle-ms MS`,
-//! `--era modern`, `--server PATH`). The server defaults to the shared
+//! `--idle-timeout-ms MS|none`, `--max-connecting N`, `--era legacy|auto|modern`,
+//! `--server PATH`; the legacy era is pinned by default, as a host that
+//! knows its server does). HTTP memory is read while the connections are
+//! kept alive and again past the transport's idle timeout. The server defaults to the shared
 //! benchmark's refserver (`/tmp/mcp-bench/target/release/refserver`, built by
 //! `../shared/bench/run.sh`); `REFSERVER` names another one.
 

@@ -15,11 +15,25 @@
 //! The server is the shared benchmark's `refserver` (`--stdio` per stdio
 //! connection, one `--http 0` for all the HTTP clients), whose memory is its
 //! own process's and not counted. `--era modern` starts it with `--modern`
-//! and asks the client for 2026-07-28. Memory is read after `--idle-ms`
-//! (default 2000) without traffic, so buffers that are released when idle
-//! are not counted. `--hold-ms MS` reads it once more that long after the
-//! after-close reading (time to attach a debugger and ask glibc to return
-//! free heap, `malloc_trim`, to tell live memory from retained free memory).
+//! and asks the client for 2026-07-28; `--era legacy` (the default) pins the
+//! legacy era, as a host that knows its server does (no `server/discover`
+//! probe: `initialize` and `initialized` only); `--era auto` probes first.
+//!
+//! Memory is read twice while the clients idle: after `--idle-ms` (default
+//! 2000), while the HTTP transports still keep their connections alive, and
+//! again past the HTTP idle timeout (`--idle-timeout-ms`, default the
+//! transport's [`DEFAULT_IDLE_TIMEOUT`](mcp_transport_http::DEFAULT_IDLE_TIMEOUT),
+//! `none` to keep connections), once the transports have closed their idle
+//! connections; then one call on each again (reconnecting). `--max-connecting N`
+//! (default 128, `0`: no limit) lets at most N connects run at once, the
+//! host's choice (each client is its own transport, so no one transport
+//! could limit the others). Before the clients, the same number of bare TCP
+//! connects is timed, the floor under them; the client's and the server's
+//! CPU time for connecting all is printed too (the wall time on a loaded
+//! machine is mostly waiting for a core). `--hold-ms MS` reads memory once more that long after
+//! the after-close reading (time to attach a debugger and ask glibc to
+//! return free heap, `malloc_trim`, to tell live memory from retained free
+//! memory).
 //!
 //! Before the "before" reading each phase connects, calls and closes
 //! `--warmup N` connections (default 1), so that what the first connection
@@ -37,14 +51,43 @@ use mcp_client::{Client, VersionChoice};
 use mcp_proto::Era;
 use mcp_proto::schema::ContentBlock;
 use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
+
+/// Connects in flight at once, by default: the host's choice, not the
+/// library's (each client is its own transport). refserver listens with
+/// tokio's backlog of 128 (`ss -ltn`); with no limit, 1,000 SYNs at once
+/// overflow it whenever the single-threaded server is not scheduled soon
+/// enough (`TcpExt: ListenOverflows`), and each dropped SYN is retried
+/// after Linux's 1 s initial retransmission timeout: a 1.1 s connect-all
+/// instead of ~0.5 s. A client connect holds its permit until the server
+/// has answered `initialize`, so it has been accepted: at most 128
+/// connections wait in the queue. (The bare TCP connects release theirs
+/// when the kernel completes the handshake, before the server accepts, so
+/// they can still overflow.)
+const DEFAULT_MAX_CONNECTING: usize = 128;
+
+/// Which protocol version the clients ask for.
+#[derive(Clone, Copy, PartialEq)]
+enum EraArg {
+    /// Probe with `server/discover`, fall back to `initialize`.
+    Auto,
+    /// The legacy era pinned: `initialize` at once.
+    Legacy,
+    /// 2026-07-28 (refserver `--modern`).
+    Modern,
+}
 
 struct Args {
     server: String,
     stdio: usize,
     http: usize,
     idle: Duration,
-    modern: bool,
+    era: EraArg,
+    /// The HTTP transports' idle timeout (`None`: connections kept).
+    idle_timeout: Option<Duration>,
+    /// Most connects in flight at once (0: no limit).
+    max_connecting: usize,
     /// After the after-close reading, wait this long and read again (time
     /// to inspect the process, e.g. `gdb -p PID -batch -ex 'call
     /// (int)malloc_trim(0)'` to see how much of the memory still held is
@@ -60,7 +103,9 @@ fn parse_args() -> Result<Args, String> {
         stdio: 100,
         http: 1000,
         idle: Duration::from_millis(2000),
-        modern: false,
+        era: EraArg::Legacy,
+        idle_timeout: Some(mcp_transport_http::DEFAULT_IDLE_TIMEOUT),
+        max_connecting: DEFAULT_MAX_CONNECTING,
         hold: Duration::ZERO,
         warmup: 1,
     };
@@ -71,7 +116,22 @@ fn parse_args() -> Result<Args, String> {
             "--http" => a.http = v.number()?,
             "--idle-ms" => a.idle = Duration::from_millis(v.number()?),
             "--hold-ms" => a.hold = Duration::from_millis(v.number()?),
-            "--era" => a.modern = v.is_modern_era()?,
+            "--era" => {
+                a.era = match v.text().as_str() {
+                    "auto" => EraArg::Auto,
+                    "legacy" => EraArg::Legacy,
+                    "modern" => EraArg::Modern,
+                    other => return Err(format!("--era: {other:?} is not auto, legacy or modern")),
+                }
+            }
+            "--idle-timeout-ms" => {
+                a.idle_timeout = match v.number() {
+                    Ok(ms) => Some(Duration::from_millis(ms)),
+                    Err(_) if v.text() == "none" => None,
+                    Err(e) => return Err(e),
+                }
+            }
+            "--max-connecting" => a.max_connecting = v.number()?,
             "--warmup" => a.warmup = v.number()?,
             other => return Err(format!("unknown flag {other}")),
         }
@@ -117,70 +177,163 @@ fn snapshot() -> Snapshot {
     }
 }
 
+/// CPU time (user + system) of this process, or of `pid`, from
+/// `/proc/*/stat` (10 ms steps: clock ticks of 100 Hz).
+fn cpu_ms(pid: Option<u32>) -> f64 {
+    let path = pid.map_or_else(
+        || "/proc/self/stat".to_owned(),
+        |p| format!("/proc/{p}/stat"),
+    );
+    let stat = std::fs::read_to_string(path).unwrap_or_default();
+    // After the command's `(name)`: state is field 3, utime 14, stime 15.
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let ticks: u64 = rest
+        .split_whitespace()
+        .skip(11)
+        .take(2)
+        .filter_map(|v| v.parse::<u64>().ok())
+        .sum();
+    #[allow(clippy::cast_precision_loss)]
+    let ms = ticks as f64 * 10.0;
+    ms
+}
+
+/// The kernel's count of connections dropped because a listen queue was
+/// full (`TcpExt: ListenOverflows`, all of the machine's sockets): each
+/// dropped SYN is retried after the 1 s initial retransmission timeout.
+fn listen_overflows() -> i64 {
+    let netstat = std::fs::read_to_string("/proc/net/netstat").unwrap_or_default();
+    let mut lines = netstat.lines().filter(|l| l.starts_with("TcpExt:"));
+    let (Some(names), Some(values)) = (lines.next(), lines.next()) else {
+        return 0;
+    };
+    names
+        .split_whitespace()
+        .zip(values.split_whitespace())
+        .find(|(n, _)| *n == "ListenOverflows")
+        .and_then(|(_, v)| v.parse().ok())
+        .unwrap_or(0)
+}
+
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
 
-fn builder(modern: bool) -> mcp_client::ClientBuilder {
-    let version = if modern {
-        VersionChoice::Era(Era::Modern)
-    } else {
-        VersionChoice::Auto
+fn builder(era: EraArg) -> mcp_client::ClientBuilder {
+    let version = match era {
+        EraArg::Auto => VersionChoice::Auto,
+        EraArg::Legacy => VersionChoice::Era(Era::Legacy),
+        EraArg::Modern => VersionChoice::Era(Era::Modern),
     };
     Client::builder("scale-bench", env!("CARGO_PKG_VERSION")).protocol(version)
 }
 
-async fn connect_stdio(server: String, modern: bool) -> Result<Client, String> {
+async fn connect_stdio(server: String, era: EraArg) -> Result<Client, String> {
     let mut cmd = mcp_transport_stdio::ServerCommand::new(server).arg("--stdio");
-    if modern {
+    if era == EraArg::Modern {
         cmd = cmd.arg("--modern");
     }
     let transport = mcp_transport_stdio::StdioTransport::spawn(
         cmd.stderr(mcp_transport_stdio::Stderr::inherit()),
     )
     .map_err(|e| format!("spawn: {e}"))?;
-    builder(modern)
+    builder(era)
         .connect(transport)
         .await
         .map_err(|e| format!("stdio connect: {e}"))
 }
 
-async fn connect_http(url: String, modern: bool) -> Result<Client, String> {
+async fn connect_http(
+    url: String,
+    era: EraArg,
+    idle_timeout: Option<Duration>,
+) -> Result<Client, String> {
     let transport = mcp_transport_http::HttpTransport::builder(&url)
+        .idle_timeout(idle_timeout)
         .build()
         .map_err(|e| format!("http transport: {e}"))?;
-    builder(modern)
+    builder(era)
         .resend_on_session_expiry(true)
         .connect(transport)
         .await
         .map_err(|e| format!("http connect: {e}"))
 }
 
-/// Connects `n` clients at once; returns them (in no particular order) and the time it took.
-async fn connect_all<F, Fut>(n: usize, connect: &F) -> Result<(Vec<Client>, Duration), String>
+/// Connects `n` clients at once (at most `max_connecting` at a time, 0: no
+/// limit); returns them (in no particular order), the time it took, and
+/// the slowest and median single connect.
+async fn connect_all<F, Fut>(
+    n: usize,
+    max_connecting: usize,
+    connect: &F,
+) -> Result<(Vec<Client>, Duration, Duration, Duration), String>
 where
     F: Fn() -> Fut,
     Fut: std::future::Future<Output = Result<Client, String>> + Send + 'static,
 {
+    let permits = permits(max_connecting, n);
     let start = Instant::now();
     let mut set = JoinSet::new();
     for _ in 0..n {
-        set.spawn(connect());
+        let (connect, permits) = (connect(), permits.clone());
+        set.spawn(async move {
+            let _permit = permits.acquire_owned().await.map_err(|e| e.to_string())?;
+            let t = Instant::now();
+            connect.await.map(|c| (c, t.elapsed()))
+        });
     }
     let mut clients = Vec::with_capacity(n);
+    let mut each = Vec::with_capacity(n);
     while let Some(r) = set.join_next().await {
-        clients.push(r.map_err(|e| format!("connect task: {e}"))??);
+        let (c, t) = r.map_err(|e| format!("connect task: {e}"))??;
+        clients.push(c);
+        each.push(t);
     }
-    Ok((clients, start.elapsed()))
+    let all = start.elapsed();
+    each.sort();
+    let median = each.get(each.len() / 2).copied().unwrap_or_default();
+    let max = each.last().copied().unwrap_or_default();
+    Ok((clients, all, median, max))
 }
 
-/// One `echo` call on every client at once, each result verified.
-async fn call_all(clients: &[Client]) -> Result<Duration, String> {
+/// A semaphore of `limit` permits (0: `n`, enough for all at once).
+fn permits(limit: usize, n: usize) -> std::sync::Arc<Semaphore> {
+    std::sync::Arc::new(Semaphore::new(if limit == 0 { n.max(1) } else { limit }))
+}
+
+/// `n` bare TCP connects to `addr` at once, at most `max_connecting` at a
+/// time (held until all are open), as the floor under the HTTP connects.
+async fn tcp_connect_all(addr: &str, n: usize, max_connecting: usize) -> Result<Duration, String> {
+    let permits = permits(max_connecting, n);
+    let start = Instant::now();
+    let mut set = JoinSet::new();
+    for _ in 0..n {
+        let (addr, permits) = (addr.to_owned(), permits.clone());
+        set.spawn(async move {
+            let _permit = permits.acquire_owned().await;
+            tokio::net::TcpStream::connect(addr).await
+        });
+    }
+    let mut held = Vec::with_capacity(n);
+    while let Some(r) = set.join_next().await {
+        held.push(
+            r.map_err(|e| e.to_string())?
+                .map_err(|e| format!("tcp: {e}"))?,
+        );
+    }
+    Ok(start.elapsed())
+}
+
+/// One `echo` call on every client at once, at most `max_at_once` at a
+/// time (0: no limit; after the idle timeout each call reconnects).
+async fn call_all(clients: &[Client], max_at_once: usize) -> Result<Duration, String> {
+    let permits = permits(max_at_once, clients.len());
     let start = Instant::now();
     let mut set = JoinSet::new();
     for (i, c) in clients.iter().enumerate() {
-        let c = c.clone();
+        let (c, permits) = (c.clone(), permits.clone());
         set.spawn(async move {
+            let _permit = permits.acquire_owned().await;
             let text = format!("call {i}");
             let r = c
                 .call_tool("echo", serde_json::json!({ "text": text }))
@@ -212,7 +365,7 @@ async fn close_all(clients: Vec<Client>) -> Duration {
 async fn start_http_server(a: &Args) -> Result<(tokio::process::Child, String), String> {
     let mut cmd = tokio::process::Command::new(&a.server);
     cmd.args(["--http", "0"]);
-    if a.modern {
+    if a.era == EraArg::Modern {
         cmd.arg("--modern");
     }
     let mut child = cmd
@@ -240,13 +393,52 @@ async fn start_http_server(a: &Args) -> Result<(tokio::process::Child, String), 
     Ok((child, url))
 }
 
-/// Connects, calls, idles and measures one kind of connection; prints its rows.
-async fn phase<F, Fut>(
+/// When and how one phase measures.
+#[derive(Clone, Copy)]
+struct Plan {
+    /// First reading after this long idle.
+    idle: Duration,
+    /// A second reading once idle this long in all (past the transports'
+    /// idle timeout), then one call on each again.
+    idle_past_timeout: Option<Duration>,
+    hold: Duration,
+    max_connecting: usize,
+    /// Connections made, called and closed before the "before" reading.
+    warmup: usize,
+    /// The server whose CPU time the connects are charged with (HTTP).
+    server_pid: Option<u32>,
+}
+
+fn per_connection(
     label: &str,
-    (n, warmup): (usize, usize),
-    (idle, hold): (Duration, Duration),
-    connect: F,
-) -> Result<(), String>
+    idle: Duration,
+    what: &str,
+    now: Snapshot,
+    before: Snapshot,
+    n: usize,
+) {
+    #[allow(clippy::cast_precision_loss)]
+    let per = |x: u64, y: u64| (x as f64 - y as f64) / n as f64;
+    println!(
+        "{label}: idle {} ms ({what}): private memory {:.1} KiB (anonymous {:.1} KiB), fds {:.2}, \
+         threads {:.3} per connection (process: {} KiB, {} fds, {} threads; before: {} KiB, {} fds, \
+         {} threads)",
+        idle.as_millis(),
+        per(now.private_kib, before.private_kib),
+        per(now.anon_kib, before.anon_kib),
+        per(now.fds, before.fds),
+        per(now.threads, before.threads),
+        now.private_kib,
+        now.fds,
+        now.threads,
+        before.private_kib,
+        before.fds,
+        before.threads
+    );
+}
+
+/// Connects, calls, idles and measures one kind of connection; prints its rows.
+async fn phase<F, Fut>(label: &str, n: usize, plan: Plan, connect: F) -> Result<(), String>
 where
     F: Fn() -> Fut,
     Fut: std::future::Future<Output = Result<Client, String>> + Send + 'static,
@@ -254,44 +446,72 @@ where
     if n == 0 {
         return Ok(());
     }
-    if warmup > 0 {
-        let (clients, _) = connect_all(warmup, &connect).await?;
-        call_all(&clients).await?;
+    if plan.warmup > 0 {
+        let (clients, ..) = connect_all(plan.warmup, plan.max_connecting, &connect).await?;
+        call_all(&clients, 0).await?;
         close_all(clients).await;
     }
     tokio::time::sleep(Duration::from_millis(200)).await;
     let before = snapshot();
-    let (clients, connect_time) = connect_all(n, &connect).await?;
-    let call_time = call_all(&clients).await?;
-    tokio::time::sleep(idle).await;
+    let cpu = (cpu_ms(None), plan.server_pid.map(|p| cpu_ms(Some(p))));
+    let overflows = listen_overflows();
+    let (clients, connect_time, median, slowest) =
+        connect_all(n, plan.max_connecting, &connect).await?;
+    let client_cpu = cpu_ms(None) - cpu.0;
+    let connect_overflows = listen_overflows() - overflows;
+    let server_cpu = plan
+        .server_pid
+        .zip(cpu.1)
+        .map(|(p, before)| cpu_ms(Some(p)) - before);
+    let call_time = call_all(&clients, 0).await?;
+    tokio::time::sleep(plan.idle).await;
     let idle_snap = snapshot();
+    let past = match plan.idle_past_timeout {
+        Some(total) if total > plan.idle => {
+            tokio::time::sleep(total - plan.idle).await;
+            let snap = snapshot();
+            let overflows = listen_overflows();
+            let again = call_all(&clients, plan.max_connecting).await?;
+            Some((total, snap, again, listen_overflows() - overflows))
+        }
+        _ => None,
+    };
     let closing = close_all(clients).await;
     tokio::time::sleep(Duration::from_millis(500)).await;
     let after = snapshot();
-    #[allow(clippy::cast_precision_loss)]
-    let per = |x: u64, y: u64| (x as f64 - y as f64) / n as f64;
+    let limit = match plan.max_connecting {
+        0 => String::new(),
+        k => format!(", at most {k} at once"),
+    };
+    println!("{label}: {} warm-up connections before", plan.warmup);
     println!(
-        "{label}: {n} connections: connect all {:.1} ms, one call on each {:.1} ms, close all {:.1} ms",
+        "{label}: {n} connections: connect all {:.1} ms (one connect: median {:.1} ms, slowest {:.1} ms{limit}), \
+         one call on each {:.1} ms, close all {:.1} ms",
         ms(connect_time),
+        ms(median),
+        ms(slowest),
         ms(call_time),
         ms(closing)
     );
     println!(
-        "{label}: idle {} ms: private memory {:.1} KiB (anonymous {:.1} KiB), fds {:.2}, threads {:.3} \
-         per connection (process: {} KiB, {} fds, {} threads; before: {} KiB, {} fds, {} threads; \
-         {warmup} warm-up connections before)",
-        idle.as_millis(),
-        per(idle_snap.private_kib, before.private_kib),
-        per(idle_snap.anon_kib, before.anon_kib),
-        per(idle_snap.fds, before.fds),
-        per(idle_snap.threads, before.threads),
-        idle_snap.private_kib,
-        idle_snap.fds,
-        idle_snap.threads,
-        before.private_kib,
-        before.fds,
-        before.threads
+        "{label}: CPU time of connecting all: client {client_cpu:.0} ms{}; \
+         listen overflows while connecting {connect_overflows}",
+        server_cpu.map_or(String::new(), |c| format!(", server {c:.0} ms"))
     );
+    let kept = if past.is_some() {
+        "connections kept alive"
+    } else {
+        "idle"
+    };
+    per_connection(label, plan.idle, kept, idle_snap, before, n);
+    if let Some((total, snap, again, overflows)) = past {
+        per_connection(label, total, "past the idle timeout", snap, before, n);
+        println!(
+            "{label}: one call on each after the idle timeout (reconnecting{limit}) {:.1} ms, \
+             listen overflows {overflows}",
+            ms(again)
+        );
+    }
     println!(
         "{label}: after closing all: private memory {} KiB ({:+} KiB against before), {} fds, {} threads",
         after.private_kib,
@@ -299,13 +519,13 @@ where
         after.fds,
         after.threads
     );
-    if !hold.is_zero() {
+    if !plan.hold.is_zero() {
         println!(
             "{label}: holding {} ms (pid {})",
-            hold.as_millis(),
+            plan.hold.as_millis(),
             std::process::id()
         );
-        tokio::time::sleep(hold).await;
+        tokio::time::sleep(plan.hold).await;
         let held = snapshot();
         println!(
             "{label}: after holding: private memory {} KiB ({:+} KiB against before)",
@@ -322,15 +542,56 @@ async fn run(a: Args) -> Result<(), String> {
         "start: private memory {} KiB, {} fds, {} threads",
         start.private_kib, start.fds, start.threads
     );
-    let (server, modern) = (a.server.clone(), a.modern);
-    phase("stdio", (a.stdio, a.warmup), (a.idle, a.hold), move || {
-        connect_stdio(server.clone(), modern)
+    let plan = Plan {
+        idle: a.idle,
+        idle_past_timeout: None,
+        hold: a.hold,
+        max_connecting: a.max_connecting,
+        warmup: a.warmup,
+        server_pid: None,
+    };
+    let (server, era) = (a.server.clone(), a.era);
+    phase("stdio", a.stdio, plan, move || {
+        connect_stdio(server.clone(), era)
     })
     .await?;
     if a.http > 0 {
         let (mut child, url) = start_http_server(&a).await?;
-        let result = phase("http", (a.http, a.warmup), (a.idle, a.hold), move || {
-            connect_http(url.clone(), modern)
+        let addr = url
+            .trim_start_matches("http://")
+            .split('/')
+            .next()
+            .unwrap_or_default()
+            .to_owned();
+        let overflows = listen_overflows();
+        let tcp = tcp_connect_all(&addr, a.http, a.max_connecting).await;
+        let overflows = listen_overflows() - overflows;
+        match &tcp {
+            Ok(t) => println!(
+                "http: {} bare TCP connects, at most {} at once (0: no limit): {:.1} ms, listen overflows {overflows}",
+                a.http,
+                a.max_connecting,
+                ms(*t)
+            ),
+            Err(e) => println!("http: bare TCP connects failed: {e}"),
+        }
+        let idle_timeout = a.idle_timeout;
+        println!(
+            "http: idle timeout {}",
+            idle_timeout.map_or("none (connections kept)".into(), |t| format!(
+                "{} ms",
+                t.as_millis()
+            ))
+        );
+        let plan = Plan {
+            // Past the timeout, with a second for the timer and the
+            // sockets to close.
+            idle_past_timeout: idle_timeout.map(|t| t + Duration::from_secs(1)),
+            server_pid: child.id(),
+            ..plan
+        };
+        let result = phase("http", a.http, plan, move || {
+            connect_http(url.clone(), era, idle_timeout)
         })
         .await;
         let _ = child.kill().await;

@@ -7,8 +7,14 @@
 //!   requests run at once on N connections. A connection goes back to the
 //!   pool when its response body has been read to the end (a body dropped
 //!   before its end closes the connection: HTTP/1.1 cannot skip the rest).
-//!   At most [`MAX_IDLE_CONNECTIONS`] wait idle, each at most
-//!   [`IDLE_TIMEOUT`] (checked when a connection is taken or returned).
+//!   At most [`MAX_IDLE_CONNECTIONS`] wait idle.
+//! - An idle HTTP/1.1 connection is closed once it has been idle for the
+//!   idle timeout ([`DEFAULT_IDLE_TIMEOUT`], or
+//!   [`idle_timeout`](crate::HttpTransportBuilder::idle_timeout)): one
+//!   timer task per transport, alive only while connections are idle,
+//!   wakes when the oldest one expires and drops the expired ones; the
+//!   next request opens a new connection. A connection in use is not in
+//!   the idle list, so the timer never touches it.
 //! - A reused connection the server closed meanwhile (its keep-alive ran
 //!   out) fails before the request was written: the request is sent again
 //!   on another connection, as hyper-util's client does.
@@ -25,9 +31,9 @@
 mod connect;
 
 use std::pin::Pin;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 use std::task::{Context, Poll, ready};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use bytes::Bytes;
 use http::header::HOST;
@@ -36,6 +42,7 @@ use http_body::{Body, Frame, SizeHint};
 use hyper::body::Incoming;
 use hyper::client::conn::http1;
 use hyper_util::rt::TokioIo;
+use tokio::time::Instant;
 
 use crate::client::RequestBody;
 use crate::error::HttpError;
@@ -47,8 +54,24 @@ pub use self::connect::{Connected, Connector, Io};
 
 /// Most idle HTTP/1.1 connections kept for reuse (per transport).
 pub const MAX_IDLE_CONNECTIONS: usize = 32;
-/// An idle connection older than this is closed instead of reused.
-pub const IDLE_TIMEOUT: Duration = Duration::from_secs(90);
+/// How long an HTTP/1.1 connection stays open with nothing to do, by
+/// default (change it with
+/// [`idle_timeout`](crate::HttpTransportBuilder::idle_timeout)): 4 s.
+///
+/// Why close it at all: a kept-alive connection holds hyper's read and
+/// write buffers, its request channel and its task (~28 KiB of live heap
+/// per connection, BENCHMARKS.md round four) and a socket on both ends, for a
+/// session that may not send again for minutes. Reconnecting costs one TCP
+/// connect (and a TLS handshake over `https`) on the next request.
+///
+/// Why 4 s: common servers close idle keep-alive connections themselves
+/// after 5 s (Node's `http` server, `keepAliveTimeout`; uvicorn,
+/// `timeout_keep_alive`). A client that closes first avoids the race of
+/// sending a request on a connection the server is closing at that moment
+/// (the request is then lost in flight, and one that was written cannot be
+/// retried safely); Node's `agentkeepalive` picks 4 s for the same reason.
+/// Requests that follow each other within 4 s still share one connection.
+pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(4);
 
 /// The connection pool of one transport. Cheap to clone.
 #[derive(Clone)]
@@ -58,14 +81,29 @@ struct Inner {
     connect: Connect,
     /// `Host` for HTTP/1.1: every request goes to the configured origin.
     host: HeaderValue,
-    idle: Mutex<Vec<Idle>>,
+    /// `None`: idle connections stay open until the server closes them.
+    idle_timeout: Option<Duration>,
+    idle: Mutex<IdleList>,
     #[cfg(feature = "http2")]
     h2: Mutex<Option<hyper::client::conn::http2::SendRequest<RequestBody>>>,
+}
+
+#[derive(Default)]
+struct IdleList {
+    conns: Vec<Idle>,
+    /// The timer task that closes expired connections is running.
+    reaper: bool,
 }
 
 struct Idle {
     tx: http1::SendRequest<RequestBody>,
     since: Instant,
+}
+
+impl Idle {
+    fn usable(&self, now: Instant, timeout: Option<Duration>) -> bool {
+        !self.tx.is_closed() && timeout.is_none_or(|t| now.duration_since(self.since) < t)
+    }
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -80,7 +118,12 @@ enum Sender {
 
 impl Pool {
     /// A pool for `url`'s origin (`url` has a host: the builder checked).
-    pub(crate) fn new(url: &Uri, connect: Connect) -> Result<Self, HttpError> {
+    /// Idle connections are closed after `idle_timeout` (`None`: kept).
+    pub(crate) fn new(
+        url: &Uri,
+        connect: Connect,
+        idle_timeout: Option<Duration>,
+    ) -> Result<Self, HttpError> {
         let host = match (url.host(), url.port()) {
             (Some(h), Some(p)) if Some(p.as_u16()) != default_port(url) => {
                 HeaderValue::from_str(&format!("{h}:{p}"))
@@ -94,7 +137,8 @@ impl Pool {
         Ok(Pool(Arc::new(Inner {
             connect,
             host,
-            idle: Mutex::new(Vec::new()),
+            idle_timeout,
+            idle: Mutex::new(IdleList::default()),
             #[cfg(feature = "http2")]
             h2: Mutex::new(None),
         })))
@@ -175,9 +219,11 @@ impl Pool {
     }
 
     fn checkout(&self) -> Option<http1::SendRequest<RequestBody>> {
+        let now = Instant::now();
         let mut idle = lock(&self.0.idle);
-        while let Some(i) = idle.pop() {
-            if !i.tx.is_closed() && i.since.elapsed() < IDLE_TIMEOUT {
+        // The timer may be late (a busy runtime): check the age here too.
+        while let Some(i) = idle.conns.pop() {
+            if i.usable(now, self.0.idle_timeout) {
                 return Some(i.tx);
             }
         }
@@ -188,12 +234,27 @@ impl Pool {
         if tx.is_closed() {
             return;
         }
+        let timeout = self.0.idle_timeout;
         let now = Instant::now();
         let mut idle = lock(&self.0.idle);
-        idle.retain(|i| !i.tx.is_closed() && now.duration_since(i.since) < IDLE_TIMEOUT);
-        if idle.len() < MAX_IDLE_CONNECTIONS {
-            idle.push(Idle { tx, since: now });
+        idle.conns.retain(|i| i.usable(now, timeout));
+        if idle.conns.len() >= MAX_IDLE_CONNECTIONS {
+            return;
         }
+        if timeout.is_some_and(|t| t.is_zero()) {
+            return;
+        }
+        if let Some(t) = timeout.filter(|_| !idle.reaper) {
+            // Outside a runtime (a body dropped after it shut down) no
+            // timer can run: close the connection rather than keep it
+            // forever.
+            let Ok(rt) = tokio::runtime::Handle::try_current() else {
+                return;
+            };
+            idle.reaper = true;
+            rt.spawn(reap(Arc::downgrade(&self.0), t, now + t));
+        }
+        idle.conns.push(Idle { tx, since: now });
     }
 
     /// A new connection, its task spawned.
@@ -230,6 +291,36 @@ impl Pool {
             }
         });
         Ok(Sender::H1(tx))
+    }
+}
+
+/// The idle timer of one pool: sleeps until the oldest idle connection
+/// expires (`first`, then each time the oldest left), drops the expired
+/// ones (hyper's connection task then ends and closes the socket), and
+/// ends when none is idle or the pool is gone.
+async fn reap(pool: Weak<Inner>, timeout: Duration, first: Instant) {
+    let mut next = first;
+    loop {
+        tokio::time::sleep_until(next).await;
+        let Some(inner) = pool.upgrade() else { return };
+        let now = Instant::now();
+        let (expired, done) = {
+            let mut idle = lock(&inner.idle);
+            let (keep, gone): (Vec<Idle>, Vec<Idle>) = std::mem::take(&mut idle.conns)
+                .into_iter()
+                .partition(|i| i.usable(now, Some(timeout)));
+            idle.conns = keep;
+            match idle.conns.iter().map(|i| i.since).min() {
+                Some(oldest) => next = oldest + timeout,
+                None => idle.reaper = false,
+            }
+            (gone, !idle.reaper)
+        };
+        // Dropped outside the lock.
+        drop(expired);
+        if done {
+            return;
+        }
     }
 }
 
