@@ -107,6 +107,7 @@ impl Session {
     }
 
     /// The negotiated server, shared (the client's handle keeps the same copy).
+    #[cfg(any(test, feature = "tokio"))]
     pub(crate) fn server_shared(&self) -> Option<&Arc<ServerInfo>> {
         self.server.as_ref()
     }
