@@ -286,6 +286,10 @@ impl DriverCore {
                 let _ = this.poll_transmit(cx);
                 this.drain_events();
                 if exhausted && this.state == DriverState::Running {
+                    // Inbound that never lets up must not starve the timer
+                    // (a transport with no channel in between is never cut
+                    // short by tokio's cooperative budget).
+                    this.poll_timer(cx);
                     cx.waker().wake_by_ref();
                     return Poll::Pending;
                 }
@@ -293,27 +297,8 @@ impl DriverCore {
 
             match this.state {
                 DriverState::Running => {
-                    // Timer. It only ever moves earlier: every new request
-                    // has a later deadline than those in flight, and moving
-                    // the timer for each would cost a timer-wheel update per
-                    // call. A timer that fires before the session's next
-                    // deadline (or with nothing left to time) costs one idle
-                    // wake-up and is re-armed.
-                    if let Some(deadline) = this.session.poll_timeout() {
-                        let at = tokio::time::Instant::from_std(deadline);
-                        let sleep = this
-                            .sleep
-                            .get_or_insert_with(|| Box::pin(tokio::time::sleep_until(at)));
-                        if this.armed.is_none_or(|armed| deadline < armed) {
-                            this.armed = Some(deadline);
-                            sleep.as_mut().reset(at);
-                        }
-                        if sleep.as_mut().poll(cx).is_ready() {
-                            this.armed = None;
-                            this.session.handle_timeout(now());
-                            this.drain_events();
-                            continue;
-                        }
+                    if this.poll_timer(cx) {
+                        continue;
                     }
                     return Poll::Pending;
                 }
@@ -333,6 +318,35 @@ impl DriverCore {
                 DriverState::Done => return this.finish(),
             }
         }
+    }
+
+    /// The session's next deadline: arms the timer, and when it has fired
+    /// lets the session time out what is due. Whether it fired.
+    ///
+    /// The timer only ever moves earlier: every new request has a later
+    /// deadline than those in flight, and moving the timer for each would
+    /// cost a timer-wheel update per call. A timer that fires before the
+    /// session's next deadline (or with nothing left to time) costs one idle
+    /// wake-up and is re-armed.
+    fn poll_timer(&mut self, cx: &mut Context<'_>) -> bool {
+        let Some(deadline) = self.session.poll_timeout() else {
+            return false;
+        };
+        let at = tokio::time::Instant::from_std(deadline);
+        let sleep = self
+            .sleep
+            .get_or_insert_with(|| Box::pin(tokio::time::sleep_until(at)));
+        if self.armed.is_none_or(|armed| deadline < armed) {
+            self.armed = Some(deadline);
+            sleep.as_mut().reset(at);
+        }
+        if sleep.as_mut().poll(cx).is_ready() {
+            self.armed = None;
+            self.session.handle_timeout(now());
+            self.drain_events();
+            return true;
+        }
+        false
     }
 
     /// The transport is closed: tells everyone still waiting.

@@ -349,3 +349,84 @@ async fn callers_on_many_threads_share_the_driver_without_losing_calls() {
     .expect("every call completes");
     let _server = srv.await.unwrap();
 }
+
+/// A transport whose inbound never lets up (every `poll_recv` ready, as
+/// the HTTP transport's inline POSTs can be on a busy runtime: no channel
+/// between, so tokio's cooperative budget never says `Pending`) must not
+/// starve the driver's timer: a call still times out on time. Found by the
+/// 30-minute soak (a call 1.35 s past its deadline).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_times_out_while_inbound_never_lets_up() {
+    use std::pin::Pin;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::task::{Context, Poll};
+
+    use mcp_proto::transport::Transport;
+
+    struct Flood {
+        inner: ChannelTransport,
+        on: Arc<AtomicBool>,
+    }
+    impl Transport for Flood {
+        fn poll_recv(
+            mut self: Pin<&mut Self>,
+            cx: &mut Context<'_>,
+        ) -> Poll<Option<Result<Message, TransportError>>> {
+            if self.on.load(Ordering::Relaxed) {
+                // An answer to nothing in flight: read and dropped.
+                let stale = Response::new(RequestId::from("stale"), raw(json!({})));
+                return Poll::Ready(Some(Ok(stale.into())));
+            }
+            Pin::new(&mut self.inner).poll_recv(cx)
+        }
+        fn poll_ready(
+            mut self: Pin<&mut Self>,
+            cx: &mut Context<'_>,
+        ) -> Poll<Result<(), TransportError>> {
+            Pin::new(&mut self.inner).poll_ready(cx)
+        }
+        fn start_send(mut self: Pin<&mut Self>, msg: Message) -> Result<(), TransportError> {
+            Pin::new(&mut self.inner).start_send(msg)
+        }
+        fn poll_flush(
+            mut self: Pin<&mut Self>,
+            cx: &mut Context<'_>,
+        ) -> Poll<Result<(), TransportError>> {
+            Pin::new(&mut self.inner).poll_flush(cx)
+        }
+        fn poll_close(
+            mut self: Pin<&mut Self>,
+            cx: &mut Context<'_>,
+        ) -> Poll<Result<(), TransportError>> {
+            Pin::new(&mut self.inner).poll_close(cx)
+        }
+    }
+
+    let (client_end, mut server) = channel::pair();
+    let on = Arc::new(AtomicBool::new(false));
+    let srv = tokio::spawn(async move {
+        legacy_handshake(&mut server).await;
+        while let Some(Ok(_)) = server.recv().await {}
+    });
+    let flood = Flood {
+        inner: client_end,
+        on: Arc::clone(&on),
+    };
+    let client = Client::builder("t", "1").connect(flood).await.unwrap();
+    on.store(true, Ordering::Relaxed);
+    let start = std::time::Instant::now();
+    let call = client
+        .call_tool("slow", json!({}))
+        .timeout(Duration::from_millis(300))
+        .send();
+    let err = tokio::time::timeout(Duration::from_secs(10), call)
+        .await
+        .expect("the call's 300 ms timeout never fired: the flood starved the timer")
+        .unwrap_err();
+    assert!(err.is_timeout(), "{err}");
+    let waited = start.elapsed();
+    assert!(waited < Duration::from_secs(2), "{waited:?}");
+    on.store(false, Ordering::Relaxed);
+    drop(client);
+    srv.abort();
+}
