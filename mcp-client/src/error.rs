@@ -53,7 +53,8 @@ pub enum ClientError {
         #[source]
         source: SerdeError,
     },
-    /// No response within the request's timeout; the request was cancelled on the server.
+    /// No response within the request's timeout; a request that went out was
+    /// cancelled on the server (one still queued for a new session never went out).
     #[error("{method} timed out after {after:?} (the request was cancelled on the server)")]
     Timeout {
         /// The method that timed out.

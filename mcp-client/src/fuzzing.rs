@@ -119,9 +119,6 @@ struct Owner {
     calls: BTreeMap<CallId, Call>,
     next_call: u64,
     closed: bool,
-    /// The worst case a call may wait before it is sent or retried: the
-    /// handshake, detected again once, and a re-initialize after expiry.
-    handshake_budget: Duration,
     rounds: u32,
 }
 
@@ -147,7 +144,6 @@ impl Owner {
 
     fn new(s: &mut Script<'_>) -> Owner {
         let config = Owner::config(s);
-        let handshake_budget = (config.probe_timeout + config.handshake_timeout) * 4;
         let rounds = config.max_input_rounds;
         let start = Instant::now();
         let hint = match s.byte() % 4 {
@@ -175,7 +171,6 @@ impl Owner {
             calls: BTreeMap::new(),
             next_call: 0,
             closed: false,
-            handshake_budget,
             rounds,
         };
         owner.drain(s);
@@ -267,7 +262,16 @@ impl Owner {
         }
         let config = self.session.config();
         let cap = max_time.unwrap_or(config.max_request_time);
-        let due = self.now + self.handshake_budget + cap * (self.rounds + 1);
+        // The caller's clock runs from here, whatever the session does
+        // meanwhile (a handshake, an era detected again, a re-initialize and
+        // re-send): each `input_required` round starts it again, progress
+        // stretches it up to the cap.
+        let round = if options.progress {
+            cap
+        } else {
+            timeout.unwrap_or(config.request_timeout).min(cap)
+        };
+        let due = self.now + round * (self.rounds + 1);
         let method = s.pick(METHODS);
         let params = s
             .one_in(2)

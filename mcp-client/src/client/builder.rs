@@ -61,7 +61,10 @@ impl ClientBuilder {
         self
     }
 
-    /// Default per-request timeout, reset by progress (default 60 s).
+    /// Default per-request timeout, reset by progress (default 60 s). It runs
+    /// from when the call is made: waiting for a new session (after an
+    /// expired one) and the re-send count against it; only an
+    /// `input_required` round, answered by the user, starts it again.
     pub fn request_timeout(mut self, t: Duration) -> Self {
         self.config.request_timeout = t;
         self

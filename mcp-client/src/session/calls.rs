@@ -131,6 +131,13 @@ pub(super) struct Deferred {
     pub(super) rounds: u32,
     pub(super) resent: bool,
     pub(super) embedded: Embedded,
+    /// The deadline the call already has: one queued while the session
+    /// (re)starts, or put back to be re-sent after an expired session, keeps
+    /// the time its caller gave it (the timeout runs from when the caller
+    /// asked, not from when the session got round to sending). `None`: it
+    /// starts when the request is sent (a new call; an `input_required`
+    /// round, whose wait for the user is not the server's time).
+    pub(super) deadline: Option<Instant>,
 }
 
 const MRTR_METHODS: &[&str] = &["tools/call", "prompts/get", "resources/read"];
@@ -145,14 +152,8 @@ impl Session {
     ) {
         let modern = self.server.as_ref().is_some_and(|s| s.era() == Era::Modern);
         let id = self.alloc_id();
-        let timeout = d.options.timeout.unwrap_or(self.config.request_timeout);
-        let max_time = d.options.max_time.unwrap_or(self.config.max_request_time);
-        let (deadline, hard) = if d.options.unbounded {
-            (None, None)
-        } else {
-            let hard = d.started + max_time;
-            (Some((now + timeout).min(hard)), Some(hard))
-        };
+        let (fresh, hard) = self.deadlines(&d.options, d.started, now);
+        let deadline = d.deadline.or(fresh);
         let version = self.server.as_ref().map(|s| s.protocol_version);
         let token = d.options.progress.then(|| progress_token(d.call));
         let retry_mrtr = modern && MRTR_METHODS.contains(&&*d.method);
@@ -190,10 +191,7 @@ impl Session {
         self.transmit.push_back(Transmit::Message(
             Request::new(id.clone(), d.method.clone(), wire).into(),
         ));
-        self.newest_deadline = match (self.newest_deadline, deadline) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
+        self.note_deadline(deadline);
         self.pending.insert(
             id,
             Pending {
@@ -212,6 +210,31 @@ impl Session {
                 hinted,
             },
         );
+    }
+
+    /// A request's deadline if it were sent at `now` (`timeout` from now,
+    /// within the hard cap), and the hard cap (`max_time` from `started`).
+    /// Both `None` for an unbounded call.
+    pub(super) fn deadlines(
+        &self,
+        options: &CallOptions,
+        started: Instant,
+        now: Instant,
+    ) -> (Option<Instant>, Option<Instant>) {
+        if options.unbounded {
+            return (None, None);
+        }
+        let timeout = options.timeout.unwrap_or(self.config.request_timeout);
+        let hard = started + options.max_time.unwrap_or(self.config.max_request_time);
+        (Some((now + timeout).min(hard)), Some(hard))
+    }
+
+    /// Tells an owner that only moves its timer earlier about `deadline`.
+    pub(super) fn note_deadline(&mut self, deadline: Option<Instant>) {
+        self.newest_deadline = match (self.newest_deadline, deadline) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
     }
 
     pub(super) fn send_cancelled(&mut self, id: RequestId, reason: Option<String>) {
@@ -236,6 +259,7 @@ impl Session {
             rounds: p.rounds,
             resent: true,
             embedded: p.embedded,
+            deadline: p.deadline,
         };
         self.queued.insert(pos, d);
     }
@@ -358,6 +382,7 @@ impl Session {
             rounds,
             resent: p.resent,
             embedded: p.embedded,
+            deadline: None,
         };
         let requests: Vec<(String, InputRequest)> =
             ir.input_requests.unwrap_or_default().into_iter().collect();

@@ -38,6 +38,9 @@ pub struct SessionConfig {
     /// How long the handshake (`initialize`) may take. Default 60 s.
     pub handshake_timeout: Duration,
     /// Default per-request timeout; progress notifications reset it. Default 60 s.
+    /// It runs from when the call is made: time queued for a new session and
+    /// a re-send after an expired one count against it; an `input_required`
+    /// round starts it again.
     pub request_timeout: Duration,
     /// Cap on a request's total time however much progress it reports. Default 10 × `request_timeout`.
     pub max_request_time: Duration,

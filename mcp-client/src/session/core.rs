@@ -186,11 +186,15 @@ impl Session {
             rounds: 0,
             resent: false,
             embedded,
+            deadline: None,
         };
         if matches!(self.phase, Phase::Ready) {
             self.send_user(d, None, None, now);
         } else {
-            self.queued.push_back(d);
+            // Waiting for the session counts against the caller's timeout.
+            let deadline = self.deadlines(&d.options, now, now).0;
+            self.note_deadline(deadline);
+            self.queued.push_back(Deferred { deadline, ..d });
         }
         Ok(())
     }
@@ -287,7 +291,10 @@ impl Session {
 
     /// The earliest deadline, if any.
     pub fn poll_timeout(&self) -> Option<Instant> {
-        self.pending.values().filter_map(|p| p.deadline).min()
+        let pending = self.pending.values().filter_map(|p| p.deadline);
+        pending
+            .chain(self.queued.iter().filter_map(|d| d.deadline))
+            .min()
     }
 
     // ---- internals ------------------------------------------------------

@@ -223,5 +223,21 @@ impl Session {
                 }
             }
         }
+        // Calls still waiting for the session to (re)start: never sent.
+        while let Some(pos) = self
+            .queued
+            .iter()
+            .position(|d| d.deadline.is_some_and(|t| t <= now))
+        {
+            if let Some(d) = self.queued.remove(pos) {
+                self.events.push_back(Event::Completed {
+                    call: d.call,
+                    result: Err(ClientError::Timeout {
+                        method: d.method.into_owned(),
+                        after: now.saturating_duration_since(d.started),
+                    }),
+                });
+            }
+        }
     }
 }

@@ -147,3 +147,101 @@ fn session_expiry_reinitializes_once_and_resends() {
         "{done:?}"
     );
 }
+
+/// A legacy session with `resend_on_session_expiry`, ready at `now`, and
+/// the first `tools/call` (2 s timeout) sent at `now` then expired at `at`:
+/// returns the session and the re-initialize request it sent.
+fn expired_call(now: Instant, at: Instant) -> (Session, Value) {
+    let mut s = Session::new(SessionConfig {
+        resend_on_session_expiry: true,
+        version: VersionChoice::Era(Era::Legacy),
+        request_timeout: Duration::from_secs(2),
+        ..config()
+    });
+    s.start(now);
+    let init = sent(&mut s).remove(0);
+    reply(&mut s, id_of(&init), init_result("2025-11-25"), now);
+    sent(&mut s);
+    events(&mut s);
+    s.request(
+        CallId(1),
+        "tools/call",
+        Some(raw(json!({"name": "t"}))),
+        CallOptions::new(),
+        now,
+    )
+    .unwrap();
+    let call = sent(&mut s).remove(0);
+    let expired = TransportError::new(TransportErrorKind::SessionExpired, "HTTP 404");
+    s.handle_transport_error(expired.with_request(id_of(&call)), at);
+    let reinit = sent(&mut s).remove(0);
+    assert_eq!(reinit["method"], "initialize");
+    (s, reinit)
+}
+
+#[test]
+fn a_call_resent_after_session_expiry_keeps_its_deadline() {
+    let now = Instant::now();
+    let ms = Duration::from_millis;
+    let (mut s, reinit) = expired_call(now, now + ms(1500));
+    reply(
+        &mut s,
+        id_of(&reinit),
+        init_result("2025-11-25"),
+        now + ms(1800),
+    );
+    let out = sent(&mut s);
+    assert_eq!(out[1]["method"], "tools/call");
+    // The caller asked for 2 s at `now`: the re-send does not start it again.
+    assert_eq!(s.poll_timeout(), Some(now + ms(2000)));
+    s.handle_timeout(now + ms(2000));
+    let done = completed(&events(&mut s));
+    assert_eq!(done.len(), 1, "{done:?}");
+    assert!(
+        done[0]
+            .1
+            .as_ref()
+            .unwrap_err()
+            .contains("timed out after 2s"),
+        "{done:?}"
+    );
+}
+
+#[test]
+fn calls_waiting_for_a_new_session_time_out_on_their_own_deadline() {
+    let now = Instant::now();
+    let ms = Duration::from_millis;
+    // The new `initialize` is never answered (its own timeout is 60 s).
+    let (mut s, _reinit) = expired_call(now, now + ms(100));
+    // A call made while the session restarts waits in the queue.
+    s.request(
+        CallId(2),
+        "tools/list",
+        None,
+        CallOptions::new(),
+        now + ms(500),
+    )
+    .unwrap();
+    assert!(sent(&mut s).is_empty(), "queued until the session is ready");
+    assert_eq!(s.poll_timeout(), Some(now + ms(2000)));
+    s.handle_timeout(now + ms(2000));
+    let done = completed(&events(&mut s));
+    assert_eq!(done.iter().map(|d| d.0).collect::<Vec<_>>(), [CallId(1)]);
+    assert!(
+        done[0]
+            .1
+            .as_ref()
+            .unwrap_err()
+            .contains("timed out after 2s"),
+        "{done:?}"
+    );
+    assert!(
+        sent(&mut s).is_empty(),
+        "a call never re-sent needs no cancel"
+    );
+    assert_eq!(s.poll_timeout(), Some(now + ms(2500)));
+    s.handle_timeout(now + ms(2500));
+    let done = completed(&events(&mut s));
+    assert_eq!(done.iter().map(|d| d.0).collect::<Vec<_>>(), [CallId(2)]);
+    assert!(!s.is_closed(), "the handshake still has time");
+}
