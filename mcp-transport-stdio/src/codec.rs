@@ -446,6 +446,10 @@ impl JsonLineCodec {
 /// buffer itself becomes the message's storage.
 const TAKE_LINE_MIN: usize = 32 * 1024;
 
+/// Spare capacity a buffer holding exactly one line may have and still be
+/// handed over as the line (beyond a quarter of its length).
+const TAKE_SLACK: usize = 64;
+
 impl JsonLineCodec {
     /// How much room a partial line (one longer than a read) should be
     /// given at once: the size of the last large line handed over, when
@@ -461,6 +465,22 @@ impl JsonLineCodec {
     /// from `buf` and returns the `len` bytes.
     fn take_line(&mut self, buf: &mut BytesMut, len: usize) -> Vec<u8> {
         let after = buf.len().saturating_sub(len + 1);
+        if after == 0 && len < TAKE_LINE_MIN {
+            // The line is all the buffer holds (a read that brought one
+            // answer). When the allocation is about the line's size it
+            // becomes the line: no copy, and the reader would release the
+            // empty buffer before its next read anyway. (`try_reclaim` moves
+            // the line to the front of the allocation when a consumed prefix
+            // is at least as long, so that `capacity` then measures the
+            // whole allocation; otherwise that prefix is shorter than the line.)
+            let spare = buf.capacity() - buf.len();
+            let _ = buf.try_reclaim(spare.saturating_add(1));
+            if buf.capacity() <= len + len / 4 + TAKE_SLACK {
+                let mut line = Vec::from(std::mem::take(buf));
+                line.truncate(len);
+                return line;
+            }
+        }
         // Taking the buffer copies what follows the line into the next one:
         // only when that is small next to the line (at most half of it), so
         // the bytes copied stay a fraction of the bytes taken, however many

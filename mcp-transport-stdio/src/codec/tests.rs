@@ -434,3 +434,31 @@ fn fuzz_regression_numbers_from_the_server_arrive_unchanged() {
     let want: Vec<serde_json::Value> = [3.4e44, 0.1, 5e-324].map(serde_json::Value::from).into();
     assert_eq!(e.error.data, Some(serde_json::Value::Array(want)));
 }
+
+/// A read that brought exactly one line (the usual answer) hands its buffer
+/// over as the message's storage instead of copying the line out of it; a
+/// buffer much larger than its line is kept, and the line copied.
+#[test]
+fn a_buffer_holding_one_line_becomes_the_message() {
+    let line = br#"{"jsonrpc":"2.0","id":1,"result":{"content":[]}}"#;
+    // Where the result starts in the line.
+    let result_at = line.len() - br#"{"content":[]}}"#.len();
+    let result_ptr = |m: &Message| m.raw().unwrap().as_bytes().as_ptr();
+    let mut codec = JsonLineCodec::new();
+    for ending in [&b"\n"[..], b"\r\n"] {
+        let mut exact = BytesMut::from(&[&line[..], ending].concat()[..]);
+        let at = exact.as_ptr().wrapping_add(result_at);
+        let m = codec.decode(&mut exact).unwrap().unwrap();
+        assert_eq!(m.to_vec(), line);
+        assert_eq!(result_ptr(&m), at, "the line was copied");
+        assert_eq!(exact.capacity(), 0, "the buffer went with the line");
+    }
+    let mut big = BytesMut::with_capacity(4096);
+    big.extend_from_slice(line);
+    big.extend_from_slice(b"\n");
+    let at = big.as_ptr().wrapping_add(result_at);
+    let m = codec.decode(&mut big).unwrap().unwrap();
+    assert_eq!(m.to_vec(), line);
+    assert_ne!(result_ptr(&m), at, "a 4 KiB buffer went with a short line");
+    assert!(big.is_empty() && big.capacity() >= 4096 - line.len() - 1);
+}
