@@ -325,18 +325,9 @@ fn write_head(out: &mut Vec<u8>, id: Option<&RequestId>, method: &str) {
     write_str(out, method);
 }
 
-/// `s` as a JSON string, the bytes `serde_json` writes: copied as it is when
-/// nothing in it needs escaping (method names, most ids), else escaped by
-/// `serde_json`.
+/// `s` as a JSON string, the bytes `serde_json` writes.
 fn write_str(out: &mut Vec<u8>, s: &str) {
-    if s.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
-        out.reserve(s.len() + 2);
-        out.push(b'"');
-        out.extend_from_slice(s.as_bytes());
-        out.push(b'"');
-    } else {
-        let _ = serde_json::to_writer(&mut *out, s);
-    }
+    crate::raw::compact::write_str(out, s);
 }
 
 #[cfg(test)]

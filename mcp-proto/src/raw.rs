@@ -23,6 +23,8 @@
 use std::fmt;
 use std::ops::Range;
 
+pub(crate) mod compact;
+
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::value::RawValue;
@@ -67,13 +69,20 @@ impl RawJson {
     /// Encodes `value` into a buffer of at least `capacity` bytes: with a
     /// good estimate, a large value is written without the buffer growing
     /// (and being copied) along the way. Excess capacity beyond twice the
-    /// encoded length is released.
+    /// encoded length is released. The bytes are `serde_json::to_writer`'s
+    /// (strings are checked for what needs escaping in one vectorized pass
+    /// rather than a byte at a time; see `raw/compact.rs`).
     pub fn from_value_with_capacity<T: Serialize + ?Sized>(
         value: &T,
         capacity: usize,
     ) -> serde_json::Result<Self> {
         let mut buf = Vec::with_capacity(capacity);
-        serde_json::to_writer(&mut buf, value)?;
+        if compact::write(value, &mut buf).is_err() {
+            // Outside the compact writer's subset (or failed): `serde_json`
+            // writes it, or gives the precise error.
+            buf.clear();
+            serde_json::to_writer(&mut buf, value)?;
+        }
         if buf.capacity() / 2 > buf.len() {
             buf.shrink_to_fit();
         }
@@ -183,6 +192,34 @@ impl RawJson {
         match self.storage {
             Storage::Text(s) => s.into_bytes(),
             Storage::Bytes(b) => b,
+        }
+    }
+
+    /// `span` of the value's text (relative to the value; on char
+    /// boundaries) as a `String`. Received text whose buffer is not much
+    /// larger than that span becomes the string: the span is moved to the
+    /// front of the buffer, which is not reallocated. Otherwise the span is copied.
+    pub(crate) fn into_substring(self, span: Range<usize>) -> String {
+        let start = self.span.start + span.start;
+        let end = self.span.start + span.end;
+        let reuse = match &self.storage {
+            Storage::Text(s) => {
+                // At most about as much again, or 256 bytes, is kept unused.
+                let wasted = s.capacity().saturating_sub(span.len());
+                s.is_char_boundary(start)
+                    && s.is_char_boundary(end)
+                    && end <= s.len()
+                    && wasted <= span.len().max(256)
+            }
+            Storage::Bytes(_) => false,
+        };
+        match self.storage {
+            Storage::Text(mut s) if reuse => {
+                s.truncate(end);
+                s.drain(..start);
+                s
+            }
+            _ => self.as_str().get(span).unwrap_or_default().to_owned(),
         }
     }
 

@@ -62,13 +62,14 @@ pub(super) fn decode_typed<R: DeserializeOwned>(
     decode(method, &raw)
 }
 
-/// `tools/call`'s decoder: [`CallToolResult::from_json`](mcp_proto::schema::CallToolResult::from_json),
-/// the derived decoder's result with a fast path for text results.
+/// `tools/call`'s decoder: [`CallToolResult::from_raw`](mcp_proto::schema::CallToolResult::from_raw),
+/// the derived decoder's result with a fast path for text results (whose
+/// text takes the received line's buffer).
 pub(super) fn decode_tool_result(
     method: &str,
     raw: RawJson,
 ) -> Result<mcp_proto::schema::CallToolResult, ClientError> {
-    mcp_proto::schema::CallToolResult::from_json(raw.get()).map_err(|e| ClientError::Decode {
+    mcp_proto::schema::CallToolResult::from_raw(raw).map_err(|e| ClientError::Decode {
         method: method.to_owned(),
         source: e.into(),
     })

@@ -20,10 +20,10 @@ use std::ops::Range;
 // The envelope's members, as the `serde_json` path names them.
 use super::decode::Field as Member;
 
-/// Strings are scanned a word at a time this far before `memchr` takes over
-/// (keys, ids and method names are shorter; longer text is cheaper to
-/// search with SIMD).
-const SHORT: usize = 16;
+/// Strings are scanned two words at a time this far before `memchr` takes
+/// over (keys, ids, method names and short texts are shorter; past this,
+/// SIMD's set-up cost is repaid).
+const SHORT: usize = 128;
 
 /// Deepest nesting the fast path follows (`serde_json` allows 128).
 const MAX_DEPTH: usize = 100;
@@ -187,26 +187,29 @@ impl Scanner<'_> {
 
     /// Where the next `"`, `\\` or control character is, from `i` on.
     /// Short strings (keys, ids, methods: most of them) are scanned 8 bytes
-    /// at a time; past [`SHORT`] bytes, `memchr` (SIMD) takes over.
+    /// at a time, two words a step; past [`SHORT`] bytes, `memchr` (SIMD)
+    /// takes over.
     #[inline(always)]
     fn find_stop(&self) -> Option<usize> {
         let mut at = self.i;
         let end = at.saturating_add(SHORT);
         while at < end {
-            match self.b.get(at..at + 8) {
-                Some(chunk) => {
-                    let word: [u8; 8] = chunk.try_into().ok()?;
-                    let hits = special_bits(u64::from_le_bytes(word));
-                    if hits != 0 {
-                        return Some(at + (hits.trailing_zeros() / 8) as usize);
-                    }
-                    at += 8;
-                }
-                None => {
-                    let rest = self.b.get(at..)?;
-                    return rest.iter().position(is_special).map(|k| at + k);
-                }
+            let Some(pair) = self.b.get(at..at + 16) else {
+                // Fewer than 16 bytes left in the text.
+                let rest = self.b.get(at..)?;
+                return rest.iter().position(is_special).map(|k| at + k);
+            };
+            let pair: &[u8; 16] = pair.try_into().ok()?;
+            let (low, high) = pair.split_at(8);
+            let low = special_bits(u64::from_le_bytes(low.try_into().ok()?));
+            if low != 0 {
+                return Some(at + (low.trailing_zeros() / 8) as usize);
             }
+            let high = special_bits(u64::from_le_bytes(high.try_into().ok()?));
+            if high != 0 {
+                return Some(at + 8 + (high.trailing_zeros() / 8) as usize);
+            }
+            at += 16;
         }
         long_stop(self.b, at)
     }
@@ -244,9 +247,12 @@ impl Scanner<'_> {
         Some(())
     }
 
-    pub(crate) fn literal(&mut self, word: &[u8]) -> Option<()> {
-        let end = self.i.checked_add(word.len())?;
-        (self.b.get(self.i..end)? == word).then(|| self.i = end)
+    /// `word` (a constant: compared as a few integer loads, no `memcmp` call).
+    #[inline]
+    pub(crate) fn literal<const N: usize>(&mut self, word: &[u8; N]) -> Option<()> {
+        let end = self.i.checked_add(N)?;
+        let got: &[u8; N] = self.b.get(self.i..end)?.try_into().ok()?;
+        (got == word).then(|| self.i = end)
     }
 
     /// At a key's opening quote: the envelope member it names when it is
@@ -254,16 +260,16 @@ impl Scanner<'_> {
     /// otherwise `None` and nothing consumed.
     #[inline]
     fn known_key(&mut self) -> Option<Member> {
-        let (word, member): (&[u8], _) = match self.b.get(self.i + 1)? {
-            b'j' => (b"\"jsonrpc\"", Member::Jsonrpc),
-            b'i' => (b"\"id\"", Member::Id),
-            b'm' => (b"\"method\"", Member::Method),
-            b'p' => (b"\"params\"", Member::Params),
-            b'r' => (b"\"result\"", Member::Result),
-            b'e' => (b"\"error\"", Member::Error),
+        let (found, member) = match self.b.get(self.i + 1)? {
+            b'j' => (self.literal(b"\"jsonrpc\""), Member::Jsonrpc),
+            b'i' => (self.literal(b"\"id\""), Member::Id),
+            b'm' => (self.literal(b"\"method\""), Member::Method),
+            b'p' => (self.literal(b"\"params\""), Member::Params),
+            b'r' => (self.literal(b"\"result\""), Member::Result),
+            b'e' => (self.literal(b"\"error\""), Member::Error),
             _ => return None,
         };
-        self.literal(word).map(|()| member)
+        found.map(|()| member)
     }
 
     /// After an object member's value: `true` at a `,` (another member
@@ -373,7 +379,7 @@ fn long_stop(b: &[u8], at: usize) -> Option<usize> {
 /// the lowest set bit is exact: borrows can set bits above the first such
 /// byte, never below it, which is all that is used).
 #[inline]
-fn special_bits(x: u64) -> u64 {
+pub(crate) fn special_bits(x: u64) -> u64 {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     let zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
@@ -381,7 +387,7 @@ fn special_bits(x: u64) -> u64 {
     zero(x ^ (ONES * u64::from(b'"'))) | zero(x ^ (ONES * u64::from(b'\\'))) | below(x, 0x20)
 }
 
-fn is_special(b: &u8) -> bool {
+pub(crate) fn is_special(b: &u8) -> bool {
     *b == b'"' || *b == b'\\' || *b < 0x20
 }
 
@@ -408,10 +414,22 @@ fn find_special(bytes: &[u8]) -> Option<usize> {
 
 /// Whether `bytes` has a byte below 0x20 (not allowed raw in a JSON string).
 /// No early exit, so the compiler vectorizes the loop.
-fn has_control(bytes: &[u8]) -> bool {
+pub(crate) fn has_control(bytes: &[u8]) -> bool {
     bytes
         .chunks(64)
         .any(|chunk| chunk.iter().fold(false, |seen, &b| seen | (b < 0x20)))
+}
+
+/// Whether `bytes` has a byte JSON must escape in a string (`"`, `\\`, below
+/// 0x20): a word at a time, without stopping at the first.
+pub(crate) fn needs_escape(bytes: &[u8]) -> bool {
+    let mut words = bytes.chunks_exact(8);
+    let mut hits = 0;
+    for word in &mut words {
+        let word: [u8; 8] = word.try_into().unwrap_or([b'"'; 8]);
+        hits |= special_bits(u64::from_le_bytes(word));
+    }
+    hits != 0 || words.remainder().iter().any(is_special)
 }
 
 #[cfg(test)]
@@ -551,5 +569,17 @@ mod tests {
         assert!(!has_control(s.as_bytes()));
         s.insert(777, '\u{1}');
         assert!(has_control(s.as_bytes()));
+        // Every control byte, and nothing else (bytes of UTF-8 sequences
+        // included), at every offset of a vectorized block.
+        let plain: Vec<u8> = (0x20..=0xffu8).chain("é😀".bytes()).collect();
+        assert!(!has_control(&plain) && !needs_escape(&plain[..2]) && !needs_escape(&plain[3..60]));
+        for at in 0..70 {
+            for bad in (0..0x20u8).chain([b'"', b'\\']) {
+                let mut v = vec![b'a'; 70];
+                v[at] = bad;
+                assert!(needs_escape(&v), "{at} {bad}");
+                assert_eq!(has_control(&v), bad < 0x20, "{at} {bad}");
+            }
+        }
     }
 }

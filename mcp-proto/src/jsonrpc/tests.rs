@@ -133,14 +133,23 @@ proptest::proptest! {
     /// possibly damaged at one byte: the two paths never disagree.
     #[test]
     fn fast_and_serde_paths_agree(
-        members in proptest::collection::vec((0usize..9, 0usize..16), 0..6),
+        members in proptest::collection::vec((0usize..9, 0usize..19), 0..6),
         damage in proptest::option::of((0usize..400, proptest::prelude::any::<u8>())),
     ) {
         const KEYS: [&str; 9] = ["jsonrpc", "id", "method", "params", "result", "error", "x", "i\\u0064", "Id"];
-        const VALUES: [&str; 16] = [
+        // The last three: strings longer than the word-at-a-time search
+        // (its end found by `memchr`), with an escape, a control character
+        // or neither past it.
+        const VALUES: [&str; 19] = [
             "\"2.0\"", "7", "-3", "\"s-1\"", "null", "{\"a\":[1,2.5e3,{}]}", "\"tools/call\"",
             "{\"code\":-32600,\"message\":\"m\"}", "[]", "true", "1.5", "\"a\\\"b\\u00e9\"",
             "{\"a\":\"\u{1}\"}", "01", "{\"text\":\"é ü 😀\"}", "99999999999999999999",
+            concat!("\"", "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+                "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", "é\\\"x\""),
+            concat!("{\"text\":\"", "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+                "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", "\u{1f}\"}"),
+            concat!("[\"", "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+                "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", "xyz\"]"),
         ];
         let body: Vec<String> = members
             .iter()

@@ -9,12 +9,44 @@
 //! decodes with `serde_json`, which also gives the precise error. A property
 //! test compares both on generated results.
 
+use std::ops::Range;
+
+use crate::RawJson;
 use crate::jsonrpc::scan::Scanner;
 
 use super::{CallToolResult, ContentBlock, JsonObject, ResultType, TextContent};
 
 /// `text` as a [`CallToolResult`], if it is one the fast path reads.
 pub(crate) fn call_tool_result(text: &str) -> Option<CallToolResult> {
+    read(text, None)
+}
+
+/// Like [`call_tool_result`], from a value it may take the buffer of: the
+/// largest text block without escapes becomes that buffer instead of a copy
+/// of it (see [`RawJson::into_substring`]). The value back if the fast path
+/// does not read it.
+pub(crate) fn call_tool_result_owned(raw: RawJson) -> Result<CallToolResult, RawJson> {
+    let mut taken = None;
+    let Some(mut r) = read(raw.as_str(), Some(&mut taken)) else {
+        return Err(raw);
+    };
+    if let Some((i, span)) = taken {
+        set_text(&mut r.content, i, raw.into_substring(span));
+    }
+    Ok(r)
+}
+
+/// The text block whose string is filled in last, from the buffer itself:
+/// its index and its span in the text.
+type Taken = Option<(usize, Range<usize>)>;
+
+fn set_text(blocks: &mut [ContentBlock], i: usize, text: String) {
+    if let Some(ContentBlock::Text(t)) = blocks.get_mut(i) {
+        t.text = text;
+    }
+}
+
+fn read(text: &str, mut take: Option<&mut Taken>) -> Option<CallToolResult> {
     let mut s = Scanner::new(text.as_bytes());
     let mut content: Option<Vec<ContentBlock>> = None;
     let mut is_error: Option<Option<bool>> = None;
@@ -32,7 +64,7 @@ pub(crate) fn call_tool_result(text: &str) -> Option<CallToolResult> {
                             s.literal(b"null")?;
                             Vec::new()
                         }
-                        _ => text_blocks(&mut s, text)?,
+                        _ => text_blocks(&mut s, text, take.as_deref_mut())?,
                     });
                 }
                 Key::IsError if is_error.is_none() => {
@@ -109,6 +141,15 @@ fn colon(s: &mut Scanner<'_>) -> Option<()> {
 
 /// A string value (the scanner at its opening quote), unescaped.
 fn string<'t>(s: &mut Scanner<'_>, text: &'t str) -> Option<std::borrow::Cow<'t, str>> {
+    match string_span(s, text)? {
+        Ok(span) => text.get(span).map(Into::into),
+        Err(unescaped) => Some(unescaped.into()),
+    }
+}
+
+/// A string value (the scanner at its opening quote): the span of its
+/// content when it has no escapes, else its content unescaped.
+fn string_span(s: &mut Scanner<'_>, text: &str) -> Option<Result<Range<usize>, String>> {
     if s.peek()? != b'"' {
         return None;
     }
@@ -117,14 +158,21 @@ fn string<'t>(s: &mut Scanner<'_>, text: &'t str) -> Option<std::borrow::Cow<'t,
         // Rare in keys, common in text (newlines): `serde_json` unescapes
         // this one string; the scanner has checked its escapes already.
         let quoted = text.get(span.start - 1..span.end + 1)?;
-        return serde_json::from_str::<String>(quoted).ok().map(Into::into);
+        return serde_json::from_str::<String>(quoted).ok().map(Err);
     }
-    text.get(span).map(Into::into)
+    Some(Ok(span))
 }
 
 /// `[{"type":"text","text":…}, …]`: text blocks with `type` first and no
 /// other member.
-fn text_blocks(s: &mut Scanner<'_>, text: &str) -> Option<Vec<ContentBlock>> {
+///
+/// With `take`, the largest text without escapes is left empty and its
+/// span recorded there instead of being copied.
+fn text_blocks(
+    s: &mut Scanner<'_>,
+    text: &str,
+    mut take: Option<&mut Taken>,
+) -> Option<Vec<ContentBlock>> {
     s.eat(b'[')?;
     s.ws();
     let mut blocks = Vec::new();
@@ -149,7 +197,20 @@ fn text_blocks(s: &mut Scanner<'_>, text: &str) -> Option<Vec<ContentBlock>> {
         s.ws();
         s.literal(b"\"text\"")?;
         colon(s)?;
-        let body = string(s, text)?.into_owned();
+        let body = match string_span(s, text)? {
+            Err(unescaped) => unescaped,
+            Ok(span) => match take.as_deref_mut() {
+                Some(best) if best.as_ref().is_none_or(|(_, b)| span.len() > b.len()) => {
+                    // The largest so far: filled in at the end. The one it
+                    // displaces is copied now.
+                    if let Some((i, before)) = best.replace((blocks.len(), span)) {
+                        set_text(&mut blocks, i, text.get(before)?.to_owned());
+                    }
+                    String::new()
+                }
+                _ => text.get(span)?.to_owned(),
+            },
+        };
         s.ws();
         s.eat(b'}')?;
         blocks.push(ContentBlock::Text(TextContent::new(body)));
@@ -177,7 +238,48 @@ mod tests {
     ) {
         let serde = serde_json::from_str::<CallToolResult>(text).map_err(|e| e.to_string());
         let ours = CallToolResult::from_json(text).map_err(|e| e.to_string());
+        // `from_raw` on the same text, as the span of a received message
+        // (whose buffer its largest text may take) and as a value of its own.
+        let line = format!(r#"{{"jsonrpc":"2.0","id":1,"result":{text}}}"#);
+        if let Ok(crate::Message::Response(r)) = crate::Message::from_string(line) {
+            let owned = CallToolResult::from_raw(r.result).map_err(drop);
+            assert_eq!(owned, ours.clone().map_err(drop), "from_raw: {text}");
+        }
+        if let Ok(raw) = RawJson::from_string(text.to_owned()) {
+            let owned = CallToolResult::from_raw(raw).map_err(|e| e.to_string());
+            assert_eq!(owned, ours, "from_raw: {text}");
+        }
         (serde, ours)
+    }
+
+    /// The largest text without escapes takes the received buffer; the
+    /// others are copied; a buffer much larger than the text is not taken.
+    #[test]
+    fn the_largest_plain_text_takes_the_buffer() {
+        let big = "b".repeat(300);
+        let text = format!(
+            r#"{{"content":[{{"type":"text","text":"a"}},{{"type":"text","text":"{big}"}},{{"type":"text","text":"c\n"}}]}}"#
+        );
+        let raw = RawJson::from_string(text.clone()).unwrap();
+        let at = raw.as_str().find(&big).unwrap() + raw.as_str().as_ptr() as usize;
+        let r = CallToolResult::from_raw(raw).unwrap();
+        let texts: Vec<&str> = r.content.iter().filter_map(ContentBlock::as_text).collect();
+        assert_eq!(texts, ["a", big.as_str(), "c\n"]);
+        assert_eq!(r, CallToolResult::from_json(&text).unwrap());
+        let taken = r.content[1].as_text().unwrap();
+        // Moved to the front of the buffer the text was in.
+        assert_eq!(taken.as_ptr() as usize, at - text.find(&big).unwrap());
+        // Ten times the text around it: copied.
+        let padded = format!(
+            r#"{{"content":[{{"type":"text","text":"x"}}],"isError":false{}}}"#,
+            " ".repeat(2000)
+        );
+        let raw = RawJson::from_string(padded.clone()).unwrap();
+        let buffer = raw.as_str().as_ptr() as usize;
+        let r = CallToolResult::from_raw(raw).unwrap();
+        let t = r.content[0].as_text().unwrap();
+        assert_ne!(t.as_ptr() as usize, buffer);
+        assert!(t.len() == 1);
     }
 
     #[test]

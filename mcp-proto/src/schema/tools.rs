@@ -250,6 +250,25 @@ impl CallToolResult {
             None => serde_json::from_str(text),
         }
     }
+
+    /// Like [`from_json`](Self::from_json), from a raw value it may take
+    /// the buffer of: a received result's largest text block (one without
+    /// escapes) becomes that buffer, moved to its front, instead of a copy
+    /// (when the buffer is not much larger than the text: the usual
+    /// one-block result). The same value or error as `from_json`.
+    ///
+    /// ```
+    /// use mcp_proto::{RawJson, schema::CallToolResult};
+    /// let raw = RawJson::from_string(r#"{"content":[{"type":"text","text":"hi"}]}"#.into())?;
+    /// assert_eq!(CallToolResult::from_raw(raw)?, CallToolResult::text("hi"));
+    /// # Ok::<(), serde_json::Error>(())
+    /// ```
+    pub fn from_raw(raw: crate::RawJson) -> serde_json::Result<Self> {
+        match super::tool_result_fast::call_tool_result_owned(raw) {
+            Ok(r) => Ok(r),
+            Err(raw) => serde_json::from_str(raw.as_str()),
+        }
+    }
 }
 
 impl<'de> Deserialize<'de> for CallToolResult {
