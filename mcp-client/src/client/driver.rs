@@ -137,7 +137,10 @@ impl DriverCore {
     pub(super) fn transmit_inline(&mut self, alone: bool) {
         // A transport may spawn tasks while writing (HTTP): only inside the
         // runtime. Elsewhere the driver writes.
-        let inline = alone && tokio::runtime::Handle::try_current().is_ok();
+        // (Inside a task, one thread-local read; `Handle::try_current` also
+        // clones the handle.)
+        let inline = alone
+            && (tokio::task::try_id().is_some() || tokio::runtime::Handle::try_current().is_ok());
         let mut wake = !inline;
         if inline {
             let mut cx = Context::from_waker(std::task::Waker::noop());
