@@ -65,6 +65,7 @@ pub(super) fn decode_typed<R: DeserializeOwned>(
 /// `tools/call`'s decoder: [`CallToolResult::from_raw`](mcp_proto::schema::CallToolResult::from_raw),
 /// the derived decoder's result with a fast path for text results (whose
 /// text takes the received line's buffer).
+#[inline]
 pub(super) fn decode_tool_result(
     method: &str,
     raw: RawJson,

@@ -25,6 +25,7 @@ pub(crate) fn call_tool_result(text: &str) -> Option<CallToolResult> {
 /// largest text block without escapes becomes that buffer instead of a copy
 /// of it (see [`RawJson::into_substring`]). The value back if the fast path
 /// does not read it.
+#[inline]
 pub(crate) fn call_tool_result_owned(raw: RawJson) -> Result<CallToolResult, RawJson> {
     let mut taken = None;
     let Some(mut r) = read(raw.as_str(), Some(&mut taken)) else {

@@ -263,6 +263,7 @@ impl CallToolResult {
     /// assert_eq!(CallToolResult::from_raw(raw)?, CallToolResult::text("hi"));
     /// # Ok::<(), serde_json::Error>(())
     /// ```
+    #[inline]
     pub fn from_raw(raw: crate::RawJson) -> serde_json::Result<Self> {
         match super::tool_result_fast::call_tool_result_owned(raw) {
             Ok(r) => Ok(r),
