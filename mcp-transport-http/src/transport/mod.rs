@@ -282,37 +282,13 @@ impl HttpTransport {
                 }
             } else {
                 let rt = Handle::try_current().map_err(|_| no_runtime())?;
-                self.spawn(
-                    &rt,
-                    Some(id),
-                    Box::pin(async move {
-                        if let Some(w) = wait {
-                            wait_for_order(w).await;
-                        }
-                        if let Some(item) = post.run(&shared).await {
-                            // Gone: the transport was dropped; nothing left to do.
-                            let _ = shared.push(item).await;
-                        }
-                    }),
-                )?;
+                self.spawn(&rt, Some(id), Box::pin(posted(wait, post, shared, None)))?;
             }
         } else {
             let (done, rx) = watch::channel(false);
             self.order_barrier = Some(rx);
             let rt = Handle::try_current().map_err(|_| no_runtime())?;
-            self.spawn(
-                &rt,
-                None,
-                Box::pin(async move {
-                    if let Some(w) = wait {
-                        wait_for_order(w).await;
-                    }
-                    if let Some(item) = post.run(&shared).await {
-                        let _ = shared.push(item).await;
-                    }
-                    let _ = done.send(true);
-                }),
-            )?;
+            self.spawn(&rt, None, Box::pin(posted(wait, post, shared, Some(done))))?;
         }
         if start_standalone {
             // Opened once `notifications/initialized` was accepted, and every
@@ -537,6 +513,26 @@ fn no_runtime() -> TransportError {
 /// Waits (at most [`ORDER_WAIT`]) until an earlier POST was answered.
 async fn wait_for_order(mut w: watch::Receiver<bool>) {
     let _ = tokio::time::timeout(ORDER_WAIT, w.wait_for(|d| *d)).await;
+}
+
+/// A POST on its own task: after the earlier POST it must follow (`wait`),
+/// its outcome into the inbox, then `done` tells the next one it may go.
+async fn posted(
+    wait: Option<watch::Receiver<bool>>,
+    post: Post,
+    shared: Arc<Shared>,
+    done: Option<watch::Sender<bool>>,
+) {
+    if let Some(w) = wait {
+        wait_for_order(w).await;
+    }
+    if let Some(item) = post.run(&shared).await {
+        // Gone: the transport was dropped; nothing left to do.
+        let _ = shared.push(item).await;
+    }
+    if let Some(done) = done {
+        let _ = done.send(true);
+    }
 }
 
 /// `DELETE` the session (legacy era).
