@@ -327,49 +327,28 @@ impl<'w, 'a> ser::Serializer for &'w mut Writer<'a> {
     }
 }
 
-impl ser::SerializeSeq for Compound<'_, '_> {
-    type Ok = ();
-    type Error = Unsupported;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Unsupported> {
-        self.element(value)
-    }
-    fn end(self) -> Result<(), Unsupported> {
-        self.finish()
-    }
+/// The sequence-like compounds: each element written after a comma.
+macro_rules! elements {
+    ($($trait:ident :: $method:ident),*) => {$(
+        impl ser::$trait for Compound<'_, '_> {
+            type Ok = ();
+            type Error = Unsupported;
+            fn $method<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Unsupported> {
+                self.element(value)
+            }
+            fn end(self) -> Result<(), Unsupported> {
+                self.finish()
+            }
+        }
+    )*};
 }
 
-impl ser::SerializeTuple for Compound<'_, '_> {
-    type Ok = ();
-    type Error = Unsupported;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Unsupported> {
-        self.element(value)
-    }
-    fn end(self) -> Result<(), Unsupported> {
-        self.finish()
-    }
-}
-
-impl ser::SerializeTupleStruct for Compound<'_, '_> {
-    type Ok = ();
-    type Error = Unsupported;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Unsupported> {
-        self.element(value)
-    }
-    fn end(self) -> Result<(), Unsupported> {
-        self.finish()
-    }
-}
-
-impl ser::SerializeTupleVariant for Compound<'_, '_> {
-    type Ok = ();
-    type Error = Unsupported;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Unsupported> {
-        self.element(value)
-    }
-    fn end(self) -> Result<(), Unsupported> {
-        self.finish()
-    }
-}
+elements!(
+    SerializeSeq::serialize_element,
+    SerializeTuple::serialize_element,
+    SerializeTupleStruct::serialize_field,
+    SerializeTupleVariant::serialize_field
+);
 
 impl ser::SerializeMap for Compound<'_, '_> {
     type Ok = ();
@@ -438,6 +417,15 @@ struct RawText<'a> {
     out: &'a mut Vec<u8>,
 }
 
+/// Scalar `serialize_*` methods that refuse their value.
+macro_rules! refuse {
+    ($($name:ident: $t:ty),*) => {$(
+        fn $name(self, _: $t) -> Result<(), Unsupported> {
+            Err(Unsupported)
+        }
+    )*};
+}
+
 /// Everything but `serialize_str` (and, for keys, its aliases) is
 /// [`Unsupported`] for these two.
 macro_rules! only_strings {
@@ -474,42 +462,20 @@ macro_rules! only_strings {
             ) -> Result<(), Unsupported> {
                 self.newtype(value)
             }
-            fn serialize_bool(self, _: bool) -> Result<(), Unsupported> {
-                Err(Unsupported)
-            }
-            fn serialize_i8(self, _: i8) -> Result<(), Unsupported> {
-                Err(Unsupported)
-            }
-            fn serialize_i16(self, _: i16) -> Result<(), Unsupported> {
-                Err(Unsupported)
-            }
-            fn serialize_i32(self, _: i32) -> Result<(), Unsupported> {
-                Err(Unsupported)
-            }
-            fn serialize_i64(self, _: i64) -> Result<(), Unsupported> {
-                Err(Unsupported)
-            }
-            fn serialize_u8(self, _: u8) -> Result<(), Unsupported> {
-                Err(Unsupported)
-            }
-            fn serialize_u16(self, _: u16) -> Result<(), Unsupported> {
-                Err(Unsupported)
-            }
-            fn serialize_u32(self, _: u32) -> Result<(), Unsupported> {
-                Err(Unsupported)
-            }
-            fn serialize_u64(self, _: u64) -> Result<(), Unsupported> {
-                Err(Unsupported)
-            }
-            fn serialize_f32(self, _: f32) -> Result<(), Unsupported> {
-                Err(Unsupported)
-            }
-            fn serialize_f64(self, _: f64) -> Result<(), Unsupported> {
-                Err(Unsupported)
-            }
-            fn serialize_bytes(self, _: &[u8]) -> Result<(), Unsupported> {
-                Err(Unsupported)
-            }
+            refuse!(
+                serialize_bool: bool,
+                serialize_i8: i8,
+                serialize_i16: i16,
+                serialize_i32: i32,
+                serialize_i64: i64,
+                serialize_u8: u8,
+                serialize_u16: u16,
+                serialize_u32: u32,
+                serialize_u64: u64,
+                serialize_f32: f32,
+                serialize_f64: f64,
+                serialize_bytes: &[u8]
+            );
             fn serialize_none(self) -> Result<(), Unsupported> {
                 Err(Unsupported)
             }
