@@ -7,7 +7,8 @@ use serde_json::value::RawValue;
 
 use super::decode::{decode_text_serde, fast_envelope, keep_text};
 use super::{Message, scan};
-use crate::schema::{CallToolResult, call_tool_result_fast};
+use crate::RawJson;
+use crate::schema::{CallToolParams, CallToolResult, call_tool_result_fast};
 
 /// Both decoders on `text`: when the fast path takes a message, `serde_json`
 /// must decode it to the same message (or the same envelope violation).
@@ -42,6 +43,31 @@ pub fn tool_result_agrees(text: &str) {
     }
 }
 
+/// The compact writer behind [`RawJson::from_value`] (`raw/compact.rs`)
+/// against `serde_json`: `text` read as any JSON value, as `tools/call`
+/// params (a struct with options, maps and `_meta`) and as a raw value must
+/// encode to exactly the bytes `serde_json::to_string` writes.
+pub fn writer_agrees(text: &str) {
+    fn same<T: serde::Serialize>(v: &T, text: &str) {
+        let ours = RawJson::from_value(v).map(|r| r.get().to_owned());
+        let theirs = serde_json::to_string(v);
+        match (&ours, &theirs) {
+            (Ok(a), Ok(b)) => assert_eq!(a, b, "encoding {text}"),
+            (Err(_), Err(_)) => {}
+            _ => panic!("compact writer {ours:?} but serde_json {theirs:?} on {text}"),
+        }
+    }
+    if let Ok(v) = serde_json::from_str::<Value>(text) {
+        same(&v, text);
+    }
+    if let Ok(p) = serde_json::from_str::<CallToolParams>(text) {
+        same(&p, text);
+    }
+    if let Ok(r) = serde_json::from_str::<Box<RawValue>>(text) {
+        same(&r, text);
+    }
+}
+
 /// Decodes `data` the ways a transport can and panics on any disagreement:
 /// the scanner's fast path against `serde_json` ([`paths_agree`]), and the
 /// tool result's ([`tool_result_agrees`], on the text and on its `result`); the
@@ -56,6 +82,7 @@ pub fn envelope(data: &[u8]) {
     };
     paths_agree(text);
     tool_result_agrees(text);
+    writer_agrees(text);
     let owned = Message::try_from_string(text.to_owned()).map_err(|(e, back)| {
         assert_eq!(back, text, "the text handed back with the error");
         e
@@ -88,6 +115,7 @@ pub fn envelope(data: &[u8]) {
                 "params"
             };
             tool_result_agrees(raw.get());
+            writer_agrees(raw.get());
             let raw: Value = serde_json::from_str(raw.get()).expect("raw value is JSON");
             assert_eq!(v.get(key), Some(&raw), "{key} of {text}");
         }
