@@ -107,40 +107,19 @@ fn input_required_without_requests_retries_at_once_and_rounds_are_bounded() {
 #[test]
 fn session_expiry_reinitializes_once_and_resends() {
     let now = Instant::now();
-    let mut s = Session::new(SessionConfig {
-        resend_on_session_expiry: true,
-        version: VersionChoice::Era(Era::Legacy),
-        ..config()
-    });
-    s.start(now);
-    let init = sent(&mut s).remove(0);
-    reply(&mut s, id_of(&init), init_result("2025-11-25"), now);
-    sent(&mut s);
-    events(&mut s);
-    s.request(
-        CallId(1),
-        "tools/call",
-        Some(raw(json!({"name": "t"}))),
-        CallOptions::new(),
-        now,
-    )
-    .unwrap();
-    let call = sent(&mut s).remove(0);
-    let expired = || TransportError::new(TransportErrorKind::SessionExpired, "HTTP 404");
-    s.handle_transport_error(expired().with_request(id_of(&call)), now);
-    let out = sent(&mut s);
-    assert_eq!(out[0]["method"], "initialize");
+    let (mut s, reinit) = expired_call(now, now);
     assert!(
         events(&mut s).is_empty(),
         "the caller does not see the expiry"
     );
-    reply(&mut s, id_of(&out[0]), init_result("2025-11-25"), now);
+    reply(&mut s, id_of(&reinit), init_result("2025-11-25"), now);
     let out = sent(&mut s);
     assert_eq!(out[0]["method"], "notifications/initialized");
     assert_eq!(out[1]["method"], "tools/call");
     assert_eq!(out[1]["params"], json!({"name": "t"}));
     // A second expiry for the same call is surfaced.
-    s.handle_transport_error(expired().with_request(id_of(&out[1])), now);
+    let expired = TransportError::new(TransportErrorKind::SessionExpired, "HTTP 404");
+    s.handle_transport_error(expired.with_request(id_of(&out[1])), now);
     let done = completed(&events(&mut s));
     assert!(
         done[0].1.as_ref().unwrap_err().contains("session expired"),
