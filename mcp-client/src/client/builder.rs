@@ -171,6 +171,7 @@ impl ClientBuilder {
             used_hint: false,
             close_waiters: Vec::new(),
             dirty: true,
+            commands_unwatched: true,
         };
         let driver = Driver {
             core: Arc::new(Mutex::new(core)),

@@ -83,6 +83,9 @@ pub(super) struct DriverCore {
     pub(super) used_hint: bool,
     pub(super) close_waiters: Vec<oneshot::Sender<()>>,
     pub(super) dirty: bool,
+    /// The command channel may not hold the driver's current waker, so the
+    /// next poll must poll it (see [`DriverCore::poll_commands`]).
+    pub(super) commands_unwatched: bool,
 }
 
 impl std::fmt::Debug for Driver {
@@ -125,7 +128,41 @@ impl DriverCore {
     /// Applies the commands queued on the channel, oldest first.
     pub(super) fn take_commands(&mut self) {
         while let Ok(cmd) = self.commands.try_recv() {
+            // Its send woke the driver, which used up the channel's waker.
+            self.commands_unwatched = true;
             self.on_command(*cmd);
+        }
+    }
+
+    /// Applies what callers queued on the channel, and closes the session
+    /// once every sender is gone.
+    ///
+    /// Most wake-ups are the transport's (an answer arrived): then the
+    /// channel is empty and still holds the driver's waker from the poll
+    /// that last saw it empty, so polling it again (the cooperative budget,
+    /// two list reads, the waker's registration) is skipped. A send wakes
+    /// that waker and leaves the channel non-empty; callers that take
+    /// commands themselves ([`take_commands`](Self::take_commands)) and a
+    /// new driver waker set `commands_unwatched`.
+    fn poll_commands(&mut self, cx: &mut Context<'_>) {
+        if !self.commands_unwatched && self.commands.is_empty() && !self.commands.is_closed() {
+            return;
+        }
+        loop {
+            match self.commands.poll_recv(cx) {
+                Poll::Ready(Some(cmd)) => self.on_command(*cmd),
+                Poll::Ready(None) => {
+                    // Every Client is gone: close.
+                    self.session.close();
+                    return;
+                }
+                Poll::Pending => {
+                    // Pending with the task's budget used up registered no
+                    // waker (the task is woken to run again instead).
+                    self.commands_unwatched = !tokio::task::coop::has_budget_remaining();
+                    return;
+                }
+            }
         }
     }
 
@@ -221,6 +258,7 @@ impl Future for Driver {
             .is_some_and(|w| w.will_wake(cx.waker()))
         {
             core.driver_waker = Some(cx.waker().clone());
+            core.commands_unwatched = true;
         }
         let done = core.poll_core(cx);
         let deferred = std::mem::take(&mut core.deferred);
@@ -248,18 +286,7 @@ impl DriverCore {
         }
         loop {
             if this.state == DriverState::Running {
-                // Commands from callers.
-                loop {
-                    match this.commands.poll_recv(cx) {
-                        Poll::Ready(Some(cmd)) => this.on_command(*cmd),
-                        Poll::Ready(None) => {
-                            // Every Client is gone: close.
-                            this.session.close();
-                            break;
-                        }
-                        Poll::Pending => break,
-                    }
-                }
+                this.poll_commands(cx);
                 this.drain_events();
             }
 

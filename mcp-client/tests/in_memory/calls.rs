@@ -430,3 +430,75 @@ async fn a_call_times_out_while_inbound_never_lets_up() {
     drop(client);
     srv.abort();
 }
+
+/// Waits for the next notification, at most `within`.
+async fn notification_within(t: &mut ChannelTransport, within: Duration) -> Option<String> {
+    loop {
+        match tokio::time::timeout(within, t.recv()).await {
+            Ok(Some(Ok(Message::Notification(n)))) => return Some(n.method.to_string()),
+            Ok(Some(Ok(_))) => continue,
+            _ => return None,
+        }
+    }
+}
+
+/// The driver skips its command channel on wake-ups that are not the
+/// channel's. A caller that took queued commands itself (its call went in
+/// after a queued notification) used up the waker that notification's send
+/// woke: the driver must look at the channel again, or the next command
+/// would wait for unrelated traffic.
+#[tokio::test]
+async fn a_command_queued_after_a_caller_took_the_queue_still_reaches_the_server() {
+    let (client_end, mut server) = channel::pair();
+    let srv = tokio::spawn(async move {
+        legacy_handshake(&mut server).await;
+        let first = notification_within(&mut server, Duration::from_secs(5)).await;
+        let r = next_request(&mut server).await;
+        respond(&mut server, r.id, json!({"content": []})).await;
+        // Without the driver looking again it comes only with unrelated
+        // traffic: here ~5 s later, when this wait gives up.
+        let second = notification_within(&mut server, Duration::from_secs(2)).await;
+        (first, second)
+    });
+    let client = Client::builder("t", "1").connect(client_end).await.unwrap();
+    // The notification waits on the channel (the driver has not run since);
+    // the call takes it off the channel, in order, before its own request.
+    client.notify("notifications/first", None).unwrap();
+    client.call_tool("echo", json!({})).await.unwrap();
+    // Nothing else wakes the driver now: only the channel can.
+    client.notify("notifications/second", None).unwrap();
+    let (first, second) = srv.await.unwrap();
+    assert_eq!(first.as_deref(), Some("notifications/first"));
+    assert_eq!(second.as_deref(), Some("notifications/second"));
+}
+
+/// A driver polled from a new task (a host that moves it) watches its
+/// command channel with the new task's waker.
+#[tokio::test]
+async fn a_driver_moved_to_another_task_still_hears_commands() {
+    let (client_end, mut server) = channel::pair();
+    let srv = tokio::spawn(async move {
+        legacy_handshake(&mut server).await;
+        notification_within(&mut server, Duration::from_secs(5)).await
+    });
+    let (client, driver) = Client::builder("t", "1").build(client_end);
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let first = tokio::spawn(async move {
+        let mut driver = driver;
+        tokio::select! {
+            () = &mut driver => panic!("the driver finished"),
+            _ = stopped => driver,
+        }
+    });
+    client.wait_ready().await.unwrap();
+    stop.send(()).unwrap();
+    let driver = first.await.unwrap();
+    // The first task is gone; its waker wakes nothing.
+    let _moved = tokio::spawn(driver);
+    tokio::task::yield_now().await;
+    client.notify("notifications/after-the-move", None).unwrap();
+    assert_eq!(
+        srv.await.unwrap().as_deref(),
+        Some("notifications/after-the-move")
+    );
+}
