@@ -487,12 +487,13 @@ async fn a_driver_moved_to_another_task_still_hears_commands() {
         let mut driver = driver;
         tokio::select! {
             () = &mut driver => panic!("the driver finished"),
-            _ = stopped => driver,
+            // In an Option: a future handed back, not awaited here.
+            _ = stopped => Some(driver),
         }
     });
     client.wait_ready().await.unwrap();
     stop.send(()).unwrap();
-    let driver = first.await.unwrap();
+    let driver = first.await.unwrap().unwrap();
     // The first task is gone; its waker wakes nothing.
     let _moved = tokio::spawn(driver);
     tokio::task::yield_now().await;
