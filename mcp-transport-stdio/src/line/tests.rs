@@ -564,3 +564,27 @@ async fn a_line_longer_than_the_first_read_arrives_whole_after_release() {
         assert_eq!(t.read_buffer_capacity(), 0);
     }
 }
+
+/// A burst of answers to 32 concurrent calls (~4.3 KiB of 139-byte lines,
+/// stdio C=32's round) is taken in one read after the buffer was released:
+/// a first read of 4 KiB made every such round two system calls.
+#[tokio::test]
+async fn a_round_of_answers_to_32_calls_is_one_read() {
+    let mut data = Vec::new();
+    for i in 0..32 {
+        data.extend_from_slice(
+            format!(
+                "{{\"jsonrpc\":\"2.0\",\"id\":{i},\"result\":{{\"content\":[{{\"type\":\"text\",\"text\":\"{}\"}}]}}}}\n",
+                "x".repeat(64)
+            )
+            .as_bytes(),
+        );
+    }
+    assert!(data.len() > 4096, "{}", data.len());
+    let mut t = LineTransport::new(Probe::new(data, 1 << 16), tokio::io::sink());
+    assert_eq!(t.read_buffer_capacity(), 0);
+    for _ in 0..32 {
+        assert!(t.recv().await.unwrap().is_ok());
+    }
+    assert_eq!(t.read.io.reads, 1);
+}
