@@ -172,6 +172,7 @@ impl ClientBuilder {
             close_waiters: Vec::new(),
             dirty: true,
             commands_unwatched: true,
+            answered: 0,
         };
         let driver = Driver {
             core: Arc::new(Mutex::new(core)),

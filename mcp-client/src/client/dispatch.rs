@@ -144,6 +144,7 @@ impl DriverCore {
             Event::Completed { call, result } => {
                 if let Some(w) = self.waiters.remove(&call) {
                     let _ = w.reply.send(result);
+                    self.answered += 1;
                 }
             }
             Event::Progress { call, progress } => {

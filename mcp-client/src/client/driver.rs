@@ -86,6 +86,11 @@ pub(super) struct DriverCore {
     /// The command channel may not hold the driver's current waker, so the
     /// next poll must poll it (see [`DriverCore::poll_commands`]).
     pub(super) commands_unwatched: bool,
+    /// Callers this poll of the driver answered that have not sent their
+    /// next request yet. While more than one has yet to, a caller's request
+    /// is left to the driver, which writes them all at once (see
+    /// [`Client::submit`](super::Client)).
+    pub(super) answered: usize,
 }
 
 impl std::fmt::Debug for Driver {
@@ -292,6 +297,7 @@ impl DriverCore {
 
             if this.state == DriverState::Running {
                 // Inbound messages.
+                this.answered = 0;
                 let mut budget = MAX_INBOUND_PER_POLL;
                 let mut exhausted = false;
                 while this.state == DriverState::Running {

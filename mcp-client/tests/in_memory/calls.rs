@@ -503,3 +503,96 @@ async fn a_driver_moved_to_another_task_still_hears_commands() {
         Some("notifications/after-the-move")
     );
 }
+
+/// Counts the client's writes: flushes that follow at least one message.
+struct CountedWrites {
+    inner: ChannelTransport,
+    sent: bool,
+    writes: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl mcp_proto::transport::Transport for CountedWrites {
+    fn poll_recv(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<Message, TransportError>>> {
+        std::pin::Pin::new(&mut self.inner).poll_recv(cx)
+    }
+    fn poll_ready(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Result<(), TransportError>> {
+        std::pin::Pin::new(&mut self.inner).poll_ready(cx)
+    }
+    fn start_send(mut self: std::pin::Pin<&mut Self>, msg: Message) -> Result<(), TransportError> {
+        self.sent = true;
+        std::pin::Pin::new(&mut self.inner).start_send(msg)
+    }
+    fn poll_flush(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Result<(), TransportError>> {
+        if std::mem::take(&mut self.sent) {
+            self.writes
+                .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        }
+        std::pin::Pin::new(&mut self.inner).poll_flush(cx)
+    }
+    fn poll_close(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Result<(), TransportError>> {
+        std::pin::Pin::new(&mut self.inner).poll_close(cx)
+    }
+}
+
+/// Concurrent callers answered by one read send their next requests in one
+/// write: none of them writes its own inline ahead of the others (that made
+/// two writes a round at stdio C=32, twice the floor's system calls).
+#[tokio::test]
+async fn callers_answered_together_send_their_next_requests_in_one_write() {
+    const CALLERS: usize = 8;
+    const ROUNDS: usize = 4;
+    let (client_end, mut server) = channel::pair();
+    let writes = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counted = CountedWrites {
+        inner: client_end,
+        sent: false,
+        writes: writes.clone(),
+    };
+    let seen = writes.clone();
+    let srv = tokio::spawn(async move {
+        legacy_handshake(&mut server).await;
+        let mut per_round = Vec::new();
+        for round in 0..ROUNDS {
+            let before = seen.load(std::sync::atomic::Ordering::SeqCst);
+            let mut reqs = Vec::new();
+            for _ in 0..CALLERS {
+                reqs.push(next_request(&mut server).await);
+            }
+            if round > 0 {
+                // (The first round starts the callers one by one.)
+                per_round.push(seen.load(std::sync::atomic::Ordering::SeqCst) - before);
+            }
+            // All answers at once: one read's worth for the client.
+            for r in reqs {
+                respond(&mut server, r.id, json!({"content": []})).await;
+            }
+        }
+        per_round
+    });
+    let client = Client::builder("t", "1").connect(counted).await.unwrap();
+    let mut tasks = Vec::new();
+    for _ in 0..CALLERS {
+        let c = client.clone();
+        tasks.push(tokio::spawn(async move {
+            for _ in 0..ROUNDS {
+                c.call_tool("echo", json!({})).await.unwrap();
+            }
+        }));
+    }
+    for t in tasks {
+        t.await.unwrap();
+    }
+    assert_eq!(srv.await.unwrap(), vec![1; ROUNDS - 1]);
+}
