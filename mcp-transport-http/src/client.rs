@@ -515,7 +515,7 @@ impl HttpTransportBuilder {
             legacy_sse_fallback: self.legacy_sse_fallback,
             http,
         };
-        Ok(HttpTransport::from_config(cfg))
+        Ok(HttpTransport::from_config(Arc::new(cfg)))
     }
 }
 

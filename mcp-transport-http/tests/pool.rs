@@ -10,7 +10,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use mcp_proto::jsonrpc::{Message, Request};
-use mcp_proto::transport::TransportExt;
+use mcp_proto::transport::{Transport, TransportExt};
+use mcp_proto::version::ProtocolVersion;
 use mcp_transport_http::{BoxFuture, Connected, Connector, HttpTransport};
 use serde_json::json;
 use support::*;
@@ -260,4 +261,69 @@ async fn without_an_idle_timeout_an_idle_connection_stays_open() {
     ping(&mut t, 2).await;
     assert_eq!(next_event(&mut events).await, ConnEvent::Opened(1));
     assert!(events.try_recv().is_err(), "one connection, still open");
+}
+
+/// A server that gives each `initialize` a session id of its own (`s0`,
+/// `s1`, ...) and answers everything else with an empty result.
+async fn sessions_server() -> Server {
+    let next = Arc::new(AtomicUsize::new(0));
+    serve(move |r| {
+        let answer = Reply::Json(http::StatusCode::OK, result(&r.id(), json!({})));
+        match r.rpc_method() {
+            Some("initialize") => Reply2 {
+                reply: answer,
+                headers: vec![(
+                    "mcp-session-id",
+                    format!("s{}", next.fetch_add(1, Ordering::SeqCst)),
+                )],
+            },
+            _ => answer.into(),
+        }
+    })
+    .await
+}
+
+/// Transports made with `new_session` share one pool: the second session's
+/// requests go on the connection the first one kept alive, each with its
+/// own session id, and closing one session leaves the other working on it.
+#[tokio::test]
+async fn sessions_made_with_new_session_share_connections_but_not_session_ids() {
+    let server = sessions_server().await;
+    let mut a = HttpTransport::new(&server.url).unwrap();
+    let mut b = a.new_session();
+    call(&mut a, 1, "initialize").await;
+    call(&mut b, 1, "initialize").await;
+    assert_eq!(a.session_id().as_deref(), Some("s0"));
+    assert_eq!(b.session_id().as_deref(), Some("s1"));
+    for t in [&mut a, &mut b] {
+        std::pin::Pin::new(t).set_protocol_version(ProtocolVersion::V2025_11_25);
+    }
+    call(&mut a, 2, "ping").await;
+    call(&mut b, 2, "ping").await;
+    a.close().await.unwrap();
+    call(&mut b, 3, "ping").await;
+    assert_eq!(server.connections.load(Ordering::SeqCst), 1);
+    let seen: Vec<(Option<String>, Option<String>)> = server
+        .requests()
+        .iter()
+        .map(|r| {
+            let method = r
+                .rpc_method()
+                .map(str::to_owned)
+                .or(Some(r.method.to_string()));
+            (method, r.header("mcp-session-id").map(str::to_owned))
+        })
+        .collect();
+    let s = |m: &str, id: Option<&str>| (Some(m.to_owned()), id.map(str::to_owned));
+    assert_eq!(
+        seen,
+        vec![
+            s("initialize", None),
+            s("initialize", None),
+            s("ping", Some("s0")),
+            s("ping", Some("s1")),
+            s("DELETE", Some("s0")),
+            s("ping", Some("s1")),
+        ]
+    );
 }

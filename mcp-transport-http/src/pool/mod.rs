@@ -1,6 +1,8 @@
 //! The transport's connections: a small pool of `hyper::client::conn`
 //! senders for its one origin (redirects to another origin are refused, so
-//! there is no key to hash), instead of hyper-util's general client.
+//! there is no key to hash), instead of hyper-util's general client. One
+//! pool per built transport, shared by the transports made from it with
+//! [`HttpTransport::new_session`](crate::HttpTransport::new_session).
 //!
 //! - HTTP/1.1: one request at a time per connection. A request takes the
 //!   most recently used idle connection, or opens a new one, so up to N
@@ -11,7 +13,7 @@
 //! - An idle HTTP/1.1 connection is closed once it has been idle for the
 //!   idle timeout ([`DEFAULT_IDLE_TIMEOUT`], or
 //!   [`idle_timeout`](crate::HttpTransportBuilder::idle_timeout)): one
-//!   timer task per transport, alive only while connections are idle,
+//!   timer task per pool, alive only while connections are idle,
 //!   wakes when the oldest one expires and drops the expired ones; the
 //!   next request opens a new connection. A connection in use is not in
 //!   the idle list, so the timer never touches it.
@@ -52,7 +54,9 @@ pub(crate) use self::connect::Connect;
 pub(crate) use self::connect::alpn;
 pub use self::connect::{Connected, Connector, Io};
 
-/// Most idle HTTP/1.1 connections kept for reuse (per transport).
+/// Most idle HTTP/1.1 connections kept for reuse (per pool: a transport
+/// and those made from it with
+/// [`new_session`](crate::HttpTransport::new_session) share one).
 pub const MAX_IDLE_CONNECTIONS: usize = 32;
 /// How long an HTTP/1.1 connection stays open with nothing to do, by
 /// default (change it with
@@ -73,7 +77,8 @@ pub const MAX_IDLE_CONNECTIONS: usize = 32;
 /// Requests that follow each other within 4 s still share one connection.
 pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(4);
 
-/// The connection pool of one transport. Cheap to clone.
+/// The connection pool of one transport and its
+/// [`new_session`](crate::HttpTransport::new_session)s. Cheap to clone.
 #[derive(Clone)]
 pub(crate) struct Pool(Arc<Inner>);
 

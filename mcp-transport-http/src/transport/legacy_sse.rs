@@ -72,7 +72,7 @@ async fn legacy_sse_reader(
     base: Uri,
     max: usize,
     endpoint_tx: oneshot::Sender<Option<Uri>>,
-    inbox: mpsc::Sender<Item>,
+    inbox: mpsc::Sender<Box<Item>>,
 ) {
     let mut dec = SseDecoder::new().with_max_event_size(max);
     let mut buf = BytesMut::new();
@@ -95,7 +95,7 @@ async fn legacy_sse_reader(
                             let item = Message::from_string(ev.data).map_err(TransportError::from);
                             // Waits for room (backpressure); fails only
                             // when the transport is gone.
-                            if inbox.send(item).await.is_err() {
+                            if inbox.send(Box::new(item)).await.is_err() {
                                 return;
                             }
                         }
@@ -103,7 +103,7 @@ async fn legacy_sse_reader(
                         Ok(None) => break,
                         Err(e) => {
                             let e = TransportError::new(TransportErrorKind::Decode, e);
-                            if inbox.send(Err(e)).await.is_err() {
+                            if inbox.send(Box::new(Err(e))).await.is_err() {
                                 return;
                             }
                         }
@@ -124,7 +124,7 @@ async fn legacy_sse_reader(
         return;
     }
     // HTTP+SSE has no resumption: the connection is gone.
-    let _ = inbox.send(Err(cause)).await;
+    let _ = inbox.send(Box::new(Err(cause))).await;
 }
 
 #[cfg(test)]

@@ -65,7 +65,11 @@ type Item = Result<Message, TransportError>;
 /// 2024-11-05 HTTP+SSE fallback. See the [crate docs](crate).
 pub struct HttpTransport {
     shared: Arc<Shared>,
-    inbox: mpsc::Receiver<Item>,
+    /// Boxed items: the channel allocates its first block of 32 slots up
+    /// front and keeps it, so an idle transport holds 32 pointers (~0.3 KiB)
+    /// instead of 32 items (~3.1 KiB); one allocation per message that
+    /// comes through it (answers to inline POSTs do not).
+    inbox: mpsc::Receiver<Box<Item>>,
     closing: Option<BoxFuture<'static, ()>>,
     done: bool,
     /// Completion of the last notification/response POST.
@@ -89,12 +93,13 @@ impl std::fmt::Debug for HttpTransport {
 }
 
 pub(crate) struct Shared {
-    cfg: Config,
+    /// Shared with the transports made by [`HttpTransport::new_session`].
+    cfg: Arc<Config>,
     state: Mutex<State>,
     tasks: Mutex<Tasks>,
     /// Bounded ([`Config::max_buffered_messages`]): a task that finds it
     /// full waits, and stops reading its body meanwhile.
-    inbox: mpsc::Sender<Item>,
+    inbox: mpsc::Sender<Box<Item>>,
 }
 
 /// The receiving half of the inbox is gone (the transport was dropped):
@@ -141,7 +146,36 @@ impl HttpTransport {
         HttpTransportBuilder::new(url)
     }
 
-    pub(crate) fn from_config(cfg: Config) -> Self {
+    /// A transport for a new session with the same server, sharing this
+    /// one's settings and its connections (the pool, its idle timeout, the
+    /// connector and TLS). For a host that holds many sessions with one
+    /// server: they connect once per connection in use instead of once per
+    /// session, and idle sessions hold no connection of their own.
+    ///
+    /// The new transport starts with no session: a client connects it as it
+    /// would a freshly built one (`initialize` or `server/discover`). Closing
+    /// or dropping either transport leaves the other working; the
+    /// connections close once every transport sharing them is gone and
+    /// they have been idle for the [idle timeout](crate::HttpTransportBuilder::idle_timeout).
+    ///
+    /// ```
+    /// use mcp_transport_http::HttpTransport;
+    ///
+    /// # fn run() -> Result<(), mcp_transport_http::HttpError> {
+    /// let first = HttpTransport::builder("http://127.0.0.1:8080/mcp")
+    ///     .idle_timeout(Some(std::time::Duration::from_secs(30)))
+    ///     .build()?;
+    /// // 100 more sessions, one pool of connections (and one idle timeout) for all.
+    /// let more: Vec<HttpTransport> = (0..100).map(|_| first.new_session()).collect();
+    /// # let _ = more; Ok(()) }
+    /// # run().unwrap();
+    /// ```
+    #[must_use]
+    pub fn new_session(&self) -> HttpTransport {
+        HttpTransport::from_config(Arc::clone(&self.shared.cfg))
+    }
+
+    pub(crate) fn from_config(cfg: Arc<Config>) -> Self {
         let (tx, rx) = mpsc::channel(cfg.max_buffered_messages.max(1));
         HttpTransport {
             shared: Arc::new(Shared {
@@ -324,12 +358,12 @@ impl HttpTransport {
 
     /// Queues an item the inline POST finished with, behind what is queued.
     fn hand_over(&self, rt: &Handle, item: Item) {
-        match self.shared.inbox.try_send(item) {
+        match self.shared.inbox.try_send(Box::new(item)) {
             Ok(()) | Err(TrySendError::Closed(_)) => {}
             Err(TrySendError::Full(item)) => {
                 let shared = Arc::clone(&self.shared);
                 rt.spawn(async move {
-                    let _ = shared.push(item).await;
+                    let _ = shared.inbox.send(item).await;
                 });
             }
         }
@@ -397,7 +431,7 @@ impl Transport for HttpTransport {
         }
         // The transport holds a sender, so the channel never ends.
         if let Poll::Ready(Some(item)) = this.inbox.poll_recv(cx) {
-            return this.deliver(item);
+            return this.deliver(*item);
         }
         if this.inline.is_empty() {
             return Poll::Pending;
@@ -422,7 +456,7 @@ impl Transport for HttpTransport {
         }
         // What the inline POSTs queued while they were polled.
         match this.inbox.poll_recv(cx) {
-            Poll::Ready(Some(item)) => this.deliver(item),
+            Poll::Ready(Some(item)) => this.deliver(*item),
             Poll::Ready(None) | Poll::Pending => Poll::Pending,
         }
     }
@@ -535,6 +569,10 @@ async fn posted(
     }
 }
 
+/// Most of a `DELETE` answer's body read so that its connection can be
+/// reused.
+const DELETE_BODY_LIMIT: usize = 64 * 1024;
+
 /// `DELETE` the session (legacy era).
 async fn close_session(shared: &Shared) {
     let (session, version) = {
@@ -549,7 +587,15 @@ async fn close_session(shared: &Shared) {
     }
     let req = shared.exchange(Method::DELETE, &shared.cfg.url, &headers, Bytes::new());
     match req.await {
-        Ok(resp) => tracing::debug!(status = %resp.status(), "session DELETE answered"),
+        Ok(resp) => {
+            tracing::debug!(status = %resp.status(), "session DELETE answered");
+            // Read the answer's body (a few bytes, if any) to its end, so
+            // its connection goes back to the pool: other sessions may
+            // share it (`new_session`). A body larger than this closes the
+            // connection instead; all of it within `CLOSE_TIMEOUT`.
+            let body = http_body_util::Limited::new(resp.into_body(), DELETE_BODY_LIMIT);
+            let _ = http_body_util::BodyExt::collect(body).await;
+        }
         Err(e) => tracing::debug!(error = %e, "session DELETE failed"),
     }
 }
@@ -601,7 +647,7 @@ impl Shared {
     /// Delivers one item to `poll_recv`, waiting while the inbox is full:
     /// this wait is the backpressure (the caller reads nothing meanwhile).
     async fn push(&self, item: Item) -> Result<(), Gone> {
-        self.inbox.send(item).await.map_err(|_| Gone)
+        self.inbox.send(Box::new(item)).await.map_err(|_| Gone)
     }
 }
 
