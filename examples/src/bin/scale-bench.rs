@@ -95,6 +95,8 @@ struct Args {
     hold: Duration,
     /// Connections made, called and closed before the "before" reading.
     warmup: usize,
+    /// All HTTP clients share one connection pool.
+    shared_pool: bool,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -108,6 +110,7 @@ fn parse_args() -> Result<Args, String> {
         max_connecting: DEFAULT_MAX_CONNECTING,
         hold: Duration::ZERO,
         warmup: 1,
+        shared_pool: false,
     };
     examples::flags::each_flag(std::env::args().skip(1), |flag, v| {
         match flag {
@@ -131,8 +134,15 @@ fn parse_args() -> Result<Args, String> {
                     Err(e) => return Err(e),
                 }
             }
-            "--max-connecting" => a.max_connecting = v.number()?,
+            "--max-at-once" => a.max_connecting = v.number()?,
             "--warmup" => a.warmup = v.number()?,
+            "--shared-pool" => {
+                a.shared_pool = match v.text().as_str() {
+                    "yes" => true,
+                    "no" => false,
+                    other => return Err(format!("--shared-pool: {other:?} is not yes or no")),
+                }
+            }
             other => return Err(format!("unknown flag {other}")),
         }
         Ok(())
@@ -243,15 +253,21 @@ async fn connect_stdio(server: String, era: EraArg) -> Result<Client, String> {
         .map_err(|e| format!("stdio connect: {e}"))
 }
 
-async fn connect_http(
-    url: String,
-    era: EraArg,
+fn http_transport(
+    url: &str,
     idle_timeout: Option<Duration>,
-) -> Result<Client, String> {
-    let transport = mcp_transport_http::HttpTransport::builder(&url)
+) -> Result<mcp_transport_http::HttpTransport, String> {
+    mcp_transport_http::HttpTransport::builder(url)
         .idle_timeout(idle_timeout)
         .build()
-        .map_err(|e| format!("http transport: {e}"))?;
+        .map_err(|e| format!("http transport: {e}"))
+}
+
+async fn connect_http(
+    transport: Result<mcp_transport_http::HttpTransport, String>,
+    era: EraArg,
+) -> Result<Client, String> {
+    let transport = transport?;
     builder(era)
         .resend_on_session_expiry(true)
         .connect(transport)
@@ -351,11 +367,16 @@ async fn call_all(clients: &[Client], max_at_once: usize) -> Result<Duration, St
     Ok(start.elapsed())
 }
 
-async fn close_all(clients: Vec<Client>) -> Duration {
+async fn close_all(clients: Vec<Client>, max_at_once: usize) -> Duration {
+    let permits = permits(max_at_once, clients.len());
     let start = Instant::now();
     let mut set = JoinSet::new();
     for c in clients {
-        set.spawn(async move { c.close().await });
+        let permits = permits.clone();
+        set.spawn(async move {
+            let _permit = permits.acquire_owned().await;
+            c.close().await
+        });
     }
     while set.join_next().await.is_some() {}
     start.elapsed()
@@ -449,7 +470,7 @@ where
     if plan.warmup > 0 {
         let (clients, ..) = connect_all(plan.warmup, plan.max_connecting, &connect).await?;
         call_all(&clients, 0).await?;
-        close_all(clients).await;
+        close_all(clients, 0).await;
     }
     tokio::time::sleep(Duration::from_millis(200)).await;
     let before = snapshot();
@@ -463,7 +484,7 @@ where
         .server_pid
         .zip(cpu.1)
         .map(|(p, before)| cpu_ms(Some(p)) - before);
-    let call_time = call_all(&clients, 0).await?;
+    let call_time = call_all(&clients, plan.max_connecting).await?;
     tokio::time::sleep(plan.idle).await;
     let idle_snap = snapshot();
     let past = match plan.idle_past_timeout {
@@ -476,7 +497,7 @@ where
         }
         _ => None,
     };
-    let closing = close_all(clients).await;
+    let closing = close_all(clients, plan.max_connecting).await;
     tokio::time::sleep(Duration::from_millis(500)).await;
     let after = snapshot();
     let limit = match plan.max_connecting {
@@ -576,6 +597,21 @@ async fn run(a: Args) -> Result<(), String> {
             Err(e) => println!("http: bare TCP connects failed: {e}"),
         }
         let idle_timeout = a.idle_timeout;
+        // With --shared-pool every client's transport is a new session of
+        // this one (`HttpTransport::new_session`): one pool for all.
+        let shared = if a.shared_pool {
+            Some(http_transport(&url, idle_timeout)?)
+        } else {
+            None
+        };
+        println!(
+            "http: {}",
+            if a.shared_pool {
+                "one connection pool shared by all clients (--shared-pool)"
+            } else {
+                "a connection pool per client"
+            }
+        );
         println!(
             "http: idle timeout {}",
             idle_timeout.map_or("none (connections kept)".into(), |t| format!(
@@ -591,7 +627,11 @@ async fn run(a: Args) -> Result<(), String> {
             ..plan
         };
         let result = phase("http", a.http, plan, move || {
-            connect_http(url.clone(), era, idle_timeout)
+            let transport = match &shared {
+                Some(t) => Ok(t.new_session()),
+                None => http_transport(&url, idle_timeout),
+            };
+            connect_http(transport, era)
         })
         .await;
         let _ = child.kill().await;
