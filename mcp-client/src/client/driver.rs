@@ -311,7 +311,7 @@ impl DriverCore {
                         break;
                     }
                     match this.transport.as_mut().poll_recv(cx) {
-                        Poll::Ready(Some(Ok(m))) => this.session.handle_message(m, now()),
+                        Poll::Ready(Some(Ok(m))) => this.session.handle_message(m, now),
                         Poll::Ready(Some(Err(e))) => this.session.handle_transport_error(e, now()),
                         Poll::Ready(None) => this.session.handle_closed(CloseReason::ServerClosed),
                         Poll::Pending => break,

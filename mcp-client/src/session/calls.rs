@@ -315,19 +315,19 @@ impl Session {
         &mut self,
         id: RequestId,
         result: Result<RawJson, ErrorObject>,
-        now: Instant,
+        now: impl super::Now,
     ) {
         let Some(p) = self.pending.remove(&id) else {
             if self.late_probe.as_ref() == Some(&id) {
-                self.on_late_probe(result, now);
+                self.on_late_probe(result, now.now());
                 return;
             }
             tracing::debug!(%id, "response for an unknown, cancelled or already answered request; dropped");
             return;
         };
         match p.purpose {
-            Purpose::Probe => self.on_probe_response(result, now),
-            Purpose::Initialize => self.on_initialize_response(result, now),
+            Purpose::Probe => self.on_probe_response(result, now.now()),
+            Purpose::Initialize => self.on_initialize_response(result, now.now()),
             Purpose::User(call) => {
                 let result = match result {
                     Ok(raw) => {
@@ -339,7 +339,7 @@ impl Session {
                     }
                     Err(e) => {
                         if self.retry_if_hint_failed(call, &p, &e.to_string()) {
-                            self.requeue(call, p, now);
+                            self.requeue(call, p, now.now());
                             return;
                         }
                         self.events.push_back(Event::Completed {
@@ -352,7 +352,7 @@ impl Session {
                 let modern = self.server.as_ref().is_some_and(|s| s.era() == Era::Modern);
                 if modern && MRTR_METHODS.contains(&&*p.method) {
                     if let Some(ir) = input_required(result.get()) {
-                        self.on_input_required(call, p, ir, now);
+                        self.on_input_required(call, p, ir, now.now());
                         return;
                     }
                 }

@@ -10,14 +10,15 @@ use super::calls::Purpose;
 use super::core::Phase;
 use super::era::HintState;
 use super::wire::empty_object;
-use super::{CallId, Event, Session};
+use super::{CallId, Event, Now, Session};
 use crate::error::{ClientError, CloseReason, HandshakeError};
 
 impl Session {
     // ---- input ----------------------------------------------------------
 
-    /// Feeds one message the transport received.
-    pub fn handle_message(&mut self, msg: Message, now: Instant) {
+    /// Feeds one message the transport received at `now` (an [`Instant`],
+    /// or a function that reads the clock: see [`Now`]).
+    pub fn handle_message(&mut self, msg: Message, now: impl Now) {
         if self.is_closed() {
             return;
         }
@@ -29,7 +30,7 @@ impl Session {
                     tracing::warn!(error = %e.error, "server sent an error response without an id; dropped")
                 }
             },
-            Message::Notification(n) => self.on_notification(n, now),
+            Message::Notification(n) => self.on_notification(n, now.now()),
             Message::Request(r) => {
                 if r.method == "ping" {
                     self.respond(r.id, Ok(empty_object()));

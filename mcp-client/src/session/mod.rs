@@ -94,6 +94,28 @@ pub use era::EraHint;
 pub use events::{Event, Transmit};
 pub use handshake::ServerInfo;
 
+/// When an input reached the session: an [`Instant`](std::time::Instant),
+/// or a function returning one, called only if the session needs the time.
+/// Most answers complete a call and need none, so the tokio driver passes
+/// its clock function and skips a clock read per answer (~50 instructions
+/// of a sequential call's ~11,000, BENCHMARKS.md round seven).
+pub trait Now {
+    /// The time.
+    fn now(self) -> std::time::Instant;
+}
+
+impl Now for std::time::Instant {
+    fn now(self) -> std::time::Instant {
+        self
+    }
+}
+
+impl<F: FnOnce() -> std::time::Instant> Now for F {
+    fn now(self) -> std::time::Instant {
+        self()
+    }
+}
+
 pub(crate) use mcp_proto::jsonrpc::IdHash;
 #[cfg_attr(not(feature = "tokio"), allow(unused_imports))]
 pub(crate) use wire::empty_object;

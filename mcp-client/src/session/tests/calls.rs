@@ -341,3 +341,42 @@ fn a_dropped_answer_of_unknown_id_fails_every_waiting_call() {
     reply(&mut s, id_of(&out[0]), json!({}), now);
     assert_eq!(completed(&events(&mut s)), [(CallId(4), Ok(json!({})))]);
 }
+
+/// An answer that completes a call does not read the clock (the driver
+/// passes its clock function: one clock read less per call); answers that
+/// need the time (the handshake's, a progress notification) do.
+#[test]
+fn an_answer_completing_a_call_reads_no_clock() {
+    let now = Instant::now();
+    let read = std::cell::Cell::new(0);
+    let clock = || {
+        read.set(read.get() + 1);
+        now
+    };
+    let mut s = Session::new(config());
+    s.start(now);
+    let out = sent(&mut s);
+    s.handle_message(
+        ErrorResponse::new(
+            Some(id_of(&out[0])),
+            ErrorObject::new(ErrorCode(-32601), "Method not found"),
+        )
+        .into(),
+        clock,
+    );
+    let out = sent(&mut s);
+    s.handle_message(
+        Response::new(id_of(&out[0]), raw(init_result("2025-11-25"))).into(),
+        clock,
+    );
+    assert_eq!(read.get(), 2, "the handshake's answers read the clock");
+    s.request(CallId(1), "tools/call", None, CallOptions::new(), now)
+        .unwrap();
+    let call = sent(&mut s).pop().unwrap();
+    s.handle_message(
+        Response::new(id_of(&call), raw(json!({"content": []}))).into(),
+        clock,
+    );
+    assert_eq!(completed(&events(&mut s)).len(), 1);
+    assert_eq!(read.get(), 2, "the call's answer read the clock");
+}
