@@ -6,7 +6,8 @@
 //! and memory after closing them all (see `examples/src/bin/scale-bench.rs`).
 //!
 //! ARGS go to `scale-bench` unchanged (`--stdio N`, `--http N`, `--idle-ms MS`,
-//! `--idle-timeout-ms MS|none`, `--max-connecting N`, `--era legacy|auto|modern`,
+//! `--idle-timeout-ms MS|none`, `--max-at-once N`, `--shared-pool yes|no`,
+//! `--era legacy|auto|modern`,
 //! `--server PATH`; the legacy era is pinned by default, as a host that
 //! knows its server does). HTTP memory is read while the connections are
 //! kept alive and again past the transport's idle timeout. The server defaults to the shared

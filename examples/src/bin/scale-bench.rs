@@ -24,10 +24,16 @@
 //! again past the HTTP idle timeout (`--idle-timeout-ms`, default the
 //! transport's [`DEFAULT_IDLE_TIMEOUT`](mcp_transport_http::DEFAULT_IDLE_TIMEOUT),
 //! `none` to keep connections), once the transports have closed their idle
-//! connections; then one call on each again (reconnecting). `--max-connecting N`
-//! (default 128, `0`: no limit) lets at most N connects run at once, the
-//! host's choice (each client is its own transport, so no one transport
-//! could limit the others). Before the clients, the same number of bare TCP
+//! connections; then one call on each again (reconnecting). `--max-at-once N`
+//! (default 128, `0`: no limit) lets at most N connects, calls or closes
+//! run at once, the host's choice (each client is its own transport, so no
+//! one transport could limit the others).
+//!
+//! `--shared-pool yes` (the default) makes every HTTP client's transport a
+//! [`new_session`](mcp_transport_http::HttpTransport::new_session) of one
+//! transport: one connection pool for all, as a host holding many sessions
+//! with one server should; `--shared-pool no` builds a transport (and a
+//! pool) per client, as earlier rounds measured. Before the clients, the same number of bare TCP
 //! connects is timed, the floor under them; the client's and the server's
 //! CPU time for connecting all is printed too (the wall time on a loaded
 //! machine is mostly waiting for a core). `--hold-ms MS` reads memory once more that long after
@@ -54,7 +60,7 @@ use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
-/// Connects in flight at once, by default: the host's choice, not the
+/// Connects (and calls, and closes) in flight at once, by default: the host's choice, not the
 /// library's (each client is its own transport). refserver listens with
 /// tokio's backlog of 128 (`ss -ltn`); with no limit, 1,000 SYNs at once
 /// overflow it whenever the single-threaded server is not scheduled soon
@@ -64,8 +70,12 @@ use tokio::task::JoinSet;
 /// has answered `initialize`, so it has been accepted: at most 128
 /// connections wait in the queue. (The bare TCP connects release theirs
 /// when the kernel completes the handshake, before the server accepts, so
-/// they can still overflow.)
-const DEFAULT_MAX_CONNECTING: usize = 128;
+/// they can still overflow.) The calls and closes are limited the same way:
+/// on a shared pool, which keeps at most
+/// [`MAX_IDLE_CONNECTIONS`](mcp_transport_http::MAX_IDLE_CONNECTIONS) idle,
+/// 1,000 calls or `DELETE`s at once open ~970 connections at once and
+/// overflow it too.
+const DEFAULT_MAX_AT_ONCE: usize = 128;
 
 /// Which protocol version the clients ask for.
 #[derive(Clone, Copy, PartialEq)]
@@ -87,7 +97,7 @@ struct Args {
     /// The HTTP transports' idle timeout (`None`: connections kept).
     idle_timeout: Option<Duration>,
     /// Most connects in flight at once (0: no limit).
-    max_connecting: usize,
+    max_at_once: usize,
     /// After the after-close reading, wait this long and read again (time
     /// to inspect the process, e.g. `gdb -p PID -batch -ex 'call
     /// (int)malloc_trim(0)'` to see how much of the memory still held is
@@ -107,10 +117,10 @@ fn parse_args() -> Result<Args, String> {
         idle: Duration::from_millis(2000),
         era: EraArg::Legacy,
         idle_timeout: Some(mcp_transport_http::DEFAULT_IDLE_TIMEOUT),
-        max_connecting: DEFAULT_MAX_CONNECTING,
+        max_at_once: DEFAULT_MAX_AT_ONCE,
         hold: Duration::ZERO,
         warmup: 1,
-        shared_pool: false,
+        shared_pool: true,
     };
     examples::flags::each_flag(std::env::args().skip(1), |flag, v| {
         match flag {
@@ -134,7 +144,7 @@ fn parse_args() -> Result<Args, String> {
                     Err(e) => return Err(e),
                 }
             }
-            "--max-at-once" => a.max_connecting = v.number()?,
+            "--max-at-once" => a.max_at_once = v.number()?,
             "--warmup" => a.warmup = v.number()?,
             "--shared-pool" => {
                 a.shared_pool = match v.text().as_str() {
@@ -275,19 +285,19 @@ async fn connect_http(
         .map_err(|e| format!("http connect: {e}"))
 }
 
-/// Connects `n` clients at once (at most `max_connecting` at a time, 0: no
+/// Connects `n` clients at once (at most `max_at_once` at a time, 0: no
 /// limit); returns them (in no particular order), the time it took, and
 /// the slowest and median single connect.
 async fn connect_all<F, Fut>(
     n: usize,
-    max_connecting: usize,
+    max_at_once: usize,
     connect: &F,
 ) -> Result<(Vec<Client>, Duration, Duration, Duration), String>
 where
     F: Fn() -> Fut,
     Fut: std::future::Future<Output = Result<Client, String>> + Send + 'static,
 {
-    let permits = permits(max_connecting, n);
+    let permits = permits(max_at_once, n);
     let start = Instant::now();
     let mut set = JoinSet::new();
     for _ in 0..n {
@@ -317,10 +327,10 @@ fn permits(limit: usize, n: usize) -> std::sync::Arc<Semaphore> {
     std::sync::Arc::new(Semaphore::new(if limit == 0 { n.max(1) } else { limit }))
 }
 
-/// `n` bare TCP connects to `addr` at once, at most `max_connecting` at a
+/// `n` bare TCP connects to `addr` at once, at most `max_at_once` at a
 /// time (held until all are open), as the floor under the HTTP connects.
-async fn tcp_connect_all(addr: &str, n: usize, max_connecting: usize) -> Result<Duration, String> {
-    let permits = permits(max_connecting, n);
+async fn tcp_connect_all(addr: &str, n: usize, max_at_once: usize) -> Result<Duration, String> {
+    let permits = permits(max_at_once, n);
     let start = Instant::now();
     let mut set = JoinSet::new();
     for _ in 0..n {
@@ -423,7 +433,7 @@ struct Plan {
     /// idle timeout), then one call on each again.
     idle_past_timeout: Option<Duration>,
     hold: Duration,
-    max_connecting: usize,
+    max_at_once: usize,
     /// Connections made, called and closed before the "before" reading.
     warmup: usize,
     /// The server whose CPU time the connects are charged with (HTTP).
@@ -468,7 +478,7 @@ where
         return Ok(());
     }
     if plan.warmup > 0 {
-        let (clients, ..) = connect_all(plan.warmup, plan.max_connecting, &connect).await?;
+        let (clients, ..) = connect_all(plan.warmup, plan.max_at_once, &connect).await?;
         call_all(&clients, 0).await?;
         close_all(clients, 0).await;
     }
@@ -477,14 +487,14 @@ where
     let cpu = (cpu_ms(None), plan.server_pid.map(|p| cpu_ms(Some(p))));
     let overflows = listen_overflows();
     let (clients, connect_time, median, slowest) =
-        connect_all(n, plan.max_connecting, &connect).await?;
+        connect_all(n, plan.max_at_once, &connect).await?;
     let client_cpu = cpu_ms(None) - cpu.0;
     let connect_overflows = listen_overflows() - overflows;
     let server_cpu = plan
         .server_pid
         .zip(cpu.1)
         .map(|(p, before)| cpu_ms(Some(p)) - before);
-    let call_time = call_all(&clients, plan.max_connecting).await?;
+    let call_time = call_all(&clients, plan.max_at_once).await?;
     tokio::time::sleep(plan.idle).await;
     let idle_snap = snapshot();
     let past = match plan.idle_past_timeout {
@@ -492,15 +502,15 @@ where
             tokio::time::sleep(total - plan.idle).await;
             let snap = snapshot();
             let overflows = listen_overflows();
-            let again = call_all(&clients, plan.max_connecting).await?;
+            let again = call_all(&clients, plan.max_at_once).await?;
             Some((total, snap, again, listen_overflows() - overflows))
         }
         _ => None,
     };
-    let closing = close_all(clients, plan.max_connecting).await;
+    let closing = close_all(clients, plan.max_at_once).await;
     tokio::time::sleep(Duration::from_millis(500)).await;
     let after = snapshot();
-    let limit = match plan.max_connecting {
+    let limit = match plan.max_at_once {
         0 => String::new(),
         k => format!(", at most {k} at once"),
     };
@@ -567,7 +577,7 @@ async fn run(a: Args) -> Result<(), String> {
         idle: a.idle,
         idle_past_timeout: None,
         hold: a.hold,
-        max_connecting: a.max_connecting,
+        max_at_once: a.max_at_once,
         warmup: a.warmup,
         server_pid: None,
     };
@@ -585,13 +595,13 @@ async fn run(a: Args) -> Result<(), String> {
             .unwrap_or_default()
             .to_owned();
         let overflows = listen_overflows();
-        let tcp = tcp_connect_all(&addr, a.http, a.max_connecting).await;
+        let tcp = tcp_connect_all(&addr, a.http, a.max_at_once).await;
         let overflows = listen_overflows() - overflows;
         match &tcp {
             Ok(t) => println!(
                 "http: {} bare TCP connects, at most {} at once (0: no limit): {:.1} ms, listen overflows {overflows}",
                 a.http,
-                a.max_connecting,
+                a.max_at_once,
                 ms(*t)
             ),
             Err(e) => println!("http: bare TCP connects failed: {e}"),
