@@ -209,6 +209,53 @@ async fn server_everything_streamable_http_legacy() {
         .unwrap();
 }
 
+/// Two sessions on one pool (`new_session`) against server-everything: each
+/// gets a session of its own, calls on both are answered, and closing one
+/// (its DELETE) leaves the other working.
+#[tokio::test]
+async fn server_everything_two_sessions_on_one_pool() {
+    let Some((_child, url)) = everything().await else {
+        return;
+    };
+    let mut a = HttpTransport::new(&url).unwrap();
+    let mut b = a.new_session();
+    legacy_handshake(&mut a, json!({})).await;
+    legacy_handshake(&mut b, json!({})).await;
+    let (sa, sb) = (a.session_id().unwrap(), b.session_id().unwrap());
+    assert_ne!(sa, sb);
+    for (t, who) in [(&mut a, "a"), (&mut b, "b")] {
+        t.send(req(
+            2,
+            "tools/call",
+            json!({"name":"echo","arguments":{"message":format!("from {who}")}}),
+        ))
+        .await
+        .unwrap();
+    }
+    for (t, who) in [(&mut a, "a"), (&mut b, "b")] {
+        let (r, _) = answer(t, 2).await;
+        assert!(text_of(&r).contains(&format!("from {who}")), "{r}");
+    }
+    tokio::time::timeout(Duration::from_secs(6), a.close())
+        .await
+        .unwrap()
+        .unwrap();
+    b.send(req(
+        3,
+        "tools/call",
+        json!({"name":"echo","arguments":{"message":"b still here"}}),
+    ))
+    .await
+    .unwrap();
+    let (r, _) = answer(&mut b, 3).await;
+    assert!(text_of(&r).contains("b still here"), "{r}");
+    assert_eq!(b.session_id().as_deref(), Some(sb.as_str()));
+    tokio::time::timeout(Duration::from_secs(6), b.close())
+        .await
+        .unwrap()
+        .unwrap();
+}
+
 #[tokio::test]
 async fn server_everything_modern_probe_falls_back() {
     // server-everything speaks only legacy revisions: a 2026-07-28 probe is
