@@ -154,9 +154,9 @@ impl HttpTransport {
     ///
     /// The new transport starts with no session: a client connects it as it
     /// would a freshly built one (`initialize` or `server/discover`). Closing
-    /// or dropping either transport leaves the other working; the
-    /// connections close once every transport sharing them is gone and
-    /// they have been idle for the [idle timeout](crate::HttpTransportBuilder::idle_timeout).
+    /// or dropping either transport leaves the other working. Idle
+    /// connections close after the [idle timeout](crate::HttpTransportBuilder::idle_timeout),
+    /// or when the last transport sharing them is gone.
     ///
     /// ```
     /// use mcp_transport_http::HttpTransport;
