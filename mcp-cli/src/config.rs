@@ -116,16 +116,13 @@ fn ask_on_terminal(input: &InputSpec) -> Result<String, InputError> {
         .filter(|_| !input.password)
         .map(|d| format!(" [{d}]"))
         .unwrap_or_default();
-    {
-        let mut err = std::io::stderr().lock();
-        let _ = write!(err, "mcp: {question}{default}: ");
-        let _ = err.flush();
-    }
+    let prompt = format!("mcp: {question}{default}: ");
     let stdin = std::io::stdin();
     let hidden = input.password && stdin.is_terminal();
     let line = if hidden {
-        read_hidden(&stdin)
+        read_hidden(&stdin, &prompt)
     } else {
+        show(&prompt);
         let mut line = String::new();
         stdin.lock().read_line(&mut line).map(|_| line)
     };
@@ -142,10 +139,19 @@ fn ask_on_terminal(input: &InputSpec) -> Result<String, InputError> {
     }
 }
 
-/// One line from the terminal with echo off (restored after, whatever
-/// happens).
+/// Writes the question to stderr.
+fn show(prompt: &str) {
+    let mut err = std::io::stderr().lock();
+    let _ = err.write_all(prompt.as_bytes());
+    let _ = err.flush();
+}
+
+/// Asks `prompt` and reads one line from the terminal with echo off
+/// (restored after, whatever happens). Echo goes off before the question is
+/// shown: an answer typed (or pasted) the moment the question appears is
+/// never echoed.
 #[cfg(unix)]
-fn read_hidden(stdin: &std::io::Stdin) -> std::io::Result<String> {
+fn read_hidden(stdin: &std::io::Stdin, prompt: &str) -> std::io::Result<String> {
     use nix::sys::termios::{LocalFlags, SetArg, tcgetattr, tcsetattr};
     let mut lock = stdin.lock();
     let before = tcgetattr(&lock).map_err(std::io::Error::from)?;
@@ -154,6 +160,7 @@ fn read_hidden(stdin: &std::io::Stdin) -> std::io::Result<String> {
     quiet.local_flags.remove(LocalFlags::ECHO);
     quiet.local_flags.insert(LocalFlags::ECHONL);
     tcsetattr(&lock, SetArg::TCSANOW, &quiet).map_err(std::io::Error::from)?;
+    show(prompt);
     let mut line = String::new();
     let read = lock.read_line(&mut line);
     let restored = tcsetattr(&lock, SetArg::TCSANOW, &before).map_err(std::io::Error::from);
@@ -164,7 +171,8 @@ fn read_hidden(stdin: &std::io::Stdin) -> std::io::Result<String> {
 
 /// No termios: the answer is read as typed.
 #[cfg(not(unix))]
-fn read_hidden(stdin: &std::io::Stdin) -> std::io::Result<String> {
+fn read_hidden(stdin: &std::io::Stdin, prompt: &str) -> std::io::Result<String> {
+    show(prompt);
     let mut line = String::new();
     stdin.lock().read_line(&mut line).map(|_| line)
 }
