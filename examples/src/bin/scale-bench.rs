@@ -274,10 +274,9 @@ fn http_transport(
 }
 
 async fn connect_http(
-    transport: Result<mcp_transport_http::HttpTransport, String>,
+    transport: mcp_transport_http::HttpTransport,
     era: EraArg,
 ) -> Result<Client, String> {
-    let transport = transport?;
     builder(era)
         .resend_on_session_expiry(true)
         .connect(transport)
@@ -517,7 +516,7 @@ where
     println!("{label}: {} warm-up connections before", plan.warmup);
     println!(
         "{label}: {n} connections: connect all {:.1} ms (one connect: median {:.1} ms, slowest {:.1} ms{limit}), \
-         one call on each {:.1} ms, close all {:.1} ms",
+         one call on each {:.1} ms, close all {:.1} ms (calls and closes{limit})",
         ms(connect_time),
         ms(median),
         ms(slowest),
@@ -641,7 +640,7 @@ async fn run(a: Args) -> Result<(), String> {
                 Some(t) => Ok(t.new_session()),
                 None => http_transport(&url, idle_timeout),
             };
-            connect_http(transport, era)
+            async move { connect_http(transport?, era).await }
         })
         .await;
         let _ = child.kill().await;
