@@ -261,6 +261,7 @@ pub struct HttpTransportBuilder {
     connect_timeout: Option<Duration>,
     request_timeout: Option<Duration>,
     idle_timeout: Option<Duration>,
+    max_idle_connections: usize,
     max_body_size: usize,
     max_sse_event_size: usize,
     max_buffered_messages: usize,
@@ -292,6 +293,7 @@ impl HttpTransportBuilder {
             connect_timeout: Some(DEFAULT_CONNECT_TIMEOUT),
             request_timeout: Some(DEFAULT_REQUEST_TIMEOUT),
             idle_timeout: Some(crate::pool::DEFAULT_IDLE_TIMEOUT),
+            max_idle_connections: crate::pool::DEFAULT_MAX_IDLE_CONNECTIONS,
             max_body_size: DEFAULT_MAX_BODY_SIZE,
             max_sse_event_size: crate::sse::DEFAULT_MAX_EVENT_SIZE,
             max_buffered_messages: DEFAULT_MAX_BUFFERED_MESSAGES,
@@ -366,6 +368,19 @@ impl HttpTransportBuilder {
     /// up to just under the server's own keep-alive timeout.
     pub fn idle_timeout(mut self, t: Option<Duration>) -> Self {
         self.idle_timeout = t;
+        self
+    }
+
+    /// Most HTTP/1.1 connections kept open idle for reuse, for this
+    /// transport and the sessions made from it with
+    /// [`new_session`](crate::HttpTransport::new_session) (default
+    /// [`DEFAULT_MAX_IDLE_CONNECTIONS`](crate::DEFAULT_MAX_IDLE_CONNECTIONS),
+    /// 128, which explains the choice; 0: none, a connection per request).
+    /// A connection that finishes while this many wait is closed. Set it
+    /// to the number of requests you expect in flight at once to this
+    /// server, so that each finds a connection rather than opening one.
+    pub fn max_idle_connections(mut self, n: usize) -> Self {
+        self.max_idle_connections = n;
         self
     }
 
@@ -500,7 +515,7 @@ impl HttpTransportBuilder {
                 reason: "https needs the `rustls` feature (or pass your own connector)".into(),
             });
         }
-        let http = Pool::new(&url, connect, self.idle_timeout)?;
+        let http = Pool::new(&url, connect, self.idle_timeout, self.max_idle_connections)?;
         let cfg = Config {
             url,
             headers: self.headers,

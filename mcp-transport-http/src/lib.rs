@@ -42,7 +42,7 @@
 //! `start_send` never blocks: it spawns one tokio task per message, which
 //! takes a connection from the transport's pool: an idle kept-alive one,
 //! or a new one, so N requests in flight use N HTTP/1.1 connections (at
-//! most [`MAX_IDLE_CONNECTIONS`] stay open idle, each closed after
+//! most [`DEFAULT_MAX_IDLE_CONNECTIONS`] stay open idle, each closed after
 //! [`DEFAULT_IDLE_TIMEOUT`] without a request, see
 //! [`idle_timeout`](HttpTransportBuilder::idle_timeout); HTTP/2 by ALPN over TLS with the `http2` feature, one
 //! connection for all). A host that keeps many sessions with one server
@@ -172,7 +172,7 @@ pub use client::{
     MAX_AUTH_RETRIES, MAX_BACKOFF, RequestBody, Unauthorized,
 };
 pub use error::HttpError;
-pub use pool::{Connected, Connector, DEFAULT_IDLE_TIMEOUT, Io, MAX_IDLE_CONNECTIONS};
+pub use pool::{Connected, Connector, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_IDLE_CONNECTIONS, Io};
 pub use sse::DEFAULT_MAX_EVENT_SIZE as DEFAULT_MAX_SSE_EVENT_SIZE;
 pub use transport::HttpTransport;
 pub use uri::MAX_REDIRECTS;

@@ -327,3 +327,66 @@ async fn sessions_made_with_new_session_share_connections_but_not_session_ids() 
         ]
     );
 }
+
+/// Sends `n` `slow` requests at once (each on a connection of its own,
+/// HTTP/1.1 taking one request at a time) and waits for every answer.
+async fn burst(t: &mut HttpTransport, first_id: i64, n: i64) {
+    for id in first_id..first_id + n {
+        t.send(Request::new(id.into(), "slow", None).into())
+            .await
+            .unwrap();
+    }
+    let mut ids = Vec::new();
+    for _ in 0..n {
+        let m = tokio::time::timeout(Duration::from_secs(10), t.recv())
+            .await
+            .expect("an answer in time")
+            .unwrap()
+            .unwrap();
+        let Message::Response(r) = m else {
+            panic!("{m:?}")
+        };
+        ids.push(r.id);
+    }
+    assert_eq!(ids.len(), n as usize);
+}
+
+/// The connections opened so far (each `Opened` event the server sent).
+fn opened(events: &mut tokio::sync::mpsc::UnboundedReceiver<ConnEvent>) -> usize {
+    std::iter::from_fn(|| events.try_recv().ok())
+        .filter(|e| matches!(e, ConnEvent::Opened(_)))
+        .count()
+}
+
+/// 40 requests at once need 40 connections; the default cap keeps them
+/// all idle, so the next 40 at once reuse them and open none. (With the
+/// old cap of 32, 8 were closed on their way back and the second burst
+/// opened 8 again.)
+#[tokio::test]
+async fn a_burst_within_the_idle_cap_reuses_every_connection_of_the_last_one() {
+    let (url, mut events) = keep_alive_server().await;
+    let mut t = HttpTransport::new(&url).unwrap();
+    burst(&mut t, 0, 40).await;
+    assert_eq!(opened(&mut events), 40);
+    burst(&mut t, 100, 40).await;
+    assert_eq!(
+        opened(&mut events),
+        0,
+        "the second burst opened connections"
+    );
+}
+
+/// With `max_idle_connections(4)`, 36 of a burst's 40 connections are
+/// closed on their way back: the next burst reuses 4 and opens 36.
+#[tokio::test]
+async fn max_idle_connections_caps_what_a_burst_leaves_open() {
+    let (url, mut events) = keep_alive_server().await;
+    let mut t = HttpTransport::builder(&url)
+        .max_idle_connections(4)
+        .build()
+        .unwrap();
+    burst(&mut t, 0, 40).await;
+    assert_eq!(opened(&mut events), 40);
+    burst(&mut t, 100, 40).await;
+    assert_eq!(opened(&mut events), 36);
+}

@@ -72,7 +72,7 @@ use tokio::task::JoinSet;
 /// when the kernel completes the handshake, before the server accepts, so
 /// they can still overflow.) The calls and closes are limited the same way:
 /// on a shared pool, which keeps at most
-/// [`MAX_IDLE_CONNECTIONS`](mcp_transport_http::MAX_IDLE_CONNECTIONS) idle,
+/// [`DEFAULT_MAX_IDLE_CONNECTIONS`](mcp_transport_http::DEFAULT_MAX_IDLE_CONNECTIONS) idle,
 /// 1,000 calls or `DELETE`s at once open ~970 connections at once and
 /// overflow it too.
 const DEFAULT_MAX_AT_ONCE: usize = 128;

@@ -9,7 +9,8 @@
 //!   requests run at once on N connections. A connection goes back to the
 //!   pool when its response body has been read to the end (a body dropped
 //!   before its end closes the connection: HTTP/1.1 cannot skip the rest).
-//!   At most [`MAX_IDLE_CONNECTIONS`] wait idle.
+//!   At most [`DEFAULT_MAX_IDLE_CONNECTIONS`] wait idle (or
+//!   [`max_idle_connections`](crate::HttpTransportBuilder::max_idle_connections)).
 //! - An idle HTTP/1.1 connection is closed once it has been idle for the
 //!   idle timeout ([`DEFAULT_IDLE_TIMEOUT`], or
 //!   [`idle_timeout`](crate::HttpTransportBuilder::idle_timeout)): one
@@ -54,10 +55,24 @@ pub(crate) use self::connect::Connect;
 pub(crate) use self::connect::alpn;
 pub use self::connect::{Connected, Connector, Io};
 
-/// Most idle HTTP/1.1 connections kept for reuse (per pool: a transport
-/// and those made from it with
-/// [`new_session`](crate::HttpTransport::new_session) share one).
-pub const MAX_IDLE_CONNECTIONS: usize = 32;
+/// Most idle HTTP/1.1 connections kept for reuse, by default (per pool: a
+/// transport and those made from it with
+/// [`new_session`](crate::HttpTransport::new_session) share one; change it
+/// with [`max_idle_connections`](crate::HttpTransportBuilder::max_idle_connections)): 128.
+///
+/// Why a cap at all: the idle timeout already closes what is not reused,
+/// so the cap only bounds the sockets and memory (~28 KiB each, see
+/// [`DEFAULT_IDLE_TIMEOUT`]) a burst leaves behind for those 4 s.
+///
+/// Why 128: a connection that comes back while the cap is reached is
+/// closed, and the next request opens a new one. With more requests in
+/// flight than the cap, that happens on nearly every request: 1,000
+/// sessions connecting 128 at once over one pool (two requests each)
+/// made ~1,340 TCP connections with a cap of 32, and ~310–510 with 128
+/// (BENCHMARKS.md, round eight), each closed one a socket in `TIME_WAIT`.
+/// A host with more requests in flight at once to one server should
+/// raise it to that number.
+pub const DEFAULT_MAX_IDLE_CONNECTIONS: usize = 128;
 /// How long an HTTP/1.1 connection stays open with nothing to do, by
 /// default (change it with
 /// [`idle_timeout`](crate::HttpTransportBuilder::idle_timeout)): 4 s.
@@ -88,6 +103,8 @@ struct Inner {
     host: HeaderValue,
     /// `None`: idle connections stay open until the server closes them.
     idle_timeout: Option<Duration>,
+    /// Most idle connections kept.
+    max_idle: usize,
     idle: Mutex<IdleList>,
     #[cfg(feature = "http2")]
     h2: Mutex<Option<hyper::client::conn::http2::SendRequest<RequestBody>>>,
@@ -123,11 +140,13 @@ enum Sender {
 
 impl Pool {
     /// A pool for `url`'s origin (`url` has a host: the builder checked).
-    /// Idle connections are closed after `idle_timeout` (`None`: kept).
+    /// Idle connections are closed after `idle_timeout` (`None`: kept); at
+    /// most `max_idle` wait.
     pub(crate) fn new(
         url: &Uri,
         connect: Connect,
         idle_timeout: Option<Duration>,
+        max_idle: usize,
     ) -> Result<Self, HttpError> {
         let host = match (url.host(), url.port()) {
             (Some(h), Some(p)) if Some(p.as_u16()) != default_port(url) => {
@@ -143,6 +162,7 @@ impl Pool {
             connect,
             host,
             idle_timeout,
+            max_idle,
             idle: Mutex::new(IdleList::default()),
             #[cfg(feature = "http2")]
             h2: Mutex::new(None),
@@ -241,13 +261,19 @@ impl Pool {
         }
         let timeout = self.0.idle_timeout;
         let now = Instant::now();
-        let mut idle = lock(&self.0.idle);
-        idle.conns.retain(|i| i.usable(now, timeout));
-        if idle.conns.len() >= MAX_IDLE_CONNECTIONS {
-            return;
-        }
         if timeout.is_some_and(|t| t.is_zero()) {
             return;
+        }
+        let mut idle = lock(&self.0.idle);
+        // Only when full: sweep out the closed and expired ones (the timer
+        // and `checkout` drop them otherwise). Sweeping on every check-in
+        // cost a scan of the whole list per request, ~8,000 instructions
+        // with 128 idle (callgrind).
+        if idle.conns.len() >= self.0.max_idle {
+            idle.conns.retain(|i| i.usable(now, timeout));
+            if idle.conns.len() >= self.0.max_idle {
+                return;
+            }
         }
         if let Some(t) = timeout.filter(|_| !idle.reaper) {
             // Outside a runtime (a body dropped after it shut down) no
