@@ -27,6 +27,11 @@ async fn call(t: &mut HttpTransport, id: i64, method: &'static str) {
     t.send(Request::new(id.into(), method, None).into())
         .await
         .unwrap();
+    assert_eq!(answer(t).await, id.into());
+}
+
+/// The id of the next answer (within 10 s).
+async fn answer(t: &mut HttpTransport) -> mcp_proto::RequestId {
     let m = tokio::time::timeout(Duration::from_secs(10), t.recv())
         .await
         .expect("an answer in time")
@@ -35,7 +40,7 @@ async fn call(t: &mut HttpTransport, id: i64, method: &'static str) {
     let Message::Response(r) = m else {
         panic!("{m:?}")
     };
-    assert_eq!(r.id, id.into());
+    r.id
 }
 
 /// A server that answers one request per connection with a keep-alive
@@ -338,17 +343,12 @@ async fn burst(t: &mut HttpTransport, first_id: i64, n: i64) {
     }
     let mut ids = Vec::new();
     for _ in 0..n {
-        let m = tokio::time::timeout(Duration::from_secs(10), t.recv())
-            .await
-            .expect("an answer in time")
-            .unwrap()
-            .unwrap();
-        let Message::Response(r) = m else {
-            panic!("{m:?}")
-        };
-        ids.push(r.id);
+        ids.push(answer(t).await);
     }
-    assert_eq!(ids.len(), n as usize);
+    ids.sort_by_key(|id| id.to_string());
+    let mut want: Vec<mcp_proto::RequestId> = (first_id..first_id + n).map(Into::into).collect();
+    want.sort_by_key(|id| id.to_string());
+    assert_eq!(ids, want);
 }
 
 /// The connections opened so far (each `Opened` event the server sent).
