@@ -75,6 +75,12 @@ use tokio::task::JoinSet;
 /// [`DEFAULT_MAX_IDLE_CONNECTIONS`](mcp_transport_http::DEFAULT_MAX_IDLE_CONNECTIONS) idle,
 /// 1,000 calls or `DELETE`s at once open ~970 connections at once and
 /// overflow it too.
+///
+/// 128 is the most the queue holds, not the fastest: on one client thread,
+/// 8–32 at once connected 1,000 sessions 30–50 % sooner than 128, whose
+/// connects in flight keep ~200 connections and several MiB in use
+/// (BENCHMARKS.md, round eight). The default stays 128 so that the figure
+/// is comparable with earlier rounds; `--max-at-once` shows the rest.
 const DEFAULT_MAX_AT_ONCE: usize = 128;
 
 /// Which protocol version the clients ask for.
