@@ -69,7 +69,8 @@ pub use self::connect::{Connected, Connector, Io};
 /// flight than the cap, that happens on nearly every request: 1,000
 /// sessions connecting 128 at once over one pool (two requests each)
 /// made ~1,340 TCP connections with a cap of 32, and ~310–510 with 128
-/// (BENCHMARKS.md, round eight), each closed one a socket in `TIME_WAIT`.
+/// (BENCHMARKS.md, round eight), each closed one leaving a socket in
+/// `TIME_WAIT`.
 /// A host with more requests in flight at once to one server should
 /// raise it to that number.
 pub const DEFAULT_MAX_IDLE_CONNECTIONS: usize = 128;
