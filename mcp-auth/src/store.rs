@@ -343,9 +343,12 @@ mod tests {
         let path = dir.join("tokens.json");
         let store = FileStore::new(&path);
         assert_eq!(store.load("k").unwrap(), None);
-        store.save("k", &sample()).unwrap();
+        // One sample: its expiry is read from the clock, and a second
+        // `sample()` made across a second's edge would differ from it.
+        let saved = sample();
+        store.save("k", &saved).unwrap();
         store.save("other", &StoredAuth::default()).unwrap();
-        assert_eq!(store.load("k").unwrap(), Some(sample()));
+        assert_eq!(store.load("k").unwrap(), Some(saved));
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
@@ -369,8 +372,9 @@ mod tests {
     #[test]
     fn memory_store() {
         let m = MemoryStore::new();
-        m.save("k", &sample()).unwrap();
-        assert_eq!(m.load("k").unwrap(), Some(sample()));
+        let saved = sample();
+        m.save("k", &saved).unwrap();
+        assert_eq!(m.load("k").unwrap(), Some(saved));
         m.clear("k").unwrap();
         assert_eq!(m.load("k").unwrap(), None);
     }
