@@ -74,12 +74,13 @@ impl ServerStatus {
     }
 }
 
-/// Rounds a wait up to whole seconds, for people and models.
-struct In(Instant);
+/// The wait until `.0` as seen at `.1`, rounded up to whole seconds, for
+/// people and models.
+struct In(Instant, Instant);
 
 impl fmt::Display for In {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let left = self.0.saturating_duration_since(Instant::now());
+        let left = self.0.saturating_duration_since(self.1);
         if left.is_zero() {
             f.write_str("now")
         } else {
@@ -92,7 +93,17 @@ impl fmt::Display for In {
 /// (server was killed by signal 9); next attempt in 2s".
 impl fmt::Display for ServerStatus {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
+        Sentence(self, Instant::now()).fmt(f)
+    }
+}
+
+/// A status read at a given instant (the waits it names are counted from it).
+struct Sentence<'a>(&'a ServerStatus, Instant);
+
+impl fmt::Display for Sentence<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Sentence(status, now) = *self;
+        match status {
             ServerStatus::Starting { attempt: 1 } => f.write_str("is starting"),
             ServerStatus::Starting { attempt } => write!(f, "is starting (attempt {attempt})"),
             ServerStatus::Ready { tools, .. } => write!(f, "is ready with {tools} tools"),
@@ -104,14 +115,14 @@ impl fmt::Display for ServerStatus {
                 f,
                 "failed to start ({why}; {attempts} failed attempt{}); next attempt {}",
                 if *attempts == 1 { "" } else { "s" },
-                In(*next_retry)
+                In(*next_retry, now)
             ),
             ServerStatus::Restarting {
                 why, next_retry, ..
             } => write!(
                 f,
                 "is restarting after it stopped ({why}); next attempt {}",
-                In(*next_retry)
+                In(*next_retry, now)
             ),
             ServerStatus::Disabled => f.write_str("is disabled"),
             ServerStatus::Stopped => f.write_str("was shut down"),
@@ -255,16 +266,27 @@ mod tests {
 
     #[test]
     fn statuses_read_as_sentences() {
-        let later = Instant::now() + Duration::from_millis(2500);
+        // Read at a fixed instant: a second clock reading could be more
+        // than half a second later on a busy machine, and round to "2s".
+        let now = Instant::now();
+        let later = now + Duration::from_millis(2500);
         let s = ServerStatus::Restarting {
             why: "server was killed by signal 9".into(),
             attempt: 1,
             next_retry: later,
         };
         assert_eq!(
-            s.to_string(),
+            Sentence(&s, now).to_string(),
             "is restarting after it stopped (server was killed by signal 9); next attempt in 3s"
         );
+        // The `Display` reads the clock itself: an hour ahead reads as
+        // "in 3…s" for the next ten minutes.
+        let hour = ServerStatus::Restarting {
+            why: "x".into(),
+            attempt: 1,
+            next_retry: now + Duration::from_secs(3600),
+        };
+        assert!(hour.to_string().contains("next attempt in 3"), "{hour}");
         let f = ServerStatus::Failed {
             why: "no such file".into(),
             attempts: 2,
