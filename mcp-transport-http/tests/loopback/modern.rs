@@ -128,11 +128,7 @@ async fn modern_cancellation_closes_the_stream_instead_of_posting() {
     ))
     .await
     .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while server.closed_streams() == 0 {
-        assert!(Instant::now() < deadline, "the stream was not closed");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    until("the stream closed", || server.closed_streams() > 0).await;
     assert_eq!(
         server.requests().len(),
         1,
@@ -148,7 +144,7 @@ async fn legacy_cancellation_is_posted() {
     t.send(notif("notifications/cancelled", json!({"requestId":7})))
         .await
         .unwrap();
-    tokio::time::sleep(Duration::from_millis(100)).await;
+    until("the notification POSTed", || !server.requests().is_empty()).await;
     assert_eq!(
         server.requests()[0].rpc_method(),
         Some("notifications/cancelled")

@@ -167,12 +167,14 @@ async fn server_requests_on_streams_and_replies_posted_back() {
     let reply = Response::new("s1".into(), RawJson::from_string("{}".into()).unwrap());
     t.send(reply.into()).await.unwrap();
     assert_eq!(result_of(&recv_ok(&mut t).await), json!({"done":true}));
-    tokio::time::sleep(Duration::from_millis(50)).await;
-    let posted = server
-        .requests()
-        .into_iter()
-        .find(|r| r.body.get("result").is_some())
-        .unwrap();
+    let answer = || {
+        server
+            .requests()
+            .into_iter()
+            .find(|r| r.body.get("result").is_some())
+    };
+    until("the reply POSTed", || answer().is_some()).await;
+    let posted = answer().unwrap();
     assert_eq!(posted.body["id"], json!("s1"));
 }
 
@@ -229,8 +231,7 @@ async fn standalone_get_stream_delivers_server_messages() {
         .await
         .unwrap()
         .unwrap();
-    tokio::time::sleep(Duration::from_millis(200)).await;
-    assert!(server.closed_streams() >= 1);
+    until("the GET stream closed", || server.closed_streams() >= 1).await;
 }
 
 #[tokio::test]
