@@ -45,15 +45,22 @@ async fn answer(t: &mut HttpTransport) -> mcp_proto::RequestId {
 
 /// A server that answers one request per connection with a keep-alive
 /// response (no `Connection: close`), then closes the connection, as a
-/// server whose keep-alive timeout ran out does.
-async fn one_answer_per_connection() -> (String, Arc<AtomicUsize>) {
+/// server whose keep-alive timeout ran out does. The receiver hears of
+/// each close once the socket is closed.
+async fn one_answer_per_connection() -> (
+    String,
+    Arc<AtomicUsize>,
+    tokio::sync::mpsc::UnboundedReceiver<()>,
+) {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
     let accepted = Arc::new(AtomicUsize::new(0));
     let count = accepted.clone();
+    let (closed, closes) = tokio::sync::mpsc::unbounded_channel();
     tokio::spawn(async move {
         while let Ok((mut s, _)) = listener.accept().await {
             count.fetch_add(1, Ordering::SeqCst);
+            let closed = closed.clone();
             tokio::spawn(async move {
                 let mut buf = Vec::new();
                 let mut chunk = [0u8; 4096];
@@ -88,20 +95,25 @@ async fn one_answer_per_connection() -> (String, Arc<AtomicUsize>) {
                 // Keep-alive "expired" once the client has pooled the
                 // connection: close without a word.
                 tokio::time::sleep(Duration::from_millis(30)).await;
+                drop(s);
+                let _ = closed.send(());
             });
         }
     });
-    (url, accepted)
+    (url, accepted, closes)
 }
 
 #[tokio::test]
 async fn a_connection_the_server_closed_while_idle_is_not_reused() {
-    let (url, accepted) = one_answer_per_connection().await;
+    let (url, accepted, mut closes) = one_answer_per_connection().await;
     let mut t = HttpTransport::new(&url).unwrap();
     for id in 1..=3 {
         ping(&mut t, id).await;
-        // Let the close reach the client's pooled connection.
-        tokio::time::sleep(Duration::from_millis(100)).await;
+        // Once the server closed it, let the client's connection task see
+        // the end of the stream: the sleep parks the runtime, which polls
+        // the socket (already readable) before the timer fires.
+        closes.recv().await.unwrap();
+        tokio::time::sleep(Duration::from_millis(20)).await;
     }
     assert_eq!(accepted.load(Ordering::SeqCst), 3);
 }
@@ -214,7 +226,8 @@ async fn next_event(rx: &mut tokio::sync::mpsc::UnboundedReceiver<ConnEvent>) ->
 #[tokio::test]
 async fn an_idle_connection_is_closed_after_the_idle_timeout_and_the_next_request_reconnects() {
     let (url, mut events) = keep_alive_server().await;
-    let timeout = Duration::from_millis(200);
+    // Long enough that pings 2 and 3 share a connection on a busy machine.
+    let timeout = Duration::from_millis(400);
     let mut t = with_idle_timeout(&url, Some(timeout));
     // Before the request: its connection goes idle after this.
     let sent = std::time::Instant::now();
@@ -234,8 +247,11 @@ async fn an_idle_connection_is_closed_after_the_idle_timeout_and_the_next_reques
 #[tokio::test]
 async fn a_connection_in_use_is_never_closed_by_the_idle_timer() {
     let (url, mut events) = keep_alive_server().await;
-    let mut t = with_idle_timeout(&url, Some(Duration::from_millis(100)));
-    // Checked in once, so the timer runs; then busy for 4× the timeout.
+    let mut t = with_idle_timeout(&url, Some(Duration::from_millis(250)));
+    // Checked in once, so the timer runs; then busy for longer than the
+    // timeout (the `slow` answer takes 400 ms). Not shorter: a stall of the
+    // timeout's length between the two calls would close the connection
+    // while it is idle, rightly.
     ping(&mut t, 1).await;
     call(&mut t, 2, "slow").await;
     assert_eq!(next_event(&mut events).await, ConnEvent::Opened(1));
