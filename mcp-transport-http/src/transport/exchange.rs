@@ -116,55 +116,45 @@ impl Shared {
     /// [`exchange`](Self::exchange) with this request's headers given as
     /// the map for the first attempt (sent as it is, not copied) and a way
     /// to build them again for a retry or redirect.
-    pub(super) async fn exchange_built(
-        &self,
+    ///
+    /// A function returning a block rather than an `async fn`, which would
+    /// keep a second copy of each argument in the future of every POST.
+    #[allow(
+        clippy::manual_async_fn,
+        reason = "an `async fn` keeps a second copy of each argument in its future"
+    )]
+    pub(super) fn exchange_built<'a>(
+        &'a self,
         method: Method,
-        url: &Uri,
+        url: &'a Uri,
         mut first: Option<HeaderMap>,
-        again: &(dyn Fn() -> HeaderMap + Sync),
+        again: &'a (dyn Fn() -> HeaderMap + Sync),
         body: Bytes,
-    ) -> Result<Response<ResponseBody>, HttpError> {
-        let mut url = Cow::Borrowed(url);
-        let mut redirects = 0;
-        let mut auth_retries = 0;
-        loop {
-            let mut req = Request::new(Full::new(body.clone()));
-            *req.method_mut() = method.clone();
-            *req.uri_mut() = (*url).clone();
-            let headers = first.take().unwrap_or_else(again);
-            // The configured headers, then this request's (which replace
-            // configured ones of the same name).
-            *req.headers_mut() = if self.cfg.headers.is_empty() {
-                headers
-            } else {
-                let mut h = self.cfg.headers.clone();
-                for (k, v) in &headers {
-                    // `Host` in a POST's map is the pool's default, not a
-                    // choice of this request: a configured one stays.
-                    if k == HOST && h.contains_key(HOST) {
-                        continue;
-                    }
-                    h.insert(k.clone(), v.clone());
-                }
-                h
-            };
-            let h = req.headers_mut();
-            if let Some(auth) = &self.cfg.auth {
-                let extra = auth.request_headers(&method, &url).await;
-                for k in extra.keys() {
-                    h.remove(k);
-                }
-                for (k, v) in &extra {
-                    let mut v = v.clone();
-                    v.set_sensitive(true);
-                    h.append(k.clone(), v);
-                }
-            }
-            // Pinned where it is made: the timeout holds a pointer to it
-            // instead of a copy of the whole future.
-            let mut fut = pin!(self.cfg.http.send(req));
-            let resp =
-                match self.cfg.request_timeout {
+    ) -> impl Future<Output = Result<Response<ResponseBody>, HttpError>> + Send + 'a {
+        async move {
+            let mut url = Cow::Borrowed(url);
+            let mut redirects = 0;
+            let mut auth_retries = 0;
+            loop {
+                // The auth hook's headers first, so that the request is built
+                // and handed to `send` in one expression: a request held in a
+                // variable across the `await` below would keep its space (and
+                // its headers') in this future for as long as the exchange runs.
+                let extra = match &self.cfg.auth {
+                    Some(auth) => Some(auth.request_headers(&method, &url).await),
+                    None => None,
+                };
+                let headers = first.take().unwrap_or_else(again);
+                // Pinned where it is made: the timeout holds a pointer to it
+                // instead of a copy of the whole future.
+                let mut fut = pin!(self.cfg.http.send(self.request(
+                    &method,
+                    &url,
+                    headers,
+                    extra,
+                    body.clone()
+                )));
+                let resp = match self.cfg.request_timeout {
                     Some(t) => tokio::time::timeout(t, fut.as_mut()).await.map_err(|_| {
                         HttpError::Timeout {
                             what: "waiting for the response headers",
@@ -173,43 +163,43 @@ impl Shared {
                     })?,
                     None => fut.await,
                 }?;
-            let status = resp.status();
-            if let Some(auth) = &self.cfg.auth {
-                auth.on_response(&url, status, resp.headers());
-            }
-            if status == StatusCode::UNAUTHORIZED || status == StatusCode::FORBIDDEN {
-                if let Some(auth) = &self.cfg.auth
-                    && auth_retries < MAX_AUTH_RETRIES
-                {
-                    let www = resp.headers().get(WWW_AUTHENTICATE).cloned();
-                    let refusal = Unauthorized::new(status, www).with_retries(auth_retries);
-                    match auth.on_unauthorized(refusal).await {
-                        Ok(true) => {
-                            auth_retries += 1;
-                            continue;
+                let status = resp.status();
+                if let Some(auth) = &self.cfg.auth {
+                    auth.on_response(&url, status, resp.headers());
+                }
+                if status == StatusCode::UNAUTHORIZED || status == StatusCode::FORBIDDEN {
+                    if let Some(auth) = &self.cfg.auth
+                        && auth_retries < MAX_AUTH_RETRIES
+                    {
+                        let www = resp.headers().get(WWW_AUTHENTICATE).cloned();
+                        let refusal = Unauthorized::new(status, www).with_retries(auth_retries);
+                        match auth.on_unauthorized(refusal).await {
+                            Ok(true) => {
+                                auth_retries += 1;
+                                continue;
+                            }
+                            Ok(false) => {}
+                            Err(source) => return Err(HttpError::Auth { status, source }),
                         }
-                        Ok(false) => {}
-                        Err(source) => return Err(HttpError::Auth { status, source }),
                     }
+                    return Ok(resp);
                 }
-                return Ok(resp);
-            }
-            let location = if status.is_redirection() {
-                resp.headers().get(LOCATION).and_then(|v| v.to_str().ok())
-            } else {
-                None
-            };
-            let next =
-                RedirectPolicy::CREDENTIALED.next(&method, status, &url, location, redirects);
-            match next {
-                Ok(None) => {}
-                Ok(Some(target)) => {
-                    redirects += 1;
-                    url = Cow::Owned(target);
-                    continue;
-                }
-                Err(refusal) => {
-                    let reason = match refusal {
+                let location = if status.is_redirection() {
+                    resp.headers().get(LOCATION).and_then(|v| v.to_str().ok())
+                } else {
+                    None
+                };
+                let next =
+                    RedirectPolicy::CREDENTIALED.next(&method, status, &url, location, redirects);
+                match next {
+                    Ok(None) => {}
+                    Ok(Some(target)) => {
+                        redirects += 1;
+                        url = Cow::Owned(target);
+                        continue;
+                    }
+                    Err(refusal) => {
+                        let reason = match refusal {
                         RedirectRefusal::CrossOrigin(target) => {
                             return Err(HttpError::CrossOriginRedirect {
                                 location: target.to_string(),
@@ -219,11 +209,54 @@ impl Shared {
                         RedirectRefusal::NoLocation => "missing or unusable Location header".into(),
                         RedirectRefusal::TooMany(max) => format!("more than {max} redirects"),
                     };
-                    return Err(HttpError::Redirect { status, reason });
+                        return Err(HttpError::Redirect { status, reason });
+                    }
                 }
+                return Ok(resp);
             }
-            return Ok(resp);
         }
+    }
+
+    /// One attempt's request: the configured headers, then this request's
+    /// (which replace configured ones of the same name), then the auth
+    /// hook's (which replace both, marked sensitive).
+    fn request(
+        &self,
+        method: &Method,
+        url: &Uri,
+        headers: HeaderMap,
+        extra: Option<HeaderMap>,
+        body: Bytes,
+    ) -> Request<Full<Bytes>> {
+        let mut req = Request::new(Full::new(body));
+        *req.method_mut() = method.clone();
+        *req.uri_mut() = url.clone();
+        *req.headers_mut() = if self.cfg.headers.is_empty() {
+            headers
+        } else {
+            let mut h = self.cfg.headers.clone();
+            for (k, v) in &headers {
+                // `Host` in a POST's map is the pool's default, not a
+                // choice of this request: a configured one stays.
+                if k == HOST && h.contains_key(HOST) {
+                    continue;
+                }
+                h.insert(k.clone(), v.clone());
+            }
+            h
+        };
+        if let Some(extra) = extra {
+            let h = req.headers_mut();
+            for k in extra.keys() {
+                h.remove(k);
+            }
+            for (k, v) in &extra {
+                let mut v = v.clone();
+                v.set_sensitive(true);
+                h.append(k.clone(), v);
+            }
+        }
+        req
     }
 
     /// Headers common to every request after the handshake (legacy: session

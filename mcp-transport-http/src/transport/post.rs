@@ -86,11 +86,14 @@ impl Post {
     /// answer, or this request's failure) is returned for the caller to
     /// deliver: pushed into the inbox by a POST's own task, handed straight
     /// to `poll_recv` by the inline POST (no queue, no wake-up).
-    pub(super) async fn run(mut self, shared: &Shared) -> Option<Item> {
-        let first = std::mem::take(&mut self.headers);
-        match self.exchange(shared, first).await {
+    ///
+    /// By reference: the caller's future holds the `Post` once (a `self`
+    /// taken by value is kept twice in this future, as an argument and as
+    /// its binding).
+    pub(super) async fn run(&mut self, shared: &Shared) -> Option<Item> {
+        match self.exchange(shared).await {
             Ok(answer) => answer.map(Ok),
-            Err(e) => match self.request_id {
+            Err(e) => match self.request_id.take() {
                 Some(id) => Some(Err(e.with_request(id))),
                 None => {
                     tracing::warn!(
@@ -120,15 +123,14 @@ impl Post {
         }
     }
 
-    async fn exchange(
-        &self,
-        shared: &Shared,
-        first: HeaderMap,
-    ) -> Result<Option<Message>, TransportError> {
+    /// The exchange, with its redirects, auth retries and re-issue. The
+    /// first attempt's headers are taken from `self` here, not passed in:
+    /// an `async fn` keeps two copies of each argument.
+    async fn exchange(&mut self, shared: &Shared) -> Result<Option<Message>, TransportError> {
+        let mut first = Some(std::mem::take(&mut self.headers));
         let mut reissued = false;
         let url = self.sse_endpoint.as_ref().unwrap_or(&shared.cfg.url);
         let again = || self.build_headers_again(shared);
-        let mut first = Some(first);
         loop {
             let resp = shared
                 .exchange_built(Method::POST, url, first.take(), &again, self.body.clone())
