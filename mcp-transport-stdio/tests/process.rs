@@ -12,6 +12,7 @@ use common::*;
 use mcp_proto::transport::{TransportErrorKind, TransportExt};
 use mcp_transport_stdio::{ServerCommand, ServerExited, SpawnError, Stderr, StdioTransport};
 use serde_json::json;
+use test_support::eventually;
 
 #[tokio::test]
 async fn round_trip_and_clean_exit() {

@@ -12,6 +12,7 @@ use mcp_proto::jsonrpc::Notification;
 use mcp_proto::transport::TransportExt;
 use mcp_transport_stdio::{Stderr, StdioTransport};
 use serde_json::json;
+use test_support::eventually;
 
 async fn initialize(t: &mut StdioTransport) -> serde_json::Value {
     let init = call(

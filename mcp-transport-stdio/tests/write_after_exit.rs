@@ -14,6 +14,7 @@ use common::*;
 use mcp_proto::transport::{Transport, TransportError, TransportErrorKind, TransportExt};
 use mcp_transport_stdio::{ServerCommand, ServerExited, StdioTransport};
 use serde_json::json;
+use test_support::eventually;
 
 /// The tests of this file run one at a time: a child forked by a parallel
 /// test holds a copy of our pipe ends until it execs, and a write into a

@@ -279,6 +279,23 @@ pub fn params(req: &mcp_proto::Request) -> serde_json::Value {
     })
 }
 
+/// Polls `cond` every 20 ms for up to `within`; whether it came true. For
+/// what happens in the background (a process exiting, a POST the transport
+/// started, a stream it dropped): a fixed sleep is too short on a machine
+/// whose cores are busy.
+pub async fn eventually(within: Duration, mut cond: impl FnMut() -> bool) -> bool {
+    let deadline = tokio::time::Instant::now() + within;
+    loop {
+        if cond() {
+            return true;
+        }
+        if tokio::time::Instant::now() >= deadline {
+            return false;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

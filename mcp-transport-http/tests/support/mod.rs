@@ -410,17 +410,13 @@ pub fn event_id(id: &str, json: &str) -> Piece {
     Piece::Data(format!("id: {id}\ndata: {json}\n\n"))
 }
 
-/// Waits until `done()` holds, checking every 10 ms; panics naming `what`
+/// Waits until `done()` holds (`test_support::eventually`); panics naming `what`
 /// after 5 s. For what the transport does in the background (a POST it
 /// started, a stream it dropped): a fixed sleep would be too short on a
 /// machine whose cores are busy.
-pub async fn until(what: &str, mut done: impl FnMut() -> bool) {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
-    while !done() {
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "{what}: not within 5 s"
-        );
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+pub async fn until(what: &str, done: impl FnMut() -> bool) {
+    assert!(
+        test_support::eventually(Duration::from_secs(5), done).await,
+        "{what}: not within 5 s"
+    );
 }
