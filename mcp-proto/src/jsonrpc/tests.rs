@@ -221,3 +221,34 @@ proptest::proptest! {
         proptest::prop_assert_eq!(String::from_utf8(m.to_vec()).unwrap(), want);
     }
 }
+
+#[test]
+fn to_vec_allocates_its_buffer_once() {
+    let raw = |n: usize| {
+        RawJson::from_string(format!(
+            r#"{{"name":"echo","arguments":{{"text":"{}"}}}}"#,
+            "x".repeat(n)
+        ))
+        .unwrap()
+    };
+    let long_id = RequestId::String("a-string-id".repeat(20).into());
+    let messages: Vec<Message> = vec![
+        Request::new(RequestId::Number(i64::MIN), "tools/call", Some(raw(64))).into(),
+        Request::new(long_id.clone(), "tools/call", Some(raw(5000))).into(),
+        Request::new(7.into(), "ping", None).into(),
+        Notification::new("notifications/initialized", None).into(),
+        Notification::new("notifications/progress", Some(raw(300))).into(),
+        Response::new(long_id, raw(1000)).into(),
+        ErrorResponse::new(
+            Some(RequestId::Number(i64::MAX)),
+            crate::ErrorObject::new(crate::ErrorCode::INVALID_PARAMS, "m".repeat(500)),
+        )
+        .into(),
+    ];
+    for m in messages {
+        let v = m.to_vec();
+        let text = String::from_utf8_lossy(&v);
+        assert!(v.len() <= m.encoded_len_hint(), "{text}");
+        assert_eq!(v.capacity(), m.encoded_len_hint(), "grew: {text}");
+    }
+}

@@ -6,8 +6,8 @@ use std::pin::pin;
 
 use crate::pool::ResponseBody;
 use bytes::{Bytes, BytesMut};
-use http::header::{CONTENT_TYPE, HOST, LOCATION, WWW_AUTHENTICATE};
-use http::{HeaderMap, Method, Request, Response, StatusCode, Uri};
+use http::header::{CONTENT_LENGTH, CONTENT_TYPE, HOST, LOCATION, WWW_AUTHENTICATE};
+use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode, Uri};
 use http_body_util::{BodyExt, Full};
 use mcp_proto::transport::{TransportError, TransportErrorKind};
 
@@ -220,7 +220,7 @@ impl Shared {
     /// One attempt's request: the configured headers, then this request's
     /// (which replace configured ones of the same name), then the auth
     /// hook's (which replace both, marked sensitive).
-    fn request(
+    pub(super) fn request(
         &self,
         method: &Method,
         url: &Uri,
@@ -228,6 +228,7 @@ impl Shared {
         extra: Option<HeaderMap>,
         body: Bytes,
     ) -> Request<Full<Bytes>> {
+        let length = (*method == Method::POST).then(|| HeaderValue::from(body.len()));
         let mut req = Request::new(Full::new(body));
         *req.method_mut() = method.clone();
         *req.uri_mut() = url.clone();
@@ -255,6 +256,10 @@ impl Shared {
                 v.set_sensitive(true);
                 h.append(k.clone(), v);
             }
+        }
+        if let Some(length) = length {
+            // In the seat `post_headers` keeps for it.
+            req.headers_mut().insert(CONTENT_LENGTH, length);
         }
         req
     }
