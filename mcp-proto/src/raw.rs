@@ -223,6 +223,76 @@ impl RawJson {
         }
     }
 
+    /// The values of the members named `keys`, if this value is an object
+    /// (each `None` when absent), found in one pass that skips every other
+    /// member's value without decoding it: reading a `tools/call`'s `name`
+    /// this way costs a fraction of a typed decode, which must walk its
+    /// `_meta` and arguments key by key.
+    ///
+    /// `None` when this is not an object, when one of `keys` appears twice
+    /// (a typed decode refuses that too), or when the object is nested
+    /// deeper than this scan follows (100 levels; `serde_json` allows 128):
+    /// decode it instead.
+    ///
+    /// ```
+    /// use mcp_proto::RawJson;
+    ///
+    /// let p = RawJson::from_string(
+    ///     r#"{"name":"echo","arguments":{"text":"hi"},"_meta":{"progressToken":1}}"#.into(),
+    /// )?;
+    /// let [name, uri, args] = p.members(["name", "uri", "arguments"]).unwrap();
+    /// assert_eq!(name, Some(r#""echo""#));
+    /// assert_eq!(uri, None);
+    /// assert_eq!(args, Some(r#"{"text":"hi"}"#));
+    /// # Ok::<(), serde_json::Error>(())
+    /// ```
+    pub fn members<const N: usize>(&self, keys: [&str; N]) -> Option<[Option<&str>; N]> {
+        use crate::jsonrpc::scan::{MAX_DEPTH, Scanner};
+        let text = self.as_bytes();
+        let mut spans: [Option<Range<usize>>; N] = std::array::from_fn(|_| None);
+        let mut s = Scanner::new(text);
+        s.ws();
+        s.eat(b'{')?;
+        s.ws();
+        if s.eat(b'}').is_none() {
+            loop {
+                s.ws();
+                if s.peek()? != b'"' {
+                    return None;
+                }
+                let quoted_from = s.i;
+                let (key, escaped) = s.string()?;
+                let key: std::borrow::Cow<'_, [u8]> = if escaped {
+                    let decoded: String =
+                        serde_json::from_slice(text.get(quoted_from..s.i)?).ok()?;
+                    decoded.into_bytes().into()
+                } else {
+                    text.get(key)?.into()
+                };
+                s.ws();
+                s.eat(b':')?;
+                s.ws();
+                let start = s.i;
+                s.value(MAX_DEPTH - 1)?;
+                if let Some(i) = keys.iter().position(|k| k.as_bytes() == &*key)
+                    && spans.get_mut(i)?.replace(start..s.i).is_some()
+                {
+                    return None;
+                }
+                if !s.another_member()? {
+                    break;
+                }
+            }
+        }
+        let mut found = [None; N];
+        for (slot, span) in found.iter_mut().zip(spans) {
+            if let Some(span) = span {
+                *slot = Some(std::str::from_utf8(text.get(span)?).ok()?);
+            }
+        }
+        Some(found)
+    }
+
     /// As a `serde_json` raw value (copies the text).
     pub fn to_raw_value(&self) -> Box<RawValue> {
         // A `Box<RawValue>` can only be built by parsing; the text is valid
@@ -308,6 +378,68 @@ impl<'de> Deserialize<'de> for RawJson {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+
+    #[test]
+    fn members_are_found_in_one_pass() {
+        let raw = |t: &str| RawJson::from_string(t.into()).unwrap();
+        let keys = ["name", "uri", "arguments"];
+        let p = raw(
+            r#" { "_meta" : {"name":"inner","a":[1,{"uri":2}]}, "name" : "echo" ,"arguments":{"text":"a\"b"}} "#,
+        );
+        assert_eq!(
+            p.members(keys),
+            Some([Some(r#""echo""#), None, Some(r#"{"text":"a\"b"}"#)])
+        );
+        // Keys compare by their decoded text.
+        assert_eq!(
+            raw(r#"{"na\u006de":1}"#).members(keys),
+            Some([Some("1"), None, None])
+        );
+        assert_eq!(raw("{}").members(keys), Some([None, None, None]));
+        // A repeated member asked for is refused; one not asked for is not.
+        assert_eq!(raw(r#"{"name":1,"name":2}"#).members(keys), None);
+        assert_eq!(
+            raw(r#"{"x":1,"x":2,"uri":3}"#).members(keys),
+            Some([None, Some("3"), None])
+        );
+        // Not an object.
+        assert_eq!(raw(r#"["name"]"#).members(keys), None);
+        assert_eq!(raw(r#""name""#).members(keys), None);
+        // Deeper than the scan follows: left to a typed decode.
+        let deep = format!(
+            r#"{{"name":"n","a":{}1{}}}"#,
+            "[".repeat(120),
+            "]".repeat(120)
+        );
+        assert!(serde_json::from_str::<serde_json::Value>(&deep).is_ok());
+        assert_eq!(raw(&deep).members(keys), None);
+        // Values encoded here (bytes) read the same as received text.
+        let encoded = RawJson::from_value(&serde_json::json!({"uri": "file:///a b"})).unwrap();
+        assert_eq!(
+            encoded.members(keys),
+            Some([None, Some(r#""file:///a b""#), None])
+        );
+    }
+
+    /// What `members` finds is what a full decode finds.
+    #[test]
+    fn members_agree_with_a_full_decode() {
+        let texts = [
+            r#"{"name":"echo","arguments":{"text":"x"},"_meta":{"progressToken":"t"}}"#,
+            r#"{"a":null,"b":true,"c":false,"d":-1.5e3,"e":"\u00e9\n","f":[[],{}],"name":[]}"#,
+            r#"{"uri":"r\/s","arguments":{"deep":{"deeper":[1,2,{"x":"}"}]}}}"#,
+            r#"{"é":"ü","name":"ñ","arguments":"{not an object}"}"#,
+        ];
+        for t in texts {
+            let v: serde_json::Value = serde_json::from_str(t).unwrap();
+            let raw = RawJson::from_string(t.into()).unwrap();
+            let found = raw.members(["name", "uri", "arguments"]).unwrap();
+            for (key, got) in ["name", "uri", "arguments"].iter().zip(found) {
+                let got = got.map(|g| serde_json::from_str::<serde_json::Value>(g).unwrap());
+                assert_eq!(got.as_ref(), v.get(key), "{key} in {t}");
+            }
+        }
+    }
 
     #[test]
     fn spans_read_in_place() {

@@ -5,6 +5,8 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 
 use http::{HeaderMap, HeaderName, HeaderValue};
+use mcp_proto::RawJson;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 /// One `x-mcp-header` annotation: the property path in the arguments and
@@ -184,7 +186,9 @@ fn param_value(arguments: &Value, path: &[String]) -> Option<HeaderValue> {
 }
 
 /// The members of a request's params the headers come from, borrowed from
-/// its JSON text. Everything else (`_meta`, a large payload) is skipped
+/// its JSON text, when [`RawJson::members`] leaves them to a typed decode
+/// (params nested deeper than it follows, or a repeated member, which this
+/// refuses too). Everything else (`_meta`, a large payload) is skipped
 /// without being copied or built into a `Value`: decoding the whole params
 /// into a `Value` cost ~15,000 instructions per 64-byte `tools/call`
 /// (`BENCHMARKS.md`, round two) and a copy of every megabyte sent.
@@ -239,12 +243,11 @@ fn method_value(method: &str) -> HeaderValue {
     )
 }
 
-/// Adds `Mcp-Method`, `Mcp-Name` and `Mcp-Param-*` for one modern message
-/// (`params`: its params' JSON text).
+/// Adds `Mcp-Method`, `Mcp-Name` and `Mcp-Param-*` for one modern message.
 pub(crate) fn add_modern_headers(
     headers: &mut HeaderMap,
     method: &str,
-    params: Option<&str>,
+    params: Option<&RawJson>,
     tool_headers: &HashMap<String, Vec<ParamHeader>>,
 ) {
     headers.insert(MCP_METHOD, method_value(method));
@@ -253,20 +256,29 @@ pub(crate) fn add_modern_headers(
         "resources/read" => true,
         _ => return,
     };
-    let Some(fields) = params.and_then(|p| serde_json::from_str::<HeaderFields<'_>>(p).ok()) else {
+    let Some(params) = params else {
         return;
     };
-    let raw_name = if by_uri { fields.uri } else { fields.name };
+    // One pass that skips `_meta` and the arguments (~500 instructions for
+    // a 64-byte `tools/call`, against ~5,000 for the typed decode).
+    let [name, uri, arguments] = match params.members(["name", "uri", "arguments"]) {
+        Some(found) => found,
+        None => match serde_json::from_str::<HeaderFields<'_>>(params.get()) {
+            Ok(f) => [f.name, f.uri, f.arguments].map(|m| m.map(RawValue::get)),
+            Err(_) => return,
+        },
+    };
+    let raw_name = if by_uri { uri } else { name };
     // A name that is not a string gets no header (as before: `as_str`).
     // Borrowed from the params' text unless it has escapes.
-    let Some(name) = raw_name.and_then(|r| json_string(r.get())) else {
+    let Some(name) = raw_name.and_then(json_string) else {
         return;
     };
     headers.insert(MCP_NAME, encode_header_value(&name));
     if method == "tools/call"
         && !tool_headers.is_empty()
-        && let (Some(annotations), Some(args)) = (tool_headers.get(&*name), fields.arguments)
-        && let Ok(args) = serde_json::from_str::<Value>(args.get())
+        && let (Some(annotations), Some(args)) = (tool_headers.get(&*name), arguments)
+        && let Ok(args) = serde_json::from_str::<Value>(args)
     {
         for a in annotations {
             if let Some(v) = param_value(&args, &a.path) {
@@ -385,8 +397,10 @@ mod tests {
             &mut headers,
             "tools/call",
             Some(
-                &json!({"name":"t","arguments":{"region":"eu 1 ","opts":{"dry":true},"q":"x"}})
-                    .to_string(),
+                &RawJson::from_value(
+                    &json!({"name":"t","arguments":{"region":"eu 1 ","opts":{"dry":true},"q":"x"}}),
+                )
+                .unwrap(),
             ),
             &tools,
         );
@@ -394,6 +408,35 @@ mod tests {
         assert_eq!(headers["mcp-name"], "t");
         assert_eq!(headers["mcp-param-region"], "=?base64?ZXUgMSA=?=");
         assert_eq!(headers["mcp-param-dry"], "true");
+    }
+
+    /// `Mcp-Name` comes from the params however they are written: with
+    /// `_meta` first, an escaped name, or arguments nested deeper than the
+    /// one-pass scan follows (the typed decode reads those); a repeated
+    /// `name` gets none.
+    #[test]
+    fn the_name_header_is_read_from_any_params() {
+        let name_of = |params: &str| {
+            let mut headers = HeaderMap::new();
+            let params = RawJson::from_string(params.to_owned()).unwrap();
+            add_modern_headers(&mut headers, "tools/call", Some(&params), &HashMap::new());
+            headers
+                .get("mcp-name")
+                .map(|v| v.to_str().unwrap().to_owned())
+        };
+        assert_eq!(
+            name_of(r#"{"_meta":{"name":"x"},"name":"echo"}"#).as_deref(),
+            Some("echo")
+        );
+        assert_eq!(name_of(r#"{"name":"\u0065cho"}"#).as_deref(), Some("echo"));
+        let deep = format!(
+            r#"{{"name":"echo","arguments":{{"a":{}1{}}}}}"#,
+            "[".repeat(110),
+            "]".repeat(110)
+        );
+        assert_eq!(name_of(&deep).as_deref(), Some("echo"));
+        assert_eq!(name_of(r#"{"name":"echo","name":"other"}"#), None);
+        assert_eq!(name_of(r#"{"name":7}"#), None);
     }
 
     #[test]

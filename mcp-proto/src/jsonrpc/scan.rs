@@ -26,7 +26,7 @@ use super::decode::Field as Member;
 const SHORT: usize = 128;
 
 /// Deepest nesting the fast path follows (`serde_json` allows 128).
-const MAX_DEPTH: usize = 100;
+pub(crate) const MAX_DEPTH: usize = 100;
 
 /// Where each envelope member's value is in the text (whitespace excluded).
 #[derive(Debug, Default, PartialEq, Eq)]

@@ -423,7 +423,7 @@ fn build_headers(s: &mut State, shared: &Shared, msg: &Message, modern: bool) ->
         s.post_headers(&shared.cfg).clone()
     };
     if modern && let Some(m) = method {
-        add_modern_headers(&mut headers, m, params.map(|p| p.get()), &s.tool_headers);
+        add_modern_headers(&mut headers, m, params, &s.tool_headers);
     }
     headers
 }
