@@ -65,8 +65,10 @@
 //! out of `poll_recv` as an error scoped to that request
 //! ([`TransportError::request_id`](mcp_proto::transport::TransportError::request_id));
 //! the transport stays usable. Notification and response POSTs keep their
-//! order relative to later messages (each waits for the earlier ones' 202);
-//! requests run concurrently. An answer that arrives on an SSE stream is held
+//! order relative to later messages (each waits for the earlier ones' 202),
+//! and `poll_flush` returns once they were answered (so a client's handshake
+//! ends when the server has `notifications/initialized`); requests run
+//! concurrently, and their flush does not wait. An answer that arrives on an SSE stream is held
 //! until the stream ends (at most 20 ms), so a caller that sends its next
 //! request on receipt finds the connection back in the pool.
 //!

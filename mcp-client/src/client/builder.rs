@@ -166,6 +166,7 @@ impl ClientBuilder {
             state: DriverState::Running,
             ready_waiters: Vec::new(),
             ready: false,
+            ready_after_flush: false,
             started: false,
             era_cache: self.era_cache,
             used_hint: false,

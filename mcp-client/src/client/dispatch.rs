@@ -123,7 +123,13 @@ impl DriverCore {
     pub(super) fn on_event(&mut self, ev: Event) {
         match ev {
             Event::Ready => {
-                self.ready = true;
+                // `ready` is set once the transport has flushed what the
+                // session queued with this event (`poll_transmit`): a
+                // connect over HTTP returns when the server has accepted
+                // `notifications/initialized`, as the other SDKs' do, and a
+                // host connecting many sessions holds each one's connection
+                // until then (BENCHMARKS.md, round twelve).
+                self.ready_after_flush = true;
                 if let (Some((cache, key)), Some(learned)) =
                     (&self.era_cache, self.session.learned_era())
                 {
@@ -136,9 +142,6 @@ impl DriverCore {
                     if let Ok(mut g) = shared.server.write() {
                         *g = Some(info.clone());
                     }
-                }
-                for r in self.ready_waiters.drain(..) {
-                    let _ = r.send(Ok(empty()));
                 }
             }
             Event::Completed { call, result } => {
@@ -243,6 +246,7 @@ impl DriverCore {
                     shared.closed.send_replace(Some(reason.clone()));
                 }
                 let err = ClientError::Closed(reason);
+                self.ready_after_flush = false;
                 for r in self.ready_waiters.drain(..) {
                     let _ = r.send(Err(err.clone()));
                 }

@@ -75,7 +75,12 @@ pub(super) struct DriverCore {
     pub(super) capabilities: Arc<ClientCapabilities>,
     pub(super) state: DriverState,
     pub(super) ready_waiters: Vec<Reply>,
+    /// [`Client::wait_ready`](super::Client::wait_ready) answers at once.
     pub(super) ready: bool,
+    /// The handshake is done; `ready` waits until the transport has flushed
+    /// what the session queued with it (`notifications/initialized`: over
+    /// HTTP, until the server accepted it).
+    pub(super) ready_after_flush: bool,
     pub(super) started: bool,
     /// Where to remember the server's era, and under which key.
     pub(super) era_cache: Option<(EraCache, String)>,
@@ -240,6 +245,13 @@ impl DriverCore {
                     return Poll::Ready(());
                 }
                 Poll::Pending => self.dirty = true,
+            }
+        }
+        if self.ready_after_flush && self.stash.is_none() && !self.dirty {
+            self.ready_after_flush = false;
+            self.ready = true;
+            for r in self.ready_waiters.drain(..) {
+                let _ = r.send(Ok(crate::session::empty_object()));
             }
         }
         Poll::Pending

@@ -74,6 +74,10 @@ pub struct HttpTransport {
     done: bool,
     /// Completion of the last notification/response POST.
     order_barrier: Option<watch::Receiver<bool>>,
+    /// A notification or response was sent that `poll_flush` has not yet
+    /// seen accepted; `flush_wait` waits for it (made on the first flush).
+    unflushed: bool,
+    flush_wait: Option<BoxFuture<'static, ()>>,
     /// Request POSTs polled by `poll_recv` instead of tasks ([`inline`]).
     inline: InlineSet,
     /// Last items of inline POSTs, to deliver before anything else.
@@ -188,6 +192,8 @@ impl HttpTransport {
             closing: None,
             done: false,
             order_barrier: None,
+            unflushed: false,
+            flush_wait: None,
             inline: InlineSet::new(),
             finished: VecDeque::new(),
             runtime: None,
@@ -321,6 +327,9 @@ impl HttpTransport {
         } else {
             let (done, rx) = watch::channel(false);
             self.order_barrier = Some(rx);
+            // The next flush waits for this one (which follows the earlier ones).
+            self.unflushed = true;
+            self.flush_wait = None;
             let rt = Handle::try_current().map_err(|_| no_runtime())?;
             self.spawn(&rt, None, Box::pin(posted(wait, post, shared, Some(done))))?;
         }
@@ -332,6 +341,7 @@ impl HttpTransport {
             let wait = self.order_barrier.clone();
             let (ready, ready_rx) = watch::channel(false);
             self.order_barrier = Some(ready_rx);
+            self.flush_wait = None;
             let rt = Handle::try_current().map_err(|_| no_runtime())?;
             self.spawn(
                 &rt,
@@ -481,10 +491,34 @@ impl Transport for HttpTransport {
         self.send_message(msg)
     }
 
-    fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Result<(), TransportError>> {
-        // Each message is on its way in its own task as soon as
-        // `start_send` returns; failures come back through `poll_recv`,
-        // scoped to their request.
+    /// A request is on its way as soon as `start_send` returns (its POST
+    /// runs on its own; a failure comes back through `poll_recv`, scoped to
+    /// it). A notification or a response is flushed when the server has
+    /// answered its POST (202), and, right after `notifications/initialized`
+    /// with the [standalone stream](HttpTransportBuilder::standalone_stream),
+    /// the `GET`: what later messages wait for anyway, at most
+    /// [`ORDER_WAIT`] each. So the client's handshake ends when the server
+    /// has the session's `initialized`, and a failure of it is reported
+    /// before the first request.
+    fn poll_flush(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Result<(), TransportError>> {
+        if !self.unflushed {
+            return Poll::Ready(Ok(()));
+        }
+        if self.flush_wait.is_none() {
+            let Some(barrier) = self.order_wait() else {
+                self.unflushed = false;
+                return Poll::Ready(Ok(()));
+            };
+            self.flush_wait = Some(Box::pin(wait_for_order(barrier)));
+        }
+        if let Some(wait) = self.flush_wait.as_mut() {
+            std::task::ready!(wait.as_mut().poll(cx));
+        }
+        self.flush_wait = None;
+        self.unflushed = false;
         Poll::Ready(Ok(()))
     }
 

@@ -102,6 +102,42 @@ async fn concurrent_posts_share_the_pool() {
     );
 }
 
+/// A notification is flushed once the server has accepted it (202), not
+/// when its POST is spawned: `send` (ready, start, flush) returns after the
+/// server saw it, and a request sent right after waits for nothing more.
+/// (On this single-threaded runtime, a spawned POST has not even started when
+/// an unwaited flush returns.)
+#[tokio::test]
+async fn a_notification_is_flushed_when_the_server_accepted_it() {
+    let server = serve(legacy_handler).await;
+    let mut t = HttpTransport::new(&server.url).unwrap();
+    t.send(req(1, "initialize", json!({}))).await.unwrap();
+    recv_ok(&mut t).await;
+    set_version(&mut t, ProtocolVersion::V2025_11_25);
+    let seen = |server: &Server, m: &str| {
+        server
+            .requests()
+            .iter()
+            .filter(|r| r.rpc_method() == Some(m))
+            .count()
+    };
+    t.send(notif("notifications/initialized", json!({})))
+        .await
+        .unwrap();
+    assert_eq!(seen(&server, "notifications/initialized"), 1);
+    // A request's flush does not wait for its answer.
+    t.send(req(2, "tools/list", json!({}))).await.unwrap();
+    assert_eq!(seen(&server, "tools/list"), 0);
+    recv_ok(&mut t).await;
+    recv_ok(&mut t).await;
+    // Each notification is waited for, not only the first.
+    t.send(notif("notifications/roots/list_changed", json!({})))
+        .await
+        .unwrap();
+    assert_eq!(seen(&server, "notifications/roots/list_changed"), 1);
+    t.close().await.unwrap();
+}
+
 #[tokio::test]
 async fn session_expiry_is_typed_and_forgets_the_session() {
     let server = serve(|r: &Rec| {
