@@ -16,7 +16,7 @@ use serde_json::value::RawValue;
 use crate::args::{Command, Options, Server};
 use crate::config::Configured;
 use crate::failure::Failure;
-use crate::{CLOSE_TIMEOUT, client_builder, human, interrupted, out};
+use crate::{CLOSE_TIMEOUT, Interrupts, client_builder, human, out};
 use mcp_cli::raw_json::{Object, array_text, pretty};
 
 /// How a configured server's start went.
@@ -63,6 +63,7 @@ fn spec(cfg: &ServerConfig, opts: &Options) -> ServerSpec {
 
 /// Starts every server, runs `servers` or `tools`, closes them all.
 pub(crate) async fn run(opts: Options, configured: Configured) -> Result<(), Failure> {
+    let mut interrupts = Interrupts::listen();
     let began = Instant::now();
     let mut builder = Host::builder();
     for cfg in &configured.servers {
@@ -72,7 +73,7 @@ pub(crate) async fn run(opts: Options, configured: Configured) -> Result<(), Fai
     // kills the servers' process groups.
     let host = tokio::select! {
         h = builder.start() => h.map_err(|e| Failure::Usage(e.to_string()))?,
-        code = interrupted() => return Err(Failure::Interrupted(code)),
+        code = interrupts.recv() => return Err(Failure::Interrupted(code)),
     };
     let status = host.status();
     let started: Vec<Started> = configured

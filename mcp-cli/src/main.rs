@@ -292,7 +292,11 @@ pub(crate) async fn handshake(client: &Client, wait: Duration) -> Result<(), Fai
 /// Connects, runs the command, closes. Ctrl-C or SIGTERM at any point
 /// drops the command (cancelling its request on the server), then closes.
 async fn run(opts: Options) -> Result<(), Failure> {
-    let (transport, oauth) = transport(&opts).await?;
+    let mut interrupts = Interrupts::listen();
+    let (transport, oauth) = tokio::select! {
+        r = transport(&opts) => r?,
+        code = interrupts.recv() => return Err(Failure::Interrupted(code)),
+    };
     let login = oauth.as_ref().is_some_and(|o| o.login_possible);
     let (client, driver, handshake_wait) = start_client(&opts, transport, login);
 
@@ -303,7 +307,7 @@ async fn run(opts: Options) -> Result<(), Failure> {
     };
     let result = tokio::select! {
         r = work => r,
-        code = interrupted() => {
+        code = interrupts.recv() => {
             Err(Failure::Interrupted(code))
         }
     };
@@ -363,27 +367,55 @@ impl ClientHandler for LogNotifications {
     }
 }
 
-/// Resolves with the exit status when Ctrl-C (or, on Unix, SIGTERM) arrives.
-async fn interrupted() -> u8 {
+/// Ctrl-C and, on Unix, SIGTERM, listened to from before any server is
+/// spawned: a signal at any moment then stops `mcp` through its own
+/// shutdown (which kills the servers' process groups) instead of the
+/// default action, which would leave behind a server that ignores its
+/// stdin closing.
+pub(crate) struct Interrupts {
     #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        let term = signal(SignalKind::terminate());
-        match term {
-            Ok(mut term) => tokio::select! {
-                _ = tokio::signal::ctrl_c() => EXIT_INTERRUPTED,
-                _ = term.recv() => EXIT_TERMINATED,
-            },
-            Err(_) => {
-                let _ = tokio::signal::ctrl_c().await;
-                EXIT_INTERRUPTED
+    int: Option<tokio::signal::unix::Signal>,
+    #[cfg(unix)]
+    term: Option<tokio::signal::unix::Signal>,
+}
+
+impl Interrupts {
+    pub(crate) fn listen() -> Self {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{SignalKind, signal};
+            Interrupts {
+                int: signal(SignalKind::interrupt()).ok(),
+                term: signal(SignalKind::terminate()).ok(),
             }
         }
+        #[cfg(not(unix))]
+        Interrupts {}
     }
-    #[cfg(not(unix))]
-    {
-        let _ = tokio::signal::ctrl_c().await;
-        EXIT_INTERRUPTED
+
+    /// Resolves with the exit status when a signal arrives.
+    pub(crate) async fn recv(&mut self) -> u8 {
+        #[cfg(unix)]
+        {
+            // A signal that could not be listened to keeps its default action.
+            async fn next(s: &mut Option<tokio::signal::unix::Signal>) {
+                match s {
+                    Some(s) => {
+                        s.recv().await;
+                    }
+                    None => std::future::pending().await,
+                }
+            }
+            tokio::select! {
+                _ = next(&mut self.int) => EXIT_INTERRUPTED,
+                _ = next(&mut self.term) => EXIT_TERMINATED,
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = tokio::signal::ctrl_c().await;
+            EXIT_INTERRUPTED
+        }
     }
 }
 
