@@ -357,50 +357,7 @@ async fn callers_on_many_threads_share_the_driver_without_losing_calls() {
 /// 30-minute soak (a call 1.35 s past its deadline).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_call_times_out_while_inbound_never_lets_up() {
-    use std::pin::Pin;
     use std::sync::atomic::{AtomicBool, Ordering};
-    use std::task::{Context, Poll};
-
-    use mcp_proto::transport::Transport;
-
-    struct Flood {
-        inner: ChannelTransport,
-        on: Arc<AtomicBool>,
-    }
-    impl Transport for Flood {
-        fn poll_recv(
-            mut self: Pin<&mut Self>,
-            cx: &mut Context<'_>,
-        ) -> Poll<Option<Result<Message, TransportError>>> {
-            if self.on.load(Ordering::Relaxed) {
-                // An answer to nothing in flight: read and dropped.
-                let stale = Response::new(RequestId::from("stale"), raw(json!({})));
-                return Poll::Ready(Some(Ok(stale.into())));
-            }
-            Pin::new(&mut self.inner).poll_recv(cx)
-        }
-        fn poll_ready(
-            mut self: Pin<&mut Self>,
-            cx: &mut Context<'_>,
-        ) -> Poll<Result<(), TransportError>> {
-            Pin::new(&mut self.inner).poll_ready(cx)
-        }
-        fn start_send(mut self: Pin<&mut Self>, msg: Message) -> Result<(), TransportError> {
-            Pin::new(&mut self.inner).start_send(msg)
-        }
-        fn poll_flush(
-            mut self: Pin<&mut Self>,
-            cx: &mut Context<'_>,
-        ) -> Poll<Result<(), TransportError>> {
-            Pin::new(&mut self.inner).poll_flush(cx)
-        }
-        fn poll_close(
-            mut self: Pin<&mut Self>,
-            cx: &mut Context<'_>,
-        ) -> Poll<Result<(), TransportError>> {
-            Pin::new(&mut self.inner).poll_close(cx)
-        }
-    }
 
     let (client_end, mut server) = channel::pair();
     let on = Arc::new(AtomicBool::new(false));
@@ -408,10 +365,13 @@ async fn a_call_times_out_while_inbound_never_lets_up() {
         legacy_handshake(&mut server).await;
         while let Some(Ok(_)) = server.recv().await {}
     });
-    let flood = Flood {
-        inner: client_end,
-        on: Arc::clone(&on),
-    };
+    let flooding = Arc::clone(&on);
+    let flood = Hooked::on_recv(client_end, move || {
+        // An answer to nothing in flight: read and dropped.
+        flooding
+            .load(Ordering::Relaxed)
+            .then(|| Response::new(RequestId::from("stale"), raw(json!({}))).into())
+    });
     let client = Client::builder("t", "1").connect(flood).await.unwrap();
     on.store(true, Ordering::Relaxed);
     let start = std::time::Instant::now();
@@ -504,48 +464,6 @@ async fn a_driver_moved_to_another_task_still_hears_commands() {
     );
 }
 
-/// Counts the client's writes: flushes that follow at least one message.
-struct CountedWrites {
-    inner: ChannelTransport,
-    sent: bool,
-    writes: Arc<std::sync::atomic::AtomicUsize>,
-}
-
-impl mcp_proto::transport::Transport for CountedWrites {
-    fn poll_recv(
-        mut self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<Option<Result<Message, TransportError>>> {
-        std::pin::Pin::new(&mut self.inner).poll_recv(cx)
-    }
-    fn poll_ready(
-        mut self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<Result<(), TransportError>> {
-        std::pin::Pin::new(&mut self.inner).poll_ready(cx)
-    }
-    fn start_send(mut self: std::pin::Pin<&mut Self>, msg: Message) -> Result<(), TransportError> {
-        self.sent = true;
-        std::pin::Pin::new(&mut self.inner).start_send(msg)
-    }
-    fn poll_flush(
-        mut self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<Result<(), TransportError>> {
-        if std::mem::take(&mut self.sent) {
-            self.writes
-                .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        }
-        std::pin::Pin::new(&mut self.inner).poll_flush(cx)
-    }
-    fn poll_close(
-        mut self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<Result<(), TransportError>> {
-        std::pin::Pin::new(&mut self.inner).poll_close(cx)
-    }
-}
-
 /// Concurrent callers answered by one read send their next requests in one
 /// write: none of them writes its own inline ahead of the others (that made
 /// two writes a round at stdio C=32, twice the floor's system calls).
@@ -554,12 +472,15 @@ async fn callers_answered_together_send_their_next_requests_in_one_write() {
     const CALLERS: usize = 8;
     const ROUNDS: usize = 4;
     let (client_end, mut server) = channel::pair();
+    // Counts the client's writes: flushes that follow at least one message.
     let writes = Arc::new(std::sync::atomic::AtomicUsize::new(0));
-    let counted = CountedWrites {
-        inner: client_end,
-        sent: false,
-        writes: writes.clone(),
-    };
+    let counter = writes.clone();
+    let counted = Hooked::on_flush(client_end, move |sent, _: &mut Context<'_>| {
+        if sent {
+            counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        }
+        Poll::Ready(())
+    });
     let seen = writes.clone();
     let srv = tokio::spawn(async move {
         legacy_handshake(&mut server).await;

@@ -279,61 +279,25 @@ fn outside_a_runtime_build_does_not_panic_and_the_driver_and_connect_say_why() {
     }
 }
 
-/// A transport whose flushes stay pending until the test opens the gate
-/// (what an HTTP transport does until the server accepted a notification).
-struct GatedFlush {
-    inner: ChannelTransport,
-    gate: Arc<Mutex<(bool, Option<std::task::Waker>)>>,
-}
-
-impl mcp_proto::transport::Transport for GatedFlush {
-    fn poll_recv(
-        mut self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<Option<Result<Message, TransportError>>> {
-        std::pin::Pin::new(&mut self.inner).poll_recv(cx)
-    }
-    fn poll_ready(
-        mut self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<Result<(), TransportError>> {
-        std::pin::Pin::new(&mut self.inner).poll_ready(cx)
-    }
-    fn start_send(mut self: std::pin::Pin<&mut Self>, msg: Message) -> Result<(), TransportError> {
-        std::pin::Pin::new(&mut self.inner).start_send(msg)
-    }
-    fn poll_flush(
-        mut self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<Result<(), TransportError>> {
-        {
-            let mut gate = self.gate.lock().unwrap();
-            if !gate.0 {
-                gate.1 = Some(cx.waker().clone());
-                return std::task::Poll::Pending;
-            }
-        }
-        std::pin::Pin::new(&mut self.inner).poll_flush(cx)
-    }
-    fn poll_close(
-        mut self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<Result<(), TransportError>> {
-        std::pin::Pin::new(&mut self.inner).poll_close(cx)
-    }
-}
-
 /// The client is ready when the transport has flushed
 /// `notifications/initialized` (over HTTP: the server accepted it), not as
 /// soon as it was queued.
 #[tokio::test]
 async fn ready_waits_until_initialized_is_flushed() {
     let (client_end, mut server) = channel::pair();
-    let gate = Arc::new(Mutex::new((false, None)));
-    let transport = GatedFlush {
-        inner: client_end,
-        gate: gate.clone(),
-    };
+    // Flushes stay pending until the gate opens (what an HTTP transport
+    // does until the server accepted a notification).
+    let gate: Arc<Mutex<(bool, Option<std::task::Waker>)>> = Arc::new(Mutex::new((false, None)));
+    let held = gate.clone();
+    let transport = Hooked::on_flush(client_end, move |_, cx: &mut Context<'_>| {
+        let mut gate = held.lock().unwrap();
+        if gate.0 {
+            Poll::Ready(())
+        } else {
+            gate.1 = Some(cx.waker().clone());
+            Poll::Pending
+        }
+    });
     let srv = tokio::spawn(async move {
         legacy_handshake(&mut server).await;
         server

@@ -9,7 +9,9 @@
 
 #![allow(clippy::unwrap_used)]
 
+use std::pin::Pin;
 use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use mcp_client::{Client, ClientError, ClientHandler, CloseReason, VersionChoice};
@@ -89,6 +91,83 @@ async fn modern_handshake(t: &mut ChannelTransport) {
         }),
     )
     .await;
+}
+
+/// The channel transport with hooks: `recv()` may hand the client a
+/// message of its own before the channel's, and `flush(sent, cx)`, told
+/// whether a message was sent since the last flush, lets a flush go
+/// through only once it returns `Ready`.
+struct Hooked<R, F> {
+    inner: ChannelTransport,
+    sent: bool,
+    recv: R,
+    flush: F,
+}
+
+type NoRecv = fn() -> Option<Message>;
+type NoFlush = fn(bool, &mut Context<'_>) -> Poll<()>;
+
+impl<F> Hooked<NoRecv, F> {
+    fn on_flush(inner: ChannelTransport, flush: F) -> Self {
+        Hooked {
+            inner,
+            sent: false,
+            recv: || None,
+            flush,
+        }
+    }
+}
+
+impl<R> Hooked<R, NoFlush> {
+    fn on_recv(inner: ChannelTransport, recv: R) -> Self {
+        Hooked {
+            inner,
+            sent: false,
+            recv,
+            flush: |_, _| Poll::Ready(()),
+        }
+    }
+}
+
+impl<R, F> mcp_proto::transport::Transport for Hooked<R, F>
+where
+    R: FnMut() -> Option<Message> + Send + Unpin + 'static,
+    F: FnMut(bool, &mut Context<'_>) -> Poll<()> + Send + Unpin + 'static,
+{
+    fn poll_recv(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Message, TransportError>>> {
+        if let Some(m) = (self.recv)() {
+            return Poll::Ready(Some(Ok(m)));
+        }
+        Pin::new(&mut self.inner).poll_recv(cx)
+    }
+    fn poll_ready(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Result<(), TransportError>> {
+        Pin::new(&mut self.inner).poll_ready(cx)
+    }
+    fn start_send(mut self: Pin<&mut Self>, msg: Message) -> Result<(), TransportError> {
+        self.sent = true;
+        Pin::new(&mut self.inner).start_send(msg)
+    }
+    fn poll_flush(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Result<(), TransportError>> {
+        let this = &mut *self;
+        std::task::ready!((this.flush)(this.sent, cx));
+        this.sent = false;
+        Pin::new(&mut this.inner).poll_flush(cx)
+    }
+    fn poll_close(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Result<(), TransportError>> {
+        Pin::new(&mut self.inner).poll_close(cx)
+    }
 }
 
 async fn next_request(t: &mut ChannelTransport) -> Request {
