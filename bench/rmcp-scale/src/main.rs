@@ -1,0 +1,302 @@
+//! `rmcp-scale`: rmcp's side of `examples/src/bin/scale-bench.rs`. One
+//! process holds `--stdio N` stdio servers and `--http M` Streamable HTTP
+//! clients of one loopback `refserver`, all on rmcp 3.11.0 (legacy era:
+//! `initialize`, `initialized`), on a current-thread runtime as
+//! `scale-bench` is, and prints the same lines: the time to connect all (at
+//! most `--max-at-once` at a time, default 128), private memory
+//! (`smaps_rollup`), fds and threads per connection after `--idle-ms`
+//! (default 2000), one `echo` call on each, and closing all. Every HTTP
+//! client shares one `reqwest::Client` (one connection pool), as
+//! `scale-bench`'s shared pool does; `--shared-client no` gives each its own.
+//! One connection of each kind is made, called and closed first (the
+//! warm-up), as `scale-bench` does by default.
+//!
+//! ```text
+//! cargo build --release --manifest-path bench/rmcp-scale/Cargo.toml
+//! bench/rmcp-scale/target/release/rmcp-scale --server /tmp/mcp-bench/target/release/refserver
+//! ```
+
+use std::future::Future;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use rmcp::model::{CallToolRequestParams, JsonObject};
+use rmcp::service::{RoleClient, RunningService};
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::{ConfigureCommandExt, StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::ServiceExt;
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::sync::Semaphore;
+use tokio::task::JoinSet;
+
+type Client = RunningService<RoleClient, ()>;
+
+struct Args {
+    server: String,
+    stdio: usize,
+    http: usize,
+    idle: Duration,
+    max_at_once: usize,
+    shared_client: bool,
+}
+
+fn parse_args() -> Result<Args, String> {
+    let mut a = Args {
+        server: "/tmp/mcp-bench/target/release/refserver".into(),
+        stdio: 100,
+        http: 1000,
+        idle: Duration::from_millis(2000),
+        max_at_once: 128,
+        shared_client: true,
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(flag) = it.next() {
+        let v = it.next().ok_or(format!("{flag} needs a value"))?;
+        let n = || v.parse::<usize>().map_err(|e| format!("{flag} {v}: {e}"));
+        match flag.as_str() {
+            "--server" => a.server = v.clone(),
+            "--stdio" => a.stdio = n()?,
+            "--http" => a.http = n()?,
+            "--idle-ms" => a.idle = Duration::from_millis(n()? as u64),
+            "--max-at-once" => a.max_at_once = n()?,
+            "--shared-client" => a.shared_client = v == "yes",
+            other => return Err(format!("unknown flag {other}")),
+        }
+    }
+    Ok(a)
+}
+
+#[derive(Clone, Copy)]
+struct Snapshot {
+    private_kib: u64,
+    anon_kib: u64,
+    fds: u64,
+    threads: u64,
+}
+
+fn snapshot() -> Snapshot {
+    let field = |text: &str, name: &str| -> u64 {
+        text.lines()
+            .find(|l| l.starts_with(name))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0)
+    };
+    let rollup = std::fs::read_to_string("/proc/self/smaps_rollup").unwrap_or_default();
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    Snapshot {
+        private_kib: field(&rollup, "Private_Clean:") + field(&rollup, "Private_Dirty:"),
+        anon_kib: field(&rollup, "Anonymous:"),
+        fds: std::fs::read_dir("/proc/self/fd").map_or(0, |d| d.count() as u64),
+        threads: field(&status, "Threads:"),
+    }
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+/// Runs `f(i)` for `0..n`, at most `max_at_once` at a time; the results in
+/// no particular order, and the time it took.
+async fn all<T, F, Fut>(n: usize, max_at_once: usize, f: F) -> Result<(Vec<T>, Duration), String>
+where
+    T: Send + 'static,
+    F: Fn(usize) -> Fut,
+    Fut: Future<Output = Result<T, String>> + Send + 'static,
+{
+    let permits = Arc::new(Semaphore::new(max_at_once.max(1)));
+    let start = Instant::now();
+    let mut set = JoinSet::new();
+    for i in 0..n {
+        let (work, permits) = (f(i), permits.clone());
+        set.spawn(async move {
+            let _permit = permits.acquire_owned().await.map_err(|e| e.to_string())?;
+            work.await
+        });
+    }
+    let mut out = Vec::with_capacity(n);
+    while let Some(r) = set.join_next().await {
+        out.push(r.map_err(|e| e.to_string())??);
+    }
+    Ok((out, start.elapsed()))
+}
+
+async fn call_echo(c: Arc<Client>, i: usize) -> Result<(), String> {
+    let text = format!("call {i}");
+    let mut args = JsonObject::new();
+    args.insert("text".into(), serde_json::Value::String(text.clone()));
+    let r = c
+        .call_tool(CallToolRequestParams::new("echo").with_arguments(args))
+        .await
+        .map_err(|e| format!("call {i}: {e}"))?;
+    match r.content.first().and_then(|c| c.as_text()) {
+        Some(t) if t.text == text => Ok(()),
+        _ => Err(format!("call {i}: the echo does not match")),
+    }
+}
+
+/// Connects `n` (after one warm-up), idles, measures, calls each, closes all.
+async fn phase<F, Fut>(label: &str, n: usize, a: &Args, connect: F) -> Result<(), String>
+where
+    F: Fn() -> Fut,
+    Fut: Future<Output = Result<Client, String>> + Send + 'static,
+{
+    if n == 0 {
+        return Ok(());
+    }
+    let (warm, _) = all(1, 1, |_| connect()).await?;
+    for c in warm {
+        call_echo(Arc::new(c), 0).await?;
+    }
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let before = snapshot();
+    let (clients, connect_time) = all(n, a.max_at_once, |_| connect()).await?;
+    tokio::time::sleep(a.idle).await;
+    let now = snapshot();
+    let per = |x: u64, y: u64| (x as f64 - y as f64) / n as f64;
+    println!(
+        "{label}: {n} connections: connect all {:.1} ms (at most {} at once)",
+        ms(connect_time),
+        a.max_at_once
+    );
+    println!(
+        "{label}: idle {} ms: private memory {:.1} KiB (anonymous {:.1} KiB), fds {:.2}, threads {:.3} per connection (process: {} KiB, {} fds, {} threads; before: {} KiB, {} fds, {} threads)",
+        a.idle.as_millis(),
+        per(now.private_kib, before.private_kib),
+        per(now.anon_kib, before.anon_kib),
+        per(now.fds, before.fds),
+        per(now.threads, before.threads),
+        now.private_kib,
+        now.fds,
+        now.threads,
+        before.private_kib,
+        before.fds,
+        before.threads
+    );
+    let clients: Vec<Arc<Client>> = clients.into_iter().map(Arc::new).collect();
+    let shared = Arc::new(clients);
+    let list = shared.clone();
+    let (_, call_time) = all(n, a.max_at_once, move |i| call_echo(list[i].clone(), i)).await?;
+    let clients = Arc::try_unwrap(shared).map_err(|_| "clients still shared")?;
+    let start = Instant::now();
+    let mut set = JoinSet::new();
+    let permits = Arc::new(Semaphore::new(a.max_at_once.max(1)));
+    for c in clients {
+        let c = Arc::try_unwrap(c).map_err(|_| "client still shared")?;
+        let permits = permits.clone();
+        set.spawn(async move {
+            let _permit = permits.acquire_owned().await;
+            let _ = c.cancel().await;
+        });
+    }
+    while set.join_next().await.is_some() {}
+    let close_time = start.elapsed();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let after = snapshot();
+    println!(
+        "{label}: one call on each {:.1} ms, close all {:.1} ms; after closing all: private memory {} KiB ({:+} KiB against before), {} fds, {} threads",
+        ms(call_time),
+        ms(close_time),
+        after.private_kib,
+        after.private_kib as i64 - before.private_kib as i64,
+        after.fds,
+        after.threads
+    );
+    Ok(())
+}
+
+/// Starts `refserver --http 0` and returns it with its URL.
+async fn start_http_server(server: &str) -> Result<(tokio::process::Child, String), String> {
+    let mut child = tokio::process::Command::new(server)
+        .args(["--http", "0"])
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .map_err(|e| format!("start {server} --http 0: {e}"))?;
+    let stderr = child.stderr.take().ok_or("refserver: no stderr")?;
+    let mut lines = BufReader::new(stderr).lines();
+    let url = tokio::time::timeout(Duration::from_secs(10), async {
+        while let Ok(Some(line)) = lines.next_line().await {
+            if let Some(i) = line.find("http://") {
+                return Some(line[i..].split_whitespace().next().unwrap_or("").to_owned());
+            }
+        }
+        None
+    })
+    .await
+    .ok()
+    .flatten()
+    .ok_or("refserver printed no URL")?;
+    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    Ok((child, url))
+}
+
+async fn run(a: Args) -> Result<(), String> {
+    let start = snapshot();
+    println!(
+        "start: private memory {} KiB, {} fds, {} threads",
+        start.private_kib, start.fds, start.threads
+    );
+    let server = a.server.clone();
+    phase("stdio", a.stdio, &a, || {
+        let server = server.clone();
+        async move {
+            let transport = TokioChildProcess::new(tokio::process::Command::new(&server).configure(|c| {
+                c.arg("--stdio");
+            }))
+            .map_err(|e| format!("spawn: {e}"))?;
+            ().serve(transport).await.map_err(|e| format!("stdio connect: {e}"))
+        }
+    })
+    .await?;
+    if a.http > 0 {
+        let (_server, url) = start_http_server(&a.server).await?;
+        let shared = reqwest::Client::new();
+        let shared_client = a.shared_client;
+        println!(
+            "http: {}",
+            if shared_client {
+                "one reqwest::Client (one connection pool) shared by all clients"
+            } else {
+                "a reqwest::Client per client"
+            }
+        );
+        phase("http", a.http, &a, || {
+            let config = StreamableHttpClientTransportConfig::with_uri(url.clone());
+            let transport = if shared_client {
+                StreamableHttpClientTransport::with_client(shared.clone(), config)
+            } else {
+                StreamableHttpClientTransport::from_config(config)
+            };
+            async move { ().serve(transport).await.map_err(|e| format!("http connect: {e}")) }
+        })
+        .await?;
+    }
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    let args = match parse_args() {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("rmcp-scale: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let rt = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("rmcp-scale: runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match rt.block_on(run(args)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("rmcp-scale: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
