@@ -21,11 +21,11 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, JsonObject};
 use rmcp::service::{RoleClient, RunningService};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{ConfigureCommandExt, StreamableHttpClientTransport, TokioChildProcess};
-use rmcp::ServiceExt;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
@@ -243,11 +243,14 @@ async fn run(a: Args) -> Result<(), String> {
     phase("stdio", a.stdio, &a, || {
         let server = server.clone();
         async move {
-            let transport = TokioChildProcess::new(tokio::process::Command::new(&server).configure(|c| {
-                c.arg("--stdio");
-            }))
-            .map_err(|e| format!("spawn: {e}"))?;
-            ().serve(transport).await.map_err(|e| format!("stdio connect: {e}"))
+            let transport =
+                TokioChildProcess::new(tokio::process::Command::new(&server).configure(|c| {
+                    c.arg("--stdio");
+                }))
+                .map_err(|e| format!("spawn: {e}"))?;
+            ().serve(transport)
+                .await
+                .map_err(|e| format!("stdio connect: {e}"))
         }
     })
     .await?;
@@ -285,7 +288,10 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let rt = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+    let rt = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("rmcp-scale: runtime: {e}");
