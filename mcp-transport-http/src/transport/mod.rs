@@ -496,10 +496,9 @@ impl Transport for HttpTransport {
     /// it). A notification or a response is flushed when the server has
     /// answered its POST (202), and, right after `notifications/initialized`
     /// with the [standalone stream](HttpTransportBuilder::standalone_stream),
-    /// the `GET`: what later messages wait for anyway, at most
-    /// [`ORDER_WAIT`] each. So the client's handshake ends when the server
-    /// has the session's `initialized`, and a failure of it is reported
-    /// before the first request.
+    /// the `GET`: what later messages wait for anyway, at most 5 s each.
+    /// So the client's handshake ends when the server has the session's
+    /// `initialized`.
     fn poll_flush(
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
