@@ -191,7 +191,7 @@ impl DriverCore {
         let mut wake = !inline;
         if inline {
             let mut cx = Context::from_waker(std::task::Waker::noop());
-            let _ = self.poll_transmit(&mut cx);
+            self.poll_transmit(&mut cx);
             wake = self.stash.is_some() || self.dirty;
         }
         if let Some(deadline) = self.session.take_new_deadline() {
@@ -204,8 +204,22 @@ impl DriverCore {
         }
     }
 
-    /// Moves the session's output into the transport. Returns Err on a terminal send failure.
-    fn poll_transmit(&mut self, cx: &mut Context<'_>) -> Poll<()> {
+    /// Moves the session's output into the transport, then makes the client
+    /// ready if the handshake is done and all it queued is flushed (even
+    /// when a write failed: the session has that error).
+    fn poll_transmit(&mut self, cx: &mut Context<'_>) {
+        self.write_and_flush(cx);
+        if self.ready_after_flush && self.stash.is_none() && !self.dirty {
+            self.ready_after_flush = false;
+            self.ready = true;
+            for r in self.ready_waiters.drain(..) {
+                let _ = r.send(Ok(crate::session::empty_object()));
+            }
+        }
+    }
+
+    /// Writes what the session queued and flushes; stops at a write error.
+    fn write_and_flush(&mut self, cx: &mut Context<'_>) {
         let mut wrote = false;
         loop {
             let msg = match self.stash.take() {
@@ -223,7 +237,7 @@ impl DriverCore {
                 Poll::Ready(Ok(())) => {}
                 Poll::Ready(Err(e)) => {
                     self.session.handle_transport_error(e, now());
-                    return Poll::Ready(());
+                    return;
                 }
                 Poll::Pending => {
                     self.stash = Some(msg);
@@ -232,7 +246,7 @@ impl DriverCore {
             }
             if let Err(e) = self.transport.as_mut().start_send(msg) {
                 self.session.handle_transport_error(e, now());
-                return Poll::Ready(());
+                return;
             }
             wrote = true;
         }
@@ -242,19 +256,10 @@ impl DriverCore {
                 Poll::Ready(Err(e)) => {
                     self.dirty = false;
                     self.session.handle_transport_error(e, now());
-                    return Poll::Ready(());
                 }
                 Poll::Pending => self.dirty = true,
             }
         }
-        if self.ready_after_flush && self.stash.is_none() && !self.dirty {
-            self.ready_after_flush = false;
-            self.ready = true;
-            for r in self.ready_waiters.drain(..) {
-                let _ = r.send(Ok(crate::session::empty_object()));
-            }
-        }
-        Poll::Pending
     }
 
     fn drain_events(&mut self) {
@@ -331,7 +336,7 @@ impl DriverCore {
                     this.drain_events();
                 }
                 // Outbound.
-                let _ = this.poll_transmit(cx);
+                this.poll_transmit(cx);
                 this.drain_events();
                 if exhausted && this.state == DriverState::Running {
                     // Inbound that never lets up must not starve the timer
@@ -352,7 +357,7 @@ impl DriverCore {
                 }
                 DriverState::Closing => {
                     // Flush what the session queued (e.g. cancellations), then close.
-                    let _ = this.poll_transmit(cx);
+                    this.poll_transmit(cx);
                     match this.transport.as_mut().poll_close(cx) {
                         Poll::Ready(r) => {
                             if let Err(e) = r {

@@ -479,7 +479,7 @@ async fn callers_answered_together_send_their_next_requests_in_one_write() {
         if sent {
             counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         }
-        Poll::Ready(())
+        Poll::Ready(Ok(()))
     });
     let seen = writes.clone();
     let srv = tokio::spawn(async move {

@@ -292,7 +292,7 @@ async fn ready_waits_until_initialized_is_flushed() {
     let transport = Hooked::on_flush(client_end, move |_, cx: &mut Context<'_>| {
         let mut gate = held.lock().unwrap();
         if gate.0 {
-            Poll::Ready(())
+            Poll::Ready(Ok(()))
         } else {
             gate.1 = Some(cx.waker().clone());
             Poll::Pending
@@ -322,4 +322,40 @@ async fn ready_waits_until_initialized_is_flushed() {
         .await
         .expect("not ready after the flush")
         .unwrap();
+}
+
+/// A flush that fails with an error scoped to one request (not the
+/// connection's end) right after `initialized` was sent still lets the
+/// client become ready: nothing is left to flush.
+#[tokio::test]
+async fn ready_after_a_scoped_flush_error() {
+    let (client_end, mut server) = channel::pair();
+    let mut writes = 0;
+    let transport = Hooked::on_flush(client_end, move |sent, _: &mut Context<'_>| {
+        if sent {
+            writes += 1;
+            // probe, `initialize`, then `initialized`.
+            if writes == 3 {
+                let e = TransportError::new(TransportErrorKind::Other, "one request failed")
+                    .with_request(RequestId::from("not-ours"));
+                return Poll::Ready(Err(e));
+            }
+        }
+        Poll::Ready(Ok(()))
+    });
+    let srv = tokio::spawn(async move {
+        legacy_handshake(&mut server).await;
+        server
+    });
+    // `connect` waits for readiness from the start: after the failed flush
+    // nothing wakes the driver but a timer, seconds later.
+    let client = tokio::time::timeout(
+        Duration::from_secs(2),
+        Client::builder("t", "1").connect(transport),
+    )
+    .await
+    .expect("never ready after a scoped flush error")
+    .unwrap();
+    let _server = srv.await.unwrap();
+    assert_eq!(client.era(), Some(Era::Legacy));
 }

@@ -96,7 +96,7 @@ async fn modern_handshake(t: &mut ChannelTransport) {
 /// The channel transport with hooks: `recv()` may hand the client a
 /// message of its own before the channel's, and `flush(sent, cx)`, told
 /// whether a message was sent since the last flush, lets a flush go
-/// through only once it returns `Ready`.
+/// through only once it returns `Ready(Ok)` (`Ready(Err)` fails it).
 struct Hooked<R, F> {
     inner: ChannelTransport,
     sent: bool,
@@ -105,7 +105,7 @@ struct Hooked<R, F> {
 }
 
 type NoRecv = fn() -> Option<Message>;
-type NoFlush = fn(bool, &mut Context<'_>) -> Poll<()>;
+type NoFlush = fn(bool, &mut Context<'_>) -> Poll<Result<(), TransportError>>;
 
 impl<F> Hooked<NoRecv, F> {
     fn on_flush(inner: ChannelTransport, flush: F) -> Self {
@@ -124,7 +124,7 @@ impl<R> Hooked<R, NoFlush> {
             inner,
             sent: false,
             recv,
-            flush: |_, _| Poll::Ready(()),
+            flush: |_, _| Poll::Ready(Ok(())),
         }
     }
 }
@@ -132,7 +132,7 @@ impl<R> Hooked<R, NoFlush> {
 impl<R, F> mcp_proto::transport::Transport for Hooked<R, F>
 where
     R: FnMut() -> Option<Message> + Send + Unpin + 'static,
-    F: FnMut(bool, &mut Context<'_>) -> Poll<()> + Send + Unpin + 'static,
+    F: FnMut(bool, &mut Context<'_>) -> Poll<Result<(), TransportError>> + Send + Unpin + 'static,
 {
     fn poll_recv(
         mut self: Pin<&mut Self>,
@@ -158,7 +158,7 @@ where
         cx: &mut Context<'_>,
     ) -> Poll<Result<(), TransportError>> {
         let this = &mut *self;
-        std::task::ready!((this.flush)(this.sent, cx));
+        std::task::ready!((this.flush)(this.sent, cx))?;
         this.sent = false;
         Pin::new(&mut this.inner).poll_flush(cx)
     }
