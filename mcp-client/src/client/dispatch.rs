@@ -126,7 +126,7 @@ impl DriverCore {
                 // `ready` is set once the transport has flushed what the
                 // session queued with this event (`poll_transmit`): a
                 // connect over HTTP returns when the server has accepted
-                // `notifications/initialized`, as the other SDKs' do, and a
+                // `notifications/initialized`, as the TypeScript SDK's does, and a
                 // host connecting many sessions holds each one's connection
                 // until then (BENCHMARKS.md, round twelve).
                 self.ready_after_flush = true;
