@@ -3,7 +3,8 @@
 //! The binaries live in `src/bin/` (`self_spawn`, `toolbox`, `mcp-http`,
 //! `bench-client`, `scale-bench`, `conformance-client`). The `mcp`
 //! command-line client is its own crate, `mcp-cli`. The benchmark binaries
-//! read their `--flag value` command lines with [`flags`].
+//! read their `--flag value` command lines with [`flags`]; the scale
+//! benchmark's measurements are in [`scale`].
 //!
 //! Several examples run the CLI's built-in demo server in-process; this
 //! library re-exports it from `mcp-cli` (one copy) as [`demo_server`].
@@ -11,3 +12,4 @@
 pub use mcp_cli::demo_server;
 
 pub mod flags;
+pub mod scale;

@@ -9,7 +9,9 @@
 //! client shares one `reqwest::Client` (one connection pool), as
 //! `scale-bench`'s shared pool does; `--shared-client no` gives each its own.
 //! One connection of each kind is made, called and closed first (the
-//! warm-up), as `scale-bench` does by default.
+//! warm-up), as `scale-bench` does by default. Memory is read, and the
+//! server started, by `scale-bench`'s own code (`examples/src/scale.rs`,
+//! included by path).
 //!
 //! ```text
 //! cargo build --release --manifest-path bench/rmcp-scale/Cargo.toml
@@ -26,9 +28,13 @@ use rmcp::model::{CallToolRequestParams, JsonObject};
 use rmcp::service::{RoleClient, RunningService};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{ConfigureCommandExt, StreamableHttpClientTransport, TokioChildProcess};
-use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
+
+// The same measurements as `scale-bench`'s, from the same file.
+#[path = "../../../examples/src/scale.rs"]
+mod scale;
+use scale::{snapshot, start_http_server};
 
 type Client = RunningService<RoleClient, ()>;
 
@@ -65,32 +71,6 @@ fn parse_args() -> Result<Args, String> {
         }
     }
     Ok(a)
-}
-
-#[derive(Clone, Copy)]
-struct Snapshot {
-    private_kib: u64,
-    anon_kib: u64,
-    fds: u64,
-    threads: u64,
-}
-
-fn snapshot() -> Snapshot {
-    let field = |text: &str, name: &str| -> u64 {
-        text.lines()
-            .find(|l| l.starts_with(name))
-            .and_then(|l| l.split_whitespace().nth(1))
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(0)
-    };
-    let rollup = std::fs::read_to_string("/proc/self/smaps_rollup").unwrap_or_default();
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    Snapshot {
-        private_kib: field(&rollup, "Private_Clean:") + field(&rollup, "Private_Dirty:"),
-        anon_kib: field(&rollup, "Anonymous:"),
-        fds: std::fs::read_dir("/proc/self/fd").map_or(0, |d| d.count() as u64),
-        threads: field(&status, "Threads:"),
-    }
 }
 
 fn ms(d: Duration) -> f64 {
@@ -206,33 +186,6 @@ where
     Ok(())
 }
 
-/// Starts `refserver --http 0` and returns it with its URL.
-async fn start_http_server(server: &str) -> Result<(tokio::process::Child, String), String> {
-    let mut child = tokio::process::Command::new(server)
-        .args(["--http", "0"])
-        .stdin(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .map_err(|e| format!("start {server} --http 0: {e}"))?;
-    let stderr = child.stderr.take().ok_or("refserver: no stderr")?;
-    let mut lines = BufReader::new(stderr).lines();
-    let url = tokio::time::timeout(Duration::from_secs(10), async {
-        while let Ok(Some(line)) = lines.next_line().await {
-            if let Some(i) = line.find("http://") {
-                return Some(line[i..].split_whitespace().next().unwrap_or("").to_owned());
-            }
-        }
-        None
-    })
-    .await
-    .ok()
-    .flatten()
-    .ok_or("refserver printed no URL")?;
-    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
-    Ok((child, url))
-}
-
 async fn run(a: Args) -> Result<(), String> {
     let start = snapshot();
     println!(
@@ -255,7 +208,7 @@ async fn run(a: Args) -> Result<(), String> {
     })
     .await?;
     if a.http > 0 {
-        let (_server, url) = start_http_server(&a.server).await?;
+        let (_server, url) = start_http_server(&a.server, false).await?;
         let shared = reqwest::Client::new();
         let shared_client = a.shared_client;
         println!(
@@ -281,28 +234,5 @@ async fn run(a: Args) -> Result<(), String> {
 }
 
 fn main() -> ExitCode {
-    let args = match parse_args() {
-        Ok(a) => a,
-        Err(e) => {
-            eprintln!("rmcp-scale: {e}");
-            return ExitCode::from(2);
-        }
-    };
-    let rt = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("rmcp-scale: runtime: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    match rt.block_on(run(args)) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("rmcp-scale: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    scale::main("rmcp-scale", parse_args, run)
 }

@@ -50,13 +50,13 @@
 //! part of the private memory (heap, stacks), the rest being file-backed
 //! pages (code, read-only data).
 
-use std::process::{ExitCode, Stdio};
+use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+use examples::scale::{self, Snapshot, snapshot, start_http_server};
 use mcp_client::{Client, VersionChoice};
 use mcp_proto::Era;
 use mcp_proto::schema::ContentBlock;
-use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
@@ -164,43 +164,6 @@ fn parse_args() -> Result<Args, String> {
         Ok(())
     })?;
     Ok(a)
-}
-
-/// The process's own figures at one moment.
-#[derive(Clone, Copy)]
-struct Snapshot {
-    private_kib: u64,
-    /// Anonymous memory (heap, stacks): the private memory that is not
-    /// file-backed pages of the binary and its libraries.
-    anon_kib: u64,
-    fds: u64,
-    threads: u64,
-}
-
-fn snapshot() -> Snapshot {
-    let rollup = std::fs::read_to_string("/proc/self/smaps_rollup").unwrap_or_default();
-    let field = |name: &str| -> u64 {
-        rollup
-            .lines()
-            .find(|l| l.starts_with(name))
-            .and_then(|l| l.split_whitespace().nth(1))
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(0)
-    };
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    let threads = status
-        .lines()
-        .find(|l| l.starts_with("Threads:"))
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0);
-    let fds = std::fs::read_dir("/proc/self/fd").map_or(0, |d| d.count() as u64);
-    Snapshot {
-        private_kib: field("Private_Clean:") + field("Private_Dirty:"),
-        anon_kib: field("Anonymous:"),
-        fds,
-        threads,
-    }
 }
 
 /// CPU time (user + system) of this process, or of `pid`, from
@@ -397,38 +360,6 @@ async fn close_all(clients: Vec<Client>, max_at_once: usize) -> Duration {
     start.elapsed()
 }
 
-/// Starts `refserver --http 0` and returns it with its URL.
-async fn start_http_server(a: &Args) -> Result<(tokio::process::Child, String), String> {
-    let mut cmd = tokio::process::Command::new(&a.server);
-    cmd.args(["--http", "0"]);
-    if a.era == EraArg::Modern {
-        cmd.arg("--modern");
-    }
-    let mut child = cmd
-        .stdin(Stdio::null())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .map_err(|e| format!("start {} --http 0: {e}", a.server))?;
-    let stderr = child.stderr.take().ok_or("refserver: no stderr")?;
-    let mut lines = BufReader::new(stderr).lines();
-    let url = tokio::time::timeout(Duration::from_secs(10), async {
-        while let Ok(Some(line)) = lines.next_line().await {
-            if let Some(i) = line.find("http://") {
-                return Some(line[i..].split_whitespace().next().unwrap_or("").to_owned());
-            }
-        }
-        None
-    })
-    .await
-    .ok()
-    .flatten()
-    .ok_or("refserver printed no URL")?;
-    // Keep draining its stderr so it never blocks on a full pipe.
-    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
-    Ok((child, url))
-}
-
 /// When and how one phase measures.
 #[derive(Clone, Copy)]
 struct Plan {
@@ -592,7 +523,7 @@ async fn run(a: Args) -> Result<(), String> {
     })
     .await?;
     if a.http > 0 {
-        let (mut child, url) = start_http_server(&a).await?;
+        let (mut child, url) = start_http_server(&a.server, a.era == EraArg::Modern).await?;
         let addr = url
             .trim_start_matches("http://")
             .split('/')
@@ -656,28 +587,5 @@ async fn run(a: Args) -> Result<(), String> {
 }
 
 fn main() -> ExitCode {
-    let args = match parse_args() {
-        Ok(a) => a,
-        Err(e) => {
-            eprintln!("scale-bench: {e}");
-            return ExitCode::from(2);
-        }
-    };
-    let rt = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("scale-bench: runtime: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    match rt.block_on(run(args)) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("scale-bench: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    scale::main("scale-bench", parse_args, run)
 }
