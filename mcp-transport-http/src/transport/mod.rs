@@ -74,9 +74,8 @@ pub struct HttpTransport {
     done: bool,
     /// Completion of the last notification/response POST.
     order_barrier: Option<watch::Receiver<bool>>,
-    /// A notification or response was sent that `poll_flush` has not yet
-    /// seen accepted; `flush_wait` waits for it (made on the first flush).
-    unflushed: bool,
+    /// What `poll_flush` waits for: the answer to the last notification or
+    /// response POST (or the standalone GET) not yet seen by a flush.
     flush_wait: Option<BoxFuture<'static, ()>>,
     /// Request POSTs polled by `poll_recv` instead of tasks ([`inline`]).
     inline: InlineSet,
@@ -192,7 +191,6 @@ impl HttpTransport {
             closing: None,
             done: false,
             order_barrier: None,
-            unflushed: false,
             flush_wait: None,
             inline: InlineSet::new(),
             finished: VecDeque::new(),
@@ -326,10 +324,9 @@ impl HttpTransport {
             }
         } else {
             let (done, rx) = watch::channel(false);
-            self.order_barrier = Some(rx);
             // The next flush waits for this one (which follows the earlier ones).
-            self.unflushed = true;
-            self.flush_wait = None;
+            self.flush_wait = Some(Box::pin(wait_for_order(rx.clone())));
+            self.order_barrier = Some(rx);
             let rt = Handle::try_current().map_err(|_| no_runtime())?;
             self.spawn(&rt, None, Box::pin(posted(wait, post, shared, Some(done))))?;
         }
@@ -340,8 +337,8 @@ impl HttpTransport {
             let shared = Arc::clone(&self.shared);
             let wait = self.order_barrier.clone();
             let (ready, ready_rx) = watch::channel(false);
+            self.flush_wait = Some(Box::pin(wait_for_order(ready_rx.clone())));
             self.order_barrier = Some(ready_rx);
-            self.flush_wait = None;
             let rt = Handle::try_current().map_err(|_| no_runtime())?;
             self.spawn(
                 &rt,
@@ -503,21 +500,10 @@ impl Transport for HttpTransport {
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
     ) -> Poll<Result<(), TransportError>> {
-        if !self.unflushed {
-            return Poll::Ready(Ok(()));
-        }
-        if self.flush_wait.is_none() {
-            let Some(barrier) = self.order_wait() else {
-                self.unflushed = false;
-                return Poll::Ready(Ok(()));
-            };
-            self.flush_wait = Some(Box::pin(wait_for_order(barrier)));
-        }
         if let Some(wait) = self.flush_wait.as_mut() {
             std::task::ready!(wait.as_mut().poll(cx));
+            self.flush_wait = None;
         }
-        self.flush_wait = None;
-        self.unflushed = false;
         Poll::Ready(Ok(()))
     }
 
