@@ -86,7 +86,10 @@ impl Phase {
             .resend_on_session_expiry(true)
             .connect(transport);
         let mut era = Era::Legacy;
-        match tokio::time::timeout(3 * TIMEOUT + SLACK, connect).await {
+        let started = Instant::now();
+        let connected = tokio::time::timeout(3 * TIMEOUT + SLACK, connect).await;
+        tally.worst_connect = tally.worst_connect.max(started.elapsed());
+        match connected {
             Err(_) => tally
                 .violations
                 .push(format!("epoch {n}: connect did not end in time")),

@@ -196,7 +196,13 @@ async fn chaos_soak() {
             &mut tally,
         );
         if !tally.violations.is_empty() {
-            failed.push(format!("{name}: {}", tally.violations.len()));
+            // The first few in the panic message too: CI may keep only a
+            // log's tail.
+            let first: Vec<_> = tally.violations.iter().take(3).collect();
+            failed.push(format!(
+                "{name}: {} (first: {first:?})",
+                tally.violations.len()
+            ));
         }
     }
     done.store(true, Ordering::Relaxed);

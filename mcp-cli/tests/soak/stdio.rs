@@ -38,7 +38,10 @@ pub async fn epoch(n: usize, pick: Pick, tally: &mut Tally) {
         .probe_timeout(TIMEOUT)
         .handshake_timeout(TIMEOUT)
         .connect(transport);
-    match tokio::time::timeout(3 * TIMEOUT + SLACK, connect).await {
+    let started = Instant::now();
+    let connected = tokio::time::timeout(3 * TIMEOUT + SLACK, connect).await;
+    tally.worst_connect = tally.worst_connect.max(started.elapsed());
+    match connected {
         Err(_) => tally
             .violations
             .push(format!("epoch {n}: connect did not end in time")),
@@ -52,10 +55,12 @@ pub async fn epoch(n: usize, pick: Pick, tally: &mut Tally) {
         }
     }
     // The server is gone with its client (reaped, not a zombie).
-    let deadline = Instant::now() + Duration::from_secs(5);
+    let closed = Instant::now();
+    let deadline = closed + Duration::from_secs(5);
     while alive(pid) && Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
+    tally.worst_exit = tally.worst_exit.max(closed.elapsed());
     if alive(pid) {
         tally
             .violations

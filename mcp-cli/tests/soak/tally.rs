@@ -14,6 +14,10 @@ pub struct Tally {
     pub calls: u64,
     pub outcomes: BTreeMap<String, u64>,
     pub worst_late: Duration,
+    /// The slowest connect, failed ones included.
+    pub worst_connect: Duration,
+    /// stdio: the longest a server lived on after its client was closed.
+    pub worst_exit: Duration,
     pub violations: Vec<String>,
 }
 
@@ -25,6 +29,8 @@ impl Tally {
     pub fn merge(&mut self, other: Tally) {
         self.calls += other.calls;
         self.worst_late = self.worst_late.max(other.worst_late);
+        self.worst_connect = self.worst_connect.max(other.worst_connect);
+        self.worst_exit = self.worst_exit.max(other.worst_exit);
         self.violations.extend(other.violations);
         for (k, v) in other.outcomes {
             *self.outcomes.entry(k).or_default() += v;
@@ -125,6 +131,13 @@ pub fn report(
         println!("  {k}: {v}");
     }
     println!("  worst time past the deadline: {:?}", tally.worst_late);
+    println!("  slowest connect: {:?}", tally.worst_connect);
+    if tally.worst_exit > Duration::ZERO {
+        println!(
+            "  slowest server exit after its client: {:?}",
+            tally.worst_exit
+        );
+    }
     println!(
         "  RSS after warm-up: {rss0} KiB -> {rss1} KiB (drift {rss_drift} KiB, max {rss_max} KiB)"
     );
