@@ -439,15 +439,35 @@ pub(crate) fn has_control(bytes: &[u8]) -> bool {
 }
 
 /// Whether `bytes` has a byte JSON must escape in a string (`"`, `\\`, below
-/// 0x20): a word at a time, without stopping at the first.
+/// 0x20): a word at a time, without stopping at the first. The tail past the
+/// last whole word is checked as the last 8 bytes (overlapping), and a string
+/// of 4 to 7 bytes (most keys and names) as its first and last 4, so no byte
+/// is looked at alone unless the string is shorter than 4.
+#[inline]
 pub(crate) fn needs_escape(bytes: &[u8]) -> bool {
-    let mut words = bytes.chunks_exact(8);
-    let mut hits = 0;
-    for word in &mut words {
-        let word: [u8; 8] = word.try_into().unwrap_or([b'"'; 8]);
-        hits |= special_bits(u64::from_le_bytes(word));
+    let n = bytes.len();
+    if n >= 8 {
+        let mut words = bytes.chunks_exact(8);
+        let mut hits = 0;
+        for word in &mut words {
+            hits |= special_bits(u64::from_le_bytes(word.try_into().unwrap_or([b'"'; 8])));
+        }
+        if !words.remainder().is_empty() {
+            let last = bytes.get(n - 8..).and_then(|w| w.try_into().ok());
+            hits |= special_bits(u64::from_le_bytes(last.unwrap_or([b'"'; 8])));
+        }
+        hits != 0
+    } else if n >= 4 {
+        let word = |w: Option<&[u8]>| {
+            let w: [u8; 4] = w.and_then(|w| w.try_into().ok()).unwrap_or([b'"'; 4]);
+            // The four bytes twice: `special_bits` on a 64-bit word.
+            let x = u64::from(u32::from_le_bytes(w));
+            special_bits(x | (x << 32))
+        };
+        (word(bytes.get(..4)) | word(bytes.get(n - 4..))) != 0
+    } else {
+        bytes.iter().any(is_special)
     }
-    hits != 0 || words.remainder().iter().any(is_special)
 }
 
 #[cfg(test)]
@@ -578,6 +598,33 @@ mod tests {
         )) {
             let naive = bytes.iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20);
             proptest::prop_assert_eq!(find_special(&bytes), naive);
+            proptest::prop_assert_eq!(needs_escape(&bytes), naive.is_some());
+        }
+    }
+
+    /// Every length a short string takes (whole words, a tail, 4 to 7
+    /// bytes, under 4), every position, every kind of byte to escape.
+    #[test]
+    fn needs_escape_sees_every_byte_of_short_strings() {
+        // The non-special bytes, UTF-8 sequences included.
+        let plain: Vec<u8> = (0x20..=0xffu8)
+            .filter(|&b| b != b'"' && b != b'\\')
+            .chain("é😀".bytes())
+            .collect();
+        for len in 0..40 {
+            for offset in 0..plain.len() - len {
+                assert!(
+                    !needs_escape(&plain[offset..offset + len]),
+                    "{len} {offset}"
+                );
+            }
+            for at in 0..len {
+                for bad in [b'"', b'\\', 0x00, 0x1f] {
+                    let mut v = vec![b'a'; len];
+                    v[at] = bad;
+                    assert!(needs_escape(&v), "{len} {at} {bad}");
+                }
+            }
         }
     }
 

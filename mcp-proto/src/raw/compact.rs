@@ -68,17 +68,43 @@ impl Writer<'_> {
 }
 
 /// `s` as a JSON string, escaped as `serde_json` escapes it.
+#[inline]
 pub(crate) fn write_str(out: &mut Vec<u8>, s: &str) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
     let b = s.as_bytes();
-    out.reserve(b.len() + 2);
-    out.push(b'"');
-    if !needs_escape(b) {
-        // Almost every string: checked in one vectorized pass, copied whole.
-        out.extend_from_slice(b);
-        out.push(b'"');
+    if needs_escape(b) {
+        write_escaped(out, b);
         return;
     }
+    // Almost every string: checked in one vectorized pass, copied whole.
+    // No `reserve` first: each push checks its room anyway, and on the hot
+    // path the buffer is already sized for the whole value (`instr.sh` stdio
+    // C=1: 37 instructions per call fewer without it here and in `write_key`).
+    out.push(b'"');
+    out.extend_from_slice(b);
+    out.push(b'"');
+}
+
+/// A key and its colon (`"key":`).
+#[inline]
+fn write_key(out: &mut Vec<u8>, key: &str) {
+    let b = key.as_bytes();
+    if needs_escape(b) {
+        write_escaped(out, b);
+        out.push(b':');
+        return;
+    }
+    out.push(b'"');
+    out.extend_from_slice(b);
+    out.extend_from_slice(b"\":");
+}
+
+/// A string with bytes to escape (newlines in text, quotes), out of line:
+/// the common path above stays small.
+#[inline(never)]
+fn write_escaped(out: &mut Vec<u8>, b: &[u8]) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.reserve(b.len() + 2);
+    out.push(b'"');
     let mut start = 0;
     while let Some(i) = b
         .get(start..)
@@ -120,7 +146,7 @@ struct Compound<'w, 'a> {
 
 impl<'w, 'a> Compound<'w, 'a> {
     fn open(w: &'w mut Writer<'a>, open: &[u8], close: &'static [u8]) -> Self {
-        w.out.extend_from_slice(open);
+        put(w.out, open);
         Compound {
             w,
             first: true,
@@ -142,14 +168,23 @@ impl<'w, 'a> Compound<'w, 'a> {
 
     fn field<T: Serialize + ?Sized>(&mut self, key: &str, value: &T) -> Result<(), Unsupported> {
         self.comma();
-        write_str(self.w.out, key);
-        self.w.out.push(b':');
+        write_key(self.w.out, key);
         value.serialize(&mut *self.w)
     }
 
     fn finish(self) -> Result<(), Unsupported> {
-        self.w.out.extend_from_slice(self.close);
+        put(self.w.out, self.close);
         Ok(())
+    }
+}
+
+/// Punctuation: nearly always one byte, pushed (a slice of unknown length
+/// is copied with a call to `memcpy`).
+#[inline]
+fn put(out: &mut Vec<u8>, p: &[u8]) {
+    match p {
+        [c] => out.push(*c),
+        _ => out.extend_from_slice(p),
     }
 }
 
