@@ -17,6 +17,11 @@ impl Value {
         self.value
     }
 
+    /// The value as given, borrowed.
+    pub fn as_str(&self) -> &str {
+        &self.value
+    }
+
     /// The value as a number (or anything else `FromStr`).
     pub fn number<T: FromStr>(&self) -> Result<T, String> {
         self.value

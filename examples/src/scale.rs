@@ -2,12 +2,125 @@
 //! side of it (`bench/rmcp-scale`, which includes this file by path, so
 //! both read memory and start the server the same way): the process's own
 //! memory, fds and threads from `/proc/self`, and the HTTP `refserver`.
-//! Depends only on std and tokio.
+//! Depends only on std, tokio and `flags.rs` (which rmcp-scale includes
+//! by path too).
 
 use std::process::Stdio;
 use std::time::Duration;
 
 use tokio::io::{AsyncBufReadExt, BufReader};
+
+/// Connects (and calls, and closes) in flight at once, by default: the host's choice, not the
+/// library's (each client is its own transport). refserver listens with
+/// tokio's backlog of 128 (`ss -ltn`); with no limit, 1,000 SYNs at once
+/// overflow it whenever the single-threaded server is not scheduled soon
+/// enough (`TcpExt: ListenOverflows`), and each dropped SYN is retried
+/// after Linux's 1 s initial retransmission timeout: a 1.1 s connect-all
+/// instead of ~0.5 s. A client connect holds its permit until the server
+/// has answered `initialize`, so it has been accepted: at most 128
+/// connections wait in the queue. (The bare TCP connects release theirs
+/// when the kernel completes the handshake, before the server accepts, so
+/// they can still overflow.) The calls and closes are limited the same way:
+/// on a shared pool, which keeps at most
+/// `mcp_transport_http::DEFAULT_MAX_IDLE_CONNECTIONS` idle,
+/// 1,000 calls or `DELETE`s at once open ~970 connections at once and
+/// overflow it too.
+///
+/// 128 is the most the queue holds, not the fastest: on one client thread,
+/// 8–32 at once connected 1,000 sessions 30–50 % sooner than 128, whose
+/// connects in flight keep ~200 connections and several MiB in use
+/// (BENCHMARKS.md, round eight). The default stays 128 so that the figure
+/// is comparable with earlier rounds; `--max-at-once` shows the rest.
+pub const DEFAULT_MAX_AT_ONCE: usize = 128;
+
+/// The flags both scale benchmarks take, with their defaults: `--server`
+/// (the refserver binary), `--stdio N`, `--http N`, `--idle-ms MS`,
+/// `--max-at-once N` (connects in flight at once; 0: no limit).
+#[derive(Clone, Debug)]
+pub struct Common {
+    /// The refserver binary.
+    pub server: String,
+    /// stdio connections (one server process each).
+    pub stdio: usize,
+    /// HTTP connections (one shared server).
+    pub http: usize,
+    /// How long the connections stay idle before they are measured.
+    pub idle: Duration,
+    /// Most connects in flight at once (0: no limit).
+    pub max_at_once: usize,
+}
+
+impl Default for Common {
+    fn default() -> Self {
+        Common {
+            server: "/tmp/mcp-bench/target/release/refserver".into(),
+            stdio: 100,
+            http: 1000,
+            idle: Duration::from_millis(2000),
+            max_at_once: DEFAULT_MAX_AT_ONCE,
+        }
+    }
+}
+
+impl Common {
+    /// Takes `flag` if it is one of these; `Ok(false)` if it is not.
+    pub fn set(&mut self, flag: &str, v: &crate::flags::Value) -> Result<bool, String> {
+        match flag {
+            "--server" => self.server = v.as_str().to_owned(),
+            "--stdio" => self.stdio = v.number()?,
+            "--http" => self.http = v.number()?,
+            "--idle-ms" => self.idle = Duration::from_millis(v.number()?),
+            "--max-at-once" => self.max_at_once = v.number()?,
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+}
+
+/// `d` in milliseconds.
+pub fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+/// Prints one row of memory, fds and threads per connection: `now`
+/// against `before`, over `n` connections idle for `idle` (`what`: which
+/// idle state).
+pub fn per_connection(
+    label: &str,
+    idle: Duration,
+    what: &str,
+    now: Snapshot,
+    before: Snapshot,
+    n: usize,
+) {
+    #[allow(clippy::cast_precision_loss)]
+    let per = |x: u64, y: u64| (x as f64 - y as f64) / n as f64;
+    println!(
+        "{label}: idle {} ms ({what}): private memory {:.1} KiB (anonymous {:.1} KiB), fds {:.2}, \
+         threads {:.3} per connection (process: {} KiB, {} fds, {} threads; before: {} KiB, {} fds, \
+         {} threads)",
+        idle.as_millis(),
+        per(now.private_kib, before.private_kib),
+        per(now.anon_kib, before.anon_kib),
+        per(now.fds, before.fds),
+        per(now.threads, before.threads),
+        now.private_kib,
+        now.fds,
+        now.threads,
+        before.private_kib,
+        before.fds,
+        before.threads
+    );
+}
+
+/// Prints the process's figures before any connection (the `start:` row).
+pub fn print_start() {
+    let start = snapshot();
+    println!(
+        "start: private memory {} KiB, {} fds, {} threads",
+        start.private_kib, start.fds, start.threads
+    );
+}
 
 /// The process's own figures at one moment.
 #[derive(Clone, Copy, Debug)]

@@ -31,50 +31,37 @@ use rmcp::transport::{ConfigureCommandExt, StreamableHttpClientTransport, TokioC
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
-// The same measurements as `scale-bench`'s, from the same file.
+// The same measurements and flags as `scale-bench`'s, from the same files.
+#[allow(dead_code)]
+#[path = "../../../examples/src/flags.rs"]
+mod flags;
 #[path = "../../../examples/src/scale.rs"]
 mod scale;
-use scale::{snapshot, start_http_server};
+use scale::{ms, snapshot, start_http_server};
 
 type Client = RunningService<RoleClient, ()>;
 
 struct Args {
-    server: String,
-    stdio: usize,
-    http: usize,
-    idle: Duration,
-    max_at_once: usize,
+    common: scale::Common,
     shared_client: bool,
 }
 
 fn parse_args() -> Result<Args, String> {
     let mut a = Args {
-        server: "/tmp/mcp-bench/target/release/refserver".into(),
-        stdio: 100,
-        http: 1000,
-        idle: Duration::from_millis(2000),
-        max_at_once: 128,
+        common: scale::Common::default(),
         shared_client: true,
     };
-    let mut it = std::env::args().skip(1);
-    while let Some(flag) = it.next() {
-        let v = it.next().ok_or(format!("{flag} needs a value"))?;
-        let n = || v.parse::<usize>().map_err(|e| format!("{flag} {v}: {e}"));
-        match flag.as_str() {
-            "--server" => a.server = v.clone(),
-            "--stdio" => a.stdio = n()?,
-            "--http" => a.http = n()?,
-            "--idle-ms" => a.idle = Duration::from_millis(n()? as u64),
-            "--max-at-once" => a.max_at_once = n()?,
-            "--shared-client" => a.shared_client = v == "yes",
+    flags::each_flag(std::env::args().skip(1), |flag, v| {
+        if a.common.set(flag, &v)? {
+            return Ok(());
+        }
+        match flag {
+            "--shared-client" => a.shared_client = v.as_str() == "yes",
             other => return Err(format!("unknown flag {other}")),
         }
-    }
+        Ok(())
+    })?;
     Ok(a)
-}
-
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1000.0
 }
 
 /// Runs `f(i)` for `0..n`, at most `max_at_once` at a time; the results in
@@ -131,37 +118,23 @@ where
     }
     tokio::time::sleep(Duration::from_millis(200)).await;
     let before = snapshot();
-    let (clients, connect_time) = all(n, a.max_at_once, |_| connect()).await?;
-    tokio::time::sleep(a.idle).await;
+    let (clients, connect_time) = all(n, a.common.max_at_once, |_| connect()).await?;
+    tokio::time::sleep(a.common.idle).await;
     let now = snapshot();
-    let per = |x: u64, y: u64| (x as f64 - y as f64) / n as f64;
     println!(
         "{label}: {n} connections: connect all {:.1} ms (at most {} at once)",
         ms(connect_time),
-        a.max_at_once
+        a.common.max_at_once
     );
-    println!(
-        "{label}: idle {} ms: private memory {:.1} KiB (anonymous {:.1} KiB), fds {:.2}, threads {:.3} per connection (process: {} KiB, {} fds, {} threads; before: {} KiB, {} fds, {} threads)",
-        a.idle.as_millis(),
-        per(now.private_kib, before.private_kib),
-        per(now.anon_kib, before.anon_kib),
-        per(now.fds, before.fds),
-        per(now.threads, before.threads),
-        now.private_kib,
-        now.fds,
-        now.threads,
-        before.private_kib,
-        before.fds,
-        before.threads
-    );
+    scale::per_connection(label, a.common.idle, "idle", now, before, n);
     let clients: Vec<Arc<Client>> = clients.into_iter().map(Arc::new).collect();
     let shared = Arc::new(clients);
     let list = shared.clone();
-    let (_, call_time) = all(n, a.max_at_once, move |i| call_echo(list[i].clone(), i)).await?;
+    let (_, call_time) = all(n, a.common.max_at_once, move |i| call_echo(list[i].clone(), i)).await?;
     let clients = Arc::try_unwrap(shared).map_err(|_| "clients still shared")?;
     let start = Instant::now();
     let mut set = JoinSet::new();
-    let permits = Arc::new(Semaphore::new(a.max_at_once.max(1)));
+    let permits = Arc::new(Semaphore::new(a.common.max_at_once.max(1)));
     for c in clients {
         let c = Arc::try_unwrap(c).map_err(|_| "client still shared")?;
         let permits = permits.clone();
@@ -187,13 +160,9 @@ where
 }
 
 async fn run(a: Args) -> Result<(), String> {
-    let start = snapshot();
-    println!(
-        "start: private memory {} KiB, {} fds, {} threads",
-        start.private_kib, start.fds, start.threads
-    );
-    let server = a.server.clone();
-    phase("stdio", a.stdio, &a, || {
+    scale::print_start();
+    let server = a.common.server.clone();
+    phase("stdio", a.common.stdio, &a, || {
         let server = server.clone();
         async move {
             let transport =
@@ -207,8 +176,8 @@ async fn run(a: Args) -> Result<(), String> {
         }
     })
     .await?;
-    if a.http > 0 {
-        let (_server, url) = start_http_server(&a.server, false).await?;
+    if a.common.http > 0 {
+        let (_server, url) = start_http_server(&a.common.server, false).await?;
         let shared = reqwest::Client::new();
         let shared_client = a.shared_client;
         println!(
@@ -219,7 +188,7 @@ async fn run(a: Args) -> Result<(), String> {
                 "a reqwest::Client per client"
             }
         );
-        phase("http", a.http, &a, || {
+        phase("http", a.common.http, &a, || {
             let config = StreamableHttpClientTransportConfig::with_uri(url.clone());
             let transport = if shared_client {
                 StreamableHttpClientTransport::with_client(shared.clone(), config)

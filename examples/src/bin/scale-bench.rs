@@ -53,35 +53,12 @@
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use examples::scale::{self, Snapshot, snapshot, start_http_server};
+use examples::scale::{self, ms, snapshot, start_http_server};
 use mcp_client::{Client, VersionChoice};
 use mcp_proto::Era;
 use mcp_proto::schema::ContentBlock;
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
-
-/// Connects (and calls, and closes) in flight at once, by default: the host's choice, not the
-/// library's (each client is its own transport). refserver listens with
-/// tokio's backlog of 128 (`ss -ltn`); with no limit, 1,000 SYNs at once
-/// overflow it whenever the single-threaded server is not scheduled soon
-/// enough (`TcpExt: ListenOverflows`), and each dropped SYN is retried
-/// after Linux's 1 s initial retransmission timeout: a 1.1 s connect-all
-/// instead of ~0.5 s. A client connect holds its permit until the server
-/// has answered `initialize`, so it has been accepted: at most 128
-/// connections wait in the queue. (The bare TCP connects release theirs
-/// when the kernel completes the handshake, before the server accepts, so
-/// they can still overflow.) The calls and closes are limited the same way:
-/// on a shared pool, which keeps at most
-/// [`DEFAULT_MAX_IDLE_CONNECTIONS`](mcp_transport_http::DEFAULT_MAX_IDLE_CONNECTIONS) idle,
-/// 1,000 calls or `DELETE`s at once open ~970 connections at once and
-/// overflow it too.
-///
-/// 128 is the most the queue holds, not the fastest: on one client thread,
-/// 8–32 at once connected 1,000 sessions 30–50 % sooner than 128, whose
-/// connects in flight keep ~200 connections and several MiB in use
-/// (BENCHMARKS.md, round eight). The default stays 128 so that the figure
-/// is comparable with earlier rounds; `--max-at-once` shows the rest.
-const DEFAULT_MAX_AT_ONCE: usize = 128;
 
 /// Which protocol version the clients ask for.
 #[derive(Clone, Copy, PartialEq)]
@@ -95,15 +72,10 @@ enum EraArg {
 }
 
 struct Args {
-    server: String,
-    stdio: usize,
-    http: usize,
-    idle: Duration,
+    common: scale::Common,
     era: EraArg,
     /// The HTTP transports' idle timeout (`None`: connections kept).
     idle_timeout: Option<Duration>,
-    /// Most connects in flight at once (0: no limit).
-    max_at_once: usize,
     /// After the after-close reading, wait this long and read again (time
     /// to inspect the process, e.g. `gdb -p PID -batch -ex 'call
     /// (int)malloc_trim(0)'` to see how much of the memory still held is
@@ -117,23 +89,18 @@ struct Args {
 
 fn parse_args() -> Result<Args, String> {
     let mut a = Args {
-        server: "/tmp/mcp-bench/target/release/refserver".into(),
-        stdio: 100,
-        http: 1000,
-        idle: Duration::from_millis(2000),
+        common: scale::Common::default(),
         era: EraArg::Legacy,
         idle_timeout: Some(mcp_transport_http::DEFAULT_IDLE_TIMEOUT),
-        max_at_once: DEFAULT_MAX_AT_ONCE,
         hold: Duration::ZERO,
         warmup: 1,
         shared_pool: true,
     };
     examples::flags::each_flag(std::env::args().skip(1), |flag, v| {
+        if a.common.set(flag, &v)? {
+            return Ok(());
+        }
         match flag {
-            "--server" => a.server = v.text(),
-            "--stdio" => a.stdio = v.number()?,
-            "--http" => a.http = v.number()?,
-            "--idle-ms" => a.idle = Duration::from_millis(v.number()?),
             "--hold-ms" => a.hold = Duration::from_millis(v.number()?),
             "--era" => {
                 a.era = match v.text().as_str() {
@@ -150,7 +117,6 @@ fn parse_args() -> Result<Args, String> {
                     Err(e) => return Err(e),
                 }
             }
-            "--max-at-once" => a.max_at_once = v.number()?,
             "--warmup" => a.warmup = v.number()?,
             "--shared-pool" => {
                 a.shared_pool = match v.text().as_str() {
@@ -202,10 +168,6 @@ fn listen_overflows() -> i64 {
         .find(|(n, _)| *n == "ListenOverflows")
         .and_then(|(_, v)| v.parse().ok())
         .unwrap_or(0)
-}
-
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1000.0
 }
 
 fn builder(era: EraArg) -> mcp_client::ClientBuilder {
@@ -376,34 +338,6 @@ struct Plan {
     server_pid: Option<u32>,
 }
 
-fn per_connection(
-    label: &str,
-    idle: Duration,
-    what: &str,
-    now: Snapshot,
-    before: Snapshot,
-    n: usize,
-) {
-    #[allow(clippy::cast_precision_loss)]
-    let per = |x: u64, y: u64| (x as f64 - y as f64) / n as f64;
-    println!(
-        "{label}: idle {} ms ({what}): private memory {:.1} KiB (anonymous {:.1} KiB), fds {:.2}, \
-         threads {:.3} per connection (process: {} KiB, {} fds, {} threads; before: {} KiB, {} fds, \
-         {} threads)",
-        idle.as_millis(),
-        per(now.private_kib, before.private_kib),
-        per(now.anon_kib, before.anon_kib),
-        per(now.fds, before.fds),
-        per(now.threads, before.threads),
-        now.private_kib,
-        now.fds,
-        now.threads,
-        before.private_kib,
-        before.fds,
-        before.threads
-    );
-}
-
 /// Connects, calls, idles and measures one kind of connection; prints its rows.
 async fn phase<F, Fut>(label: &str, n: usize, plan: Plan, connect: F) -> Result<(), String>
 where
@@ -470,9 +404,9 @@ where
     } else {
         "idle"
     };
-    per_connection(label, plan.idle, kept, idle_snap, before, n);
+    scale::per_connection(label, plan.idle, kept, idle_snap, before, n);
     if let Some((total, snap, again, overflows)) = past {
-        per_connection(label, total, "past the idle timeout", snap, before, n);
+        scale::per_connection(label, total, "past the idle timeout", snap, before, n);
         println!(
             "{label}: one call on each after the idle timeout (reconnecting{limit}) {:.1} ms, \
              listen overflows {overflows}",
@@ -504,26 +438,22 @@ where
 }
 
 async fn run(a: Args) -> Result<(), String> {
-    let start = snapshot();
-    println!(
-        "start: private memory {} KiB, {} fds, {} threads",
-        start.private_kib, start.fds, start.threads
-    );
+    scale::print_start();
     let plan = Plan {
-        idle: a.idle,
+        idle: a.common.idle,
         idle_past_timeout: None,
         hold: a.hold,
-        max_at_once: a.max_at_once,
+        max_at_once: a.common.max_at_once,
         warmup: a.warmup,
         server_pid: None,
     };
-    let (server, era) = (a.server.clone(), a.era);
-    phase("stdio", a.stdio, plan, move || {
+    let (server, era) = (a.common.server.clone(), a.era);
+    phase("stdio", a.common.stdio, plan, move || {
         connect_stdio(server.clone(), era)
     })
     .await?;
-    if a.http > 0 {
-        let (mut child, url) = start_http_server(&a.server, a.era == EraArg::Modern).await?;
+    if a.common.http > 0 {
+        let (mut child, url) = start_http_server(&a.common.server, a.era == EraArg::Modern).await?;
         let addr = url
             .trim_start_matches("http://")
             .split('/')
@@ -531,13 +461,13 @@ async fn run(a: Args) -> Result<(), String> {
             .unwrap_or_default()
             .to_owned();
         let overflows = listen_overflows();
-        let tcp = tcp_connect_all(&addr, a.http, a.max_at_once).await;
+        let tcp = tcp_connect_all(&addr, a.common.http, a.common.max_at_once).await;
         let overflows = listen_overflows() - overflows;
         match &tcp {
             Ok(t) => println!(
                 "http: {} bare TCP connects, at most {} at once (0: no limit): {:.1} ms, listen overflows {overflows}",
-                a.http,
-                a.max_at_once,
+                a.common.http,
+                a.common.max_at_once,
                 ms(*t)
             ),
             Err(e) => println!("http: bare TCP connects failed: {e}"),
@@ -572,7 +502,7 @@ async fn run(a: Args) -> Result<(), String> {
             server_pid: child.id(),
             ..plan
         };
-        let result = phase("http", a.http, plan, move || {
+        let result = phase("http", a.common.http, plan, move || {
             let transport = match &shared {
                 Some(t) => Ok(t.new_session()),
                 None => http_transport(&url, idle_timeout),
