@@ -11,7 +11,7 @@ use bytes::Bytes;
 use http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, Uri};
 use http_body_util::Full;
 
-use crate::error::HttpError;
+use crate::error::{HttpError, UrlProblem};
 use crate::pool::{Connect, Connector, Pool};
 use crate::transport::HttpTransport;
 
@@ -481,19 +481,19 @@ impl HttpTransportBuilder {
     pub fn build(self) -> Result<HttpTransport, HttpError> {
         let url: Uri = self.url.parse().map_err(|e| HttpError::InvalidUrl {
             url: self.url.clone(),
-            reason: format!("{e}"),
+            reason: UrlProblem::Syntax(e),
         })?;
         let scheme = url.scheme_str().unwrap_or("");
         if scheme != "http" && scheme != "https" {
             return Err(HttpError::InvalidUrl {
                 url: self.url,
-                reason: "the scheme must be http or https".into(),
+                reason: UrlProblem::Scheme,
             });
         }
-        if url.host().is_none() {
+        if url.host().is_none_or(str::is_empty) {
             return Err(HttpError::InvalidUrl {
                 url: self.url,
-                reason: "the URL has no host".into(),
+                reason: UrlProblem::NoHost,
             });
         }
         if let Some(e) = self.header_error {
@@ -512,7 +512,7 @@ impl HttpTransportBuilder {
             let _ = self.native_roots;
             return Err(HttpError::InvalidUrl {
                 url: self.url,
-                reason: "https needs the `rustls` feature (or pass your own connector)".into(),
+                reason: UrlProblem::HttpsWithoutTls,
             });
         }
         let http = Pool::new(&url, connect, self.idle_timeout, self.max_idle_connections)?;

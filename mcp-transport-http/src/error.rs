@@ -20,7 +20,7 @@ pub enum HttpError {
         /// The URL as given.
         url: String,
         /// Why it is unusable.
-        reason: String,
+        reason: UrlProblem,
     },
     /// A configured header name or value is not valid HTTP.
     #[error("invalid header {name:?}: names must be HTTP tokens and values visible ASCII")]
@@ -166,4 +166,26 @@ pub(crate) fn excerpt(body: &[u8]) -> String {
         out.push_str("<empty body>");
     }
     out
+}
+
+/// Why a URL cannot be used ([`HttpError::InvalidUrl`]).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum UrlProblem {
+    /// It is not a URI (the parser's reason).
+    #[error("{0}")]
+    Syntax(http::uri::InvalidUri),
+    /// The scheme is not `http` or `https`.
+    #[error("the scheme must be http or https")]
+    Scheme,
+    /// There is no host.
+    #[error("the URL has no host")]
+    NoHost,
+    /// The host and port do not make a valid `Host` header.
+    #[error("the host is not a valid Host header")]
+    HostHeader,
+    /// An `https` URL with the built-in connector, built without the
+    /// `rustls` feature.
+    #[error("https needs the `rustls` feature (or pass your own connector)")]
+    HttpsWithoutTls,
 }

@@ -173,7 +173,7 @@ pub use client::{
     DEFAULT_REISSUE_METHODS, DEFAULT_REQUEST_TIMEOUT, HttpTransportBuilder, INITIAL_BACKOFF,
     MAX_AUTH_RETRIES, MAX_BACKOFF, RequestBody, Unauthorized,
 };
-pub use error::HttpError;
+pub use error::{HttpError, UrlProblem};
 pub use pool::{Connected, Connector, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_IDLE_CONNECTIONS, Io};
 pub use sse::DEFAULT_MAX_EVENT_SIZE as DEFAULT_MAX_SSE_EVENT_SIZE;
 pub use transport::HttpTransport;

@@ -48,7 +48,7 @@ use hyper_util::rt::TokioIo;
 use tokio::time::Instant;
 
 use crate::client::RequestBody;
-use crate::error::HttpError;
+use crate::error::{HttpError, UrlProblem};
 
 pub(crate) use self::connect::Connect;
 #[cfg(feature = "rustls")]
@@ -157,7 +157,7 @@ impl Pool {
         }
         .map_err(|_| HttpError::InvalidUrl {
             url: url.to_string(),
-            reason: "the host is not a valid Host header".into(),
+            reason: UrlProblem::HostHeader,
         })?;
         Ok(Pool(Arc::new(Inner {
             connect,

@@ -24,7 +24,7 @@ use mcp_proto::RawJson;
 use mcp_proto::jsonrpc::{Message, Notification, Request, RequestId, Response};
 use mcp_proto::transport::{Transport, TransportError, TransportErrorKind, TransportExt};
 use mcp_proto::version::ProtocolVersion;
-use mcp_transport_http::{HttpError, HttpTransport};
+use mcp_transport_http::{HttpError, HttpTransport, UrlProblem};
 use serde_json::{Value, json};
 use support::*;
 

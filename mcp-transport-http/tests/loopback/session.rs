@@ -218,11 +218,24 @@ async fn close_is_bounded_when_delete_hangs() {
 
 #[test]
 fn bad_urls_are_rejected_at_build() {
-    for url in ["ftp://x/mcp", "not a url", "/relative", "http://"] {
-        assert!(
-            matches!(HttpTransport::new(url), Err(HttpError::InvalidUrl { .. })),
-            "{url}"
-        );
+    for (url, problem) in [
+        ("ftp://x/mcp", "scheme"),
+        ("not a url", "syntax"),
+        ("/relative", "scheme"),
+        ("http://", "syntax"),
+        ("http:///mcp", "syntax"),
+        ("http://:8080/mcp", "no host"),
+    ] {
+        let got = match HttpTransport::new(url) {
+            Err(HttpError::InvalidUrl { reason, .. }) => match reason {
+                UrlProblem::Syntax(_) => "syntax",
+                UrlProblem::Scheme => "scheme",
+                UrlProblem::NoHost => "no host",
+                other => panic!("{url}: {other}"),
+            },
+            other => panic!("{url}: {other:?}"),
+        };
+        assert_eq!(got, problem, "{url}");
     }
     assert!(matches!(
         HttpTransport::builder("http://h/mcp").header("bad name", "v").build(),
