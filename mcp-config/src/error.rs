@@ -3,6 +3,8 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
+use crate::resolve::InputMissing;
+
 /// Why a file or one of its servers could not be read. Every variant names
 /// the file; those about one server name it and the field (`command`,
 /// `args[2]`, `env.API_KEY`, `headers.Authorization`, `url`, ...). No
@@ -147,7 +149,7 @@ pub enum ConfigError {
         /// The input id.
         id: String,
         /// Why.
-        reason: String,
+        reason: InputMissing,
     },
     /// The `envFile` of a stdio server could not be read or has a bad line.
     #[error(

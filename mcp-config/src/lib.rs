@@ -147,5 +147,5 @@ pub use model::{
     TransportConfig,
 };
 pub use parse::{ConfigFile, MAX_CONFIG_SIZE};
-pub use resolve::{InputError, InputProvider, Resolver};
+pub use resolve::{InputError, InputMissing, InputProvider, Resolver};
 pub use transport::{BuildError, Prepared};

@@ -42,6 +42,18 @@ impl InputError {
     }
 }
 
+/// Why an input has no value ([`ConfigError::Input`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum InputMissing {
+    /// The [`Resolver`] has no [`InputProvider`] to ask.
+    #[error("nobody can answer it: give the Resolver an InputProvider")]
+    NoProvider,
+    /// The provider gave no value (e.g. the user cancelled).
+    #[error(transparent)]
+    Refused(#[from] InputError),
+}
+
 type EnvLookup = Box<dyn Fn(&str) -> Option<String> + Send + Sync>;
 
 /// Everything `${...}` can refer to: environment variables, the workspace
@@ -387,7 +399,7 @@ impl Resolver {
         if let Some(v) = answers.get(&spec.id) {
             return Ok(v.clone());
         }
-        let failed = |reason: String| ConfigError::Input {
+        let failed = |reason: InputMissing| ConfigError::Input {
             path: at.file.path().to_owned(),
             server: at.server.to_owned(),
             field: at.field.to_owned(),
@@ -395,11 +407,11 @@ impl Resolver {
             reason,
         };
         let Some(provider) = &self.inputs else {
-            return Err(failed(
-                "nobody can answer it: give the Resolver an InputProvider".into(),
-            ));
+            return Err(failed(InputMissing::NoProvider));
         };
-        let value = provider.provide(spec).map_err(|e| failed(e.to_string()))?;
+        let value = provider
+            .provide(spec)
+            .map_err(|e| failed(InputMissing::Refused(e)))?;
         let value = Expanded::new(value, spec.password);
         answers.insert(spec.id.clone(), value.clone());
         Ok(value)

@@ -5,7 +5,9 @@
 mod common;
 
 use common::*;
-use mcp_config::{BuildError, ConfigError, ConfigFile, Format, InputError, InputSpec, Resolver};
+use mcp_config::{
+    BuildError, ConfigError, ConfigFile, Format, InputError, InputMissing, InputSpec, Resolver,
+};
 
 #[test]
 fn bad_json_has_line_and_column() {
@@ -170,8 +172,11 @@ fn inputs_unknown_refused_or_unanswered() {
 
     // No provider at all.
     match &file.resolve_each(&Resolver::new())[1] {
-        Err(ConfigError::Input { id, field, .. }) => {
+        Err(ConfigError::Input {
+            id, field, reason, ..
+        }) => {
             assert_eq!((id.as_str(), field.as_str()), ("known", "env.K"));
+            assert_eq!(*reason, InputMissing::NoProvider);
         }
         other => panic!("{other:?}"),
     }
@@ -180,7 +185,13 @@ fn inputs_unknown_refused_or_unanswered() {
         Err(InputError::new("cancelled by the user"))
     };
     match &file.resolve_each(&Resolver::new().inputs(cancel))[1] {
-        Err(e @ ConfigError::Input { .. }) => assert!(e.to_string().contains("cancelled"), "{e}"),
+        Err(e @ ConfigError::Input { reason, .. }) => {
+            assert_eq!(
+                *reason,
+                InputMissing::Refused(InputError::new("cancelled by the user"))
+            );
+            assert!(e.to_string().contains("cancelled"), "{e}");
+        }
         other => panic!("{other:?}"),
     }
 }
