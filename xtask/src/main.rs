@@ -16,7 +16,8 @@
 //! - `fuzz [--seconds N] [--target NAME]...`: builds the fuzz targets on
 //!   stable and runs each for N seconds (default 60); fails on a finding and
 //!   saves its reproducer under `fuzz/artifacts/` (`fuzz/README.md`).
-//! - `ci`: what `.ci/run` runs: fmt check, clippy, `test`, all the
+//! - `ci`: what `.ci/run` runs: fmt check, clippy (default and all
+//!   features), `test`, all the
 //!   conformance scenarios, the chaos soak for 60 s, docs, 30 s of each
 //!   fuzz target.
 //! - `features`: `cargo check` of each feature combination a dependent can
@@ -210,6 +211,17 @@ fn ci() -> Result {
         "clippy",
         "--workspace",
         "--all-targets",
+        "--",
+        "-D",
+        "warnings",
+    ]))?;
+    // Optional features change types (rig-core's serde_json `preserve_order`
+    // makes every JSON map larger): lint that build too.
+    run(cargo().args([
+        "clippy",
+        "--workspace",
+        "--all-targets",
+        "--all-features",
         "--",
         "-D",
         "warnings",
