@@ -82,7 +82,7 @@ impl HostBuilder {
             .map(|s| ServerReport {
                 name: s.name.clone(),
                 status: if s.enabled {
-                    ServerStatus::Starting { attempt: 1 }
+                    ServerStatus::Starting
                 } else {
                     ServerStatus::Disabled
                 },
@@ -564,7 +564,11 @@ async fn supervise(shared: Arc<Shared>, i: usize, first: oneshot::Sender<()>) {
     let mut desired = slot.desired.subscribe();
     let mut first = Some(first);
     let mut failures = 0u32;
-    let mut death: Option<String> = None;
+    // Whether the status already says this attempt is a retry (`Failed` or
+    // `Restarting`, its `next_retry` now past). It keeps the last reason
+    // while the retry runs, so an observer never sees the reason replaced
+    // by a bare "starting" between two failures.
+    let mut retrying = false;
     loop {
         let want = *desired.borrow_and_update();
         match want {
@@ -575,7 +579,7 @@ async fn supervise(shared: Arc<Shared>, i: usize, first: oneshot::Sender<()>) {
                 shared.rebuild().await;
                 signal(&mut first);
                 failures = 0;
-                death = None;
+                retrying = false;
                 if desired.changed().await.is_err() {
                     break;
                 }
@@ -583,13 +587,8 @@ async fn supervise(shared: Arc<Shared>, i: usize, first: oneshot::Sender<()>) {
             }
             Desired::Enabled => {}
         }
-        if death.is_none() {
-            shared.set_status(
-                i,
-                ServerStatus::Starting {
-                    attempt: failures + 1,
-                },
-            );
+        if !retrying {
+            shared.set_status(i, ServerStatus::Starting);
         }
         let attempt = tokio::select! {
             r = tokio::time::timeout(spec.startup_timeout, start(&shared, spec)) => r,
@@ -601,7 +600,11 @@ async fn supervise(shared: Arc<Shared>, i: usize, first: oneshot::Sender<()>) {
                 let since = Instant::now();
                 let ended = serve(&shared, i, started, since, &mut desired, &mut first).await;
                 match ended {
-                    Ended::Asked => continue,
+                    // It was ready; whatever comes next starts afresh.
+                    Ended::Asked => {
+                        retrying = false;
+                        continue;
+                    }
                     Ended::Died(why) => {
                         tracing::warn!(server = %spec.name, reason = %why, "server went away; restarting");
                         failures = if since.elapsed() >= spec.backoff.reset_after {
@@ -620,7 +623,7 @@ async fn supervise(shared: Arc<Shared>, i: usize, first: oneshot::Sender<()>) {
                         );
                         shared.set_live(i, |l| l.client = None);
                         shared.rebuild().await;
-                        death = Some(why);
+                        retrying = true;
                         wait_until(next_retry, &mut desired).await;
                         continue;
                     }
@@ -633,7 +636,7 @@ async fn supervise(shared: Arc<Shared>, i: usize, first: oneshot::Sender<()>) {
             ),
         };
         failures += 1;
-        death = None;
+        retrying = true;
         let next_retry = Instant::now() + spec.backoff.delay(failures);
         tracing::warn!(server = %spec.name, reason = %why, attempts = failures, "server failed to start");
         shared.set_status(

@@ -11,12 +11,12 @@ use mcp_proto::{Era, ProtocolVersion};
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ServerStatus {
-    /// Being started (launched, handshake, first listing). `attempt` counts
-    /// from 1 and resets once the server ran for [`Backoff::reset_after`].
-    Starting {
-        /// Which attempt this is.
-        attempt: u32,
-    },
+    /// Being started afresh (launched, handshake, first listing): at the
+    /// host's start, or when enabled again. A retry is not `Starting`: the
+    /// status stays [`Failed`](ServerStatus::Failed) or
+    /// [`Restarting`](ServerStatus::Restarting), with the last reason,
+    /// until the retry ends.
+    Starting,
     /// Serving.
     Ready {
         /// The era it speaks.
@@ -30,7 +30,9 @@ pub enum ServerStatus {
         /// Whether its tools came from the response cache (no `tools/list`).
         tools_from_cache: bool,
     },
-    /// The last start failed; the next one is at `next_retry`.
+    /// The last start failed; the next one is at `next_retry`, and once
+    /// that has passed it is under way (the status stays `Failed`, with this
+    /// reason, until it ends).
     Failed {
         /// Why (the launcher's error: the stderr tail of a stdio server that
         /// exited, the HTTP status, "did not start within 10s", …).
@@ -41,7 +43,8 @@ pub enum ServerStatus {
         next_retry: Instant,
     },
     /// It was serving and went away (exited, hung up); it is started again
-    /// at `next_retry` (now, if it had been up long enough).
+    /// at `next_retry` (now, if it had been up long enough), and the status
+    /// stays `Restarting` until that attempt ends.
     Restarting {
         /// Why it went away (e.g. "server was killed by signal 9").
         why: String,
@@ -67,9 +70,7 @@ impl ServerStatus {
     pub fn is_down(&self) -> bool {
         matches!(
             self,
-            ServerStatus::Starting { .. }
-                | ServerStatus::Failed { .. }
-                | ServerStatus::Restarting { .. }
+            ServerStatus::Starting | ServerStatus::Failed { .. } | ServerStatus::Restarting { .. }
         )
     }
 }
@@ -104,8 +105,7 @@ impl fmt::Display for Sentence<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let Sentence(status, now) = *self;
         match status {
-            ServerStatus::Starting { attempt: 1 } => f.write_str("is starting"),
-            ServerStatus::Starting { attempt } => write!(f, "is starting (attempt {attempt})"),
+            ServerStatus::Starting => f.write_str("is starting"),
             ServerStatus::Ready { tools, .. } => write!(f, "is ready with {tools} tools"),
             ServerStatus::Failed {
                 why,

@@ -1,0 +1,70 @@
+//! The supervisor's status while it retries, driven by launchers that fail
+//! on command: no processes, no sockets, no sleeps.
+
+#![allow(clippy::unwrap_used)]
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::Duration;
+
+use mcp_host::{Backoff, Host, Launcher, ServerSpec, ServerStatus};
+use tokio::sync::{Notify, mpsc};
+
+/// A server that never starts: every attempt reports that it began, from
+/// the second on waits for `gate`, then fails with "attempt N refused".
+fn refusing(began: mpsc::UnboundedSender<u32>, gate: Arc<Notify>) -> Launcher {
+    let count = Arc::new(AtomicU32::new(0));
+    Launcher::new(move || {
+        let n = count.fetch_add(1, Ordering::SeqCst) + 1;
+        let (began, gate) = (began.clone(), gate.clone());
+        async move {
+            let _ = began.send(n);
+            if n >= 2 {
+                gate.notified().await;
+            }
+            Err(format!("attempt {n} refused").into())
+        }
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_retry_keeps_the_last_failure_until_it_ends() {
+    let (began_tx, mut began) = mpsc::unbounded_channel();
+    let gate = Arc::new(Notify::new());
+    let quick = Backoff::new()
+        .initial(Duration::from_millis(1))
+        .max(Duration::from_millis(1));
+    let spec = ServerSpec::new("flaky", refusing(began_tx, gate.clone())).backoff(quick);
+    let host = Host::builder().server(spec).start().await.unwrap();
+    assert_eq!(began.recv().await, Some(1));
+
+    // The second attempt is under way (it waits for the gate): the status
+    // still names the first failure, as it did when `start` returned.
+    assert_eq!(began.recv().await, Some(2));
+    let ServerStatus::Failed { why, attempts, .. } = host.server_status("flaky").unwrap() else {
+        panic!("{:?}", host.status())
+    };
+    assert_eq!((why.as_str(), attempts), ("attempt 1 refused", 1));
+    let said = host.server_status("flaky").unwrap().to_string();
+    assert!(said.ends_with("next attempt now"), "{said}");
+
+    // The retry ends: its own failure replaces the first.
+    let mut watch = host.watch();
+    gate.notify_one();
+    let second = tokio::time::timeout(
+        Duration::from_secs(30),
+        watch.wait_for(
+            |r| matches!(&r[0].status, ServerStatus::Failed { attempts, .. } if *attempts == 2),
+        ),
+    )
+    .await
+    .unwrap()
+    .unwrap()[0]
+        .status
+        .clone();
+    let ServerStatus::Failed { why, .. } = second else {
+        unreachable!()
+    };
+    assert_eq!(why, "attempt 2 refused");
+    host.close().await;
+}
