@@ -274,6 +274,23 @@ impl Host {
         Ok(())
     }
 
+    /// Starts a server again now: a running one is shut down first (a
+    /// host's "restart server" command), one that failed or went away is
+    /// tried at once instead of at the end of its backoff, and one being
+    /// started is started afresh. A disabled server stays disabled (see
+    /// [`set_enabled`](Host::set_enabled)), and after
+    /// [`close`](Host::close) nothing starts.
+    pub fn restart(&self, server: &str) -> Result<(), HostError> {
+        let shared = &self.inner.shared;
+        let slot = shared
+            .index(server)
+            .and_then(|i| shared.slots.get(i))
+            .ok_or_else(|| HostError::UnknownServer(server.to_owned()))?;
+        // Wakes the supervisor without changing what it wants.
+        slot.desired.send_if_modified(|d| *d == Desired::Enabled);
+        Ok(())
+    }
+
     /// The response cache, if the host has one.
     pub fn cache(&self) -> Option<&ResponseCache> {
         self.inner.shared.cache.as_ref()
@@ -384,6 +401,23 @@ impl Shared {
                 r.status = status;
             }
         });
+    }
+
+    /// Moves a `Failed` or `Restarting` status's `next_retry` to now if it
+    /// is later: the retry is under way.
+    fn retry_now(&self, i: usize) {
+        let now = Instant::now();
+        self.status
+            .send_if_modified(|all| match all.get_mut(i).map(|r| &mut r.status) {
+                Some(
+                    ServerStatus::Failed { next_retry, .. }
+                    | ServerStatus::Restarting { next_retry, .. },
+                ) if *next_retry > now => {
+                    *next_retry = now;
+                    true
+                }
+                _ => false,
+            });
     }
 
     /// Publishes a new view from the servers' current state (no I/O).
@@ -587,7 +621,10 @@ async fn supervise(shared: Arc<Shared>, i: usize, first: oneshot::Sender<()>) {
             }
             Desired::Enabled => {}
         }
-        if !retrying {
+        if retrying {
+            // Early, if woken by `restart`: the status says the retry is now.
+            shared.retry_now(i);
+        } else {
             shared.set_status(i, ServerStatus::Starting);
         }
         let attempt = tokio::select! {

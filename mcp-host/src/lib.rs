@@ -28,7 +28,8 @@
 //!   with [`ToolError::Unavailable`](mcp_tools::ToolError::Unavailable),
 //!   which tells the model what is going on and is model-correctable.
 //! - **Control.** Per server: [`enabled`](ServerSpec::enabled) (and
-//!   [`Host::set_enabled`] at run time), tool
+//!   [`Host::set_enabled`] at run time), [`Host::restart`] (a new process
+//!   now, or a failed server retried without waiting), tool
 //!   [`include`](ServerSpec::include)/[`exclude`](ServerSpec::exclude)
 //!   globs, a [`prefix`](ServerSpec::prefix).
 //! - **Cache.** [`ResponseCache`] keeps answers while their `ttlMs` says

@@ -340,6 +340,61 @@ async fn a_killed_stdio_server_is_restarted_and_its_tools_come_back() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn restart_replaces_a_running_server_with_a_new_process() {
+    let Some(py) = python_server() else { return };
+    let pids = Pids::default();
+    let host = Host::builder()
+        .server(ServerSpec::new("py", launcher(py, &pids)))
+        .start()
+        .await
+        .unwrap();
+    let ServerStatus::Ready {
+        since: first_since, ..
+    } = host.server_status("py").unwrap()
+    else {
+        panic!("{:?}", host.status())
+    };
+    let first_pid = *pids.lock().unwrap().last().unwrap();
+
+    host.restart("py").unwrap();
+    let again = wait_for(
+        &host,
+        "py",
+        "ready again",
+        |s| matches!(s, ServerStatus::Ready { since, .. } if *since > first_since),
+    )
+    .await;
+    assert!(
+        matches!(again, ServerStatus::Ready { tools, .. } if tools >= 4),
+        "{again:?}"
+    );
+    let second_pid = *pids.lock().unwrap().last().unwrap();
+    assert_ne!(second_pid, first_pid);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while is_alive(first_pid) {
+        assert!(
+            Instant::now() < deadline,
+            "the old process {first_pid} outlived the restart"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(
+        host.call("echo", json!({"text": "again"}))
+            .await
+            .unwrap()
+            .text,
+        "again"
+    );
+    assert!(matches!(
+        host.restart("nope"),
+        Err(mcp_host::HostError::UnknownServer(name)) if name == "nope"
+    ));
+
+    host.close().await;
+    assert_all_gone(&pids).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_that_crashes_after_n_calls_is_reported_with_its_stderr_and_restarted() {
     let Some(py) = python_server() else { return };
     let pids = Pids::default();

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use mcp_host::{Backoff, Host, Launcher, ServerSpec, ServerStatus};
 use tokio::sync::{Notify, mpsc};
@@ -66,5 +66,34 @@ async fn a_retry_keeps_the_last_failure_until_it_ends() {
         unreachable!()
     };
     assert_eq!(why, "attempt 2 refused");
+    host.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn restart_retries_a_failed_server_at_once() {
+    let (began_tx, mut began) = mpsc::unbounded_channel();
+    let gate = Arc::new(Notify::new());
+    let hour = Duration::from_secs(3600);
+    let patient = Backoff::new().initial(hour).max(hour);
+    let spec = ServerSpec::new("flaky", refusing(began_tx, gate.clone())).backoff(patient);
+    let host = Host::builder().server(spec).start().await.unwrap();
+    assert_eq!(began.recv().await, Some(1));
+    let ServerStatus::Failed { next_retry, .. } = host.server_status("flaky").unwrap() else {
+        panic!("{:?}", host.status())
+    };
+    assert!(next_retry > Instant::now() + Duration::from_secs(60));
+
+    // Not in an hour: now. The status says so while the attempt runs.
+    host.restart("flaky").unwrap();
+    let second = tokio::time::timeout(Duration::from_secs(30), began.recv()).await;
+    assert_eq!(second, Ok(Some(2)), "restart did not start an attempt");
+    let ServerStatus::Failed {
+        why, next_retry, ..
+    } = host.server_status("flaky").unwrap()
+    else {
+        panic!("{:?}", host.status())
+    };
+    assert_eq!(why, "attempt 1 refused");
+    assert!(next_retry <= Instant::now(), "{:?}", host.status());
     host.close().await;
 }
