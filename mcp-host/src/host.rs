@@ -1,7 +1,7 @@
 //! [`Host`]: many servers started at once, supervised, their tools merged.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Instant;
 
@@ -11,7 +11,6 @@ use mcp_proto::schema::{SubscriptionFilter, Tool};
 use mcp_tools::{McpTool, OnCollision, Server, ToolError, ToolOptions, ToolOutput, Toolbox};
 use serde_json::Value;
 use tokio::sync::{oneshot, watch};
-use tokio::task::JoinHandle;
 
 use crate::cache::{CacheTarget, ResponseCache};
 use crate::spec::{LaunchError, ServerSpec, reason};
@@ -27,6 +26,9 @@ pub enum HostError {
     /// No server has this name.
     #[error("there is no server named `{0}`")]
     UnknownServer(String),
+    /// [`Host::close`] was called: no server can be added.
+    #[error("the host was closed; build a new one to start servers")]
+    Closed,
 }
 
 /// Builds a [`Host`].
@@ -76,35 +78,12 @@ impl HostBuilder {
                 return Err(HostError::DuplicateServer(s.name.clone()));
             }
         }
-        let reports = self
-            .servers
-            .iter()
-            .map(|s| ServerReport {
-                name: s.name.clone(),
-                status: if s.enabled {
-                    ServerStatus::Starting
-                } else {
-                    ServerStatus::Disabled
-                },
-            })
-            .collect();
+        let slots: Vec<Arc<Slot>> = self.servers.into_iter().map(Slot::new).collect();
         let shared = Arc::new(Shared {
-            slots: self
-                .servers
-                .into_iter()
-                .map(|spec| Slot {
-                    lost: watch::Sender::new((0, String::new())),
-                    desired: watch::Sender::new(if spec.enabled {
-                        Desired::Enabled
-                    } else {
-                        Desired::Disabled
-                    }),
-                    spec,
-                })
-                .collect(),
-            live: Mutex::new(Vec::new()),
+            status: watch::Sender::new(slots.iter().map(|s| s.report()).collect()),
+            slots: RwLock::new(slots.clone()),
+            closed: AtomicBool::new(false),
             generations: AtomicU64::new(0),
-            status: watch::Sender::new(reports),
             view: RwLock::new(Arc::new(View {
                 toolbox: empty_toolbox().await,
                 unavailable: HashMap::new(),
@@ -115,24 +94,12 @@ impl HostBuilder {
             on_collision: self.on_collision,
             tool_options: self.tool_options,
         });
-        if let Ok(mut live) = shared.live.lock() {
-            live.resize_with(shared.slots.len(), Live::default);
-        }
-        let mut firsts = Vec::new();
-        let mut tasks = Vec::new();
-        for i in 0..shared.slots.len() {
-            let (tx, rx) = oneshot::channel();
-            firsts.push(rx);
-            tasks.push(tokio::spawn(supervise(shared.clone(), i, tx)));
-        }
+        let firsts: Vec<_> = slots.into_iter().map(|s| shared.spawn(s)).collect();
         for rx in firsts {
             let _ = rx.await;
         }
         Ok(Host {
-            inner: Arc::new(HostInner {
-                shared,
-                tasks: Mutex::new(tasks),
-            }),
+            inner: Arc::new(HostInner { shared }),
         })
     }
 }
@@ -149,12 +116,11 @@ pub struct Host {
 #[derive(Debug)]
 struct HostInner {
     shared: Arc<Shared>,
-    tasks: Mutex<Vec<JoinHandle<()>>>,
 }
 
 impl Drop for HostInner {
     fn drop(&mut self) {
-        for slot in &self.shared.slots {
+        for slot in self.shared.slots() {
             slot.desired.send_replace(Desired::Stopped);
         }
     }
@@ -201,8 +167,7 @@ impl Host {
 
     /// The client of a ready server.
     pub fn client(&self, server: &str) -> Option<Client> {
-        let i = self.inner.shared.index(server)?;
-        self.inner.shared.live_of(i).client
+        self.inner.shared.slot(server)?.live().client
     }
 
     /// Calls the tool the model knows as `name`. A tool of a server that is
@@ -221,10 +186,8 @@ impl Host {
                         .map(|r| r.server)
                         .unwrap_or_default();
                     let why = reason(&format!("went away during the call ({source})"));
-                    if let Some((i, generation)) = view.ready.get(&server) {
-                        if let Some(slot) = shared.slots.get(*i) {
-                            slot.lost.send_replace((*generation, why.clone()));
-                        }
+                    if let Some((slot, generation)) = view.ready.get(&server) {
+                        slot.lost.send_replace((*generation, why.clone()));
                     }
                     Err(ToolError::Unavailable {
                         tool: name.to_owned(),
@@ -235,8 +198,13 @@ impl Host {
                 other => other,
             };
         }
-        if let Some(&i) = view.unavailable.get(name) {
-            let report = shared.status.borrow().get(i).cloned();
+        if let Some(server) = view.unavailable.get(name) {
+            let report = shared
+                .status
+                .borrow()
+                .iter()
+                .find(|r| &r.name == server)
+                .cloned();
             if let Some(r) = report {
                 return Err(ToolError::Unavailable {
                     tool: name.to_owned(),
@@ -253,24 +221,19 @@ impl Host {
     /// Starts (`true`) or stops (`false`) a server. A disabled server's
     /// process is shut down and its tools leave the toolbox.
     pub fn set_enabled(&self, server: &str, on: bool) -> Result<(), HostError> {
-        let shared = &self.inner.shared;
-        let i = shared
-            .index(server)
-            .ok_or_else(|| HostError::UnknownServer(server.to_owned()))?;
-        if let Some(slot) = shared.slots.get(i) {
-            slot.desired.send_if_modified(|d| {
-                let want = if on {
-                    Desired::Enabled
-                } else {
-                    Desired::Disabled
-                };
-                let change = *d != Desired::Stopped && *d != want;
-                if change {
-                    *d = want;
-                }
-                change
-            });
-        }
+        let slot = self.slot(server)?;
+        slot.desired.send_if_modified(|d| {
+            let want = if on {
+                Desired::Enabled
+            } else {
+                Desired::Disabled
+            };
+            let change = *d != Desired::Stopped && *d != want;
+            if change {
+                *d = want;
+            }
+            change
+        });
         Ok(())
     }
 
@@ -281,14 +244,65 @@ impl Host {
     /// [`set_enabled`](Host::set_enabled)), and after
     /// [`close`](Host::close) nothing starts.
     pub fn restart(&self, server: &str) -> Result<(), HostError> {
-        let shared = &self.inner.shared;
-        let slot = shared
-            .index(server)
-            .and_then(|i| shared.slots.get(i))
-            .ok_or_else(|| HostError::UnknownServer(server.to_owned()))?;
+        let slot = self.slot(server)?;
         // Wakes the supervisor without changing what it wants.
         slot.desired.send_if_modified(|d| *d == Desired::Enabled);
         Ok(())
+    }
+
+    /// Adds a server while the host runs (say, one the user just wrote
+    /// into their config) and returns when its first attempt ended, as
+    /// [`HostBuilder::start`] does; a later server loses tool-name
+    /// collisions to the ones before it. To change a server, remove it and
+    /// add the new one.
+    pub async fn add(&self, spec: ServerSpec) -> Result<(), HostError> {
+        let shared = &self.inner.shared;
+        let slot = Slot::new(spec);
+        {
+            let mut slots = shared.slots_mut();
+            if shared.closed.load(Ordering::Acquire) {
+                return Err(HostError::Closed);
+            }
+            if slots.iter().any(|s| s.name() == slot.name()) {
+                return Err(HostError::DuplicateServer(slot.name().to_owned()));
+            }
+            slots.push(slot.clone());
+            // Under the same lock as `slots`: names stay unique in both.
+            shared.status.send_modify(|all| all.push(slot.report()));
+        }
+        let _ = shared.spawn(slot).await;
+        Ok(())
+    }
+
+    /// Removes a server: shuts it down as [`close`](Host::close) does, and
+    /// once it has exited drops it from the status and its tools from the
+    /// toolbox.
+    pub async fn remove(&self, server: &str) -> Result<(), HostError> {
+        let shared = &self.inner.shared;
+        let slot = self.slot(server)?;
+        slot.desired.send_replace(Desired::Stopped);
+        slot.stopped().await;
+        {
+            let mut slots = shared.slots_mut();
+            let before = slots.len();
+            slots.retain(|s| !Arc::ptr_eq(s, &slot));
+            // Only the call that took it out drops its report: a server of
+            // the same name added since keeps its own.
+            if slots.len() < before {
+                shared
+                    .status
+                    .send_modify(|all| all.retain(|r| r.name != server));
+            }
+        }
+        shared.rebuild().await;
+        Ok(())
+    }
+
+    fn slot(&self, server: &str) -> Result<Arc<Slot>, HostError> {
+        self.inner
+            .shared
+            .slot(server)
+            .ok_or_else(|| HostError::UnknownServer(server.to_owned()))
     }
 
     /// The response cache, if the host has one.
@@ -299,15 +313,17 @@ impl Host {
     /// Shuts every server down cleanly (stdio: stdin closed, then SIGTERM,
     /// then SIGKILL, as the transport does) and waits until each has.
     pub async fn close(&self) {
-        for slot in &self.inner.shared.slots {
+        let shared = &self.inner.shared;
+        let slots = {
+            let slots = shared.slots_mut();
+            shared.closed.store(true, Ordering::Release);
+            slots.clone()
+        };
+        for slot in &slots {
             slot.desired.send_replace(Desired::Stopped);
         }
-        let tasks = match self.inner.tasks.lock() {
-            Ok(mut t) => std::mem::take(&mut *t),
-            Err(_) => Vec::new(),
-        };
-        for t in tasks {
-            let _ = t.await;
+        for slot in &slots {
+            slot.stopped().await;
         }
     }
 }
@@ -319,6 +335,7 @@ enum Desired {
     Stopped,
 }
 
+/// One server: its spec, what the host wants of it, and what it is.
 #[derive(Debug)]
 struct Slot {
     spec: ServerSpec,
@@ -327,6 +344,70 @@ struct Slot {
     /// server's connection does not close by itself when the server goes
     /// away, so the host reconnects.
     lost: watch::Sender<(u64, String)>,
+    live: Mutex<Live>,
+    /// Set when its supervisor has ended (stopped, or its task is gone).
+    done: watch::Sender<bool>,
+}
+
+impl Slot {
+    fn new(spec: ServerSpec) -> Arc<Slot> {
+        Arc::new(Slot {
+            desired: watch::Sender::new(if spec.enabled {
+                Desired::Enabled
+            } else {
+                Desired::Disabled
+            }),
+            lost: watch::Sender::new((0, String::new())),
+            live: Mutex::new(Live::default()),
+            done: watch::Sender::new(false),
+            spec,
+        })
+    }
+
+    fn name(&self) -> &str {
+        &self.spec.name
+    }
+
+    /// Its report before its supervisor starts.
+    fn report(&self) -> ServerReport {
+        ServerReport {
+            name: self.spec.name.clone(),
+            status: if self.spec.enabled {
+                ServerStatus::Starting
+            } else {
+                ServerStatus::Disabled
+            },
+        }
+    }
+
+    fn live(&self) -> Live {
+        match self.live.lock() {
+            Ok(l) => l.clone(),
+            Err(p) => p.into_inner().clone(),
+        }
+    }
+
+    fn set_live(&self, f: impl FnOnce(&mut Live)) {
+        match self.live.lock() {
+            Ok(mut l) => f(&mut l),
+            Err(p) => f(&mut p.into_inner()),
+        }
+    }
+
+    /// Waits until its supervisor has ended.
+    async fn stopped(&self) {
+        let _ = self.done.subscribe().wait_for(|d| *d).await;
+    }
+}
+
+/// Marks a slot's supervisor ended when dropped: at its end, on a panic,
+/// or when the runtime drops the task.
+struct Done(Arc<Slot>);
+
+impl Drop for Done {
+    fn drop(&mut self) {
+        self.0.done.send_replace(true);
+    }
 }
 
 /// A server's connection and tools while it runs; its last tools after.
@@ -344,15 +425,18 @@ struct Live {
 #[derive(Debug)]
 struct View {
     toolbox: Toolbox,
-    unavailable: HashMap<String, usize>,
-    /// The ready servers: name → (index, generation).
-    ready: HashMap<String, (usize, u64)>,
+    /// The tools of servers that are down: tool name → server name.
+    unavailable: HashMap<String, String>,
+    /// The ready servers: name → (slot, generation).
+    ready: HashMap<String, (Arc<Slot>, u64)>,
 }
 
 #[derive(Debug)]
 struct Shared {
-    slots: Vec<Slot>,
-    live: Mutex<Vec<Live>>,
+    /// In the order they were added (earlier ones win tool-name collisions).
+    slots: RwLock<Vec<Arc<Slot>>>,
+    /// Set by [`Host::close`]: nothing is added after.
+    closed: AtomicBool,
     /// Numbers each start of each server.
     generations: AtomicU64,
     status: watch::Sender<Vec<ServerReport>>,
@@ -365,8 +449,23 @@ struct Shared {
 }
 
 impl Shared {
-    fn index(&self, name: &str) -> Option<usize> {
-        self.slots.iter().position(|s| s.spec.name == name)
+    fn slots(&self) -> Vec<Arc<Slot>> {
+        match self.slots.read() {
+            Ok(s) => s.clone(),
+            Err(p) => p.into_inner().clone(),
+        }
+    }
+
+    /// The slots, to change (held briefly, never across an await).
+    fn slots_mut(&self) -> std::sync::RwLockWriteGuard<'_, Vec<Arc<Slot>>> {
+        match self.slots.write() {
+            Ok(s) => s,
+            Err(p) => p.into_inner(),
+        }
+    }
+
+    fn slot(&self, name: &str) -> Option<Arc<Slot>> {
+        self.slots().into_iter().find(|s| s.name() == name)
     }
 
     fn view(&self) -> Arc<View> {
@@ -376,28 +475,18 @@ impl Shared {
         }
     }
 
-    fn live_of(&self, i: usize) -> Live {
-        self.live
-            .lock()
-            .ok()
-            .and_then(|l| l.get(i).cloned())
-            .unwrap_or_default()
+    /// Starts `slot`'s supervisor; the receiver hears when its first
+    /// attempt ended.
+    fn spawn(self: &Arc<Self>, slot: Arc<Slot>) -> oneshot::Receiver<()> {
+        let (tx, rx) = oneshot::channel();
+        tokio::spawn(supervise(self.clone(), slot, tx));
+        rx
     }
 
-    fn set_live(&self, i: usize, f: impl FnOnce(&mut Live)) {
-        if let Ok(mut l) = self.live.lock() {
-            if let Some(slot) = l.get_mut(i) {
-                f(slot);
-            }
-        }
-    }
-
-    fn set_status(&self, i: usize, status: ServerStatus) {
-        if let Some(slot) = self.slots.get(i) {
-            tracing::debug!(server = %slot.spec.name, status = %status, "server status");
-        }
+    fn set_status(&self, slot: &Slot, status: ServerStatus) {
+        tracing::debug!(server = %slot.name(), status = %status, "server status");
         self.status.send_modify(|all| {
-            if let Some(r) = all.get_mut(i) {
+            if let Some(r) = all.iter_mut().find(|r| r.name == slot.name()) {
                 r.status = status;
             }
         });
@@ -405,10 +494,14 @@ impl Shared {
 
     /// Moves a `Failed` or `Restarting` status's `next_retry` to now if it
     /// is later: the retry is under way.
-    fn retry_now(&self, i: usize) {
+    fn retry_now(&self, slot: &Slot) {
         let now = Instant::now();
-        self.status
-            .send_if_modified(|all| match all.get_mut(i).map(|r| &mut r.status) {
+        self.status.send_if_modified(|all| {
+            match all
+                .iter_mut()
+                .find(|r| r.name == slot.name())
+                .map(|r| &mut r.status)
+            {
                 Some(
                     ServerStatus::Failed { next_retry, .. }
                     | ServerStatus::Restarting { next_retry, .. },
@@ -417,30 +510,32 @@ impl Shared {
                     true
                 }
                 _ => false,
-            });
+            }
+        });
     }
 
     /// Publishes a new view from the servers' current state (no I/O).
     async fn rebuild(&self) {
         let _guard = self.rebuild.lock().await;
-        let live = self.live.lock().map(|l| l.clone()).unwrap_or_default();
+        let slots = self.slots();
         let mut builder = Toolbox::builder()
             .listen(false)
             .on_collision(self.on_collision)
             .tool_options(self.tool_options.clone());
         let mut down = Vec::new();
         let mut ready = HashMap::new();
-        for (i, (slot, l)) in self.slots.iter().zip(&live).enumerate() {
-            match (&l.client, &l.tools) {
+        for slot in &slots {
+            let l = slot.live();
+            match (l.client, l.tools) {
                 (Some(client), Some(tools)) => {
-                    ready.insert(slot.spec.name.clone(), (i, l.generation));
+                    ready.insert(slot.spec.name.clone(), (slot.clone(), l.generation));
                     builder = builder.server(
-                        Server::new(slot.spec.name.clone(), client.clone())
+                        Server::new(slot.spec.name.clone(), client)
                             .prefix(slot.spec.prefix.clone())
-                            .listed(tools.clone()),
+                            .listed(tools),
                     );
                 }
-                (None, Some(tools)) => down.push((i, tools)),
+                (None, Some(tools)) => down.push((slot, tools)),
                 _ => {}
             }
         }
@@ -453,12 +548,13 @@ impl Shared {
             }
         };
         let mut unavailable = HashMap::new();
-        for (i, tools) in down {
-            let prefix = self.slots.get(i).map_or("", |s| s.spec.prefix.as_str());
+        for (slot, tools) in down {
             for t in tools {
-                let name = mcp_tools::sanitize_name(&format!("{prefix}{}", t.name));
+                let name = mcp_tools::sanitize_name(&format!("{}{}", slot.spec.prefix, t.name));
                 if toolbox.get(&name).is_none() {
-                    unavailable.entry(name).or_insert(i);
+                    unavailable
+                        .entry(name)
+                        .or_insert_with(|| slot.spec.name.clone());
                 }
             }
         }
@@ -590,10 +686,9 @@ enum Ended {
 }
 
 /// One server's supervisor: start, serve, restart, until stopped.
-async fn supervise(shared: Arc<Shared>, i: usize, first: oneshot::Sender<()>) {
-    let Some(slot) = shared.slots.get(i) else {
-        return;
-    };
+async fn supervise(shared: Arc<Shared>, slot: Arc<Slot>, first: oneshot::Sender<()>) {
+    let done = Done(slot.clone());
+    let slot = &*done.0;
     let spec = &slot.spec;
     let mut desired = slot.desired.subscribe();
     let mut first = Some(first);
@@ -608,8 +703,8 @@ async fn supervise(shared: Arc<Shared>, i: usize, first: oneshot::Sender<()>) {
         match want {
             Desired::Stopped => break,
             Desired::Disabled => {
-                shared.set_status(i, ServerStatus::Disabled);
-                shared.set_live(i, |l| l.client = None);
+                shared.set_status(slot, ServerStatus::Disabled);
+                slot.set_live(|l| l.client = None);
                 shared.rebuild().await;
                 signal(&mut first);
                 failures = 0;
@@ -623,9 +718,9 @@ async fn supervise(shared: Arc<Shared>, i: usize, first: oneshot::Sender<()>) {
         }
         if retrying {
             // Early, if woken by `restart`: the status says the retry is now.
-            shared.retry_now(i);
+            shared.retry_now(slot);
         } else {
-            shared.set_status(i, ServerStatus::Starting);
+            shared.set_status(slot, ServerStatus::Starting);
         }
         let attempt = tokio::select! {
             r = tokio::time::timeout(spec.startup_timeout, start(&shared, spec)) => r,
@@ -635,7 +730,7 @@ async fn supervise(shared: Arc<Shared>, i: usize, first: oneshot::Sender<()>) {
         let why = match attempt {
             Ok(Ok(started)) => {
                 let since = Instant::now();
-                let ended = serve(&shared, i, started, since, &mut desired, &mut first).await;
+                let ended = serve(&shared, slot, started, since, &mut desired, &mut first).await;
                 match ended {
                     // It was ready; whatever comes next starts afresh.
                     Ended::Asked => {
@@ -651,14 +746,14 @@ async fn supervise(shared: Arc<Shared>, i: usize, first: oneshot::Sender<()>) {
                         };
                         let next_retry = Instant::now() + spec.backoff.delay(failures);
                         shared.set_status(
-                            i,
+                            slot,
                             ServerStatus::Restarting {
                                 why: why.clone(),
                                 attempt: failures + 1,
                                 next_retry,
                             },
                         );
-                        shared.set_live(i, |l| l.client = None);
+                        slot.set_live(|l| l.client = None);
                         shared.rebuild().await;
                         retrying = true;
                         wait_until(next_retry, &mut desired).await;
@@ -677,7 +772,7 @@ async fn supervise(shared: Arc<Shared>, i: usize, first: oneshot::Sender<()>) {
         let next_retry = Instant::now() + spec.backoff.delay(failures);
         tracing::warn!(server = %spec.name, reason = %why, attempts = failures, "server failed to start");
         shared.set_status(
-            i,
+            slot,
             ServerStatus::Failed {
                 why,
                 attempts: failures,
@@ -687,8 +782,8 @@ async fn supervise(shared: Arc<Shared>, i: usize, first: oneshot::Sender<()>) {
         signal(&mut first);
         wait_until(next_retry, &mut desired).await;
     }
-    shared.set_live(i, |l| l.client = None);
-    shared.set_status(i, ServerStatus::Stopped);
+    slot.set_live(|l| l.client = None);
+    shared.set_status(slot, ServerStatus::Stopped);
     shared.rebuild().await;
     signal(&mut first);
 }
@@ -705,15 +800,13 @@ async fn wait_until(at: Instant, desired: &mut watch::Receiver<Desired>) {
 /// re-lists its tools when it says they changed.
 async fn serve(
     shared: &Shared,
-    i: usize,
+    slot: &Slot,
     started: Started,
     since: Instant,
     desired: &mut watch::Receiver<Desired>,
     first: &mut Option<oneshot::Sender<()>>,
 ) -> Ended {
-    let Some(spec) = shared.slots.get(i).map(|s| &s.spec) else {
-        return Ended::Asked;
-    };
+    let spec = &slot.spec;
     let Started {
         client,
         tools,
@@ -733,16 +826,14 @@ async fn serve(
     };
     let count = tools.len();
     let generation = shared.generations.fetch_add(1, Ordering::Relaxed) + 1;
-    shared.set_live(i, |l| {
+    slot.set_live(|l| {
         l.client = Some(client.clone());
         l.tools = Some(tools);
         l.generation = generation;
     });
-    let Some(mut lost) = shared.slots.get(i).map(|s| s.lost.subscribe()) else {
-        return Ended::Asked;
-    };
+    let mut lost = slot.lost.subscribe();
     shared.rebuild().await;
-    shared.set_status(i, ready(count, from_cache));
+    shared.set_status(slot, ready(count, from_cache));
     signal(first);
     let closed = client.closed();
     tokio::pin!(closed);
@@ -775,9 +866,9 @@ async fn serve(
                 match list_tools(shared, spec, &client).await {
                     Ok((tools, _)) => {
                         let count = tools.len();
-                        shared.set_live(i, |l| l.tools = Some(tools));
+                        slot.set_live(|l| l.tools = Some(tools));
                         shared.rebuild().await;
-                        shared.set_status(i, ready(count, false));
+                        shared.set_status(slot, ready(count, false));
                     }
                     Err(e) => {
                         tracing::warn!(server = %spec.name, error = %e, "listing tools again failed; keeping the previous tools");
@@ -788,7 +879,7 @@ async fn serve(
             Ok(()) = prompts.changed() => invalidate(ListKind::Prompts),
             _ = desired.changed() => {
                 client.close().await;
-                shared.set_live(i, |l| l.client = None);
+                slot.set_live(|l| l.client = None);
                 shared.rebuild().await;
                 return Ended::Asked;
             }

@@ -29,7 +29,8 @@
 //!   which tells the model what is going on and is model-correctable.
 //! - **Control.** Per server: [`enabled`](ServerSpec::enabled) (and
 //!   [`Host::set_enabled`] at run time), [`Host::restart`] (a new process
-//!   now, or a failed server retried without waiting), tool
+//!   now, or a failed server retried without waiting),
+//!   [`Host::add`]/[`Host::remove`] while the host runs, tool
 //!   [`include`](ServerSpec::include)/[`exclude`](ServerSpec::exclude)
 //!   globs, a [`prefix`](ServerSpec::prefix).
 //! - **Cache.** [`ResponseCache`] keeps answers while their `ttlMs` says

@@ -395,6 +395,61 @@ async fn restart_replaces_a_running_server_with_a_new_process() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_added_at_run_time_serves_and_a_removed_one_is_shut_down() {
+    let (Some(ev), Some(py)) = (everything(), python_server()) else {
+        return;
+    };
+    let pids = Pids::default();
+    let host = Host::builder()
+        .server(ServerSpec::new("ev", launcher(ev, &pids)).prefix("ev_"))
+        .start()
+        .await
+        .unwrap();
+    assert!(host.toolbox().get("ev_echo").is_some());
+    let ev_pid = *pids.lock().unwrap().last().unwrap();
+
+    // Added: ready when `add` returns, its tools beside the first server's.
+    host.add(ServerSpec::new("py", launcher(py, &pids)).prefix("py_"))
+        .await
+        .unwrap();
+    assert!(
+        host.server_status("py").unwrap().is_ready(),
+        "{:?}",
+        host.status()
+    );
+    assert_eq!(
+        host.call("py_echo", json!({"text": "added"}))
+            .await
+            .unwrap()
+            .text,
+        "added"
+    );
+    let py_pid = *pids.lock().unwrap().last().unwrap();
+    assert_ne!(py_pid, ev_pid);
+
+    // Removed: its process has exited when `remove` returns, its tools and
+    // its report are gone, and the other server serves on.
+    host.remove("py").await.unwrap();
+    assert!(!is_alive(py_pid), "process {py_pid} outlived remove()");
+    assert!(host.server_status("py").is_none(), "{:?}", host.status());
+    let err = host
+        .call("py_echo", json!({"text": "x"}))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, ToolError::NotFound { .. }), "{err:?}");
+    assert!(
+        host.call("ev_echo", json!({"message": "still"}))
+            .await
+            .unwrap()
+            .text
+            .contains("still")
+    );
+
+    host.close().await;
+    assert_all_gone(&pids).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_that_crashes_after_n_calls_is_reported_with_its_stderr_and_restarted() {
     let Some(py) = python_server() else { return };
     let pids = Pids::default();

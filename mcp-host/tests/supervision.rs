@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
-use mcp_host::{Backoff, Host, Launcher, ServerSpec, ServerStatus};
+use mcp_host::{Backoff, Host, HostError, Launcher, ServerSpec, ServerStatus};
 use tokio::sync::{Notify, mpsc};
 
 /// A server that never starts: every attempt reports that it began, from
@@ -96,4 +96,46 @@ async fn restart_retries_a_failed_server_at_once() {
     assert_eq!(why, "attempt 1 refused");
     assert!(next_retry <= Instant::now(), "{:?}", host.status());
     host.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn servers_are_added_and_removed_while_the_host_runs() {
+    let host = Host::builder().start().await.unwrap();
+    assert!(host.status().is_empty());
+    let hour = Duration::from_secs(3600);
+    let patient = Backoff::new().initial(hour).max(hour);
+    let spec = |name: &str| {
+        let (began, _) = mpsc::unbounded_channel();
+        ServerSpec::new(name, refusing(began, Arc::new(Notify::new()))).backoff(patient)
+    };
+
+    // `add` returns once the first attempt ended, as `start` does.
+    host.add(spec("a")).await.unwrap();
+    host.add(spec("b").enabled(false)).await.unwrap();
+    let names =
+        |host: &Host| -> Vec<String> { host.status().into_iter().map(|r| r.name).collect() };
+    assert_eq!(names(&host), ["a", "b"]);
+    assert!(matches!(
+        host.server_status("a"),
+        Some(ServerStatus::Failed { .. })
+    ));
+    assert_eq!(host.server_status("b"), Some(ServerStatus::Disabled));
+    assert!(matches!(
+        host.add(spec("a")).await,
+        Err(HostError::DuplicateServer(n)) if n == "a"
+    ));
+
+    host.remove("a").await.unwrap();
+    assert_eq!(names(&host), ["b"]);
+    assert!(matches!(
+        host.remove("a").await,
+        Err(HostError::UnknownServer(n)) if n == "a"
+    ));
+    // The name is free again; the new one comes after the others.
+    host.add(spec("a")).await.unwrap();
+    assert_eq!(names(&host), ["b", "a"]);
+
+    host.close().await;
+    assert!(matches!(host.add(spec("c")).await, Err(HostError::Closed)));
+    assert_eq!(host.server_status("a"), Some(ServerStatus::Stopped));
 }
