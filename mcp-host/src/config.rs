@@ -1,13 +1,14 @@
 //! Servers from a user's configuration file (feature `config`): each
 //! [`mcp_config::ServerConfig`] as a [`ServerSpec`].
 
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use mcp_client::ClientBuilder;
 use mcp_config::{Prepared, ServerConfig, TransportConfig};
 
 use crate::cache::CacheTarget;
-use crate::host::HostBuilder;
+use crate::host::{Host, HostBuilder, HostError};
 use crate::spec::{Launcher, ServerSpec};
 
 /// Makes the client builder for each connection (name, version, handler,
@@ -83,7 +84,108 @@ impl ServerSpec {
         if let Some(include) = &server.include_tools {
             spec = spec.include(include.iter().map(String::as_str));
         }
+        spec.config = Some(server.clone());
         spec
+    }
+}
+
+/// What [`Host::apply_config`] changed, by server name.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ConfigChanges {
+    /// Entries that are new: started.
+    pub added: Vec<String>,
+    /// Entries that are gone: shut down and dropped.
+    pub removed: Vec<String>,
+    /// Entries that changed: shut down, then started from the new entry.
+    pub replaced: Vec<String>,
+}
+
+impl ConfigChanges {
+    /// Whether nothing changed.
+    pub fn is_empty(&self) -> bool {
+        self.added.is_empty() && self.removed.is_empty() && self.replaced.is_empty()
+    }
+}
+
+impl Host {
+    /// Brings the host in line with a configuration read again (the user
+    /// edited their `.mcp.json`): servers made from a configuration entry
+    /// that is gone are shut down and dropped, those whose entry changed in
+    /// any way are replaced, new entries are added, and unchanged ones keep
+    /// running untouched (with their tools, their cache and any
+    /// [`set_enabled`](Host::set_enabled) of the host). New and replaced
+    /// servers come after the others, so they lose tool-name collisions to
+    /// them.
+    /// Servers added with [`ServerSpec::new`] are left alone. `spec` makes
+    /// the spec of each new or changed entry (typically
+    /// [`ServerSpec::from_config`] with the host's client factory); it is
+    /// named after the entry. Returns when the removed servers have exited
+    /// and the new ones' first attempts ended.
+    ///
+    /// A name twice in `servers`, or the name of a server not made from a
+    /// configuration, changes nothing and is
+    /// [`HostError::DuplicateServer`]; a closed host is
+    /// [`HostError::Closed`].
+    ///
+    /// ```no_run
+    /// # async fn run(host: &mcp_host::Host, servers: &[mcp_config::ServerConfig]) -> Result<(), mcp_host::HostError> {
+    /// use std::sync::Arc;
+    /// use mcp_client::Client;
+    /// use mcp_host::ServerSpec;
+    ///
+    /// let client: mcp_host::ClientFactory = Arc::new(|| Client::builder("my-host", "1.0"));
+    /// let changes = host
+    ///     .apply_config(servers, |s| ServerSpec::from_config(s, client.clone()))
+    ///     .await?;
+    /// println!("added {:?}, removed {:?}, restarted {:?}", changes.added, changes.removed, changes.replaced);
+    /// # Ok(()) }
+    /// ```
+    pub async fn apply_config<'a>(
+        &self,
+        servers: impl IntoIterator<Item = &'a ServerConfig>,
+        spec: impl Fn(&ServerConfig) -> ServerSpec,
+    ) -> Result<ConfigChanges, HostError> {
+        let wanted: Vec<&ServerConfig> = servers.into_iter().collect();
+        let running = self.slots();
+        let mut names = HashSet::new();
+        for w in &wanted {
+            let by_hand = running
+                .iter()
+                .any(|r| r.spec.name == w.name && r.spec.config.is_none());
+            if !names.insert(w.name.as_str()) || by_hand {
+                return Err(HostError::DuplicateServer(w.name.clone()));
+            }
+        }
+        let mut changes = ConfigChanges::default();
+        let mut gone = Vec::new();
+        let mut new = Vec::new();
+        for slot in running.iter().filter(|r| r.spec.config.is_some()) {
+            if !wanted.iter().any(|w| w.name == slot.spec.name) {
+                changes.removed.push(slot.spec.name.clone());
+                gone.push(slot.clone());
+            }
+        }
+        for w in &wanted {
+            match running.iter().find(|r| r.spec.name == w.name) {
+                Some(r) if r.spec.config.as_ref() == Some(*w) => continue,
+                Some(r) => {
+                    changes.replaced.push(w.name.clone());
+                    gone.push(r.clone());
+                }
+                None => changes.added.push(w.name.clone()),
+            }
+            let mut s = spec(w);
+            s.name = w.name.clone();
+            s.config = Some((*w).clone());
+            new.push(s);
+        }
+        if self.is_closed() {
+            return Err(HostError::Closed);
+        }
+        self.remove_all(gone).await;
+        self.add_all(new).await?;
+        Ok(changes)
     }
 }
 

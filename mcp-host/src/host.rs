@@ -256,21 +256,34 @@ impl Host {
     /// collisions to the ones before it. To change a server, remove it and
     /// add the new one.
     pub async fn add(&self, spec: ServerSpec) -> Result<(), HostError> {
+        self.add_all(vec![spec]).await
+    }
+
+    /// Adds `specs` in order, all or none (a name taken, twice in `specs`,
+    /// or a closed host changes nothing), starts them at once and returns
+    /// when each one's first attempt ended.
+    pub(crate) async fn add_all(&self, specs: Vec<ServerSpec>) -> Result<(), HostError> {
         let shared = &self.inner.shared;
-        let slot = Slot::new(spec);
+        let new: Vec<Arc<Slot>> = specs.into_iter().map(Slot::new).collect();
         {
             let mut slots = shared.slots_mut();
             if shared.closed.load(Ordering::Acquire) {
                 return Err(HostError::Closed);
             }
-            if slots.iter().any(|s| s.name() == slot.name()) {
-                return Err(HostError::DuplicateServer(slot.name().to_owned()));
+            let mut names: HashSet<&str> = slots.iter().map(|s| s.name()).collect();
+            if let Some(dup) = new.iter().find(|s| !names.insert(s.name())) {
+                return Err(HostError::DuplicateServer(dup.name().to_owned()));
             }
-            slots.push(slot.clone());
+            slots.extend(new.iter().cloned());
             // Under the same lock as `slots`: names stay unique in both.
-            shared.status.send_modify(|all| all.push(slot.report()));
+            shared
+                .status
+                .send_modify(|all| all.extend(new.iter().map(|s| s.report())));
         }
-        let _ = shared.spawn(slot).await;
+        let firsts: Vec<_> = new.into_iter().map(|s| shared.spawn(s)).collect();
+        for rx in firsts {
+            let _ = rx.await;
+        }
         Ok(())
     }
 
@@ -278,24 +291,47 @@ impl Host {
     /// once it has exited drops it from the status and its tools from the
     /// toolbox.
     pub async fn remove(&self, server: &str) -> Result<(), HostError> {
-        let shared = &self.inner.shared;
         let slot = self.slot(server)?;
-        slot.desired.send_replace(Desired::Stopped);
-        slot.stopped().await;
+        self.remove_all(vec![slot]).await;
+        Ok(())
+    }
+
+    /// Stops `gone` at once, waits until each has, then drops them.
+    pub(crate) async fn remove_all(&self, gone: Vec<Arc<Slot>>) {
+        let shared = &self.inner.shared;
+        for slot in &gone {
+            slot.desired.send_replace(Desired::Stopped);
+        }
+        for slot in &gone {
+            slot.stopped().await;
+        }
         {
             let mut slots = shared.slots_mut();
-            let before = slots.len();
-            slots.retain(|s| !Arc::ptr_eq(s, &slot));
-            // Only the call that took it out drops its report: a server of
-            // the same name added since keeps its own.
-            if slots.len() < before {
-                shared
-                    .status
-                    .send_modify(|all| all.retain(|r| r.name != server));
-            }
+            // Only the call that takes a slot out drops its report: a
+            // server of the same name added since keeps its own.
+            let taken: HashSet<&str> = gone
+                .iter()
+                .filter(|g| slots.iter().any(|s| Arc::ptr_eq(s, g)))
+                .map(|g| g.name())
+                .collect();
+            slots.retain(|s| !gone.iter().any(|g| Arc::ptr_eq(s, g)));
+            shared
+                .status
+                .send_modify(|all| all.retain(|r| !taken.contains(r.name.as_str())));
         }
         shared.rebuild().await;
-        Ok(())
+    }
+
+    /// The servers, in order.
+    #[cfg(feature = "config")]
+    pub(crate) fn slots(&self) -> Vec<Arc<Slot>> {
+        self.inner.shared.slots()
+    }
+
+    /// Whether [`close`](Host::close) was called.
+    #[cfg(feature = "config")]
+    pub(crate) fn is_closed(&self) -> bool {
+        self.inner.shared.closed.load(Ordering::Acquire)
     }
 
     fn slot(&self, server: &str) -> Result<Arc<Slot>, HostError> {
@@ -337,8 +373,8 @@ enum Desired {
 
 /// One server: its spec, what the host wants of it, and what it is.
 #[derive(Debug)]
-struct Slot {
-    spec: ServerSpec,
+pub(crate) struct Slot {
+    pub(crate) spec: ServerSpec,
     desired: watch::Sender<Desired>,
     /// A call saw the connection of this generation fail (why): a remote
     /// server's connection does not close by itself when the server goes

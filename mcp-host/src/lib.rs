@@ -81,7 +81,10 @@
 //!
 //! # Feature flags
 //!
-//! - `config` (off): servers from `mcp-config` entries.
+//! - `config` (off): servers from `mcp-config` entries, and
+//!   `Host::apply_config` to follow edits of the user's file (unchanged
+//!   servers keep running; new, changed and deleted ones are started,
+//!   restarted and shut down).
 
 mod cache;
 #[cfg(feature = "config")]
@@ -101,4 +104,4 @@ pub use spec::{DEFAULT_STARTUP_TIMEOUT, LaunchError, Launcher, MAX_REASON_CHARS,
 pub use status::{Backoff, ServerReport, ServerStatus};
 
 #[cfg(feature = "config")]
-pub use config::{ClientFactory, TransportAdjust};
+pub use config::{ClientFactory, ConfigChanges, TransportAdjust};

@@ -96,6 +96,10 @@ pub struct ServerSpec {
     pub(crate) include: Vec<Glob>,
     pub(crate) exclude: Vec<Glob>,
     pub(crate) cache_target: Option<CacheTarget>,
+    /// The configuration entry it was made from, which
+    /// [`Host::apply_config`](crate::Host::apply_config) compares.
+    #[cfg(feature = "config")]
+    pub(crate) config: Option<mcp_config::ServerConfig>,
 }
 
 impl ServerSpec {
@@ -111,6 +115,8 @@ impl ServerSpec {
             include: Vec::new(),
             exclude: Vec::new(),
             cache_target: None,
+            #[cfg(feature = "config")]
+            config: None,
         }
     }
 

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use mcp_client::Client;
 use mcp_config::{ConfigFile, Resolver};
-use mcp_host::{Host, ServerStatus};
+use mcp_host::{Host, ServerSpec, ServerStatus};
 use mcp_tools::ToolError;
 use serde_json::json;
 use test_support::{free_port, listening};
@@ -181,4 +181,111 @@ async fn a_remote_server_that_goes_away_is_reconnected_when_it_comes_back() {
     .unwrap();
     assert!(host.call("echo", json!({"message": "3"})).await.is_ok());
     host.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_edited_config_is_applied_without_touching_unchanged_servers() {
+    let (Some(everything), Some(_python)) = (test_support::everything(), test_support::python())
+    else {
+        return;
+    };
+    let resolver = Resolver::new().env_vars([
+        ("NODE", everything.program.to_str().unwrap().to_owned()),
+        (
+            "EVERYTHING_JS",
+            everything.args[0].to_str().unwrap().to_owned(),
+        ),
+        (
+            "PEERS",
+            test_support::peers_dir().to_str().unwrap().to_owned(),
+        ),
+        (
+            "REPO",
+            test_support::workspace_dir().to_str().unwrap().to_owned(),
+        ),
+    ]);
+    let read = |text: &str| {
+        ConfigFile::parse(".mcp.json", text, None)
+            .unwrap()
+            .resolve(&resolver)
+            .unwrap()
+    };
+    let everything =
+        r#""everything": {"command": "${NODE}", "args": ["${EVERYTHING_JS}", "stdio"]}"#;
+    let python = r#""python": {"command": "${PEERS}/py/bin/python", "args": ["${REPO}/peers/python_server.py", "stdio"]"#;
+    let before = read(&format!(
+        r#"{{"mcpServers": {{{everything}, {python}}}, "gone": {{"command": "sh", "args": ["-c", "exit 1"], "disabled": true}}}}}}"#
+    ));
+    let client: mcp_host::ClientFactory = Arc::new(|| {
+        Client::builder("mcp-host-tests", "0.1.0").probe_timeout(Duration::from_secs(60))
+    });
+    let host = Host::builder()
+        .config_servers(&before, client.clone())
+        .start()
+        .await
+        .unwrap();
+    let since = |name: &str| match host.server_status(name) {
+        Some(ServerStatus::Ready { since, .. }) => since,
+        other => panic!("{name}: {other:?}; {:?}", host.status()),
+    };
+    let (everything_since, python_since) = (since("everything"), since("python"));
+    let old_python = host.client("python").unwrap();
+
+    // The same file read again changes nothing.
+    let spec = |s: &mcp_config::ServerConfig| ServerSpec::from_config(s, client.clone());
+    let changes = host.apply_config(&before, spec).await.unwrap();
+    assert!(changes.is_empty(), "{changes:?}");
+
+    // Edited: python gets an environment variable, `gone` is deleted, and
+    // a broken server is added.
+    let after = read(&format!(
+        r#"{{"mcpServers": {{{everything}, {python}, "env": {{"EDITED": "1"}}}}, "new": {{"command": "sh", "args": ["-c", "echo 'no token' >&2; exit 3"]}}}}}}"#
+    ));
+    let changes = host.apply_config(&after, spec).await.unwrap();
+    assert_eq!(changes.added, ["new"]);
+    assert_eq!(changes.removed, ["gone"]);
+    assert_eq!(changes.replaced, ["python"]);
+    let names: Vec<String> = host.status().into_iter().map(|r| r.name).collect();
+    // The new and the replaced ones come after the untouched one.
+    assert_eq!(names, ["everything", "new", "python"]);
+    assert_eq!(since("everything"), everything_since, "untouched");
+    assert!(since("python") > python_since, "restarted");
+    assert!(
+        old_python.close_reason().is_some(),
+        "the old python is closed"
+    );
+    let Some(ServerStatus::Failed { why, .. }) = host.server_status("new") else {
+        panic!("{:?}", host.status())
+    };
+    assert!(why.contains("no token"), "{why}");
+    let renamed = host
+        .toolbox()
+        .collisions()
+        .into_iter()
+        .find(|c| c.server == "python" && c.tool == "echo")
+        .and_then(|c| c.renamed_to)
+        .unwrap();
+    let out = host
+        .call(&renamed, json!({"text": "edited"}))
+        .await
+        .unwrap();
+    assert_eq!(out.text, "edited");
+
+    // A name a server added by hand holds is refused, and nothing changes.
+    let by_hand = mcp_host::Launcher::new(|| async { Err("by hand".into()) });
+    host.add(ServerSpec::new("mine", by_hand)).await.unwrap();
+    let clash = read(r#"{"mcpServers": {"mine": {"command": "true"}}}"#);
+    let err = host.apply_config(&clash, spec).await.unwrap_err();
+    assert!(
+        matches!(&err, mcp_host::HostError::DuplicateServer(n) if n == "mine"),
+        "{err}"
+    );
+    let names: Vec<String> = host.status().into_iter().map(|r| r.name).collect();
+    assert_eq!(names, ["everything", "new", "python", "mine"]);
+
+    host.close().await;
+    assert!(matches!(
+        host.apply_config(&after, spec).await,
+        Err(mcp_host::HostError::Closed)
+    ));
 }
