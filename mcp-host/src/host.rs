@@ -437,7 +437,8 @@ impl Slot {
 }
 
 /// Marks a slot's supervisor ended when dropped: at its end, on a panic,
-/// or when the runtime drops the task.
+/// or when the runtime drops the task (even one never polled: the task's
+/// future owns it from the spawn).
 struct Done(Arc<Slot>);
 
 impl Drop for Done {
@@ -515,7 +516,7 @@ impl Shared {
     /// attempt ended.
     fn spawn(self: &Arc<Self>, slot: Arc<Slot>) -> oneshot::Receiver<()> {
         let (tx, rx) = oneshot::channel();
-        tokio::spawn(supervise(self.clone(), slot, tx));
+        tokio::spawn(supervise(self.clone(), Done(slot), tx));
         rx
     }
 
@@ -722,8 +723,7 @@ enum Ended {
 }
 
 /// One server's supervisor: start, serve, restart, until stopped.
-async fn supervise(shared: Arc<Shared>, slot: Arc<Slot>, first: oneshot::Sender<()>) {
-    let done = Done(slot.clone());
+async fn supervise(shared: Arc<Shared>, done: Done, first: oneshot::Sender<()>) {
     let slot = &*done.0;
     let spec = &slot.spec;
     let mut desired = slot.desired.subscribe();

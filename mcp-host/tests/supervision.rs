@@ -139,3 +139,43 @@ async fn servers_are_added_and_removed_while_the_host_runs() {
     assert!(matches!(host.add(spec("c")).await, Err(HostError::Closed)));
     assert_eq!(host.server_status("a"), Some(ServerStatus::Stopped));
 }
+
+/// A host outlives the runtime that ran its servers (an app that shut one
+/// runtime down and closes the host from another): `close` and `remove`
+/// return at once instead of waiting for supervisors that are gone.
+#[test]
+fn close_returns_after_the_runtime_that_ran_the_servers_is_gone() {
+    let runtime = || {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap()
+    };
+    let first = runtime();
+    let host = first.block_on(async {
+        let (began, _) = mpsc::unbounded_channel();
+        let hour = Duration::from_secs(3600);
+        let spec = |name: &str| {
+            ServerSpec::new(name, refusing(began.clone(), Arc::new(Notify::new())))
+                .backoff(Backoff::new().initial(hour).max(hour))
+        };
+        Host::builder()
+            .server(spec("a"))
+            .server(spec("b"))
+            .start()
+            .await
+            .unwrap()
+    });
+    drop(first);
+    let second = runtime();
+    second.block_on(async {
+        let within = Duration::from_secs(30);
+        tokio::time::timeout(within, host.remove("a"))
+            .await
+            .expect("remove waited for a supervisor that is gone")
+            .unwrap();
+        tokio::time::timeout(within, host.close())
+            .await
+            .expect("close waited for a supervisor that is gone");
+    });
+}
