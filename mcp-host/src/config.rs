@@ -111,8 +111,8 @@ impl ConfigChanges {
 impl Host {
     /// Brings the host in line with a configuration read again (the user
     /// edited their `.mcp.json`): servers made from a configuration entry
-    /// that is gone are shut down and dropped, those whose entry changed in
-    /// any way are replaced, new entries are added, and unchanged ones keep
+    /// that is gone are shut down and dropped, those whose entry changed
+    /// (in anything but its display `title` and `description`) are replaced, new entries are added, and unchanged ones keep
     /// running untouched (with their tools, their cache and any
     /// [`set_enabled`](Host::set_enabled) of the host). New and replaced
     /// servers come after the others, so they lose tool-name collisions to
@@ -168,7 +168,7 @@ impl Host {
         }
         for w in &wanted {
             match running.iter().find(|r| r.spec.name == w.name) {
-                Some(r) if r.spec.config.as_ref() == Some(*w) => continue,
+                Some(r) if r.spec.config.as_ref().is_some_and(|c| same_server(c, w)) => continue,
                 Some(r) => {
                     changes.replaced.push(w.name.clone());
                     gone.push(r.clone());
@@ -202,6 +202,18 @@ impl HostBuilder {
         }
         self
     }
+}
+
+/// Whether two entries start the same server: equal but for their display
+/// `title` and `description`, which no server sees.
+fn same_server(a: &ServerConfig, b: &ServerConfig) -> bool {
+    let shown = |c: &ServerConfig| {
+        let mut c = c.clone();
+        c.title = None;
+        c.description = None;
+        c
+    };
+    shown(a) == shown(b)
 }
 
 /// The entry's identity for the cache: name, kind, and the command line or

@@ -231,9 +231,13 @@ async fn an_edited_config_is_applied_without_touching_unchanged_servers() {
     let (everything_since, python_since) = (since("everything"), since("python"));
     let old_python = host.client("python").unwrap();
 
-    // The same file read again changes nothing.
+    // The same file read again changes nothing; nor does a new title.
     let spec = |s: &mcp_config::ServerConfig| ServerSpec::from_config(s, client.clone());
     let changes = host.apply_config(&before, spec).await.unwrap();
+    assert!(changes.is_empty(), "{changes:?}");
+    let mut retitled = before.clone();
+    retitled[0].title = Some("Everything".into());
+    let changes = host.apply_config(&retitled, spec).await.unwrap();
     assert!(changes.is_empty(), "{changes:?}");
 
     // Edited: python gets an environment variable, `gone` is deleted, and
