@@ -1,6 +1,6 @@
 //! Runnable examples of the mcp-rs crates.
 //!
-//! The binaries live in `src/bin/` (`self_spawn`, `toolbox`, `mcp-http`,
+//! The binaries live in `src/bin/` (`self_spawn`, `toolbox`, `host`, `mcp-http`,
 //! `bench-client`, `scale-bench`, `conformance-client`). The `mcp`
 //! command-line client is its own crate, `mcp-cli`. The benchmark binaries
 //! read their `--flag value` command lines with [`flags`]; the scale
