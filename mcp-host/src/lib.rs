@@ -23,7 +23,8 @@
 //!   same way.
 //! - **Observe.** [`Host::status`] and [`Host::watch`]: per server
 //!   [`ServerStatus`] (starting, ready with era and tool count, failed
-//!   with why and the next retry, restarting, disabled).
+//!   with why and the next retry, restarting, disabled). A failure's
+//!   reason stays in the status while its retry runs.
 //! - **Fail fast.** A call to a tool whose server is down fails at once
 //!   with [`ToolError::Unavailable`](mcp_tools::ToolError::Unavailable),
 //!   which tells the model what is going on and is model-correctable.
