@@ -123,7 +123,8 @@ impl Host {
     /// named after the entry. Returns when the removed servers have exited
     /// and the new ones' first attempts ended.
     ///
-    /// A name twice in `servers`, or the name of a server not made from a
+    /// Calls run one at a time, each against what the one before left. A
+    /// name twice in `servers`, or the name of a server not made from a
     /// configuration, changes nothing and is
     /// [`HostError::DuplicateServer`]; a closed host is
     /// [`HostError::Closed`].
@@ -147,6 +148,7 @@ impl Host {
         spec: impl Fn(&ServerConfig) -> ServerSpec,
     ) -> Result<ConfigChanges, HostError> {
         let wanted: Vec<&ServerConfig> = servers.into_iter().collect();
+        let _one_at_a_time = self.applying().await;
         let running = self.slots();
         let mut names = HashSet::new();
         for w in &wanted {

@@ -90,6 +90,8 @@ impl HostBuilder {
                 ready: HashMap::new(),
             })),
             rebuild: tokio::sync::Mutex::new(()),
+            #[cfg(feature = "config")]
+            applying: tokio::sync::Mutex::new(()),
             cache: self.cache,
             on_collision: self.on_collision,
             tool_options: self.tool_options,
@@ -328,6 +330,12 @@ impl Host {
         self.inner.shared.slots()
     }
 
+    /// Waits for any other [`apply_config`](Host::apply_config) to end.
+    #[cfg(feature = "config")]
+    pub(crate) async fn applying(&self) -> tokio::sync::MutexGuard<'_, ()> {
+        self.inner.shared.applying.lock().await
+    }
+
     /// Whether [`close`](Host::close) was called.
     #[cfg(feature = "config")]
     pub(crate) fn is_closed(&self) -> bool {
@@ -480,6 +488,10 @@ struct Shared {
     view: RwLock<Arc<View>>,
     /// Held while a new view is built, so views are published in order.
     rebuild: tokio::sync::Mutex<()>,
+    /// Held through a whole [`Host::apply_config`]: one at a time, each
+    /// diffing against what the one before left.
+    #[cfg(feature = "config")]
+    applying: tokio::sync::Mutex<()>,
     cache: Option<ResponseCache>,
     on_collision: OnCollision,
     tool_options: ToolOptions,

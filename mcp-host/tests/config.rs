@@ -293,3 +293,41 @@ async fn an_edited_config_is_applied_without_touching_unchanged_servers() {
         Err(mcp_host::HostError::Closed)
     ));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn edits_applied_at_once_are_applied_one_after_the_other() {
+    let read = |names: &[&str]| {
+        let entries: Vec<String> = names
+            .iter()
+            .map(|n| format!(r#""{n}": {{"command": "sh", "args": ["-c", "exit 1"]}}"#))
+            .collect();
+        let text = format!(r#"{{"mcpServers": {{{}}}}}"#, entries.join(", "));
+        ConfigFile::parse(".mcp.json", &text, None)
+            .unwrap()
+            .resolve(&Resolver::new())
+            .unwrap()
+    };
+    let client: mcp_host::ClientFactory = Arc::new(|| Client::builder("mcp-host-tests", "0.1.0"));
+    let spec = |s: &mcp_config::ServerConfig| ServerSpec::from_config(s, client.clone());
+    let host = Host::builder()
+        .config_servers(&read(&["x", "y"]), client.clone())
+        .start()
+        .await
+        .unwrap();
+    // Both would remove y (which takes a moment) and add z.
+    let edited = read(&["x", "z"]);
+    let (one, two) = tokio::join!(
+        host.apply_config(&edited, spec),
+        host.apply_config(&edited, spec)
+    );
+    let (one, two) = (one.unwrap(), two.unwrap());
+    // The first changed it; the second found it changed.
+    assert_eq!(
+        (one.removed, one.added),
+        (vec!["y".to_owned()], vec!["z".to_owned()])
+    );
+    assert!(two.is_empty(), "{two:?}");
+    let names: Vec<String> = host.status().into_iter().map(|r| r.name).collect();
+    assert_eq!(names, ["x", "z"]);
+    host.close().await;
+}
