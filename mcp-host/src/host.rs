@@ -355,7 +355,8 @@ impl Host {
     }
 
     /// Shuts every server down cleanly (stdio: stdin closed, then SIGTERM,
-    /// then SIGKILL, as the transport does) and waits until each has.
+    /// then SIGKILL, as the transport does) and waits until each has. After
+    /// it, [`add`](Host::add) fails with [`HostError::Closed`].
     pub async fn close(&self) {
         let shared = &self.inner.shared;
         let slots = {
