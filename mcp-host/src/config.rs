@@ -112,12 +112,12 @@ impl Host {
     /// Brings the host in line with a configuration read again (the user
     /// edited their `.mcp.json`): servers made from a configuration entry
     /// that is gone are shut down and dropped, those whose entry changed
-    /// (in anything but its display `title` and `description`) are replaced, new entries are added, and unchanged ones keep
-    /// running untouched (with their tools, their cache and any
+    /// (in anything but its display `title` and `description`) are
+    /// replaced, new entries are added, and unchanged ones keep running
+    /// untouched (with their tools, their cache and any
     /// [`set_enabled`](Host::set_enabled) of the host). New and replaced
     /// servers come after the others, so they lose tool-name collisions to
-    /// them.
-    /// Servers added with [`ServerSpec::new`] are left alone. `spec` makes
+    /// them. Servers added with [`ServerSpec::new`] are left alone. `spec` makes
     /// the spec of each new or changed entry (typically
     /// [`ServerSpec::from_config`] with the host's client factory); it is
     /// named after the entry. Returns when the removed servers have exited
