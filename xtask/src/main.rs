@@ -227,7 +227,9 @@ fn ci() -> Result {
         "warnings",
     ]))?;
     feature_builds()?;
-    test(&[])?;
+    // Every test binary runs even after one fails: one CI run names every
+    // failing test, not only those of the first failing crate.
+    test(&["--no-fail-fast".to_owned()])?;
     // Optional features that default builds skip: full JSON Schema validation
     // and the rig adapter (its test drives a real server through rig).
     run(cargo()
