@@ -94,6 +94,7 @@ mod file_store;
 mod host;
 mod spec;
 mod status;
+mod supervisor;
 
 pub use cache::{
     CacheEntry, CacheKey, CacheStats, CacheStore, CacheTarget, DEFAULT_MAX_ENTRIES, MAX_TTL,

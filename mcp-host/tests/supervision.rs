@@ -137,6 +137,12 @@ async fn servers_are_added_and_removed_while_the_host_runs() {
 
     host.close().await;
     assert!(matches!(host.add(spec("c")).await, Err(HostError::Closed)));
+    let twice = Host::builder()
+        .server(spec("d"))
+        .server(spec("d"))
+        .start()
+        .await;
+    assert!(matches!(twice, Err(HostError::DuplicateServer(n)) if n == "d"));
     assert_eq!(host.server_status("a"), Some(ServerStatus::Stopped));
 }
 

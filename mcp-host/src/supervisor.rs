@@ -1,0 +1,309 @@
+//! One server's supervisor: start it, serve it, restart it, until the host
+//! stops it. It alone writes the server's status and live state.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+use mcp_client::{Client, ListKind, ResponseFuture};
+use mcp_proto::Era;
+use mcp_proto::schema::{SubscriptionFilter, Tool};
+use tokio::sync::{oneshot, watch};
+
+use crate::cache::CacheTarget;
+use crate::host::{Desired, Done, Shared, Slot};
+use crate::spec::{LaunchError, ServerSpec, reason};
+use crate::status::ServerStatus;
+
+/// Signals the end of the first attempt (once).
+fn signal(first: &mut Option<oneshot::Sender<()>>) {
+    if let Some(f) = first.take() {
+        let _ = f.send(());
+    }
+}
+
+/// A started server: its client, its tools, and what keeps it current.
+struct Started {
+    client: Client,
+    tools: Vec<Tool>,
+    from_cache: bool,
+    changes: watch::Receiver<u64>,
+    /// The open `subscriptions/listen` request (2026-07-28), if any.
+    _listen: Option<ResponseFuture<mcp_proto::schema::ListenResult>>,
+}
+
+/// Launches, connects and lists (through the cache).
+async fn start(shared: &Shared, spec: &ServerSpec) -> Result<Started, LaunchError> {
+    let client = spec.launcher.launch().await?;
+    // Subscribe before listing: a change during the listing is seen.
+    let changes = client.list_changed(ListKind::Tools);
+    let (tools, from_cache) = list_tools(shared, spec, &client).await?;
+    let listen = client.server().and_then(|info| {
+        // The changes the server announces, on a 2026-07-28 stream (legacy
+        // servers send them unasked).
+        let caps = &info.capabilities;
+        let on = |c: Option<bool>| c.unwrap_or(false);
+        let mut filter = SubscriptionFilter::new();
+        if on(caps.tools.as_ref().and_then(|c| c.list_changed)) {
+            filter = filter.with_tools_list_changed();
+        }
+        if on(caps.prompts.as_ref().and_then(|c| c.list_changed)) {
+            filter = filter.with_prompts_list_changed();
+        }
+        if on(caps.resources.as_ref().and_then(|c| c.list_changed)) {
+            filter = filter.with_resources_list_changed();
+        }
+        (info.era() == Era::Modern && filter != SubscriptionFilter::new())
+            .then(|| client.listen(filter))
+    });
+    Ok(Started {
+        client,
+        tools,
+        from_cache,
+        changes,
+        _listen: listen,
+    })
+}
+
+/// The server's tools the host offers, from the cache while fresh.
+async fn list_tools(
+    shared: &Shared,
+    spec: &ServerSpec,
+    client: &Client,
+) -> Result<(Vec<Tool>, bool), LaunchError> {
+    if client
+        .server()
+        .is_some_and(|info| info.capabilities.tools.is_none())
+    {
+        return Ok((Vec::new(), false));
+    }
+    let (all, from_cache) = match &shared.cache {
+        Some(cache) => {
+            let target = target_of(spec);
+            match cache.cached_list::<Tool>(&target) {
+                Some(tools) => (tools, true),
+                None => (cache.list_all::<Tool>(client, &target).await?, false),
+            }
+        }
+        None => (client.list_all::<Tool>().await?, false),
+    };
+    Ok((
+        all.into_iter().filter(|t| spec.allows(&t.name)).collect(),
+        from_cache,
+    ))
+}
+
+fn target_of(spec: &ServerSpec) -> CacheTarget {
+    spec.cache_target
+        .clone()
+        .unwrap_or_else(|| CacheTarget::new(spec.name.clone()))
+}
+
+/// How a served stretch ended.
+enum Ended {
+    /// The connection closed by itself.
+    Died(String),
+    /// The host asked (disable, stop); the client is closed.
+    Asked,
+}
+
+/// One server's supervisor: start, serve, restart, until stopped.
+pub(crate) async fn supervise(shared: Arc<Shared>, done: Done, first: oneshot::Sender<()>) {
+    let slot = &*done.0;
+    let spec = &slot.spec;
+    let mut desired = slot.desired.subscribe();
+    let mut first = Some(first);
+    let mut failures = 0u32;
+    // Whether the status already says this attempt is a retry (`Failed` or
+    // `Restarting`, its `next_retry` now past). It keeps the last reason
+    // while the retry runs, so an observer never sees the reason replaced
+    // by a bare "starting" between two failures.
+    let mut retrying = false;
+    loop {
+        let want = *desired.borrow_and_update();
+        match want {
+            Desired::Stopped => break,
+            Desired::Disabled => {
+                shared.set_status(slot, ServerStatus::Disabled);
+                slot.set_live(|l| l.client = None);
+                shared.rebuild().await;
+                signal(&mut first);
+                failures = 0;
+                retrying = false;
+                if desired.changed().await.is_err() {
+                    break;
+                }
+                continue;
+            }
+            Desired::Enabled => {}
+        }
+        if retrying {
+            // Early, if woken by `restart`: the status says the retry is now.
+            shared.retry_now(slot);
+        } else {
+            shared.set_status(slot, ServerStatus::Starting);
+        }
+        let attempt = tokio::select! {
+            r = tokio::time::timeout(spec.startup_timeout, start(&shared, spec)) => r,
+            // Disabled or stopped meanwhile: dropping the start kills it.
+            _ = desired.changed() => continue,
+        };
+        let why = match attempt {
+            Ok(Ok(started)) => {
+                let since = Instant::now();
+                let ended = serve(&shared, slot, started, since, &mut desired, &mut first).await;
+                match ended {
+                    // It was ready; whatever comes next starts afresh.
+                    Ended::Asked => {
+                        retrying = false;
+                        continue;
+                    }
+                    Ended::Died(why) => {
+                        tracing::warn!(server = %spec.name, reason = %why, "server went away; restarting");
+                        failures = if since.elapsed() >= spec.backoff.reset_after {
+                            0
+                        } else {
+                            failures + 1
+                        };
+                        let next_retry = Instant::now() + spec.backoff.delay(failures);
+                        shared.set_status(
+                            slot,
+                            ServerStatus::Restarting {
+                                why: why.clone(),
+                                attempt: failures + 1,
+                                next_retry,
+                            },
+                        );
+                        slot.set_live(|l| l.client = None);
+                        shared.rebuild().await;
+                        retrying = true;
+                        wait_until(next_retry, &mut desired).await;
+                        continue;
+                    }
+                }
+            }
+            Ok(Err(e)) => reason(&e.to_string()),
+            Err(_) => format!(
+                "did not start within {:?} (startup timeout)",
+                spec.startup_timeout
+            ),
+        };
+        failures += 1;
+        retrying = true;
+        let next_retry = Instant::now() + spec.backoff.delay(failures);
+        tracing::warn!(server = %spec.name, reason = %why, attempts = failures, "server failed to start");
+        shared.set_status(
+            slot,
+            ServerStatus::Failed {
+                why,
+                attempts: failures,
+                next_retry,
+            },
+        );
+        signal(&mut first);
+        wait_until(next_retry, &mut desired).await;
+    }
+    slot.set_live(|l| l.client = None);
+    shared.set_status(slot, ServerStatus::Stopped);
+    shared.rebuild().await;
+    signal(&mut first);
+}
+
+/// Sleeps until `at`, or until the desired state changes.
+async fn wait_until(at: Instant, desired: &mut watch::Receiver<Desired>) {
+    tokio::select! {
+        _ = tokio::time::sleep_until(at.into()) => {}
+        _ = desired.changed() => {}
+    }
+}
+
+/// Serves a started server until it goes away or the host asks it to stop;
+/// re-lists its tools when it says they changed.
+async fn serve(
+    shared: &Shared,
+    slot: &Slot,
+    started: Started,
+    since: Instant,
+    desired: &mut watch::Receiver<Desired>,
+    first: &mut Option<oneshot::Sender<()>>,
+) -> Ended {
+    let spec = &slot.spec;
+    let Started {
+        client,
+        tools,
+        from_cache,
+        mut changes,
+        _listen,
+    } = started;
+    let version = client
+        .protocol_version()
+        .unwrap_or(mcp_proto::ProtocolVersion::LATEST_LEGACY);
+    let ready = |tools: usize, from_cache: bool| ServerStatus::Ready {
+        era: version.era(),
+        protocol_version: version,
+        tools,
+        since,
+        tools_from_cache: from_cache,
+    };
+    let count = tools.len();
+    let generation = shared.generations.fetch_add(1, Ordering::Relaxed) + 1;
+    slot.set_live(|l| {
+        l.client = Some(client.clone());
+        l.tools = Some(tools);
+        l.generation = generation;
+    });
+    let mut lost = slot.lost.subscribe();
+    shared.rebuild().await;
+    shared.set_status(slot, ready(count, from_cache));
+    signal(first);
+    let closed = client.closed();
+    tokio::pin!(closed);
+    let mut watching = true;
+    // Other lists only invalidate the cache (the host keeps no copy).
+    let mut resources = client.list_changed(ListKind::Resources);
+    let mut prompts = client.list_changed(ListKind::Prompts);
+    let invalidate = |kind: ListKind| {
+        if let Some(cache) = &shared.cache {
+            cache.invalidate(&target_of(spec).server, kind);
+        }
+    };
+    loop {
+        tokio::select! {
+            why = &mut closed => return Ended::Died(reason(&why.to_string())),
+            r = async { lost.wait_for(|(g, _)| *g == generation).await.map(|v| v.1.clone()) } => {
+                let why = r.unwrap_or_default();
+                tracing::warn!(server = %spec.name, reason = %why, "connection lost; reconnecting");
+                client.close().await;
+                return Ended::Died(why);
+            }
+            r = changes.changed(), if watching => {
+                if r.is_err() {
+                    watching = false;
+                    continue;
+                }
+                changes.borrow_and_update();
+                invalidate(ListKind::Tools);
+                tracing::debug!(server = %spec.name, "tools changed; listing again");
+                match list_tools(shared, spec, &client).await {
+                    Ok((tools, _)) => {
+                        let count = tools.len();
+                        slot.set_live(|l| l.tools = Some(tools));
+                        shared.rebuild().await;
+                        shared.set_status(slot, ready(count, false));
+                    }
+                    Err(e) => {
+                        tracing::warn!(server = %spec.name, error = %e, "listing tools again failed; keeping the previous tools");
+                    }
+                }
+            }
+            Ok(()) = resources.changed() => invalidate(ListKind::Resources),
+            Ok(()) = prompts.changed() => invalidate(ListKind::Prompts),
+            _ = desired.changed() => {
+                client.close().await;
+                slot.set_live(|l| l.client = None);
+                shared.rebuild().await;
+                return Ended::Asked;
+            }
+        }
+    }
+}
