@@ -78,7 +78,7 @@ pub use session::{EraHint, ServerInfo, VersionChoice};
 pub use client::skills::LoadedSkill;
 #[cfg(feature = "tokio")]
 pub use client::{
-    Client, ClientBuilder, DEFAULT_MAX_LIST_PAGES, Driver, MAX_CONCURRENT_SERVER_REQUESTS,
+    Client, ClientBuilder, DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_LIST_PAGES, Driver,
     MAX_QUEUED_NOTIFICATIONS, ProgressFn, RequestBuilder, ResponseFuture,
 };
 

@@ -15,8 +15,8 @@ use mcp_proto::{Era, ErrorObject, ProtocolVersion, RawJson};
 use super::calls::{Pending, Purpose};
 use super::core::Phase;
 use super::era::HintState;
-use super::wire::{empty_object, splice_meta};
-use super::{CallOptions, Embedded, EraHint, Event, Session, Transmit, VersionChoice};
+use super::wire::{MetaParts, compose_params, empty_object};
+use super::{CallOptions, EraHint, Event, Session, Transmit, VersionChoice};
 use crate::error::{CloseReason, HandshakeError};
 
 /// What the server is, once negotiated.
@@ -64,7 +64,15 @@ impl Session {
         self.modern_meta = self.build_modern_meta(v);
         self.transmit.push_back(Transmit::ProtocolVersion(v));
         let id = self.alloc_id();
-        let params = splice_meta(None, &self.modern_meta, None);
+        let params = compose_params(
+            None,
+            &MetaParts {
+                protocol: &self.modern_meta,
+                progress_token: None,
+                caller: None,
+            },
+        )
+        .unwrap_or_else(empty_object);
         self.transmit.push_back(Transmit::Message(
             Request::new(id.clone(), "server/discover", Some(params)).into(),
         ));
@@ -87,7 +95,7 @@ impl Session {
                 rounds: 0,
                 resent: false,
                 progress_token: None,
-                embedded: Embedded::default(),
+                meta: None,
                 hinted: false,
             },
         );
@@ -128,7 +136,7 @@ impl Session {
                 rounds: 0,
                 resent: false,
                 progress_token: None,
-                embedded: Embedded::default(),
+                meta: None,
                 hinted: false,
             },
         );
@@ -162,7 +170,17 @@ impl Session {
         if self.hint != HintState::Unconfirmed {
             self.hint = HintState::None;
         }
-        self.events.push_back(Event::Ready);
+        // What the handshake queued (the legacy `notifications/initialized`)
+        // must reach the server before the session counts as ready.
+        let handshake_sent = self
+            .transmit
+            .iter()
+            .all(|t| matches!(t, Transmit::ProtocolVersion(_)));
+        if handshake_sent {
+            self.events.push_back(Event::Ready);
+        } else {
+            self.ready_on_flush = true;
+        }
         while let Some(d) = self.queued.pop_front() {
             self.send_user(d, None, None, now);
         }

@@ -87,9 +87,10 @@ mod wire;
 mod tests;
 
 pub use self::core::Session;
-pub(crate) use calls::Embedded;
 pub use calls::{CallId, CallOptions, progress_token};
-pub use config::{SessionConfig, VersionChoice};
+pub use config::{
+    DEFAULT_MAX_OUTBOUND_BACKLOG, DEFAULT_MAX_SERVER_REQUESTS, SessionConfig, VersionChoice,
+};
 pub use era::EraHint;
 pub use events::{Event, Transmit};
 pub use handshake::ServerInfo;
@@ -117,5 +118,3 @@ impl<F: FnOnce() -> std::time::Instant> Now for F {
 }
 
 pub(crate) use mcp_proto::jsonrpc::IdHash;
-#[cfg_attr(not(feature = "tokio"), allow(unused_imports))]
-pub(crate) use wire::empty_object;

@@ -355,7 +355,7 @@ async fn too_many_concurrent_server_requests_are_answered_busy() {
     let (client_end, mut server) = channel::pair();
     let srv = tokio::spawn(async move {
         legacy_handshake(&mut server).await;
-        let total = mcp_client::MAX_CONCURRENT_SERVER_REQUESTS + 5;
+        let total = mcp_client::session::DEFAULT_MAX_SERVER_REQUESTS + 5;
         for i in 0..total {
             server
                 .send(Request::new(RequestId::Number(i as i64), "roots/list", None).into())

@@ -43,7 +43,12 @@ fn detection_is_remembered_but_a_chosen_legacy_era_is_not() {
     let out = sent(&mut s);
     assert_eq!(methods(&out), ["initialize"]);
     reply(&mut s, id_of(&out[0]), init_result("2025-11-25"), now);
+    // Ready once `notifications/initialized` is flushed.
+    assert!(events(&mut s).is_empty());
+    assert!(!s.is_ready());
+    assert_eq!(methods(&sent(&mut s)), ["notifications/initialized"]);
     assert!(matches!(events(&mut s)[..], [Event::Ready]));
+    assert!(s.is_ready());
     assert!(s.learned_era().is_none());
 }
 
