@@ -113,9 +113,9 @@ impl ClientBuilder {
 
     /// How many calls may be in flight on this connection at once (default
     /// [`DEFAULT_MAX_IN_FLIGHT`], at least 1). A call made while that many
-    /// are in flight waits for one to end, in the order the calls were made
-    /// (what the client holds is bounded by this, however many calls a
-    /// program starts); [`RequestBuilder::try_send`](crate::RequestBuilder::try_send)
+    /// are in flight waits for one to end, in the order calls started
+    /// waiting (what the connection holds is bounded by this, however many
+    /// calls a program starts); [`RequestBuilder::try_send`](crate::RequestBuilder::try_send)
     /// fails with [`ClientError::Busy`] instead of waiting.
     pub fn max_in_flight(mut self, n: usize) -> Self {
         self.max_in_flight = n.max(1);

@@ -188,10 +188,11 @@ impl<'a, R> RequestBuilder<'a, R> {
 
     /// Sends the request: hands it to the connection now if fewer than
     /// [`max_in_flight`](crate::ClientBuilder::max_in_flight) calls are in
-    /// flight, or else when one ends (in the order calls were made; the
-    /// returned future holds the encoded params meanwhile). The future
-    /// resolves to the result; dropping it, or [`ResponseFuture::cancel`],
-    /// cancels the request.
+    /// flight; otherwise the returned future, once polled, waits for a call
+    /// to end (calls that wait go in the order they started waiting) and
+    /// holds the encoded params meanwhile. The future resolves to the
+    /// result; dropping it, or [`ResponseFuture::cancel`], cancels the
+    /// request.
     pub fn send(self) -> ResponseFuture<R> {
         let client = self.client;
         let (outgoing, decode) = match self.encode() {

@@ -7,16 +7,46 @@
 //!
 //! - **input**: [`handle_message`](Session::handle_message) for each message
 //!   the transport received, [`handle_transport_error`](Session::handle_transport_error),
-//!   [`handle_closed`](Session::handle_closed), [`handle_timeout`](Session::handle_timeout);
+//!   [`handle_closed`](Session::handle_closed), [`handle_timeout`](Session::handle_timeout),
+//!   [`handle_flushed`](Session::handle_flushed) when the transport has
+//!   flushed everything `poll_transmit` gave it;
 //! - **commands**: [`request`](Session::request), [`notify`](Session::notify),
 //!   [`cancel`](Session::cancel), [`respond`](Session::respond),
 //!   [`provide_input`](Session::provide_input), [`close`](Session::close);
 //! - **output**: [`poll_transmit`](Session::poll_transmit) (messages to send,
 //!   in order), [`poll_event`](Session::poll_event) (what callers must learn),
-//!   [`poll_timeout`](Session::poll_timeout) (when to call `handle_timeout`).
+//!   [`poll_timeout`](Session::poll_timeout) (when to call `handle_timeout`),
+//!   [`accepts_input`](Session::accepts_input) (whether to read more now).
 //!
 //! After any input or command, drain `poll_transmit` and `poll_event`, then
-//! re-arm the timer from `poll_timeout`.
+//! re-arm the timer from `poll_timeout`. Read from the transport only while
+//! `accepts_input` holds: the session stops taking input while the answers
+//! it owes the server back up (the server is not reading them), so a server
+//! cannot grow the client's memory by sending faster than it reads.
+//!
+//! # `_meta`
+//!
+//! A request's `_meta` is written in one place, when the request goes out
+//! (again for each re-send, in the revision then in use). Who decides a
+//! member, in order:
+//!
+//! 1. the protocol: in 2026-07-28 the revision, the client's info and
+//!    capabilities and the log level on every request; `progressToken` when
+//!    the call asked for progress;
+//! 2. the caller: `_meta` inside the params it passed, then the members
+//!    given with [`request_with_meta`](Session::request_with_meta).
+//!
+//! A member is never replaced by one of a lower rank of the same name.
+//!
+//! # The server's requests
+//!
+//! A server request (legacy era) reaches the owner as
+//! [`Event::ServerRequest`] and is answered with [`respond`](Session::respond).
+//! At most [`SessionConfig::max_server_requests`] are out at once; more are
+//! answered "client busy" by the session. A `notifications/cancelled` for
+//! one emits [`Event::ServerRequestCancelled`]: the owner stops working on
+//! it, and an answer given later is not sent (the spec: a cancelled request
+//! gets no response).
 //!
 //! # Negotiation
 //!
@@ -98,8 +128,7 @@ pub use handshake::ServerInfo;
 /// When an input reached the session: an [`Instant`](std::time::Instant),
 /// or a function returning one, called only if the session needs the time.
 /// Most answers complete a call and need none, so the tokio driver passes
-/// its clock function and skips a clock read per answer (~50 instructions
-/// of a sequential call's ~11,000, BENCHMARKS.md round seven).
+/// its clock function and reads the clock only when an answer needs it.
 pub trait Now {
     /// The time.
     fn now(self) -> std::time::Instant;

@@ -26,6 +26,11 @@ impl Transport for StopsReading {
         if !self.flooding.load(Ordering::SeqCst) {
             return Pin::new(&mut self.inner).poll_recv(cx);
         }
+        // Far past any bound the client keeps, but finite: a client that
+        // reads without bound fails the test instead of eating the machine.
+        if self.flooded.load(Ordering::SeqCst) >= FLOOD_CAP {
+            return Poll::Pending;
+        }
         let n = self.flooded.fetch_add(1, Ordering::SeqCst) as i64;
         let m: Message = match n % 3 {
             0 => Request::new(RequestId::Number(1_000_000 + n), "ping", None).into(),
@@ -63,6 +68,8 @@ impl Transport for StopsReading {
         Pin::new(&mut self.inner).poll_close(cx)
     }
 }
+
+const FLOOD_CAP: usize = 200_000;
 
 /// Answers `roots/list` slowly, so that flooded requests stay in flight.
 struct SlowRoots;
