@@ -6,20 +6,20 @@ use mcp_proto::method::{
     NotificationMethod, Progress, PromptListChanged, ResourceListChanged, ToolListChanged,
 };
 
-use super::driver::Driver;
-use super::{ListKind, State};
+use super::driver::Io;
+use super::{Inner, ListKind, State};
 use crate::error::ClientError;
 use crate::session::Event;
 
-impl Driver {
+impl Io {
     /// Acts on every event the session has queued.
-    pub(super) fn drain_events(&mut self, st: &mut State) {
+    pub(super) fn drain_events(&mut self, inner: &Inner, st: &mut State) {
         while let Some(ev) = st.session.poll_event() {
-            self.on_event(st, ev);
+            self.on_event(inner, st, ev);
         }
     }
 
-    fn on_event(&mut self, st: &mut State, ev: Event) {
+    fn on_event(&mut self, inner: &Inner, st: &mut State, ev: Event) {
         match ev {
             Event::Ready => {
                 if let Some((cache, key, _)) = &self.era_cache {
@@ -59,7 +59,7 @@ impl Driver {
                     _ => None,
                 };
                 if let Some(kind) = kind {
-                    self.inner.changes(kind).send_modify(|v| *v += 1);
+                    inner.changes(kind).send_modify(|v| *v += 1);
                 }
                 self.tasks.notify(n);
             }
@@ -77,8 +77,8 @@ impl Driver {
                 }
                 // Calls waiting for room fail now; the session already
                 // failed every call it had.
-                self.inner.slots.close();
-                self.inner.closed.notify_waiters();
+                inner.slots.close();
+                inner.closed.notify_waiters();
             }
         }
     }

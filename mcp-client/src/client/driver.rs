@@ -30,6 +30,12 @@ use crate::session::Transmit;
 #[must_use = "the driver does nothing unless spawned or polled"]
 pub struct Driver {
     pub(super) inner: Arc<Inner>,
+    io: Io,
+}
+
+/// What the driver owns besides the shared state: the transport and
+/// everything about its IO.
+pub(super) struct Io {
     transport: BoxTransport,
     /// A message the transport was not ready for; it goes before any other.
     stash: Option<Message>,
@@ -78,22 +84,26 @@ impl Driver {
         era_cache: Option<(EraCache, String, bool)>,
     ) -> Self {
         Driver {
+            io: Io {
+                transport,
+                stash: None,
+                unflushed: false,
+                timer: None,
+                armed: None,
+                tasks: Tasks::new(handler, capabilities),
+                deferred: Vec::new(),
+                era_cache,
+                finished: false,
+            },
             inner,
-            transport,
-            stash: None,
-            unflushed: false,
-            timer: None,
-            armed: None,
-            tasks: Tasks::new(handler, capabilities),
-            deferred: Vec::new(),
-            era_cache,
-            finished: false,
         }
     }
+}
 
+impl Io {
     /// One pass: the handler's answers, inbound, outbound, the timer and,
     /// once the session is closed, the transport's shutdown.
-    fn pass(&mut self, st: &mut State, cx: &mut Context<'_>) -> Next {
+    fn pass(&mut self, inner: &Inner, st: &mut State, cx: &mut Context<'_>) -> Next {
         while let Poll::Ready(Some(done)) = self.tasks.poll_done(cx) {
             match done {
                 Done::Answer { id, result } => st.session.respond(id, result),
@@ -101,7 +111,7 @@ impl Driver {
             }
         }
         // What callers changed (cancellations, a close) and the answers above.
-        self.drain_events(st);
+        self.drain_events(inner, st);
 
         let mut exhausted = false;
         let mut paused = false;
@@ -125,7 +135,7 @@ impl Driver {
                     Poll::Ready(None) => st.session.handle_closed(CloseReason::ServerClosed),
                     Poll::Pending => break,
                 }
-                self.drain_events(st);
+                self.drain_events(inner, st);
                 if st.session.is_closed() {
                     break;
                 }
@@ -133,7 +143,7 @@ impl Driver {
         }
 
         self.write(st, cx);
-        self.drain_events(st);
+        self.drain_events(inner, st);
 
         if st.session.is_closed() {
             // What the session queued last (cancellations) goes out if the
@@ -149,7 +159,7 @@ impl Driver {
                 Poll::Pending => Next::Wait,
             };
         }
-        if self.poll_timer(st, cx) {
+        if self.poll_timer(inner, st, cx) {
             return Next::Again;
         }
         // Last, so that tasks started by this pass hold the waker too.
@@ -238,7 +248,7 @@ impl Driver {
     /// always later than those in flight, and moving the timer for each
     /// would cost a timer-wheel update per call. A timer that fires before
     /// the session's next deadline costs one idle wake-up and is re-armed.
-    fn poll_timer(&mut self, st: &mut State, cx: &mut Context<'_>) -> bool {
+    fn poll_timer(&mut self, inner: &Inner, st: &mut State, cx: &mut Context<'_>) -> bool {
         let Some(deadline) = st.session.poll_timeout() else {
             return false;
         };
@@ -253,7 +263,7 @@ impl Driver {
         if timer.as_mut().poll(cx).is_ready() {
             self.armed = None;
             st.session.handle_timeout(now());
-            self.drain_events(st);
+            self.drain_events(inner, st);
             return true;
         }
         false
@@ -274,30 +284,29 @@ impl Future for Driver {
     type Output = ();
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        let this = self.get_mut();
-        if this.finished {
+        let Driver { inner, io } = self.get_mut();
+        if io.finished {
             return Poll::Ready(());
         }
-        let inner = this.inner.clone();
         loop {
             let mut st = inner.lock();
             // Before anything is looked at: a caller that changes the state
-            // after this pass finds the waker and wakes this task.
+            // after this pass finds this waker and wakes this task.
             if st.driver.as_ref().is_none_or(|w| !w.will_wake(cx.waker())) {
                 st.driver = Some(cx.waker().clone());
             }
             let next = if in_runtime() {
-                this.pass(&mut st, cx)
+                io.pass(inner, &mut st, cx)
             } else {
                 st.session.handle_closed(CloseReason::NoRuntime);
-                this.drain_events(&mut st);
+                io.drain_events(inner, &mut st);
                 Next::Finished
             };
             if let Next::Finished = next {
-                this.finish(&mut st);
+                io.finish(&mut st);
             }
             drop(st);
-            for (cb, progress) in this.deferred.drain(..) {
+            for (cb, progress) in io.deferred.drain(..) {
                 run_guarded("a progress callback", || cb(progress));
             }
             match next {
@@ -317,14 +326,13 @@ impl Drop for Driver {
     /// A driver dropped before it finished (its task aborted, the runtime
     /// shut down) closes the session, so every waiting caller is told.
     fn drop(&mut self) {
-        if self.finished {
+        if self.io.finished {
             return;
         }
-        let inner = self.inner.clone();
-        let mut st = inner.lock();
+        let mut st = self.inner.lock();
         st.session.handle_closed(CloseReason::DriverGone);
-        self.drain_events(&mut st);
-        self.finish(&mut st);
+        self.io.drain_events(&self.inner, &mut st);
+        self.io.finish(&mut st);
     }
 }
 

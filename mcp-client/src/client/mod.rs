@@ -102,9 +102,8 @@ struct State {
     /// The reply channel of each call the session has; a call's slot
     /// ([`Inner::slots`]) is released when its waiter is dropped.
     waiters: HashMap<CallId, Waiter, IdHash>,
-    /// The driver's waker from its last poll. Taken by the first caller
-    /// that needs the driver; the driver stores it again each time it runs,
-    /// before it looks at the state, so no wake-up is lost.
+    /// The driver's waker from its last poll, stored before it looks at the
+    /// state: a change made after that look finds it, so no wake-up is lost.
     driver: Option<Waker>,
     /// Callers of [`Client::wait_ready`], answered when the session is ready
     /// or closed.
@@ -129,15 +128,15 @@ impl Inner {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// Runs `f` on the state, then wakes the driver if `f` says it must act.
+    /// Runs `f` on the state, then wakes the driver if `f` says it must act
+    /// (waking only schedules the driver's task: nothing runs under the lock).
     fn update<T>(&self, f: impl FnOnce(&mut State) -> (T, bool)) -> T {
-        let (out, waker) = {
-            let mut st = self.lock();
-            let (out, wake) = f(&mut st);
-            (out, if wake { st.driver.take() } else { None })
-        };
-        if let Some(w) = waker {
-            w.wake();
+        let mut st = self.lock();
+        let (out, wake) = f(&mut st);
+        if wake {
+            if let Some(w) = &st.driver {
+                w.wake_by_ref();
+            }
         }
         out
     }

@@ -150,6 +150,9 @@ impl Tasks {
     /// The next finished task's result; `Pending` (with the waker kept)
     /// while tasks run, `Ready(None)` when none is running.
     pub(super) fn poll_done(&mut self, cx: &mut Context<'_>) -> Poll<Option<Done>> {
+        if self.running.is_empty() {
+            return Poll::Ready(None);
+        }
         loop {
             match self.running.poll_join_next(cx) {
                 Poll::Ready(Some(Ok(done))) => {
@@ -191,8 +194,9 @@ impl Tasks {
 
     /// Whether the handler takes more notifications now; if not, the task is
     /// woken when it does.
+    #[inline]
     pub(super) fn has_room(&self, cx: &Context<'_>) -> bool {
-        self.backlog.has_room(cx)
+        self.notifications.is_none() || self.backlog.has_room(cx)
     }
 
     /// Ends every task answering the server (their answers are not sent)
@@ -232,6 +236,7 @@ impl Backlog {
         }
     }
 
+    #[inline]
     fn has_room(&self, cx: &Context<'_>) -> bool {
         if self.queued.load(Ordering::Acquire) < MAX_QUEUED_NOTIFICATIONS {
             return true;

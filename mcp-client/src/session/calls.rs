@@ -150,7 +150,7 @@ impl Session {
         let composed = compose_params(
             params.as_ref(),
             &MetaParts {
-                protocol: &self.modern_meta,
+                protocol: self.modern_meta.as_ref(),
                 progress_token: token.as_ref(),
                 caller: d.meta.as_deref(),
             },

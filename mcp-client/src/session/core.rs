@@ -47,8 +47,8 @@ pub struct Session {
     pub(super) awaiting_input: HashMap<CallId, (Deferred, Option<String>)>,
     pub(super) transmit: VecDeque<Transmit>,
     pub(super) events: VecDeque<Event>,
-    /// `_meta` members every modern request carries, pre-serialized (without braces).
-    pub(super) modern_meta: String,
+    /// The `_meta` members every modern request carries, encoded once (an object).
+    pub(super) modern_meta: Option<RawJson>,
     pub(super) hint: HintState,
     /// What this session learned about the server's era (see [`Session::learned_era`]).
     pub(super) learned: Option<EraHint>,
@@ -89,7 +89,7 @@ impl Session {
             awaiting_input: HashMap::new(),
             transmit: VecDeque::new(),
             events: VecDeque::new(),
-            modern_meta: String::new(),
+            modern_meta: None,
             hint: HintState::None,
             learned: None,
             legacy_detected: false,
@@ -355,12 +355,9 @@ impl Session {
         RequestId::Number(self.next_id)
     }
 
-    pub(super) fn build_modern_meta(&self, v: ProtocolVersion) -> String {
-        let s = Value::Object(self.meta_members(v)).to_string();
-        // Strip the outer braces: the members are spliced into `_meta`.
-        s.get(1..s.len().saturating_sub(1))
-            .unwrap_or_default()
-            .to_owned()
+    /// The members every request of revision `v` carries in `_meta`, as an object.
+    pub(super) fn build_modern_meta(&self, v: ProtocolVersion) -> Option<RawJson> {
+        RawJson::from_value(&self.meta_members(v)).ok()
     }
 
     fn meta_members(&self, v: ProtocolVersion) -> JsonObject {

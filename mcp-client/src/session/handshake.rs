@@ -67,7 +67,7 @@ impl Session {
         let params = compose_params(
             None,
             &MetaParts {
-                protocol: &self.modern_meta,
+                protocol: self.modern_meta.as_ref(),
                 progress_token: None,
                 caller: None,
             },
@@ -162,7 +162,7 @@ impl Session {
         } else {
             // Built for the `server/discover` probe; a legacy session never
             // sends it again (a probe sent later builds it anew).
-            String::new()
+            None
         };
         self.transmit.push_back(Transmit::ProtocolVersion(v));
         self.server = Some(info);

@@ -3,6 +3,7 @@
 
 use mcp_proto::RawJson;
 use mcp_proto::jsonrpc::RequestId;
+use mcp_proto::raw::ObjectWriter;
 use mcp_proto::schema::{
     InputRequest, InputResponses, JsonObject, META_CLIENT_CAPABILITIES, META_CLIENT_INFO,
     META_LOG_LEVEL, META_PROGRESS_TOKEN, META_PROTOCOL_VERSION,
@@ -40,9 +41,9 @@ pub(super) fn input_required(text: &str) -> Option<InputRequiredWire> {
 /// protocol decides is never replaced by the caller's of the same name.
 pub(super) struct MetaParts<'a> {
     /// The members the negotiated revision puts on every request (2026-07-28:
-    /// protocol version, client info and capabilities, log level), encoded as
-    /// JSON object members without the braces; empty when there are none.
-    pub(super) protocol: &'a str,
+    /// protocol version, client info and capabilities, log level), as one
+    /// object; `None` when there are none.
+    pub(super) protocol: Option<&'a RawJson>,
     /// The call's progress token, when it asked for progress.
     pub(super) progress_token: Option<&'a RequestId>,
     /// The caller's own members (`RequestBuilder::meta`). The params' own
@@ -60,13 +61,13 @@ const PROTOCOL_KEYS: [&str; 4] = [
 
 impl MetaParts<'_> {
     fn is_empty(&self) -> bool {
-        self.protocol.is_empty() && self.progress_token.is_none() && self.caller.is_none()
+        self.protocol.is_none() && self.progress_token.is_none() && self.caller.is_none()
     }
 
     /// Whether the protocol decides `key` (a caller's member of that name is dropped).
     fn is_protocol_key(&self, key: &str) -> bool {
         (self.progress_token.is_some() && key == META_PROGRESS_TOKEN)
-            || (!self.protocol.is_empty() && PROTOCOL_KEYS.contains(&key))
+            || (self.protocol.is_some() && PROTOCOL_KEYS.contains(&key))
     }
 }
 
@@ -74,58 +75,48 @@ impl MetaParts<'_> {
 /// `parts` describes. This is the one place a request's `_meta` is written.
 /// `None` when there is nothing to add (the params go out as they are).
 ///
-/// Params with no `_meta` of their own (nearly all) are spliced as text:
-/// `{"_meta":{…},` then the params after their `{`, with no re-parse. Params
-/// that mention `_meta` anywhere are parsed and merged member by member.
+/// Params with no `_meta` of their own (nearly all) are written once, with
+/// `_meta` first and then their own members, with no parse (every piece is
+/// valid JSON already: [`ObjectWriter`]). Params that mention `_meta`
+/// anywhere are parsed and merged member by member.
 pub(super) fn compose_params(params: Option<&RawJson>, parts: &MetaParts<'_>) -> Option<RawJson> {
     if parts.is_empty() {
         return None;
     }
     static META_KEY: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
         std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"\"_meta\""));
-    let text = params.map(RawJson::as_str).unwrap_or("{}").trim();
-    let rest = match text.strip_prefix('{') {
-        Some(rest) if META_KEY.find(text.as_bytes()).is_none() => rest.trim_start(),
-        _ => return Some(merge_meta(text, parts)),
-    };
-    let mut out = String::with_capacity(text.len() + parts.protocol.len() + 64);
-    out.push_str("{\"_meta\":{");
-    out.push_str(parts.protocol);
-    let mut first = parts.protocol.is_empty();
-    let mut member = |out: &mut String, key: &str, value: &str| {
-        if !std::mem::take(&mut first) {
-            out.push(',');
+    let len = params.map_or(0, RawJson::len);
+    if params.is_some_and(|p| META_KEY.find(p.as_bytes()).is_some()) {
+        return Some(merge_meta(params, parts));
+    }
+    let protocol_len = parts.protocol.map_or(0, RawJson::len);
+    let mut out = ObjectWriter::with_capacity(len + protocol_len + 48);
+    out.object("_meta", |meta| {
+        if let Some(protocol) = parts.protocol {
+            meta.members_of(protocol);
         }
-        push_json_string(out, key);
-        out.push(':');
-        out.push_str(value);
-    };
-    if let Some(token) = parts.progress_token {
-        let token = serde_json::to_string(token).unwrap_or_else(|_| "0".into());
-        member(&mut out, META_PROGRESS_TOKEN, &token);
-    }
-    for (key, value) in parts.caller.into_iter().flatten() {
-        if !parts.is_protocol_key(key) {
-            member(&mut out, key, &value.to_string());
+        if let Some(token) = parts.progress_token {
+            let _ = meta.value(META_PROGRESS_TOKEN, token);
+        }
+        for (key, value) in parts.caller.into_iter().flatten() {
+            if !parts.is_protocol_key(key) {
+                let _ = meta.value(key, value);
+            }
+        }
+    });
+    if let Some(p) = params {
+        if !out.members_of(p) {
+            // Not an object: the spec says params are one; the parsing path
+            // says so in the log and sends only `_meta`.
+            return Some(merge_meta(params, parts));
         }
     }
-    out.push('}');
-    if !rest.starts_with('}') {
-        out.push(',');
-    }
-    out.push_str(rest);
-    RawJson::from_string(out).ok()
-}
-
-fn push_json_string(out: &mut String, s: &str) {
-    match serde_json::to_string(s) {
-        Ok(quoted) => out.push_str(&quoted),
-        Err(_) => out.push_str("\"\""),
-    }
+    Some(out.finish())
 }
 
 /// [`compose_params`] for params that carry `_meta` (or are not an object).
-fn merge_meta(text: &str, parts: &MetaParts<'_>) -> RawJson {
+fn merge_meta(params: Option<&RawJson>, parts: &MetaParts<'_>) -> RawJson {
+    let text = params.map_or("{}", RawJson::as_str);
     let mut obj: JsonObject = serde_json::from_str(text).unwrap_or_else(|e| {
         tracing::warn!(error = %e, "request params are not a JSON object; sending only `_meta`");
         JsonObject::new()
@@ -144,9 +135,9 @@ fn merge_meta(text: &str, parts: &MetaParts<'_>) -> RawJson {
                 m.entry(k.clone()).or_insert_with(|| v.clone());
             }
         }
-        let protocol: JsonObject =
-            serde_json::from_str(&format!("{{{}}}", parts.protocol)).unwrap_or_default();
-        m.extend(protocol);
+        if let Some(protocol) = parts.protocol.and_then(|p| p.decode::<JsonObject>().ok()) {
+            m.extend(protocol);
+        }
         if let Some(t) = parts.progress_token {
             if let Ok(v) = serde_json::to_value(t) {
                 m.insert(META_PROGRESS_TOKEN.into(), v);

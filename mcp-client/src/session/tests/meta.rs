@@ -6,15 +6,16 @@ use mcp_proto::schema::JsonObject;
 
 fn compose(
     params: Option<Value>,
-    protocol: &str,
+    protocol: Option<Value>,
     token: Option<i64>,
     caller: Option<Value>,
 ) -> Value {
     let params = params.map(raw);
+    let protocol = protocol.map(raw);
     let token = token.map(RequestId::Number);
     let caller: Option<JsonObject> = caller.map(|c| serde_json::from_value(c).unwrap());
     let parts = MetaParts {
-        protocol,
+        protocol: protocol.as_ref(),
         progress_token: token.as_ref(),
         caller: caller.as_ref(),
     };
@@ -47,7 +48,7 @@ fn user_meta_is_merged_not_replaced() {
 #[test]
 fn nothing_to_add_leaves_the_params_as_they_are() {
     let parts = MetaParts {
-        protocol: "",
+        protocol: None,
         progress_token: None,
         caller: None,
     };
@@ -58,16 +59,17 @@ fn nothing_to_add_leaves_the_params_as_they_are() {
 #[test]
 fn compose_handles_empty_whitespace_and_nested_meta() {
     assert_eq!(
-        compose(Some(json!({})), "\"a\":1", Some(4), None),
+        compose(Some(json!({})), Some(json!({"a": 1})), Some(4), None),
         json!({"_meta": {"a": 1, "progressToken": 4}})
     );
     assert_eq!(
-        compose(None, "", Some(4), None),
+        compose(None, None, Some(4), None),
         json!({"_meta": {"progressToken": 4}})
     );
     let spaced = RawJson::from_string(" { \"x\" : 1 } ".into()).unwrap();
+    let a = raw(json!({"a": 1}));
     let parts = MetaParts {
-        protocol: "\"a\":1",
+        protocol: Some(&a),
         progress_token: None,
         caller: None,
     };
@@ -80,7 +82,7 @@ fn compose_handles_empty_whitespace_and_nested_meta() {
     assert_eq!(
         compose(
             Some(json!({"arguments": {"_meta": 1}})),
-            "\"a\":1",
+            Some(json!({"a": 1})),
             None,
             None
         ),
@@ -93,7 +95,7 @@ fn compose_handles_empty_whitespace_and_nested_meta() {
 /// the text path and the parsing path.
 #[test]
 fn the_protocol_decides_its_members_and_the_caller_the_rest() {
-    let protocol = "\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\"";
+    let protocol = Some(json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28"}));
     let caller = json!({
         "io.modelcontextprotocol/protocolVersion": "1999-01-01",
         "progressToken": "mine",
@@ -102,7 +104,7 @@ fn the_protocol_decides_its_members_and_the_caller_the_rest() {
     });
     let spliced = compose(
         Some(json!({"name": "t"})),
-        protocol,
+        protocol.clone(),
         Some(7),
         Some(caller.clone()),
     );
@@ -133,7 +135,12 @@ fn the_protocol_decides_its_members_and_the_caller_the_rest() {
     // Without a token or protocol members (legacy, no progress), the
     // caller's members pass as they are.
     assert_eq!(
-        compose(Some(json!({})), "", None, Some(json!({"progressToken": 1}))),
+        compose(
+            Some(json!({})),
+            None,
+            None,
+            Some(json!({"progressToken": 1}))
+        ),
         json!({"_meta": {"progressToken": 1}})
     );
 }
