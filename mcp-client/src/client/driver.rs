@@ -3,7 +3,9 @@
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::task::{Context, Poll, Wake, Waker};
 use std::time::Instant;
 
 use mcp_proto::jsonrpc::Message;
@@ -37,6 +39,10 @@ pub struct Driver {
 /// everything about its IO.
 pub(super) struct Io {
     transport: BoxTransport,
+    /// Whether the transport's receive side has woken the driver since it
+    /// last returned `Pending`, and the waker it is polled with.
+    recv: Arc<RecvReady>,
+    recv_waker: Waker,
     /// A message the transport was not ready for; it goes before any other.
     stash: Option<Message>,
     /// Written and not yet flushed.
@@ -83,8 +89,11 @@ impl Driver {
         capabilities: Arc<ClientCapabilities>,
         era_cache: Option<(EraCache, String, bool)>,
     ) -> Self {
+        let recv = Arc::new(RecvReady::default());
         Driver {
             io: Io {
+                recv_waker: Waker::from(Arc::clone(&recv)),
+                recv,
                 transport,
                 stash: None,
                 unflushed: false,
@@ -101,21 +110,17 @@ impl Driver {
 }
 
 impl Io {
-    /// One pass: the handler's answers, inbound, outbound, the timer and,
-    /// once the session is closed, the transport's shutdown.
-    fn pass(&mut self, inner: &Inner, st: &mut State, cx: &mut Context<'_>) -> Next {
-        while let Poll::Ready(Some(done)) = self.tasks.poll_done(cx) {
-            match done {
-                Done::Answer { id, result } => st.session.respond(id, result),
-                Done::Input { call, responses } => st.session.provide_input(call, responses, now()),
-            }
-        }
-        // What callers changed (cancellations, a close) and the answers above.
+    /// One pass: what callers changed, inbound, outbound, the timer, the
+    /// handler's answers and, once the session is closed, the transport's
+    /// shutdown. `fresh`: this task's waker is not the one every source of
+    /// work holds (the first poll, or the driver moved to another task).
+    fn pass(&mut self, inner: &Inner, st: &mut State, cx: &mut Context<'_>, fresh: bool) -> Next {
+        // What callers changed (cancellations, a close).
         self.drain_events(inner, st);
 
         let mut exhausted = false;
         let mut paused = false;
-        if !st.session.is_closed() {
+        if !st.session.is_closed() && self.recv.take(fresh) {
             let mut budget = MAX_INBOUND_PER_POLL;
             loop {
                 if budget == 0 {
@@ -129,7 +134,11 @@ impl Io {
                     break;
                 }
                 budget -= 1;
-                match self.transport.as_mut().poll_recv(cx) {
+                let received = self
+                    .transport
+                    .as_mut()
+                    .poll_recv(&mut Context::from_waker(&self.recv_waker));
+                match received {
                     Poll::Ready(Some(Ok(m))) => st.session.handle_message(m, now),
                     Poll::Ready(Some(Err(e))) => st.session.handle_transport_error(e, now()),
                     Poll::Ready(None) => st.session.handle_closed(CloseReason::ServerClosed),
@@ -139,6 +148,11 @@ impl Io {
                 if st.session.is_closed() {
                     break;
                 }
+            }
+            if exhausted || paused {
+                // Stopped before `Pending`: the transport has not taken the
+                // waker, so its readiness stays set.
+                self.recv.set();
             }
         }
 
@@ -159,7 +173,7 @@ impl Io {
                 Poll::Pending => Next::Wait,
             };
         }
-        if self.poll_timer(inner, st, cx) {
+        if self.poll_timer(inner, st, cx, fresh) {
             return Next::Again;
         }
         // Last, so that tasks started by this pass hold the waker too.
@@ -169,8 +183,7 @@ impl Io {
         if exhausted {
             return Next::Yield;
         }
-        // Writing may have drained the backlog that paused reading; the
-        // transport holds no read waker then, so read again now.
+        // Writing may have drained the backlog that paused reading.
         if paused && st.session.accepts_input() && self.tasks.has_room(cx) {
             return Next::Again;
         }
@@ -180,6 +193,9 @@ impl Io {
     /// Hands the session what the handler's finished tasks answered.
     /// Whether there was any.
     fn collect_answers(&mut self, st: &mut State, cx: &mut Context<'_>) -> bool {
+        if self.tasks.is_idle() {
+            return false;
+        }
         let mut any = false;
         while let Poll::Ready(Some(done)) = self.tasks.poll_done(cx) {
             any = true;
@@ -248,7 +264,16 @@ impl Io {
     /// always later than those in flight, and moving the timer for each
     /// would cost a timer-wheel update per call. A timer that fires before
     /// the session's next deadline costs one idle wake-up and is re-armed.
-    fn poll_timer(&mut self, inner: &Inner, st: &mut State, cx: &mut Context<'_>) -> bool {
+    ///
+    /// The timer is polled (which registers the waker) only when it was
+    /// armed anew, when this task's waker changed, or once it has elapsed.
+    fn poll_timer(
+        &mut self,
+        inner: &Inner,
+        st: &mut State,
+        cx: &mut Context<'_>,
+        fresh: bool,
+    ) -> bool {
         let Some(deadline) = st.session.poll_timeout() else {
             return false;
         };
@@ -256,11 +281,13 @@ impl Io {
         let timer = self
             .timer
             .get_or_insert_with(|| Box::pin(tokio::time::sleep_until(at)));
+        let mut poll = fresh;
         if self.armed.is_none_or(|armed| deadline < armed) {
             self.armed = Some(deadline);
             timer.as_mut().reset(at);
+            poll = true;
         }
-        if timer.as_mut().poll(cx).is_ready() {
+        if (poll || timer.is_elapsed()) && timer.as_mut().poll(cx).is_ready() {
             self.armed = None;
             st.session.handle_timeout(now());
             self.drain_events(inner, st);
@@ -292,11 +319,13 @@ impl Future for Driver {
             let mut st = inner.lock();
             // Before anything is looked at: a caller that changes the state
             // after this pass finds this waker and wakes this task.
-            if st.driver.as_ref().is_none_or(|w| !w.will_wake(cx.waker())) {
+            let fresh = st.driver.as_ref().is_none_or(|w| !w.will_wake(cx.waker()));
+            if fresh {
                 st.driver = Some(cx.waker().clone());
+                io.recv.wake_task(cx.waker());
             }
             let next = if in_runtime() {
-                io.pass(inner, &mut st, cx)
+                io.pass(inner, &mut st, cx, fresh)
             } else {
                 st.session.handle_closed(CloseReason::NoRuntime);
                 io.drain_events(inner, &mut st);
@@ -306,8 +335,10 @@ impl Future for Driver {
                 io.finish(&mut st);
             }
             drop(st);
-            for (cb, progress) in io.deferred.drain(..) {
-                run_guarded("a progress callback", || cb(progress));
+            if !io.deferred.is_empty() {
+                for (cb, progress) in io.deferred.drain(..) {
+                    run_guarded("a progress callback", || cb(progress));
+                }
             }
             match next {
                 Next::Again => continue,
@@ -333,6 +364,57 @@ impl Drop for Driver {
         st.session.handle_closed(CloseReason::DriverGone);
         self.io.drain_events(&self.inner, &mut st);
         self.io.finish(&mut st);
+    }
+}
+
+/// Readiness of the transport's receive side: the waker the transport gets
+/// from `poll_recv` notes that it fired, then wakes the driver's task. The
+/// driver calls `poll_recv` only after such a wake (or with a new task
+/// waker), so a wake-up a caller caused (a request to write) costs no read
+/// attempt; the transport still sees one waker per direction, as the
+/// transport contract promises.
+#[derive(Default)]
+struct RecvReady {
+    /// Set by the transport's wake; taken by the driver before it reads.
+    ready: AtomicBool,
+    /// The driver task's waker.
+    task: Mutex<Option<Waker>>,
+}
+
+impl RecvReady {
+    /// Whether to read now (the transport woke us, or `fresh`), clearing
+    /// the mark first, so a wake during the read is not lost.
+    fn take(&self, fresh: bool) -> bool {
+        self.ready.swap(false, Ordering::AcqRel) || fresh
+    }
+
+    fn set(&self) {
+        self.ready.store(true, Ordering::Release);
+    }
+
+    fn wake_task(&self, waker: &Waker) {
+        let mut task = self
+            .task
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        *task = Some(waker.clone());
+    }
+}
+
+impl Wake for RecvReady {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        self.set();
+        let task = self
+            .task
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(w) = task.as_ref() {
+            w.wake_by_ref();
+        }
     }
 }
 

@@ -199,6 +199,12 @@ impl Tasks {
         self.notifications.is_none() || self.backlog.has_room(cx)
     }
 
+    /// Whether no task is running (nothing to collect).
+    #[inline]
+    pub(super) fn is_idle(&self) -> bool {
+        self.running.is_empty()
+    }
+
     /// Ends every task answering the server (their answers are not sent)
     /// and lets the notification task end once it has handed over what is
     /// queued.

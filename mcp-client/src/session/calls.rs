@@ -165,6 +165,7 @@ impl Session {
         self.transmit.push_back(Transmit::Message(
             Request::new(id.clone(), d.method.clone(), wire).into(),
         ));
+        self.note_deadline(deadline);
         self.pending.insert(
             id,
             Pending {

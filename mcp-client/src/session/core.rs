@@ -71,6 +71,8 @@ pub struct Session {
     /// The server's requests handed to the owner ([`Event::ServerRequest`])
     /// and not yet answered: at most [`SessionConfig::max_server_requests`].
     pub(super) server_requests: HashSet<RequestId, IdHash>,
+    /// At or before the earliest deadline (see [`Session::poll_timeout`]).
+    pub(super) next_deadline: Option<Instant>,
     /// Answers to the server's requests in `transmit`: at most
     /// [`SessionConfig::max_outbound_backlog`] before input pauses.
     pub(super) backlog: usize,
@@ -99,6 +101,7 @@ impl Session {
             ready_on_flush: false,
             server_requests: HashSet::default(),
             backlog: 0,
+            next_deadline: None,
         }
     }
 
@@ -214,6 +217,7 @@ impl Session {
         } else {
             // Waiting for the session counts against the caller's timeout.
             let deadline = self.deadlines(&d.options, now, now).0;
+            self.note_deadline(deadline);
             self.queued.push_back(Deferred { deadline, ..d });
         }
         Ok(())
@@ -340,12 +344,29 @@ impl Session {
         !self.events.is_empty()
     }
 
-    /// The earliest deadline, if any.
+    /// When to call [`handle_timeout`](Self::handle_timeout) next: at or
+    /// before the earliest deadline (`None`: nothing can time out). It may
+    /// be earlier than any deadline left (a call that had it completed); a
+    /// `handle_timeout` then expires nothing and this moves on. Constant
+    /// time: the owner asks after every input.
     pub fn poll_timeout(&self) -> Option<Instant> {
+        self.next_deadline
+    }
+
+    /// The earliest deadline exactly (every pending and queued call).
+    pub(crate) fn earliest_deadline(&self) -> Option<Instant> {
         let pending = self.pending.values().filter_map(|p| p.deadline);
         pending
             .chain(self.queued.iter().filter_map(|d| d.deadline))
             .min()
+    }
+
+    /// Keeps [`poll_timeout`](Self::poll_timeout) at or before a deadline
+    /// just given to a call: every place that gives one calls this.
+    pub(super) fn note_deadline(&mut self, deadline: Option<Instant>) {
+        if let Some(d) = deadline {
+            self.next_deadline = Some(self.next_deadline.map_or(d, |n| n.min(d)));
+        }
     }
 
     // ---- internals ------------------------------------------------------

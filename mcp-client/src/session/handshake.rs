@@ -64,6 +64,12 @@ impl Session {
         self.modern_meta = self.build_modern_meta(v);
         self.transmit.push_back(Transmit::ProtocolVersion(v));
         let id = self.alloc_id();
+        let deadline = now
+            + match self.config.version {
+                VersionChoice::Auto => self.config.probe_timeout,
+                _ => self.config.handshake_timeout,
+            };
+        self.note_deadline(Some(deadline));
         let params = compose_params(
             None,
             &MetaParts {
@@ -85,12 +91,7 @@ impl Session {
                 retained: false,
                 options: CallOptions::default(),
                 started: now,
-                deadline: Some(
-                    now + match self.config.version {
-                        VersionChoice::Auto => self.config.probe_timeout,
-                        _ => self.config.handshake_timeout,
-                    },
-                ),
+                deadline: Some(deadline),
                 hard_deadline: None,
                 rounds: 0,
                 resent: false,
@@ -122,6 +123,8 @@ impl Session {
         self.transmit.push_back(Transmit::Message(
             Request::new(id.clone(), "initialize", Some(raw)).into(),
         ));
+        let deadline = now + self.config.handshake_timeout;
+        self.note_deadline(Some(deadline));
         self.pending.insert(
             id,
             Pending {
@@ -131,7 +134,7 @@ impl Session {
                 retained: false,
                 options: CallOptions::default(),
                 started: now,
-                deadline: Some(now + self.config.handshake_timeout),
+                deadline: Some(deadline),
                 hard_deadline: None,
                 rounds: 0,
                 resent: false,

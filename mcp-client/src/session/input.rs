@@ -178,6 +178,7 @@ impl Session {
         self.phase = Phase::Closed(reason.clone());
         self.ready_on_flush = false;
         self.server_requests.clear();
+        self.next_deadline = None;
         let mut calls: Vec<CallId> = self
             .pending
             .drain()
@@ -201,8 +202,14 @@ impl Session {
     /// Expires every deadline at or before `now`.
     pub fn handle_timeout(&mut self, now: Instant) {
         if self.is_closed() {
+            self.next_deadline = None;
             return;
         }
+        self.expire(now);
+        self.next_deadline = self.earliest_deadline();
+    }
+
+    fn expire(&mut self, now: Instant) {
         let expired: Vec<RequestId> = self
             .pending
             .iter()
