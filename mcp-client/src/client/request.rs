@@ -177,8 +177,8 @@ impl<'a, R> RequestBuilder<'a, R> {
     /// Adds a member to the request's `_meta`. The members the protocol
     /// decides (`progressToken`, and in 2026-07-28 the protocol version and
     /// the client's info, capabilities and log level) keep the protocol's
-    /// value; a `_meta` member the params carry themselves wins over one
-    /// given here.
+    /// value, and a `_meta` member the params carry themselves wins over one
+    /// given here (see [`session`](crate::session#meta)).
     pub fn meta(mut self, key: impl Into<String>, value: impl Into<serde_json::Value>) -> Self {
         self.meta
             .get_or_insert_with(JsonObject::new)

@@ -30,11 +30,14 @@
 //! (again for each re-send, in the revision then in use). Who decides a
 //! member, in order:
 //!
-//! 1. the protocol: in 2026-07-28 the revision, the client's info and
-//!    capabilities and the log level on every request; `progressToken` when
-//!    the call asked for progress;
-//! 2. the caller: `_meta` inside the params it passed, then the members
-//!    given with [`request_with_meta`](Session::request_with_meta).
+//! 1. the params themselves: a `_meta` the caller wrote into the params is
+//!    sent as written (the raw escape hatch stays raw), except
+//!    `progressToken` when the call asked for progress (the session routes
+//!    progress by its own token);
+//! 2. the protocol: in 2026-07-28 the revision, the client's info and
+//!    capabilities and the log level on every request; `progressToken`;
+//! 3. the members given with [`request_with_meta`](Session::request_with_meta)
+//!    (`RequestBuilder::meta`).
 //!
 //! A member is never replaced by one of a lower rank of the same name.
 //!

@@ -37,8 +37,8 @@ pub(super) fn input_required(text: &str) -> Option<InputRequiredWire> {
     (w.result_type.as_deref() == Some("input_required")).then_some(w)
 }
 
-/// What goes into one request's `_meta`, by who decides it. A member the
-/// protocol decides is never replaced by the caller's of the same name.
+/// What goes into one request's `_meta`, by who decides it (see the
+/// [session docs](super#meta) for the order).
 pub(super) struct MetaParts<'a> {
     /// The members the negotiated revision puts on every request (2026-07-28:
     /// protocol version, client info and capabilities, log level), as one
@@ -46,8 +46,8 @@ pub(super) struct MetaParts<'a> {
     pub(super) protocol: Option<&'a RawJson>,
     /// The call's progress token, when it asked for progress.
     pub(super) progress_token: Option<&'a RequestId>,
-    /// The caller's own members (`RequestBuilder::meta`). The params' own
-    /// `_meta` members, if any, win over these.
+    /// The members given with `RequestBuilder::meta`: below the protocol's
+    /// and the params' own.
     pub(super) caller: Option<&'a JsonObject>,
 }
 
@@ -129,18 +129,21 @@ fn merge_meta(params: Option<&RawJson>, parts: &MetaParts<'_>) -> RawJson {
         *meta = Value::Object(JsonObject::new());
     }
     if let Value::Object(m) = meta {
-        // The params' own members stay; the caller's others are added.
-        for (k, v) in parts.caller.into_iter().flatten() {
-            if !parts.is_protocol_key(k) {
-                m.entry(k.clone()).or_insert_with(|| v.clone());
-            }
-        }
+        // The params' own members stay (the caller wrote them into the
+        // params), except the progress token the session routes by.
         if let Some(protocol) = parts.protocol.and_then(|p| p.decode::<JsonObject>().ok()) {
-            m.extend(protocol);
+            for (k, v) in protocol {
+                m.entry(k).or_insert(v);
+            }
         }
         if let Some(t) = parts.progress_token {
             if let Ok(v) = serde_json::to_value(t) {
                 m.insert(META_PROGRESS_TOKEN.into(), v);
+            }
+        }
+        for (k, v) in parts.caller.into_iter().flatten() {
+            if !parts.is_protocol_key(k) {
+                m.entry(k.clone()).or_insert_with(|| v.clone());
             }
         }
     }

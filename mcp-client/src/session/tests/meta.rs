@@ -90,9 +90,9 @@ fn compose_handles_empty_whitespace_and_nested_meta() {
     );
 }
 
-/// The protocol decides its members; the caller's others are kept, and the
-/// params' own `_meta` wins over members given with `.meta()`. The same on
-/// the text path and the parsing path.
+/// The protocol decides its members over `.meta()`'s; the params' own
+/// `_meta` is sent as written (but for the progress token the session
+/// routes by) and wins over both.
 #[test]
 fn the_protocol_decides_its_members_and_the_caller_the_rest() {
     let protocol = Some(json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28"}));
@@ -118,7 +118,11 @@ fn the_protocol_decides_its_members_and_the_caller_the_rest() {
         }, "name": "t"})
     );
     let merged = compose(
-        Some(json!({"name": "t", "_meta": {"k": "params", "progressToken": "p"}})),
+        Some(json!({"name": "t", "_meta": {
+            "k": "params",
+            "progressToken": "p",
+            "io.modelcontextprotocol/protocolVersion": "2099-01-01"
+        }})),
         protocol,
         Some(7),
         Some(caller),
@@ -126,7 +130,7 @@ fn the_protocol_decides_its_members_and_the_caller_the_rest() {
     assert_eq!(
         merged,
         json!({"_meta": {
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/protocolVersion": "2099-01-01",
             "progressToken": 7,
             "trace": "from-builder",
             "k": "params"
