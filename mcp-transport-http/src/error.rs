@@ -59,10 +59,15 @@ pub enum HttpError {
         /// The start of the body.
         excerpt: String,
     },
-    /// The body went over the configured limit.
+    /// The body went over the configured limit. It is dropped the moment
+    /// that is known: at its `Content-Length`, else when the bytes read
+    /// cross the limit (a body that never ends fails then, not at a timeout).
     #[error(
-        "the response body{} is over the {} limit; raise it with `max_body_size`",
-        size.map(|n| format!(" ({})", ByteSize(n))).unwrap_or_default(),
+        "the response body ({}) is over the {} limit; raise it with `max_body_size`",
+        match size {
+            Some(n) => ByteSize(*n).to_string(),
+            None => format!("at least {}", ByteSize(*received)),
+        },
         ByteSize(*limit as u64)
     )]
     BodyTooLarge {
@@ -70,6 +75,9 @@ pub enum HttpError {
         limit: usize,
         /// The body's size, when the server said (`Content-Length`).
         size: Option<u64>,
+        /// How much of the body had been read when it was dropped (0 when
+        /// its `Content-Length` said it up front).
+        received: u64,
     },
     /// HTTP 404 on a request that carried a session id: the server ended
     /// the session. Start a new one with `initialize`.

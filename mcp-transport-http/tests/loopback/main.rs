@@ -9,6 +9,7 @@
 //! - [`modern`]: the 2026-07-28 era (headers, era detection, cancellation,
 //!   re-issue, subscriptions).
 //! - [`fallback`]: the 2024-11-05 HTTP+SSE fallback.
+//! - [`dropped`]: answers dropped (over a limit, undecodable) fail their call at once.
 //! - [`auth`]: the auth hook after a 401.
 //! - [`inline`]: request POSTs run on the transport's own polls.
 #![allow(missing_docs, clippy::unwrap_used)]
@@ -29,6 +30,7 @@ use serde_json::{Value, json};
 use support::*;
 
 mod auth;
+mod dropped;
 mod failures;
 mod fallback;
 mod inline;
