@@ -54,10 +54,15 @@ pub const DEFAULT_MAX_BUFFERED_MESSAGES: usize = 1024;
 /// still in flight, then the session `DELETE`.
 pub const CLOSE_TIMEOUT: Duration = Duration::from_secs(5);
 /// First reconnection delay when the server gave no `retry`; doubles per
-/// attempt up to [`MAX_BACKOFF`].
+/// attempt without progress up to [`MAX_BACKOFF`].
 pub const INITIAL_BACKOFF: Duration = Duration::from_millis(250);
 /// Cap of the reconnection backoff.
 pub const MAX_BACKOFF: Duration = Duration::from_secs(30);
+/// Shortest wait before an SSE stream is reconnected, whatever the
+/// server's `retry` says: at most four reconnections a second per stream
+/// (`retry: 0` would otherwise reconnect thousands of times a second).
+/// A server's `retry` above it is honoured as it is (the spec's MUST).
+pub const MIN_RECONNECT_DELAY: Duration = Duration::from_millis(250);
 /// Methods whose broken response stream (2026-07-28) is re-issued once by
 /// default: reads with no side effects.
 pub const DEFAULT_REISSUE_METHODS: &[&str] = &[

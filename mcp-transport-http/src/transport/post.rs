@@ -15,10 +15,11 @@ use mcp_proto::transport::{TransportError, TransportErrorKind};
 use mcp_proto::version::{Feature, ProtocolVersion};
 
 use super::exchange::{content_type_raw, err, is_type, kind_of_client_error, read_limited};
-use super::get::{backoff, resume_get};
+use super::get::resume_get;
 use super::legacy_sse::open_legacy_sse;
 use super::sse_read::{StreamEnd, is_answer_to, read_sse};
 use super::{ACCEPT_BOTH, ERROR_BODY_LIMIT, Item, SESSION_ID, Shared, State, lock};
+use crate::backoff::Reconnects;
 use crate::error::{HttpError, excerpt};
 use crate::headers::add_modern_headers;
 use crate::sse::SseDecoder;
@@ -259,8 +260,7 @@ impl Post {
         let mut dec = SseDecoder::new().with_max_event_size(shared.cfg.max_sse_event_size);
         let mut end = read_sse(shared, body, &mut dec, Some(id), tools_list).await;
         let resumable = !self.modern && self.version.is_some_and(|v| v.has(Feature::SseResumption));
-        let mut attempts: u32 = 0;
-        let mut total: u32 = 0;
+        let mut reconnects = Reconnects::new(shared.cfg.max_resume_attempts);
         loop {
             let (progress, cause) = match end {
                 StreamEnd::Answered | StreamEnd::Gone => return Ok(()),
@@ -278,17 +278,12 @@ impl Post {
                 return Err(Broken::Fail(stream_error(cause, 0)));
             }
             if !resumable || dec.last_event_id().is_empty() {
-                return Err(Broken::Fail(stream_error(cause, total)));
+                return Err(Broken::Fail(stream_error(cause, reconnects.total())));
             }
-            if progress {
-                attempts = 0;
-            }
-            if attempts >= shared.cfg.max_resume_attempts {
-                return Err(Broken::Fail(stream_error(cause, total)));
-            }
-            let delay = backoff(attempts, dec.retry());
-            attempts += 1;
-            total += 1;
+            let asked = cause.as_ref().and_then(HttpError::retry_after);
+            let Some(delay) = reconnects.next(progress, dec.retry(), asked) else {
+                return Err(Broken::Fail(stream_error(cause, reconnects.total())));
+            };
             tracing::debug!(
                 ?delay,
                 last_event_id = dec.last_event_id(),
@@ -300,7 +295,9 @@ impl Post {
                 Ok(None) => {
                     return Err(Broken::Fail(err(
                         TransportErrorKind::Protocol,
-                        HttpError::StreamEnded { resumes: total },
+                        HttpError::StreamEnded {
+                            resumes: reconnects.total(),
+                        },
                     )));
                 }
                 Err(e) => {

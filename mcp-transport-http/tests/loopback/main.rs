@@ -9,6 +9,7 @@
 //! - [`modern`]: the 2026-07-28 era (headers, era detection, cancellation,
 //!   re-issue, subscriptions).
 //! - [`fallback`]: the 2024-11-05 HTTP+SSE fallback.
+//! - [`reconnect`]: SSE reconnection loops under `retry: 0` and `Retry-After`.
 //! - [`dropped`]: answers dropped (over a limit, undecodable) fail their call at once.
 //! - [`auth`]: the auth hook after a 401.
 //! - [`inline`]: request POSTs run on the transport's own polls.
@@ -35,6 +36,7 @@ mod failures;
 mod fallback;
 mod inline;
 mod modern;
+mod reconnect;
 mod session;
 mod streams;
 
