@@ -200,6 +200,7 @@ use std::future::{Future, poll_fn};
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
+use std::time::Instant;
 
 use crate::jsonrpc::{Message, RequestId};
 use crate::version::ProtocolVersion;
@@ -237,6 +238,18 @@ pub trait Transport: Send + 'static {
     fn set_protocol_version(self: Pin<&mut Self>, version: ProtocolVersion) {
         let _ = version;
     }
+
+    /// Tells the transport by when the client will have given up on the
+    /// request `id` (its timeout), just before that request is handed to
+    /// [`start_send`](Transport::start_send). A transport that may wait
+    /// before sending a request again (HTTP: a `429` or `503` answer with
+    /// `Retry-After`) uses it never to wait past that time: it fails the
+    /// request at once instead, saying when the server asked to be retried.
+    /// Requests sent without it have no known deadline. The default does
+    /// nothing.
+    fn set_request_deadline(self: Pin<&mut Self>, id: &RequestId, deadline: Instant) {
+        let _ = (id, deadline);
+    }
 }
 
 impl<T: Transport + ?Sized> Transport for Pin<Box<T>> {
@@ -260,6 +273,9 @@ impl<T: Transport + ?Sized> Transport for Pin<Box<T>> {
     }
     fn set_protocol_version(self: Pin<&mut Self>, version: ProtocolVersion) {
         self.get_mut().as_mut().set_protocol_version(version);
+    }
+    fn set_request_deadline(self: Pin<&mut Self>, id: &RequestId, deadline: Instant) {
+        self.get_mut().as_mut().set_request_deadline(id, deadline);
     }
 }
 
@@ -330,6 +346,12 @@ pub enum TransportErrorKind {
     SessionExpired,
     /// The server rejected the client's credentials (HTTP 401/403).
     Unauthorized,
+    /// The server refused the request for now and did not process it (HTTP
+    /// 429 Too Many Requests, or 503 Service Unavailable): too many
+    /// requests, or overloaded. The transport retries what is safe within
+    /// the request's deadline; this error means it did not (any more), and
+    /// its cause says when the server asked to be retried, if it said.
+    Throttled,
     /// Anything else.
     Other,
 }
@@ -344,6 +366,7 @@ impl fmt::Display for TransportErrorKind {
             TransportErrorKind::Protocol => "transport protocol error",
             TransportErrorKind::SessionExpired => "session expired",
             TransportErrorKind::Unauthorized => "unauthorized",
+            TransportErrorKind::Throttled => "refused for now by the server",
             TransportErrorKind::Other => "transport error",
         })
     }

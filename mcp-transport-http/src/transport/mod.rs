@@ -20,7 +20,7 @@ use std::collections::{HashMap, VecDeque};
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use http::header::{ACCEPT, CONTENT_LENGTH, CONTENT_TYPE};
@@ -84,6 +84,9 @@ pub struct HttpTransport {
     /// The runtime messages are sent from (for work `poll_recv` hands to a
     /// task).
     runtime: Option<Handle>,
+    /// The deadline the client gave the request it sends next
+    /// ([`Transport::set_request_deadline`]), taken by its POST.
+    next_deadline: Option<(RequestId, Instant)>,
 }
 
 impl std::fmt::Debug for HttpTransport {
@@ -195,6 +198,7 @@ impl HttpTransport {
             inline: InlineSet::new(),
             finished: VecDeque::new(),
             runtime: None,
+            next_deadline: None,
         }
     }
 
@@ -296,7 +300,11 @@ impl HttpTransport {
             && !sse_mode
             && method.as_deref() == Some("notifications/initialized")
             && !std::mem::replace(&mut lock(&self.shared.state).standalone_started, true);
-        let mut post = Post::new(&self.shared, msg, method, modern);
+        let deadline = match (self.next_deadline.take(), &msg) {
+            (Some((id, at)), Message::Request(r)) if id == r.id => Some(at),
+            _ => None,
+        };
+        let mut post = Post::new(&self.shared, msg, method, modern, deadline);
         let shared = Arc::clone(&self.shared);
         // Keep order where it matters: a message waits until the POSTs of
         // earlier notifications and responses were answered (202 comes
@@ -542,6 +550,12 @@ impl Transport for HttpTransport {
         Poll::Ready(Ok(()))
     }
 
+    /// Kept for the request's POST: a `429`/`503` it gets is retried only
+    /// if the server's `Retry-After` ends before this time.
+    fn set_request_deadline(mut self: Pin<&mut Self>, id: &RequestId, deadline: Instant) {
+        self.next_deadline = Some((id.clone(), deadline));
+    }
+
     fn set_protocol_version(self: Pin<&mut Self>, version: ProtocolVersion) {
         let mut s = lock(&self.shared.state);
         s.version = Some(version);
@@ -713,7 +727,7 @@ mod tests {
         const LIMIT: usize = 2_600;
         let t = HttpTransport::new("http://127.0.0.1:1/mcp").unwrap();
         let msg: Message = mcp_proto::jsonrpc::Request::new(1.into(), "ping", None).into();
-        let post = Post::new(&t.shared, msg, Some("ping".into()), false);
+        let post = Post::new(&t.shared, msg, Some("ping".into()), false, None);
         let fut = posted(None, post, Arc::clone(&t.shared), None);
         let size = std::mem::size_of_val(&fut);
         assert!(size <= LIMIT, "{size} bytes, over {LIMIT}");

@@ -5,6 +5,7 @@ use std::borrow::Cow;
 use std::future::{Future, poll_fn};
 use std::pin::pin;
 use std::task::Poll;
+use std::time::{Duration, Instant, SystemTime};
 
 use crate::pool::ResponseBody;
 use bytes::Bytes;
@@ -19,8 +20,9 @@ use super::get::resume_get;
 use super::legacy_sse::open_legacy_sse;
 use super::sse_read::{StreamEnd, is_answer_to, read_sse};
 use super::{ACCEPT_BOTH, ERROR_BODY_LIMIT, Item, SESSION_ID, Shared, State, lock};
-use crate::backoff::Reconnects;
-use crate::error::{HttpError, excerpt};
+use crate::backoff::{Reconnects, jittered, retry_at};
+use crate::client::INITIAL_BACKOFF;
+use crate::error::{HttpError, NotRetried, excerpt};
 use crate::headers::add_modern_headers;
 use crate::sse::SseDecoder;
 
@@ -39,6 +41,9 @@ pub(super) struct Post {
     /// The 2024-11-05 fallback's POST endpoint; `None`: the configured URL.
     sse_endpoint: Option<Uri>,
     sse_mode: bool,
+    /// When the client gives up on this request (if it said): a refusal's
+    /// `Retry-After` beyond it is not waited for.
+    deadline: Option<Instant>,
 }
 
 impl Post {
@@ -47,6 +52,7 @@ impl Post {
         msg: Message,
         method: Option<Cow<'static, str>>,
         modern: bool,
+        deadline: Option<Instant>,
     ) -> Self {
         let is_init = method.as_deref() == Some("initialize");
         let (headers, version, sse_endpoint, sent_session) = {
@@ -74,6 +80,7 @@ impl Post {
             version,
             sse_mode: sse_endpoint.is_some(),
             sse_endpoint,
+            deadline,
         }
     }
 
@@ -130,6 +137,7 @@ impl Post {
     async fn exchange(&mut self, shared: &Shared) -> Result<Option<Message>, TransportError> {
         let mut first = Some(std::mem::take(&mut self.headers));
         let mut reissued = false;
+        let mut refusals: u32 = 0;
         let url = self.sse_endpoint.as_ref().unwrap_or(&shared.cfg.url);
         let again = || self.build_headers_again(shared);
         loop {
@@ -138,6 +146,18 @@ impl Post {
                 .await
                 .map_err(|e| err(kind_of_client_error(&e), e))?;
             let status = resp.status();
+            if status == StatusCode::TOO_MANY_REQUESTS || status == StatusCode::SERVICE_UNAVAILABLE
+            {
+                match Box::pin(self.on_refusal(shared, resp, refusals)).await {
+                    Refusal::Retry(wait) => {
+                        refusals += 1;
+                        tokio::time::sleep(wait).await;
+                        continue;
+                    }
+                    Refusal::Fail(e) => return Err(err(TransportErrorKind::Throttled, e)),
+                    Refusal::Status(e) => return Err(err(TransportErrorKind::Protocol, e)),
+                }
+            }
             if status.is_success() {
                 if self.is("initialize") && !self.sse_mode {
                     capture_session(shared, &resp)?;
@@ -314,6 +334,85 @@ impl Post {
         }
     }
 
+    /// A `429` or `503` answer: when to send the message again, or why not
+    /// (see [`HttpTransportBuilder::max_throttle_retries`](crate::HttpTransportBuilder::max_throttle_retries)
+    /// for which statuses mean the server did not process it). `refusals`:
+    /// how many came before this one.
+    async fn on_refusal(
+        &self,
+        shared: &Shared,
+        resp: Response<ResponseBody>,
+        refusals: u32,
+    ) -> Refusal {
+        let status = resp.status();
+        let arrived = Instant::now();
+        let retry_at = retry_at(resp.headers(), SystemTime::now());
+        // Read to its end (a few bytes) so the connection can be reused.
+        let bytes = read_limited(resp.into_body(), ERROR_BODY_LIMIT)
+            .await
+            .unwrap_or_default();
+        let excerpt = excerpt(&bytes);
+        if status == StatusCode::SERVICE_UNAVAILABLE && retry_at.is_none() {
+            // Nothing says when, nor that the server did not act.
+            return Refusal::Status(HttpError::Status { status, excerpt });
+        }
+        let throttled = |why: NotRetried| HttpError::Throttled {
+            status,
+            retry_at,
+            not_retried: Some(why),
+            excerpt,
+        };
+        if status == StatusCode::SERVICE_UNAVAILABLE && !self.safe_to_repeat(shared) {
+            let method = self.method.as_deref().unwrap_or("the request").to_owned();
+            return Refusal::Fail(throttled(NotRetried::MayHaveRun { method }));
+        }
+        if refusals >= shared.cfg.max_throttle_retries {
+            return Refusal::Fail(throttled(NotRetried::Attempts {
+                attempts: refusals + 1,
+            }));
+        }
+        let wait = match retry_at {
+            Some(r) => r.delay,
+            // A 429 that did not say when: back off.
+            None => INITIAL_BACKOFF.saturating_mul(1 << refusals.min(16)),
+        };
+        let remaining = self.deadline.map(|d| d.saturating_duration_since(arrived));
+        if let Some(remaining) = remaining
+            && wait > remaining
+        {
+            return Refusal::Fail(throttled(NotRetried::AfterDeadline { remaining }));
+        }
+        if let Some(max) = shared.cfg.max_retry_wait
+            && wait > max
+        {
+            return Refusal::Fail(throttled(NotRetried::TooLong { max }));
+        }
+        // Jitter on top, but never past the deadline nor the cap.
+        let mut wait = jittered(wait);
+        for bound in [remaining, shared.cfg.max_retry_wait].into_iter().flatten() {
+            wait = wait.min(bound);
+        }
+        tracing::info!(
+            %status,
+            method = self.method.as_deref().unwrap_or("<response>"),
+            ?wait,
+            "the server refused the message for now; sending it again"
+        );
+        Refusal::Retry(wait)
+    }
+
+    /// Whether sending this message twice does no harm, should the server
+    /// have processed it the first time: the methods allowed to be
+    /// re-issued (reads), `ping`, `initialize`, notifications and responses.
+    fn safe_to_repeat(&self, shared: &Shared) -> bool {
+        match (&self.request_id, self.method.as_deref()) {
+            (None, _) => true,
+            (Some(_), Some("ping" | "initialize")) => true,
+            (Some(_), Some(m)) => shared.cfg.reissue_methods.iter().any(|r| r == m),
+            (Some(_), None) => false,
+        }
+    }
+
     async fn on_failure(
         &self,
         shared: &Shared,
@@ -423,6 +522,16 @@ fn build_headers(s: &mut State, shared: &Shared, msg: &Message, modern: bool) ->
         add_modern_headers(&mut headers, m, params, &s.tool_headers);
     }
     headers
+}
+
+/// What to do about a `429`/`503` answer.
+enum Refusal {
+    /// Send the message again after this wait.
+    Retry(Duration),
+    /// Fail it: the server refused it, and it is not retried.
+    Fail(HttpError),
+    /// Not a refusal that says anything: an ordinary failure status.
+    Status(HttpError),
 }
 
 enum Broken {

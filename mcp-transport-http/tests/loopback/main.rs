@@ -13,6 +13,7 @@
 //! - [`dropped`]: answers dropped (over a limit, undecodable) fail their call at once.
 //! - [`auth`]: the auth hook after a 401.
 //! - [`inline`]: request POSTs run on the transport's own polls.
+//! - [`throttle`]: 429 and 503 with `Retry-After`.
 #![allow(missing_docs, clippy::unwrap_used)]
 
 #[path = "../support/mod.rs"]
@@ -39,6 +40,7 @@ mod modern;
 mod reconnect;
 mod session;
 mod streams;
+mod throttle;
 
 fn raw(v: Value) -> Option<RawJson> {
     Some(RawJson::from_string(v.to_string()).unwrap())
