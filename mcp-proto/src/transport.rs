@@ -47,6 +47,9 @@
 //!     that one request failed in the transport (an HTTP POST answered 500,
 //!     a dropped response stream, an expired session). The client fails that
 //!     request (or retries it) and goes on.
+//!   - [`TransportErrorKind::SessionExpired`] without a request: the server
+//!     ended the session (HTTP 404); the connection goes on, and the client
+//!     starts a new session before it sends anything else.
 //!   - **a dropped answer**: a `Decode` error with a `request_id` says "the
 //!     frame answering this request was dropped, because …" (over the size
 //!     limit, not JSON-RPC, undecodable). A transport that drops a frame
@@ -342,7 +345,15 @@ pub enum TransportErrorKind {
     /// type the spec does not allow, a malformed SSE stream).
     Protocol,
     /// The server no longer knows the session (HTTP 404 on a live session).
-    /// The client may start a new session and retry.
+    ///
+    /// Not scoped to a request, it reports the loss (once per lost session,
+    /// before any error scoped to a request of that session): the
+    /// connection works, and the client must start a new session
+    /// (`initialize`) before it sends anything else; the transport sends
+    /// nothing but `initialize` until then. Scoped to a request, it means
+    /// that request was answered 404 (or held back while the session was
+    /// lost): the server did not process it, so sending it again in the new
+    /// session is safe.
     SessionExpired,
     /// The server rejected the client's credentials (HTTP 401/403).
     Unauthorized,
@@ -451,7 +462,11 @@ impl TransportError {
 
     /// Whether the transport is unusable after this error (see the module docs).
     pub fn is_terminal(&self) -> bool {
-        self.request.is_none() && self.kind != TransportErrorKind::Decode
+        self.request.is_none()
+            && !matches!(
+                self.kind,
+                TransportErrorKind::Decode | TransportErrorKind::SessionExpired
+            )
     }
 
     /// The underlying cause, if any.

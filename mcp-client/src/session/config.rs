@@ -53,7 +53,18 @@ pub struct SessionConfig {
     /// Minimum log level the server should emit (2026-07-28: sent in each
     /// request's `_meta`; legacy: use `logging/setLevel`).
     pub log_level: Option<LoggingLevel>,
+    /// How many new sessions in a row the server may end (HTTP 404) before
+    /// answering any call in them; one more loss closes the connection
+    /// with [`CloseReason::SessionsLost`](crate::CloseReason::SessionsLost)
+    /// instead of starting another. Default [`DEFAULT_MAX_SESSION_RENEWALS`].
+    pub max_session_renewals: u32,
 }
+
+/// Default [`SessionConfig::max_session_renewals`]: a session a server
+/// ended is replaced at once, again if the first replacement is ended too
+/// (a server restarting under load), but a server that ends every session
+/// it starts is given up on after three, within a few round trips.
+pub const DEFAULT_MAX_SESSION_RENEWALS: u32 = 3;
 
 impl SessionConfig {
     /// Defaults for a client with this identity.
@@ -69,6 +80,7 @@ impl SessionConfig {
             max_input_rounds: 8,
             resend_on_session_expiry: false,
             log_level: None,
+            max_session_renewals: DEFAULT_MAX_SESSION_RENEWALS,
         }
     }
 }

@@ -70,6 +70,9 @@ pub struct Session {
     /// rejection: a second one ends the handshake (a server that rejects
     /// what it lists cannot make the client loop).
     pub(super) probe_retried: bool,
+    /// New sessions started in a row after the server ended the one in use,
+    /// with no call answered since (see `renew.rs`).
+    pub(super) renewals: u32,
 }
 
 impl Session {
@@ -93,6 +96,7 @@ impl Session {
             late_probe: None,
             reprobed: false,
             probe_retried: false,
+            renewals: 0,
         }
     }
 
@@ -287,6 +291,13 @@ impl Session {
     #[cfg_attr(not(feature = "tokio"), allow(dead_code))]
     pub(crate) fn take_new_deadline(&mut self) -> Option<Instant> {
         self.newest_deadline.take()
+    }
+
+    /// When the session gives up on the request `id` it sent (its
+    /// timeout), if it has one: what the driver tells the transport with
+    /// [`Transport::set_request_deadline`](mcp_proto::transport::Transport::set_request_deadline).
+    pub fn request_deadline(&self, id: &RequestId) -> Option<Instant> {
+        self.pending.get(id)?.deadline
     }
 
     /// The earliest deadline, if any.

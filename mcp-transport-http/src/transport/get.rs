@@ -44,13 +44,7 @@ pub(super) async fn get_stream(
     if status == StatusCode::NOT_FOUND
         && let Some(session) = sent_session
     {
-        let mut s = lock(&shared.state);
-        if s.session_id.as_ref() == Some(&session) {
-            s.set_session(None);
-        }
-        return Err(HttpError::SessionExpired {
-            session: session.to_str().unwrap_or("").to_owned(),
-        });
+        return Err(shared.lose_session(&session));
     }
     let ct = content_type(&resp);
     if !status.is_success() {
@@ -93,7 +87,14 @@ pub(super) async fn standalone_stream(shared: &Shared, ready: watch::Sender<bool
     let mut dec = SseDecoder::new().with_max_event_size(shared.cfg.max_sse_event_size);
     let mut reconnects = Reconnects::new(shared.cfg.max_resume_attempts);
     let mut ready = Some(ready);
+    // The stream belongs to this session: once it is gone (or replaced by a
+    // new one, whose `initialized` opens a stream of its own), it ends.
+    let session = lock(&shared.state).session_id.clone();
     loop {
+        if lock(&shared.state).session_id != session {
+            tracing::debug!("standalone GET stream: its session is gone");
+            return;
+        }
         let mut headers = shared.base_headers();
         headers.insert(ACCEPT, ACCEPT_SSE);
         if !dec.last_event_id().is_empty()

@@ -18,6 +18,7 @@
 use std::borrow::Cow;
 use std::collections::{HashMap, VecDeque};
 use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
@@ -106,6 +107,9 @@ pub(crate) struct Shared {
     /// Bounded ([`Config::max_buffered_messages`]): a task that finds it
     /// full waits, and stops reading its body meanwhile.
     inbox: mpsc::Sender<Box<Item>>,
+    /// `State::loss_to_deliver` is set: checked by every `poll_recv`
+    /// without taking the lock.
+    loss_pending: AtomicBool,
 }
 
 /// The receiving half of the inbox is gone (the transport was dropped):
@@ -125,6 +129,13 @@ struct State {
     /// Set once the 2024-11-05 HTTP+SSE fallback found its POST endpoint.
     sse_endpoint: Option<Uri>,
     standalone_started: bool,
+    /// The session the server no longer knows (it answered 404 to a message
+    /// of it), until the client sends `initialize` for a new one: nothing
+    /// else is sent meanwhile (see [`Shared::lose_session`]).
+    lost_session: Option<HeaderValue>,
+    /// The loss not yet delivered because the inbox was full when it was
+    /// found; `poll_recv` delivers it before anything else.
+    loss_to_deliver: Option<TransportError>,
 }
 
 #[derive(Default)]
@@ -189,6 +200,7 @@ impl HttpTransport {
                 state: Mutex::new(State::default()),
                 tasks: Mutex::new(Tasks::default()),
                 inbox: tx,
+                loss_pending: AtomicBool::new(false),
             }),
             inbox: rx,
             closing: None,
@@ -441,6 +453,11 @@ impl Transport for HttpTransport {
         }
         let this = &mut *self;
         this.inline.set_waker(cx.waker());
+        if this.shared.loss_pending.load(Ordering::Acquire)
+            && let Some(e) = this.shared.take_loss()
+        {
+            return this.deliver(Err(e));
+        }
         if let Some(item) = this.finished.pop_front() {
             return this.deliver(item);
         }
@@ -698,6 +715,51 @@ impl State {
 }
 
 impl Shared {
+    /// The server answered 404 to a message that carried the session id
+    /// `sent`: it no longer knows that session. If it is still the current
+    /// one, it is forgotten and the loss is reported once, not scoped to a
+    /// request ([`SessionExpired`](TransportErrorKind::SessionExpired)), so
+    /// the client starts a new session; until the client sends
+    /// `initialize`, nothing else is sent (the spec: "MUST start a new
+    /// session", before anything else). The report goes into the inbox
+    /// before any error scoped to a request of the lost session: those are
+    /// made after this returns (a later 404 finds the session already
+    /// forgotten), and queue behind it. Returns the error for the message
+    /// that found the loss.
+    pub(super) fn lose_session(&self, sent: &HeaderValue) -> HttpError {
+        let lost = || HttpError::SessionExpired {
+            session: sent.to_str().unwrap_or("").to_owned(),
+        };
+        let mut s = lock(&self.state);
+        if s.session_id.as_ref() == Some(sent) {
+            tracing::info!(
+                "the server no longer knows the session (HTTP 404); a new one must start"
+            );
+            s.set_session(None);
+            s.standalone_started = false;
+            s.lost_session = Some(sent.clone());
+            let report = TransportError::new(TransportErrorKind::SessionExpired, lost());
+            // Under the lock: whatever sees the session forgotten queues
+            // behind this.
+            if let Err(e) = self.inbox.try_send(Box::new(Err(report))) {
+                if let TrySendError::Full(item) = e
+                    && let Err(report) = *item
+                {
+                    s.loss_to_deliver = Some(report);
+                    self.loss_pending.store(true, Ordering::Release);
+                }
+            }
+        }
+        lost()
+    }
+
+    /// The loss `lose_session` could not queue, to deliver first.
+    fn take_loss(&self) -> Option<TransportError> {
+        let mut s = lock(&self.state);
+        self.loss_pending.store(false, Ordering::Release);
+        s.loss_to_deliver.take()
+    }
+
     /// Delivers one item to `poll_recv`, waiting while the inbox is full:
     /// this wait is the backpressure (the caller reads nothing meanwhile).
     async fn push(&self, item: Item) -> Result<(), Gone> {

@@ -44,6 +44,9 @@ pub(super) struct Post {
     /// When the client gives up on this request (if it said): a refusal's
     /// `Retry-After` beyond it is not waited for.
     deadline: Option<Instant>,
+    /// Made while the session was lost and before a new one was started:
+    /// not sent ([`Shared::lose_session`]).
+    held_back: bool,
 }
 
 impl Post {
@@ -55,8 +58,13 @@ impl Post {
         deadline: Option<Instant>,
     ) -> Self {
         let is_init = method.as_deref() == Some("initialize");
-        let (headers, version, sse_endpoint, sent_session) = {
+        let (headers, version, sse_endpoint, sent_session, held_back) = {
             let mut s = lock(&shared.state);
+            if is_init {
+                // The client starts a new session: messages may go again.
+                s.lost_session = None;
+            }
+            let held_back = s.lost_session.is_some() && !modern && s.sse_endpoint.is_none();
             let headers = build_headers(&mut s, shared, &msg, modern);
             // What `headers` carries (taken from the state: looking a
             // custom header up in the map hashes its name).
@@ -64,7 +72,13 @@ impl Post {
                 .version
                 .filter(|v| !modern && !is_init && v.has(Feature::HttpSession))
                 .and(s.session_id.clone());
-            (headers, s.version, s.sse_endpoint.clone(), sent_session)
+            (
+                headers,
+                s.version,
+                s.sse_endpoint.clone(),
+                sent_session,
+                held_back,
+            )
         };
         let request_id = match &msg {
             Message::Request(r) => Some(r.id.clone()),
@@ -81,6 +95,7 @@ impl Post {
             sse_mode: sse_endpoint.is_some(),
             sse_endpoint,
             deadline,
+            held_back,
         }
     }
 
@@ -99,6 +114,20 @@ impl Post {
     /// taken by value is kept twice in this future, as an argument and as
     /// its binding).
     pub(super) async fn run(&mut self, shared: &Shared) -> Option<Item> {
+        if let Some(lost) = self.held_back(shared) {
+            return match self.request_id.take() {
+                Some(id) => Some(Err(
+                    err(TransportErrorKind::SessionExpired, lost).with_request(id)
+                )),
+                None => {
+                    tracing::debug!(
+                        method = self.method.as_deref().unwrap_or("<response>"),
+                        "not sent: its session is gone"
+                    );
+                    None
+                }
+            };
+        }
         match self.exchange(shared).await {
             Ok(answer) => answer.map(Ok),
             Err(e) => match self.request_id.take() {
@@ -113,6 +142,21 @@ impl Post {
                 }
             },
         }
+    }
+
+    /// Whether this message must not be sent because the session it
+    /// belongs to is lost and the client has not started a new one yet
+    /// ([`Shared::lose_session`]); then why, for a request's error (it was
+    /// not sent, so it was not processed).
+    fn held_back(&self, shared: &Shared) -> Option<HttpError> {
+        if !self.held_back {
+            return None;
+        }
+        let s = lock(&shared.state);
+        let session = s.lost_session.as_ref().and_then(|v| v.to_str().ok());
+        Some(HttpError::SessionExpired {
+            session: session.unwrap_or("").to_owned(),
+        })
     }
 
     fn is(&self, m: &str) -> bool {
@@ -322,7 +366,10 @@ impl Post {
                 }
                 Err(e) => {
                     if matches!(e, HttpError::SessionExpired { .. }) {
-                        return Err(Broken::Fail(err(TransportErrorKind::SessionExpired, e)));
+                        // The session ended while the answer was on its way:
+                        // the request may have run, so this is not the
+                        // "not processed" `SessionExpired` that is re-sent.
+                        return Err(Broken::Fail(err(TransportErrorKind::Io, e)));
                     }
                     // A failed reconnection is a stream that made no progress.
                     StreamEnd::Broken {
@@ -434,22 +481,16 @@ impl Post {
             }
             return Err(err(TransportErrorKind::Unauthorized, status_err()));
         }
-        // A live legacy session the server forgot.
+        // A live legacy session the server forgot: it did not process this
+        // message (scoped: a request is re-sent in the new session).
         if status == StatusCode::NOT_FOUND
             && !self.modern
             && !self.sse_mode
             && let Some(session) = &self.sent_session
         {
-            let mut s = lock(&shared.state);
-            if s.session_id.as_ref() == Some(session) {
-                s.set_session(None);
-                s.standalone_started = false;
-            }
             return Err(err(
                 TransportErrorKind::SessionExpired,
-                HttpError::SessionExpired {
-                    session: session.to_str().unwrap_or("").to_owned(),
-                },
+                shared.lose_session(session),
             ));
         }
         // Era detection: a JSON-RPC error body is the answer.
