@@ -204,11 +204,41 @@ async fn a_retry_after_never_stretches_a_call_past_its_deadline() {
     client.close().await;
 }
 
+async fn python_with_idle_timeout(seconds: f64) -> Option<(Child, String)> {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/peers/py_server.py");
+    let port = test_support::free_port();
+    let cmd = test_support::python_running(script)?
+        .arg(port.to_string())
+        .arg("streamable-http")
+        .arg(seconds.to_string())
+        .to_tokio();
+    let child = test_support::listening(cmd, port).await;
+    Some((child, format!("http://127.0.0.1:{port}/mcp")))
+}
+
 /// The Python SDK (`mcp`), a real peer, ends a session idle for a second
 /// (`session_idle_timeout`): its id then answers 404. The next call starts
 /// a new session and is re-sent in it (the server did not process it).
 #[tokio::test]
 async fn python_sdk_an_idle_session_it_ended_is_renewed() {
+    python_session_ended_then(|_| Ok(())).await;
+}
+
+/// The same real peer, the loss found by a notification this time (the
+/// client's `notifications/roots/list_changed` after the session ended):
+/// the 404 to it starts a new session, so the next call carries one
+/// (before, the session id was dropped and the call went out without it:
+/// the Python SDK answers that 400 "Missing session ID").
+#[tokio::test]
+async fn python_sdk_a_session_lost_on_a_notification_is_renewed() {
+    python_session_ended_then(|client| client.notify("notifications/roots/list_changed", None))
+        .await;
+}
+
+/// A call, then an idle wait past the server's session timeout, then
+/// `then` (500 ms for what it sends to be answered), then a call that must
+/// succeed.
+async fn python_session_ended_then(then: impl FnOnce(&Client) -> Result<(), ClientError>) {
     let Some((_child, url)) = python_with_idle_timeout(1.0).await else {
         return;
     };
@@ -223,52 +253,7 @@ async fn python_sdk_an_idle_session_it_ended_is_renewed() {
     assert!(format!("{first:?}").contains("echo: one"), "{first:?}");
     // Idle past the server's timeout: it ends the session.
     tokio::time::sleep(Duration::from_millis(2500)).await;
-    let second = tokio::time::timeout(
-        Duration::from_secs(20),
-        client.call_tool("echo", json!({"text": "two"})),
-    )
-    .await
-    .expect("the call was left pending")
-    .unwrap();
-    assert!(format!("{second:?}").contains("echo: two"), "{second:?}");
-    client.close().await;
-}
-
-async fn python_with_idle_timeout(seconds: f64) -> Option<(Child, String)> {
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/peers/py_server.py");
-    let port = test_support::free_port();
-    let cmd = test_support::python_running(script)?
-        .arg(port.to_string())
-        .arg("streamable-http")
-        .arg(seconds.to_string())
-        .to_tokio();
-    let child = test_support::listening(cmd, port).await;
-    Some((child, format!("http://127.0.0.1:{port}/mcp")))
-}
-
-/// The same real peer, the loss found by a notification this time (the
-/// client's `notifications/roots/list_changed` after the session ended):
-/// the 404 to it starts a new session, so the next call carries one
-/// (before, the session id was dropped and the call went out without it:
-/// the Python SDK answers that 400 "Missing session ID").
-#[tokio::test]
-async fn python_sdk_a_session_lost_on_a_notification_is_renewed() {
-    let Some((_child, url)) = python_with_idle_timeout(1.0).await else {
-        return;
-    };
-    let client = client_builder()
-        .connect(HttpTransport::new(&url).unwrap())
-        .await
-        .unwrap();
-    client
-        .call_tool("echo", json!({"text": "one"}))
-        .await
-        .unwrap();
-    tokio::time::sleep(Duration::from_millis(2500)).await;
-    client
-        .notify("notifications/roots/list_changed", None)
-        .unwrap();
-    // Let the notification's 404 come back first.
+    then(&client).unwrap();
     tokio::time::sleep(Duration::from_millis(500)).await;
     let second = tokio::time::timeout(
         Duration::from_secs(20),

@@ -92,6 +92,28 @@ fn http_cause(e: &TransportError) -> &HttpError {
         .unwrap_or_else(|| panic!("cause is not an HttpError: {e:?}"))
 }
 
+/// The legacy handshake: `initialize` (its answer taken), the revision
+/// 2025-11-25, `notifications/initialized` (accepted, or refused).
+async fn handshake(t: &mut HttpTransport) {
+    t.send(req(1, "initialize", json!({}))).await.unwrap();
+    recv_ok(t).await;
+    set_version(t, ProtocolVersion::V2025_11_25);
+    t.send(notif("notifications/initialized", json!({})))
+        .await
+        .unwrap();
+}
+
+/// `initialize` answered with the session `s`; every other message 202.
+fn session_s_then_accepted(r: &Rec) -> Reply2 {
+    match r.rpc_method() {
+        Some("initialize") => Reply2 {
+            reply: Reply::Json(StatusCode::OK, result(&r.id(), json!({}))),
+            headers: vec![("mcp-session-id", "s".into())],
+        },
+        _ => Reply::Accepted.into(),
+    }
+}
+
 /// A legacy server: JSON for initialize (with a session id), 202 for
 /// notifications, SSE with a priming event for everything else.
 fn legacy_handler(r: &Rec) -> Reply2 {

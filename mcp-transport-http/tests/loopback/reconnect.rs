@@ -75,25 +75,14 @@ async fn the_standalone_stream_with_retry_0_is_not_reopened_in_a_storm() {
             ))])
             .into();
         }
-        match r.rpc_method() {
-            Some("initialize") => Reply2 {
-                reply: Reply::Json(StatusCode::OK, result(&r.id(), json!({}))),
-                headers: vec![("mcp-session-id", "s".into())],
-            },
-            _ => Reply::Accepted.into(),
-        }
+        session_s_then_accepted(r)
     })
     .await;
     let mut t = HttpTransport::builder(&server.url)
         .standalone_stream(true)
         .build()
         .unwrap();
-    t.send(req(1, "initialize", json!({}))).await.unwrap();
-    recv_ok(&mut t).await;
-    set_version(&mut t, ProtocolVersion::V2025_11_25);
-    t.send(notif("notifications/initialized", json!({})))
-        .await
-        .unwrap();
+    handshake(&mut t).await;
     let delivered = drain_for(&mut t, WATCH).await;
     let gets = gets(&server);
     eprintln!("{gets} GETs, {delivered} messages in {WATCH:?}");

@@ -350,16 +350,10 @@ async fn a_404_to_a_get_stream_reports_the_loss() {
         if r.method == http::Method::GET {
             return Reply::Raw(StatusCode::NOT_FOUND, "text/plain", "gone".into()).into();
         }
-        match r.rpc_method() {
-            Some("initialize") => Reply2 {
-                reply: Reply::Json(StatusCode::OK, result(&r.id(), json!({}))),
-                headers: vec![("mcp-session-id", "s".into())],
-            },
-            Some("tools/call") => {
-                Reply::Sse(vec![Piece::Data("id: e1\nretry: 0\ndata:\n\n".into())]).into()
-            }
-            _ => Reply::Accepted.into(),
+        if r.rpc_method() == Some("tools/call") {
+            return Reply::Sse(vec![Piece::Data("id: e1\nretry: 0\ndata:\n\n".into())]).into();
         }
+        session_s_then_accepted(r)
     })
     .await;
     // The resumption GET.
@@ -385,12 +379,7 @@ async fn a_404_to_a_get_stream_reports_the_loss() {
         .standalone_stream(true)
         .build()
         .unwrap();
-    t.send(req(1, "initialize", json!({}))).await.unwrap();
-    recv_ok(&mut t).await;
-    set_version(&mut t, ProtocolVersion::V2025_11_25);
-    t.send(notif("notifications/initialized", json!({})))
-        .await
-        .unwrap();
+    handshake(&mut t).await;
     let lost = recv_err(&mut t).await;
     assert_eq!(
         (lost.kind(), lost.request_id()),
