@@ -70,7 +70,7 @@ pub enum JsonLineCodecError {
     /// starts or ends like an answer: a JSON object whose first bytes say
     /// `result` or `error`, or whose first or last member is its `id`.
     /// Other lines that are not JSON are noise and skipped.
-    #[error("an answer that is not JSON was dropped ({error})")]
+    #[error("an answer that is not JSON: {error}")]
     UndecodableAnswer {
         /// Which request it answered, as far as its bytes tell
         /// ([`Dropped::Answer`] or [`Dropped::UnknownAnswer`]).
