@@ -159,6 +159,18 @@ impl Post {
         })
     }
 
+    /// The session this message was sent in, if the server has ended it
+    /// since (it is no longer the current one).
+    fn session_gone(&self, shared: &Shared) -> Option<HttpError> {
+        let sent = self.sent_session.as_ref()?;
+        if lock(&shared.state).session_id.as_ref() == Some(sent) {
+            return None;
+        }
+        Some(HttpError::SessionExpired {
+            session: sent.to_str().unwrap_or("").to_owned(),
+        })
+    }
+
     fn is(&self, m: &str) -> bool {
         self.method.as_deref() == Some(m)
     }
@@ -196,6 +208,11 @@ impl Post {
                     Refusal::Retry(wait) => {
                         refusals += 1;
                         tokio::time::sleep(wait).await;
+                        if let Some(lost) = self.session_gone(shared) {
+                            // Not processed, and its session ended meanwhile:
+                            // the client re-sends it in the new one.
+                            return Err(err(TransportErrorKind::SessionExpired, lost));
+                        }
                         continue;
                     }
                     Refusal::Fail(e) => return Err(err(TransportErrorKind::Throttled, e)),

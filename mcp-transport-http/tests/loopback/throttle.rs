@@ -234,3 +234,42 @@ async fn refusals_in_a_row_are_bounded() {
     );
     assert_eq!(count.load(Ordering::SeqCst), 3);
 }
+
+/// A request refused for now whose session the server ends while it waits
+/// is not sent again in that session (nor without one): it fails as not
+/// processed, for the client to re-send in the new session.
+#[tokio::test]
+async fn a_refused_request_whose_session_ends_meanwhile_is_not_sent_again() {
+    let server = serve(|r: &Rec| match r.rpc_method() {
+        Some("tools/call") => Reply2 {
+            reply: Reply::Raw(StatusCode::TOO_MANY_REQUESTS, "text/plain", "later".into()),
+            headers: vec![("retry-after", "1".into())],
+        },
+        Some("notifications/roots/list_changed") => Reply::Raw(
+            StatusCode::NOT_FOUND,
+            "text/plain",
+            "Session not found".into(),
+        )
+        .into(),
+        _ => session_s_then_accepted(r),
+    })
+    .await;
+    let mut t = HttpTransport::new(&server.url).unwrap();
+    handshake(&mut t).await;
+    t.send(req(2, "tools/call", json!({}))).await.unwrap();
+    until("the call was refused", || posts(&server, "tools/call") == 1).await;
+    t.send(notif("notifications/roots/list_changed", json!({})))
+        .await
+        .unwrap();
+    let lost = recv_err(&mut t).await;
+    assert_eq!(
+        (lost.kind(), lost.request_id()),
+        (TransportErrorKind::SessionExpired, None)
+    );
+    let e = recv_err(&mut t).await;
+    assert_eq!(
+        (e.kind(), e.request_id()),
+        (TransportErrorKind::SessionExpired, Some(&2.into()))
+    );
+    assert_eq!(posts(&server, "tools/call"), 1);
+}
