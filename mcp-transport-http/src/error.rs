@@ -155,8 +155,6 @@ pub enum HttpError {
         /// Why the transport did not retry; `None` on a reconnection of an
         /// SSE stream, which its own budget retries.
         not_retried: Option<NotRetried>,
-        /// The start of the body.
-        excerpt: String,
     },
     /// An SSE event over the size limit.
     #[error(transparent)]

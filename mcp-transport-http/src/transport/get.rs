@@ -58,7 +58,6 @@ pub(super) async fn get_stream(
                 status,
                 retry_at,
                 not_retried: None,
-                excerpt: excerpt(&bytes),
             });
         }
         return Err(HttpError::Status {

@@ -424,7 +424,6 @@ impl Post {
             status,
             retry_at,
             not_retried: Some(why),
-            excerpt,
         };
         if status == StatusCode::SERVICE_UNAVAILABLE && !self.safe_to_repeat(shared) {
             let method = self.method.as_deref().unwrap_or("the request").to_owned();
