@@ -114,9 +114,11 @@ fn ask_on_terminal(input: &InputSpec) -> Result<String, InputError> {
         .default
         .as_deref()
         .filter(|_| !input.password)
-        .map(|d| format!(" [{d}]"))
+        .map(|d| format!(" [{}]", mcp_cli::terminal::line(d)))
         .unwrap_or_default();
-    let prompt = format!("mcp: {question}{default}: ");
+    // The question and default come from the config file: a cloned
+    // repository's text, made safe like a server's.
+    let prompt = format!("mcp: {}{default}: ", mcp_cli::terminal::line(question));
     let stdin = std::io::stdin();
     let hidden = input.password && stdin.is_terminal();
     let line = if hidden {

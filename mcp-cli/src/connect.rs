@@ -154,8 +154,11 @@ fn token_file() -> Option<std::path::PathBuf> {
 /// authorization URL, tokens cached in [`token_file`].
 async fn oauth(url: &str) -> Result<OAuth, Failure> {
     let ui = mcp_auth::LoopbackRedirect::bind(0, |u| {
+        // The URL is built from what the server's metadata named: made
+        // safe like any server text.
         eprintln!(
-            "mcp: the server needs authorization; open this URL in a browser:\n  {u}\nmcp: waiting for the browser to come back to 127.0.0.1 ..."
+            "mcp: the server needs authorization; open this URL in a browser:\n  {}\nmcp: waiting for the browser to come back to 127.0.0.1 ...",
+            mcp_cli::terminal::line(u)
         );
     })
     .await

@@ -162,6 +162,9 @@ pub(crate) fn report(f: Failure) -> ExitCode {
     ExitCode::from(code)
 }
 
+/// The message as one line, safe for the terminal: error messages quote
+/// what servers said (JSON-RPC error messages, HTTP error bodies), so they
+/// go through [`mcp_cli::terminal::line`] like any other server text.
 pub(crate) fn one_line(s: &str) -> String {
-    s.trim().replace(['\r', '\n'], " | ")
+    mcp_cli::terminal::line(s)
 }

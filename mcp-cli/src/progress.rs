@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use mcp_proto::schema::ProgressParams;
 
-use crate::failure::one_line;
+use mcp_cli::terminal::line;
 
 /// Progress drawn on stderr: a redrawn bar on a terminal, one plain line
 /// per notification otherwise (logs, pipes, tests).
@@ -30,7 +30,7 @@ impl ProgressBar {
         let msg = p
             .message
             .as_deref()
-            .map(|m| format!(" {}", one_line(m)))
+            .map(|m| format!(" {}", line(m)))
             .unwrap_or_default();
         let count = match p.total {
             Some(t) => format!("{}/{}", fmt_num(p.progress), fmt_num(t)),
