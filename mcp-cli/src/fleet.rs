@@ -16,8 +16,8 @@ use serde_json::value::RawValue;
 use crate::args::{Command, Options, Server};
 use crate::config::Configured;
 use crate::failure::Failure;
-use crate::{CLOSE_TIMEOUT, Interrupts, client_builder, human, out};
-use mcp_cli::raw_json::{Object, array_text, pretty};
+use crate::{CLOSE_TIMEOUT, Interrupts, client_builder, human, out, out_json};
+use mcp_cli::raw_json::{Object, write_pretty, write_pretty_array};
 use mcp_cli::terminal::line;
 
 /// How a configured server's start went.
@@ -144,7 +144,7 @@ fn none_ready(started: &[Started]) -> Option<Failure> {
 fn servers(started: &[Started], json: bool) -> Result<(), Failure> {
     if json {
         let items: Vec<String> = started.iter().map(server_json).collect();
-        out(&(pretty(&format!("[{}]", items.join(","))) + "\n"));
+        out_json(|w| write_pretty(w, &format!("[{}]", items.join(","))));
     } else {
         // Names come from config files (a cloned repository's .mcp.json
         // is anyone's text) and reasons quote servers: both made safe.
@@ -248,7 +248,7 @@ async fn tools(host: &Host, started: &[Started], json: bool, verbose: bool) -> R
             .into_iter()
             .filter_map(|l| RawValue::from_string(l).ok())
             .collect();
-        out(&(pretty(&array_text(raw.iter().map(|b| &**b))) + "\n"));
+        out_json(|w| write_pretty_array(w, raw.iter().map(|b| &**b)));
     } else {
         out(&text);
     }

@@ -67,7 +67,7 @@ use crate::args::{Command, Options, Server};
 use crate::connect::{LOGIN_TIMEOUT, max_request_time, transport};
 use crate::failure::{Failure, report};
 use crate::progress::ProgressBar;
-use mcp_cli::raw_json::{Object, array_text, pretty};
+use mcp_cli::raw_json::{Object, write_pretty, write_pretty_array};
 
 /// How long closing the client may take before `mcp` gives up waiting (the
 /// transport's own escalation to SIGKILL is shorter than this).
@@ -217,6 +217,15 @@ fn pick(mut opts: Options) -> Result<Pick, Failure> {
 fn out(s: &str) {
     let mut stdout = std::io::stdout().lock();
     let _ = stdout.write_all(s.as_bytes());
+    let _ = stdout.flush();
+}
+
+/// Streams JSON output to stdout through a buffer (`write` gets the
+/// writer), ignoring a closed pipe: the output is never built whole in
+/// memory.
+fn out_json(write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) {
+    let mut stdout = std::io::BufWriter::with_capacity(64 * 1024, std::io::stdout().lock());
+    let _ = write(&mut stdout);
     let _ = stdout.flush();
 }
 
@@ -469,7 +478,7 @@ fn info(client: &Client, json: bool) -> Result<(), Failure> {
         doc.push_str(&versions);
     }
     doc.push('}');
-    out(&(pretty(&doc) + "\n"));
+    out_json(|w| write_pretty(w, &doc));
     Ok(())
 }
 
@@ -628,7 +637,7 @@ async fn list(
         items = config::offered_tools(cfg, items);
     }
     if json {
-        out(&(pretty(&array_text(items.iter().map(|b| &**b))) + "\n"));
+        out_json(|w| write_pretty_array(w, items.iter().map(|b| &**b)));
     } else {
         out(&what.human(&items, verbose));
     }
@@ -691,7 +700,7 @@ async fn call(client: &Client, json: bool, tool: &str, args: Option<&str>) -> Re
         )
     })?;
     if json {
-        out(&(pretty(raw.get()) + "\n"));
+        out_json(|w| write_pretty(w, raw.get()));
     } else {
         out(&human::call(&result));
     }
@@ -712,7 +721,7 @@ async fn read(client: &Client, json: bool, uri: &str) -> Result<(), Failure> {
         .await
         .map_err(|e| Failure::from_client(&format!("resources/read {uri}"), &e))?;
     if json {
-        out(&(pretty(raw.get()) + "\n"));
+        out_json(|w| write_pretty(w, raw.get()));
         return Ok(());
     }
     let obj = result_object("resources/read", &raw)?;
@@ -745,7 +754,7 @@ async fn prompt(
         .await
         .map_err(|e| Failure::from_client(&format!("prompts/get {name}"), &e))?;
     if json {
-        out(&(pretty(raw.get()) + "\n"));
+        out_json(|w| write_pretty(w, raw.get()));
     } else {
         out(&human::prompt(&result_object("prompts/get", &raw)?));
     }
