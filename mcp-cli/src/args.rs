@@ -83,7 +83,11 @@ struct Cli {
     )]
     protocol: VersionChoice,
 
-    /// Per-request timeout in seconds, default 60 (reset by progress, capped at 10x)
+    /// Per-request timeout in seconds, default 60 (reset by progress, capped at 10x).
+    /// It bounds every wait on the server, the handshake as a whole included
+    /// (probe and fallback). An OAuth login is the user's time, not the
+    /// server's: it has 300 s of its own, counted only from when mcp prints
+    /// the authorization URL, and the handshake then gets --timeout again
     #[arg(
         long,
         value_name = "SECONDS",

@@ -86,9 +86,10 @@ fn spawned(server: &Server) -> bool {
     }
 }
 
-/// Extra time the handshake may take beyond `--timeout` (the
-/// `server/discover` probe of a legacy server that never answers it).
-const PROBE_ALLOWANCE: Duration = Duration::from_secs(5);
+/// Longest the `server/discover` probe waits before the session falls
+/// back to `initialize` (a legacy server that ignores the probe), and at
+/// most half of `--timeout`, so the fallback has the other half.
+const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// Exit status for Ctrl-C (128 + SIGINT).
 const EXIT_INTERRUPTED: u8 = 130;
@@ -248,26 +249,32 @@ fn init_tracing(verbose: u8) {
 }
 
 /// The client builder as the options set it up, and how long its
-/// handshake may take. `login`: an OAuth login may run inside the
-/// handshake.
+/// handshake may take: `--timeout`, the probe and its fallback included.
+/// `login`: an OAuth login may run inside the handshake.
+///
+/// The deadline the user set is the caller's ([`handshake`]): the
+/// session's own timeouts here are only what it needs to behave. With a
+/// login possible they leave room for it (the session cannot see a login
+/// start; the transport runs it inside a request), and [`handshake`] adds
+/// [`LOGIN_TIMEOUT`] to the user's deadline only once a login has
+/// actually begun.
 pub(crate) fn client_builder(opts: &Options, login: bool) -> (ClientBuilder, Duration) {
     let mut builder = Client::builder("mcp", env!("CARGO_PKG_VERSION"))
         .protocol(opts.protocol)
         .request_timeout(opts.timeout)
         .max_request_time(max_request_time(opts))
         .resend_on_session_expiry(!spawned(&opts.server))
+        .handshake_timeout(opts.timeout)
+        // A server slow to answer `server/discover` is handled by the
+        // session (a late answer still wins over the fallback `initialize`).
+        .probe_timeout(PROBE_TIMEOUT.min(opts.timeout / 2))
         .handler(LogNotifications);
-    // A 401 during the handshake runs the browser login inside it.
-    // A server slow to answer `server/discover` is handled by the session
-    // (a late answer still wins over the fallback `initialize`).
-    let mut handshake_wait = opts.timeout + PROBE_ALLOWANCE;
     if login {
         builder = builder
             .handshake_timeout(opts.timeout + LOGIN_TIMEOUT)
-            .probe_timeout(LOGIN_TIMEOUT);
-        handshake_wait += LOGIN_TIMEOUT * 2;
+            .probe_timeout(opts.timeout + LOGIN_TIMEOUT);
     }
-    (builder, handshake_wait)
+    (builder, opts.timeout)
 }
 
 /// A client for `transport` as the options set it up, with its driver
@@ -286,15 +293,53 @@ pub(crate) fn start_client(
     (client, driver, handshake_wait)
 }
 
-/// Waits up to `wait` for the handshake to complete.
-pub(crate) async fn handshake(client: &Client, wait: Duration) -> Result<(), Failure> {
-    match tokio::time::timeout(wait, client.wait_ready()).await {
-        Err(_) => Err(Failure::fatal(
-            "timeout",
-            format!("the server did not complete the handshake within {wait:?}"),
-        )),
-        Ok(Err(e)) => Err(Failure::from_client("handshake", &e)),
-        Ok(Ok(())) => Ok(()),
+/// Waits up to `wait` (`--timeout`) for the handshake to complete. When an
+/// OAuth login begins (`login` changes: mcp printed the authorization
+/// URL), the deadline becomes the login's own bound ([`LOGIN_TIMEOUT`])
+/// plus `wait` again from that moment: the time a person spends in the
+/// browser is not the server's, and nothing else extends the deadline.
+pub(crate) async fn handshake(
+    client: &Client,
+    wait: Duration,
+    mut login: Option<tokio::sync::watch::Receiver<bool>>,
+) -> Result<(), Failure> {
+    let ready = client.wait_ready();
+    tokio::pin!(ready);
+    let deadline = tokio::time::sleep(wait);
+    tokio::pin!(deadline);
+    // A login began (or no login can begin any more): stop watching.
+    let mut login_seen = false;
+    let mut after_login = "";
+    loop {
+        let watching = !login_seen && login.is_some();
+        let login_began = async {
+            match login.as_mut() {
+                Some(rx) => rx.wait_for(|began| *began).await.is_ok(),
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            r = &mut ready => return r.map_err(|e| Failure::from_client("handshake", &e)),
+            () = &mut deadline => {
+                return Err(Failure::fatal(
+                    "timeout",
+                    format!(
+                        "the server did not complete the handshake within {:.1} s{after_login} \
+                         (--timeout; a longer one may help)",
+                        wait.as_secs_f64()
+                    ),
+                ));
+            }
+            began = login_began, if watching => {
+                login_seen = true;
+                if began {
+                    after_login = " after the login";
+                    deadline
+                        .as_mut()
+                        .reset(tokio::time::Instant::now() + LOGIN_TIMEOUT + wait);
+                }
+            }
+        }
     }
 }
 
@@ -307,11 +352,12 @@ async fn run(opts: Options) -> Result<(), Failure> {
         code = interrupts.recv() => return Err(Failure::Interrupted(code)),
     };
     let login = oauth.as_ref().is_some_and(|o| o.login_possible);
+    let login_began = oauth.as_ref().map(|o| o.login_began.clone());
     let (client, driver, handshake_wait) = start_client(&opts, transport, login);
 
     let work = async {
         // An OAuth failure is in the error's chain, which the report names.
-        handshake(&client, handshake_wait).await?;
+        handshake(&client, handshake_wait, login_began).await?;
         command(&client, &opts).await
     };
     let result = tokio::select! {

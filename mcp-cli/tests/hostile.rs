@@ -7,6 +7,8 @@
 
 mod common;
 
+use std::time::{Duration, Instant};
+
 use common::*;
 
 /// `python tests/peers/hostile.py <mode>` as a `--stdio` line.
@@ -183,4 +185,59 @@ fn deeply_nested_schemas_print_in_linear_size() {
     let r = mcp(&["--stdio", &server, "tools"]);
     assert_code(&r, 0);
     assert!(r.stdout.starts_with("deep(x?)"), "{}", r.stdout);
+}
+
+/// Issue 33 #4: a server answering the handshake one byte every 500 ms.
+/// `--timeout 2` held for 40 s over HTTP (an OAuth login allowance added
+/// before any 401) and 7.5 s over stdio (a probe allowance on top); the
+/// deadline now holds within 1 s, plus the 0.5 s a timed-out server is
+/// given to exit (and a process start on a loaded machine).
+#[test]
+fn a_dribbling_handshake_ends_at_the_timeout() {
+    let Some(py) = python("hostile.py") else {
+        return;
+    };
+    let port = free_port();
+    let mut cmd = std::process::Command::new("sh");
+    cmd.args(["-c", &format!("exec {py} http-dribble {port}")]);
+    let _server = listening_blocking(cmd, port);
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    // No cached token: an OAuth login is possible (no --no-oauth), but no
+    // 401 ever comes, so no login allowance may be added.
+    let tokens = temp_path("dribble-tokens.json");
+    let tokens = tokens.to_str().unwrap();
+    let stdio = format!("{py} dribble");
+    for args in [
+        &["--http", &url, "--timeout", "2", "info"][..],
+        &["--stdio", &stdio, "--timeout", "2", "info"],
+    ] {
+        let began = Instant::now();
+        let r = mcp_env(args, &[("MCP_TOKEN_FILE", tokens)]);
+        let took = began.elapsed();
+        assert_one_line_error(&r, 3, "mcp: timeout: ");
+        assert!(r.stderr.contains("within 2.0 s"), "{}", r.stderr);
+        assert!(
+            took < Duration::from_millis(4000),
+            "{args:?}: --timeout 2 took {took:?}"
+        );
+    }
+}
+
+/// The probe never delays the handshake past `--timeout`: a legacy server
+/// that ignores `server/discover` gets `initialize` after half the
+/// timeout at most, and the command succeeds within it.
+#[test]
+fn a_server_ignoring_the_probe_is_reached_within_the_timeout() {
+    let Some(server) = hostile("silent-probe") else {
+        return;
+    };
+    let began = Instant::now();
+    let r = mcp(&["--stdio", &server, "--timeout", "3", "info", "--json"]);
+    assert_code(&r, 0);
+    assert_eq!(r.json()["protocolVersion"], "2025-11-25");
+    assert!(
+        began.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        began.elapsed()
+    );
 }

@@ -3,6 +3,7 @@
     python hostile.py text                  stdio: terminal control sequences in every text a server sends
     python hostile.py deep N                stdio: a tool whose inputSchema nests N arrays
     python hostile.py dribble               stdio: answers one byte every 500 ms
+    python hostile.py silent-probe          stdio: never answers server/discover (a legacy server that ignores it)
     python hostile.py http-dribble PORT     HTTP on 127.0.0.1:PORT: answer headers at once, body one byte per 500 ms
     python hostile.py http-error PORT       HTTP on 127.0.0.1:PORT: every POST answered 500 with escapes in the body
 
@@ -49,7 +50,7 @@ def initialize_result(req, name="hostile", instructions=None):
     return res
 
 
-def serve(handle):
+def serve(handle, answer_probe=True):
     for line in sys.stdin:
         try:
             req = json.loads(line)
@@ -58,7 +59,8 @@ def serve(handle):
         if "id" not in req or "method" not in req:
             continue
         if req["method"] == "server/discover":
-            error(req, -32601, "method not found")
+            if answer_probe:
+                error(req, -32601, "method not found")
         elif req["method"] == "ping":
             result(req, {})
         else:
@@ -187,6 +189,9 @@ def main():
         deep_server(int(sys.argv[2]))
     elif mode == "dribble":
         dribble_server()
+    elif mode == "silent-probe":
+        serve(lambda req: result(req, initialize_result(req)) if req["method"] == "initialize"
+              else error(req, -32601, "method not found"), answer_probe=False)
     elif mode == "http-dribble":
         http_server(int(sys.argv[2]), "dribble")
     elif mode == "http-error":
