@@ -44,21 +44,42 @@ mod config;
 mod connect;
 mod failure;
 mod fleet;
+#[cfg(unix)]
+mod form;
+mod handler;
 mod human;
 mod progress;
+
+/// Without termios and poll the terminal form is not built: requests for
+/// input are declined with a line saying so.
+#[cfg(not(unix))]
+mod form {
+    use mcp_proto::schema::{ElicitFormParams, ElicitResult, ElicitUrlParams};
+
+    pub(crate) fn asking() -> bool {
+        false
+    }
+    pub(crate) fn cancel_active() -> bool {
+        false
+    }
+    pub(crate) async fn ask_form(_: String, _: ElicitFormParams) -> ElicitResult {
+        eprintln!("mcp: declined the server's request for input: forms need a Unix terminal");
+        ElicitResult::decline()
+    }
+    pub(crate) async fn ask_url(_: String, _: ElicitUrlParams) -> ElicitResult {
+        eprintln!("mcp: declined the server's request to open a URL: this needs a Unix terminal");
+        ElicitResult::decline()
+    }
+}
 
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_client::{Client, ClientBuilder, ClientError, ClientHandler, ListKind};
-use mcp_proto::Notification;
+use mcp_client::{Client, ClientBuilder, ClientError};
 use mcp_proto::RawJson;
-use mcp_proto::schema::{
-    CallToolResult, LoggingMessageParams, ProgressParams, ResourceContents, ResourceUpdatedParams,
-    ServerCapabilities,
-};
+use mcp_proto::schema::{CallToolResult, ProgressParams, ResourceContents, ServerCapabilities};
 use mcp_proto::transport::BoxTransport;
 use serde_json::value::RawValue;
 use tokio::task::JoinHandle;
@@ -268,7 +289,10 @@ pub(crate) fn client_builder(opts: &Options, login: bool) -> (ClientBuilder, Dur
         // A server slow to answer `server/discover` is handled by the
         // session (a late answer still wins over the fallback `initialize`).
         .probe_timeout(PROBE_TIMEOUT.min(opts.timeout / 2))
-        .handler(LogNotifications);
+        .handler(handler::CliHandler {
+            roots: opts.roots.clone(),
+            log_level: opts.log_level,
+        });
     if login {
         builder = builder
             .handshake_timeout(opts.timeout + LOGIN_TIMEOUT)
@@ -355,17 +379,26 @@ async fn run(opts: Options) -> Result<(), Failure> {
     let login_began = oauth.as_ref().map(|o| o.login_began.clone());
     let (client, driver, handshake_wait) = start_client(&opts, transport, login);
 
-    let work = async {
+    let mut work = Box::pin(async {
         // An OAuth failure is in the error's chain, which the report names.
         handshake(&client, handshake_wait, login_began).await?;
+        after_handshake(&client, &opts).await;
         command(&client, &opts).await
-    };
-    let result = tokio::select! {
-        r = work => r,
-        code = interrupts.recv() => {
-            Err(Failure::Interrupted(code))
+    });
+    let result = loop {
+        tokio::select! {
+            r = &mut work => break r,
+            code = interrupts.recv() => {
+                // Ctrl-C while the server's question is on the terminal
+                // cancels that question; the call goes on.
+                if code == EXIT_INTERRUPTED && form::cancel_active() {
+                    continue;
+                }
+                break Err(Failure::Interrupted(code));
+            }
         }
     };
+    drop(work);
     // `work` is dropped here: an unfinished request's future is gone, so the
     // client queues `notifications/cancelled` for it (a timed-out request's
     // was queued when it timed out). Closing flushes that, then shuts the
@@ -399,27 +432,6 @@ async fn run(opts: Options) -> Result<(), Failure> {
     }
     let _ = tokio::time::timeout(close_wait, driver).await;
     result
-}
-
-/// Shows the server's notifications (log messages, list changes…) with `-v`.
-#[derive(Debug)]
-struct LogNotifications;
-
-impl ClientHandler for LogNotifications {
-    fn on_logging_message(&self, p: LoggingMessageParams) {
-        let logger = p.logger.as_deref().unwrap_or("");
-        tracing::info!(target: "mcp::server", level = ?p.level, logger, data = %p.data, "server log");
-    }
-    fn on_list_changed(&self, kind: ListKind) {
-        tracing::info!(target: "mcp::server", ?kind, "server list changed");
-    }
-    fn on_resource_updated(&self, p: ResourceUpdatedParams) {
-        tracing::info!(target: "mcp::server", uri = %p.uri, "resource updated");
-    }
-    fn other_notification(&self, n: Notification) {
-        let params = n.params.as_ref().map_or("", |p| p.get());
-        tracing::info!(target: "mcp::server", method = %n.method, params, "server notification");
-    }
 }
 
 /// Ctrl-C and, on Unix, SIGTERM, listened to from before any server is
@@ -471,6 +483,31 @@ impl Interrupts {
             let _ = tokio::signal::ctrl_c().await;
             EXIT_INTERRUPTED
         }
+    }
+}
+
+/// Once the server is known: its name for the questions it may ask, and
+/// the log level `--log-level` asks for (when the server offers logging).
+async fn after_handshake(client: &Client, opts: &Options) {
+    let Some(server) = client.server() else {
+        return;
+    };
+    handler::set_server_name(&server.implementation.name);
+    let Some(level) = opts.log_level else {
+        return;
+    };
+    if server.capabilities.logging.is_none() {
+        eprintln!(
+            "mcp: the server does not offer log messages (no `logging` capability); \
+             --log-level shows what it sends anyway"
+        );
+        return;
+    }
+    if let Err(e) = client.set_log_level(level).await {
+        eprintln!(
+            "mcp: the server refused the log level: {}",
+            mcp_cli::terminal::line(&e.to_string())
+        );
     }
 }
 

@@ -3,6 +3,21 @@
 use std::io::{IsTerminal, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 
+/// A bar is drawn on the terminal's last line (no newline after it):
+/// whoever writes a line to stderr clears it first ([`clear_line`]), and
+/// the next notification draws it again.
+static BAR_SHOWN: AtomicBool = AtomicBool::new(false);
+
+/// Clears a drawn progress bar, so a line written to stderr next (a log
+/// message, a form) starts on a clean line.
+pub(crate) fn clear_line() {
+    if BAR_SHOWN.swap(false, Ordering::AcqRel) {
+        let mut err = std::io::stderr().lock();
+        let _ = write!(err, "\r\x1b[2K");
+        let _ = err.flush();
+    }
+}
+
 use mcp_proto::schema::ProgressParams;
 
 use mcp_cli::terminal::line;
@@ -27,6 +42,10 @@ impl ProgressBar {
     }
 
     pub(crate) fn draw(&self, p: &ProgressParams) {
+        // A form is on the terminal: its questions own stderr.
+        if crate::form::asking() {
+            return;
+        }
         let msg = p
             .message
             .as_deref()
@@ -53,6 +72,7 @@ impl ProgressBar {
         let mut err = std::io::stderr().lock();
         if self.tty {
             let _ = write!(err, "\r\x1b[2K{line}");
+            BAR_SHOWN.store(true, Ordering::Release);
         } else {
             let _ = writeln!(err, "progress: {line}");
         }
@@ -63,9 +83,7 @@ impl ProgressBar {
     /// Clears a terminal bar so the result starts on a clean line.
     pub(crate) fn finish(&self) {
         if self.tty && self.drawn.swap(false, Ordering::Relaxed) {
-            let mut err = std::io::stderr().lock();
-            let _ = write!(err, "\r\x1b[2K");
-            let _ = err.flush();
+            clear_line();
         }
     }
 }

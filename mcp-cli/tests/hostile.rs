@@ -96,6 +96,8 @@ fn server_text_is_escaped_for_the_terminal() {
     let r = mcp(&[
         "--stdio",
         &server,
+        "--log-level",
+        "debug",
         "call",
         "evil\u{1b}[2K\rmcp: forged line",
     ]);
@@ -109,6 +111,11 @@ fn server_text_is_escaped_for_the_terminal() {
         .collect();
     assert_eq!(progress.len(), 1, "{}", r.stderr);
     assert_escaped(progress[0], "progress message");
+    let log: Vec<&str> = r.stderr.lines().filter(|l| l.contains("logged")).collect();
+    assert_eq!(log.len(), 1, "{}", r.stderr);
+    assert!(log[0].starts_with("mcp: server log [error] "), "{}", log[0]);
+    assert_escaped(log[0], "log message");
+    assert!(log[0].contains("log^[]0;owned^G"), "{}", log[0]);
 
     // A JSON-RPC error's message.
     let r = mcp(&["--stdio", &server, "call", "refuse"]);
