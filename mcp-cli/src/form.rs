@@ -23,6 +23,7 @@
 use std::io::{IsTerminal, Write};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 use mcp_cli::terminal::line;
 use mcp_proto::schema::{
@@ -38,6 +39,17 @@ static CANCEL: Mutex<Option<std::os::unix::net::UnixStream>> = Mutex::new(None);
 
 /// One form at a time.
 static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+/// When the last form closed, and the time all forms were open: the
+/// user's time, which `--timeout` does not count ([`user_time`]).
+static USER_TIME: Mutex<(Option<Instant>, Duration)> = Mutex::new((None, Duration::ZERO));
+
+/// When the last form on the terminal closed, and how long every form so
+/// far was open. A call's deadline does not run while the person answers:
+/// the server's time starts again when the answer is sent.
+pub(crate) fn user_time() -> (Option<Instant>, Duration) {
+    *USER_TIME.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 /// Longest answer line kept (a terminal's canonical line is 4 KiB).
 const MAX_ANSWER: usize = 64 * 1024;
@@ -132,8 +144,14 @@ async fn on_terminal(
             }
         };
         crate::progress::clear_line();
+        let opened = Instant::now();
         ASKING.store(true, Ordering::Release);
         let result = ask(&mut tty);
+        {
+            let mut spent = USER_TIME.lock().unwrap_or_else(|e| e.into_inner());
+            let now = Instant::now();
+            *spent = (Some(now), spent.1 + now.saturating_duration_since(opened));
+        }
         ASKING.store(false, Ordering::Release);
         tty.close();
         result.unwrap_or_else(|e| {

@@ -62,6 +62,9 @@ mod form {
     pub(crate) fn cancel_active() -> bool {
         false
     }
+    pub(crate) fn user_time() -> (Option<std::time::Instant>, std::time::Duration) {
+        (None, std::time::Duration::ZERO)
+    }
     pub(crate) async fn ask_form(_: String, _: ElicitFormParams) -> ElicitResult {
         eprintln!("mcp: declined the server's request for input: forms need a Unix terminal");
         ElicitResult::decline()
@@ -523,7 +526,7 @@ async fn command(client: &Client, opts: &Options) -> Result<(), Failure> {
             list(client, &opts.server, opts.json, verbose, Listing::Templates).await
         }
         Command::Prompts => list(client, &opts.server, opts.json, verbose, Listing::Prompts).await,
-        Command::Call { tool, args } => call(client, opts.json, tool, args.as_deref()).await,
+        Command::Call { tool, args } => call(client, opts, tool, args.as_deref()).await,
         Command::Read { uri } => read(client, opts.json, uri).await,
         Command::Prompt { name, args } => prompt(client, opts.json, name, args.as_deref()).await,
         // Handled before a server is picked.
@@ -761,20 +764,85 @@ fn result_object(method: &str, raw: &RawJson) -> Result<Object, Failure> {
     })
 }
 
-async fn call(client: &Client, json: bool, tool: &str, args: Option<&str>) -> Result<(), Failure> {
+/// Waits for `answer` as the client's request timeout would (`timeout`
+/// since the last progress, `max` in all), except that the time a form is
+/// on the terminal does not count: while the person answers, the deadline
+/// waits, and it starts again when the answer is sent. `None`: timed out
+/// (dropping `answer` sends the server `notifications/cancelled`).
+async fn server_time<T>(
+    answer: impl std::future::Future<Output = T>,
+    timeout: Duration,
+    max: Duration,
+    progressed: &tokio::sync::Notify,
+) -> Option<T> {
+    use tokio::time::Instant;
+    tokio::pin!(answer);
+    let start = Instant::now();
+    let mut last = start;
+    loop {
+        let (answered, spent) = form::user_time();
+        if let Some(t) = answered.map(Instant::from_std)
+            && t > last
+        {
+            last = t;
+        }
+        let deadline = (last + timeout).min(start + max + spent);
+        tokio::select! {
+            r = &mut answer => return Some(r),
+            () = progressed.notified() => last = Instant::now(),
+            () = tokio::time::sleep_until(deadline) => {
+                if form::asking() {
+                    last = Instant::now();
+                    continue;
+                }
+                // A form closed since: the loop starts the deadline again.
+                if form::user_time().0.map(Instant::from_std).is_some_and(|t| t > last) {
+                    continue;
+                }
+                return None;
+            }
+        }
+    }
+}
+
+async fn call(
+    client: &Client,
+    opts: &Options,
+    tool: &str,
+    args: Option<&str>,
+) -> Result<(), Failure> {
+    let json = opts.json;
     let args = json_args(args, &format!("tool {tool:?}"))?;
     let params = named_params("name", tool, args.as_deref())?;
     let bar = Arc::new(ProgressBar::new());
+    let progressed = Arc::new(tokio::sync::Notify::new());
     let on_progress = {
-        let bar = bar.clone();
-        move |p: ProgressParams| bar.draw(&p)
+        let (bar, progressed) = (bar.clone(), progressed.clone());
+        move |p: ProgressParams| {
+            bar.draw(&p);
+            progressed.notify_one();
+        }
     };
-    let raw = client
+    // The call's deadline is kept here rather than by the client, because
+    // the time a person spends answering the server's questions is not
+    // the server's (see `server_time`).
+    let sent = client
         .request_raw("tools/call", Some(params))
         .on_progress(on_progress)
-        .send()
-        .await;
+        .no_timeout()
+        .send();
+    let raw = server_time(sent, opts.timeout, max_request_time(opts), &progressed).await;
     bar.finish();
+    let Some(raw) = raw else {
+        return Err(Failure::fatal(
+            "timeout",
+            format!(
+                "tools/call {tool}: no response within {:.1} s; sent the server a cancellation \
+                 (notifications/cancelled) and stopped it (a longer --timeout may help)",
+                opts.timeout.as_secs_f64()
+            ),
+        ));
+    };
     let raw = raw.map_err(|e| Failure::from_client(&format!("tools/call {tool}"), &e))?;
     let result: CallToolResult = serde_json::from_str(raw.get()).map_err(|e| {
         Failure::fatal(

@@ -379,3 +379,34 @@ fn log_level_shows_the_servers_log_messages() {
     assert_code(&r, 0);
     assert!(!r.stderr.contains("server log"), "{}", r.stderr);
 }
+
+/// The person's time is not the server's: a question left on the terminal
+/// longer than `--timeout` does not time the call out; the deadline starts
+/// again once the answer is sent.
+#[test]
+fn time_spent_answering_does_not_count_against_the_timeout() {
+    let Some(everything) = everything_stdio() else {
+        return;
+    };
+    let mut t = Terminal::run(&[
+        "--stdio",
+        &everything,
+        "--timeout",
+        "4",
+        "call",
+        "trigger-elicitation-request",
+    ]);
+    t.expect("  text: ");
+    // A person thinking longer than --timeout.
+    std::thread::sleep(Duration::from_secs(5));
+    t.answer("Ann");
+    for _ in 0..12 {
+        t.expect(": ");
+        t.answer("");
+    }
+    t.expect("send them? [Y/n] ");
+    t.answer("y");
+    let (code, screen) = t.finish();
+    assert_eq!(code, Some(0), "{screen}");
+    assert!(screen.contains("- Name: Ann"), "{screen}");
+}
