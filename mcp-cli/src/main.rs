@@ -490,7 +490,7 @@ impl Interrupts {
 }
 
 /// Once the server is known: its name for the questions it may ask, and
-/// the log level `--log-level` asks for (when the server offers logging).
+/// the log level `--log-level` asks for.
 async fn after_handshake(client: &Client, opts: &Options) {
     let Some(server) = client.server() else {
         return;
@@ -499,12 +499,17 @@ async fn after_handshake(client: &Client, opts: &Options) {
     let Some(level) = opts.log_level else {
         return;
     };
+    // 2026-07-28 carries the level in each request's `_meta` (nothing is
+    // sent now), so it is always set; a legacy server is sent
+    // `logging/setLevel` only when it declared `logging`.
     if server.capabilities.logging.is_none() {
         eprintln!(
-            "mcp: the server does not offer log messages (no `logging` capability); \
-             --log-level shows what it sends anyway"
+            "mcp: the server does not declare the `logging` capability, so it may send no log \
+             messages"
         );
-        return;
+        if server.era() != mcp_proto::Era::Modern {
+            return;
+        }
     }
     if let Err(e) = client.set_log_level(level).await {
         eprintln!(

@@ -410,3 +410,46 @@ fn time_spent_answering_does_not_count_against_the_timeout() {
     assert_eq!(code, Some(0), "{screen}");
     assert!(screen.contains("- Name: Ann"), "{screen}");
 }
+
+/// `--log-level` in both eras on the Python SDK: `logging/setLevel` in
+/// 2025-11-25, the `_meta` level of each request in 2026-07-28 (without
+/// it the modern server sends none); messages below the level are not
+/// shown.
+#[test]
+fn log_level_reaches_the_python_sdk_server_in_both_eras() {
+    let Some(py) = test_support::python_server() else {
+        return;
+    };
+    let py = py.arg("stdio").shell_line();
+    for protocol in ["2025-11-25", "2026-07-28"] {
+        for (level, shown) in [
+            ("debug", &["debug", "info", "warning", "error"][..]),
+            ("warning", &["warning", "error"]),
+        ] {
+            let r = mcp(&[
+                "--stdio",
+                &py,
+                "--protocol",
+                protocol,
+                "--log-level",
+                level,
+                "call",
+                "log_levels",
+            ]);
+            assert_code(&r, 0);
+            let logged: Vec<&str> = r
+                .stderr
+                .lines()
+                .filter_map(|l| l.strip_prefix("mcp: server log ["))
+                .filter_map(|l| l.split(']').next())
+                .collect();
+            assert_eq!(logged, shown, "{protocol} at {level}: {}", r.stderr);
+            assert!(
+                r.stderr
+                    .contains("mcp: server log [error] levels: a error message"),
+                "{}",
+                r.stderr
+            );
+        }
+    }
+}
