@@ -25,7 +25,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use mcp_cli::terminal::line;
+use mcp_cli::terminal::{line, web_url};
 use mcp_proto::schema::{
     ElicitFormParams, ElicitResult, ElicitUrlParams, JsonObject, PrimitiveSchema,
 };
@@ -113,18 +113,6 @@ pub(crate) async fn ask_url(server: String, p: ElicitUrlParams) -> ElicitResult 
 /// `"message"`, one line, made safe.
 fn quote(message: &str) -> String {
     format!("\"{}\"", line(message))
-}
-
-/// Whether `url` is an absolute http or https URL (nothing else is shown
-/// as something to open: no `javascript:`, `file:`, `data:`).
-pub(crate) fn web_url(url: &str) -> bool {
-    let Some((scheme, rest)) = url.split_once(':') else {
-        return false;
-    };
-    (scheme.eq_ignore_ascii_case("http") || scheme.eq_ignore_ascii_case("https"))
-        && rest.starts_with("//")
-        && rest.len() > 2
-        && !url.chars().any(|c| c.is_whitespace() || c.is_control())
 }
 
 /// Runs `ask` on a blocking thread with the terminal, one form at a time,
@@ -876,23 +864,5 @@ mod tests {
             !all.contains(['\u{1b}', '\u{7}', '\u{202e}', '\u{9b}']),
             "{all:?}"
         );
-    }
-
-    #[test]
-    fn only_web_urls_are_shown() {
-        assert!(web_url("https://example.com/x?y=1"));
-        assert!(web_url("HTTP://127.0.0.1:8080/"));
-        for bad in [
-            "javascript:alert(1)",
-            "file:///etc/passwd",
-            "data:text/html,x",
-            "https:",
-            "https://",
-            "https://a b",
-            "https://a\u{1b}]8;;x",
-            "ftp://x",
-        ] {
-            assert!(!web_url(bad), "{bad}");
-        }
     }
 }

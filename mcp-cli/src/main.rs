@@ -532,8 +532,8 @@ async fn command(client: &Client, opts: &Options) -> Result<(), Failure> {
         }
         Command::Prompts => list(client, &opts.server, opts.json, verbose, Listing::Prompts).await,
         Command::Call { tool, args } => call(client, opts, tool, args.as_deref()).await,
-        Command::Read { uri } => read(client, opts.json, uri).await,
-        Command::Prompt { name, args } => prompt(client, opts.json, name, args.as_deref()).await,
+        Command::Read { uri } => read(client, opts, uri).await,
+        Command::Prompt { name, args } => prompt(client, opts, name, args.as_deref()).await,
         // Handled before a server is picked.
         Command::Servers | Command::DemoServer | Command::Completions(_) => Ok(()),
     }
@@ -810,6 +810,51 @@ async fn server_time<T>(
     }
 }
 
+/// Sends a request the server may answer with questions for the user
+/// (`tools/call`, `prompts/get`, `resources/read`), with progress drawn on
+/// stderr when `progress`, and waits for its answer. Its deadline is kept
+/// here rather than by the client, because the time a person spends
+/// answering the server's questions is not the server's
+/// ([`server_time`]). `what`: the tool, prompt or URI, for errors.
+async fn ask(
+    client: &Client,
+    opts: &Options,
+    method: &'static str,
+    params: RawJson,
+    what: &str,
+    progress: bool,
+) -> Result<RawJson, Failure> {
+    let bar = Arc::new(ProgressBar::new());
+    let progressed = Arc::new(tokio::sync::Notify::new());
+    let mut request = client.request_raw(method, Some(params)).no_timeout();
+    if progress {
+        let (bar, progressed) = (bar.clone(), progressed.clone());
+        request = request.on_progress(move |p: ProgressParams| {
+            bar.draw(&p);
+            progressed.notify_one();
+        });
+    }
+    let raw = server_time(
+        request.send(),
+        opts.timeout,
+        max_request_time(opts),
+        &progressed,
+    )
+    .await;
+    bar.finish();
+    let Some(raw) = raw else {
+        return Err(Failure::fatal(
+            "timeout",
+            format!(
+                "{method} {what}: no response within {:.1} s; sent the server a cancellation \
+                 (notifications/cancelled) and stopped it (a longer --timeout may help)",
+                opts.timeout.as_secs_f64()
+            ),
+        ));
+    };
+    raw.map_err(|e| Failure::from_client(&format!("{method} {what}"), &e))
+}
+
 async fn call(
     client: &Client,
     opts: &Options,
@@ -819,36 +864,7 @@ async fn call(
     let json = opts.json;
     let args = json_args(args, &format!("tool {tool:?}"))?;
     let params = named_params("name", tool, args.as_deref())?;
-    let bar = Arc::new(ProgressBar::new());
-    let progressed = Arc::new(tokio::sync::Notify::new());
-    let on_progress = {
-        let (bar, progressed) = (bar.clone(), progressed.clone());
-        move |p: ProgressParams| {
-            bar.draw(&p);
-            progressed.notify_one();
-        }
-    };
-    // The call's deadline is kept here rather than by the client, because
-    // the time a person spends answering the server's questions is not
-    // the server's (see `server_time`).
-    let sent = client
-        .request_raw("tools/call", Some(params))
-        .on_progress(on_progress)
-        .no_timeout()
-        .send();
-    let raw = server_time(sent, opts.timeout, max_request_time(opts), &progressed).await;
-    bar.finish();
-    let Some(raw) = raw else {
-        return Err(Failure::fatal(
-            "timeout",
-            format!(
-                "tools/call {tool}: no response within {:.1} s; sent the server a cancellation \
-                 (notifications/cancelled) and stopped it (a longer --timeout may help)",
-                opts.timeout.as_secs_f64()
-            ),
-        ));
-    };
-    let raw = raw.map_err(|e| Failure::from_client(&format!("tools/call {tool}"), &e))?;
+    let raw = ask(client, opts, "tools/call", params, tool, true).await?;
     let result: CallToolResult = serde_json::from_str(raw.get()).map_err(|e| {
         Failure::fatal(
             "protocol error",
@@ -867,16 +883,12 @@ async fn call(
     }
 }
 
-async fn read(client: &Client, json: bool, uri: &str) -> Result<(), Failure> {
+async fn read(client: &Client, opts: &Options, uri: &str) -> Result<(), Failure> {
     let uri_json = serde_json::to_string(uri).unwrap_or_else(|_| "\"\"".into());
     let params = RawJson::from_string(format!("{{\"uri\":{uri_json}}}"))
         .map_err(|e| Failure::Usage(format!("bad URI: {e}")))?;
-    let raw = client
-        .request_raw("resources/read", Some(params))
-        .send()
-        .await
-        .map_err(|e| Failure::from_client(&format!("resources/read {uri}"), &e))?;
-    if json {
+    let raw = ask(client, opts, "resources/read", params, uri, false).await?;
+    if opts.json {
         out_json(|w| write_pretty(w, raw.get()));
         return Ok(());
     }
@@ -898,18 +910,14 @@ async fn read(client: &Client, json: bool, uri: &str) -> Result<(), Failure> {
 
 async fn prompt(
     client: &Client,
-    json: bool,
+    opts: &Options,
     name: &str,
     args: Option<&str>,
 ) -> Result<(), Failure> {
     let args = json_args(args, &format!("prompt {name:?}"))?;
     let params = named_params("name", name, args.as_deref())?;
-    let raw = client
-        .request_raw("prompts/get", Some(params))
-        .send()
-        .await
-        .map_err(|e| Failure::from_client(&format!("prompts/get {name}"), &e))?;
-    if json {
+    let raw = ask(client, opts, "prompts/get", params, name, false).await?;
+    if opts.json {
         out_json(|w| write_pretty(w, raw.get()));
     } else {
         out(&human::prompt(&result_object("prompts/get", &raw)?));

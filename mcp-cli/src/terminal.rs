@@ -92,6 +92,18 @@ pub fn line(s: &str) -> String {
     out
 }
 
+/// Whether `url` is an absolute http or https URL (nothing else is shown
+/// as something to open: no `javascript:`, `file:`, `data:`).
+pub fn web_url(url: &str) -> bool {
+    let Some((scheme, rest)) = url.split_once(':') else {
+        return false;
+    };
+    (scheme.eq_ignore_ascii_case("http") || scheme.eq_ignore_ascii_case("https"))
+        && rest.starts_with("//")
+        && rest.len() > 2
+        && !url.chars().any(|c| c.is_whitespace() || c.is_control())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -166,6 +178,24 @@ mod tests {
                     .any(|c| unsafe_char(c) && c != '\n' && c != '\t'),
                 "an unsafe character was printed"
             );
+        }
+    }
+
+    #[test]
+    fn only_web_urls_are_shown() {
+        assert!(web_url("https://example.com/x?y=1"));
+        assert!(web_url("HTTP://127.0.0.1:8080/"));
+        for bad in [
+            "javascript:alert(1)",
+            "file:///etc/passwd",
+            "data:text/html,x",
+            "https:",
+            "https://",
+            "https://a b",
+            "https://a\u{1b}]8;;x",
+            "ftp://x",
+        ] {
+            assert!(!web_url(bad), "{bad}");
         }
     }
 }

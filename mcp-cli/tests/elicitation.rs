@@ -453,3 +453,31 @@ fn log_level_reaches_the_python_sdk_server_in_both_eras() {
         }
     }
 }
+
+/// A `URLElicitationRequired` error (-32042) names what to open: the one
+/// line of the refusal ends with the http(s) URL and what to do.
+#[test]
+fn a_url_elicitation_required_error_says_what_to_open() {
+    let Some(everything) = everything_stdio() else {
+        return;
+    };
+    let r = mcp(&[
+        "--stdio",
+        &everything,
+        "call",
+        "trigger-url-elicitation",
+        r#"{"url": "https://example.com/a", "errorPath": true}"#,
+    ]);
+    assert_one_line_error(
+        &r,
+        4,
+        "mcp: the server answered tools/call trigger-url-elicitation",
+    );
+    assert!(
+        r.stderr.trim_end().ends_with(
+            "; open https://modelcontextprotocol.io in a browser, then run the command again"
+        ),
+        "{}",
+        r.stderr
+    );
+}
