@@ -95,9 +95,11 @@ struct Cli {
 
     /// Per-request timeout in seconds, default 60 (reset by progress, capped at 10x).
     /// It bounds every wait on the server, the handshake as a whole included
-    /// (probe and fallback). An OAuth login is the user's time, not the
-    /// server's: it has 300 s of its own, counted only from when mcp prints
-    /// the authorization URL, and the handshake then gets --timeout again
+    /// (probe and fallback). The user's time is not the server's: an OAuth
+    /// login has 300 s of its own, counted only from when mcp prints the
+    /// authorization URL, and the handshake then gets --timeout again; while
+    /// the server's question is on the terminal the timeout waits, and it
+    /// starts again when the answer is sent
     #[arg(
         long,
         value_name = "SECONDS",
@@ -128,8 +130,9 @@ struct Cli {
     roots: Vec<std::path::PathBuf>,
 
     /// Show the server's log messages at LEVEL and above on stderr (debug,
-    /// info, notice, warning, error, critical, alert, emergency); mcp asks
-    /// the server for that level when it offers logging
+    /// info, notice, warning, error, critical, alert, emergency), asking
+    /// the server for that level (logging/setLevel, or in 2026-07-28 each
+    /// request's _meta)
     #[arg(long, value_name = "LEVEL", value_parser = parse_log_level, global = true)]
     log_level: Option<LoggingLevel>,
 
