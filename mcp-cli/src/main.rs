@@ -791,7 +791,13 @@ async fn server_time<T>(
         {
             last = t;
         }
-        let deadline = (last + timeout).min(start + max + spent);
+        // While a question is on the terminal no deadline runs (looked at
+        // again after `timeout`); the cap counts only the server's time.
+        let deadline = if form::asking() {
+            Instant::now() + timeout
+        } else {
+            (last + timeout).min(start + max + spent)
+        };
         tokio::select! {
             r = &mut answer => return Some(r),
             () = progressed.notified() => last = Instant::now(),
