@@ -142,6 +142,7 @@ async fn on_terminal(
         }
         ASKING.store(false, Ordering::Release);
         tty.close();
+        crate::progress::release_held();
         result.unwrap_or_else(|e| {
             eprintln!(
                 "mcp: declined the server's request for input: cannot read the terminal: {e}"

@@ -89,17 +89,14 @@ impl ClientHandler for CliHandler {
         let logger = p.logger.as_deref().map(line);
         match self.log_level {
             Some(min) if p.level >= min => {
-                crate::progress::clear_line();
                 let level = serde_json::to_value(p.level)
                     .ok()
                     .and_then(|v| v.as_str().map(str::to_owned))
                     .unwrap_or_default();
-                match logger {
-                    Some(logger) => {
-                        eprintln!("mcp: server log [{level}] {logger}: {}", line(&data))
-                    }
-                    None => eprintln!("mcp: server log [{level}] {}", line(&data)),
-                }
+                crate::progress::say(match logger {
+                    Some(logger) => format!("mcp: server log [{level}] {logger}: {}", line(&data)),
+                    None => format!("mcp: server log [{level}] {}", line(&data)),
+                });
             }
             _ => {
                 let logger = logger.unwrap_or_default();
@@ -109,11 +106,11 @@ impl ClientHandler for CliHandler {
     }
 
     fn on_elicitation_complete(&self, p: ElicitationCompleteParams) {
-        eprintln!(
+        crate::progress::say(format!(
             "mcp: {} says the browser step is complete ({})",
             line(&server_name()),
             line(&p.elicitation_id)
-        );
+        ));
     }
 
     fn on_list_changed(&self, kind: ListKind) {

@@ -1,4 +1,5 @@
-//! Progress notifications drawn on stderr.
+//! Progress notifications drawn on stderr, and the other lines that share
+//! stderr with the bar and with a form on the terminal ([`say`]).
 
 use std::io::{IsTerminal, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -7,6 +8,42 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// whoever writes a line to stderr clears it first ([`clear_line`]), and
 /// the next notification draws it again.
 static BAR_SHOWN: AtomicBool = AtomicBool::new(false);
+
+/// Lines [`say`] holds while a form is on the terminal, shown when it
+/// closes ([`release_held`]); beyond [`MAX_HELD`] only a count is kept.
+static HELD: std::sync::Mutex<(Vec<String>, usize)> = std::sync::Mutex::new((Vec::new(), 0));
+
+/// Most lines held while a form is on the terminal.
+const MAX_HELD: usize = 256;
+
+/// Writes one line to stderr (already made safe by the caller): at once,
+/// clearing a progress bar first, or, while a form is on the terminal,
+/// after it closes, so the person's questions are not broken up.
+pub(crate) fn say(line: String) {
+    if crate::form::asking() {
+        let mut held = HELD.lock().unwrap_or_else(|e| e.into_inner());
+        if held.0.len() < MAX_HELD {
+            held.0.push(line);
+        } else {
+            held.1 += 1;
+        }
+        return;
+    }
+    clear_line();
+    eprintln!("{line}");
+}
+
+/// Shows the lines held while a form was on the terminal.
+#[cfg_attr(not(unix), allow(dead_code))]
+pub(crate) fn release_held() {
+    let (lines, dropped) = std::mem::take(&mut *HELD.lock().unwrap_or_else(|e| e.into_inner()));
+    for line in lines {
+        eprintln!("{line}");
+    }
+    if dropped > 0 {
+        eprintln!("mcp: ({dropped} more lines from the server while the form was open, not shown)");
+    }
+}
 
 /// Clears a drawn progress bar, so a line written to stderr next (a log
 /// message, a form) starts on a clean line.
