@@ -15,7 +15,7 @@
 //! at once, with a line on stderr saying why.
 //!
 //! Every text of the request (message, titles, descriptions, choices, URL)
-//! is the server's and goes through [`terminal::line`] first. Forms run one
+//! is the server's and goes through [`terminal::line`](fn@mcp_cli::terminal::line) first. Forms run one
 //! at a time, on a blocking thread (the runtime keeps serving the
 //! connection meanwhile); Ctrl-C reaches the form through
 //! [`cancel_active`], which the command's signal loop calls.

@@ -17,7 +17,7 @@ use serde_json::Value;
 
 use mcp_cli::terminal::line;
 
-/// The server's name as its handshake gave it, for "<server> asks: ...".
+/// The server's name as its handshake gave it, for "`<server> asks: ...`".
 static SERVER_NAME: OnceLock<String> = OnceLock::new();
 
 /// Records the server's name once the handshake is done.

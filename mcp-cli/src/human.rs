@@ -1,10 +1,10 @@
 //! Output for people (without `--json`).
 //!
-//! Every string a server sent passes through [`terminal`] on its way in
+//! Every string a server sent passes through [`mcp_cli::terminal`] on its way in
 //! here: one-line fields (names, URIs, versions, roles) with
-//! [`terminal::line`], so a newline in a name cannot forge a line of
+//! [`terminal::line`](fn@mcp_cli::terminal::line), so a newline in a name cannot forge a line of
 //! output; texts (descriptions, instructions, tool output) with
-//! [`terminal::text`]. Each function's result is safe to print as is.
+//! [`terminal::text`](mcp_cli::terminal::text). Each function's result is safe to print as is.
 
 use std::fmt::Write as _;
 

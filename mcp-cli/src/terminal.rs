@@ -5,7 +5,7 @@
 //! control sequences: OSC 52 writes the clipboard, OSC 0 the window title,
 //! `CSI 2K` + CR erases a line and writes a forged one over it, bidi
 //! overrides reorder what is shown, tag characters hide text. Before any of
-//! it reaches a terminal, [`text`] (several lines) or [`line`] (one line)
+//! it reaches a terminal, [`text`] (several lines) or [`line`](fn@line) (one line)
 //! replaces each such character with a visible escape, as git does for a
 //! remote's sideband text and OpenSSH for a server's banner: nothing is
 //! dropped silently, so the person sees that something was there.
@@ -28,7 +28,7 @@ use std::borrow::Cow;
 use std::fmt::Write as _;
 
 /// Whether `c` is shown as an escape rather than as itself (tab and
-/// newline excepted: [`text`] keeps them, [`line`] turns newlines into
+/// newline excepted: [`text`] keeps them, [`line`](fn@line) turns newlines into
 /// ` | `).
 fn unsafe_char(c: char) -> bool {
     matches!(c,
