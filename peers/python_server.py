@@ -127,9 +127,18 @@ def main() -> None:
         server.run("stdio")
     elif mode == "http":
         port = int(sys.argv[2])
-        server.run("streamable-http", host="127.0.0.1", port=port)
+        if len(sys.argv) > 3:
+            # Sessions idle this many seconds are ended (their id then answers 404).
+            server.run(
+                "streamable-http",
+                host="127.0.0.1",
+                port=port,
+                session_idle_timeout=float(sys.argv[3]),
+            )
+        else:
+            server.run("streamable-http", host="127.0.0.1", port=port)
     else:
-        sys.exit(f"usage: {sys.argv[0]} stdio | http PORT")
+        sys.exit(f"usage: {sys.argv[0]} stdio | http PORT [SESSION_IDLE_SECONDS]")
 
 
 if __name__ == "__main__":

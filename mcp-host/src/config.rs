@@ -68,9 +68,12 @@ impl ServerSpec {
         adjust: TransportAdjust,
     ) -> Self {
         let entry = server.clone();
+        // A remote server may end a session (HTTP 404): the client starts a
+        // new one, and sends a call the lost session refused again in it.
+        let remote = !matches!(server.transport, mcp_config::TransportConfig::Stdio(_));
         let launcher = Launcher::new(move || {
             let entry = entry.clone();
-            let builder = client();
+            let builder = client().resend_on_session_expiry(remote);
             let adjust = adjust.clone();
             async move {
                 let transport = entry.transport_with(|prepared| adjust(prepared))?;

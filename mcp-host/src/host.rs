@@ -612,15 +612,15 @@ impl Shared {
 }
 
 /// Whether a call's error means the connection is gone: closed, or a
-/// transport failure of the connection itself (refused, reset, a session
-/// the server no longer knows). A remote server's connection does not close
-/// by itself when the server goes away; the host reconnects on these.
+/// transport failure of the connection itself (refused, reset). A remote
+/// server's connection does not close by itself when the server goes away;
+/// the host reconnects on these. A session the server no longer knows is
+/// not one: the client starts a new session itself (and closes the
+/// connection, which is one, when the server ends every new one).
 fn connection_lost(e: &mcp_client::ClientError) -> bool {
     use mcp_proto::transport::TransportErrorKind as K;
     match e {
-        mcp_client::ClientError::Transport(t) => {
-            matches!(t.kind(), K::Io | K::Closed | K::SessionExpired)
-        }
+        mcp_client::ClientError::Transport(t) => matches!(t.kind(), K::Io | K::Closed),
         other => other.is_closed(),
     }
 }

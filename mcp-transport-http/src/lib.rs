@@ -48,10 +48,10 @@
 //! connection for all). A host that keeps many sessions with one server
 //! makes them with [`HttpTransport::new_session`]: one pool for all of them,
 //! so an idle session holds no connection and N sessions need only as many
-//! connections as they have requests in flight (BENCHMARKS.md, round
-//! seven: 1,000 sessions on loopback, at most 128 busy at once, idle at
-//! ~14 KiB each against ~30 KiB with a pool each, and connect with ~128
-//! TCP connects instead of 1,000).
+//! connections as they have requests in flight (1,000 sessions on
+//! loopback, at most 128 busy at once: idle at ~14 KiB each against
+//! ~30 KiB with a pool each, connected with ~128 TCP connects instead of
+//! 1,000).
 //! A connection the server closed while idle is
 //! never used; a request that found it closed before being written is sent
 //! on another. Every message received (a JSON body, each SSE event's data) goes

@@ -313,10 +313,9 @@ impl Scanner<'_> {
     /// object), so nesting costs no recursion.
     ///
     /// Inlined into each caller, as are [`number`](Self::number) and
-    /// [`plain_string`]: when `RawJson::members` became a third caller,
-    /// LLVM's heuristics made all three functions of their own, and the
-    /// decode of each answer took ~240 more instructions (`instr.sh`
-    /// stdio C=1: 11,061 → 11,297 per call; inlined again: 11,037).
+    /// [`plain_string`]: with three callers LLVM's heuristics make all
+    /// three functions of their own, which costs every answer's decode a
+    /// call per value (~2 % of a small call).
     #[inline(always)]
     pub(crate) fn value(&mut self, depth: usize) -> Option<()> {
         const _: () = assert!(MAX_DEPTH <= 128, "`open` has a bit per level");

@@ -100,6 +100,41 @@ fn cancel_task_result_reads_the_2025_task() {
     assert!(empty.task().is_none());
 }
 
+/// A form's fields keep the server's order, whatever the params' own
+/// member order; an unknown mode stays unknown even when it looks like a
+/// form, and `mode: "url"` with a stray schema is still URL mode.
+#[test]
+fn elicit_forms_keep_the_servers_field_order() {
+    let text = r#"{"requestedSchema": {"type": "object", "properties": {
+        "zeta": {"type": "string"}, "alpha": {"type": "number"}, "mid": {"type": "boolean"}}},
+        "message": "m"}"#;
+    let ElicitParams::Form(f) = serde_json::from_str::<ElicitParams>(text).unwrap() else {
+        panic!("a form")
+    };
+    let names: Vec<&str> = f
+        .requested_schema
+        .properties
+        .iter()
+        .map(|(n, _)| n)
+        .collect();
+    assert_eq!(names, ["zeta", "alpha", "mid"]);
+    let back = serde_json::to_string(&f.requested_schema.properties).unwrap();
+    assert!(back.find("zeta") < back.find("alpha") && back.find("alpha") < back.find("mid"));
+
+    let odd = json!({"mode": "telepathy", "message": "m",
+        "requestedSchema": {"type": "object", "properties": {}}});
+    assert!(matches!(
+        serde_json::from_value::<ElicitParams>(odd).unwrap(),
+        ElicitParams::Unknown(_)
+    ));
+    let url = json!({"mode": "url", "message": "m", "url": "https://x", "elicitationId": "e",
+        "requestedSchema": {"type": "object", "properties": {}}});
+    assert!(matches!(
+        serde_json::from_value::<ElicitParams>(url).unwrap(),
+        ElicitParams::Url(_)
+    ));
+}
+
 #[test]
 fn elicit_mode_dispatch() {
     let form: ElicitParams = serde_json::from_value(json!({

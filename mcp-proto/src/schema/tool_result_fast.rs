@@ -181,8 +181,7 @@ fn text_blocks(
     }
     // One block is the common case: no room for four of a large enum
     // (allocated as it is made, not grown from empty: `reserve_exact` on an
-    // empty `Vec` went through the growth path; instr.sh stdio C=1 11,144 ->
-    // 11,054 per call).
+    // empty `Vec` goes through the growth path).
     let mut blocks = Vec::with_capacity(1);
     loop {
         s.ws();
