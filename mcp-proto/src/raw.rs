@@ -29,7 +29,18 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::value::RawValue;
 
+/// Bytes of a received message a value kept from it may hold beyond its own
+/// size (its buffer's other members and spare capacity) rather than be
+/// copied out: below this, a copy costs more than the bytes it frees.
+const PIN_SLACK: usize = 4096;
+
 /// One valid JSON value, kept as its encoded text.
+///
+/// A value received from a peer nests at most
+/// [`MAX_DEPTH`](crate::jsonrpc::MAX_DEPTH)` - 1` levels of arrays and
+/// objects (the message it came in was checked), and holds at most 4 × its
+/// own size (plus 4 KiB) of that message's buffer: a value much smaller than
+/// its message is copied out of it when the message is decoded.
 ///
 /// Cheap to move; [`Clone`] copies the value's bytes. Compare with
 /// [`as_bytes`](Self::as_bytes) (equality is byte equality: `{"a":1}` and
@@ -93,9 +104,17 @@ impl RawJson {
         })
     }
 
-    /// Checks that `text` is one JSON value and keeps it (no copy).
+    /// Checks that `text` is one JSON value, nested at most
+    /// [`MAX_DEPTH`](crate::jsonrpc::MAX_DEPTH)` - 1` levels (as deep as
+    /// `serde_json` decodes), and keeps it (no copy).
     pub fn from_string(text: String) -> serde_json::Result<Self> {
         serde_json::from_str::<&RawValue>(&text)?;
+        let limit = crate::jsonrpc::MAX_DEPTH - 1;
+        if crate::jsonrpc::depth::exceeds(text.as_bytes(), limit) {
+            return Err(serde::de::Error::custom(format_args!(
+                "nested deeper than {limit} levels"
+            )));
+        }
         let span = 0..text.len();
         Ok(RawJson {
             storage: Storage::Text(text),
@@ -129,6 +148,26 @@ impl RawJson {
         RawJson {
             storage: Storage::Text(text),
             span,
+        }
+    }
+
+    /// `text[span]` as a value kept from a received message, which must not
+    /// keep much more of that message alive than its own size: when the
+    /// rest of the buffer (other members, spare capacity) is more than three
+    /// times the span and [`PIN_SLACK`] bytes, the span is copied out and
+    /// the buffer dropped, so a kept value holds at most 4 × its size +
+    /// `PIN_SLACK`. (A 20-byte `result` beside a 1 MiB member of no interest
+    /// would otherwise hold that MiB for as long as the result is kept.)
+    /// Otherwise the span is read in place, as [`trusted_span`](Self::trusted_span):
+    /// a large result is never copied.
+    pub(crate) fn kept_span(text: String, span: Range<usize>) -> Self {
+        let unused = text.capacity().saturating_sub(span.len());
+        if unused <= span.len().saturating_mul(3).saturating_add(PIN_SLACK) {
+            return Self::trusted_span(text, span);
+        }
+        match text.get(span.clone()) {
+            Some(value) => Self::trusted_text(value.to_owned()),
+            None => Self::trusted_span(text, span),
         }
     }
 
@@ -247,7 +286,7 @@ impl RawJson {
     /// # Ok::<(), serde_json::Error>(())
     /// ```
     pub fn members<const N: usize>(&self, keys: [&str; N]) -> Option<[Option<&str>; N]> {
-        use crate::jsonrpc::scan::{MAX_DEPTH, Scanner};
+        use crate::jsonrpc::scan::{SCAN_DEPTH, Scanner};
         let text = self.as_bytes();
         let mut spans: [Option<Range<usize>>; N] = std::array::from_fn(|_| None);
         let mut s = Scanner::new(text);
@@ -273,7 +312,7 @@ impl RawJson {
                 s.eat(b':')?;
                 s.ws();
                 let start = s.i;
-                s.value(MAX_DEPTH - 1)?;
+                s.value(SCAN_DEPTH - 1)?;
                 if let Some(i) = keys.iter().position(|k| k.as_bytes() == &*key)
                     && spans.get_mut(i)?.replace(start..s.i).is_some()
                 {
