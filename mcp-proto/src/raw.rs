@@ -24,6 +24,9 @@ use std::fmt;
 use std::ops::Range;
 
 pub(crate) mod compact;
+mod object;
+
+pub use object::RawObject;
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -407,9 +410,101 @@ impl Serialize for RawJson {
     }
 }
 
+/// From `serde_json` (text, or a `Value`), the value's text as it is, with
+/// no intermediate tree. From any other deserializer (serde's buffer for
+/// `#[serde(flatten)]` and untagged enums, another format), the value is
+/// decoded into a `serde_json::Value` and encoded: `Box<RawValue>` refuses
+/// those outright, so a type holding a `RawJson` could not sit inside a
+/// flattened one.
 impl<'de> Deserialize<'de> for RawJson {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        Box::<RawValue>::deserialize(d).map(RawJson::from)
+        d.deserialize_newtype_struct(RAW_VALUE_TOKEN, AnyValue)
+    }
+}
+
+/// The newtype name by which `serde_json`'s deserializers recognise a raw
+/// value (the name `Box<RawValue>` asks for): they answer with a map of one
+/// member, this name, whose value is the text. Checked by a test, since
+/// `serde_json` does not document it.
+const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
+
+/// [`RawJson`]'s visitor: the raw-value answer, or any value at all.
+struct AnyValue;
+
+impl AnyValue {
+    fn encode<E: serde::de::Error>(v: serde_json::Value) -> Result<RawJson, E> {
+        RawJson::from_value(&v).map_err(E::custom)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for AnyValue {
+    type Value = RawJson;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any valid JSON value")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<RawJson, A::Error> {
+        use crate::schema::MaybeBorrowed;
+        let Some(first) = map.next_key::<MaybeBorrowed<'de>>()? else {
+            return Ok(RawJson::empty_object());
+        };
+        if first.as_str() == RAW_VALUE_TOKEN {
+            // `serde_json` has validated the text.
+            let text = map.next_value::<MaybeBorrowed<'de>>()?;
+            return Ok(RawJson::trusted_text(match text {
+                MaybeBorrowed::Borrowed(t) => t.to_owned(),
+                MaybeBorrowed::Owned(t) => t,
+            }));
+        }
+        // An object from another deserializer.
+        let mut object = serde_json::Map::new();
+        object.insert(first.as_str().to_owned(), map.next_value()?);
+        while let Some((k, v)) = map.next_entry::<String, serde_json::Value>()? {
+            object.insert(k, v);
+        }
+        Self::encode(serde_json::Value::Object(object))
+    }
+
+    fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> Result<RawJson, D::Error> {
+        Self::encode(serde_json::Value::deserialize(d)?)
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, seq: A) -> Result<RawJson, A::Error> {
+        let v = serde_json::Value::deserialize(serde::de::value::SeqAccessDeserializer::new(seq))?;
+        Self::encode(v)
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<RawJson, D::Error> {
+        RawJson::deserialize(d)
+    }
+
+    fn visit_none<E: serde::de::Error>(self) -> Result<RawJson, E> {
+        Ok(RawJson::null())
+    }
+
+    fn visit_unit<E: serde::de::Error>(self) -> Result<RawJson, E> {
+        Ok(RawJson::null())
+    }
+
+    fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<RawJson, E> {
+        Self::encode(v.into())
+    }
+
+    fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<RawJson, E> {
+        Self::encode(v.into())
+    }
+
+    fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<RawJson, E> {
+        Self::encode(v.into())
+    }
+
+    fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<RawJson, E> {
+        Self::encode(v.into())
+    }
+
+    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<RawJson, E> {
+        Self::encode(v.into())
     }
 }
 
@@ -498,6 +593,35 @@ mod tests {
             raw.into_bytes().capacity() < 1 << 15,
             "excess capacity released"
         );
+    }
+
+    /// `serde_json`'s raw-value answer is recognised (this fails if its
+    /// private name changes), and other deserializers give the same text.
+    #[test]
+    fn decodes_from_serde_json_and_from_serde_buffers() {
+        let text = r#"{"a": [1, {"b": null}], "c": "d"}"#;
+        let raw: RawJson = serde_json::from_str(text).unwrap();
+        assert_eq!(raw.as_str(), text, "verbatim from text");
+        let raw: RawJson = serde_json::from_slice(text.as_bytes()).unwrap();
+        assert_eq!(raw.as_str(), text);
+        let v: serde_json::Value = serde_json::from_str(text).unwrap();
+        let raw: RawJson = serde_json::from_value(v.clone()).unwrap();
+        assert_eq!(raw.decode::<serde_json::Value>().unwrap(), v);
+        // Inside `#[serde(flatten)]`, which buffers into serde's own tree.
+        #[derive(Deserialize)]
+        struct Inner {
+            raw: RawJson,
+        }
+        #[derive(Deserialize)]
+        struct Outer {
+            #[serde(flatten)]
+            inner: Inner,
+        }
+        for member in [text, "1", "-2", "1.5", "true", "null", r#""s""#, "[]", "{}"] {
+            let outer: Outer = serde_json::from_str(&format!(r#"{{"raw":{member}}}"#)).unwrap();
+            let want: serde_json::Value = serde_json::from_str(member).unwrap();
+            assert_eq!(outer.inner.raw.decode::<serde_json::Value>().unwrap(), want);
+        }
     }
 
     #[test]

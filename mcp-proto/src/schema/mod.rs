@@ -61,6 +61,87 @@ macro_rules! string_enum {
     };
 }
 
+/// `Deserialize` for a struct the server sends whose unknown members are
+/// kept raw in `extra: RawObject` (see [`RawObject`](crate::RawObject) for
+/// why not a `serde_json::Map`).
+///
+/// What `#[serde(flatten)]` cannot do: a flattened struct is first buffered
+/// whole into serde's intermediate tree (which costs as much as a `Value`, its
+/// raw members included, and cannot hold a `RawValue` at all), then decoded
+/// from it. This decoder reads each member once, straight into its field. It
+/// accepts what the derive accepted: known members in any order, a repeated
+/// one an error, `required` ones missing an error, the others defaulted
+/// (`Default`, or the expression after `=>`); then `check`, if given, may
+/// refuse the whole (its error's `Display` is the decode error).
+macro_rules! decode_keeping_unknown_raw {
+    ($ty:ident $what:literal {
+        required { $($req:ident: $req_wire:literal),* $(,)? }
+        optional { $($opt:ident: $opt_wire:literal),* $(,)? }
+        $(defaulted { $($def:ident: $def_wire:literal => $default:expr),* $(,)? })?
+        $(check $check:path)?
+    }) => {
+        impl<'de> serde::Deserialize<'de> for $ty {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                struct V;
+                impl<'de> serde::de::Visitor<'de> for V {
+                    type Value = $ty;
+                    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                        f.write_str($what)
+                    }
+                    fn visit_map<A: serde::de::MapAccess<'de>>(
+                        self,
+                        mut map: A,
+                    ) -> Result<$ty, A::Error> {
+                        use serde::de::Error as _;
+                        $(let mut $req = None;)*
+                        $(let mut $opt = None;)*
+                        $($(let mut $def = None;)*)?
+                        let mut extra = $crate::RawObject::new();
+                        while let Some(key) =
+                            map.next_key::<$crate::schema::MaybeBorrowed<'de>>()?
+                        {
+                            match key.as_str() {
+                                $($req_wire => {
+                                    if $req.is_some() {
+                                        return Err(A::Error::duplicate_field($req_wire));
+                                    }
+                                    $req = Some(map.next_value()?);
+                                })*
+                                $($opt_wire => {
+                                    if $opt.is_some() {
+                                        return Err(A::Error::duplicate_field($opt_wire));
+                                    }
+                                    $opt = Some(map.next_value()?);
+                                })*
+                                $($($def_wire => {
+                                    if $def.is_some() {
+                                        return Err(A::Error::duplicate_field($def_wire));
+                                    }
+                                    $def = Some(map.next_value()?);
+                                })*)?
+                                _ => extra.push_next(key.as_str(), &mut map)?,
+                            }
+                        }
+                        extra.shrink();
+                        let built = $ty {
+                            $($req: $req.ok_or_else(|| A::Error::missing_field($req_wire))?,)*
+                            $($opt: $opt.unwrap_or_default(),)*
+                            $($($def: match $def {
+                                Some(v) => v,
+                                None => $default,
+                            },)*)?
+                            extra,
+                        };
+                        $($check(&built).map_err(A::Error::custom)?;)?
+                        Ok(built)
+                    }
+                }
+                d.deserialize_map(V)
+            }
+        }
+    };
+}
+
 mod capabilities;
 mod completion;
 mod content;
@@ -159,7 +240,7 @@ impl Implementation {
 }
 
 /// An icon for an implementation, tool, prompt or resource (2025-11-25+).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct Icon {
@@ -176,8 +257,13 @@ pub struct Icon {
     pub theme: Option<String>,
     /// Unknown members, kept.
     #[serde(flatten)]
-    pub extra: JsonObject,
+    pub extra: crate::RawObject,
 }
+
+decode_keeping_unknown_raw!(Icon "an icon object" {
+    required { src: "src" }
+    optional { mime_type: "mimeType", sizes: "sizes", theme: "theme" }
+});
 
 /// A role in a conversation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -191,7 +277,7 @@ pub enum Role {
 }
 
 /// Optional annotations on content and resources.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct Annotations {
@@ -206,8 +292,13 @@ pub struct Annotations {
     pub last_modified: Option<String>,
     /// Unknown members, kept.
     #[serde(flatten)]
-    pub extra: JsonObject,
+    pub extra: crate::RawObject,
 }
+
+decode_keeping_unknown_raw!(Annotations "an annotations object" {
+    required {}
+    optional { audience: "audience", priority: "priority", last_modified: "lastModified" }
+});
 
 /// Whether a result is final or asks for more input (2026-07-28 `resultType`).
 ///

@@ -211,8 +211,8 @@ impl From<TextResourceContents> for ResourceContents {
             mime_type: c.mime_type,
             text: Some(c.text),
             blob: None,
-            meta: c.meta,
-            extra: c.extra,
+            meta: c.meta.map(crate::RawObject::from),
+            extra: crate::RawObject::from(c.extra),
         }
     }
 }
@@ -224,8 +224,8 @@ impl From<BlobResourceContents> for ResourceContents {
             mime_type: c.mime_type,
             text: None,
             blob: Some(c.blob),
-            meta: c.meta,
-            extra: c.extra,
+            meta: c.meta.map(crate::RawObject::from),
+            extra: crate::RawObject::from(c.extra),
         }
     }
 }
