@@ -196,6 +196,22 @@ fn meta_and_unknown_members_of_millions_of_empty_objects() {
     assert_bounded(peak, EMPTIES_MESSAGE);
 }
 
+/// The same flood in a log notification's `data`, before the answer.
+#[test]
+fn log_data_of_millions_of_empty_objects() {
+    if child() {
+        return;
+    }
+    let n = EMPTIES.to_string();
+    let (outcome, peak) = measure(
+        "log_data_of_millions_of_empty_objects",
+        "call",
+        &["log", &n],
+    );
+    assert!(outcome.starts_with(r#"ok text=["hi"]"#), "{outcome}");
+    assert_bounded(peak, EMPTIES_MESSAGE);
+}
+
 /// The same flood in an error's `data`: the call fails with the server's
 /// error, and its data costs its size.
 #[test]

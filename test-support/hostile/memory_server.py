@@ -10,6 +10,7 @@ Usage: memory_server.py MODE [N] [M]
   meta N         tools/call: _meta and an unknown member of N/2 `{}`s each
   schema N       tools/list: one tool whose inputSchema holds N `{}`s
   deep N         tools/call: a result nested N arrays deep
+  log N          tools/call: first a log notification whose data is N `{}`s
   pages N M P    tools/list: N pages, each with a cursor of M bytes and a
                  member of P bytes nobody reads, one tool a page
   repeat         tools/list: the same nextCursor on every page
@@ -89,6 +90,12 @@ for line in sys.stdin:
             write(']},"x-unknown":[')
             empties(ARGS[0] // 2)
         answer(mid, '"result":{%s,"_meta":{"x":[' % TEXT, body, "]}}")
+    elif method == "tools/call" and MODE == "log":
+        write('{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"error","data":[')
+        empties(ARGS[0])
+        write(']}}\n')
+        write('{"jsonrpc":"2.0","id":%s,"result":{%s}}\n' % (mid, TEXT))
+        out.flush()
     elif method == "tools/call" and MODE == "deep":
         answer(mid, '"result":{%s,"structuredContent":' % TEXT,
                lambda: (repeated("[", ARGS[0]), repeated("]", ARGS[0])), "}}")
