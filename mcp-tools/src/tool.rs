@@ -181,9 +181,13 @@ struct ToolInner {
     def: mcp_proto::schema::Tool,
     client: Client,
     options: ToolOptions,
-    checker: Option<Checker>,
+    /// Compiled at the tool's first call, not when it is listed: a catalog
+    /// of thousands of tools keeps each schema as text only (a compiled
+    /// checker holds it decoded, several times its size), and most tools of
+    /// a large catalog are never called. Same for `output`.
+    checker: std::sync::OnceLock<Option<Checker>>,
     #[cfg(feature = "jsonschema")]
-    output: Option<Box<jsonschema::Validator>>,
+    output: std::sync::OnceLock<Option<Box<jsonschema::Validator>>>,
     toolbox: Weak<ToolboxInner>,
 }
 
@@ -240,17 +244,6 @@ impl McpTool {
         options: ToolOptions,
         toolbox: Weak<ToolboxInner>,
     ) -> Self {
-        let checker = options
-            .validate_arguments
-            .then(|| Checker::new(&def.input_schema));
-        #[cfg(feature = "jsonschema")]
-        let output = if options.validate_output {
-            def.output_schema
-                .as_ref()
-                .and_then(crate::schema::output_checker)
-        } else {
-            None
-        };
         McpTool {
             inner: Arc::new(ToolInner {
                 name,
@@ -258,9 +251,9 @@ impl McpTool {
                 def,
                 client,
                 options,
-                checker,
+                checker: std::sync::OnceLock::new(),
                 #[cfg(feature = "jsonschema")]
-                output,
+                output: std::sync::OnceLock::new(),
                 toolbox,
             }),
         }
@@ -362,7 +355,14 @@ impl McpTool {
                 )));
             }
         };
-        if let Some(checker) = &self.inner.checker {
+        let inner = &self.inner;
+        let checker = inner.checker.get_or_init(|| {
+            inner
+                .options
+                .validate_arguments
+                .then(|| Checker::new(&inner.def.input_schema))
+        });
+        if let Some(checker) = checker {
             checker.check(&arguments).map_err(invalid)?;
         }
         // Agents' tools may run long: asking for progress lets a server that
@@ -399,7 +399,20 @@ impl McpTool {
             }));
         }
         #[cfg(feature = "jsonschema")]
-        if let Some(v) = &self.inner.output {
+        let output = self.inner.output.get_or_init(|| {
+            let def = &self.inner.def;
+            self.inner
+                .options
+                .validate_output
+                .then(|| {
+                    def.output_schema
+                        .as_ref()
+                        .and_then(crate::schema::output_checker)
+                })
+                .flatten()
+        });
+        #[cfg(feature = "jsonschema")]
+        if let Some(v) = output {
             let problem = match &result.structured_content {
                 None => Some(
                     "the tool declares an output schema but sent no structuredContent".to_owned(),
