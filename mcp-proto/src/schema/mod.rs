@@ -378,7 +378,7 @@ impl PaginatedParams {
 }
 
 /// An empty result (`ping`, `logging/setLevel`, subscribe…): only `_meta` and unknown members.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[non_exhaustive]
 pub struct EmptyResult {
     /// `resultType` (2026-07-28).
@@ -390,11 +390,16 @@ pub struct EmptyResult {
     pub result_type: Option<ResultType>,
     /// `_meta`.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<crate::RawObject>,
     /// Unknown members, kept.
     #[serde(flatten)]
-    pub extra: JsonObject,
+    pub extra: crate::RawObject,
 }
+
+decode_keeping_unknown_raw!(EmptyResult "a result object" {
+    required {}
+    optional { result_type: "resultType", meta: "_meta" }
+});
 
 /// Params of a notification that carries nothing but `_meta`
 /// (`notifications/initialized`, every `list_changed`).
