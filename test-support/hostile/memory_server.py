@@ -11,6 +11,7 @@ Usage: memory_server.py MODE [N] [M]
   schema N       tools/list: one tool whose inputSchema holds N `{}`s
   deep N         tools/call: a result nested N arrays deep
   log N          tools/call: first a log notification whose data is N `{}`s
+  blocks N       tools/call: N empty text blocks (26 bytes each)
   pages N M P    tools/list: N pages, each with a cursor of M bytes and a
                  member of P bytes nobody reads, one tool a page
   repeat         tools/list: the same nextCursor on every page
@@ -96,6 +97,17 @@ for line in sys.stdin:
         write(']}}\n')
         write('{"jsonrpc":"2.0","id":%s,"result":{%s}}\n' % (mid, TEXT))
         out.flush()
+    elif method == "tools/call" and MODE == "blocks":
+        def body():
+            per = CHUNK // 26
+            left = ARGS[0]
+            first = True
+            while left > 0:
+                k = min(per, left)
+                write(("" if first else ",") + ",".join(['{"type":"text","text":""}'] * k))
+                first = False
+                left -= k
+        answer(mid, '"result":{"content":[', body, "]}}")
     elif method == "tools/call" and MODE == "deep":
         answer(mid, '"result":{%s,"structuredContent":' % TEXT,
                lambda: (repeated("[", ARGS[0]), repeated("]", ARGS[0])), "}}")

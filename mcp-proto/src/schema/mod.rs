@@ -2,11 +2,66 @@
 //!
 //! Conventions:
 //! - Types a server sends are `#[non_exhaustive]` and keep unknown members in
-//!   an `extra` map, so they survive a round trip.
+//!   `extra`, so they survive a round trip.
 //! - Types a user builds have `new(required…)` plus `with_*` builders.
 //! - Optional members a server may omit decode to `None`/empty.
 //! - Method names and their param/result types are tied together by the
 //!   [`Method`](crate::method::Method) trait.
+//!
+//! # What is decoded, and what is kept as text
+//!
+//! Documented limits bound memory only if what a message becomes costs about
+//! what it weighs. A `serde_json::Value` does not: each value is 32 bytes,
+//! each non-empty object a B-tree node of some 600 bytes, so `{}` (3 bytes
+//! with its comma) costs 10 to 20 times its size and `{"a":0}` about 90. A
+//! 15 MiB message of `{}`s decoded into `Value`s took 180 MiB. So what a
+//! client does not read is kept as its JSON text: [`RawJson`](crate::RawJson)
+//! for a value, [`RawObject`](crate::RawObject) for `_meta` and unknown
+//! members; both cost about their size on the wire and decode on demand.
+//! Measured peaks (`mcp-client/tests/hostile_memory.rs`, a 15 MiB message of
+//! 5.2 million `{}`, bound 4 × message + 64 MiB = 126 MiB):
+//!
+//! | where the `{}`s are | before | now |
+//! |---|--:|--:|
+//! | `CallToolResult.structuredContent` | 181 MiB | 37 MiB |
+//! | a result's `_meta` and an unknown member | 181 MiB | 52 MiB |
+//! | an error's `data` | 188 MiB | 37 MiB |
+//! | a log notification's `data` | 181 MiB | 37 MiB |
+//! | a listed tool's `inputSchema` (kept) | 180 MiB | 37 MiB |
+//!
+//! Per type:
+//!
+//! | type | kept as text | decoded (a program reads it) |
+//! |---|---|---|
+//! | envelope ([`Message`](crate::Message)) | `params`, `result` (a span of the message; copied out when much smaller than it) | id, method, error code and message |
+//! | [`CallToolResult`] | `structuredContent` ([`structured`](CallToolResult::structured)), `_meta`, unknown members | `content`, `isError`, `resultType` |
+//! | [`ContentBlock`] and its variants | every `_meta`; a tool result block's `structuredContent`; a block of unknown kind | text, data, MIME types, annotations |
+//! | [`Tool`] | `inputSchema`, `outputSchema` (handed on verbatim to models), `execution`, `_meta`, unknown members | name, title, description, annotations, icons |
+//! | [`Page`] | `_meta`, unknown members | items, `nextCursor`, cache hints |
+//! | [`ReadResourceResult`], [`GetPromptResult`], [`ResourceContents`], [`Resource`], [`ResourceTemplate`], [`Prompt`], [`PromptArgument`], [`PromptMessage`], [`Annotations`], [`Icon`], [`ToolAnnotations`], [`EmptyResult`] | `_meta`, unknown members | the rest |
+//! | [`ProgressParams`], [`CancelledParams`], [`LoggingMessageParams`] | `_meta`, unknown members, a log's `data` | the rest |
+//! | [`ErrorObject`](crate::ErrorObject) | `data` ([`data_as`](crate::ErrorObject::data_as)) | code, message |
+//!
+//! A kept [`Tool`] of a realistic 1.2 KiB definition costs 1.3 KiB, against
+//! 10.4 KiB with its schemas decoded (`tests/tool_memory.rs`).
+//!
+//! Not (yet) kept as text, and why:
+//! - what a user builds and sends (`CallToolParams`, `RequestMeta`, the
+//!   `with_meta` of every params type): a `serde_json::Map` is the
+//!   convenient way to build it, and its size is the program's own;
+//! - the handshake's results ([`InitializeResult`], [`DiscoverResult`],
+//!   [`ServerCapabilities`], [`Implementation`]) and the requests a server
+//!   sends a client (sampling, elicitation, roots), the tasks extension's
+//!   types, completions and subscriptions: read whole by the session or by
+//!   the handler that asked for them, and still decoded with
+//!   `#[serde(flatten)]`; the same treatment (the `decode_keeping_unknown_raw!`
+//!   macro) applies to them when their readers move to [`RawObject`](crate::RawObject);
+//! - `Vec`s of decoded items (content blocks, tools, resources): read by
+//!   every program. Their cost is their structs' size: a [`ContentBlock`]
+//!   is 296 bytes, an empty text block 26 bytes on the wire, so a 15 MiB
+//!   result of 600,000 empty blocks still peaks near 190 MiB (over the
+//!   bound: boxing the rare variants and a text block's annotations would
+//!   bring a block to about 64 bytes).
 
 /// An open set of wire strings: known values get a variant, anything else is
 /// kept in `Unknown(String)` so it survives a round trip.
