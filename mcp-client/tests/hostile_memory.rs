@@ -59,9 +59,15 @@ async fn run_case(case: &str, args: &[String]) -> String {
             Ok(r) => {
                 // Read what a program reads: the text, and that there is
                 // structured content (its text, without decoding it).
-                let text: Vec<&str> = r.content.iter().filter_map(|b| b.as_text()).collect();
+                let text: Vec<&str> = r
+                    .content
+                    .iter()
+                    .filter_map(|b| b.as_text())
+                    .take(3)
+                    .collect();
                 format!(
-                    "ok text={text:?} structured_len={:?} meta={}",
+                    "ok text={text:?} blocks={} structured_len={:?} meta={}",
+                    r.content.len(),
                     r.structured_content.as_ref().map(|s| s.len()),
                     r.meta.is_some()
                 )
@@ -173,7 +179,7 @@ fn structured_content_of_millions_of_empty_objects() {
         &["structured", &n],
     );
     assert!(
-        outcome.starts_with(r#"ok text=["hi"] structured_len=Some("#),
+        outcome.starts_with(r#"ok text=["hi"] blocks=1 structured_len=Some("#),
         "{outcome}"
     );
     assert_bounded(peak, EMPTIES_MESSAGE);
@@ -194,6 +200,22 @@ fn meta_and_unknown_members_of_millions_of_empty_objects() {
     assert!(outcome.starts_with(r#"ok text=["hi"]"#), "{outcome}");
     assert!(outcome.ends_with("meta=true"), "{outcome}");
     assert_bounded(peak, EMPTIES_MESSAGE);
+}
+
+/// 600,000 empty text blocks (15 MiB): content is decoded, so what bounds
+/// it is a block's size in memory (296 bytes each took 190 MiB).
+#[test]
+fn six_hundred_thousand_empty_text_blocks() {
+    if child() {
+        return;
+    }
+    let (outcome, peak) = measure(
+        "six_hundred_thousand_empty_text_blocks",
+        "call",
+        &["blocks", "600000"],
+    );
+    assert!(outcome.starts_with("ok text=["), "{}", &outcome[..100]);
+    assert_bounded(peak, 26 * 600_000 + 200);
 }
 
 /// The same flood in a log notification's `data`, before the answer.

@@ -57,11 +57,13 @@
 //!   `#[serde(flatten)]`; the same treatment (the `decode_keeping_unknown_raw!`
 //!   macro) applies to them when their readers move to [`RawObject`](crate::RawObject);
 //! - `Vec`s of decoded items (content blocks, tools, resources): read by
-//!   every program. Their cost is their structs' size: a [`ContentBlock`]
-//!   is 296 bytes, an empty text block 26 bytes on the wire, so a 15 MiB
-//!   result of 600,000 empty blocks still peaks near 190 MiB (over the
-//!   bound: boxing the rare variants and a text block's annotations would
-//!   bring a block to about 64 bytes).
+//!   every program. Their cost is their structs' size, so the rare, large
+//!   content variants and every block's annotations are boxed: a
+//!   [`ContentBlock`] is 88 bytes (296 unboxed) for 26 bytes of the smallest
+//!   text block on the wire; a 15 MiB result of 600,000 empty text blocks
+//!   peaks at 72 MiB (191 MiB unboxed). A minimal [`Tool`] (`{"name":""}`)
+//!   is 320 bytes for 12 on the wire, but a tool list is what a program
+//!   keeps, and a real tool's schema and description outweigh its struct.
 
 /// An open set of wire strings: known values get a variant, anything else is
 /// kept in `Unknown(String)` so it survives a round trip.
