@@ -82,6 +82,18 @@ fn call_with_millions_of_empty_objects_in_structured_content() {
     assert_bounded(peak, EMPTIES_MESSAGE);
 }
 
+/// 600,000 empty text blocks (15 MiB): decoded, each costs its struct.
+#[test]
+fn call_with_six_hundred_thousand_empty_text_blocks() {
+    let (code, stdout, stderr, peak) = run("blocks 600000", &["call", "x"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        stdout.len() <= 600_000 + 1,
+        "output no larger than the blocks"
+    );
+    assert_bounded(peak, 26 * 600_000 + 200);
+}
+
 /// The same flood in the listed tool's `inputSchema`.
 #[test]
 fn tools_with_millions_of_empty_objects_in_a_schema() {
