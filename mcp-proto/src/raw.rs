@@ -193,6 +193,48 @@ impl RawJson {
         }
     }
 
+    /// The text without whitespace between tokens (what `serde_json` writes
+    /// for the same value, but for number spellings and escapes, which are
+    /// kept as received). Borrowed when there is none to remove: one pass,
+    /// no allocation for what servers usually send.
+    ///
+    /// ```
+    /// use mcp_proto::RawJson;
+    /// let raw = RawJson::from_string("{ \"a\" : [1, \" x \"]\n}".into())?;
+    /// assert_eq!(raw.compact(), r#"{"a":[1," x "]}"#);
+    /// # Ok::<(), serde_json::Error>(())
+    /// ```
+    pub fn compact(&self) -> std::borrow::Cow<'_, str> {
+        let text = self.as_str();
+        let mut out: Option<String> = None;
+        let mut in_string = false;
+        let mut escaped = false;
+        for (i, c) in text.char_indices() {
+            let drop = !in_string && matches!(c, ' ' | '\t' | '\n' | '\r');
+            if in_string {
+                if escaped {
+                    escaped = false;
+                } else if c == '\\' {
+                    escaped = true;
+                } else if c == '"' {
+                    in_string = false;
+                }
+            } else if c == '"' {
+                in_string = true;
+            }
+            match (&mut out, drop) {
+                (None, false) => {}
+                (None, true) => out = Some(text.get(..i).unwrap_or_default().to_owned()),
+                (Some(o), false) => o.push(c),
+                (Some(_), true) => {}
+            }
+        }
+        match out {
+            Some(o) => o.into(),
+            None => text.into(),
+        }
+    }
+
     /// Same as [`as_str`](Self::as_str); the name `serde_json::value::RawValue` uses.
     pub fn get(&self) -> &str {
         self.as_str()
@@ -622,6 +664,30 @@ mod tests {
             let want: serde_json::Value = serde_json::from_str(member).unwrap();
             assert_eq!(outer.inner.raw.decode::<serde_json::Value>().unwrap(), want);
         }
+    }
+
+    #[test]
+    fn compact_removes_whitespace_between_tokens_only() {
+        let raw = |t: &str| RawJson::from_string(t.into()).unwrap();
+        for (text, want) in [
+            (r#"{"a":1}"#, r#"{"a":1}"#),
+            (" [ 1 ,\t2 ]\r\n", "[1,2]"),
+            (
+                r#"{ "k \" } " : "v\\" , "é" : [ ] }"#,
+                r#"{"k \" } ":"v\\","é":[]}"#,
+            ),
+        ] {
+            let r = raw(text);
+            let got = r.compact();
+            assert_eq!(got, want);
+            let a: serde_json::Value = serde_json::from_str(&got).unwrap();
+            let b: serde_json::Value = serde_json::from_str(text).unwrap();
+            assert_eq!(a, b);
+        }
+        assert!(matches!(
+            raw("[1]").compact(),
+            std::borrow::Cow::Borrowed(_)
+        ));
     }
 
     #[test]

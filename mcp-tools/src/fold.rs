@@ -112,7 +112,7 @@ pub fn fold_result(result: &CallToolResult) -> String {
             if !out.is_empty() {
                 out.push('\n');
             }
-            out.push_str(&s.to_string());
+            out.push_str(&s.compact());
         }
     }
     out
