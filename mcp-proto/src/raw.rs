@@ -460,7 +460,7 @@ impl Serialize for RawJson {
 /// flattened one.
 impl<'de> Deserialize<'de> for RawJson {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_newtype_struct(RAW_VALUE_TOKEN, AnyValue)
+        d.deserialize_newtype_struct(RAW_VALUE_TOKEN, AnyValue(Keep))
     }
 }
 
@@ -468,36 +468,62 @@ impl<'de> Deserialize<'de> for RawJson {
 /// value (the name `Box<RawValue>` asks for): they answer with a map of one
 /// member, this name, whose value is the text. Checked by a test, since
 /// `serde_json` does not document it.
-const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
+pub(crate) const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
 
-/// [`RawJson`]'s visitor: the raw-value answer, or any value at all.
-struct AnyValue;
+/// Where [`AnyValue`] puts the value it read: its text borrowed from the
+/// input (`serde_json` reading text in place), or a [`RawJson`] of its own.
+pub(crate) trait RawSink {
+    /// What the visit returns.
+    type Out;
+    /// The value's text, borrowed from the input (valid JSON).
+    fn borrowed(self, text: &str) -> Self::Out;
+    /// The value, owned.
+    fn owned(self, raw: RawJson) -> Self::Out;
+}
 
-impl AnyValue {
-    fn encode<E: serde::de::Error>(v: serde_json::Value) -> Result<RawJson, E> {
-        RawJson::from_value(&v).map_err(E::custom)
+/// Makes a [`RawJson`] of the value.
+pub(crate) struct Keep;
+
+impl RawSink for Keep {
+    type Out = RawJson;
+    fn borrowed(self, text: &str) -> RawJson {
+        RawJson::trusted_text(text.to_owned())
+    }
+    fn owned(self, raw: RawJson) -> RawJson {
+        raw
     }
 }
 
-impl<'de> serde::de::Visitor<'de> for AnyValue {
-    type Value = RawJson;
+/// A visitor for any value: `serde_json`'s raw-value answer (the text, no
+/// tree), or any value at all from another deserializer (through a `Value`).
+pub(crate) struct AnyValue<S>(pub(crate) S);
+
+impl<S: RawSink> AnyValue<S> {
+    fn encode<E: serde::de::Error>(self, v: serde_json::Value) -> Result<S::Out, E> {
+        RawJson::from_value(&v)
+            .map(|raw| self.0.owned(raw))
+            .map_err(E::custom)
+    }
+}
+
+impl<'de, S: RawSink> serde::de::Visitor<'de> for AnyValue<S> {
+    type Value = S::Out;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("any valid JSON value")
     }
 
-    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<RawJson, A::Error> {
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<S::Out, A::Error> {
         use crate::schema::MaybeBorrowed;
         let Some(first) = map.next_key::<MaybeBorrowed<'de>>()? else {
-            return Ok(RawJson::empty_object());
+            return Ok(self.0.owned(RawJson::empty_object()));
         };
         if first.as_str() == RAW_VALUE_TOKEN {
             // `serde_json` has validated the text.
-            let text = map.next_value::<MaybeBorrowed<'de>>()?;
-            return Ok(RawJson::trusted_text(match text {
-                MaybeBorrowed::Borrowed(t) => t.to_owned(),
-                MaybeBorrowed::Owned(t) => t,
-            }));
+            return Ok(match map.next_value::<MaybeBorrowed<'de>>()? {
+                MaybeBorrowed::Borrowed(t) => self.0.borrowed(t),
+                MaybeBorrowed::Owned(t) => self.0.owned(RawJson::trusted_text(t)),
+            });
         }
         // An object from another deserializer.
         let mut object = serde_json::Map::new();
@@ -505,48 +531,49 @@ impl<'de> serde::de::Visitor<'de> for AnyValue {
         while let Some((k, v)) = map.next_entry::<String, serde_json::Value>()? {
             object.insert(k, v);
         }
-        Self::encode(serde_json::Value::Object(object))
+        self.encode(serde_json::Value::Object(object))
     }
 
-    fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> Result<RawJson, D::Error> {
-        Self::encode(serde_json::Value::deserialize(d)?)
+    fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> Result<S::Out, D::Error> {
+        let v = serde_json::Value::deserialize(d)?;
+        self.encode(v)
     }
 
-    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, seq: A) -> Result<RawJson, A::Error> {
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, seq: A) -> Result<S::Out, A::Error> {
         let v = serde_json::Value::deserialize(serde::de::value::SeqAccessDeserializer::new(seq))?;
-        Self::encode(v)
+        self.encode(v)
     }
 
-    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<RawJson, D::Error> {
-        RawJson::deserialize(d)
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<S::Out, D::Error> {
+        d.deserialize_newtype_struct(RAW_VALUE_TOKEN, self)
     }
 
-    fn visit_none<E: serde::de::Error>(self) -> Result<RawJson, E> {
-        Ok(RawJson::null())
+    fn visit_none<E: serde::de::Error>(self) -> Result<S::Out, E> {
+        Ok(self.0.owned(RawJson::null()))
     }
 
-    fn visit_unit<E: serde::de::Error>(self) -> Result<RawJson, E> {
-        Ok(RawJson::null())
+    fn visit_unit<E: serde::de::Error>(self) -> Result<S::Out, E> {
+        Ok(self.0.owned(RawJson::null()))
     }
 
-    fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<RawJson, E> {
-        Self::encode(v.into())
+    fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<S::Out, E> {
+        self.encode(v.into())
     }
 
-    fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<RawJson, E> {
-        Self::encode(v.into())
+    fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<S::Out, E> {
+        self.encode(v.into())
     }
 
-    fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<RawJson, E> {
-        Self::encode(v.into())
+    fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<S::Out, E> {
+        self.encode(v.into())
     }
 
-    fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<RawJson, E> {
-        Self::encode(v.into())
+    fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<S::Out, E> {
+        self.encode(v.into())
     }
 
-    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<RawJson, E> {
-        Self::encode(v.into())
+    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<S::Out, E> {
+        self.encode(v.into())
     }
 }
 

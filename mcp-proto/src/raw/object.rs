@@ -9,7 +9,7 @@ use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::value::RawValue;
 
-use super::RawJson;
+use super::{AnyValue, RAW_VALUE_TOKEN, RawJson, RawSink};
 use crate::schema::JsonObject;
 
 /// A JSON object kept as its text: the `_meta` of what a server sends, and
@@ -163,19 +163,44 @@ impl RawObject {
 
     /// Reads the next member's value from `map` into this object under
     /// `key` (for hand-written decoders that keep unknown members).
+    ///
+    /// The value's text goes straight from the input into this object's
+    /// text when the deserializer reads text in place (`serde_json`), with
+    /// no copy of its own in between.
     pub(crate) fn push_next<'de, A: MapAccess<'de>>(
         &mut self,
         key: &str,
         map: &mut A,
     ) -> Result<(), A::Error> {
-        let value: RawJson = map.next_value()?;
-        self.push(key, value.as_str());
-        Ok(())
+        map.next_value_seed(Append { object: self, key })
     }
 
     /// Releases spare capacity (after the last member is pushed).
     pub(crate) fn shrink(&mut self) {
         self.text.shrink_to_fit();
+    }
+}
+
+/// A member's value read into a [`RawObject`] under `key`.
+struct Append<'a> {
+    object: &'a mut RawObject,
+    key: &'a str,
+}
+
+impl RawSink for Append<'_> {
+    type Out = ();
+    fn borrowed(self, text: &str) {
+        self.object.push(self.key, text);
+    }
+    fn owned(self, raw: RawJson) {
+        self.object.push(self.key, raw.as_str());
+    }
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for Append<'_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_newtype_struct(RAW_VALUE_TOKEN, AnyValue(self))
     }
 }
 
