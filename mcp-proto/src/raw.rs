@@ -25,8 +25,10 @@ use std::ops::Range;
 
 pub(crate) mod compact;
 mod object;
+mod raw_object;
 
-pub use object::RawObject;
+pub use object::ObjectWriter;
+pub use raw_object::RawObject;
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};

@@ -1,299 +1,121 @@
-//! [`RawObject`]: a received JSON object kept as its text, members decoded
-//! one at a time on demand.
+//! [`ObjectWriter`]: a JSON object built member by member into one buffer,
+//! valid by construction, so the result needs no second parse.
 
-use std::borrow::Cow;
-use std::fmt;
+use serde::Serialize;
 
-use serde::de::{DeserializeOwned, MapAccess, Visitor};
-use serde::ser::SerializeMap;
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use serde_json::value::RawValue;
+use super::{RawJson, Storage, compact};
 
-use super::{AnyValue, RAW_VALUE_TOKEN, RawJson, RawSink};
-use crate::schema::JsonObject;
-
-/// A JSON object kept as its text: the `_meta` of what a server sends, and
-/// the members a type does not name (its `extra`).
+/// Writes a JSON object member by member. Every value is valid JSON by
+/// construction (encoded here, or already a [`RawJson`], or the members of
+/// a `RawJson` object), so [`finish`](Self::finish) makes a [`RawJson`]
+/// without parsing the text again: what a request's `_meta` composition
+/// needs on every call.
 ///
-/// # Why not a `serde_json::Map`
-///
-/// A `Map` of what a peer sent costs far more than the text it came from:
-/// each member a `String` and a 32-byte `Value`, each object a B-tree node
-/// of some 600 bytes however few members it has. `[{"a":0},{"a":0},…]` is 8
-/// bytes a member on the wire and about 700 in a `Value`: a 16 MiB message
-/// of them would take over a gigabyte. Kept as text, an object costs its
-/// size; the program decodes the member it reads ([`get`](Self::get),
-/// [`decode`](Self::decode)), or all of them ([`to_object`](Self::to_object)).
-///
-/// The text is compact JSON written here from the members as received
-/// (each value verbatim), so it is at most about the size of those members
-/// on the wire. A member given twice is kept twice, and read as its last
-/// occurrence (as `serde_json::Map` keeps the last). Equality is equality of
-/// that text.
+/// Keys are not checked for duplicates; the caller decides which member
+/// wins by writing only that one.
 ///
 /// ```
-/// use mcp_proto::RawObject;
+/// use mcp_proto::RawJson;
+/// use mcp_proto::raw::ObjectWriter;
 ///
-/// let meta: RawObject = serde_json::from_str(r#"{"trace": "abc", "n": [1, 2]}"#)?;
-/// assert_eq!(meta.get("n"), Some("[1, 2]"));
-/// assert_eq!(meta.decode::<Vec<u32>>("n").transpose()?, Some(vec![1, 2]));
-/// assert_eq!(meta.get("nope"), None);
-/// assert_eq!(serde_json::to_string(&meta)?, r#"{"trace":"abc","n":[1, 2]}"#);
+/// let params = RawJson::from_value(&serde_json::json!({"name": "echo"}))?;
+/// let mut w = ObjectWriter::with_capacity(64);
+/// w.object("_meta", |meta| meta.value("progressToken", &7))?;
+/// assert!(w.members_of(&params));
+/// assert_eq!(w.finish().as_str(), r#"{"_meta":{"progressToken":7},"name":"echo"}"#);
 /// # Ok::<(), serde_json::Error>(())
 /// ```
-#[derive(Clone, Default, PartialEq, Eq)]
-pub struct RawObject {
-    /// Invariant: empty (no members), or one JSON object in compact form
-    /// around its members' values as received (`{"k":v,…}`), each key
-    /// written by this crate's string writer.
-    text: String,
+#[derive(Debug)]
+pub struct ObjectWriter {
+    buf: Vec<u8>,
+    /// No member written yet (the next needs no comma).
+    empty: bool,
 }
 
-impl RawObject {
-    /// No members.
-    pub fn new() -> Self {
-        RawObject::default()
+impl ObjectWriter {
+    /// An empty object, with room for `capacity` bytes.
+    pub fn with_capacity(capacity: usize) -> Self {
+        let mut buf = Vec::with_capacity(capacity.max(2));
+        buf.push(b'{');
+        ObjectWriter { buf, empty: true }
     }
 
-    /// Whether there are no members.
-    pub fn is_empty(&self) -> bool {
-        self.text.is_empty()
-    }
-
-    /// The object's JSON text (`{}` when empty).
-    pub fn as_str(&self) -> &str {
-        if self.text.is_empty() {
-            "{}"
-        } else {
-            &self.text
+    fn key(&mut self, key: &str) {
+        if !std::mem::replace(&mut self.empty, false) {
+            self.buf.push(b',');
         }
+        compact::write_str(&mut self.buf, key);
+        self.buf.push(b':');
     }
 
-    /// The object as a [`RawJson`] (copies the text).
-    pub fn to_raw(&self) -> RawJson {
-        RawJson::trusted_text(self.as_str().to_owned())
-    }
-
-    /// Every member: its key (unescaped) and its value's text, in the order
-    /// received.
-    pub fn members(&self) -> Vec<(Cow<'_, str>, &str)> {
-        if self.text.is_empty() {
-            return Vec::new();
-        }
-        // The text is written here: a map of raw values always reads back.
-        let entries: Vec<(Cow<'_, str>, &RawValue)> =
-            match serde_json::from_str::<MemberList<'_>>(&self.text) {
-                Ok(m) => m.0,
-                Err(_) => Vec::new(),
-            };
-        entries.into_iter().map(|(k, v)| (k, v.get())).collect()
-    }
-
-    /// The text of member `key`'s value (its last occurrence), if present.
-    pub fn get(&self, key: &str) -> Option<&str> {
-        self.members()
-            .into_iter()
-            .rev()
-            .find(|(k, _)| k == key)
-            .map(|(_, v)| v)
-    }
-
-    /// Member `key` decoded as `T`, if present.
-    pub fn decode<T: DeserializeOwned>(&self, key: &str) -> Option<serde_json::Result<T>> {
-        self.get(key).map(serde_json::from_str)
-    }
-
-    /// How many members there are (a member given twice counts twice).
-    pub fn len(&self) -> usize {
-        self.members().len()
-    }
-
-    /// Whether member `key` is present.
-    pub fn contains_key(&self, key: &str) -> bool {
-        self.get(key).is_some()
-    }
-
-    /// Sets member `key` to `value` (encoded here), replacing every earlier
-    /// occurrence.
-    pub fn insert<T: Serialize + ?Sized>(
-        &mut self,
-        key: &str,
-        value: &T,
-    ) -> serde_json::Result<()> {
-        let value = RawJson::from_value(value)?;
-        if self.contains_key(key) {
-            let kept: Vec<(String, String)> = self
-                .members()
-                .into_iter()
-                .filter(|(k, _)| k != key)
-                .map(|(k, v)| (k.into_owned(), v.to_owned()))
-                .collect();
-            self.text.clear();
-            for (k, v) in kept {
-                self.push(&k, &v);
+    /// A member whose value is encoded here. On an encoding error nothing
+    /// is written.
+    pub fn value<T: Serialize + ?Sized>(&mut self, key: &str, value: &T) -> serde_json::Result<()> {
+        let (len, empty) = (self.buf.len(), self.empty);
+        self.key(key);
+        let at = self.buf.len();
+        if compact::write(value, &mut self.buf).is_err() {
+            self.buf.truncate(at);
+            if let Err(e) = serde_json::to_writer(&mut self.buf, value) {
+                self.buf.truncate(len);
+                self.empty = empty;
+                return Err(e);
             }
         }
-        self.push(key, value.as_str());
         Ok(())
     }
 
-    /// Every member decoded into a `serde_json::Map` (what an earlier
-    /// version of this crate kept): costs what the introduction says.
-    pub fn to_object(&self) -> serde_json::Result<JsonObject> {
-        serde_json::from_str(self.as_str())
+    /// A member whose value is already encoded.
+    pub fn raw(&mut self, key: &str, value: &RawJson) {
+        self.key(key);
+        self.buf.extend_from_slice(value.as_bytes());
     }
 
-    /// Appends a member whose value is the JSON text `value` (checked by the
-    /// caller: a value received, or encoded here).
-    pub(crate) fn push(&mut self, key: &str, value: &str) {
-        if self.text.is_empty() {
-            self.text.push('{');
-        } else {
-            // Replace the closing brace by a comma.
-            self.text.pop();
-            self.text.push(',');
+    /// A member whose value is an object written by `f` into the same
+    /// buffer.
+    pub fn object<R>(&mut self, key: &str, f: impl FnOnce(&mut ObjectWriter) -> R) -> R {
+        self.key(key);
+        let mut inner = ObjectWriter {
+            buf: std::mem::take(&mut self.buf),
+            empty: true,
+        };
+        inner.buf.push(b'{');
+        let out = f(&mut inner);
+        inner.buf.push(b'}');
+        self.buf = inner.buf;
+        out
+    }
+
+    /// Every member of `object`, in its order. Whether `object` is a JSON
+    /// object (if not, nothing is written).
+    pub fn members_of(&mut self, object: &RawJson) -> bool {
+        let text = object.as_bytes().trim_ascii();
+        let Some(inner) = text
+            .strip_prefix(b"{")
+            .and_then(|t| t.strip_suffix(b"}"))
+            .map(<[u8]>::trim_ascii)
+        else {
+            return false;
+        };
+        if !inner.is_empty() {
+            if !std::mem::replace(&mut self.empty, false) {
+                self.buf.push(b',');
+            }
+            self.buf.extend_from_slice(inner);
         }
-        let mut quoted = Vec::with_capacity(key.len() + 2);
-        super::compact::write_str(&mut quoted, key);
-        self.text.push_str(&String::from_utf8_lossy(&quoted));
-        self.text.push(':');
-        self.text.push_str(value.trim_ascii());
-        self.text.push('}');
+        true
     }
 
-    /// Reads the next member's value from `map` into this object under
-    /// `key` (for hand-written decoders that keep unknown members).
-    ///
-    /// The value's text goes straight from the input into this object's
-    /// text when the deserializer reads text in place (`serde_json`), with
-    /// no copy of its own in between.
-    pub(crate) fn push_next<'de, A: MapAccess<'de>>(
-        &mut self,
-        key: &str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        map.next_value_seed(Append { object: self, key })
-    }
-
-    /// Releases spare capacity (after the last member is pushed).
-    pub(crate) fn shrink(&mut self) {
-        self.text.shrink_to_fit();
-    }
-}
-
-/// A member's value read into a [`RawObject`] under `key`.
-struct Append<'a> {
-    object: &'a mut RawObject,
-    key: &'a str,
-}
-
-impl RawSink for Append<'_> {
-    type Out = ();
-    fn borrowed(self, text: &str) {
-        self.object.push(self.key, text);
-    }
-    fn owned(self, raw: RawJson) {
-        self.object.push(self.key, raw.as_str());
-    }
-}
-
-impl<'de> serde::de::DeserializeSeed<'de> for Append<'_> {
-    type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_newtype_struct(RAW_VALUE_TOKEN, AnyValue(self))
-    }
-}
-
-/// The members of an object, borrowing keys and raw values from the text.
-struct MemberList<'a>(Vec<(Cow<'a, str>, &'a RawValue)>);
-
-impl<'de> Deserialize<'de> for MemberList<'de> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = MemberList<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a JSON object")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<MemberList<'de>, A::Error> {
-                let mut out = Vec::new();
-                while let Some(k) = map.next_key::<crate::schema::MaybeBorrowed<'de>>()? {
-                    let key = match k {
-                        crate::schema::MaybeBorrowed::Borrowed(s) => Cow::Borrowed(s),
-                        crate::schema::MaybeBorrowed::Owned(s) => Cow::Owned(s),
-                    };
-                    out.push((key, map.next_value::<&'de RawValue>()?));
-                }
-                Ok(MemberList(out))
-            }
+    /// The object.
+    pub fn finish(mut self) -> RawJson {
+        self.buf.push(b'}');
+        let span = 0..self.buf.len();
+        // Invariant: `{`, members each made of a written key and a valid
+        // value (or a valid object's members), `}`.
+        RawJson {
+            storage: Storage::Bytes(self.buf),
+            span,
         }
-        d.deserialize_map(V)
-    }
-}
-
-impl Serialize for RawObject {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let members = self.members();
-        let mut m = s.serialize_map(Some(members.len()))?;
-        for (k, v) in &members {
-            match serde_json::from_str::<&RawValue>(v) {
-                Ok(raw) => m.serialize_entry(k, raw)?,
-                Err(e) => return Err(serde::ser::Error::custom(e)),
-            }
-        }
-        m.end()
-    }
-}
-
-impl<'de> Deserialize<'de> for RawObject {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = RawObject;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a JSON object")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawObject, A::Error> {
-                let mut o = RawObject::new();
-                while let Some(k) = map.next_key::<crate::schema::MaybeBorrowed<'de>>()? {
-                    o.push_next(k.as_str(), &mut map)?;
-                }
-                o.shrink();
-                Ok(o)
-            }
-        }
-        d.deserialize_map(V)
-    }
-}
-
-impl From<&JsonObject> for RawObject {
-    fn from(object: &JsonObject) -> Self {
-        let mut o = RawObject::new();
-        for (k, v) in object {
-            // A `Value` always encodes.
-            if let Ok(raw) = RawJson::from_value(v) {
-                o.push(k, raw.as_str());
-            }
-        }
-        o
-    }
-}
-
-impl From<JsonObject> for RawObject {
-    fn from(object: JsonObject) -> Self {
-        RawObject::from(&object)
-    }
-}
-
-impl fmt::Debug for RawObject {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_tuple("RawObject").field(&self.as_str()).finish()
-    }
-}
-
-impl fmt::Display for RawObject {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
     }
 }
 
@@ -301,57 +123,32 @@ impl fmt::Display for RawObject {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+    use serde_json::{Value, json};
 
-    #[test]
-    fn members_read_as_received_and_last_wins() {
-        let o: RawObject =
-            serde_json::from_str(r#" { "a" : 1 , "k\"ey" : {"x": [ ]}, "a": "two" } "#).unwrap();
-        assert_eq!(o.len(), 3);
-        assert_eq!(o.get("a"), Some(r#""two""#));
-        assert_eq!(o.get("k\"ey"), Some(r#"{"x": [ ]}"#));
-        assert_eq!(o.as_str(), r#"{"a":1,"k\"ey":{"x": [ ]},"a":"two"}"#);
-        let mut o = o;
-        o.insert("a", &3).unwrap();
-        o.insert("new", "v").unwrap();
-        assert_eq!(o.as_str(), r#"{"k\"ey":{"x": [ ]},"a":3,"new":"v"}"#);
-        assert_eq!(
-            serde_json::to_value(&o).unwrap(),
-            serde_json::json!({"k\"ey": {"x": []}, "a": 3, "new": "v"})
-        );
-        assert!(RawObject::new().is_empty());
-        assert_eq!(RawObject::new().as_str(), "{}");
-        assert!(
-            serde_json::from_str::<RawObject>("[1]").is_err(),
-            "an object"
-        );
+    fn raw(v: Value) -> RawJson {
+        RawJson::from_value(&v).unwrap()
     }
 
+    /// Whatever is written parses back to what was meant: keys escaped,
+    /// nested objects closed, an empty object's members adding nothing.
     #[test]
-    fn decodes_inside_flattened_types_and_from_values() {
-        #[derive(Deserialize, Serialize)]
-        struct Inner {
-            meta: RawObject,
-        }
-        #[derive(Deserialize, Serialize)]
-        struct Outer {
-            #[serde(flatten)]
-            inner: Inner,
-            #[serde(flatten)]
-            rest: RawObject,
-        }
-        let text = r#"{"meta":{"a":[1,{"b":2}]},"x":true}"#;
-        let outer: Outer = serde_json::from_str(text).unwrap();
-        assert_eq!(outer.inner.meta.get("a"), Some(r#"[1,{"b":2}]"#));
-        assert_eq!(serde_json::to_string(&outer).unwrap(), text);
-        let v: serde_json::Value = serde_json::from_str(text).unwrap();
-        let from_value: Inner = serde_json::from_value(v).unwrap();
+    fn what_is_written_is_valid_json() {
+        let mut w = ObjectWriter::with_capacity(0);
+        w.value("k\"ey\n", &json!([1, "two", null])).unwrap();
+        w.object("empty", |_| ());
+        w.object("nested", |n| {
+            n.raw("r", &raw(json!({"x": 1})));
+            assert!(n.members_of(&raw(json!({}))));
+            assert!(n.members_of(&RawJson::from_string(" { \"m\" : 2 } ".into()).unwrap()));
+        });
+        assert!(!w.members_of(&raw(json!([1]))), "not an object");
+        assert!(w.members_of(&raw(json!({"a": {"b": "}"}}))));
+        let out = w.finish();
+        let parsed: Value = serde_json::from_str(out.as_str()).unwrap();
         assert_eq!(
-            from_value
-                .meta
-                .decode::<serde_json::Value>("a")
-                .unwrap()
-                .unwrap()[1]["b"],
-            2
+            parsed,
+            json!({"k\"ey\n": [1, "two", null], "empty": {}, "nested": {"r": {"x": 1}, "m": 2}, "a": {"b": "}"}})
         );
+        assert_eq!(ObjectWriter::with_capacity(8).finish().as_str(), "{}");
     }
 }
