@@ -99,17 +99,19 @@ pub struct ErrorObject {
     pub message: String,
     /// Additional information, if any, as its JSON text. A `"data": null`
     /// member decodes to `Some` of `null`, so it survives a round trip.
+    /// Boxed: errors travel inside every caller's `Result`, and most have
+    /// no data.
     #[serde(
         default,
         deserialize_with = "present",
         skip_serializing_if = "Option::is_none"
     )]
-    pub data: Option<RawJson>,
+    pub data: Option<Box<RawJson>>,
 }
 
 /// A member that is present decodes to `Some`, even when it is `null`.
-fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<RawJson>, D::Error> {
-    RawJson::deserialize(d).map(Some)
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Box<RawJson>>, D::Error> {
+    RawJson::deserialize(d).map(|d| Some(Box::new(d)))
 }
 
 impl fmt::Display for ErrorObject {
@@ -145,13 +147,13 @@ impl ErrorObject {
     #[must_use]
     pub fn with_data(mut self, data: Value) -> Self {
         // A `Value` always encodes.
-        self.data = RawJson::from_value(&data).ok();
+        self.data = RawJson::from_value(&data).ok().map(Box::new);
         self
     }
 
     /// `data` decoded as `T`; `None` when there is none.
     pub fn data_as<T: serde::de::DeserializeOwned>(&self) -> Option<serde_json::Result<T>> {
-        self.data.as_ref().map(RawJson::decode)
+        self.data.as_deref().map(RawJson::decode)
     }
 
     /// `-32601` for `method`.

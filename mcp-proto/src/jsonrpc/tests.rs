@@ -203,7 +203,10 @@ fn fuzz_regression_floats_survive_decode_encode_decode() {
     let Ok(Message::Error(e)) = decode(text) else {
         panic!("not an error response")
     };
-    assert_eq!(e.error.data.as_ref().map(RawJson::as_str), Some("3.4e+44"));
+    assert_eq!(
+        e.error.data.as_deref().map(RawJson::as_str),
+        Some("3.4e+44")
+    );
     assert_eq!(
         e.error.data_as::<serde_json::Value>().unwrap().unwrap(),
         serde_json::Value::from(3.4e44)

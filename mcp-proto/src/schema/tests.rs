@@ -240,7 +240,7 @@ fn request_meta_matches_request_meta_fn() {
 fn error_data_null_survives_a_round_trip() {
     let e: crate::ErrorObject =
         serde_json::from_value(json!({"code": -32603, "message": "x", "data": null})).unwrap();
-    assert!(e.data.as_ref().is_some_and(RawJson::is_null));
+    assert!(e.data.as_deref().is_some_and(RawJson::is_null));
     let absent: crate::ErrorObject =
         serde_json::from_value(json!({"code": -32603, "message": "x"})).unwrap();
     assert_eq!(absent.data, None);
