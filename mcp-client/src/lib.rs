@@ -102,6 +102,7 @@ pub mod error;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod handler;
+mod pages;
 pub mod session;
 
 #[cfg(feature = "tokio")]
@@ -110,6 +111,7 @@ mod client;
 pub use era_cache::{DEFAULT_ERA_CACHE_ENTRIES, EraCache};
 pub use error::{ClientError, CloseReason, HandshakeError, SerdeError};
 pub use handler::{ClientHandler, ListKind, NoHandler};
+pub use pages::{MAX_CURSOR_LEN, PageCursors};
 pub use session::{EraHint, ServerInfo, VersionChoice};
 
 #[cfg(feature = "skills")]

@@ -63,5 +63,5 @@ pub mod testing;
 
 pub use error::{ErrorCode, ErrorObject};
 pub use jsonrpc::{Message, Notification, Request, RequestId, Response};
-pub use raw::RawJson;
+pub use raw::{RawJson, RawObject};
 pub use version::{Era, ProtocolVersion};
