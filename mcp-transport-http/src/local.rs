@@ -3,6 +3,7 @@
 //! the URL forms VS Code's `mcp.json` accepts.
 
 use std::fmt;
+use std::io;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
@@ -10,6 +11,7 @@ use http::Uri;
 use http::uri::PathAndQuery;
 
 use crate::error::{HttpError, UrlProblem};
+use crate::pool::Io;
 
 /// A local socket an MCP server listens on: Streamable HTTP (HTTP/1.1)
 /// runs over it exactly as over TCP.
@@ -54,6 +56,15 @@ impl LocalSocket {
             LocalSocket::Unix(_) => cfg!(unix),
             LocalSocket::NamedPipe(_) => cfg!(windows),
         }
+    }
+
+    /// Opens a connection to it, as the transport does for each new
+    /// connection of its pool: for code that speaks HTTP to the same
+    /// server by other means (`mcp-auth` fetches a socket server's OAuth
+    /// metadata through it). Fails with [`io::ErrorKind::Unsupported`]
+    /// where [`is_supported`](Self::is_supported) is false.
+    pub async fn connect(&self) -> io::Result<Box<dyn Io>> {
+        Ok(Box::new(crate::pool::open_local(self).await?))
     }
 
     fn unsupported(&self) -> UrlProblem {

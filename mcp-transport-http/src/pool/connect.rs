@@ -138,7 +138,7 @@ async fn within<T>(
 }
 
 /// Opens a connection to a local socket.
-async fn open_local(socket: &LocalSocket) -> io::Result<Stream> {
+pub(crate) async fn open_local(socket: &LocalSocket) -> io::Result<Stream> {
     match socket {
         #[cfg(unix)]
         LocalSocket::Unix(path) => Ok(Stream::Unix(tokio::net::UnixStream::connect(path).await?)),
