@@ -175,8 +175,9 @@ pub enum UrlProblem {
     /// It is not a URI (the parser's reason).
     #[error("{0}")]
     Syntax(http::uri::InvalidUri),
-    /// The scheme is not `http` or `https`.
-    #[error("the scheme must be http or https")]
+    /// The scheme is not `http`, `https`, or a local socket's (`unix`,
+    /// `pipe`).
+    #[error("the scheme must be http or https (or unix for a server on a Unix socket)")]
     Scheme,
     /// There is no host.
     #[error("the URL has no host")]

@@ -192,7 +192,28 @@ impl Drop for SocketDir {
 /// # Panics
 ///
 /// As [`listening`].
-pub fn listening_blocking(mut cmd: std::process::Command, port: u16) -> KillOnDrop {
+pub fn listening_blocking(cmd: std::process::Command, port: u16) -> KillOnDrop {
+    let connect = || std::net::TcpStream::connect(("127.0.0.1", port)).map(drop);
+    accepting_blocking(cmd, &format!("port {port}"), connect)
+}
+
+/// [`listening_blocking`] for a peer that serves on the Unix socket `path`.
+///
+/// # Panics
+///
+/// As [`listening`].
+#[cfg(unix)]
+pub fn listening_on_socket_blocking(cmd: std::process::Command, path: &Path) -> KillOnDrop {
+    let connect = || std::os::unix::net::UnixStream::connect(path).map(drop);
+    accepting_blocking(cmd, &format!("socket {}", path.display()), connect)
+}
+
+/// Starts `cmd` and polls `connect` until it succeeds, blocking.
+fn accepting_blocking(
+    mut cmd: std::process::Command,
+    on: &str,
+    connect: impl Fn() -> std::io::Result<()>,
+) -> KillOnDrop {
     let child = cmd
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -201,13 +222,13 @@ pub fn listening_blocking(mut cmd: std::process::Command, port: u16) -> KillOnDr
         .unwrap_or_else(|e| panic!("could not start peer {cmd:?}: {e}"));
     let mut child = KillOnDrop(child);
     let deadline = Instant::now() + LISTEN_DEADLINE;
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+    while connect().is_err() {
         if let Ok(Some(status)) = child.0.try_wait() {
-            panic!("peer {cmd:?} exited with {status} before it listened on port {port}");
+            panic!("peer {cmd:?} exited with {status} before it listened on {on}");
         }
         assert!(
             Instant::now() < deadline,
-            "peer {cmd:?} did not listen on port {port} within {LISTEN_DEADLINE:?}"
+            "peer {cmd:?} did not listen on {on} within {LISTEN_DEADLINE:?}"
         );
         std::thread::sleep(LISTEN_POLL);
     }
