@@ -10,7 +10,8 @@
 //! - **Start together.** [`HostBuilder::start`] starts every enabled server
 //!   concurrently, each within its startup timeout, and returns when each
 //!   one's first attempt ended: the time of the slowest, not the sum. A
-//!   server that fails does not hold the others back.
+//!   server that fails does not hold the others back. [`HostBuilder::spawn`]
+//!   returns the host at once instead, to watch the servers come up.
 //! - **Supervise.** A server that fails to start or goes away (its process
 //!   exited, its connection closed; seen through
 //!   [`Client::closed`](mcp_client::Client::closed), no polling) is reported
@@ -23,8 +24,12 @@
 //!   same way.
 //! - **Observe.** [`Host::status`] and [`Host::watch`]: per server
 //!   [`ServerStatus`] (starting, ready with era and tool count, failed
-//!   with why and the next retry, restarting, disabled). A failure's
-//!   reason stays in the status while its retry runs.
+//!   with why and the next retry, restarting, disabled), from the first
+//!   attempt on (`Starting` included) with [`HostBuilder::spawn`]. A
+//!   failure's reason stays in the status while its retry runs. A status
+//!   reads as a sentence with wall-clock times ("failed to start (…); next
+//!   attempt at 2026-12-04T16:15:20Z", RFC 3339 in UTC): an unchanged
+//!   status prints the same every time.
 //! - **Fail fast.** A call to a tool whose server is down fails at once
 //!   with [`ToolError::Unavailable`](mcp_tools::ToolError::Unavailable),
 //!   which tells the model what is going on and is model-correctable.

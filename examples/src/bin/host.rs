@@ -1,6 +1,6 @@
 //! A host's server layer (`mcp-host`) driven by a config file: every server
-//! of the file started at once, each status printed as it changes, and the
-//! file watched: an edit is applied while the host runs (new servers start,
+//! of the file started at once, each status printed as it changes (from
+//! "is starting" on), and the file watched: an edit is applied while the host runs (new servers start,
 //! deleted ones stop, changed ones restart, the rest keep running). Ctrl-C
 //! shuts every server down.
 //!
@@ -39,10 +39,11 @@ async fn main() -> Result<(), Error> {
 
     let mut text = std::fs::read(&path)?;
     let servers = read(&path)?;
+    // `spawn`, not `start`: the host comes back at once, so the statuses
+    // are printed while the servers come up.
     let host = Host::builder()
         .config_servers(&servers, client.clone())
-        .start()
-        .await?;
+        .spawn()?;
     let mut status = host.watch();
     let mut shown = HashMap::new();
     print_changes(&status.borrow_and_update(), &mut shown);
