@@ -85,17 +85,50 @@
 //! servers `mcp-config` read from a user's `.mcp.json`, `.vscode/mcp.json`
 //! or `.cursor/mcp.json` (that pulls in the stdio and HTTP transports).
 //!
+//! # One dependency
+//!
+//! A host program depends on this crate alone: it re-exports the crates
+//! whose types its API takes and returns, as modules, at the versions it
+//! was built with (so a `Client` made with [`client`] is the one
+//! [`Launcher`] wants, whatever else is in the dependency graph):
+//!
+//! | module | crate | for |
+//! |---|---|---|
+//! | [`client`] | `mcp-client` | `Client`, `ClientBuilder`, `ClientHandler` (what the server asks of the user), errors |
+//! | [`tools`] | `mcp-tools` | what [`Host::toolbox`], [`Host::tools`] and [`Host::call`] return |
+//! | [`proto`] | `mcp-proto` | wire types (`Tool`, `ProtocolVersion`, `Era`), the `Transport` trait |
+//! | `config` (feature `config`) | `mcp-config` | users' config files: `discover`, `load_all`, `ConfigFile`, `Resolver` |
+//! | `stdio` (feature `stdio`, or `config`) | `mcp-transport-stdio` | `StdioTransport`, `ServerCommand`, for a [`Launcher`] of your own |
+//! | `http` (feature `http`, or `config`) | `mcp-transport-http` | `HttpTransport` (rustls), for a [`Launcher`] of your own |
+//!
+//! ```toml
+//! [dependencies]
+//! mcp-host = { version = "0.1", features = ["config"] }
+//! ```
+//!
+//! Why re-exports here rather than a facade crate: a host already depends
+//! on this crate, the layer that composes the others, and its features
+//! already decide which transports are compiled; re-exporting them costs
+//! nothing and adds no crate to version and keep in step. A facade would
+//! be one more crate with the same features, for the one job that needs
+//! several crates: the other jobs (one server's tools in a program, an
+//! agent bridge, a custom transport) are one or two crates each (the
+//! README's "Which crate for which job").
+//!
 //! # Feature flags
 //!
 //! - `config` (off): servers from `mcp-config` entries, and
 //!   `Host::apply_config` to follow edits of the user's file (unchanged
 //!   servers keep running; new, changed and deleted ones are started,
-//!   restarted and shut down).
+//!   restarted and shut down); re-exports `mcp-config` as `config` and
+//!   turns on `stdio` and `http`.
+//! - `stdio` (off): re-exports `mcp-transport-stdio` as `stdio`.
+//! - `http` (off): re-exports `mcp-transport-http`, with rustls, as `http`.
 
 mod cache;
-#[cfg(feature = "config")]
-mod config;
 mod file_store;
+#[cfg(feature = "config")]
+mod from_config;
 mod host;
 mod spec;
 mod status;
@@ -111,4 +144,17 @@ pub use spec::{DEFAULT_STARTUP_TIMEOUT, LaunchError, Launcher, MAX_REASON_CHARS,
 pub use status::{Backoff, ServerReport, ServerStatus};
 
 #[cfg(feature = "config")]
-pub use config::{ClientFactory, ConfigChanges, TransportAdjust};
+pub use from_config::{ClientFactory, ConfigChanges, TransportAdjust};
+
+// The crates a host program uses, at the versions this crate was built
+// with (see "One dependency" above).
+pub use mcp_client as client;
+pub use mcp_proto as proto;
+pub use mcp_tools as tools;
+
+#[cfg(feature = "config")]
+pub use mcp_config as config;
+#[cfg(feature = "http")]
+pub use mcp_transport_http as http;
+#[cfg(feature = "stdio")]
+pub use mcp_transport_stdio as stdio;

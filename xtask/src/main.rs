@@ -178,6 +178,8 @@ const FEATURE_BUILDS: &[&[&str]] = &[
     &["-p", "mcp-tools", "--features", "jsonschema"],
     &["-p", "mcp-host"],
     &["-p", "mcp-host", "--features", "config"],
+    &["-p", "mcp-host", "--features", "stdio"],
+    &["-p", "mcp-host", "--features", "http"],
     &["-p", "mcp-config", "--no-default-features"],
     &[
         "-p",

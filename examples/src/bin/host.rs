@@ -11,14 +11,19 @@
 //! `host --server` is the workspace's demo server on stdin/stdout, to try
 //! it offline with `{"mcpServers": {"demo": {"command": "target/debug/host",
 //! "args": ["--server"]}}}`.
+//!
+//! One workspace dependency: `mcp-host` with its `config` feature, which
+//! re-exports the client (`mcp_host::client`) and the config reader
+//! (`mcp_host::config`); tokio runs it. (`examples::demo_server` is this
+//! crate's own, only for `--server`.)
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_client::Client;
-use mcp_config::{ConfigFile, Resolver, ServerConfig};
+use mcp_host::client::Client;
+use mcp_host::config::{ConfigFile, Resolver, ServerConfig};
 use mcp_host::{ClientFactory, Host, ServerReport, ServerSpec};
 
 type Error = Box<dyn std::error::Error + Send + Sync>;
