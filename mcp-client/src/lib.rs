@@ -58,6 +58,10 @@
 //! and the driver keeps the reply channels. That keeps the core free of any
 //! async type and makes retries invisible to callers.
 
+// docs.rs (`--cfg docsrs`, nightly): each item gated by a feature or a
+// platform carries a badge saying which.
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 mod era_cache;
 pub mod error;
 #[cfg(any(test, fuzzing))]
@@ -75,8 +79,10 @@ pub use handler::{ClientHandler, ListKind, NoHandler};
 pub use session::{EraHint, ServerInfo, VersionChoice};
 
 #[cfg(feature = "skills")]
+#[cfg_attr(docsrs, doc(cfg(feature = "skills")))]
 pub use client::skills::LoadedSkill;
 #[cfg(feature = "tokio")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
 pub use client::{
     Client, ClientBuilder, DEFAULT_MAX_LIST_PAGES, Driver, MAX_CONCURRENT_SERVER_REQUESTS,
     MAX_QUEUED_NOTIFICATIONS, ProgressFn, RequestBuilder, ResponseFuture,

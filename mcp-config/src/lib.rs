@@ -140,6 +140,10 @@
 //!
 //! Files over [`MAX_CONFIG_SIZE`] (4 MiB) are refused.
 
+// docs.rs (`--cfg docsrs`, nightly): each item gated by a feature or a
+// platform carries a badge saying which.
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 mod discover;
 mod error;
 mod jsonc;

@@ -125,6 +125,10 @@
 //! - `stdio` (off): re-exports `mcp-transport-stdio` as `stdio`.
 //! - `http` (off): re-exports `mcp-transport-http`, with rustls, as `http`.
 
+// docs.rs (`--cfg docsrs`, nightly): each item gated by a feature or a
+// platform carries a badge saying which.
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 mod cache;
 mod file_store;
 #[cfg(feature = "config")]
@@ -144,6 +148,7 @@ pub use spec::{DEFAULT_STARTUP_TIMEOUT, LaunchError, Launcher, MAX_REASON_CHARS,
 pub use status::{Backoff, ServerReport, ServerStatus};
 
 #[cfg(feature = "config")]
+#[cfg_attr(docsrs, doc(cfg(feature = "config")))]
 pub use from_config::{ClientFactory, ConfigChanges, TransportAdjust};
 
 // The crates a host program uses, at the versions this crate was built
@@ -153,8 +158,11 @@ pub use mcp_proto as proto;
 pub use mcp_tools as tools;
 
 #[cfg(feature = "config")]
+#[cfg_attr(docsrs, doc(cfg(feature = "config")))]
 pub use mcp_config as config;
 #[cfg(feature = "http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub use mcp_transport_http as http;
 #[cfg(feature = "stdio")]
+#[cfg_attr(docsrs, doc(cfg(feature = "stdio")))]
 pub use mcp_transport_stdio as stdio;

@@ -456,7 +456,10 @@ impl HttpTransportBuilder {
 
     /// Trusts the operating system's root certificates instead of the
     /// bundled webpki roots.
+    ///
+    /// Needs the `native-roots` feature.
     #[cfg(feature = "native-roots")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "native-roots")))]
     pub fn native_roots(mut self, on: bool) -> Self {
         self.native_roots = on;
         self
@@ -469,7 +472,7 @@ impl HttpTransportBuilder {
     /// otherwise the URL form `unix:///path.sock#/mcp` says the same in one
     /// string (see [`LocalSocket`]). Replaces the URL's own socket, if it
     /// names one. Only on Unix: elsewhere [`build`](Self::build) fails with
-    /// [`UrlProblem::SocketUnsupported`].
+    /// [`UrlProblem::SocketUnsupported`](crate::UrlProblem::SocketUnsupported).
     ///
     /// ```no_run
     /// use mcp_transport_http::HttpTransport;
@@ -488,7 +491,7 @@ impl HttpTransportBuilder {
     /// name, `\\.\pipe\NAME`), as [`unix_socket`](Self::unix_socket)
     /// does with a Unix socket. Only on Windows, and written for it without
     /// being built or tested there: elsewhere [`build`](Self::build) fails
-    /// with [`UrlProblem::SocketUnsupported`].
+    /// with [`UrlProblem::SocketUnsupported`](crate::UrlProblem::SocketUnsupported).
     pub fn named_pipe(mut self, name: impl Into<String>) -> Self {
         self.socket = Some(LocalSocket::NamedPipe(name.into()));
         self
@@ -507,7 +510,10 @@ impl HttpTransportBuilder {
     /// certificates...) instead of the bundled webpki roots. Its ALPN
     /// protocols are set by the transport (`http/1.1`, and `h2` first with
     /// the `http2` feature) when the list is empty.
+    ///
+    /// Needs the `rustls` feature (on by default).
     #[cfg(feature = "rustls")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "rustls")))]
     pub fn tls_config(mut self, config: rustls::ClientConfig) -> Self {
         self.tls_config = Some(Arc::new(config));
         self

@@ -195,6 +195,10 @@
 //!
 //! Error enums are `#[non_exhaustive]`; error `Display` texts may change.
 
+// docs.rs (`--cfg docsrs`, nightly): each item gated by a feature or a
+// platform carries a badge saying which.
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 mod client;
 mod error;
 mod headers;

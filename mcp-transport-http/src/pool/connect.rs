@@ -42,6 +42,7 @@ impl Connected {
     /// A connection that speaks HTTP/2 (TLS negotiated `h2` by ALPN).
     /// Needs the `http2` feature.
     #[cfg(feature = "http2")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "http2")))]
     pub fn http2(io: impl Io) -> Self {
         Connected {
             io: Box::new(io),
