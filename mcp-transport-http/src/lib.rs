@@ -211,8 +211,9 @@ pub mod uri;
 pub use client::{
     AuthProvider, BearerToken, BoxError, BoxFuture, CLOSE_TIMEOUT, DEFAULT_CONNECT_TIMEOUT,
     DEFAULT_MAX_BODY_SIZE, DEFAULT_MAX_BUFFERED_MESSAGES, DEFAULT_MAX_RESUME_ATTEMPTS,
-    DEFAULT_REISSUE_METHODS, DEFAULT_REQUEST_TIMEOUT, HttpTransportBuilder, INITIAL_BACKOFF,
-    MAX_AUTH_RETRIES, MAX_BACKOFF, RequestBody, Unauthorized,
+    DEFAULT_MAX_UNANSWERED_POSTS, DEFAULT_REISSUE_METHODS, DEFAULT_REQUEST_TIMEOUT,
+    HttpTransportBuilder, INITIAL_BACKOFF, MAX_AUTH_RETRIES, MAX_BACKOFF, RequestBody,
+    Unauthorized,
 };
 pub use error::{HttpError, UrlProblem};
 pub use local::{Endpoint, LocalSocket};
