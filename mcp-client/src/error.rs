@@ -194,6 +194,17 @@ pub enum CloseReason {
     Transport(TransportError),
     /// The handshake failed.
     Handshake(HandshakeError),
+    /// The server ended every new session the client started (HTTP 404 to
+    /// a message of it) before answering any call in it, this many times
+    /// in a row ([`max_session_renewals`](crate::session::SessionConfig::max_session_renewals));
+    /// the client did not start another. The
+    /// [`source`](std::error::Error::source) is the last loss.
+    SessionsLost {
+        /// How many new sessions were started in a row.
+        renewals: u32,
+        /// The transport's report of the last loss.
+        error: TransportError,
+    },
     /// The client's driver is gone (its task was dropped or the runtime shut down).
     DriverGone,
     /// The driver was polled outside a tokio runtime (it needs one, with
@@ -217,6 +228,11 @@ impl fmt::Display for CloseReason {
             }
             CloseReason::Transport(e) => write!(f, "{e}"),
             CloseReason::Handshake(e) => write!(f, "handshake failed: {e}"),
+            CloseReason::SessionsLost { renewals, .. } => write!(
+                f,
+                "the server ended the session, and each of the {renewals} new ones the client \
+                 started in a row, before answering a call in it; not starting another"
+            ),
             CloseReason::DriverGone => f.write_str("the client's driver task is gone"),
             CloseReason::NoRuntime => f.write_str(
                 "the client's driver ran outside a tokio runtime; spawn it on one (tokio::spawn)",
@@ -230,6 +246,7 @@ impl std::error::Error for CloseReason {
         match self {
             CloseReason::Transport(e) => Some(e),
             CloseReason::Handshake(e) => Some(e),
+            CloseReason::SessionsLost { error, .. } => Some(error),
             _ => None,
         }
     }

@@ -81,4 +81,13 @@ impl<T: Transport> Transport for DriverOnly<T> {
         self.check("set_protocol_version");
         self.inner.as_mut().set_protocol_version(version);
     }
+
+    fn set_request_deadline(
+        mut self: Pin<&mut Self>,
+        id: &mcp_proto::RequestId,
+        deadline: std::time::Instant,
+    ) {
+        self.check("set_request_deadline");
+        self.inner.as_mut().set_request_deadline(id, deadline);
+    }
 }

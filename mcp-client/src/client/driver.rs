@@ -234,6 +234,13 @@ impl Io {
                     break;
                 }
             }
+            if let Message::Request(r) = &msg {
+                if let Some(deadline) = st.session.request_deadline(&r.id) {
+                    self.transport
+                        .as_mut()
+                        .set_request_deadline(&r.id, deadline);
+                }
+            }
             if let Err(e) = self.transport.as_mut().start_send(msg) {
                 st.session.handle_transport_error(e, now());
                 return;

@@ -10,9 +10,8 @@ use mcp_proto::jsonrpc::{Notification, Request, RequestId};
 use mcp_proto::schema::{
     CancelledParams, InputRequest, InputResponses, JsonObject, ProgressParams,
 };
-use mcp_proto::{Era, ErrorObject, ProtocolVersion};
+use mcp_proto::{Era, ErrorObject};
 
-use super::core::Phase;
 use super::era::HintState;
 use super::wire::{InputRequiredWire, MetaParts, compose_params, input_required, merge_input};
 use super::{Event, Session, Transmit};
@@ -230,19 +229,6 @@ impl Session {
         self.queued.insert(pos, d);
     }
 
-    pub(super) fn resend_after_expiry(&mut self, call: CallId, p: Pending, now: Instant) {
-        tracing::info!(method = %p.method, "server session expired; starting a new session and retrying once");
-        self.put_back(call, p);
-        if matches!(self.phase, Phase::Ready) {
-            let v = self
-                .server
-                .as_ref()
-                .map_or(ProtocolVersion::LATEST_LEGACY, |s| s.protocol_version);
-            self.server = None;
-            self.send_initialize(v, now);
-        }
-    }
-
     pub(super) fn on_notification(&mut self, n: Notification, now: Instant) {
         if n.method == "notifications/cancelled" {
             if let Some(p) = n
@@ -306,6 +292,9 @@ impl Session {
             Purpose::Probe => self.on_probe_response(result, now.now()),
             Purpose::Initialize => self.on_initialize_response(result, now.now()),
             Purpose::User(call) => {
+                // The session in use works: a loss later starts the count
+                // of sessions ended in a row again.
+                self.renewals = 0;
                 let result = match result {
                     Ok(raw) => {
                         if self.hint == HintState::Unconfirmed {

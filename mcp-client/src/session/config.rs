@@ -65,6 +65,11 @@ pub struct SessionConfig {
     /// that stops reading while it keeps sending is then no longer read
     /// from, instead of growing this queue. Default [`DEFAULT_MAX_OUTBOUND_BACKLOG`].
     pub max_outbound_backlog: usize,
+    /// How many new sessions in a row the server may end (HTTP 404) before
+    /// answering any call in them; one more loss closes the connection
+    /// with [`CloseReason::SessionsLost`](crate::CloseReason::SessionsLost)
+    /// instead of starting another. Default [`DEFAULT_MAX_SESSION_RENEWALS`].
+    pub max_session_renewals: u32,
 }
 
 /// Default [`SessionConfig::max_server_requests`].
@@ -74,6 +79,12 @@ pub const DEFAULT_MAX_SERVER_REQUESTS: usize = 64;
 /// small (a ping's is ~40 bytes), so this bounds the queue to well under a
 /// MiB while never pausing a server that reads what it asked for.
 pub const DEFAULT_MAX_OUTBOUND_BACKLOG: usize = 1024;
+
+/// Default [`SessionConfig::max_session_renewals`]: a session a server
+/// ended is replaced at once, again if the first replacement is ended too
+/// (a server restarting under load), but a server that ends every session
+/// it starts is given up on after three, within a few round trips.
+pub const DEFAULT_MAX_SESSION_RENEWALS: u32 = 3;
 
 impl SessionConfig {
     /// Defaults for a client with this identity.
@@ -91,6 +102,7 @@ impl SessionConfig {
             log_level: None,
             max_server_requests: DEFAULT_MAX_SERVER_REQUESTS,
             max_outbound_backlog: DEFAULT_MAX_OUTBOUND_BACKLOG,
+            max_session_renewals: DEFAULT_MAX_SESSION_RENEWALS,
         }
     }
 }

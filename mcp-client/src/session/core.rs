@@ -76,6 +76,9 @@ pub struct Session {
     /// Answers to the server's requests in `transmit`: at most
     /// [`SessionConfig::max_outbound_backlog`] before input pauses.
     pub(super) backlog: usize,
+    /// New sessions started in a row after the server ended the one in use,
+    /// with no call answered since (see `renew.rs`).
+    pub(super) renewals: u32,
 }
 
 impl Session {
@@ -102,6 +105,7 @@ impl Session {
             server_requests: HashSet::default(),
             backlog: 0,
             next_deadline: None,
+            renewals: 0,
         }
     }
 
@@ -351,6 +355,13 @@ impl Session {
     /// time: the owner asks after every input.
     pub fn poll_timeout(&self) -> Option<Instant> {
         self.next_deadline
+    }
+
+    /// When the session gives up on the request `id` it sent (its
+    /// timeout), if it has one: what the driver tells the transport with
+    /// [`Transport::set_request_deadline`](mcp_proto::transport::Transport::set_request_deadline).
+    pub fn request_deadline(&self, id: &RequestId) -> Option<Instant> {
+        self.pending.get(id)?.deadline
     }
 
     /// The earliest deadline exactly (every pending and queued call).

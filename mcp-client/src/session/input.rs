@@ -70,6 +70,8 @@ impl Session {
             self.fail_every_waiting_call(&err, now);
         } else if let Some(id) = err.request_id().cloned() {
             self.fail_request(&id, err, now);
+        } else if err.kind() == TransportErrorKind::SessionExpired {
+            self.on_session_lost(err, now);
         } else if err.is_terminal() {
             self.handle_closed(CloseReason::Transport(err));
         } else {
@@ -88,8 +90,13 @@ impl Session {
             // with `initialize` would only run the authorization again (a
             // second browser login).
             let unauthorized = err.kind() == TransportErrorKind::Unauthorized;
+            // A server that refused the probe for now (429/503, past what
+            // the transport retries) said nothing about its era.
+            let throttled = err.kind() == TransportErrorKind::Throttled;
             match p.purpose {
-                Purpose::Probe if unauthorized => self.handle_closed(CloseReason::Transport(err)),
+                Purpose::Probe if unauthorized || throttled => {
+                    self.handle_closed(CloseReason::Transport(err));
+                }
                 Purpose::Probe => {
                     tracing::debug!(error = %err, "server/discover probe failed in the transport; falling back to initialize");
                     let cause = HandshakeError::Transport {

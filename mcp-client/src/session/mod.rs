@@ -82,6 +82,19 @@
 //! Requests made before the session is ready wait in order and are sent when
 //! it is.
 //!
+//! # A session the server ended
+//!
+//! When the transport reports the session lost (Streamable HTTP: the server
+//! answered 404 to a message of it), the session starts a new one at once,
+//! with `initialize`, as the spec requires; calls made meanwhile wait for
+//! it. A call the server did not process (its own message was answered
+//! 404) is re-sent in the new session, once, when
+//! [`SessionConfig::resend_on_session_expiry`] kept its params; a call in
+//! flight on a stream of the old session keeps its own fate. A server that
+//! ends [`SessionConfig::max_session_renewals`] new sessions in a row before
+//! answering a call in any closes the connection with
+//! [`CloseReason::SessionsLost`](crate::CloseReason::SessionsLost).
+//!
 //! # Remembered eras
 //!
 //! The era is a property of the server, so the spec (2026-07-28,
@@ -114,6 +127,7 @@ mod era;
 mod events;
 mod handshake;
 mod input;
+mod renew;
 mod wire;
 
 #[cfg(test)]
@@ -122,7 +136,8 @@ mod tests;
 pub use self::core::Session;
 pub use calls::{CallId, CallOptions, progress_token};
 pub use config::{
-    DEFAULT_MAX_OUTBOUND_BACKLOG, DEFAULT_MAX_SERVER_REQUESTS, SessionConfig, VersionChoice,
+    DEFAULT_MAX_OUTBOUND_BACKLOG, DEFAULT_MAX_SERVER_REQUESTS, DEFAULT_MAX_SESSION_RENEWALS,
+    SessionConfig, VersionChoice,
 };
 pub use era::EraHint;
 pub use events::{Event, Transmit};

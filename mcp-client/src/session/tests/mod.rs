@@ -5,6 +5,7 @@
 //!   requests and notifications, closing.
 //! - [`retries`]: `input_required` rounds and the re-send after an expired
 //!   HTTP session.
+//! - [`renewal`]: a new session when the server ended the one in use.
 //! - [`meta`]: composing `_meta`.
 //! - [`era_hints`]: remembered eras ([`EraHint`]).
 
@@ -12,6 +13,7 @@ mod calls;
 mod era_hints;
 mod meta;
 mod negotiation;
+mod renewal;
 mod retries;
 
 use std::time::{Duration, Instant};
