@@ -297,7 +297,9 @@ pub struct HttpTransportBuilder {
     legacy_sse_fallback: bool,
     native_roots: bool,
     connector: Option<Arc<dyn Connector>>,
-    socket: Option<LocalSocket>,
+    /// Boxed: rarely set, and the builder travels by value (in
+    /// `mcp_config::Prepared`, next to a much smaller variant).
+    socket: Option<Box<LocalSocket>>,
     #[cfg(feature = "rustls")]
     tls_config: Option<Arc<rustls::ClientConfig>>,
 }
@@ -567,7 +569,7 @@ impl HttpTransportBuilder {
     /// # let _ = t; Ok::<(), mcp_transport_http::HttpError>(())
     /// ```
     pub fn unix_socket(mut self, path: impl Into<std::path::PathBuf>) -> Self {
-        self.socket = Some(LocalSocket::Unix(path.into()));
+        self.socket = Some(Box::new(LocalSocket::Unix(path.into())));
         self
     }
 
@@ -577,7 +579,7 @@ impl HttpTransportBuilder {
     /// being built or tested there: elsewhere [`build`](Self::build) fails
     /// with [`UrlProblem::SocketUnsupported`](crate::UrlProblem::SocketUnsupported).
     pub fn named_pipe(mut self, name: impl Into<String>) -> Self {
-        self.socket = Some(LocalSocket::NamedPipe(name.into()));
+        self.socket = Some(Box::new(LocalSocket::NamedPipe(name.into())));
         self
     }
 
@@ -607,7 +609,7 @@ impl HttpTransportBuilder {
     pub fn build(self) -> Result<HttpTransport, HttpError> {
         let mut endpoint = Endpoint::parse(&self.url)?;
         if let Some(socket) = self.socket {
-            endpoint = endpoint.with_socket(socket);
+            endpoint = endpoint.with_socket(*socket);
         }
         if self.connector.is_none() {
             endpoint.check().map_err(|reason| HttpError::InvalidUrl {
