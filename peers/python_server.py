@@ -5,6 +5,9 @@ legacy `initialize` revisions, as the SDK does.
 
     .peers/py/bin/python peers/python_server.py stdio
     .peers/py/bin/python peers/python_server.py http PORT      # Streamable HTTP at http://127.0.0.1:PORT/mcp
+    .peers/py/bin/python -m uvicorn --uds PATH --app-dir peers --factory python_server:socket_app
+                                                               # Streamable HTTP on the Unix socket PATH,
+                                                               # at unix://PATH#/mcp
 
 Test modes, by environment variable:
     MCP_TEST_REQUEST_LOG=PATH      append the method of every request received to PATH, one a line
@@ -119,6 +122,23 @@ def hello_resource() -> str:
 def review(code: str) -> str:
     """Ask for a code review."""
     return f"Please review:\n{code}"
+
+
+def socket_app():
+    """The Streamable HTTP app for a Unix socket (`uvicorn --uds PATH --factory`).
+
+    The SDK turns its DNS-rebinding check on for apps built for 127.0.0.1, and
+    that check allows only `Host: <loopback>:<port>`; a socket client (VS Code,
+    mcp-rs) sends `Host: localhost`, with no port. The check stays on here,
+    allowing exactly that host: a browser cannot reach a Unix socket, so the
+    Host header only has to name this server.
+    """
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    security = TransportSecuritySettings(
+        enable_dns_rebinding_protection=True, allowed_hosts=["localhost"], allowed_origins=[]
+    )
+    return server.streamable_http_app(transport_security=security)
 
 
 def main() -> None:

@@ -75,6 +75,10 @@
 //!
 //! [`AuthProvider`]: mcp_transport_http::AuthProvider
 
+// docs.rs (`--cfg docsrs`, nightly): each item gated by a feature or a
+// platform carries a badge saying which.
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 mod challenge;
 mod crypto;
 mod discovery;

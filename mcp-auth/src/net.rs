@@ -18,6 +18,7 @@ use hyper_util::client::legacy::connect::dns::Name;
 use hyper_util::rt::TokioExecutor;
 
 use crate::error::{AuthError, AuthErrorKind};
+use mcp_transport_http::LocalSocket;
 use mcp_transport_http::uri::{RedirectPolicy, RedirectRefusal};
 
 use crate::util::parse_url;
@@ -190,6 +191,9 @@ pub(crate) struct HttpClient {
     client: Client<Connector, Full<Bytes>>,
     policy: SsrfPolicy,
     timeout: Duration,
+    /// An MCP server on a local socket: requests to its origin (as the
+    /// transport addresses it, `http://localhost`) go through the socket.
+    local: Option<(String, LocalSocket)>,
 }
 
 impl std::fmt::Debug for HttpClient {
@@ -227,7 +231,15 @@ impl HttpClient {
             client,
             policy,
             timeout,
+            local: None,
         })
+    }
+
+    /// Sends the requests to `server`'s origin through `socket`, as the
+    /// transport sends the MCP requests (the server's metadata is there).
+    pub(crate) fn through(mut self, server: &Uri, socket: LocalSocket) -> Self {
+        self.local = Some((mcp_transport_http::uri::origin(server), socket));
+        self
     }
 
     /// The SSRF policy.
@@ -266,11 +278,18 @@ impl HttpClient {
             .body(Full::new(body))
             .map_err(|e| AuthError::http(url, e))?;
         let fut = async {
-            let resp = self
-                .client
-                .request(req)
-                .await
-                .map_err(|e| AuthError::http(url, e))?;
+            let resp = match &self.local {
+                Some((origin, socket)) if mcp_transport_http::uri::origin(url) == *origin => {
+                    send_local(socket, req)
+                        .await
+                        .map_err(|e| AuthError::http(url, e))?
+                }
+                _ => self
+                    .client
+                    .request(req)
+                    .await
+                    .map_err(|e| AuthError::http(url, e))?,
+            };
             let (parts, body) = resp.into_parts();
             let body = Limited::new(body, MAX_RESPONSE_BODY)
                 .collect()
@@ -375,6 +394,32 @@ impl HttpClient {
         )
         .await
     }
+}
+
+/// One request on a new connection to `socket` (HTTP/1.1, origin-form
+/// target, `Host` from the URL). Metadata requests are few: no pool.
+async fn send_local(
+    socket: &LocalSocket,
+    mut req: Request<Full<Bytes>>,
+) -> Result<http::Response<hyper::body::Incoming>, Box<dyn std::error::Error + Send + Sync>> {
+    let io = hyper_util::rt::TokioIo::new(socket.connect().await?);
+    let (mut tx, conn) = hyper::client::conn::http1::handshake(io).await?;
+    // Ends when the response body is read (or dropped) and `tx` is gone.
+    tokio::spawn(async move {
+        if let Err(e) = conn.await {
+            tracing::debug!(error = %e, "OAuth request over a local socket: connection ended");
+        }
+    });
+    if let Some(host) = req.uri().authority().map(|a| a.as_str().to_owned()) {
+        req.headers_mut()
+            .insert(header::HOST, HeaderValue::from_str(&host)?);
+    }
+    let target = req
+        .uri()
+        .path_and_query()
+        .map_or_else(|| Uri::from_static("/"), |pq| Uri::from(pq.clone()));
+    *req.uri_mut() = target;
+    Ok(tx.send_request(req).await?)
 }
 
 /// Parses a URL string and checks it against the policy.

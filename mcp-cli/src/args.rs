@@ -51,6 +51,7 @@ Examples:
   mcp call slow_sum '{\"a\": 2, \"b\": 3}'
   mcp --stdio \"npx -y @modelcontextprotocol/server-everything\" tools
   mcp --http https://example.com/mcp -H \"Authorization: Bearer $TOKEN\" info --json
+  mcp --http unix:///run/app/mcp.sock#/mcp tools   (a server on a Unix socket)
   mcp --root . --log-level info call summarize    (roots, server log messages)
   mcp servers                      (the servers of ./.mcp.json, .vscode/mcp.json, .cursor/mcp.json)
   mcp --config ~/.config/Claude/claude_desktop_config.json --server git tools";
@@ -157,7 +158,9 @@ struct ServerArgs {
     #[arg(long, value_name = "command line", global = true)]
     stdio: Option<String>,
 
-    /// A Streamable HTTP endpoint (http:// or https://)
+    /// A Streamable HTTP endpoint: http:// or https://, or a server on a Unix
+    /// socket as VS Code writes it, unix:///path/to/server.sock#/mcp (the
+    /// request path after the #)
     #[arg(long, value_name = "URL", global = true)]
     http: Option<String>,
 
@@ -325,10 +328,8 @@ pub(crate) fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Options, 
         (Some(_), Some(_)) => return Err(usage("--stdio and --http cannot be used together")),
         (Some(line), None) => Server::Stdio(line),
         (None, Some(url)) => {
-            if !(url.starts_with("http://") || url.starts_with("https://")) {
-                return Err(usage(format!(
-                    "--http needs an http:// or https:// URL, got {url:?}"
-                )));
+            if let Err(e) = mcp_transport_http::Endpoint::parse(&url) {
+                return Err(usage(format!("--http: {e}")));
             }
             Server::Http(url)
         }
@@ -647,6 +648,12 @@ mod tests {
             ]
         );
         assert_eq!(
+            p(&["--http", "unix:///run/app/mcp.sock#/mcp"])
+                .unwrap()
+                .server,
+            Server::Http("unix:///run/app/mcp.sock#/mcp".into())
+        );
+        assert_eq!(
             p(&["--stdio", "npx -y x"]).unwrap().server,
             Server::Stdio("npx -y x".into())
         );
@@ -661,6 +668,7 @@ mod tests {
         for bad in [
             &["--stdio", "a", "--http", "http://x"][..],
             &["--http", "ftp://x"],
+            &["--http", "unix://relative/s.sock#/mcp"],
             &["--protocol", "2023-01-01"],
             &["--timeout", "0"],
             &["--timeout", "soon"],

@@ -96,6 +96,10 @@
 //! has one owner that bounds it. Concurrent calls made between two runs of
 //! the driver go out in one write.
 
+// docs.rs (`--cfg docsrs`, nightly): each item gated by a feature or a
+// platform carries a badge saying which.
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 mod era_cache;
 pub mod error;
 #[cfg(any(test, fuzzing))]
@@ -115,8 +119,10 @@ pub use pages::{MAX_CURSOR_LEN, PageCursors};
 pub use session::{EraHint, ServerInfo, VersionChoice};
 
 #[cfg(feature = "skills")]
+#[cfg_attr(docsrs, doc(cfg(feature = "skills")))]
 pub use client::skills::LoadedSkill;
 #[cfg(feature = "tokio")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
 pub use client::{
     Client, ClientBuilder, DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_LIST_PAGES, Driver,
     MAX_QUEUED_NOTIFICATIONS, ProgressFn, RequestBuilder, ResponseFuture,

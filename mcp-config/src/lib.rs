@@ -62,7 +62,15 @@
 //! | key | `mcpServers` | `servers`, `inputs` | `mcpServers` | `mcpServers` |
 //! | syntax | JSON | JSONC | JSONC | JSON |
 //! | `type` | absent = `stdio`, `http`, `sse` | `stdio`, `http`, `sse` (absent: from `command`/`url`) | absent: from `command`/`url`; `stdio`, `http`, `streamable-http`, `sse` | required: `stdio`, `sse`, `streamable-http` |
+//! | local sockets | no | `url`: `unix:///path/server.sock#/mcp`, `pipe:///pipe/NAME#/mcp` (Windows) | no | no |
 //! | expands | `${VAR}`, `${VAR:-default}` | `${env:VAR}`, `${input:ID}`, `${workspaceFolder}`, `${workspaceFolderBasename}`, `${userHome}`, `${pathSeparator}`, `${/}` | the same without `${input:...}` | `${env:VAR}`, `${value:TEXT}`, `${input:ID}`, `a \| b` fallbacks |
+//!
+//! A server on a local socket is written as VS Code writes it (the
+//! socket's path, then the HTTP request path in the fragment) and served
+//! by `mcp-transport-http` over that socket; see its `LocalSocket`. Only
+//! VS Code documents the form: elsewhere such a `url` is refused
+//! ([`Shape`](ConfigError::Shape) on `url`), so a file that another host
+//! cannot read does not look valid here.
 //!
 //! Claude Desktop's `claude_desktop_config.json` has the same keys as
 //! Claude Code's `.mcp.json` and is read as that format (Claude Desktop
@@ -131,6 +139,10 @@
 //! # Limits
 //!
 //! Files over [`MAX_CONFIG_SIZE`] (4 MiB) are refused.
+
+// docs.rs (`--cfg docsrs`, nightly): each item gated by a feature or a
+// platform carries a badge saying which.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod discover;
 mod error;

@@ -54,7 +54,14 @@ pub(super) enum Grant {
 }
 
 impl OAuthProvider {
-    /// A builder for the MCP server at `server_url` (the protected resource).
+    /// A builder for the MCP server at `server_url` (the protected
+    /// resource), the URL given to the transport: `https://…`, or a local
+    /// socket's (`unix:///run/app/mcp.sock#/mcp`, see
+    /// [`mcp_transport_http::Endpoint`]). A socket server is identified
+    /// by the URL its requests carry (`http://localhost/mcp`: RFC 8707's
+    /// `resource`, and what its protected resource metadata must name),
+    /// its metadata is fetched through the socket, and its tokens are
+    /// stored under the socket URL, apart from every other server's.
     pub fn builder(server_url: impl Into<String>) -> OAuthProviderBuilder {
         OAuthProviderBuilder {
             server: server_url.into(),
@@ -222,10 +229,18 @@ impl OAuthProviderBuilder {
 
     /// The provider.
     pub fn build(self) -> Result<OAuthProvider, AuthError> {
-        let server = parse_url(&self.server).ok_or_else(|| {
+        // A server on a local socket (`unix:///path#/mcp`) is the URL its
+        // requests carry (`http://localhost/mcp`), reached through the socket.
+        let endpoint = mcp_transport_http::Endpoint::parse(&self.server).ok();
+        let socket = endpoint.as_ref().and_then(|e| e.socket().cloned());
+        let server = match (&socket, &endpoint) {
+            (Some(_), Some(e)) => Some(e.url().clone()),
+            _ => parse_url(&self.server),
+        }
+        .ok_or_else(|| {
             AuthError::invalid_url(
                 &self.server,
-                "the MCP server URL must be an absolute http(s) URL",
+                "the MCP server URL must be an absolute http(s) URL, or a local socket's (unix:///path.sock#/mcp)",
             )
         })?;
         let policy = self.policy.unwrap_or(SsrfPolicy {
@@ -269,10 +284,19 @@ impl OAuthProviderBuilder {
             }
             _ => {}
         }
-        let http = HttpClient::new(policy, self.timeout)?;
+        let mut http = HttpClient::new(policy, self.timeout)?;
+        // Tokens are kept per server: for a socket server, per socket too
+        // (every socket server calls itself `http://localhost/...`).
+        let key = match (socket, endpoint) {
+            (Some(socket), Some(e)) => {
+                http = http.through(&server, socket);
+                e.to_string()
+            }
+            _ => canonical_resource(&server),
+        };
         Ok(OAuthProvider {
             inner: Arc::new(Inner {
-                key: canonical_resource(&server),
+                key,
                 server,
                 http,
                 grant,

@@ -11,6 +11,7 @@
 //!   one authorization for concurrent 401s.
 //! - [`forbidden`]: 401 versus 403, directly and through the transport.
 //! - [`caller`]: what the caller of a failed `Client` call sees.
+//! - [`socket`]: an MCP server on a Unix socket.
 #![allow(clippy::unwrap_used)]
 
 use std::collections::HashMap;
@@ -31,6 +32,8 @@ mod clients;
 mod discovery;
 mod forbidden;
 mod refusals;
+#[cfg(unix)]
+mod socket;
 mod tokens;
 
 /// One recorded request.

@@ -49,9 +49,9 @@ use tokio::time::Instant;
 use crate::client::RequestBody;
 use crate::error::{HttpError, UrlProblem};
 
-pub(crate) use self::connect::Connect;
 #[cfg(feature = "rustls")]
 pub(crate) use self::connect::alpn;
+pub(crate) use self::connect::{Connect, open_local};
 pub use self::connect::{Connected, Connector, Io};
 
 /// Most idle HTTP/1.1 connections kept for reuse, by default (per pool: a
