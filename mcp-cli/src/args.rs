@@ -32,6 +32,15 @@ Command forms:
   mcp servers                      mcp tools | resources | templates | prompts
   mcp read <URI>                   mcp prompt <NAME> [JSON_ARGS]
   mcp completions bash|zsh|fish    mcp demo-server
+  mcp trust [--revoke] [FILE]...
+
+Project config files (.mcp.json, .vscode/mcp.json, .cursor/mcp.json in the
+current directory) start nothing until you trusted them: mcp shows what such
+a file would run and asks on a terminal; without one it starts nothing and
+says how to trust it. `mcp trust [FILE]...` trusts files (default: the
+project files here), remembered by path and content until the file changes,
+in $MCP_TRUST_FILE or ~/.config/mcp/trusted-configs.json; `--config FILE`
+trusts the file it names for that run. Files in your home folder are yours.
 
 Exit status: 0 success, 1 the tool reported isError, 2 usage error,
 3 connection/transport/protocol/timeout error, 4 the server answered with a
@@ -133,9 +142,10 @@ struct ServerArgs {
     http: Option<String>,
 
     /// Read the servers from a host's config file (Claude Desktop / Claude Code
-    /// `mcpServers`, VS Code `servers` + `inputs`, Cursor, or mcp.json); with no
-    /// server option, the project files .mcp.json, .vscode/mcp.json and
-    /// .cursor/mcp.json in the current directory are read when present
+    /// `mcpServers`, VS Code `servers` + `inputs`, Cursor, or mcp.json), trusted
+    /// by being named; with no server option, the project files .mcp.json,
+    /// .vscode/mcp.json and .cursor/mcp.json in the current directory are read
+    /// when present, and start servers once trusted (see mcp trust)
     #[arg(long, value_name = "PATH", global = true)]
     config: Option<std::path::PathBuf>,
 
@@ -191,6 +201,17 @@ enum CliCommand {
     },
     /// Run the built-in demo server on stdin/stdout
     DemoServer,
+    /// Trust project config files (default: .mcp.json, .vscode/mcp.json,
+    /// .cursor/mcp.json here): shows what each would run and remembers it
+    /// until the file changes
+    Trust {
+        /// Forget the files instead
+        #[arg(long)]
+        revoke: bool,
+        /// The files
+        #[arg(value_name = "FILE")]
+        files: Vec<std::path::PathBuf>,
+    },
 }
 
 /// Which server to talk to.
@@ -222,14 +243,26 @@ pub(crate) enum Command {
     Info,
     Servers,
     Tools,
-    Call { tool: String, args: Option<String> },
+    Call {
+        tool: String,
+        args: Option<String>,
+    },
     Resources,
     Templates,
-    Read { uri: String },
+    Read {
+        uri: String,
+    },
     Prompts,
-    Prompt { name: String, args: Option<String> },
+    Prompt {
+        name: String,
+        args: Option<String>,
+    },
     DemoServer,
     Completions(Shell),
+    Trust {
+        files: Vec<std::path::PathBuf>,
+        revoke: bool,
+    },
 }
 
 /// Parsed command line.
@@ -319,6 +352,7 @@ pub(crate) fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Options, 
         CliCommand::Prompt { name, args } => Command::Prompt { name, args },
         CliCommand::Completions { shell } => Command::Completions(shell),
         CliCommand::DemoServer => Command::DemoServer,
+        CliCommand::Trust { revoke, files } => Command::Trust { files, revoke },
     };
     Ok(Options {
         server,
