@@ -123,6 +123,10 @@ impl Host {
     /// named after the entry. Returns when the removed servers have exited
     /// and the new ones' first attempts ended.
     ///
+    /// An edited project file is a new trust decision: check the new text
+    /// (`mcp_config::TrustStore::is_trusted`, or ask the user) before its
+    /// servers reach this call (see the crate docs' "Trust").
+    ///
     /// Calls run one at a time, each against what the one before left. A
     /// name twice in `servers`, or the name of a server not made from a
     /// configuration, changes nothing and is
