@@ -81,6 +81,13 @@ struct Cli {
     #[arg(long, global = true)]
     no_oauth: bool,
 
+    /// Let OAuth discovery reach private-network and loopback addresses (an
+    /// authorization server on your network); by default only the class of
+    /// the --http server's own address is allowed. Link-local addresses (cloud
+    /// metadata services) stay refused
+    #[arg(long, global = true)]
+    oauth_allow_private: bool,
+
     /// Pin a protocol revision (2024-11-05 ... 2026-07-28); default auto
     #[arg(
         long,
@@ -272,6 +279,9 @@ pub(crate) struct Options {
     pub(crate) headers: Vec<(String, String)>,
     /// OAuth on a 401 from an `--http` server (off with `--no-oauth`).
     pub(crate) oauth: bool,
+    /// `--oauth-allow-private`: the OAuth SSRF policy allows private and
+    /// loopback addresses.
+    pub(crate) oauth_allow_private: bool,
     pub(crate) protocol: VersionChoice,
     pub(crate) timeout: Duration,
     /// `--max-message-size`; `None`: each transport's default (16 MiB).
@@ -358,6 +368,7 @@ pub(crate) fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Options, 
         server,
         headers: cli.headers,
         oauth: !cli.no_oauth,
+        oauth_allow_private: cli.oauth_allow_private,
         protocol: cli.protocol,
         timeout: cli.timeout.unwrap_or(DEFAULT_TIMEOUT),
         max_message_size: cli.max_message_size,
