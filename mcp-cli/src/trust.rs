@@ -29,12 +29,16 @@ pub(crate) fn store_path() -> Option<PathBuf> {
 }
 
 fn home() -> Option<PathBuf> {
-    std::env::var_os("HOME")
-        .filter(|h| !h.is_empty())
+    ["HOME", "USERPROFILE"]
+        .iter()
+        .find_map(|k| std::env::var_os(k).filter(|h| !h.is_empty()))
         .map(PathBuf::from)
 }
 
-/// The path as the user would type it from the current directory.
+/// The path as the user would type it in a shell from the current
+/// directory: bare when plain, else single-quoted (POSIX), and with any
+/// control character escaped (then it is not shell input, but nothing in
+/// it reaches the terminal raw).
 fn shown(path: &Path) -> String {
     let cwd = std::env::current_dir().ok();
     let rel = cwd
@@ -44,9 +48,11 @@ fn shown(path: &Path) -> String {
     let text = rel.display().to_string();
     if text
         .chars()
-        .all(|c| c.is_ascii_alphanumeric() || "-_./~+@%".contains(c))
+        .all(|c| c.is_ascii_alphanumeric() || "-_./~+@%,:=".contains(c))
     {
         text
+    } else if text.chars().all(|c| c == ' ' || c.is_ascii_graphic()) {
+        format!("'{}'", text.replace('\'', r"'\''"))
     } else {
         format!("{text:?}")
     }
@@ -179,4 +185,22 @@ pub(crate) fn command(files: &[PathBuf], revoke: bool) -> Result<(), Failure> {
         );
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_are_shown_as_shell_words() {
+        let s = |p: &str| shown(Path::new(p));
+        assert_eq!(s(".mcp.json"), ".mcp.json");
+        assert_eq!(s("my dir/.mcp.json"), "'my dir/.mcp.json'");
+        assert_eq!(
+            s("x$(touch pwned)/.mcp.json"),
+            "'x$(touch pwned)/.mcp.json'"
+        );
+        assert_eq!(s("it's/.mcp.json"), r"'it'\''s/.mcp.json'");
+        assert_eq!(s("a\u{1b}[2Kb/.mcp.json"), r#""a\u{1b}[2Kb/.mcp.json""#);
+    }
 }
