@@ -58,8 +58,15 @@ fn shown(path: &Path) -> String {
     }
 }
 
+/// A trust store error with its causes (its own text names only its part).
 fn store_failure(e: mcp_config::TrustError) -> Failure {
-    Failure::Usage(format!("trust store {e}"))
+    let mut message = format!("trust store {e}");
+    let mut cause = std::error::Error::source(&e);
+    while let Some(c) = cause {
+        message.push_str(&format!(": {c}"));
+        cause = c.source();
+    }
+    Failure::Usage(message)
 }
 
 /// Lets the discovered project `files` run, or says why not: every file
