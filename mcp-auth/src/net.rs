@@ -55,12 +55,18 @@ impl std::fmt::Display for SsrfRefusal {
         if self.reasons.is_empty() {
             return write!(f, "{} resolves to no address", self.host);
         }
+        // At most four reasons: a name may resolve to many addresses.
+        let shown = self.reasons.iter().take(4).cloned().collect::<Vec<_>>();
         write!(
             f,
             "{} resolves only to refused addresses: {}",
             self.host,
-            self.reasons.join("; ")
-        )
+            shown.join("; ")
+        )?;
+        if self.reasons.len() > shown.len() {
+            write!(f, "; and {} more", self.reasons.len() - shown.len())?;
+        }
+        Ok(())
     }
 }
 
