@@ -81,6 +81,19 @@ pub enum ClientError {
         /// How many rounds were answered.
         rounds: u32,
     },
+    /// The connection is at a limit and the caller asked not to wait:
+    /// [`RequestBuilder::try_send`](crate::RequestBuilder::try_send) with
+    /// [`max_in_flight`](crate::ClientBuilder::max_in_flight) calls already
+    /// in flight, or [`Client::notify`](crate::Client::notify) with
+    /// [`max_outbound_backlog`](crate::session::SessionConfig::max_outbound_backlog)
+    /// messages waiting for a server that is not reading. Nothing was sent.
+    #[error(
+        "the connection is at its limit of {limit}; nothing was sent (retry once calls complete)"
+    )]
+    Busy {
+        /// The limit that was reached.
+        limit: usize,
+    },
     /// Too many pages in a `list_all_*` call.
     #[error("more than {limit} pages while listing {method}; giving up (limit: max_list_pages)")]
     TooManyPages {

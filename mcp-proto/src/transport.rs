@@ -79,26 +79,17 @@
 //!
 //! # Who calls what, with which waker
 //!
-//! `mcp-client` owns the transport inside its driver state, behind a mutex;
-//! every call below happens with that lock held, so calls never overlap.
-//! But they come from two places:
-//!
-//! - **The driver task** calls every method with its own waker: it polls
-//!   `poll_recv`, and the send methods for whatever callers could not finish.
-//! - **A caller's task** (any thread inside the tokio runtime) calls
-//!   `poll_ready`, `start_send` and `poll_flush` right after queueing a
-//!   request, with a **no-op waker** ([`Waker::noop`](std::task::Waker::noop)),
-//!   to write without a task switch. If one of them returns `Pending`, the
-//!   caller wakes the driver, which polls the same method again with a real
-//!   waker. So a `Pending` seen with the no-op waker is fine, but the
-//!   transport must not rely on that waker: it must keep the message
-//!   accepted by `start_send` and make progress (or register the next real
-//!   waker) on the next poll.
+//! One task does all of a connection's IO: `mcp-client`'s driver owns the
+//! transport and calls every method itself, one call at a time, each
+//! `poll_*` with the driver task's own waker. Nothing else reaches the
+//! transport (callers hand their requests to the driver's session and wake
+//! it), so a transport may keep one waker per direction and rely on it.
 //!
 //! A transport therefore: is `Send`; stores the waker of the *latest* call
-//! of each `poll_*` method (not the first); never blocks in any method; and
-//! may spawn tasks only from inside a tokio runtime (the client writes from
-//! a caller's thread only when one is current).
+//! of each `poll_*` method (the driver's task may move between threads, and
+//! a driver polled by another future passes that future's waker); never
+//! blocks in any method; and may spawn tasks on the current tokio runtime
+//! (the driver runs inside one).
 //!
 //! # What each method returns, by state
 //!

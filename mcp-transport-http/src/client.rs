@@ -30,6 +30,13 @@ pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(120);
 pub const DEFAULT_MAX_BODY_SIZE: usize = 16 * 1024 * 1024;
 /// Default for [`HttpTransportBuilder::max_resume_attempts`]: 5.
 pub const DEFAULT_MAX_RESUME_ATTEMPTS: u32 = 5;
+/// Default for [`HttpTransportBuilder::max_unanswered_posts`]: 64.
+///
+/// Notifications and answers to the server's requests are POSTed one after
+/// another, each after the server answered the one before (202 comes at
+/// once from a server that reads). 64 never waits on such a server, and
+/// bounds what a server that stops answering them can make the client hold.
+pub const DEFAULT_MAX_UNANSWERED_POSTS: usize = 64;
 /// Default for [`HttpTransportBuilder::max_buffered_messages`]: 1024.
 ///
 /// Received messages wait in one bounded queue until
@@ -229,6 +236,7 @@ pub(crate) struct Config {
     pub(crate) max_body_size: usize,
     pub(crate) max_sse_event_size: usize,
     pub(crate) max_buffered_messages: usize,
+    pub(crate) max_unanswered_posts: usize,
     pub(crate) standalone_stream: bool,
     pub(crate) max_resume_attempts: u32,
     pub(crate) reissue_methods: Vec<Cow<'static, str>>,
@@ -246,6 +254,7 @@ impl fmt::Debug for Config {
             .field("max_body_size", &self.max_body_size)
             .field("max_sse_event_size", &self.max_sse_event_size)
             .field("max_buffered_messages", &self.max_buffered_messages)
+            .field("max_unanswered_posts", &self.max_unanswered_posts)
             .field("standalone_stream", &self.standalone_stream)
             .finish_non_exhaustive()
     }
@@ -265,6 +274,7 @@ pub struct HttpTransportBuilder {
     max_body_size: usize,
     max_sse_event_size: usize,
     max_buffered_messages: usize,
+    max_unanswered_posts: usize,
     standalone_stream: bool,
     max_resume_attempts: u32,
     reissue_methods: Vec<Cow<'static, str>>,
@@ -297,6 +307,7 @@ impl HttpTransportBuilder {
             max_body_size: DEFAULT_MAX_BODY_SIZE,
             max_sse_event_size: crate::sse::DEFAULT_MAX_EVENT_SIZE,
             max_buffered_messages: DEFAULT_MAX_BUFFERED_MESSAGES,
+            max_unanswered_posts: DEFAULT_MAX_UNANSWERED_POSTS,
             standalone_stream: false,
             max_resume_attempts: DEFAULT_MAX_RESUME_ATTEMPTS,
             reissue_methods: DEFAULT_REISSUE_METHODS
@@ -414,6 +425,18 @@ impl HttpTransportBuilder {
         self
     }
 
+    /// How many notification and response POSTs may wait for the server's
+    /// answer before [`poll_ready`](mcp_proto::transport::Transport::poll_ready)
+    /// is pending (default [`DEFAULT_MAX_UNANSWERED_POSTS`], at least 1).
+    /// Requests are not counted: the client bounds its calls in flight
+    /// itself. A server that stops answering these POSTs thus stops the
+    /// client writing, and then (`mcp-client` pauses reading while its
+    /// answers back up) reading.
+    pub fn max_unanswered_posts(mut self, n: usize) -> Self {
+        self.max_unanswered_posts = n.max(1);
+        self
+    }
+
     /// Opens the standalone `GET` stream for server-initiated messages
     /// after `notifications/initialized` (2025-03-26 … 2025-11-25 only;
     /// default off; a 405 answer is fine). Later messages wait until the
@@ -524,6 +547,7 @@ impl HttpTransportBuilder {
             max_body_size: self.max_body_size,
             max_sse_event_size: self.max_sse_event_size,
             max_buffered_messages: self.max_buffered_messages,
+            max_unanswered_posts: self.max_unanswered_posts,
             standalone_stream: self.standalone_stream,
             max_resume_attempts: self.max_resume_attempts,
             reissue_methods: self.reissue_methods,

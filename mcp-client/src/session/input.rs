@@ -12,6 +12,7 @@ use super::era::HintState;
 use super::wire::empty_object;
 use super::{CallId, Event, Now, Session};
 use crate::error::{ClientError, CloseReason, HandshakeError};
+use mcp_proto::{ErrorCode, ErrorObject};
 
 impl Session {
     // ---- input ----------------------------------------------------------
@@ -33,8 +34,26 @@ impl Session {
             Message::Notification(n) => self.on_notification(n, now.now()),
             Message::Request(r) => {
                 if r.method == "ping" {
-                    self.respond(r.id, Ok(empty_object()));
+                    self.answer(r.id, Ok(empty_object()));
+                } else if self.server_requests.contains(&r.id) {
+                    tracing::warn!(id = %r.id, "the server reused the id of a request still being answered; refused");
+                    let e = ErrorObject::new(
+                        ErrorCode::INVALID_REQUEST,
+                        "a request with this id is still being answered",
+                    );
+                    self.answer(r.id, Err(e));
+                } else if self.server_requests.len() >= self.config.max_server_requests {
+                    tracing::warn!(method = %r.method, limit = self.config.max_server_requests, "too many server requests being answered; answering busy");
+                    let busy = ErrorObject::new(
+                        ErrorCode::INTERNAL_ERROR,
+                        format!(
+                            "client busy: {} requests of the server are being answered (limit: max_server_requests)",
+                            self.config.max_server_requests
+                        ),
+                    );
+                    self.answer(r.id, Err(busy));
                 } else {
+                    self.server_requests.insert(r.id.clone());
                     self.events.push_back(Event::ServerRequest(r));
                 }
             }
@@ -157,6 +176,9 @@ impl Session {
         }
         let err = ClientError::Closed(reason.clone());
         self.phase = Phase::Closed(reason.clone());
+        self.ready_on_flush = false;
+        self.server_requests.clear();
+        self.next_deadline = None;
         let mut calls: Vec<CallId> = self
             .pending
             .drain()
@@ -180,8 +202,14 @@ impl Session {
     /// Expires every deadline at or before `now`.
     pub fn handle_timeout(&mut self, now: Instant) {
         if self.is_closed() {
+            self.next_deadline = None;
             return;
         }
+        self.expire(now);
+        self.next_deadline = self.earliest_deadline();
+    }
+
+    fn expire(&mut self, now: Instant) {
         let expired: Vec<RequestId> = self
             .pending
             .iter()

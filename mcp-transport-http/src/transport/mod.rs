@@ -130,6 +130,11 @@ struct Tasks {
     all: HashMap<u64, AbortHandle, IdHash>,
     by_request: HashMap<RequestId, u64, IdHash>,
     closed: bool,
+    /// Notification and response POSTs not yet answered: at most
+    /// [`Config::max_unanswered_posts`] before `poll_ready` is pending.
+    posts: usize,
+    /// `poll_ready`'s waker while it waits for `posts` to drop.
+    room: Option<std::task::Waker>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -212,10 +217,15 @@ impl HttpTransport {
         lock(&self.shared.state).sse_endpoint.is_some()
     }
 
+    /// Runs `fut` on a task of its own, registered so that closing aborts
+    /// it; `request`: the request it POSTs; `post`: whether it is a
+    /// notification or response POST (counted against
+    /// [`Config::max_unanswered_posts`] until it ends).
     fn spawn(
         &self,
         rt: &Handle,
         request: Option<RequestId>,
+        post: bool,
         fut: BoxFuture<'static, ()>,
     ) -> Result<(), TransportError> {
         let shared = Arc::clone(&self.shared);
@@ -244,7 +254,16 @@ impl HttpTransport {
             {
                 t.by_request.remove(&id);
             }
+            if post {
+                t.posts -= 1;
+                if let Some(w) = t.room.take() {
+                    w.wake();
+                }
+            }
         });
+        if post {
+            tasks.posts += 1;
+        }
         tasks.all.insert(key, handle.abort_handle());
         if let Some(id) = request {
             tasks.by_request.insert(id, key);
@@ -320,7 +339,12 @@ impl HttpTransport {
                 }
             } else {
                 let rt = Handle::try_current().map_err(|_| no_runtime())?;
-                self.spawn(&rt, Some(id), Box::pin(posted(wait, post, shared, None)))?;
+                self.spawn(
+                    &rt,
+                    Some(id),
+                    false,
+                    Box::pin(posted(wait, post, shared, None)),
+                )?;
             }
         } else {
             let (done, rx) = watch::channel(false);
@@ -328,7 +352,12 @@ impl HttpTransport {
             self.flush_wait = Some(Box::pin(wait_for_order(rx.clone())));
             self.order_barrier = Some(rx);
             let rt = Handle::try_current().map_err(|_| no_runtime())?;
-            self.spawn(&rt, None, Box::pin(posted(wait, post, shared, Some(done))))?;
+            self.spawn(
+                &rt,
+                None,
+                true,
+                Box::pin(posted(wait, post, shared, Some(done))),
+            )?;
         }
         if start_standalone {
             // Opened once `notifications/initialized` was accepted, and every
@@ -343,6 +372,7 @@ impl HttpTransport {
             self.spawn(
                 &rt,
                 None,
+                false,
                 Box::pin(async move {
                     if let Some(w) = wait {
                         wait_for_order(w).await;
@@ -387,6 +417,7 @@ impl HttpTransport {
             let _ = self.spawn(
                 &rt,
                 Some(request),
+                false,
                 Box::pin(async move {
                     if let Some(item) = fut.await {
                         let _ = shared.push(item).await;
@@ -468,12 +499,19 @@ impl Transport for HttpTransport {
         }
     }
 
-    fn poll_ready(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Result<(), TransportError>> {
+    /// Ready unless [`max_unanswered_posts`](HttpTransportBuilder::max_unanswered_posts)
+    /// notification and response POSTs wait for the server's answer.
+    fn poll_ready(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), TransportError>> {
         if self.done || self.closing.is_some() {
             return Poll::Ready(Err(TransportError::new(
                 TransportErrorKind::Closed,
                 "the HTTP transport is closed",
             )));
+        }
+        let mut t = lock(&self.shared.tasks);
+        if t.posts >= self.shared.cfg.max_unanswered_posts {
+            t.room = Some(cx.waker().clone());
+            return Poll::Pending;
         }
         Poll::Ready(Ok(()))
     }

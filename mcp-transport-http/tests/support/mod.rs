@@ -64,6 +64,8 @@ pub enum Reply {
     /// An SSE body fed by the test.
     SseChannel(mpsc::UnboundedReceiver<Piece>),
     Accepted,
+    /// Never answers (the request's headers never come).
+    Hang,
     Redirect(StatusCode, String),
     /// An SSE body made as the connection asks for it (see [`Generated`]).
     SseGenerated(Generated),
@@ -307,6 +309,7 @@ async fn handle(
             }
         }
         Reply::Accepted => b.status(StatusCode::ACCEPTED),
+        Reply::Hang => return std::future::pending().await,
         Reply::Redirect(status, loc) => b.status(status).header("location", loc),
         Reply::SseGenerated(g) => {
             return b
