@@ -192,7 +192,10 @@ fn deeply_nested_schemas_print_in_linear_size() {
         r.stdout.len()
     );
     let compact: String = r.stdout.chars().filter(|c| !c.is_whitespace()).collect();
-    assert!(compact.contains(&"[".repeat(120)), "the schema was not kept");
+    assert!(
+        compact.contains(&"[".repeat(120)),
+        "the schema was not kept"
+    );
     let r = mcp(&["--stdio", &server, "tools"]);
     assert_code(&r, 0);
     assert!(r.stdout.starts_with("deep(x?)"), "{}", r.stdout);
