@@ -125,6 +125,34 @@ pub enum ClientError {
         /// The page cap.
         limit: usize,
     },
+    /// A task ended `cancelled` (by the server, or by a `tasks/cancel`
+    /// from another requester) before it produced a result.
+    #[error("task {task_id} was cancelled")]
+    TaskCancelled {
+        /// The task.
+        task_id: String,
+    },
+    /// The caller's deadline passed before the task finished; `tasks/cancel`
+    /// was sent for it.
+    #[error("task {task_id} did not finish within {after:?} (it was cancelled on the server)")]
+    TaskDeadline {
+        /// The task.
+        task_id: String,
+        /// The deadline the caller set.
+        after: Duration,
+    },
+    /// The task's ttl passed before it finished: the server may have deleted it.
+    #[error("task {task_id} outlived its ttl of {ttl:?} without finishing")]
+    TaskExpired {
+        /// The task.
+        task_id: String,
+        /// The task's ttl.
+        ttl: Duration,
+    },
+    /// The server reported a task that is not the one asked about, or whose
+    /// id is malformed.
+    #[error("a malformed task report from the server")]
+    TaskReport(#[source] crate::session::TaskReportError),
     /// A skill file (SEP-2640) is not what the server's `skills/list` entry
     /// promised (size, digest or frontmatter): its content was not used.
     #[error("skill file {uri} failed verification: {reason}; its content was not used")]

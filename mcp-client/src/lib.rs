@@ -125,7 +125,8 @@ pub use client::skills::LoadedSkill;
 #[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
 pub use client::{
     Client, ClientBuilder, DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_LIST_PAGES, Driver,
-    MAX_QUEUED_NOTIFICATIONS, ProgressFn, RequestBuilder, ResponseFuture,
+    MAX_QUEUED_NOTIFICATIONS, MAX_WATCHED_TASKS, ProgressFn, RequestBuilder, ResponseFuture,
+    StatusFn, TaskCall, TaskHandle, TaskOptions,
 };
 pub use session::{DEFAULT_MAX_OUTBOUND_BACKLOG, DEFAULT_MAX_SERVER_REQUESTS};
 

@@ -176,6 +176,7 @@ impl ClientBuilder {
                 driver: None,
                 ready_waiters: Vec::new(),
                 close_waiters: Some(Vec::new()),
+                task_watch: HashMap::default(),
             }),
             slots: Arc::new(Semaphore::new(self.max_in_flight)),
             max_in_flight: self.max_in_flight,

@@ -60,6 +60,8 @@ impl Io {
                 };
                 if let Some(kind) = kind {
                     inner.changes(kind).send_modify(|v| *v += 1);
+                } else if n.method == super::task_handle::TASK_STATUS && !st.task_watch.is_empty() {
+                    super::task_handle::on_status_notification(st, n.params.as_ref());
                 }
                 self.tasks.notify(n);
             }
@@ -78,6 +80,8 @@ impl Io {
                 // Calls waiting for room fail now; the session already
                 // failed every call it had.
                 inner.slots.close();
+                // Handles waiting for a status notification poll instead.
+                st.task_watch.clear();
                 inner.closed.notify_waiters();
             }
         }

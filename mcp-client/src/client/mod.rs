@@ -38,6 +38,7 @@
 //! - [`driver`]: the [`Driver`] task: transport IO, timer, shutdown.
 //! - [`dispatch`]: what the driver does with the session's events.
 //! - [`tasks`]: the handler's tasks, owned by the driver.
+//! - [`task_handle`]: tools called as tasks (2025-11-25): [`TaskHandle`].
 //! - `skills` (feature `skills`): the Skills extension (SEP-2640).
 
 mod builder;
@@ -48,12 +49,14 @@ mod methods;
 mod request;
 #[cfg(feature = "skills")]
 pub(crate) mod skills;
+mod task_handle;
 mod tasks;
 
 pub use builder::{ClientBuilder, DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_LIST_PAGES};
 pub use driver::Driver;
 pub use handle::Client;
 pub use request::{RequestBuilder, ResponseFuture};
+pub use task_handle::{MAX_WATCHED_TASKS, StatusFn, TaskCall, TaskHandle, TaskOptions};
 pub use tasks::MAX_QUEUED_NOTIFICATIONS;
 
 use std::collections::HashMap;
@@ -111,6 +114,10 @@ struct State {
     /// Callers of [`Client::close`], answered when the transport is closed;
     /// `None` once it is (later callers return at once).
     close_waiters: Option<Vec<oneshot::Sender<()>>>,
+    /// The latest status notification of each task a [`TaskHandle`]
+    /// watches (at most [`MAX_WATCHED_TASKS`]; a handle's entry goes with
+    /// its last handle).
+    task_watch: HashMap<String, watch::Sender<mcp_proto::schema::Task>>,
 }
 
 struct Waiter {

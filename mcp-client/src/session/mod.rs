@@ -128,6 +128,7 @@ mod events;
 mod handshake;
 mod input;
 mod renew;
+pub mod task;
 mod wire;
 
 #[cfg(test)]
@@ -142,6 +143,7 @@ pub use config::{
 pub use era::EraHint;
 pub use events::{Event, Transmit};
 pub use handshake::ServerInfo;
+pub use task::{TaskNext, TaskReportError, TaskTracker};
 
 /// When an input reached the session: an [`Instant`](std::time::Instant),
 /// or a function returning one, called only if the session needs the time.

@@ -73,6 +73,70 @@ impl ClientCapabilities {
         self.roots.get_or_insert_with(RootsCapability::default);
         self
     }
+
+    /// Declares the 2026-07-28 tasks extension
+    /// ([`TASKS_EXTENSION`](super::TASKS_EXTENSION)): the server may answer a
+    /// `tools/call` with a task handle.
+    #[must_use]
+    pub fn with_tasks_extension(mut self) -> Self {
+        self.extensions
+            .get_or_insert_with(JsonObject::new)
+            .entry(super::TASKS_EXTENSION)
+            .or_insert_with(|| JsonObject::new().into());
+        self
+    }
+
+    /// Declares the 2025-11-25 `tasks` capability as a receiver: the server
+    /// may send `sampling/createMessage` and `elicitation/create` as tasks
+    /// (each only if `sampling` / `elicitation` is declared already, so
+    /// call this after them), and `tasks/list` and `tasks/cancel`.
+    ///
+    /// ```
+    /// use mcp_proto::schema::ClientCapabilities;
+    /// let caps = ClientCapabilities::default().with_sampling().with_task_requests();
+    /// assert_eq!(
+    ///     serde_json::to_value(&caps).unwrap()["tasks"],
+    ///     serde_json::json!({"list": {}, "cancel": {}, "requests": {"sampling": {"createMessage": {}}}})
+    /// );
+    /// ```
+    #[must_use]
+    pub fn with_task_requests(mut self) -> Self {
+        let mut requests = JsonObject::new();
+        if self.sampling.is_some() {
+            requests.insert("sampling".into(), serde_json::json!({"createMessage": {}}));
+        }
+        if self.elicitation.is_some() {
+            requests.insert("elicitation".into(), serde_json::json!({"create": {}}));
+        }
+        if requests.is_empty() {
+            return self;
+        }
+        let tasks = self.tasks.get_or_insert_with(JsonObject::new);
+        tasks
+            .entry("list")
+            .or_insert_with(|| JsonObject::new().into());
+        tasks
+            .entry("cancel")
+            .or_insert_with(|| JsonObject::new().into());
+        tasks.entry("requests").or_insert(requests.into());
+        self
+    }
+
+    /// Whether this client takes `method` (`sampling/createMessage`,
+    /// `elicitation/create`) as a task: `tasks.requests` names it.
+    pub fn takes_task_request(&self, method: &str) -> bool {
+        let (group, name) = match method {
+            "sampling/createMessage" => ("sampling", "createMessage"),
+            "elicitation/create" => ("elicitation", "create"),
+            _ => return false,
+        };
+        self.tasks
+            .as_ref()
+            .and_then(|t| t.get("requests"))
+            .and_then(|r| r.get(group))
+            .and_then(|g| g.get(name))
+            .is_some()
+    }
 }
 
 /// The `roots` client capability.
@@ -120,6 +184,27 @@ pub struct ServerCapabilities {
     /// Unknown members, kept.
     #[serde(flatten)]
     pub extra: JsonObject,
+}
+
+impl ServerCapabilities {
+    /// Whether the server takes `tools/call` as a task: the 2025-11-25
+    /// `tasks.requests.tools.call` capability, or the 2026-07-28
+    /// [`TASKS_EXTENSION`](super::TASKS_EXTENSION) among its extensions.
+    pub fn tool_tasks(&self) -> bool {
+        let legacy = self
+            .tasks
+            .as_ref()
+            .and_then(|t| t.get("requests"))
+            .and_then(|r| r.get("tools"))
+            .and_then(|t| t.get("call"))
+            .is_some();
+        legacy || self.has_extension(super::TASKS_EXTENSION)
+    }
+
+    /// Whether the server declared the extension `id` (2026-07-28).
+    pub fn has_extension(&self, id: &str) -> bool {
+        self.extensions.as_ref().is_some_and(|e| e.contains_key(id))
+    }
 }
 
 /// A capability whose only option is `listChanged`.

@@ -110,6 +110,42 @@ impl Tool {
     }
 }
 
+string_enum! {
+    /// Whether a tool may or must run as a task (`execution.taskSupport`,
+    /// 2025-11-25): read it with [`Tool::task_support`].
+    TaskSupport {
+        /// `"forbidden"` (also when absent): never as a task.
+        Forbidden = "forbidden",
+        /// `"optional"`: as a task or as an ordinary call.
+        Optional = "optional",
+        /// `"required"`: only as a task (an ordinary call is refused with -32601).
+        Required = "required",
+    }
+}
+
+impl Tool {
+    /// The tool's `execution.taskSupport`; [`TaskSupport::Forbidden`] when
+    /// absent or not a string (the spec's default).
+    ///
+    /// ```
+    /// use mcp_proto::schema::{TaskSupport, Tool};
+    /// let tool: Tool = serde_json::from_str(
+    ///     r#"{"name": "research", "inputSchema": {"type": "object"}, "execution": {"taskSupport": "required"}}"#,
+    /// ).unwrap();
+    /// assert_eq!(tool.task_support(), TaskSupport::Required);
+    /// ```
+    pub fn task_support(&self) -> TaskSupport {
+        match self
+            .execution
+            .as_ref()
+            .and_then(|e| e.decode::<String>("taskSupport"))
+        {
+            Some(Ok(s)) => TaskSupport::from(s.as_str()),
+            _ => TaskSupport::Forbidden,
+        }
+    }
+}
+
 /// Hints about a tool's behaviour. Untrusted unless the server is.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]

@@ -1,0 +1,528 @@
+//! Tasks (2025-11-25 core, experimental): call a tool now, fetch its result
+//! later.
+//!
+//! [`Client::call_tool_as_task`] sends `tools/call` with a `task` member;
+//! the server answers at once with a task, and the returned [`TaskHandle`]
+//! follows it: [`TaskHandle::wait`] polls `tasks/get` at the server's
+//! `pollInterval` (never faster, backing off while nothing changes; see
+//! [`TaskTracker`]), takes `notifications/tasks/status` as they come, and
+//! [`TaskHandle::result`] fetches the result with `tasks/result`. The
+//! caller's deadline ([`TaskOptions::deadline`]) and the task's ttl bound
+//! the wait; past the deadline the task is cancelled on the server
+//! (`tasks/cancel`). While a task is `input_required`, the handle asks for
+//! its result: that is how the server delivers its requests (elicitation,
+//! sampling), which reach the [`ClientHandler`](crate::ClientHandler).
+//!
+//! Dropping a handle does not cancel the task (call now, fetch later):
+//! [`TaskHandle::cancel`] does. The typed `tasks/*` calls are
+//! [`Client::get_task`], [`Client::task_result`], [`Client::cancel_task`]
+//! and `client.list_page::<Task>(cursor)` / `list_all::<Task>()`.
+//!
+//! Plain calls do no work for tasks: a status notification is looked at
+//! only while a handle watches, and a handle watches through one
+//! [`watch`] slot (the latest status), so a flood of notifications costs no
+//! memory. At most [`MAX_WATCHED_TASKS`] handles per connection watch
+//! notifications; more handles poll only.
+
+use std::borrow::Cow;
+use std::future::poll_fn;
+use std::pin::pin;
+use std::sync::Arc;
+use std::task::Poll;
+use std::time::Duration;
+
+use mcp_proto::RawJson;
+use mcp_proto::method::{CallTool, Method};
+use mcp_proto::schema::{
+    CallToolResult, CancelTaskResult, CreateTaskResult, GetTaskResult, Task, TaskIdParams,
+    TaskMetadata, TaskStatus, TaskStatusParams,
+};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use tokio::sync::watch;
+
+use super::request::{decode_tool_result, keep_raw};
+use super::{Client, RequestBuilder, State, now};
+use crate::error::ClientError;
+use crate::session::task::check_task_id;
+use crate::session::{TaskNext, TaskTracker};
+
+/// How many task handles per connection take status notifications (the
+/// others poll only).
+pub const MAX_WATCHED_TASKS: usize = 256;
+
+/// The notification that reports a task's status (2025-11-25).
+pub(super) const TASK_STATUS: &str = "notifications/tasks/status";
+
+/// Called with each new status of a task (on the caller's task, from
+/// [`TaskHandle::wait`]).
+pub type StatusFn = Arc<dyn Fn(&Task) + Send + Sync>;
+
+/// How to run a call as a task.
+#[derive(Clone, Default)]
+pub struct TaskOptions {
+    ttl: Option<Duration>,
+    deadline: Option<Duration>,
+    on_status: Option<StatusFn>,
+}
+
+impl std::fmt::Debug for TaskOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TaskOptions")
+            .field("ttl", &self.ttl)
+            .field("deadline", &self.deadline)
+            .finish()
+    }
+}
+
+impl TaskOptions {
+    /// Default options: the server's ttl, no deadline.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Asks the server to keep the task (and its result) this long after
+    /// it is created (the `task.ttl` member, in ms; the server may choose
+    /// another). The ttl it chose bounds [`TaskHandle::wait`].
+    #[must_use]
+    pub fn ttl(mut self, ttl: Duration) -> Self {
+        self.ttl = Some(ttl);
+        self
+    }
+
+    /// Gives up on the task this long after it was created: `tasks/cancel`
+    /// is sent and the wait ends with [`ClientError::TaskDeadline`].
+    #[must_use]
+    pub fn deadline(mut self, after: Duration) -> Self {
+        self.deadline = Some(after);
+        self
+    }
+
+    /// Calls `f` with each new status (status or message changed).
+    #[must_use]
+    pub fn on_status(mut self, f: impl Fn(&Task) + Send + Sync + 'static) -> Self {
+        self.on_status = Some(Arc::new(f));
+        self
+    }
+}
+
+/// What a call made as a task gave back.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum TaskCall {
+    /// The server runs the call as a task.
+    Started(Box<TaskHandle>),
+    /// The server ran the call at once and answered with its result (a
+    /// server that does not take this call as a task may).
+    Done(CallToolResult),
+}
+
+impl TaskCall {
+    /// The tool's result: waits for the task if there is one.
+    pub async fn result(self) -> Result<CallToolResult, ClientError> {
+        match self {
+            TaskCall::Started(handle) => (*handle).result().await,
+            TaskCall::Done(r) => Ok(r),
+        }
+    }
+}
+
+/// A task the server runs for this client. See the [module docs](self).
+pub struct TaskHandle {
+    client: Client,
+    tracker: TaskTracker,
+    deadline: Option<Duration>,
+    status: Option<watch::Receiver<Task>>,
+    on_status: Option<StatusFn>,
+}
+
+impl std::fmt::Debug for TaskHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TaskHandle")
+            .field("task", self.tracker.task())
+            .finish()
+    }
+}
+
+impl Client {
+    /// `tools/call` as a task (2025-11-25): the server answers at once with
+    /// a task ([`TaskCall::Started`]), or, if it does not run this call as
+    /// a task, with the result ([`TaskCall::Done`]).
+    ///
+    /// ```no_run
+    /// # async fn f(client: mcp_client::Client) -> Result<(), mcp_client::ClientError> {
+    /// use std::time::Duration;
+    /// use mcp_client::TaskOptions;
+    ///
+    /// let options = TaskOptions::new()
+    ///     .deadline(Duration::from_secs(600))
+    ///     .on_status(|t| eprintln!("{:?} {}", t.status, t.status_message.as_deref().unwrap_or("")));
+    /// let call = client
+    ///     .call_tool_as_task("simulate-research-query", serde_json::json!({"topic": "rust"}), options)
+    ///     .await?;
+    /// let result = call.result().await?;
+    /// # let _ = result; Ok(()) }
+    /// ```
+    pub async fn call_tool_as_task<A: Serialize + Send>(
+        &self,
+        name: impl Into<Cow<'_, str>>,
+        arguments: A,
+        options: TaskOptions,
+    ) -> Result<TaskCall, ClientError> {
+        #[derive(Serialize)]
+        struct CallParams<'a, A> {
+            name: Cow<'a, str>,
+            arguments: A,
+            task: TaskMetadata,
+        }
+        let ttl = options
+            .ttl
+            .map(|t| u64::try_from(t.as_millis()).unwrap_or(u64::MAX));
+        let params = CallParams {
+            name: name.into(),
+            arguments,
+            task: TaskMetadata::new(ttl),
+        };
+        let mut builder: RequestBuilder<'_, RawJson> = self.request_lazy(CallTool::NAME, params);
+        builder.decode = keep_raw;
+        let raw = builder.await?;
+        #[derive(Deserialize)]
+        struct Probe {
+            task: Option<serde::de::IgnoredAny>,
+        }
+        let probe: Probe = super::decode(CallTool::NAME, &raw)?;
+        if probe.task.is_none() {
+            return decode_tool_result(CallTool::NAME, raw).map(TaskCall::Done);
+        }
+        let created: CreateTaskResult = super::decode(CallTool::NAME, &raw)?;
+        TaskHandle::new(self.clone(), created.task, options).map(|h| TaskCall::Started(Box::new(h)))
+    }
+
+    /// `tasks/get`: a task's current state.
+    pub fn get_task(&self, task_id: impl Into<String>) -> RequestBuilder<'_, GetTaskResult> {
+        self.request_typed("tasks/get", &TaskIdParams::new(task_id))
+    }
+
+    /// `tasks/result`: a finished task's result, decoded as the original
+    /// request's result type (`CallToolResult` for `tools/call`). The
+    /// server holds the answer until the task finishes, so give it a
+    /// timeout that fits the task (or `no_timeout`).
+    pub fn task_result<R: DeserializeOwned>(
+        &self,
+        task_id: impl Into<String>,
+    ) -> RequestBuilder<'_, R> {
+        self.request_typed("tasks/result", &TaskIdParams::new(task_id))
+    }
+
+    /// `tasks/cancel`.
+    pub fn cancel_task(&self, task_id: impl Into<String>) -> RequestBuilder<'_, CancelTaskResult> {
+        self.request_typed("tasks/cancel", &TaskIdParams::new(task_id))
+    }
+
+    /// Follows a task this client started earlier (known by its id), e.g.
+    /// after [`TaskHandle::into_task`]: asks the server for its state now.
+    pub async fn resume_task(
+        &self,
+        task_id: impl Into<String>,
+        options: TaskOptions,
+    ) -> Result<TaskHandle, ClientError> {
+        let task_id = task_id.into();
+        check_task_id(&task_id).map_err(ClientError::TaskReport)?;
+        let got = self.get_task(task_id).await?;
+        TaskHandle::new(self.clone(), got.task, options)
+    }
+}
+
+impl TaskHandle {
+    fn new(client: Client, task: Task, options: TaskOptions) -> Result<Self, ClientError> {
+        let start = now();
+        let deadline = options.deadline.and_then(|d| start.checked_add(d));
+        let tracker = TaskTracker::new(task, start, deadline).map_err(ClientError::TaskReport)?;
+        let status = client
+            .inner()
+            .update(|st| (watch_task(st, tracker.task()), false));
+        Ok(TaskHandle {
+            client,
+            tracker,
+            deadline: options.deadline,
+            status,
+            on_status: options.on_status,
+        })
+    }
+
+    /// The task id.
+    pub fn id(&self) -> &str {
+        self.tracker.id()
+    }
+
+    /// The latest state the server reported (from a poll or a notification).
+    pub fn task(&self) -> &Task {
+        self.tracker.task()
+    }
+
+    /// The latest status.
+    pub fn status(&self) -> TaskStatus {
+        self.tracker.task().status.clone()
+    }
+
+    /// The interval the next poll waits (the server's `pollInterval`, or
+    /// longer after polls without change).
+    pub fn poll_interval(&self) -> Duration {
+        self.tracker.interval()
+    }
+
+    /// The task's ttl, as the server set it (`None`: unlimited or not said).
+    pub fn ttl(&self) -> Option<Duration> {
+        self.tracker.task().ttl_millis().map(Duration::from_millis)
+    }
+
+    /// The task's last state, to resume it later with
+    /// [`Client::resume_task`]; the handle stops following it.
+    pub fn into_task(self) -> Task {
+        self.tracker.task().clone()
+    }
+
+    /// Asks the server for the task's state now (`tasks/get`), whatever the
+    /// poll interval (for callers that poll themselves).
+    pub async fn refresh(&mut self) -> Result<&Task, ClientError> {
+        let got = self.client.get_task(self.id()).await?;
+        let changed = self
+            .tracker
+            .polled(got.task, now())
+            .map_err(ClientError::TaskReport)?;
+        if changed {
+            self.tell();
+        }
+        Ok(self.tracker.task())
+    }
+
+    /// Waits until the task finishes; returns its final status. While it
+    /// is `input_required`, its result is asked for (the server's requests
+    /// reach the handler). Past the deadline, the task is cancelled on the
+    /// server ([`ClientError::TaskDeadline`]); past its ttl,
+    /// [`ClientError::TaskExpired`].
+    pub async fn wait(&mut self) -> Result<TaskStatus, ClientError> {
+        match self.run(false).await? {
+            Finished::Status(s) => Ok(s),
+            Finished::Result(_) => Ok(self.status()),
+        }
+    }
+
+    /// Waits for the task and fetches its result (`tasks/result`). A task
+    /// that ended `failed` gives the result the server holds for it (a
+    /// `CallToolResult` with `is_error`, or its JSON-RPC error as
+    /// [`ClientError::Rpc`]); one that ended `cancelled`,
+    /// [`ClientError::TaskCancelled`].
+    pub async fn result(mut self) -> Result<CallToolResult, ClientError> {
+        let raw = match self.run(true).await? {
+            Finished::Result(raw) => raw,
+            Finished::Status(TaskStatus::Cancelled) => {
+                return Err(ClientError::TaskCancelled {
+                    task_id: self.id().to_owned(),
+                });
+            }
+            Finished::Status(_) => self.fetch_result().await?,
+        };
+        decode_tool_result("tasks/result", raw)
+    }
+
+    /// Cancels the task on the server (`tasks/cancel`).
+    pub async fn cancel(self) -> Result<CancelTaskResult, ClientError> {
+        self.client.cancel_task(self.id()).await
+    }
+
+    /// The wait loop. With `want_result`, a `tasks/result` made for an
+    /// `input_required` spell that returns the final result ends it.
+    async fn run(&mut self, want_result: bool) -> Result<Finished, ClientError> {
+        loop {
+            self.take_notified()?;
+            match self.tracker.next(now()) {
+                TaskNext::Finished(s) => return Ok(Finished::Status(s)),
+                TaskNext::DeadlinePassed => return Err(self.give_up().await),
+                TaskNext::Expired => {
+                    return Err(ClientError::TaskExpired {
+                        task_id: self.id().to_owned(),
+                        ttl: self.ttl().unwrap_or_default(),
+                    });
+                }
+                TaskNext::WaitUntil(at) => self.sleep_or_status(at).await,
+                TaskNext::Poll => {
+                    let timeout = self.bound();
+                    let mut get = self.client.get_task(self.id());
+                    if let Some(t) = timeout {
+                        get = get.timeout(t).max_time(t);
+                    }
+                    let got = match get.await {
+                        Ok(got) => got,
+                        // The deadline ran out during the poll.
+                        Err(e) if e.is_timeout() && self.tracker.deadline().is_some() => continue,
+                        Err(e) => return Err(e),
+                    };
+                    if self
+                        .tracker
+                        .polled(got.task, now())
+                        .map_err(ClientError::TaskReport)?
+                    {
+                        self.tell();
+                    }
+                }
+                TaskNext::FetchInput => {
+                    // The server delivers its requests for the task as
+                    // answers to this call, and answers it when the task ends.
+                    match self.fetch_result().await {
+                        Ok(raw) => {
+                            if want_result {
+                                return Ok(Finished::Result(raw));
+                            }
+                            self.tracker.input_fetched(now());
+                        }
+                        Err(e) if e.rpc().is_some() => {
+                            // Answered before the task ended: poll on.
+                            tracing::debug!(task = self.id(), error = %e, "tasks/result before the task ended");
+                            self.tracker.input_fetched(now());
+                        }
+                        Err(e) if e.is_timeout() => self.tracker.input_fetched(now()),
+                        Err(e) => return Err(e),
+                    }
+                }
+            }
+        }
+    }
+
+    /// `tasks/result`, bounded by the deadline or the ttl.
+    async fn fetch_result(&self) -> Result<RawJson, ClientError> {
+        let mut req = self.client.task_result::<RawJson>(self.id());
+        req.decode = keep_raw;
+        req = match self.bound() {
+            Some(t) => req.timeout(t).max_time(t),
+            None => req.no_timeout(),
+        };
+        req.await
+    }
+
+    /// The time left before the deadline or the expiry, whichever is first.
+    fn bound(&self) -> Option<Duration> {
+        let t = now();
+        [self.tracker.deadline(), self.tracker.expires()]
+            .into_iter()
+            .flatten()
+            .min()
+            .map(|end| {
+                end.saturating_duration_since(t)
+                    .max(Duration::from_millis(1))
+            })
+    }
+
+    /// The deadline passed: cancels the task on the server.
+    async fn give_up(&mut self) -> ClientError {
+        let cancel = self
+            .client
+            .cancel_task(self.id())
+            .timeout(Duration::from_secs(5));
+        if let Err(e) = cancel.await {
+            tracing::warn!(task = self.id(), error = %e, "tasks/cancel after the deadline failed");
+        }
+        ClientError::TaskDeadline {
+            task_id: self.id().to_owned(),
+            after: self.deadline.unwrap_or_default(),
+        }
+    }
+
+    /// Takes the latest status notification, if one came.
+    fn take_notified(&mut self) -> Result<(), ClientError> {
+        let Some(rx) = &mut self.status else {
+            return Ok(());
+        };
+        if !rx.has_changed().unwrap_or(false) {
+            return Ok(());
+        }
+        let task = rx.borrow_and_update().clone();
+        if self.tracker.report(task).map_err(ClientError::TaskReport)? {
+            self.tell();
+        }
+        Ok(())
+    }
+
+    fn tell(&self) {
+        if let Some(f) = &self.on_status {
+            super::tasks::run_guarded("a task status callback", || f(self.tracker.task()));
+        }
+    }
+
+    /// Sleeps until `at`, or until a status notification arrives.
+    async fn sleep_or_status(&mut self, at: std::time::Instant) {
+        let mut sleep = pin!(tokio::time::sleep_until(tokio::time::Instant::from_std(at)));
+        let gone = match &mut self.status {
+            None => {
+                sleep.await;
+                return;
+            }
+            Some(rx) => {
+                let mut changed = pin!(rx.changed());
+                poll_fn(|cx| {
+                    if sleep.as_mut().poll(cx).is_ready() {
+                        return Poll::Ready(false);
+                    }
+                    match changed.as_mut().poll(cx) {
+                        Poll::Ready(r) => Poll::Ready(r.is_err()),
+                        Poll::Pending => Poll::Pending,
+                    }
+                })
+                .await
+            }
+        };
+        if gone {
+            // The connection stopped watching (it closed): poll only.
+            self.status = None;
+        }
+    }
+}
+
+enum Finished {
+    Status(TaskStatus),
+    /// `tasks/result` answered during `input_required`: the final result.
+    Result(RawJson),
+}
+
+impl Drop for TaskHandle {
+    fn drop(&mut self) {
+        if self.status.take().is_none() {
+            return;
+        }
+        let id = self.tracker.id();
+        self.client.inner().update(|st| {
+            if st
+                .task_watch
+                .get(id)
+                .is_some_and(|tx| tx.receiver_count() == 0)
+            {
+                st.task_watch.remove(id);
+            }
+            ((), false)
+        });
+    }
+}
+
+/// A receiver of `task`'s status notifications, if fewer than
+/// [`MAX_WATCHED_TASKS`] are watched (or this one is already).
+fn watch_task(st: &mut State, task: &Task) -> Option<watch::Receiver<Task>> {
+    if let Some(tx) = st.task_watch.get(&task.task_id) {
+        return Some(tx.subscribe());
+    }
+    if st.task_watch.len() >= MAX_WATCHED_TASKS {
+        return None;
+    }
+    let (tx, rx) = watch::channel(task.clone());
+    st.task_watch.insert(task.task_id.clone(), tx);
+    Some(rx)
+}
+
+/// A `notifications/tasks/status` for a watched task: replaces its slot.
+pub(super) fn on_status_notification(st: &mut State, params: Option<&RawJson>) {
+    let Some(p) = params.and_then(|p| p.decode::<TaskStatusParams>().ok()) else {
+        return;
+    };
+    if let Some(tx) = st.task_watch.get(&p.task.task_id) {
+        tx.send_replace(p.task);
+    }
+}
