@@ -345,7 +345,7 @@ impl TaskHandle {
                         ttl: self.ttl().unwrap_or_default(),
                     });
                 }
-                TaskNext::WaitUntil(at) => self.sleep_or_status(at).await,
+                TaskNext::WaitUntil(at) => self.sleep_or_status(at).await?,
                 TaskNext::Poll => {
                     let timeout = self.bound();
                     let mut get = self.client.get_task(self.id());
@@ -428,7 +428,7 @@ impl TaskHandle {
         }
     }
 
-    /// Takes the latest status notification, if one came.
+    /// Takes the latest status notification, if one came since the last look.
     fn take_notified(&mut self) -> Result<(), ClientError> {
         let Some(rx) = &mut self.status else {
             return Ok(());
@@ -437,6 +437,10 @@ impl TaskHandle {
             return Ok(());
         }
         let task = rx.borrow_and_update().clone();
+        self.notified(task)
+    }
+
+    fn notified(&mut self, task: Task) -> Result<(), ClientError> {
         if self.tracker.report(task).map_err(ClientError::TaskReport)? {
             self.tell();
         }
@@ -449,33 +453,52 @@ impl TaskHandle {
         }
     }
 
-    /// Sleeps until `at`, or until a status notification arrives.
-    async fn sleep_or_status(&mut self, at: std::time::Instant) {
+    /// Sleeps until `at`, or until a status notification arrives (which it
+    /// takes: `changed()` marks it seen).
+    async fn sleep_or_status(&mut self, at: std::time::Instant) -> Result<(), ClientError> {
         let mut sleep = pin!(tokio::time::sleep_until(tokio::time::Instant::from_std(at)));
-        let gone = match &mut self.status {
+        let woke = match &mut self.status {
             None => {
                 sleep.await;
-                return;
+                return Ok(());
             }
             Some(rx) => {
-                let mut changed = pin!(rx.changed());
-                poll_fn(|cx| {
-                    if sleep.as_mut().poll(cx).is_ready() {
-                        return Poll::Ready(false);
+                let woke = {
+                    let mut changed = pin!(rx.changed());
+                    poll_fn(|cx| {
+                        if sleep.as_mut().poll(cx).is_ready() {
+                            return Poll::Ready(Wake::Timer);
+                        }
+                        match changed.as_mut().poll(cx) {
+                            Poll::Ready(Ok(())) => Poll::Ready(Wake::Status),
+                            Poll::Ready(Err(_)) => Poll::Ready(Wake::Gone),
+                            Poll::Pending => Poll::Pending,
+                        }
+                    })
+                    .await
+                };
+                match woke {
+                    Wake::Status => Some(rx.borrow_and_update().clone()),
+                    Wake::Gone => {
+                        // The connection stopped watching (it closed): poll only.
+                        self.status = None;
+                        None
                     }
-                    match changed.as_mut().poll(cx) {
-                        Poll::Ready(r) => Poll::Ready(r.is_err()),
-                        Poll::Pending => Poll::Pending,
-                    }
-                })
-                .await
+                    Wake::Timer => None,
+                }
             }
         };
-        if gone {
-            // The connection stopped watching (it closed): poll only.
-            self.status = None;
+        match woke {
+            Some(task) => self.notified(task),
+            None => Ok(()),
         }
     }
+}
+
+enum Wake {
+    Timer,
+    Status,
+    Gone,
 }
 
 enum Finished {

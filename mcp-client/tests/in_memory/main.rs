@@ -6,6 +6,7 @@
 //!   callers on many threads.
 //! - [`handler`]: server requests, notifications and `input_required`
 //!   reaching the handler; backpressure and the concurrency cap.
+//! - [`tasks`]: tools called as tasks (2025-11-25).
 
 #![allow(clippy::unwrap_used)]
 
@@ -27,6 +28,7 @@ mod calls;
 mod connection;
 mod handler;
 mod limits;
+mod tasks;
 
 /// A connected pair: the client's end panics if anything but the driver
 /// task touches it ([`DriverOnly`]), the server's end is the test's.
