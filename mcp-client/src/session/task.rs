@@ -232,3 +232,131 @@ fn server_interval(task: &Task) -> Duration {
         .map_or(DEFAULT_POLL_INTERVAL, Duration::from_millis)
         .max(MIN_POLL_INTERVAL)
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use serde_json::json;
+
+    fn task(id: &str, status: &str, poll: Option<u64>, ttl: Option<u64>) -> Task {
+        serde_json::from_value(json!({
+            "taskId": id, "status": status, "pollInterval": poll, "ttl": ttl,
+            "createdAt": "2025-11-25T00:00:00Z", "lastUpdatedAt": "2025-11-25T00:00:00Z",
+        }))
+        .unwrap()
+    }
+
+    fn ms(n: u64) -> Duration {
+        Duration::from_millis(n)
+    }
+
+    #[test]
+    fn every_status_and_transition() {
+        let t0 = Instant::now();
+        let mut tr = TaskTracker::new(task("a", "working", Some(100), None), t0, None).unwrap();
+        assert_eq!(tr.next(t0), TaskNext::WaitUntil(t0 + ms(100)));
+        assert_eq!(tr.next(t0 + ms(100)), TaskNext::Poll);
+        // working → input_required: fetch its result once per spell.
+        assert!(
+            tr.polled(task("a", "input_required", Some(100), None), t0 + ms(100))
+                .unwrap()
+        );
+        assert_eq!(tr.next(t0 + ms(100)), TaskNext::FetchInput);
+        tr.input_fetched(t0 + ms(150));
+        assert_eq!(tr.next(t0 + ms(150)), TaskNext::WaitUntil(t0 + ms(250)));
+        // input_required → working → input_required again: a new spell.
+        assert!(tr.report(task("a", "working", Some(100), None)).unwrap());
+        assert!(
+            tr.report(task("a", "input_required", Some(100), None))
+                .unwrap()
+        );
+        assert_eq!(tr.next(t0 + ms(160)), TaskNext::FetchInput);
+        for end in ["completed", "failed", "cancelled"] {
+            let mut done = tr.clone();
+            assert!(done.report(task("a", end, None, None)).unwrap());
+            let status = done.task().status.clone();
+            assert!(status.is_terminal());
+            assert_eq!(done.next(t0 + ms(200)), TaskNext::Finished(status.clone()));
+            // Terminal is final: a later report changes nothing.
+            assert!(!done.report(task("a", "working", None, None)).unwrap());
+            assert_eq!(done.task().status, status);
+        }
+    }
+
+    #[test]
+    fn polls_never_come_faster_than_the_server_asks_and_back_off_to_a_cap() {
+        let t0 = Instant::now();
+        let mut tr = TaskTracker::new(task("a", "working", Some(1), None), t0, None).unwrap();
+        // A 1 ms interval is clamped up.
+        assert_eq!(tr.interval(), MIN_POLL_INTERVAL);
+        let mut now = t0;
+        let mut last = Duration::ZERO;
+        for _ in 0..40 {
+            let TaskNext::WaitUntil(at) = tr.next(now) else {
+                panic!()
+            };
+            assert!(at - now >= last, "interval shrank");
+            last = at - now;
+            now = at;
+            assert_eq!(tr.next(now), TaskNext::Poll);
+            assert!(!tr.polled(task("a", "working", Some(1), None), now).unwrap());
+        }
+        assert_eq!(tr.interval(), MAX_POLL_INTERVAL);
+        // A change sets it back to the server's.
+        let mut tr = TaskTracker::new(task("a", "working", None, None), t0, None).unwrap();
+        assert_eq!(tr.interval(), DEFAULT_POLL_INTERVAL);
+        tr.polled(task("a", "working", None, None), t0).unwrap();
+        assert_eq!(tr.interval(), ms(1500));
+        let mut changed = task("a", "working", Some(200), None);
+        changed.status_message = Some("step 2".into());
+        assert!(tr.polled(changed, t0).unwrap());
+        assert_eq!(tr.interval(), ms(200));
+        // A server asking for more than the cap gets it.
+        let tr = TaskTracker::new(task("a", "working", Some(60_000), None), t0, None).unwrap();
+        assert_eq!(tr.next(t0), TaskNext::WaitUntil(t0 + ms(60_000)));
+    }
+
+    #[test]
+    fn the_deadline_and_the_ttl_end_the_wait() {
+        let t0 = Instant::now();
+        let tr = TaskTracker::new(
+            task("a", "working", Some(1000), Some(2500)),
+            t0,
+            Some(t0 + ms(1500)),
+        )
+        .unwrap();
+        assert_eq!(tr.expires(), Some(t0 + ms(2500)));
+        assert_eq!(tr.next(t0 + ms(1200)), TaskNext::Poll);
+        let mut tr2 = tr.clone();
+        tr2.polled(task("a", "working", Some(1000), Some(2500)), t0 + ms(1200))
+            .unwrap();
+        // The next poll would be after the deadline: wake at the deadline.
+        assert_eq!(tr2.next(t0 + ms(1200)), TaskNext::WaitUntil(t0 + ms(1500)));
+        assert_eq!(tr2.next(t0 + ms(1500)), TaskNext::DeadlinePassed);
+        let tr = TaskTracker::new(task("a", "working", Some(1000), Some(2500)), t0, None).unwrap();
+        assert_eq!(tr.next(t0 + ms(2500)), TaskNext::Expired);
+        // A finished task is finished whatever the clock says.
+        let tr = TaskTracker::new(task("a", "completed", None, Some(1)), t0, Some(t0)).unwrap();
+        assert_eq!(
+            tr.next(t0 + ms(10)),
+            TaskNext::Finished(mcp_proto::schema::TaskStatus::Completed)
+        );
+    }
+
+    #[test]
+    fn malformed_and_other_ids_are_refused_without_a_change() {
+        let t0 = Instant::now();
+        assert_eq!(
+            TaskTracker::new(task("", "working", None, None), t0, None).unwrap_err(),
+            TaskReportError::BadId { len: 0 }
+        );
+        let long = "x".repeat(MAX_TASK_ID_LEN + 1);
+        assert!(TaskTracker::new(task(&long, "working", None, None), t0, None).is_err());
+        let mut tr = TaskTracker::new(task("a", "working", None, None), t0, None).unwrap();
+        let err = tr.report(task("b", "completed", None, None)).unwrap_err();
+        assert!(matches!(err, TaskReportError::OtherTask { .. }), "{err:?}");
+        assert!(tr.report(task(&long, "completed", None, None)).is_err());
+        assert_eq!(tr.task().status, TaskStatus::Working);
+    }
+}
