@@ -571,3 +571,71 @@ async fn python_sdk_answering_the_probe_after_its_timeout_is_modern() {
     assert_eq!(text(&r), "late");
     client.close().await;
 }
+
+/// server-everything's `simulate-research-query` requires a task
+/// (`execution.taskSupport: "required"`): called as one, it goes through
+/// its stages (status messages), and its report is the result. With
+/// `ambiguous`, the task moves to `input_required` and its elicitation
+/// reaches the handler through `tasks/result`.
+#[tokio::test]
+async fn server_everything_research_runs_as_a_task() {
+    use mcp_client::{TaskCall, TaskOptions};
+    use mcp_proto::schema::{TaskStatus, TaskSupport};
+    let Some(cmd) = everything() else { return };
+    let handler = TestHandler::default();
+    let asked = handler.asked.clone();
+    let client = connect(cmd, VersionChoice::Auto, handler).await;
+    let tools = client.list_all::<Tool>().await.unwrap();
+    let research = tools
+        .iter()
+        .find(|t| t.name == "simulate-research-query")
+        .expect("server-everything has simulate-research-query");
+    assert_eq!(research.task_support(), TaskSupport::Required);
+    let caps = &client.server().unwrap().capabilities;
+    assert!(caps.tool_tasks(), "no tasks.requests.tools.call: {caps:?}");
+
+    for ambiguous in [false, true] {
+        let statuses = Arc::new(Mutex::new(Vec::new()));
+        let seen = statuses.clone();
+        let options = TaskOptions::new()
+            .deadline(Duration::from_secs(60))
+            .on_status(move |t| {
+                seen.lock()
+                    .unwrap()
+                    .push((t.status.clone(), t.status_message.clone()))
+            });
+        let call = client
+            .call_tool_as_task(
+                "simulate-research-query",
+                json!({"topic": "rust", "ambiguous": ambiguous}),
+                options,
+            )
+            .await
+            .unwrap();
+        let TaskCall::Started(handle) = call else {
+            panic!("the server ran a task-required tool at once: {call:?}")
+        };
+        assert!(!handle.id().is_empty());
+        let result = handle.result().await.unwrap();
+        let report = text(&result);
+        assert!(report.contains("Research Report: rust"), "{report}");
+        let statuses = statuses.lock().unwrap().clone();
+        assert!(
+            statuses
+                .iter()
+                .any(|(s, m)| *s == TaskStatus::Working && m.is_some()),
+            "{statuses:?}"
+        );
+        if ambiguous {
+            assert!(report.contains("Clarification"), "{report}");
+            assert!(
+                asked
+                    .lock()
+                    .unwrap()
+                    .contains(&"elicitation/create".to_owned()),
+                "the elicitation did not reach the handler"
+            );
+        }
+    }
+    client.close().await;
+}
