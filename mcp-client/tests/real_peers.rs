@@ -637,5 +637,18 @@ async fn server_everything_research_runs_as_a_task() {
             );
         }
     }
+    // `call_tool` knows from the listing that the tool needs a task.
+    let progress = Arc::new(Mutex::new(Vec::new()));
+    let seen = progress.clone();
+    let result = client
+        .call_tool("simulate-research-query", json!({"topic": "tasks"}))
+        .on_progress(move |p| seen.lock().unwrap().push(p.message))
+        .await
+        .unwrap();
+    assert!(
+        text(&result).contains("Research Report: tasks"),
+        "{result:?}"
+    );
+    assert!(!progress.lock().unwrap().is_empty());
     client.close().await;
 }

@@ -18,7 +18,11 @@ use mcp_proto::{Era, RawJson};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use super::request::{decode_tool_result, decode_typed};
+use std::sync::atomic::Ordering;
+
+use mcp_proto::schema::{TaskSupport, Tool};
+
+use super::request::{Params, decode_tool_result, decode_typed};
 use super::{Client, RequestBuilder, ResponseFuture};
 use crate::error::ClientError;
 
@@ -64,7 +68,47 @@ impl Client {
     /// (see [`PageCursors`](crate::PageCursors)); an empty string is a
     /// cursor like any other. Only the items are kept: each page is dropped
     /// as soon as they are taken from it.
-    pub async fn list_all<T: PageItem + DeserializeOwned>(&self) -> Result<Vec<T>, ClientError> {
+    ///
+    /// A full tool listing (`list_all::<Tool>()`) is also remembered for
+    /// [`call_tool`](Self::call_tool), which runs the tools whose
+    /// `taskSupport` is `required` as tasks (see [`remember_tools`](Self::remember_tools)).
+    pub async fn list_all<T: PageItem + DeserializeOwned + 'static>(
+        &self,
+    ) -> Result<Vec<T>, ClientError> {
+        let all = self.list_all_pages::<T>().await?;
+        if let Some(tools) = (&all as &dyn std::any::Any).downcast_ref::<Vec<Tool>>() {
+            self.remember_tools(tools);
+        }
+        Ok(all)
+    }
+
+    /// Remembers which of `tools` must run as tasks (`execution.taskSupport`
+    /// `required`), replacing what was remembered: [`call_tool`](Self::call_tool)
+    /// on one of them then runs it as a task by itself. [`list_all::<Tool>`](Self::list_all)
+    /// calls this; call it yourself when you list tools page by page or
+    /// keep them elsewhere.
+    pub fn remember_tools(&self, tools: &[Tool]) {
+        let required: std::collections::HashSet<String> = tools
+            .iter()
+            .filter(|t| t.task_support() == TaskSupport::Required)
+            .map(|t| t.name.clone())
+            .collect();
+        let inner = self.inner();
+        let any = !required.is_empty();
+        if let Ok(mut set) = inner.task_tools.write() {
+            *set = required;
+        }
+        inner.has_task_tools.store(any, Ordering::Release);
+    }
+
+    /// Whether `name` is a tool remembered as task-required.
+    fn requires_task(&self, name: &str) -> bool {
+        let inner = self.inner();
+        inner.has_task_tools.load(Ordering::Acquire)
+            && inner.task_tools.read().is_ok_and(|set| set.contains(name))
+    }
+
+    async fn list_all_pages<T: PageItem + DeserializeOwned>(&self) -> Result<Vec<T>, ClientError> {
         let mut all = Vec::new();
         let mut cursors = crate::PageCursors::new(T::METHOD, self.inner().max_list_pages);
         let mut cursor = None;
@@ -98,6 +142,15 @@ impl Client {
     /// let result = client.call_tool("echo", Echo { text: "hi" }).progress(true).await?;
     /// # let _ = result; Ok(()) }
     /// ```
+    ///
+    /// A tool whose `taskSupport` is `required` (as the last
+    /// [`list_all::<Tool>`](Self::list_all) or [`remember_tools`](Self::remember_tools)
+    /// said) runs as a task: the future polls it and resolves to its
+    /// result; its status messages reach [`on_progress`](RequestBuilder::on_progress);
+    /// its deadline is the call's [`max_time`](RequestBuilder::max_time).
+    /// Dropping that future stops following the task but does not cancel
+    /// it on the server: use [`call_tool_as_task`](Self::call_tool_as_task)
+    /// for a handle that can.
     pub fn call_tool<'a, A: Serialize + Send + 'a>(
         &'a self,
         name: impl Into<Cow<'a, str>>,
@@ -112,8 +165,14 @@ impl Client {
             name: name.into(),
             arguments,
         };
+        let as_task = self.requires_task(&params.name);
         let mut builder = self.request_lazy(CallTool::NAME, params);
         builder.decode = decode_tool_result;
+        if as_task {
+            if let Params::Lazy(encode) = builder.params {
+                builder.params = Params::Task(encode);
+            }
+        }
         builder
     }
 

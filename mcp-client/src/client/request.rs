@@ -89,6 +89,10 @@ pub(super) enum Params<'a> {
     Raw(Option<RawJson>),
     /// Encoded at send time, into a buffer sized from the last call's.
     Lazy(LazyParams<'a>),
+    /// `tools/call` params (`name`, `arguments`) of a tool that must run as
+    /// a task (see [`Client::call_tool`]): encoded at send time, then run
+    /// through a [`TaskHandle`](super::TaskHandle).
+    Task(LazyParams<'a>),
     Failed(ClientError),
 }
 
@@ -194,6 +198,9 @@ impl<'a, R> RequestBuilder<'a, R> {
     /// result; dropping it, or [`ResponseFuture::cancel`], cancels the
     /// request.
     pub fn send(self) -> ResponseFuture<R> {
+        if let Params::Task(_) = &self.params {
+            return self.send_as_task();
+        }
         let client = self.client;
         let (outgoing, decode) = match self.encode() {
             Ok(parts) => parts,
@@ -223,6 +230,9 @@ impl<'a, R> RequestBuilder<'a, R> {
     /// [`max_in_flight`](crate::ClientBuilder::max_in_flight) calls are
     /// already in flight. Nothing is sent then.
     pub fn try_send(self) -> Result<ResponseFuture<R>, ClientError> {
+        if let Params::Task(_) = &self.params {
+            return Ok(self.send_as_task());
+        }
         let client = self.client;
         let slot = match client.inner().slots.clone().try_acquire_owned() {
             Ok(slot) => slot,
@@ -243,6 +253,45 @@ impl<'a, R> RequestBuilder<'a, R> {
         })
     }
 
+    /// Runs a task-required tool as a task: the future polls it and ends
+    /// with the result of `tasks/result`, decoded as this call's result.
+    /// Its deadline is the call's max time (default: the client's
+    /// [`max_request_time`](crate::ClientBuilder::max_request_time)); its
+    /// status messages reach the progress callback.
+    fn send_as_task(self) -> ResponseFuture<R> {
+        let client = self.client.clone();
+        let deadline =
+            if self.options.unbounded {
+                None
+            } else {
+                Some(self.options.max_time.unwrap_or_else(|| {
+                    self.client.inner().lock().session.config().max_request_time
+                }))
+            };
+        let progress = self.progress.clone();
+        let meta = self.meta.clone();
+        let (outgoing, decode) = match self.encode() {
+            Ok(parts) => parts,
+            Err((method, decode, e)) => {
+                return ResponseFuture::failed(&client, method, decode, e);
+            }
+        };
+        let method = outgoing.method.clone();
+        let work = super::task_handle::run_required(
+            client.clone(),
+            outgoing.params,
+            meta,
+            progress,
+            deadline,
+        );
+        ResponseFuture {
+            stage: Stage::Task(Box::pin(work)),
+            method,
+            decode,
+            client,
+        }
+    }
+
     /// Encodes the params: the request as it will be handed to the session.
     #[allow(clippy::type_complexity)]
     fn encode(
@@ -251,7 +300,7 @@ impl<'a, R> RequestBuilder<'a, R> {
         let params = match self.params {
             Params::Raw(p) => p,
             Params::Failed(e) => return Err((self.method, self.decode, e)),
-            Params::Lazy(encode) => {
+            Params::Lazy(encode) | Params::Task(encode) => {
                 let hint = &self.client.inner().params_size_hint;
                 match encode(params_capacity(hint.load(Ordering::Relaxed))) {
                     Ok(p) => {
@@ -344,9 +393,14 @@ enum Stage {
         call: CallId,
         rx: oneshot::Receiver<Result<RawJson, ClientError>>,
     },
+    /// A task-required tool run as a task ([`RequestBuilder::send_as_task`]):
+    /// dropping it stops following the task (the server's task runs on).
+    Task(TaskFuture),
     Failed(ClientError),
     Done,
 }
+
+type TaskFuture = Pin<Box<dyn Future<Output = Result<RawJson, ClientError>> + Send + 'static>>;
 
 /// The pending result of a request. Dropping it cancels the request.
 #[must_use = "dropping the future cancels the request"]
@@ -444,6 +498,11 @@ impl<R> Future for ResponseFuture<R> {
                         // it is gone.
                         Err(_) => Err(this.client.inner().closed_error()),
                     });
+                }
+                Stage::Task(work) => {
+                    let answer = ready!(work.as_mut().poll(cx));
+                    this.stage = Stage::Done;
+                    return Poll::Ready(answer.and_then(|raw| (this.decode)(&this.method, raw)));
                 }
                 Stage::Failed(_) => {
                     let Stage::Failed(e) = std::mem::replace(&mut this.stage, Stage::Done) else {

@@ -34,8 +34,8 @@ use std::time::Duration;
 use mcp_proto::RawJson;
 use mcp_proto::method::{CallTool, Method};
 use mcp_proto::schema::{
-    CallToolResult, CancelTaskResult, CreateTaskResult, GetTaskResult, Task, TaskIdParams,
-    TaskMetadata, TaskStatus, TaskStatusParams,
+    CallToolResult, CancelTaskResult, CreateTaskResult, GetTaskResult, ProgressParams, Task,
+    TaskIdParams, TaskMetadata, TaskStatus, TaskStatusParams,
 };
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -186,10 +186,6 @@ impl Client {
         let mut builder: RequestBuilder<'_, RawJson> = self.request_lazy(CallTool::NAME, params);
         builder.decode = keep_raw;
         let raw = builder.await?;
-        #[derive(Deserialize)]
-        struct Probe {
-            task: Option<serde::de::IgnoredAny>,
-        }
         let probe: Probe = super::decode(CallTool::NAME, &raw)?;
         if probe.task.is_none() {
             return decode_tool_result(CallTool::NAME, raw).map(TaskCall::Done);
@@ -313,7 +309,13 @@ impl TaskHandle {
     /// `CallToolResult` with `is_error`, or its JSON-RPC error as
     /// [`ClientError::Rpc`]); one that ended `cancelled`,
     /// [`ClientError::TaskCancelled`].
-    pub async fn result(mut self) -> Result<CallToolResult, ClientError> {
+    pub async fn result(self) -> Result<CallToolResult, ClientError> {
+        let raw = self.result_raw().await?;
+        decode_tool_result("tasks/result", raw)
+    }
+
+    /// [`result`](Self::result), undecoded.
+    async fn result_raw(mut self) -> Result<RawJson, ClientError> {
         let raw = match self.run(true).await? {
             Finished::Result(raw) => raw,
             Finished::Status(TaskStatus::Cancelled) => {
@@ -323,7 +325,7 @@ impl TaskHandle {
             }
             Finished::Status(_) => self.fetch_result().await?,
         };
-        decode_tool_result("tasks/result", raw)
+        Ok(raw)
     }
 
     /// Cancels the task on the server (`tasks/cancel`).
@@ -548,4 +550,61 @@ pub(super) fn on_status_notification(st: &mut State, params: Option<&RawJson>) {
     if let Some(tx) = st.task_watch.get(&p.task.task_id) {
         tx.send_replace(p.task);
     }
+}
+
+/// Runs `tools/call` (its `params` without `task`) as a task, for
+/// [`Client::call_tool`] on a tool whose `taskSupport` is `required`: the
+/// raw result of `tasks/result` (or of `tools/call`, if the server answered
+/// at once). Status changes reach `progress` as progress notifications
+/// (the count of changes so far, and the status message).
+pub(super) async fn run_required(
+    client: Client,
+    params: Option<RawJson>,
+    meta: Option<mcp_proto::schema::JsonObject>,
+    progress: Option<super::ProgressFn>,
+    deadline: Option<Duration>,
+) -> Result<RawJson, ClientError> {
+    let mut params: serde_json::Map<String, serde_json::Value> = match &params {
+        Some(p) => super::decode(CallTool::NAME, p)?,
+        None => serde_json::Map::new(),
+    };
+    params.insert("task".into(), serde_json::json!({}));
+    let params = RawJson::from_value(&params)
+        .map_err(|e| super::request::encode_error(CallTool::NAME, e))?;
+    let mut request = client.request_raw(CallTool::NAME, Some(params));
+    for (k, v) in meta.into_iter().flatten() {
+        request = request.meta(k, v);
+    }
+    let raw = request.await?;
+    let probe: Probe = super::decode(CallTool::NAME, &raw)?;
+    if probe.task.is_none() {
+        return Ok(raw);
+    }
+    let created: CreateTaskResult = super::decode(CallTool::NAME, &raw)?;
+    let mut options = TaskOptions::new();
+    if let Some(d) = deadline {
+        options = options.deadline(d);
+    }
+    if let Some(progress) = progress {
+        let token = mcp_proto::RequestId::from(created.task.task_id.clone());
+        let changes = std::sync::atomic::AtomicU64::new(0);
+        options = options.on_status(move |t| {
+            let n = changes.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+            let mut p = ProgressParams::new(token.clone(), n as f64, None);
+            p.message = Some(match &t.status_message {
+                Some(m) => format!("{}: {m}", t.status),
+                None => t.status.to_string(),
+            });
+            progress(p);
+        });
+    }
+    TaskHandle::new(client, created.task, options)?
+        .result_raw()
+        .await
+}
+
+/// Whether a `tools/call` result is a task (`{"task": {...}}`).
+#[derive(Deserialize)]
+struct Probe {
+    task: Option<serde::de::IgnoredAny>,
 }

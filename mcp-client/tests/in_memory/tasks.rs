@@ -454,3 +454,78 @@ async fn a_server_that_runs_the_call_at_once_gives_the_result() {
     );
     srv.await.unwrap();
 }
+
+/// `call_tool` on a tool the listing marks `taskSupport: required` runs it
+/// as a task by itself (status messages as progress); other tools go as
+/// plain calls.
+#[tokio::test(start_paused = true)]
+async fn call_tool_runs_a_task_required_tool_as_a_task() {
+    let (client_end, mut server) = pair();
+    let srv = tokio::spawn(async move {
+        legacy_handshake(&mut server).await;
+        let r = next_request(&mut server).await;
+        assert_eq!(r.method, "tools/list");
+        respond(
+            &mut server,
+            r.id,
+            json!({"tools": [
+                {"name": "research", "inputSchema": {"type": "object"}, "execution": {"taskSupport": "required"}},
+                {"name": "echo", "inputSchema": {"type": "object"}, "execution": {"taskSupport": "optional"}},
+            ]}),
+        )
+        .await;
+        // The plain tool: no task member.
+        let r = next_request(&mut server).await;
+        assert_eq!(params(&r)["name"], "echo");
+        assert!(params(&r).get("task").is_none(), "{:?}", params(&r));
+        respond(&mut server, r.id, text_result("plain")).await;
+        // The required one: a task.
+        let r = next_request(&mut server).await;
+        let p = params(&r);
+        assert_eq!(
+            (p["name"].as_str(), p["arguments"]["topic"].as_str()),
+            (Some("research"), Some("x"))
+        );
+        assert!(p["task"].is_object(), "{p}");
+        respond(
+            &mut server,
+            r.id,
+            json!({"task": task("t1", "working", json!({"pollInterval": 100}))}),
+        )
+        .await;
+        for (i, status) in ["working", "completed"].into_iter().enumerate() {
+            let r = next_request(&mut server).await;
+            assert_eq!(r.method, "tasks/get");
+            respond(
+                &mut server,
+                r.id,
+                task("t1", status, json!({"statusMessage": format!("stage {i}")})),
+            )
+            .await;
+        }
+        let r = next_request(&mut server).await;
+        assert_eq!(r.method, "tasks/result");
+        respond(&mut server, r.id, text_result("report")).await;
+    });
+    let client = Client::builder("t", "1").connect(client_end).await.unwrap();
+    let tools = client.list_all::<mcp_proto::schema::Tool>().await.unwrap();
+    assert_eq!(tools.len(), 2);
+    let r = client.call_tool("echo", json!({})).await.unwrap();
+    assert_eq!(r.content[0].as_text(), Some("plain"));
+    let messages = Arc::new(Mutex::new(Vec::new()));
+    let seen = messages.clone();
+    let r = client
+        .call_tool("research", json!({"topic": "x"}))
+        .on_progress(move |p| seen.lock().unwrap().push((p.progress, p.message)))
+        .await
+        .unwrap();
+    assert_eq!(r.content[0].as_text(), Some("report"));
+    srv.await.unwrap();
+    assert_eq!(
+        *messages.lock().unwrap(),
+        [
+            (1.0, Some("working: stage 0".to_owned())),
+            (2.0, Some("completed: stage 1".to_owned()))
+        ]
+    );
+}
