@@ -202,7 +202,10 @@ enum CliCommand {
     Servers,
     /// Every tool, all pages
     Tools,
-    /// Call a tool; progress notifications drawn as a bar on stderr
+    /// Call a tool; progress notifications drawn as a bar on stderr. A tool
+    /// whose taskSupport is `required` runs as a task (2025-11-25): its
+    /// status messages are drawn as progress lines, Ctrl-C cancels it on
+    /// the server (tasks/cancel)
     Call {
         /// The tool's name
         #[arg(value_name = "TOOL")]
@@ -210,6 +213,10 @@ enum CliCommand {
         /// The arguments, a JSON object like '{"a": 1}'
         #[arg(value_name = "JSON_ARGS")]
         args: Option<String>,
+        /// Run the call as a task even when the tool's taskSupport is
+        /// optional (a tool whose taskSupport is `required` always runs as one)
+        #[arg(long)]
+        task: bool,
     },
     /// Every resource, all pages
     Resources,
@@ -285,6 +292,8 @@ pub(crate) enum Command {
     Call {
         tool: String,
         args: Option<String>,
+        /// `--task`.
+        task: bool,
     },
     Resources,
     Templates,
@@ -388,7 +397,7 @@ pub(crate) fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Options, 
         CliCommand::Info => Command::Info,
         CliCommand::Servers => Command::Servers,
         CliCommand::Tools => Command::Tools,
-        CliCommand::Call { tool, args } => Command::Call { tool, args },
+        CliCommand::Call { tool, args, task } => Command::Call { tool, args, task },
         CliCommand::Resources => Command::Resources,
         CliCommand::Templates => Command::Templates,
         CliCommand::Read { uri } => Command::Read { uri },
@@ -662,7 +671,8 @@ mod tests {
             o.command,
             Command::Call {
                 tool: "slow_sum".into(),
-                args: Some(r#"{"a":1}"#.into())
+                args: Some(r#"{"a":1}"#.into()),
+                task: false,
             }
         );
         assert!(o.json);

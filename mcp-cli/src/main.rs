@@ -53,6 +53,7 @@ mod form;
 mod handler;
 mod human;
 mod progress;
+mod tasks;
 mod trust;
 
 /// Without termios and poll the terminal form is not built: requests for
@@ -413,6 +414,9 @@ async fn run(opts: Options) -> Result<(), Failure> {
         }
     };
     drop(work);
+    if matches!(result, Err(Failure::Interrupted(_))) {
+        tasks::cancel_running(&client).await;
+    }
     // `work` is dropped here: an unfinished request's future is gone, so the
     // client queues `notifications/cancelled` for it (a timed-out request's
     // was queued when it timed out). Closing flushes that, then shuts the
@@ -542,7 +546,9 @@ async fn command(client: &Client, opts: &Options) -> Result<(), Failure> {
             list(client, &opts.server, opts.json, verbose, Listing::Templates).await
         }
         Command::Prompts => list(client, &opts.server, opts.json, verbose, Listing::Prompts).await,
-        Command::Call { tool, args } => call(client, opts, tool, args.as_deref()).await,
+        Command::Call { tool, args, task } => {
+            call(client, opts, tool, args.as_deref(), *task).await
+        }
         Command::Read { uri } => read(client, opts, uri).await,
         Command::Prompt { name, args } => prompt(client, opts, name, args.as_deref()).await,
         // Handled before a server is picked.
@@ -875,9 +881,13 @@ async fn call(
     opts: &Options,
     tool: &str,
     args: Option<&str>,
+    task: bool,
 ) -> Result<(), Failure> {
     let json = opts.json;
     let args = json_args(args, &format!("tool {tool:?}"))?;
+    if task || tasks::required(client, tool).await {
+        return tasks::call(client, opts, tool, args.as_deref()).await;
+    }
     let params = named_params("name", tool, args.as_deref())?;
     let raw = ask(client, opts, "tools/call", params, tool, true).await?;
     let result: CallToolResult = serde_json::from_str(raw.get()).map_err(|e| {

@@ -1,0 +1,138 @@
+//! `mcp call` of a tool run as a task (2025-11-25): its status messages as
+//! progress lines on stderr, its result on stdout like any call's, and on
+//! Ctrl-C a `tasks/cancel` for it ([`cancel_running`]) before exit 130.
+
+use std::sync::Mutex;
+
+use mcp_client::{Client, TaskCall, TaskOptions};
+use mcp_proto::schema::{CallToolResult, Tool};
+use serde_json::value::RawValue;
+
+use crate::args::Options;
+use crate::connect::max_request_time;
+use crate::failure::Failure;
+use crate::progress::say;
+use mcp_cli::terminal::line;
+
+/// The task `mcp call` is waiting for, if any: Ctrl-C cancels it.
+static RUNNING: Mutex<Option<String>> = Mutex::new(None);
+
+/// How long a `tasks/cancel` after Ctrl-C may take.
+const CANCEL_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Whether `tool` must run as a task: only asked (with `tools/list`) of a
+/// server that takes tool calls as tasks. A listing that fails counts as
+/// "no": the call then goes as a plain one, and the server says why if it
+/// refuses it.
+pub(crate) async fn required(client: &Client, tool: &str) -> bool {
+    let takes_tasks = client.server().is_some_and(|s| s.capabilities.tool_tasks());
+    if !takes_tasks {
+        return false;
+    }
+    match client.list_all::<Tool>().await {
+        Ok(tools) => tools.iter().any(|t| {
+            t.name == tool && t.task_support() == mcp_proto::schema::TaskSupport::Required
+        }),
+        Err(e) => {
+            tracing::debug!(error = %e, "tools/list before a call failed");
+            false
+        }
+    }
+}
+
+/// Calls `tool` as a task and waits for its result (deadline: the longest
+/// a request may take, `--timeout` × 10).
+pub(crate) async fn call(
+    client: &Client,
+    opts: &Options,
+    tool: &str,
+    args: Option<&RawValue>,
+) -> Result<(), Failure> {
+    let empty = RawValue::from_string("{}".into()).map_err(|e| Failure::Usage(e.to_string()))?;
+    let args = args.unwrap_or(&empty);
+    let options = TaskOptions::new()
+        .deadline(max_request_time(opts))
+        .on_status(|t| {
+            let message = t.status_message.as_deref().map(line).unwrap_or_default();
+            say(format!(
+                "mcp: task {}: {}{}{}",
+                line(&t.task_id),
+                t.status,
+                if message.is_empty() { "" } else { ": " },
+                message
+            ));
+        });
+    let what = format!("tools/call {tool}");
+    let call = client
+        .call_tool_as_task(tool, args, options)
+        .await
+        .map_err(|e| Failure::from_client(&what, &e))?;
+    let result = match call {
+        TaskCall::Started(handle) => {
+            let id = handle.id().to_owned();
+            let first = handle.task();
+            let message = first
+                .status_message
+                .as_deref()
+                .map(line)
+                .unwrap_or_default();
+            say(format!(
+                "mcp: task {} started: {}{}{}",
+                line(&id),
+                first.status,
+                if message.is_empty() { "" } else { ": " },
+                message
+            ));
+            set_running(Some(id));
+            let r = handle.result().await;
+            set_running(None);
+            r.map_err(|e| Failure::from_client(&what, &e))?
+        }
+        TaskCall::Done(result) => result,
+        other => {
+            return Err(Failure::fatal(
+                "protocol error",
+                format!("{what}: an answer this mcp does not know: {other:?}"),
+            ));
+        }
+    };
+    print(opts, &result)
+}
+
+fn print(opts: &Options, result: &CallToolResult) -> Result<(), Failure> {
+    if opts.json {
+        let text = serde_json::to_string(result)
+            .map_err(|e| Failure::fatal("protocol error", format!("the task's result: {e}")))?;
+        crate::out_json(|w| mcp_cli::raw_json::write_pretty(w, &text));
+    } else {
+        crate::out(&crate::human::call(result));
+    }
+    if result.is_error() {
+        Err(Failure::ToolError)
+    } else {
+        Ok(())
+    }
+}
+
+fn set_running(id: Option<String>) {
+    *RUNNING.lock().unwrap_or_else(|e| e.into_inner()) = id;
+}
+
+/// After Ctrl-C: cancels the task `mcp call` was waiting for, if any.
+pub(crate) async fn cancel_running(client: &Client) {
+    let Some(id) = RUNNING.lock().unwrap_or_else(|e| e.into_inner()).take() else {
+        return;
+    };
+    match client
+        .cancel_task(id.as_str())
+        .timeout(CANCEL_TIMEOUT)
+        .await
+    {
+        Ok(_) => say(format!("mcp: task {} cancelled", line(&id))),
+        Err(e) => say(format!(
+            "mcp: could not cancel task {}: {}",
+            line(&id),
+            line(&e.to_string())
+        )),
+    }
+}
