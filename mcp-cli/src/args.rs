@@ -218,6 +218,12 @@ enum CliCommand {
         #[arg(long)]
         task: bool,
     },
+    /// The server's tasks (2025-11-25): list them, or get one's status,
+    /// result, or cancel it
+    Tasks {
+        #[command(subcommand)]
+        action: TasksAction,
+    },
     /// Every resource, all pages
     Resources,
     /// Every resource template, all pages
@@ -295,6 +301,7 @@ pub(crate) enum Command {
         /// `--task`.
         task: bool,
     },
+    Tasks(TasksAction),
     Resources,
     Templates,
     Read {
@@ -310,6 +317,32 @@ pub(crate) enum Command {
     Trust {
         files: Vec<std::path::PathBuf>,
         revoke: bool,
+    },
+}
+
+/// `mcp tasks …`.
+#[derive(Debug, Clone, PartialEq, Eq, Subcommand)]
+pub(crate) enum TasksAction {
+    /// Every task the server keeps for this session, all pages (tasks/list)
+    List,
+    /// One task's status (tasks/get)
+    Get {
+        /// The task's id
+        #[arg(value_name = "ID")]
+        id: String,
+    },
+    /// A finished task's result, as a tool call's (tasks/result; waits
+    /// for the task, up to --timeout × 10)
+    Result {
+        /// The task's id
+        #[arg(value_name = "ID")]
+        id: String,
+    },
+    /// Cancel a task (tasks/cancel)
+    Cancel {
+        /// The task's id
+        #[arg(value_name = "ID")]
+        id: String,
     },
 }
 
@@ -398,6 +431,7 @@ pub(crate) fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Options, 
         CliCommand::Servers => Command::Servers,
         CliCommand::Tools => Command::Tools,
         CliCommand::Call { tool, args, task } => Command::Call { tool, args, task },
+        CliCommand::Tasks { action } => Command::Tasks(action),
         CliCommand::Resources => Command::Resources,
         CliCommand::Templates => Command::Templates,
         CliCommand::Read { uri } => Command::Read { uri },

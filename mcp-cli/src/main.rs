@@ -549,6 +549,7 @@ async fn command(client: &Client, opts: &Options) -> Result<(), Failure> {
         Command::Call { tool, args, task } => {
             call(client, opts, tool, args.as_deref(), *task).await
         }
+        Command::Tasks(action) => tasks::run(client, opts, action).await,
         Command::Read { uri } => read(client, opts, uri).await,
         Command::Prompt { name, args } => prompt(client, opts, name, args.as_deref()).await,
         // Handled before a server is picked.

@@ -5,10 +5,10 @@
 use std::sync::Mutex;
 
 use mcp_client::{Client, TaskCall, TaskOptions};
-use mcp_proto::schema::{CallToolResult, Tool};
+use mcp_proto::schema::{CallToolResult, Task, Tool};
 use serde_json::value::RawValue;
 
-use crate::args::Options;
+use crate::args::{Options, TasksAction};
 use crate::connect::max_request_time;
 use crate::failure::Failure;
 use crate::progress::say;
@@ -135,4 +135,87 @@ pub(crate) async fn cancel_running(client: &Client) {
             line(&e.to_string())
         )),
     }
+}
+
+/// `mcp tasks list | get ID | result ID | cancel ID`.
+pub(crate) async fn run(
+    client: &Client,
+    opts: &Options,
+    action: &TasksAction,
+) -> Result<(), Failure> {
+    let failed = |what: &str| {
+        let what = what.to_owned();
+        move |e: mcp_client::ClientError| Failure::from_client(&what, &e)
+    };
+    match action {
+        TasksAction::List => {
+            let tasks = client
+                .list_all::<Task>()
+                .await
+                .map_err(failed("tasks/list"))?;
+            if opts.json {
+                print_json(&tasks)?;
+            } else {
+                let lines: String = tasks.iter().map(|t| task_line(t) + "\n").collect();
+                crate::out(&lines);
+            }
+            Ok(())
+        }
+        TasksAction::Get { id } => {
+            let got = client
+                .get_task(id.as_str())
+                .await
+                .map_err(failed("tasks/get"))?;
+            if opts.json {
+                print_json(&got)
+            } else {
+                crate::out(&(task_line(&got.task) + "\n"));
+                Ok(())
+            }
+        }
+        TasksAction::Result { id } => {
+            let t = max_request_time(opts);
+            let result: CallToolResult = client
+                .task_result(id.as_str())
+                .timeout(t)
+                .max_time(t)
+                .await
+                .map_err(failed("tasks/result"))?;
+            print(opts, &result)
+        }
+        TasksAction::Cancel { id } => {
+            let r = client
+                .cancel_task(id.as_str())
+                .await
+                .map_err(failed("tasks/cancel"))?;
+            if opts.json {
+                print_json(&r)
+            } else {
+                let line = match r.task() {
+                    Some(t) => task_line(&t),
+                    None => format!("{} cancelled", line(id)),
+                };
+                crate::out(&(line + "\n"));
+                Ok(())
+            }
+        }
+    }
+}
+
+/// `ID  status  message`, server text made safe.
+fn task_line(t: &Task) -> String {
+    let mut s = format!("{}  {}", line(&t.task_id), t.status);
+    if let Some(m) = &t.status_message {
+        s.push_str("  ");
+        s.push_str(&line(m));
+    }
+    s
+}
+
+fn print_json(v: &impl serde::Serialize) -> Result<(), Failure> {
+    let text = serde_json::to_string(v).map_err(|e| {
+        Failure::fatal("protocol error", format!("could not print the answer: {e}"))
+    })?;
+    crate::out_json(|w| mcp_cli::raw_json::write_pretty(w, &text));
+    Ok(())
 }

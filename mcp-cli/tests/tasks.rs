@@ -110,3 +110,25 @@ fn ctrl_c_during_a_task_cancels_it_on_the_server_and_exits_130() {
         l.starts_with("mcp: task ") && l.ends_with(" cancelled")
     });
 }
+
+/// `mcp tasks`: server-everything keeps tasks per session, so a new `mcp`
+/// finds none: `list` is empty, `get`/`result`/`cancel` of an unknown id
+/// exit 4 with the server's error.
+#[test]
+fn tasks_subcommands_ask_the_server() {
+    let Some(server) = everything_stdio() else {
+        return;
+    };
+    let r = mcp(&["--stdio", &server, "tasks", "list", "--json"]);
+    assert_code(&r, 0);
+    assert_eq!(r.json(), serde_json::json!([]));
+    for action in ["get", "result", "cancel"] {
+        let r = mcp(&["--stdio", &server, "tasks", action, "nope"]);
+        assert_code(&r, 4);
+        assert!(
+            r.stderr.contains(&format!("tasks/{action}")) && r.stderr.contains("not found"),
+            "{action}: {}",
+            r.stderr
+        );
+    }
+}
