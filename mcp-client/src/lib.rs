@@ -70,6 +70,19 @@
 //! answer; closing aborts them all; a handler that panics has its request
 //! answered with an internal error and leaves every count right.
 //!
+//! # Tools that run as tasks (2025-11-25)
+//!
+//! [`Client::call_tool_as_task`] calls a tool as a task and returns a
+//! [`TaskHandle`] (status, `wait`, `result`, `cancel`); [`Client::call_tool`]
+//! does so by itself for a tool whose `taskSupport` is `required` (known
+//! from [`Client::list_all`] or [`Client::remember_tools`]). The protocol
+//! state (poll pacing at the server's `pollInterval` with backoff, the
+//! deadline and the ttl, which status reports to take) is the sans-IO
+//! [`session::TaskTracker`]; `tasks/get`, `tasks/result`, `tasks/cancel`
+//! and `list_page::<Task>` are typed calls. The 2026-07-28 tasks extension
+//! (`io.modelcontextprotocol/tasks`) and the client as a task receiver are
+//! not built yet: the client declares neither.
+//!
 //! # Feature flags
 //!
 //! - `tokio` (default): [`Client`], [`Driver`]. Without it only [`session`] remains.

@@ -127,7 +127,27 @@ impl TaskCall {
     }
 }
 
-/// A task the server runs for this client. See the [module docs](self).
+/// A task the server runs for this client (2025-11-25 core tasks), from
+/// [`Client::call_tool_as_task`] or [`Client::resume_task`].
+///
+/// [`wait`](Self::wait) polls `tasks/get` at the server's `pollInterval`
+/// (never faster, backing off while nothing changes; see
+/// [`TaskTracker`]) and takes `notifications/tasks/status` as they come;
+/// [`result`](Self::result) then fetches the result with `tasks/result`.
+/// The deadline ([`TaskOptions::deadline`]) and the task's ttl bound the
+/// wait; past the deadline the task is cancelled on the server. While the
+/// task is `input_required` the handle asks for its result: that is how
+/// the server delivers its requests (elicitation, sampling), which reach
+/// the [`ClientHandler`](crate::ClientHandler).
+///
+/// Dropping a handle does not cancel the task (call now, fetch later):
+/// [`cancel`](Self::cancel) does. At most [`MAX_WATCHED_TASKS`] handles
+/// per connection take status notifications (one slot each, holding the
+/// latest: a flood costs no memory); more poll only.
+///
+/// The client declares no `tasks` capability of its own: that capability
+/// is for a client that *runs* tasks (task-augmented sampling and
+/// elicitation), which this one does not yet.
 pub struct TaskHandle {
     client: Client,
     tracker: TaskTracker,
