@@ -103,6 +103,7 @@ pub mod error;
 pub mod fuzzing;
 pub mod handler;
 pub mod session;
+pub mod telemetry;
 
 #[cfg(feature = "tokio")]
 mod client;

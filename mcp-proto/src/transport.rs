@@ -244,6 +244,75 @@ pub trait Transport: Send + 'static {
     fn set_request_deadline(self: Pin<&mut Self>, id: &RequestId, deadline: Instant) {
         let _ = (id, deadline);
     }
+
+    /// Where the server is, for telemetry: the client puts it on its spans
+    /// and metrics as OpenTelemetry's `network.transport`, `server.address`
+    /// and `server.port`. Asked once, when the client is built. The default
+    /// says nothing ([`Endpoint::default`]).
+    fn endpoint(&self) -> Endpoint {
+        Endpoint::default()
+    }
+}
+
+/// Where a transport's server is, as OpenTelemetry's attributes name it
+/// (`network.transport`, `network.protocol.name`, `server.address`,
+/// `server.port`): see [`Transport::endpoint`].
+///
+/// ```
+/// use mcp_proto::transport::Endpoint;
+/// let e = Endpoint::tcp("example.com", 443).with_protocol("http");
+/// assert_eq!(e.network, Some("tcp"));
+/// assert_eq!(e.address.as_deref(), Some("example.com"));
+/// assert_eq!(Endpoint::pipe().port, None);
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Endpoint {
+    /// `network.transport`: `pipe` (stdio), `tcp`, `unix`, …; `None`: unknown.
+    pub network: Option<&'static str>,
+    /// `network.protocol.name` (lowercase): `http`, `websocket`, …
+    pub protocol: Option<&'static str>,
+    /// `server.address`: the host name as configured (no reverse lookup),
+    /// an IP address, or a Unix socket's path.
+    pub address: Option<String>,
+    /// `server.port`.
+    pub port: Option<u16>,
+}
+
+impl Endpoint {
+    /// A server on the other end of pipes (stdio): `network.transport` `pipe`.
+    pub fn pipe() -> Self {
+        Endpoint {
+            network: Some("pipe"),
+            ..Endpoint::default()
+        }
+    }
+
+    /// A server at `address`:`port` over TCP.
+    pub fn tcp(address: impl Into<String>, port: u16) -> Self {
+        Endpoint {
+            network: Some("tcp"),
+            address: Some(address.into()),
+            port: Some(port),
+            ..Endpoint::default()
+        }
+    }
+
+    /// A server at a Unix domain socket's `path`.
+    pub fn unix(path: impl Into<String>) -> Self {
+        Endpoint {
+            network: Some("unix"),
+            address: Some(path.into()),
+            ..Endpoint::default()
+        }
+    }
+
+    /// With `network.protocol.name` (lowercase, e.g. `http`).
+    #[must_use]
+    pub fn with_protocol(mut self, name: &'static str) -> Self {
+        self.protocol = Some(name);
+        self
+    }
 }
 
 impl<T: Transport + ?Sized> Transport for Pin<Box<T>> {
@@ -270,6 +339,9 @@ impl<T: Transport + ?Sized> Transport for Pin<Box<T>> {
     }
     fn set_request_deadline(self: Pin<&mut Self>, id: &RequestId, deadline: Instant) {
         self.get_mut().as_mut().set_request_deadline(id, deadline);
+    }
+    fn endpoint(&self) -> Endpoint {
+        self.as_ref().get_ref().endpoint()
     }
 }
 

@@ -571,6 +571,10 @@ impl StdioTransport {
 }
 
 impl Transport for StdioTransport {
+    fn endpoint(&self) -> mcp_proto::transport::Endpoint {
+        mcp_proto::transport::Endpoint::pipe()
+    }
+
     fn poll_recv(
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,

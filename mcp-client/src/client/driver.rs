@@ -234,14 +234,23 @@ impl Io {
                     break;
                 }
             }
+            // The transport takes a request inside its span (when one is
+            // recorded): what it logs meanwhile, and the work it carries
+            // on in tasks of its own, belong to the request.
+            let mut span = None;
             if let Message::Request(r) = &msg {
-                if let Some(deadline) = st.session.request_deadline(&r.id) {
+                let (deadline, s) = st.session.sending(&r.id);
+                if let Some(deadline) = deadline {
                     self.transport
                         .as_mut()
                         .set_request_deadline(&r.id, deadline);
                 }
+                span = s.cloned();
             }
-            if let Err(e) = self.transport.as_mut().start_send(msg) {
+            let entered = span.as_ref().map(tracing::Span::enter);
+            let sent = self.transport.as_mut().start_send(msg);
+            drop(entered);
+            if let Err(e) = sent {
                 st.session.handle_transport_error(e, now());
                 return;
             }

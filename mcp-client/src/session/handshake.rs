@@ -70,12 +70,17 @@ impl Session {
                 _ => self.config.handshake_timeout,
             };
         self.note_deadline(Some(deadline));
+        let mut trace = self.telemetry.start_handshake("server/discover");
+        if let Some(t) = &mut trace {
+            t.sent(&id, Some(v));
+        }
         let params = compose_params(
             None,
             &MetaParts {
                 protocol: self.modern_meta.as_ref(),
                 progress_token: None,
                 caller: None,
+                trace: trace.as_ref().and_then(|t| t.trace_meta()),
             },
         )
         .unwrap_or_else(empty_object);
@@ -98,6 +103,7 @@ impl Session {
                 progress_token: None,
                 meta: None,
                 hinted: false,
+                trace,
             },
         );
     }
@@ -120,6 +126,24 @@ impl Session {
             }
         };
         let id = self.alloc_id();
+        let mut trace = self.telemetry.start_handshake("initialize");
+        if let Some(t) = &mut trace {
+            t.sent(&id, Some(v));
+        }
+        let trace_meta = trace.as_ref().and_then(|t| t.trace_meta());
+        let raw = match trace_meta {
+            Some(_) => compose_params(
+                Some(&raw),
+                &MetaParts {
+                    protocol: None,
+                    progress_token: None,
+                    caller: None,
+                    trace: trace_meta,
+                },
+            )
+            .unwrap_or(raw),
+            None => raw,
+        };
         self.transmit.push_back(Transmit::Message(
             Request::new(id.clone(), "initialize", Some(raw)).into(),
         ));
@@ -141,6 +165,7 @@ impl Session {
                 progress_token: None,
                 meta: None,
                 hinted: false,
+                trace,
             },
         );
     }
@@ -168,6 +193,7 @@ impl Session {
             None
         };
         self.transmit.push_back(Transmit::ProtocolVersion(v));
+        self.telemetry.ready(v);
         self.server = Some(info);
         self.phase = Phase::Ready;
         if self.hint != HintState::Unconfirmed {

@@ -63,6 +63,7 @@ impl Session {
         }
         self.renewals += 1;
         tracing::info!(error = %err, renewal = self.renewals, "the server ended the session; starting a new one");
+        self.telemetry.renewed(self.renewals);
         self.renew(v, now);
     }
 
@@ -76,8 +77,11 @@ impl Session {
     /// A call the server did not process because its session was gone:
     /// re-sent once in the new session (the loss came first, so the new
     /// session is starting or has started).
-    pub(super) fn resend_after_expiry(&mut self, call: CallId, p: Pending, now: Instant) {
+    pub(super) fn resend_after_expiry(&mut self, call: CallId, mut p: Pending, now: Instant) {
         tracing::info!(method = %p.method, "not processed in the session the server ended; re-sending it in the new one");
+        if let Some(t) = &mut p.trace {
+            t.resend(crate::telemetry::Resend::SessionExpired);
+        }
         self.put_back(call, p);
         if matches!(self.phase, Phase::Ready) {
             // The new session is ready already: it goes now.

@@ -478,6 +478,25 @@ fn cancelled_request_id(params: Option<&RawJson>) -> Option<RequestId> {
 }
 
 impl Transport for HttpTransport {
+    /// `tcp`, `http`, and the configured URL's host and port (the
+    /// scheme's default when it names none).
+    fn endpoint(&self) -> mcp_proto::transport::Endpoint {
+        let url = &self.shared.cfg.url;
+        let port = url
+            .port_u16()
+            .unwrap_or(if url.scheme_str() == Some("https") {
+                443
+            } else {
+                80
+            });
+        let host = url
+            .host()
+            .unwrap_or("")
+            .trim_start_matches('[')
+            .trim_end_matches(']');
+        mcp_proto::transport::Endpoint::tcp(host, port).with_protocol("http")
+    }
+
     fn poll_recv(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Item>> {
         if self.done {
             return Poll::Ready(None);
