@@ -336,6 +336,13 @@ impl HttpTransport {
             _ => None,
         };
         let mut post = Post::new(&self.shared, msg, method, modern, deadline);
+        // The request's span, if the client records one (it hands the
+        // request over inside it): the POST's redirects, retries and
+        // re-issue are logged in it, so they become its events.
+        let span = post.request_id().and_then(|_| request_span());
+        if let (Some(span), Some(session)) = (&span, post.sent_session()) {
+            span.record("mcp.session.id", session);
+        }
         let shared = Arc::clone(&self.shared);
         // Keep order where it matters: a message waits until the POSTs of
         // earlier notifications and responses were answered (202 comes
@@ -344,12 +351,16 @@ impl HttpTransport {
         let wait = self.order_wait();
         if let Some(id) = post.request_id().cloned() {
             if self.inline.has_room() {
-                let fut = Box::pin(async move {
+                let run = async move {
                     if let Some(w) = wait {
                         wait_for_order(w).await;
                     }
                     post.run(&shared).await
-                });
+                };
+                let fut: BoxFuture<'static, Option<Item>> = match span {
+                    None => Box::pin(run),
+                    Some(span) => Box::pin(tracing::Instrument::instrument(run, span)),
+                };
                 // Polled once here: on its way now (written by the
                 // connection's task), as a spawned POST would be.
                 if let Some(item) = self.inline.start(id, fut)
@@ -359,12 +370,12 @@ impl HttpTransport {
                 }
             } else {
                 let rt = Handle::try_current().map_err(|_| no_runtime())?;
-                self.spawn(
-                    &rt,
-                    Some(id),
-                    false,
-                    Box::pin(posted(wait, post, shared, None)),
-                )?;
+                let run = posted(wait, post, shared, None);
+                let fut: BoxFuture<'static, ()> = match span {
+                    None => Box::pin(run),
+                    Some(span) => Box::pin(tracing::Instrument::instrument(run, span)),
+                };
+                self.spawn(&rt, Some(id), false, fut)?;
             }
         } else {
             let (done, rx) = watch::channel(false);
@@ -470,6 +481,15 @@ impl Drop for HttpTransport {
     fn drop(&mut self) {
         self.abort_all();
     }
+}
+
+/// The span the client hands a request over in, when a subscriber records
+/// it (one atomic load when no subscriber was ever set).
+fn request_span() -> Option<tracing::Span> {
+    if !tracing::dispatcher::has_been_set() {
+        return None;
+    }
+    Some(tracing::Span::current()).filter(|s| !s.is_disabled())
 }
 
 fn cancelled_request_id(params: Option<&RawJson>) -> Option<RequestId> {

@@ -99,6 +99,11 @@ impl Post {
         }
     }
 
+    /// The session this message is sent in (handshake era), as text.
+    pub(super) fn sent_session(&self) -> Option<&str> {
+        self.sent_session.as_ref()?.to_str().ok()
+    }
+
     /// The request id, if this message is a request.
     pub(super) fn request_id(&self) -> Option<&RequestId> {
         self.request_id.as_ref()
