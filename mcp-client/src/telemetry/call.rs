@@ -397,7 +397,7 @@ impl Call {
             parent: &self.span,
             progress = p.progress,
             total = p.total,
-            message = p.message.as_deref(),
+            progress.message = p.message.as_deref(),
             "progress"
         );
     }

@@ -63,7 +63,7 @@
 //! they may hold sensitive data.
 //!
 //! Span events: `progress` (each progress notification: `progress`,
-//! `total`, `message`), `input required` (a 2026-07-28 `input_required`
+//! `total`, `progress.message`), `input required` (a 2026-07-28 `input_required`
 //! result: `round`, `requests`), `sent again` (an input round or a re-send:
 //! `jsonrpc.request.id`, `reason`: `input round`, `session expired`, `era
 //! re-detected`), `cancelled` (`reason`); the HTTP transport logs its
