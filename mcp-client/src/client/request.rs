@@ -48,7 +48,8 @@ pub struct RequestBuilder<'a, R = RawJson> {
     pub(super) options: CallOptions,
     pub(super) progress: Option<ProgressFn>,
     pub(super) meta: Option<JsonObject>,
-    pub(super) span: Option<tracing::Span>,
+    /// Boxed: a builder is moved by value, and nearly every call has none.
+    pub(super) span: Option<Box<tracing::Span>>,
     pub(super) decode: DecodeFn<R>,
 }
 
@@ -194,7 +195,7 @@ impl<'a, R> RequestBuilder<'a, R> {
     /// the server; its name and kind are left as they are. See
     /// [`telemetry`](crate::telemetry#an-agents-own-execute_tool-span).
     pub fn in_span(mut self, span: tracing::Span) -> Self {
-        self.span = Some(span);
+        self.span = Some(Box::new(span));
         self
     }
 
@@ -306,7 +307,7 @@ struct Outgoing {
     meta: Option<JsonObject>,
     options: CallOptions,
     progress: Option<ProgressFn>,
-    span: Option<tracing::Span>,
+    span: Option<Box<tracing::Span>>,
 }
 
 /// Hands the request to the session under the lock and wakes the driver.
@@ -331,7 +332,7 @@ fn submit(inner: &Inner, request: Outgoing, slot: OwnedSemaphorePermit) -> Stage
                 request.params,
                 request.meta,
                 request.options,
-                span,
+                *span,
                 now,
             ),
         };

@@ -231,6 +231,7 @@ impl Session {
     }
 
     /// A user call ended: its telemetry records the outcome, its owner is told.
+    #[inline]
     pub(super) fn complete(
         &mut self,
         call: CallId,

@@ -198,6 +198,7 @@ impl Session {
     /// Like [`request`](Self::request), with `_meta` members of the
     /// caller's own, composed with the protocol's each time the request goes
     /// out (see the [module docs](crate::session#meta)).
+    #[inline]
     pub fn request_with_meta(
         &mut self,
         call: CallId,
@@ -423,6 +424,7 @@ impl Session {
     /// its deadline ([`request_deadline`](Self::request_deadline)) and the
     /// span the transport works in meanwhile (when one is recorded).
     #[cfg(feature = "tokio")]
+    #[inline]
     pub(crate) fn sending(&self, id: &RequestId) -> (Option<Instant>, Option<&tracing::Span>) {
         match self.pending.get(id) {
             Some(p) => (
