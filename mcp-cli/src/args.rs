@@ -261,6 +261,25 @@ pub(crate) enum Command {
     Completions(Shell),
 }
 
+impl Command {
+    /// The command's name, as typed.
+    pub(crate) fn name(&self) -> &'static str {
+        match self {
+            Command::Info => "info",
+            Command::Servers => "servers",
+            Command::Tools => "tools",
+            Command::Call { .. } => "call",
+            Command::Resources => "resources",
+            Command::Templates => "templates",
+            Command::Read { .. } => "read",
+            Command::Prompts => "prompts",
+            Command::Prompt { .. } => "prompt",
+            Command::DemoServer => "demo-server",
+            Command::Completions(_) => "completions",
+        }
+    }
+}
+
 /// Parsed command line.
 #[derive(Debug, Clone)]
 pub(crate) struct Options {

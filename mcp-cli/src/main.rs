@@ -49,6 +49,7 @@ mod form;
 mod handler;
 mod human;
 mod progress;
+mod telemetry;
 
 /// Without termios and poll the terminal form is not built: requests for
 /// input are declined with a line saying so.
@@ -75,7 +76,7 @@ mod form {
     }
 }
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
@@ -135,7 +136,8 @@ fn main() -> ExitCode {
         out(&String::from_utf8_lossy(&text));
         return ExitCode::SUCCESS;
     }
-    init_tracing(opts.verbose);
+    let telemetry = telemetry::init(opts.verbose, opts.command != Command::DemoServer);
+    let run_span = telemetry.run_span(opts.command.name());
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -153,15 +155,20 @@ fn main() -> ExitCode {
             .block_on(mcp_cli::demo_server::run())
             .map_err(|e| Failure::fatal("transport error", format!("demo server: {e}")))
     } else {
+        use tracing::Instrument as _;
         match pick(opts) {
-            Ok(Pick::One(opts)) => runtime.block_on(run(opts)),
-            Ok(Pick::All(opts, configured)) => runtime.block_on(fleet::run(opts, configured)),
+            Ok(Pick::One(opts)) => runtime.block_on(run(opts).instrument(run_span)),
+            Ok(Pick::All(opts, configured)) => {
+                runtime.block_on(fleet::run(opts, configured).instrument(run_span))
+            }
             Err(f) => Err(f),
         }
     };
     // Dropping the runtime drops any task still holding a transport, which
     // kills a spawned server's process group.
     drop(runtime);
+    // The run's spans have ended: export them (when asked to).
+    telemetry.shutdown();
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(f) => report(f),
@@ -252,24 +259,6 @@ fn out_json(write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) {
     let mut stdout = std::io::BufWriter::with_capacity(64 * 1024, std::io::stdout().lock());
     let _ = write(&mut stdout);
     let _ = stdout.flush();
-}
-
-fn init_tracing(verbose: u8) {
-    if verbose == 0 {
-        return;
-    }
-    let default = match verbose {
-        1 => "info",
-        2 => "debug",
-        _ => "trace",
-    };
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
-    tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::stderr().is_terminal())
-        .init();
 }
 
 /// The client builder as the options set it up, and how long its
