@@ -372,6 +372,12 @@ impl McpTool {
         if let Some(t) = self.inner.options.timeout {
             request = request.timeout(t);
         }
+        // The agent traces this tool's execution already: the MCP
+        // attributes go on its span instead of a span of ours nested in it
+        // (the OpenTelemetry MCP conventions).
+        if let Some(span) = mcp_client::telemetry::current_tool_span() {
+            request = request.in_span(span);
+        }
         let result: CallToolResult = match request.await {
             Ok(r) => r,
             Err(ClientError::Rpc(e)) if e.is_tool_set_changed() => {
