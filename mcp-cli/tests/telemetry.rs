@@ -16,7 +16,10 @@ use common::*;
 
 /// An OTLP/HTTP receiver on loopback: answers every POST 200 and keeps the
 /// bodies (protobuf `ExportTraceServiceRequest`s) and their paths.
-fn receiver() -> (String, Arc<Mutex<Vec<(String, Vec<u8>)>>>) {
+/// What the receiver got: each POST's path and body.
+type Received = Arc<Mutex<Vec<(String, Vec<u8>)>>>;
+
+fn receiver() -> (String, Received) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
     let got = Arc::new(Mutex::new(Vec::new()));

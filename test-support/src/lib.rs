@@ -35,6 +35,7 @@ pub use mcp_proto::testing::{peer, peers_dir, peers_required};
 mod driver_only;
 pub use driver_only::DriverOnly;
 #[cfg(feature = "otel")]
+#[cfg_attr(docsrs, doc(cfg(feature = "otel")))]
 pub mod otel;
 
 /// How long [`listening`] and [`listening_blocking`] wait for a started peer

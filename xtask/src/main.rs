@@ -169,6 +169,9 @@ const FEATURE_BUILDS: &[&[&str]] = &[
     &["-p", "mcp-client", "--no-default-features"],
     &["-p", "mcp-client"],
     &["-p", "mcp-client", "--features", "skills"],
+    // the trace-context bridge; the duration histograms
+    &["-p", "mcp-client", "--features", "opentelemetry"],
+    &["-p", "mcp-client", "--features", "metrics"],
     // plain http:// only, no TLS stack
     &["-p", "mcp-transport-http", "--no-default-features"],
     // https with the webpki roots (the default)
@@ -234,6 +237,20 @@ fn ci() -> Result {
     // and the rig adapter (its test drives a real server through rig).
     run(cargo()
         .args(["test", "-p", "mcp-tools", "--all-features"])
+        .env("MCP_PEERS_DIR", root().join(".peers"))
+        .env("MCP_REQUIRE_PEERS", "1"))?;
+    // The client's spans with both OpenTelemetry features (the workspace
+    // run above has `opentelemetry` through mcp-cli, not `metrics`).
+    run(cargo()
+        .args([
+            "test",
+            "-p",
+            "mcp-client",
+            "--features",
+            "opentelemetry,metrics",
+            "--test",
+            "telemetry",
+        ])
         .env("MCP_PEERS_DIR", root().join(".peers"))
         .env("MCP_REQUIRE_PEERS", "1"))?;
     // HTTP/2 by ALPN (the transport's optional `http2` feature).

@@ -439,10 +439,11 @@ impl Call {
     }
 
     /// The call ended: its outcome is recorded, its own span ends.
-    pub(crate) fn finish(self: Box<Self>, conn: &Conn, method: &str, outcome: Outcome<'_>) {
+    /// (The caller drops the call's box after, which ends its own span.)
+    pub(crate) fn finish(&self, conn: &Conn, method: &str, outcome: Outcome<'_>) {
         let _ = (conn, method);
         let failure = match &outcome {
-            Outcome::Answer(raw) if self.tool => is_error(raw).then(|| Failure {
+            Outcome::Answer(raw) if self.tool => is_error(raw).then_some(Failure {
                 error_type: Cow::Borrowed("tool_error"),
                 code: None,
                 message: None,

@@ -17,13 +17,12 @@
 //! `opentelemetry` feature uses: `tracing-opentelemetry` 0.34,
 //! `opentelemetry` 0.33):
 //!
-//! ```ignore
+//! ```no_run
 //! use opentelemetry::trace::TracerProvider as _;
 //! use tracing_subscriber::prelude::*;
 //!
-//! let provider = opentelemetry_sdk::trace::SdkTracerProvider::builder()
-//!     .with_simple_exporter(opentelemetry_stdout::SpanExporter::default())
-//!     .build();
+//! // With your exporter: `.with_batch_exporter(opentelemetry_otlp::SpanExporter::builder()…)`.
+//! let provider = opentelemetry_sdk::trace::SdkTracerProvider::builder().build();
 //! tracing_subscriber::registry()
 //!     .with(tracing_opentelemetry::layer().with_tracer(provider.tracer("my-agent")))
 //!     .init();
@@ -33,6 +32,13 @@
 //! For a quick look without OpenTelemetry, `tracing_subscriber::fmt()
 //! .with_span_events(FmtSpan::CLOSE).init()` prints each request's span
 //! with its fields and duration when it ends.
+//!
+//! The session records a call's span at the moments the call's life is
+//! decided (handed over, sent, answered, failed, cancelled), so spans are
+//! exact for the sans-IO [`Session`](crate::session::Session) too; the
+//! driver hands each request to the transport inside its span, so what
+//! the transport logs meanwhile (`mcp-transport-http`'s redirects and
+//! retries) lands in it.
 //!
 //! With no subscriber, or one that is not interested in `mcp_client` at
 //! `INFO`, nothing is built: a call pays one relaxed atomic load for it.
