@@ -369,6 +369,7 @@ impl Call {
     }
 
     /// The span the transport works in while it takes the request.
+    #[cfg(feature = "tokio")]
     pub(crate) fn span(&self) -> &Span {
         &self.span
     }
