@@ -291,11 +291,28 @@ async fn run(a: Args) -> Result<String, String> {
     Ok(line)
 }
 
+/// With `MCP_BENCH_OTEL` set (feature `otel`): every call's span goes
+/// through `tracing-opentelemetry` into an SDK tracer that samples and
+/// records everything, with no exporter (export is the exporter's cost).
+#[cfg(feature = "otel")]
+fn install_otel() -> Option<opentelemetry_sdk::trace::SdkTracerProvider> {
+    use opentelemetry::trace::TracerProvider as _;
+    use tracing_subscriber::layer::SubscriberExt as _;
+    std::env::var_os("MCP_BENCH_OTEL")?;
+    let provider = opentelemetry_sdk::trace::SdkTracerProvider::builder().build();
+    let subscriber = tracing_subscriber::registry()
+        .with(tracing_opentelemetry::layer().with_tracer(provider.tracer("bench-client")));
+    tracing::subscriber::set_global_default(subscriber).ok()?;
+    Some(provider)
+}
+
 fn main() -> ExitCode {
     let args = match parse_args() {
         Ok(a) => a,
         Err(e) => return usage(&e),
     };
+    #[cfg(feature = "otel")]
+    let _otel = install_otel();
     let rt = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
