@@ -47,6 +47,11 @@ Exit status: 0 success, 1 the tool reported isError, 2 usage error,
 JSON-RPC error (unknown tool, invalid arguments, method not found),
 130 interrupted (Ctrl-C), 143 terminated (SIGTERM).
 
+Traces: with TRACEPARENT (and TRACESTATE, BAGGAGE) in the environment, the
+run continues that trace and each request carries it to the server (in
+_meta); with OTEL_EXPORTER_OTLP_ENDPOINT set, the run's spans are sent over
+OTLP/HTTP when it ends. -v prints each request's duration.
+
 Examples:
   mcp call slow_sum '{\"a\": 2, \"b\": 3}'
   mcp --stdio \"npx -y @modelcontextprotocol/server-everything\" tools
@@ -136,7 +141,7 @@ struct Cli {
     #[arg(long, value_name = "LEVEL", value_parser = parse_log_level, global = true)]
     log_level: Option<LoggingLevel>,
 
-    /// Tracing to stderr (repeat for more); full descriptions in listings
+    /// Tracing to stderr (repeat for more), each request's duration; full descriptions in listings
     #[arg(short, long, action = clap::ArgAction::Count, global = true)]
     verbose: u8,
 
