@@ -53,8 +53,40 @@ mod form;
 mod handler;
 mod human;
 mod progress;
+#[cfg(feature = "otel")]
 mod telemetry;
 mod trust;
+
+/// Without the `otel` feature: the log lines of `-v` only.
+#[cfg(not(feature = "otel"))]
+mod telemetry {
+    pub(crate) struct Telemetry;
+
+    pub(crate) fn init(verbose: u8, _traced: bool) -> Telemetry {
+        if verbose > 0 {
+            let default = match verbose {
+                1 => "info",
+                2 => "debug",
+                _ => "trace",
+            };
+            let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+            tracing_subscriber::fmt()
+                .with_env_filter(filter)
+                .with_writer(std::io::stderr)
+                .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+                .init();
+        }
+        Telemetry
+    }
+
+    impl Telemetry {
+        pub(crate) fn run_span(&self, _command: &str) -> tracing::Span {
+            tracing::Span::none()
+        }
+        pub(crate) fn shutdown(self) {}
+    }
+}
 
 /// Without termios and poll the terminal form is not built: requests for
 /// input are declined with a line saying so.

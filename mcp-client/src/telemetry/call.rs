@@ -166,7 +166,9 @@ impl Conn {
     /// would be recorded.
     ///
     /// Inlined to its first check: with no subscriber interested in `INFO`
-    /// (and neither bridge feature on), a call pays one relaxed load here.
+    /// a call pays one relaxed load here (with the `opentelemetry` feature,
+    /// also a look at the current OpenTelemetry context, which the call
+    /// would carry; with `metrics`, every call is measured).
     #[inline]
     pub(crate) fn start_call(
         &self,
@@ -175,8 +177,9 @@ impl Conn {
         adopt: Option<Span>,
     ) -> Option<Box<Call>> {
         if adopt.is_none()
-            && !cfg!(any(feature = "opentelemetry", feature = "metrics"))
+            && !cfg!(feature = "metrics")
             && !tracing::level_enabled!(tracing::Level::INFO)
+            && !context_current()
         {
             return None;
         }
@@ -616,6 +619,20 @@ fn is_error(raw: &RawJson) -> bool {
         std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"\"isError\""));
     NEEDLE.find(raw.as_bytes()).is_some()
         && serde_json::from_str::<Wire>(raw.as_str()).is_ok_and(|w| w.is_error == Some(true))
+}
+
+/// Whether an OpenTelemetry context is current that a call would carry
+/// without a span of its own (feature `opentelemetry`).
+#[inline]
+fn context_current() -> bool {
+    #[cfg(feature = "opentelemetry")]
+    {
+        super::otel::context_current()
+    }
+    #[cfg(not(feature = "opentelemetry"))]
+    {
+        false
+    }
 }
 
 /// Records a string attribute: as the span's field when it declares it;

@@ -51,6 +51,14 @@ pub(super) fn trace_meta(span: &Span) -> Option<TraceMeta> {
     Some(meta)
 }
 
+/// Whether a span context could be current: a tracing span (a subscriber
+/// was set and a span is entered), or a valid OpenTelemetry context
+/// attached through the `opentelemetry` API.
+pub(super) fn context_current() -> bool {
+    (tracing::dispatcher::has_been_set() && !Span::current().is_none())
+        || opentelemetry::Context::map_current(has_span)
+}
+
 fn has_span(cx: &opentelemetry::Context) -> bool {
     cx.span().span_context().is_valid()
 }
