@@ -7,9 +7,12 @@
 //! is the child of ours.
 //!
 //! Each test runs on a current-thread runtime: the capturing subscriber is
-//! that thread's default, and the client's driver runs there too.
+//! that thread's default, and the client's driver runs there too. The tests
+//! run one at a time: tracing caches each callsite's interest across
+//! threads, and a test thread without a subscriber (or one whose subscriber
+//! just went away) must not decide it for another's.
 
-#![allow(clippy::unwrap_used)]
+#![allow(clippy::unwrap_used, clippy::await_holding_lock)]
 
 use std::time::Duration;
 
@@ -34,6 +37,14 @@ impl ClientHandler for Names {
         content.insert("name".into(), json!("octocat"));
         Ok(ElicitResult::accept(content))
     }
+}
+
+/// Held for a whole test (see the module docs).
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    SERIAL
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 fn python_server() -> Option<ServerCommand> {
@@ -61,11 +72,13 @@ async fn connect(cmd: ServerCommand, era: Era) -> Client {
 
 #[tokio::test(flavor = "current_thread")]
 async fn spans_of_every_method_family_legacy() {
+    let _serial = one_at_a_time();
     method_families(Era::Legacy).await;
 }
 
 #[tokio::test(flavor = "current_thread")]
 async fn spans_of_every_method_family_2026_07_28() {
+    let _serial = one_at_a_time();
     method_families(Era::Modern).await;
 }
 
@@ -258,6 +271,7 @@ async fn method_families(era: Era) {
 /// is the transport's kind; a call the caller drops is `cancelled`.
 #[tokio::test(flavor = "current_thread")]
 async fn transport_failure_and_cancellation() {
+    let _serial = one_at_a_time();
     let Some(cmd) = python_server() else { return };
     let cap = Capture::install();
     let client = connect(cmd, Era::Legacy).await;
@@ -309,6 +323,7 @@ async fn transport_failure_and_cancellation() {
 #[cfg(feature = "opentelemetry")]
 #[tokio::test(flavor = "current_thread")]
 async fn the_server_span_is_the_child_of_ours() {
+    let _serial = one_at_a_time();
     use tracing::Instrument;
     for era in [Era::Legacy, Era::Modern] {
         let Some(cmd) = python_server() else { return };
@@ -391,4 +406,117 @@ mod server_spans {
             .find(|s| s["name"] == name)
             .unwrap_or_else(|| panic!("the server recorded no span {name:?}:\n{text}"))
     }
+}
+
+/// The duration histograms (feature `metrics`): one
+/// `mcp.client.operation.duration` point per request with its attributes
+/// (`error.type` for the failed one), the conventions' bucket boundaries,
+/// and one `mcp.client.session.duration` when the connection closes.
+#[cfg(feature = "metrics")]
+#[tokio::test(flavor = "current_thread")]
+async fn duration_histograms() {
+    let _serial = one_at_a_time();
+    use opentelemetry_sdk::metrics::data::{AggregatedMetrics, MetricData};
+    use opentelemetry_sdk::metrics::{InMemoryMetricExporter, PeriodicReader, SdkMeterProvider};
+
+    let Some(cmd) = python_server() else { return };
+    let exporter = InMemoryMetricExporter::default();
+    let provider = SdkMeterProvider::builder()
+        .with_reader(PeriodicReader::builder(exporter.clone()).build())
+        .build();
+    // The only test in this binary that uses the global meter provider.
+    opentelemetry::global::set_meter_provider(provider.clone());
+    let _cap = Capture::install();
+    let client = connect(cmd, Era::Legacy).await;
+    client
+        .call_tool("echo", json!({"text": "hi"}))
+        .await
+        .unwrap();
+    client
+        .call_tool("fail", json!({"reason": "no"}))
+        .await
+        .unwrap();
+    client.close().await;
+    provider.force_flush().unwrap();
+
+    let mut operations = Vec::new();
+    let mut sessions = 0;
+    for rm in exporter.get_finished_metrics().unwrap() {
+        for sm in rm.scope_metrics() {
+            for m in sm.metrics() {
+                let AggregatedMetrics::F64(MetricData::Histogram(h)) = m.data() else {
+                    continue;
+                };
+                for p in h.data_points() {
+                    let attrs: Vec<(String, String)> = p
+                        .attributes()
+                        .map(|kv| (kv.key.to_string(), kv.value.to_string()))
+                        .collect();
+                    match m.name() {
+                        "mcp.client.operation.duration" => {
+                            assert_eq!(
+                                p.bounds().collect::<Vec<_>>(),
+                                [
+                                    0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0,
+                                    60.0, 120.0, 300.0
+                                ]
+                            );
+                            operations.push(attrs);
+                        }
+                        "mcp.client.session.duration" => sessions += p.count(),
+                        _ => {}
+                    }
+                }
+            }
+        }
+    }
+    let has = |attrs: &Vec<(String, String)>, k: &str, v: &str| {
+        attrs.iter().any(|(a, b)| a == k && b == v)
+    };
+    assert!(
+        operations.iter().any(|a| has(a, "gen_ai.tool.name", "echo")
+            && has(a, "mcp.method.name", "tools/call")
+            && has(a, "network.transport", "pipe")
+            && !a.iter().any(|(k, _)| k == "error.type")),
+        "{operations:?}"
+    );
+    assert!(
+        operations
+            .iter()
+            .any(|a| has(a, "gen_ai.tool.name", "fail") && has(a, "error.type", "tool_error")),
+        "{operations:?}"
+    );
+    assert!(
+        operations
+            .iter()
+            .any(|a| has(a, "mcp.method.name", "initialize"))
+    );
+    // At least this one (tests running beside it may add theirs).
+    assert!(sessions >= 1);
+}
+
+/// `record_tool_content`: a call's arguments and result, as JSON text, on
+/// its span (opt-in: off in the other tests).
+#[tokio::test(flavor = "current_thread")]
+async fn tool_content_only_when_asked_for() {
+    let _serial = one_at_a_time();
+    let Some(cmd) = python_server() else { return };
+    let cap = Capture::install();
+    let client = Client::builder("mcp-rs-tests", "0.1.0")
+        .protocol(VersionChoice::Era(Era::Legacy))
+        .record_tool_content(true)
+        .connect(StdioTransport::spawn(cmd).unwrap())
+        .await
+        .unwrap();
+    client
+        .call_tool("echo", json!({"text": "hi"}))
+        .await
+        .unwrap();
+    client.close().await;
+    let echo = cap.span("tools/call echo");
+    let args: serde_json::Value =
+        serde_json::from_str(&attr(&echo, "gen_ai.tool.call.arguments").unwrap()).unwrap();
+    assert_eq!(args, json!({"text": "hi"}));
+    let result = attr(&echo, "gen_ai.tool.call.result").unwrap();
+    assert!(result.contains("\"hi\""), "{result}");
 }
