@@ -245,11 +245,12 @@ impl Io {
                         .as_mut()
                         .set_request_deadline(&r.id, deadline);
                 }
-                span = s.cloned();
+                span = s;
             }
-            let entered = span.as_ref().map(tracing::Span::enter);
-            let sent = self.transport.as_mut().start_send(msg);
-            drop(entered);
+            let sent = {
+                let _entered = span.map(tracing::Span::enter);
+                self.transport.as_mut().start_send(msg)
+            };
             if let Err(e) = sent {
                 st.session.handle_transport_error(e, now());
                 return;

@@ -231,7 +231,9 @@ impl Session {
     }
 
     /// A user call ended: its telemetry records the outcome, its owner is told.
-    #[inline]
+    /// Inlined: only the check for telemetry and the event on the way of
+    /// every answer; the recording is out of line.
+    #[inline(always)]
     pub(super) fn complete(
         &mut self,
         call: CallId,
@@ -240,13 +242,23 @@ impl Session {
         result: Result<RawJson, ClientError>,
     ) {
         if let Some(t) = trace {
-            t.finish(
-                &self.telemetry,
-                method,
-                crate::telemetry::Outcome::of(&result),
-            );
+            self.finish_call(&t, method, &result);
         }
         self.events.push_back(Event::Completed { call, result });
+    }
+
+    #[inline(never)]
+    fn finish_call(
+        &self,
+        trace: &crate::telemetry::Call,
+        method: &str,
+        result: &Result<RawJson, ClientError>,
+    ) {
+        trace.finish(
+            &self.telemetry,
+            method,
+            crate::telemetry::Outcome::of(result),
+        );
     }
 
     /// A request's deadline if it were sent at `now` (`timeout` from now,

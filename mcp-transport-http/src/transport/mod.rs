@@ -351,16 +351,17 @@ impl HttpTransport {
         let wait = self.order_wait();
         if let Some(id) = post.request_id().cloned() {
             if self.inline.has_room() {
-                let run = async move {
+                // Boxed where it is made (moved once: see `spawn`); wrapped
+                // in its span, when there is one, around the box.
+                let mut fut: BoxFuture<'static, Option<Item>> = Box::pin(async move {
                     if let Some(w) = wait {
                         wait_for_order(w).await;
                     }
                     post.run(&shared).await
-                };
-                let fut: BoxFuture<'static, Option<Item>> = match span {
-                    None => Box::pin(run),
-                    Some(span) => Box::pin(tracing::Instrument::instrument(run, span)),
-                };
+                });
+                if let Some(span) = span {
+                    fut = Box::pin(tracing::Instrument::instrument(fut, span));
+                }
                 // Polled once here: on its way now (written by the
                 // connection's task), as a spawned POST would be.
                 if let Some(item) = self.inline.start(id, fut)
@@ -370,11 +371,10 @@ impl HttpTransport {
                 }
             } else {
                 let rt = Handle::try_current().map_err(|_| no_runtime())?;
-                let run = posted(wait, post, shared, None);
-                let fut: BoxFuture<'static, ()> = match span {
-                    None => Box::pin(run),
-                    Some(span) => Box::pin(tracing::Instrument::instrument(run, span)),
-                };
+                let mut fut: BoxFuture<'static, ()> = Box::pin(posted(wait, post, shared, None));
+                if let Some(span) = span {
+                    fut = Box::pin(tracing::Instrument::instrument(fut, span));
+                }
                 self.spawn(&rt, Some(id), false, fut)?;
             }
         } else {
