@@ -193,37 +193,54 @@ impl Conn {
         params: Option<&RawJson>,
         adopt: Option<Span>,
     ) -> Option<Box<Call>> {
-        let (span, own) = match adopt {
-            Some(span) => (span, false),
-            None => (
-                tracing::info_span!(
-                    target: TARGET,
-                    "mcp.request",
-                    otel.name = Empty,
-                    otel.kind = "client",
-                    otel.status_code = Empty,
-                    otel.status_description = Empty,
-                    mcp.method.name = method,
-                    mcp.protocol.version = Empty,
-                    mcp.session.id = Empty,
-                    mcp.resource.uri = Empty,
-                    jsonrpc.request.id = Empty,
-                    gen_ai.operation.name = Empty,
-                    gen_ai.tool.name = Empty,
-                    gen_ai.prompt.name = Empty,
-                    gen_ai.tool.call.arguments = Empty,
-                    gen_ai.tool.call.result = Empty,
-                    error.type = Empty,
-                    rpc.response.status_code = Empty,
-                    network.transport = Empty,
-                    network.protocol.name = Empty,
-                    server.address = Empty,
-                    server.port = Empty,
-                ),
-                true,
-            ),
+        let Some(adopted) = adopt else {
+            // The attributes known now go into the span as it is made (one
+            // trip through the subscriber, not one per attribute); the
+            // params are read only when a subscriber may want the span.
+            let wanted = cfg!(feature = "metrics")
+                || tracing::enabled!(target: TARGET, tracing::Level::INFO);
+            let target = if wanted {
+                Target::of(method, params)
+            } else {
+                Target::None
+            };
+            let (tool, prompt, uri) = target.parts();
+            let name = match tool.or(prompt) {
+                Some(t) => Cow::Owned(format!("{method} {t}")),
+                None => Cow::Borrowed(method),
+            };
+            let arguments = tool
+                .filter(|_| self.record_content)
+                .and(params)
+                .and_then(arguments_of);
+            let e = &self.endpoint;
+            let span = tracing::info_span!(
+                target: TARGET,
+                "mcp.request",
+                otel.name = &*name,
+                otel.kind = "client",
+                otel.status_code = Empty,
+                otel.status_description = Empty,
+                mcp.method.name = method,
+                mcp.protocol.version = Empty,
+                mcp.session.id = Empty,
+                mcp.resource.uri = uri,
+                jsonrpc.request.id = Empty,
+                gen_ai.operation.name = tool.map(|_| "execute_tool"),
+                gen_ai.tool.name = tool,
+                gen_ai.prompt.name = prompt,
+                gen_ai.tool.call.arguments = arguments,
+                gen_ai.tool.call.result = Empty,
+                error.type = Empty,
+                rpc.response.status_code = Empty,
+                network.transport = e.network,
+                network.protocol.name = e.protocol,
+                server.address = e.address.as_deref(),
+                server.port = e.port.map(i64::from),
+            );
+            return self.start(span, Recorded::Yes(target), method, params);
         };
-        self.start(span, own, method, params)
+        self.start(adopted, Recorded::No, method, params)
     }
 
     /// A handshake request (`server/discover`, `initialize`) starts: a
@@ -248,13 +265,13 @@ impl Conn {
             server.address = Empty,
             server.port = Empty,
         );
-        self.start(span, true, method, None)
+        self.start(span, Recorded::Endpoint, method, None)
     }
 
     fn start(
         &self,
         span: Span,
-        own: bool,
+        recorded: Recorded<'_>,
         method: &str,
         params: Option<&RawJson>,
     ) -> Option<Box<Call>> {
@@ -267,29 +284,37 @@ impl Conn {
         if !traced && !metered && !cfg!(feature = "opentelemetry") {
             return None;
         }
-        let target = if traced || metered {
-            Target::of(method, params)
-        } else {
-            Target::None
-        };
-        if traced {
-            if own {
-                let name = match &target {
-                    Target::Tool(t) | Target::Prompt(t) => Cow::Owned(format!("{method} {t}")),
-                    _ => Cow::Borrowed(method),
-                };
-                span.record("otel.name", &*name);
+        let read = |wanted: bool| {
+            if wanted {
+                Target::of(method, params)
             } else {
-                set_str(&span, "mcp.method.name", method);
+                Target::None
             }
-            match &target {
-                Target::Tool(t) => {
-                    set_str(&span, "gen_ai.operation.name", "execute_tool");
-                    set_str(&span, "gen_ai.tool.name", t);
+        };
+        let (target, adopted) = match recorded {
+            Recorded::Yes(target) => (target, false),
+            Recorded::Endpoint => {
+                if traced {
+                    self.record_endpoint(&span);
                 }
-                Target::Prompt(p) => set_str(&span, "gen_ai.prompt.name", p),
-                Target::Resource(u) => set_str(&span, "mcp.resource.uri", u),
-                Target::None => {}
+                (read(metered), false)
+            }
+            Recorded::No => (read(traced || metered), true),
+        };
+        if traced && adopted {
+            // An application's span: the MCP attributes one by one (its
+            // name and kind are its own).
+            set_str(&span, "mcp.method.name", method);
+            let (tool_name, prompt, uri) = target.parts();
+            if let Some(t) = tool_name {
+                set_str(&span, "gen_ai.operation.name", "execute_tool");
+                set_str(&span, "gen_ai.tool.name", t);
+            }
+            if let Some(p) = prompt {
+                set_str(&span, "gen_ai.prompt.name", p);
+            }
+            if let Some(u) = uri {
+                set_str(&span, "mcp.resource.uri", u);
             }
             self.record_endpoint(&span);
             if tool && self.record_content {
@@ -545,6 +570,16 @@ pub(crate) fn close_error_type(reason: &CloseReason) -> Option<&'static str> {
     }
 }
 
+/// What [`Conn::start`] still has to record on the span.
+enum Recorded<'a> {
+    /// Everything known at the start (our own request span; its target).
+    Yes(Target<'a>),
+    /// All but the endpoint (a handshake span).
+    Endpoint,
+    /// Nothing (an application's span).
+    No,
+}
+
 /// A request's target, from its params: a tool's or prompt's name, a resource's URI.
 enum Target<'a> {
     None,
@@ -582,6 +617,16 @@ impl<'a> Target<'a> {
             ("prompts/get", Some(n), _) => Target::Prompt(n),
             (m, _, Some(u)) if m.starts_with("resources/") => Target::Resource(u),
             _ => Target::None,
+        }
+    }
+
+    /// The tool's name, the prompt's, the resource's URI.
+    fn parts(&self) -> (Option<&str>, Option<&str>, Option<&str>) {
+        match self {
+            Target::Tool(t) => (Some(t), None, None),
+            Target::Prompt(p) => (None, Some(p), None),
+            Target::Resource(u) => (None, None, Some(u)),
+            Target::None => (None, None, None),
         }
     }
 
