@@ -246,6 +246,15 @@ async fn method_families(era: Era) {
         Era::Legacy => {
             assert!(events(&greet, "input required").is_empty());
             assert!(events(&greet, "sent again").is_empty());
+            // The server's own request: a SERVER span of ours.
+            let ask = cap.span("elicitation/create");
+            assert_eq!(ask.span_kind, SpanKind::Server);
+            assert_eq!(
+                attr(&ask, "mcp.method.name").as_deref(),
+                Some("elicitation/create")
+            );
+            assert!(attr(&ask, "jsonrpc.request.id").is_some());
+            assert_eq!(attr(&ask, "error.type"), None);
         }
         _ => {
             assert_eq!(
@@ -332,6 +341,9 @@ async fn the_server_span_is_the_child_of_ours() {
         let client = connect(cmd.env("MCP_TEST_OTEL_SPANS", &spans_file), era).await;
         let agent = tracing::info_span!("agent");
         let mine = "00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01";
+        if era == Era::Legacy {
+            client.call_tool("greet", json!({})).await.unwrap();
+        }
         async {
             client
                 .call_tool("echo", json!({"text": "hi"}))
@@ -374,6 +386,19 @@ async fn the_server_span_is_the_child_of_ours() {
             cap.span(hs).span_context.span_id().to_string(),
             "{era:?}"
         );
+        // Legacy: the server's request to us (elicitation) carries its
+        // trace context; our SERVER span for it is the child of the span
+        // the Python SDK sent it in.
+        if era == Era::Legacy {
+            let sent = server_spans::named(&spans_file, "MCP send elicitation/create");
+            let ask = cap.span("elicitation/create");
+            assert_eq!(ask.span_kind, SpanKind::Server);
+            assert_eq!(parent(&ask), sent["span_id"].as_str().unwrap());
+            assert_eq!(
+                ask.span_context.trace_id().to_string(),
+                sent["trace_id"].as_str().unwrap()
+            );
+        }
         // The caller's own traceparent wins.
         let theirs = server_spans::named(&spans_file, "tools/call add");
         assert_eq!(theirs["trace_id"], "0af7651916cd43dd8448eb211c80319c");

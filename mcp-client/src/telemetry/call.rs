@@ -509,6 +509,47 @@ impl Call {
     }
 }
 
+/// A request of the server's (legacy era: sampling, elicitation, roots):
+/// a `SERVER` span (the conventions: the client reports the operations
+/// the server initiates), named by its method, a child of the server's
+/// span when the request carries its W3C trace context (feature
+/// `opentelemetry`), else of none. The handler's task runs inside it.
+#[cfg(feature = "tokio")]
+pub(crate) fn server_request_span(method: &str, id: &RequestId, params: Option<&RawJson>) -> Span {
+    let span = tracing::info_span!(
+        target: TARGET,
+        parent: None,
+        "mcp.server_request",
+        otel.name = method,
+        otel.kind = "server",
+        otel.status_code = Empty,
+        otel.status_description = Empty,
+        mcp.method.name = method,
+        jsonrpc.request.id = %id,
+        error.type = Empty,
+        rpc.response.status_code = Empty,
+    );
+    #[cfg(feature = "opentelemetry")]
+    if !span.is_disabled() {
+        super::otel::set_remote_parent(&span, params);
+    }
+    let _ = params;
+    span
+}
+
+/// The handler answered the current server request with this error.
+#[cfg(feature = "tokio")]
+pub(crate) fn server_request_failed(e: &mcp_proto::ErrorObject) {
+    let span = Span::current();
+    if span.is_disabled() || !span.has_field("rpc.response.status_code") {
+        return;
+    }
+    let code = e.code.0.to_string();
+    span.record("error.type", code.as_str());
+    span.record("rpc.response.status_code", code.as_str());
+    set_status_error(&span, Some(&e.message));
+}
+
 /// What a failed call records.
 #[derive(Debug)]
 pub(crate) struct Failure {

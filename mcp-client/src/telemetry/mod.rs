@@ -50,6 +50,7 @@
 //! | a request | `CLIENT` | `{mcp.method.name} {target}`: `tools/call echo`, `prompts/get review`, `resources/read` (a resource's URI is high-cardinality: it goes in `mcp.resource.uri` only) | the caller's current span |
 //! | the handshake's `server/discover` and `initialize` (again for a renewed session) | `CLIENT` | the method | the session span |
 //! | the session (`mcp.session`) | `INTERNAL` | `mcp.session` | the current span when the client was built |
+//! | a request of the server's (legacy era: sampling, elicitation, roots), answered by the handler inside it | `SERVER` | the method | the server's span, from the request's W3C trace context (feature `opentelemetry`); else none |
 //!
 //! Attributes of a request's span: `mcp.method.name`,
 //! `mcp.protocol.version`, `mcp.session.id` (the Streamable HTTP session of
@@ -130,6 +131,8 @@ mod metrics;
 mod otel;
 
 pub(crate) use call::{Call, Conn, Outcome, Resend, TraceMeta};
+#[cfg(feature = "tokio")]
+pub(crate) use call::{server_request_failed, server_request_span};
 
 use tracing::Span;
 

@@ -59,6 +59,56 @@ pub(super) fn context_current() -> bool {
         || opentelemetry::Context::map_current(has_span)
 }
 
+/// Makes the W3C trace context in `params._meta` (a server's request)
+/// `span`'s remote parent; a missing or malformed `traceparent` leaves it
+/// as it is.
+#[cfg(feature = "tokio")]
+pub(super) fn set_remote_parent(span: &Span, params: Option<&mcp_proto::RawJson>) {
+    use opentelemetry::trace::{SpanContext, SpanId, TraceFlags, TraceId, TraceState};
+    #[derive(serde::Deserialize)]
+    struct Meta<'a> {
+        #[serde(borrow, default)]
+        traceparent: Option<&'a str>,
+        #[serde(borrow, default)]
+        tracestate: Option<&'a str>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Params<'a> {
+        #[serde(borrow, rename = "_meta")]
+        meta: Option<Meta<'a>>,
+    }
+    let Some(meta) = params
+        .and_then(|p| serde_json::from_str::<Params<'_>>(p.as_str()).ok())
+        .and_then(|p| p.meta)
+    else {
+        return;
+    };
+    let Some(parts) = meta.traceparent.map(|t| t.split('-').collect::<Vec<_>>()) else {
+        return;
+    };
+    let [version, trace, parent, flags] = parts[..] else {
+        return;
+    };
+    let (Ok(trace), Ok(parent), Ok(flags)) = (
+        TraceId::from_hex(trace),
+        SpanId::from_hex(parent),
+        u8::from_str_radix(flags, 16),
+    ) else {
+        return;
+    };
+    if version != "00" {
+        return;
+    }
+    let state = meta
+        .tracestate
+        .and_then(|s| s.parse::<TraceState>().ok())
+        .unwrap_or_default();
+    let sc = SpanContext::new(trace, parent, TraceFlags::new(flags), true, state);
+    if sc.is_valid() {
+        let _ = span.set_parent(opentelemetry::Context::new().with_remote_span_context(sc));
+    }
+}
+
 fn has_span(cx: &opentelemetry::Context) -> bool {
     cx.span().span_context().is_valid()
 }
