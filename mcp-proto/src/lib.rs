@@ -58,7 +58,7 @@ pub mod schema;
 pub mod transport;
 pub mod version;
 
-#[cfg(feature = "test-util")]
+#[cfg(any(test, feature = "test-util"))]
 pub mod testing;
 
 pub use error::{ErrorCode, ErrorObject};

@@ -354,6 +354,11 @@ impl fmt::Display for TransportErrorKind {
 ///
 /// Cheap to clone (the cause is shared), so one error can fail many waiters.
 /// Third-party transports build it with [`TransportError::new`].
+///
+/// Its `Display` is the kind alone (`connection closed`); the cause is its
+/// [`source`](StdError::source), so print it with
+/// [`chain`](crate::error::chain): `connection closed: server exited with
+/// status 1: fatal: config missing`.
 #[derive(Clone)]
 pub struct TransportError {
     kind: TransportErrorKind,
@@ -454,14 +459,11 @@ impl fmt::Debug for TransportError {
     }
 }
 
+/// Its own part only: the [kind](TransportErrorKind). The cause is the
+/// [`source`](StdError::source); [`chain`](crate::error::chain) prints both.
 impl fmt::Display for TransportError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.source {
-            // A cause that already explains itself is shown alone (e.g.
-            // "server exited with status 1: fatal: config missing").
-            Some(s) => write!(f, "{}: {s}", self.kind),
-            None => write!(f, "{}", self.kind),
-        }
+        fmt::Display::fmt(&self.kind, f)
     }
 }
 
