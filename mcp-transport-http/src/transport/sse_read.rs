@@ -45,7 +45,7 @@ impl Shared {
             }),
             Ok(msg) => EventOutcome::Deliver(msg),
             Err((e, text)) => {
-                tracing::warn!(error = %e, "undecodable SSE event skipped");
+                tracing::warn!(error = %mcp_proto::error::chain(&e), "undecodable SSE event skipped");
                 let te = TransportError::from(e);
                 // JSON that is not JSON-RPC but answers a request (an `id`,
                 // no `method`): that call fails now instead of waiting.
@@ -154,7 +154,7 @@ pub(super) async fn read_sse(
                         }
                         Ok(None) => break,
                         Err(e @ SseError::EventTooLarge { .. }) => {
-                            tracing::warn!(error = %e, "oversized SSE event discarded");
+                            tracing::warn!(error = %mcp_proto::error::chain(&e), "oversized SSE event discarded");
                             if s.too_large_reported {
                                 None
                             } else {
