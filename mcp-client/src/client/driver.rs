@@ -361,7 +361,7 @@ impl DriverCore {
                     match this.transport.as_mut().poll_close(cx) {
                         Poll::Ready(r) => {
                             if let Err(e) = r {
-                                tracing::debug!(error = %e, "error while closing the transport");
+                                tracing::debug!(error = %mcp_proto::error::chain(&e), "error while closing the transport");
                             }
                             this.state = DriverState::Done;
                         }
