@@ -7,7 +7,9 @@
 //! - [`jsonrpc`]: the JSON-RPC 2.0 envelope. A [`Message`] is decoded once;
 //!   `params` and `result` stay raw JSON until someone asks for a typed form.
 //! - [`error`]: [`ErrorObject`] and the open [`ErrorCode`] set with the
-//!   spec's named codes and their structured `data`.
+//!   spec's named codes and their structured `data`; how every Rust error
+//!   of these crates prints (its own part only), and
+//!   [`chain`](error::chain), which prints an error with all its causes.
 //! - [`version`]: [`ProtocolVersion`], its [`Era`], and which
 //!   [`Feature`](version::Feature)s each revision has.
 //! - [`schema`]: typed params and results of every method, plus typed
