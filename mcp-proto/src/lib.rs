@@ -22,9 +22,11 @@
 //!   [`ServerMethod`](method::ServerMethod) (server → client) and
 //!   [`NotificationMethod`](method::NotificationMethod).
 //! - [`transport`]: the [`Transport`](transport::Transport) trait, its
-//!   [`TransportError`](transport::TransportError), and an in-memory
-//!   [`channel`](transport::channel) pair; with feature `framed`, an
-//!   adapter for message-framed connections (WebSocket); with feature
+//!   [`TransportError`](transport::TransportError), an in-memory
+//!   [`channel`](transport::channel) pair, and
+//!   [`halves`](transport::halves): a transport from any async send/receive
+//!   pair; with feature `framed`, an adapter for message-framed connections
+//!   (WebSocket); with feature
 //!   `test-kit`, `transport::kit`: the contract checks a transport crate
 //!   runs against itself from its tests.
 //!

@@ -26,6 +26,17 @@
 //! (`transport::kit`, feature `test-kit`) checks an implementation against
 //! the contract below from its own tests.
 //!
+//! # Which way to write a transport
+//!
+//! | you have | write | you get |
+//! |---|---|---|
+//! | an async API: something to `.await` to send a message and to receive one (a socket's halves, a client library's connection) | a [`SendHalf`](halves::SendHalf) and a [`RecvHalf`](halves::RecvHalf) of `async fn`s, joined by [`halves::Halves`] | the contract kept for you: both directions at once, backpressure, kinds of errors, a bounded close; one boxed future per message, no batching |
+//! | a `Stream` + `Sink` of frames (WebSocket libraries) | two functions, for `framed::Framed` (feature `framed`) | the same, over the library's own buffering |
+//! | a byte stream of newline-delimited JSON-RPC (`AsyncRead` + `AsyncWrite`) | nothing: `mcp_transport_stdio::LineTransport` | batched writes, a size limit that never buffers an oversized line, kit-tested |
+//! | a protocol of your own to get the last instruction out of (stdio, HTTP) | the five `poll_*` methods, against the contract below | batching (many `start_send`, one flush) and control of every buffer |
+//!
+//! Whatever the way, run the test kit against it.
+//!
 //! # Contract
 //!
 //! - **Order.** Messages are delivered in the order they were sent, per
@@ -207,6 +218,7 @@ use crate::version::ProtocolVersion;
 pub mod channel;
 #[cfg(feature = "framed")]
 pub mod framed;
+pub mod halves;
 #[cfg(feature = "test-kit")]
 pub mod kit;
 
