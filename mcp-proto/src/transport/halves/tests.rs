@@ -32,6 +32,17 @@ fn block_on<F: Future>(f: F) -> F::Output {
     }
 }
 
+/// `f`'s output, run on its own thread; fails the test after 10 s instead
+/// of hanging it.
+fn within_10s<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    rx.recv_timeout(Duration::from_secs(10))
+        .expect("still running after 10 s")
+}
+
 /// A future that is pending until the gate is opened (from any thread).
 #[derive(Clone, Default)]
 struct Gate(Arc<Mutex<(bool, Option<Waker>)>>);
@@ -147,7 +158,10 @@ fn a_send_in_flight_does_not_stop_receiving_nor_the_other_way_round() {
     // ... and a receive that waits for the peer, both in flight.
     assert!(noop_poll(|cx| Pin::new(&mut t).poll_recv(cx)).is_pending());
     recv_gate.open();
-    let got = block_on(t.recv()).unwrap().unwrap();
+    // Ready at once: no wait for the send (a poll, so a regression fails, not hangs).
+    let Poll::Ready(Some(Ok(got))) = noop_poll(|cx| Pin::new(&mut t).poll_recv(cx)) else {
+        panic!("the receive waited for the send in flight");
+    };
     assert_eq!(got.method(), Some("n/1"));
     assert!(lock(&sent).is_empty(), "the send is still in flight");
     // The peer reads again: the send completes, then the next one.
@@ -254,7 +268,7 @@ fn a_close_that_cannot_finish_gives_up_after_its_timeout() {
     let mut t = Halves::new(sender, receiver([])).with_close_timeout(Duration::from_millis(100));
     Pin::new(&mut t).start_send(note(0)).unwrap();
     let started = Instant::now();
-    let e = block_on(t.close()).unwrap_err();
+    let (e, mut t) = within_10s(move || (block_on(t.close()).unwrap_err(), t));
     assert_eq!(e.kind(), TransportErrorKind::Timeout);
     assert!(started.elapsed() >= Duration::from_millis(100));
     assert!(
@@ -275,7 +289,7 @@ fn a_close_that_cannot_finish_gives_up_after_its_timeout() {
     if let Slot::Idle(s) = &mut t.send {
         s.gate = Some(stuck);
     }
-    let e = block_on(t.close()).unwrap_err();
+    let e = within_10s(move || block_on(t.close()).unwrap_err());
     assert_eq!(e.kind(), TransportErrorKind::Timeout);
 }
 
