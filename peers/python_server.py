@@ -87,6 +87,14 @@ def fail(reason: str) -> str:
     raise ToolError(reason)
 
 
+@server.tool()
+async def log_levels(ctx: Context) -> str:
+    """Send one log message at each of debug, info, warning and error, then return."""
+    for level in ("debug", "info", "warning", "error"):
+        await ctx.log(level, f"a {level} message", logger_name="levels")
+    return "logged"
+
+
 class Name(BaseModel):
     name: str
 

@@ -11,6 +11,7 @@ use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 use clap_complete::Shell;
 use mcp_client::VersionChoice;
 use mcp_proto::ProtocolVersion;
+use mcp_proto::schema::{LoggingLevel, Root};
 
 /// Default `--timeout`.
 pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
@@ -33,6 +34,14 @@ Command forms:
   mcp read <URI>                   mcp prompt <NAME> [JSON_ARGS]
   mcp completions bash|zsh|fish    mcp demo-server
 
+When the server asks a question (elicitation), mcp asks it on the terminal
+as a form on stderr: Enter takes a [default], a wrong answer is asked
+again, the answers are shown before they are sent; Ctrl-D declines,
+Ctrl-C cancels the question (the call goes on). A URL the server asks you
+to open is shown (http and https only). Without a terminal on stdin the
+question is declined with a line saying why. Server text is shown with
+control characters escaped; --json output is as sent.
+
 Exit status: 0 success, 1 the tool reported isError, 2 usage error,
 3 connection/transport/protocol/timeout error, 4 the server answered with a
 JSON-RPC error (unknown tool, invalid arguments, method not found),
@@ -42,6 +51,7 @@ Examples:
   mcp call slow_sum '{\"a\": 2, \"b\": 3}'
   mcp --stdio \"npx -y @modelcontextprotocol/server-everything\" tools
   mcp --http https://example.com/mcp -H \"Authorization: Bearer $TOKEN\" info --json
+  mcp --root . --log-level info call summarize    (roots, server log messages)
   mcp servers                      (the servers of ./.mcp.json, .vscode/mcp.json, .cursor/mcp.json)
   mcp --config ~/.config/Claude/claude_desktop_config.json --server git tools";
 
@@ -83,7 +93,13 @@ struct Cli {
     )]
     protocol: VersionChoice,
 
-    /// Per-request timeout in seconds, default 60 (reset by progress, capped at 10x)
+    /// Per-request timeout in seconds, default 60 (reset by progress, capped at 10x).
+    /// It bounds every wait on the server, the handshake as a whole included
+    /// (probe and fallback). The user's time is not the server's: an OAuth
+    /// login has 300 s of its own, counted only from when mcp prints the
+    /// authorization URL, and the handshake then gets --timeout again; while
+    /// the server's question is on the terminal the timeout waits, and it
+    /// starts again when the answer is sent
     #[arg(
         long,
         value_name = "SECONDS",
@@ -106,6 +122,19 @@ struct Cli {
     /// Machine-readable output on stdout (one JSON document)
     #[arg(long, global = true)]
     json: bool,
+
+    /// Advertise DIR as a root the server may work in (repeatable): the
+    /// server's roots/list gets each as a file:// URI of its canonical
+    /// path. Without it, mcp declares no roots capability
+    #[arg(long = "root", value_name = "DIR", global = true)]
+    roots: Vec<std::path::PathBuf>,
+
+    /// Show the server's log messages at LEVEL and above on stderr (debug,
+    /// info, notice, warning, error, critical, alert, emergency), asking
+    /// the server for that level (logging/setLevel, or in 2026-07-28 each
+    /// request's _meta)
+    #[arg(long, value_name = "LEVEL", value_parser = parse_log_level, global = true)]
+    log_level: Option<LoggingLevel>,
 
     /// Tracing to stderr (repeat for more); full descriptions in listings
     #[arg(short, long, action = clap::ArgAction::Count, global = true)]
@@ -245,6 +274,10 @@ pub(crate) struct Options {
     pub(crate) max_message_size: Option<usize>,
     pub(crate) json: bool,
     pub(crate) verbose: u8,
+    /// `--root`: each directory canonicalized, as a `file://` root.
+    pub(crate) roots: Vec<Root>,
+    /// `--log-level`.
+    pub(crate) log_level: Option<LoggingLevel>,
     pub(crate) command: Command,
 }
 
@@ -320,7 +353,14 @@ pub(crate) fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Options, 
         CliCommand::Completions { shell } => Command::Completions(shell),
         CliCommand::DemoServer => Command::DemoServer,
     };
+    let roots = cli
+        .roots
+        .iter()
+        .map(|dir| root(dir))
+        .collect::<Result<Vec<_>, _>>()?;
     Ok(Options {
+        roots,
+        log_level: cli.log_level,
         server,
         headers: cli.headers,
         oauth: !cli.no_oauth,
@@ -435,9 +475,91 @@ fn parse_size(s: &str) -> Result<usize, String> {
     Ok(bytes)
 }
 
+fn parse_log_level(s: &str) -> Result<LoggingLevel, String> {
+    serde_json::from_value(serde_json::Value::from(s.to_ascii_lowercase())).map_err(|_| {
+        "needs one of debug, info, notice, warning, error, critical, alert, emergency".to_owned()
+    })
+}
+
+/// `--root DIR`: the canonical path (symlinks resolved, so the server sees
+/// where the files are) as a `file://` URI, named after its last component.
+fn root(dir: &std::path::Path) -> Result<Root, Stop> {
+    let path =
+        std::fs::canonicalize(dir).map_err(|e| usage(format!("--root {}: {e}", dir.display())))?;
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.display().to_string());
+    Ok(Root::new(file_uri(&path)).with_name(name))
+}
+
+/// `file://` and the absolute path, percent-encoded (RFC 8089, RFC 3986
+/// path characters: unreserved, sub-delims, `:`, `@` and `/` stay).
+fn file_uri(path: &std::path::Path) -> String {
+    #[cfg(unix)]
+    let bytes = {
+        use std::os::unix::ffi::OsStrExt;
+        path.as_os_str().as_bytes().to_vec()
+    };
+    // Windows: `C:\a b` -> `file:///C:/a%20b`.
+    #[cfg(not(unix))]
+    let bytes = {
+        let s = path.to_string_lossy().replace('\\', "/");
+        let s = s.trim_start_matches("//?/").to_owned();
+        if s.starts_with('/') {
+            s
+        } else {
+            format!("/{s}")
+        }
+        .into_bytes()
+    };
+    let mut uri = String::from("file://");
+    for b in bytes {
+        if b.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=:@/".contains(&b) {
+            uri.push(char::from(b));
+        } else {
+            uri.push_str(&format!("%{b:02X}"));
+        }
+    }
+    uri
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn roots_are_canonical_file_uris() {
+        let dir = std::env::temp_dir().join("mcp args root é #%");
+        std::fs::create_dir_all(&dir).unwrap();
+        let o = p(&["--root", dir.join(".").to_str().unwrap()]).unwrap();
+        let canonical = std::fs::canonicalize(&dir).unwrap();
+        let [r] = o.roots.as_slice() else {
+            panic!("{:?}", o.roots)
+        };
+        assert_eq!(r.uri, file_uri(&canonical));
+        assert!(r.uri.starts_with("file:///"), "{}", r.uri);
+        assert!(
+            r.uri.ends_with("/mcp%20args%20root%20%C3%A9%20%23%25"),
+            "{}",
+            r.uri
+        );
+        assert_eq!(r.name.as_deref(), Some("mcp args root é #%"));
+        assert!(matches!(
+            p(&["--root", "/no/such/dir/anywhere"]),
+            Err(Stop::Usage(_))
+        ));
+        assert!(p(&[]).unwrap().roots.is_empty());
+    }
+
+    #[test]
+    fn log_levels() {
+        let level = |a: &str| p(&["--log-level", a]).map(|o| o.log_level);
+        assert_eq!(level("debug").unwrap(), Some(LoggingLevel::Debug));
+        assert_eq!(level("Warning").unwrap(), Some(LoggingLevel::Warning));
+        assert!(matches!(level("loud"), Err(Stop::Usage(_))));
+        assert_eq!(p(&[]).unwrap().log_level, None);
+    }
 
     fn p(args: &[&str]) -> Result<Options, Stop> {
         parse(args.iter().map(|s| (*s).to_owned()))

@@ -57,21 +57,59 @@ pub(crate) fn offers(cfg: &ServerConfig, name: &str) -> bool {
         && !cfg.exclude_tools.iter().any(matches)
 }
 
-/// The tools (raw objects) the configuration lets the host offer.
+/// The tools (raw objects) the configuration lets the host offer. Each
+/// `includeTools` / `excludeTools` pattern that matches none of the
+/// server's tools gets a line on stderr ([`warn_unmatched`]).
 pub(crate) fn offered_tools(
     cfg: &ServerConfig,
     tools: Vec<Box<serde_json::value::RawValue>>,
 ) -> Vec<Box<serde_json::value::RawValue>> {
-    tools
+    let named: Vec<(String, Box<serde_json::value::RawValue>)> = tools
         .into_iter()
-        .filter(|t| {
+        .map(|t| {
             let name = mcp_cli::raw_json::Object::parse(t.get())
                 .ok()
                 .and_then(|o| o.str("name"))
                 .unwrap_or_default();
-            offers(cfg, &name)
+            (name, t)
         })
+        .collect();
+    warn_unmatched(cfg, named.iter().map(|(n, _)| n.as_str()));
+    named
+        .into_iter()
+        .filter(|(name, _)| offers(cfg, name))
+        .map(|(_, t)| t)
         .collect()
+}
+
+/// One line on stderr for each tool pattern of `cfg` that matches none of
+/// `names` (nothing when the server has no tools to judge by), with what
+/// is literal when it looks like another glob dialect (`t[0-9]*`).
+fn warn_unmatched<'n>(cfg: &ServerConfig, names: impl Iterator<Item = &'n str> + Clone) {
+    if names.clone().next().is_none() {
+        return;
+    }
+    let include = cfg
+        .include_tools
+        .iter()
+        .flatten()
+        .map(|p| ("includeTools", p));
+    let exclude = cfg.exclude_tools.iter().map(|p| ("excludeTools", p));
+    for (field, pattern) in include.chain(exclude) {
+        let glob = Glob::new(pattern.as_str());
+        if glob.matches_any(names.clone()) {
+            continue;
+        }
+        let hint = glob
+            .literal_syntax_hint()
+            .map(|h| format!(" ({h})"))
+            .unwrap_or_default();
+        eprintln!(
+            "mcp: server {}: {field} pattern \"{}\" matches none of its tools{hint}",
+            mcp_cli::terminal::line(&cfg.name),
+            mcp_cli::terminal::line(pattern)
+        );
+    }
 }
 
 /// Reads `--config PATH`, or with `None` the project files present in the
@@ -118,9 +156,11 @@ fn ask_on_terminal(input: &InputSpec) -> Result<String, InputError> {
         .default
         .as_deref()
         .filter(|_| !input.password)
-        .map(|d| format!(" [{d}]"))
+        .map(|d| format!(" [{}]", mcp_cli::terminal::line(d)))
         .unwrap_or_default();
-    let prompt = format!("mcp: {question}{default}: ");
+    // The question and default come from the config file: a cloned
+    // repository's text, made safe like a server's.
+    let prompt = format!("mcp: {}{default}: ", mcp_cli::terminal::line(question));
     let stdin = std::io::stdin();
     let hidden = input.password && stdin.is_terminal();
     let line = if hidden {

@@ -139,6 +139,9 @@ pub(crate) struct OAuth {
     pub(crate) provider: mcp_auth::OAuthProvider,
     /// No cached token: the handshake may wait for the user.
     pub(crate) login_possible: bool,
+    /// Becomes `true` when a browser login begins (the authorization URL
+    /// is printed): from then the login has [`LOGIN_TIMEOUT`] of its own.
+    pub(crate) login_began: tokio::sync::watch::Receiver<bool>,
 }
 
 /// Where `mcp` caches OAuth tokens: `$MCP_TOKEN_FILE`, else
@@ -157,9 +160,14 @@ fn token_file() -> Option<std::path::PathBuf> {
 /// The OAuth provider: a loopback redirect listener that prints the
 /// authorization URL, tokens cached in [`token_file`].
 async fn oauth(url: &str) -> Result<OAuth, Failure> {
-    let ui = mcp_auth::LoopbackRedirect::bind(0, |u| {
+    let (began, login_began) = tokio::sync::watch::channel(false);
+    let ui = mcp_auth::LoopbackRedirect::bind(0, move |u| {
+        began.send_replace(true);
+        // The URL is built from what the server's metadata named: made
+        // safe like any server text.
         eprintln!(
-            "mcp: the server needs authorization; open this URL in a browser:\n  {u}\nmcp: waiting for the browser to come back to 127.0.0.1 ..."
+            "mcp: the server needs authorization; open this URL in a browser:\n  {}\nmcp: waiting for the browser to come back to 127.0.0.1 ...",
+            mcp_cli::terminal::line(u)
         );
     })
     .await
@@ -178,5 +186,6 @@ async fn oauth(url: &str) -> Result<OAuth, Failure> {
     Ok(OAuth {
         provider,
         login_possible,
+        login_began,
     })
 }

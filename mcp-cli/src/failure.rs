@@ -2,6 +2,7 @@
 
 use std::process::ExitCode;
 
+use mcp_cli::terminal::web_url;
 use mcp_client::{ClientError, CloseReason, HandshakeError};
 use mcp_proto::error::chain;
 use mcp_proto::transport::TransportError;
@@ -65,7 +66,11 @@ impl Failure {
         if let ClientError::Rpc(obj) = e
             && what != "handshake"
         {
-            return Failure::Refused(format!("the server answered {what} with an error: {obj}"));
+            let mut message = format!("the server answered {what} with an error: {obj}");
+            if let Some(urls) = obj.url_elicitation_required() {
+                message.push_str(&urls_to_open(&urls.elicitations));
+            }
+            return Failure::Refused(message);
         }
         let kind = match e {
             ClientError::Transport(_) => "transport error",
@@ -116,6 +121,28 @@ impl Failure {
     }
 }
 
+/// What a `URLElicitationRequired` (-32042) error asks the user to open:
+/// `; open ... in a browser, then run the command again`, the http(s) URLs
+/// only (the line is made safe when printed).
+fn urls_to_open(elicitations: &[serde_json::Value]) -> String {
+    let urls: Vec<&str> = elicitations
+        .iter()
+        .filter_map(|e| e.get("url").and_then(serde_json::Value::as_str))
+        .collect();
+    let web: Vec<&str> = urls.iter().copied().filter(|u| web_url(u)).collect();
+    let mut s = String::new();
+    if !web.is_empty() {
+        s.push_str(&format!(
+            "; open {} in a browser, then run the command again",
+            web.join(" and ")
+        ));
+    }
+    if web.len() < urls.len() {
+        s.push_str("; (a URL that is not http(s) was not shown)");
+    }
+    s
+}
+
 fn transport_kind(t: &TransportError) -> &'static str {
     use mcp_proto::transport::TransportErrorKind as K;
     match t.kind() {
@@ -146,6 +173,9 @@ pub(crate) fn report(f: Failure) -> ExitCode {
     ExitCode::from(code)
 }
 
+/// The message as one line, safe for the terminal: error messages quote
+/// what servers said (JSON-RPC error messages, HTTP error bodies), so they
+/// go through [`mcp_cli::terminal::line`] like any other server text.
 pub(crate) fn one_line(s: &str) -> String {
-    s.trim().replace(['\r', '\n'], " | ")
+    mcp_cli::terminal::line(s)
 }

@@ -16,8 +16,9 @@ use serde_json::value::RawValue;
 use crate::args::{Command, Options, Server};
 use crate::config::Configured;
 use crate::failure::Failure;
-use crate::{CLOSE_TIMEOUT, Interrupts, client_builder, human, out};
-use mcp_cli::raw_json::{Object, array_text, pretty};
+use crate::{CLOSE_TIMEOUT, Interrupts, client_builder, human, out, out_json};
+use mcp_cli::raw_json::{Object, write_pretty, write_pretty_array};
+use mcp_cli::terminal::line;
 
 /// How a configured server's start went.
 enum Outcome {
@@ -143,25 +144,29 @@ fn none_ready(started: &[Started]) -> Option<Failure> {
 fn servers(started: &[Started], json: bool) -> Result<(), Failure> {
     if json {
         let items: Vec<String> = started.iter().map(server_json).collect();
-        out(&(pretty(&format!("[{}]", items.join(","))) + "\n"));
+        out_json(|w| write_pretty(w, &format!("[{}]", items.join(","))));
     } else {
-        let width = started.iter().map(|s| s.name.len()).max().unwrap_or(0);
+        // Names come from config files (a cloned repository's .mcp.json
+        // is anyone's text) and reasons quote servers: both made safe.
+        let names: Vec<String> = started.iter().map(|s| line(&s.name)).collect();
+        let width = names.iter().map(|n| n.chars().count()).max().unwrap_or(0);
         let mut text = String::new();
-        for s in started {
+        for (s, name) in started.iter().zip(&names) {
             let took = s.took.as_secs_f64();
             let _ = match &s.outcome {
                 Outcome::Ready { version, tools } => writeln!(
                     text,
-                    "{:<width$}  {:<5}  ready  {version}  {tools} tools  started in {took:.1} s",
-                    s.name, s.transport,
+                    "{name:<width$}  {:<5}  ready  {version}  {tools} tools  started in {took:.1} s",
+                    s.transport,
                 ),
                 Outcome::Failed(why) => writeln!(
                     text,
-                    "{:<width$}  {:<5}  failed: {why}",
-                    s.name, s.transport
+                    "{name:<width$}  {:<5}  failed: {}",
+                    s.transport,
+                    line(why)
                 ),
                 Outcome::Disabled => {
-                    writeln!(text, "{:<width$}  {:<5}  disabled", s.name, s.transport)
+                    writeln!(text, "{name:<width$}  {:<5}  disabled", s.transport)
                 }
             };
         }
@@ -204,13 +209,13 @@ async fn tools(host: &Host, started: &[Started], json: bool, verbose: bool) -> R
         match &s.outcome {
             Outcome::Ready { .. } => {
                 let Some(client) = host.client(&s.name) else {
-                    eprintln!("mcp: server {:?} went away", s.name);
+                    eprintln!("mcp: server {:?} went away", line(&s.name));
                     continue;
                 };
                 let tools = match crate::list_items(&client, crate::Listing::Tools).await {
                     Ok(t) => crate::config::offered_tools(&s.config, t),
                     Err(f) => {
-                        eprintln!("mcp: server {:?}: {}", s.name, why(&f));
+                        eprintln!("mcp: server {:?}: {}", line(&s.name), why(&f));
                         continue;
                     }
                 };
@@ -232,7 +237,9 @@ async fn tools(host: &Host, started: &[Started], json: bool, verbose: bool) -> R
                     ));
                 }
             }
-            Outcome::Failed(why) => eprintln!("mcp: server {:?} failed: {why}", s.name),
+            Outcome::Failed(why) => {
+                eprintln!("mcp: server {:?} failed: {}", line(&s.name), line(why))
+            }
             Outcome::Disabled => {}
         }
     }
@@ -241,7 +248,7 @@ async fn tools(host: &Host, started: &[Started], json: bool, verbose: bool) -> R
             .into_iter()
             .filter_map(|l| RawValue::from_string(l).ok())
             .collect();
-        out(&(pretty(&array_text(raw.iter().map(|b| &**b))) + "\n"));
+        out_json(|w| write_pretty_array(w, raw.iter().map(|b| &**b)));
     } else {
         out(&text);
     }

@@ -1,4 +1,10 @@
 //! Output for people (without `--json`).
+//!
+//! Every string a server sent passes through [`mcp_cli::terminal`] on its way in
+//! here: one-line fields (names, URIs, versions, roles) with
+//! [`terminal::line`](fn@mcp_cli::terminal::line), so a newline in a name cannot forge a line of
+//! output; texts (descriptions, instructions, tool output) with
+//! [`terminal::text`](mcp_cli::terminal::text). Each function's result is safe to print as is.
 
 use std::fmt::Write as _;
 
@@ -8,6 +14,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use mcp_cli::raw_json::Object;
+use mcp_cli::terminal::{line, text};
 
 /// `info`.
 ///
@@ -15,9 +22,9 @@ use mcp_cli::raw_json::Object;
 pub(crate) fn info(s: &ServerInfo, versions: Option<&[String]>) -> String {
     let mut out = String::new();
     let imp = &s.implementation;
-    let _ = write!(out, "server: {} {}", imp.name, imp.version);
+    let _ = write!(out, "server: {} {}", line(&imp.name), line(&imp.version));
     if let Some(t) = &imp.title {
-        let _ = write!(out, " ({t})");
+        let _ = write!(out, " ({})", line(t));
     }
     let _ = writeln!(out);
     let _ = writeln!(
@@ -27,7 +34,7 @@ pub(crate) fn info(s: &ServerInfo, versions: Option<&[String]>) -> String {
         s.protocol_version.era()
     );
     if let Some(v) = versions.filter(|v| !v.is_empty()) {
-        let _ = writeln!(out, "server supports: {}", v.join(", "));
+        let _ = writeln!(out, "server supports: {}", line(&v.join(", ")));
     }
     let caps = serde_json::to_value(&s.capabilities)
         .ok()
@@ -39,11 +46,11 @@ pub(crate) fn info(s: &ServerInfo, versions: Option<&[String]>) -> String {
         if caps.is_empty() {
             "none".to_owned()
         } else {
-            caps.join(", ")
+            line(&caps.join(", "))
         }
     );
     if let Some(i) = &s.instructions {
-        let _ = writeln!(out, "instructions: {}", i.trim_end());
+        let _ = writeln!(out, "instructions: {}", text(i.trim_end()));
     }
     out
 }
@@ -248,12 +255,12 @@ fn listing(
         let Ok(item) = Object::parse(item.get()) else {
             continue;
         };
-        let _ = writeln!(out, "{}", head(&item));
+        let _ = writeln!(out, "{}", line(&head(&item)));
         if let Some(d) = item.str("description") {
-            let (text, cut) = shortened(&d, verbose);
+            let (shown, cut) = shortened(&text(&d), verbose);
             any_cut |= cut;
-            for line in text.lines() {
-                let _ = writeln!(out, "    {line}");
+            for l in shown.lines() {
+                let _ = writeln!(out, "    {l}");
             }
         }
     }
@@ -291,45 +298,51 @@ fn resource_contents(out: &mut Vec<String>, r: &ResourceContents) {
     let mime = r
         .mime_type
         .as_deref()
-        .map(|m| format!(", {m}"))
+        .map(|m| format!(", {}", line(m)))
         .unwrap_or_default();
+    let uri = line(&r.uri);
     match (&r.text, &r.blob) {
-        (Some(text), _) => {
-            out.push(format!("[resource: {}{mime}]", r.uri));
-            out.push(text.trim_end_matches('\n').to_owned());
+        (Some(t), _) => {
+            out.push(format!("[resource: {uri}{mime}]"));
+            out.push(text(t.trim_end_matches('\n')).into_owned());
         }
         (None, Some(blob)) => out.push(format!(
-            "[resource: {}{mime}, {}]",
-            r.uri,
+            "[resource: {uri}{mime}, {}]",
             plural_bytes(base64_len(blob))
         )),
-        (None, None) => out.push(format!("[resource: {}{mime}, no contents]", r.uri)),
+        (None, None) => out.push(format!("[resource: {uri}{mime}, no contents]")),
     }
 }
 
 /// One content block folded to text lines.
 fn block(out: &mut Vec<String>, b: &ContentBlock) {
     match b {
-        ContentBlock::Text(t) => out.push(t.text.clone()),
+        ContentBlock::Text(t) => out.push(text(&t.text).into_owned()),
         ContentBlock::Image(i) => out.push(format!(
             "[image: {}, {}]",
-            i.mime_type,
+            line(&i.mime_type),
             plural_bytes(base64_len(&i.data))
         )),
         ContentBlock::Audio(a) => out.push(format!(
             "[audio: {}, {}]",
-            a.mime_type,
+            line(&a.mime_type),
             plural_bytes(base64_len(&a.data))
         )),
-        ContentBlock::ResourceLink(l) => {
-            out.push(format!("[resource link: {} ({})]", l.uri, l.name))
-        }
+        ContentBlock::ResourceLink(l) => out.push(format!(
+            "[resource link: {} ({})]",
+            line(&l.uri),
+            line(&l.name)
+        )),
         ContentBlock::Resource(e) => resource_contents(out, &e.resource),
-        ContentBlock::ToolUse(u) => out.push(format!("[tool use: {} ({})]", u.name, u.id)),
-        ContentBlock::ToolResult(r) => out.push(format!("[tool result for {}]", r.tool_use_id)),
+        ContentBlock::ToolUse(u) => {
+            out.push(format!("[tool use: {} ({})]", line(&u.name), line(&u.id)))
+        }
+        ContentBlock::ToolResult(r) => {
+            out.push(format!("[tool result for {}]", line(&r.tool_use_id)))
+        }
         ContentBlock::Unknown(v) => {
             let kind = v.get("type").and_then(|t| t.as_str()).unwrap_or("?");
-            out.push(format!("[content of unknown type {kind:?}]"));
+            out.push(format!("[content of unknown type {:?}]", line(kind)));
         }
         _ => out.push("[content of a kind this client cannot show]".into()),
     }
@@ -342,7 +355,7 @@ fn block(out: &mut Vec<String>, b: &ContentBlock) {
 /// `structuredContent` or in a text block) is summarised
 /// ([`summarise_binary`]).
 pub(crate) fn call(result: &CallToolResult) -> String {
-    let mut out = summarise_binary(&mcp_tools::fold_result(result));
+    let mut out = summarise_binary(&text(&mcp_tools::fold_result(result)));
     if !out.is_empty() && !out.ends_with('\n') {
         out.push('\n');
     }
@@ -354,7 +367,9 @@ pub(crate) fn read(contents: &[ResourceContents]) -> String {
     let mut lines = Vec::new();
     for c in contents {
         match (&c.text, &c.blob) {
-            (Some(t), _) if contents.len() == 1 => lines.push(t.trim_end_matches('\n').to_owned()),
+            (Some(t), _) if contents.len() == 1 => {
+                lines.push(text(t.trim_end_matches('\n')).into_owned())
+            }
             _ => resource_contents(&mut lines, c),
         }
     }
@@ -414,7 +429,7 @@ pub(crate) fn prompt(raw: &Object) -> String {
         content: ContentBlock,
     }
     let mut out = String::new();
-    if let Some(d) = raw.str("description").map(|d| summarise_binary(&d)) {
+    if let Some(d) = raw.str("description").map(|d| summarise_binary(&text(&d))) {
         let _ = writeln!(out, "{}", d.trim_end());
     }
     for m in raw.array("messages").unwrap_or_default() {
@@ -422,8 +437,8 @@ pub(crate) fn prompt(raw: &Object) -> String {
             Ok(m) => {
                 let mut lines = Vec::new();
                 block(&mut lines, &m.content);
-                let text = summarise_binary(&lines.join("\n"));
-                let _ = writeln!(out, "[{}] {text}", m.role);
+                let shown = summarise_binary(&lines.join("\n"));
+                let _ = writeln!(out, "[{}] {shown}", line(&m.role));
             }
             Err(_) => {
                 let _ = writeln!(out, "[message this client cannot show]");

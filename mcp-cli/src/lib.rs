@@ -7,10 +7,13 @@
 //!   hand-written server over stdin/stdout speaking both protocol eras, which
 //!   `mcp` talks to when no server is named;
 //! - [`raw_json`]: JSON text handling that keeps a peer's key order, used to
-//!   print what a server sent exactly as it sent it.
+//!   print what a server sent exactly as it sent it;
+//! - [`terminal`]: server text made safe for a person's terminal (control
+//!   sequences, bidi and invisible characters escaped visibly).
 //!
 //! These modules serve the CLI; they are not meant as a stable library API.
 
 mod chaos;
 pub mod demo_server;
 pub mod raw_json;
+pub mod terminal;

@@ -44,21 +44,45 @@ mod config;
 mod connect;
 mod failure;
 mod fleet;
+#[cfg(unix)]
+mod form;
+mod handler;
 mod human;
 mod progress;
+
+/// Without termios and poll the terminal form is not built: requests for
+/// input are declined with a line saying so.
+#[cfg(not(unix))]
+mod form {
+    use mcp_proto::schema::{ElicitFormParams, ElicitResult, ElicitUrlParams};
+
+    pub(crate) fn asking() -> bool {
+        false
+    }
+    pub(crate) fn cancel_active() -> bool {
+        false
+    }
+    pub(crate) fn user_time() -> (Option<std::time::Instant>, std::time::Duration) {
+        (None, std::time::Duration::ZERO)
+    }
+    pub(crate) async fn ask_form(_: String, _: ElicitFormParams) -> ElicitResult {
+        eprintln!("mcp: declined the server's request for input: forms need a Unix terminal");
+        ElicitResult::decline()
+    }
+    pub(crate) async fn ask_url(_: String, _: ElicitUrlParams) -> ElicitResult {
+        eprintln!("mcp: declined the server's request to open a URL: this needs a Unix terminal");
+        ElicitResult::decline()
+    }
+}
 
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_client::{Client, ClientBuilder, ClientError, ClientHandler, ListKind};
-use mcp_proto::Notification;
+use mcp_client::{Client, ClientBuilder, ClientError};
 use mcp_proto::RawJson;
-use mcp_proto::schema::{
-    CallToolResult, LoggingMessageParams, ProgressParams, ResourceContents, ResourceUpdatedParams,
-    ServerCapabilities,
-};
+use mcp_proto::schema::{CallToolResult, ProgressParams, ResourceContents, ServerCapabilities};
 use mcp_proto::transport::BoxTransport;
 use serde_json::value::RawValue;
 use tokio::task::JoinHandle;
@@ -67,7 +91,7 @@ use crate::args::{Command, Options, Server};
 use crate::connect::{LOGIN_TIMEOUT, max_request_time, transport};
 use crate::failure::{Failure, report};
 use crate::progress::ProgressBar;
-use mcp_cli::raw_json::{Object, array_text, pretty};
+use mcp_cli::raw_json::{Object, write_pretty, write_pretty_array};
 
 /// How long closing the client may take before `mcp` gives up waiting (the
 /// transport's own escalation to SIGKILL is shorter than this).
@@ -86,9 +110,10 @@ fn spawned(server: &Server) -> bool {
     }
 }
 
-/// Extra time the handshake may take beyond `--timeout` (the
-/// `server/discover` probe of a legacy server that never answers it).
-const PROBE_ALLOWANCE: Duration = Duration::from_secs(5);
+/// Longest the `server/discover` probe waits before the session falls
+/// back to `initialize` (a legacy server that ignores the probe), and at
+/// most half of `--timeout`, so the fallback has the other half.
+const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// Exit status for Ctrl-C (128 + SIGINT).
 const EXIT_INTERRUPTED: u8 = 130;
@@ -220,6 +245,15 @@ fn out(s: &str) {
     let _ = stdout.flush();
 }
 
+/// Streams JSON output to stdout through a buffer (`write` gets the
+/// writer), ignoring a closed pipe: the output is never built whole in
+/// memory.
+fn out_json(write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) {
+    let mut stdout = std::io::BufWriter::with_capacity(64 * 1024, std::io::stdout().lock());
+    let _ = write(&mut stdout);
+    let _ = stdout.flush();
+}
+
 fn init_tracing(verbose: u8) {
     if verbose == 0 {
         return;
@@ -239,26 +273,35 @@ fn init_tracing(verbose: u8) {
 }
 
 /// The client builder as the options set it up, and how long its
-/// handshake may take. `login`: an OAuth login may run inside the
-/// handshake.
+/// handshake may take: `--timeout`, the probe and its fallback included.
+/// `login`: an OAuth login may run inside the handshake.
+///
+/// The deadline the user set is the caller's ([`handshake`]): the
+/// session's own timeouts here are only what it needs to behave. With a
+/// login possible they leave room for it (the session cannot see a login
+/// start; the transport runs it inside a request), and [`handshake`] adds
+/// [`LOGIN_TIMEOUT`] to the user's deadline only once a login has
+/// actually begun.
 pub(crate) fn client_builder(opts: &Options, login: bool) -> (ClientBuilder, Duration) {
     let mut builder = Client::builder("mcp", env!("CARGO_PKG_VERSION"))
         .protocol(opts.protocol)
         .request_timeout(opts.timeout)
         .max_request_time(max_request_time(opts))
         .resend_on_session_expiry(!spawned(&opts.server))
-        .handler(LogNotifications);
-    // A 401 during the handshake runs the browser login inside it.
-    // A server slow to answer `server/discover` is handled by the session
-    // (a late answer still wins over the fallback `initialize`).
-    let mut handshake_wait = opts.timeout + PROBE_ALLOWANCE;
+        .handshake_timeout(opts.timeout)
+        // A server slow to answer `server/discover` is handled by the
+        // session (a late answer still wins over the fallback `initialize`).
+        .probe_timeout(PROBE_TIMEOUT.min(opts.timeout / 2))
+        .handler(handler::CliHandler {
+            roots: opts.roots.clone(),
+            log_level: opts.log_level,
+        });
     if login {
         builder = builder
             .handshake_timeout(opts.timeout + LOGIN_TIMEOUT)
-            .probe_timeout(LOGIN_TIMEOUT);
-        handshake_wait += LOGIN_TIMEOUT * 2;
+            .probe_timeout(opts.timeout + LOGIN_TIMEOUT);
     }
-    (builder, handshake_wait)
+    (builder, opts.timeout)
 }
 
 /// A client for `transport` as the options set it up, with its driver
@@ -277,15 +320,53 @@ pub(crate) fn start_client(
     (client, driver, handshake_wait)
 }
 
-/// Waits up to `wait` for the handshake to complete.
-pub(crate) async fn handshake(client: &Client, wait: Duration) -> Result<(), Failure> {
-    match tokio::time::timeout(wait, client.wait_ready()).await {
-        Err(_) => Err(Failure::fatal(
-            "timeout",
-            format!("the server did not complete the handshake within {wait:?}"),
-        )),
-        Ok(Err(e)) => Err(Failure::from_client("handshake", &e)),
-        Ok(Ok(())) => Ok(()),
+/// Waits up to `wait` (`--timeout`) for the handshake to complete. When an
+/// OAuth login begins (`login` changes: mcp printed the authorization
+/// URL), the deadline becomes the login's own bound ([`LOGIN_TIMEOUT`])
+/// plus `wait` again from that moment: the time a person spends in the
+/// browser is not the server's, and nothing else extends the deadline.
+pub(crate) async fn handshake(
+    client: &Client,
+    wait: Duration,
+    mut login: Option<tokio::sync::watch::Receiver<bool>>,
+) -> Result<(), Failure> {
+    let ready = client.wait_ready();
+    tokio::pin!(ready);
+    let deadline = tokio::time::sleep(wait);
+    tokio::pin!(deadline);
+    // A login began (or no login can begin any more): stop watching.
+    let mut login_seen = false;
+    let mut after_login = "";
+    loop {
+        let watching = !login_seen && login.is_some();
+        let login_began = async {
+            match login.as_mut() {
+                Some(rx) => rx.wait_for(|began| *began).await.is_ok(),
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            r = &mut ready => return r.map_err(|e| Failure::from_client("handshake", &e)),
+            () = &mut deadline => {
+                return Err(Failure::fatal(
+                    "timeout",
+                    format!(
+                        "the server did not complete the handshake within {:.1} s{after_login} \
+                         (--timeout; a longer one may help)",
+                        wait.as_secs_f64()
+                    ),
+                ));
+            }
+            began = login_began, if watching => {
+                login_seen = true;
+                if began {
+                    after_login = " after the login";
+                    deadline
+                        .as_mut()
+                        .reset(tokio::time::Instant::now() + LOGIN_TIMEOUT + wait);
+                }
+            }
+        }
     }
 }
 
@@ -298,19 +379,29 @@ async fn run(opts: Options) -> Result<(), Failure> {
         code = interrupts.recv() => return Err(Failure::Interrupted(code)),
     };
     let login = oauth.as_ref().is_some_and(|o| o.login_possible);
+    let login_began = oauth.as_ref().map(|o| o.login_began.clone());
     let (client, driver, handshake_wait) = start_client(&opts, transport, login);
 
-    let work = async {
+    let mut work = Box::pin(async {
         // An OAuth failure is in the error's chain, which the report names.
-        handshake(&client, handshake_wait).await?;
+        handshake(&client, handshake_wait, login_began).await?;
+        after_handshake(&client, &opts).await;
         command(&client, &opts).await
-    };
-    let result = tokio::select! {
-        r = work => r,
-        code = interrupts.recv() => {
-            Err(Failure::Interrupted(code))
+    });
+    let result = loop {
+        tokio::select! {
+            r = &mut work => break r,
+            code = interrupts.recv() => {
+                // Ctrl-C while the server's question is on the terminal
+                // cancels that question; the call goes on.
+                if code == EXIT_INTERRUPTED && form::cancel_active() {
+                    continue;
+                }
+                break Err(Failure::Interrupted(code));
+            }
         }
     };
+    drop(work);
     // `work` is dropped here: an unfinished request's future is gone, so the
     // client queues `notifications/cancelled` for it (a timed-out request's
     // was queued when it timed out). Closing flushes that, then shuts the
@@ -344,27 +435,6 @@ async fn run(opts: Options) -> Result<(), Failure> {
     }
     let _ = tokio::time::timeout(close_wait, driver).await;
     result
-}
-
-/// Shows the server's notifications (log messages, list changes…) with `-v`.
-#[derive(Debug)]
-struct LogNotifications;
-
-impl ClientHandler for LogNotifications {
-    fn on_logging_message(&self, p: LoggingMessageParams) {
-        let logger = p.logger.as_deref().unwrap_or("");
-        tracing::info!(target: "mcp::server", level = ?p.level, logger, data = %p.data, "server log");
-    }
-    fn on_list_changed(&self, kind: ListKind) {
-        tracing::info!(target: "mcp::server", ?kind, "server list changed");
-    }
-    fn on_resource_updated(&self, p: ResourceUpdatedParams) {
-        tracing::info!(target: "mcp::server", uri = %p.uri, "resource updated");
-    }
-    fn other_notification(&self, n: Notification) {
-        let params = n.params.as_ref().map_or("", |p| p.get());
-        tracing::info!(target: "mcp::server", method = %n.method, params, "server notification");
-    }
 }
 
 /// Ctrl-C and, on Unix, SIGTERM, listened to from before any server is
@@ -419,6 +489,36 @@ impl Interrupts {
     }
 }
 
+/// Once the server is known: its name for the questions it may ask, and
+/// the log level `--log-level` asks for.
+async fn after_handshake(client: &Client, opts: &Options) {
+    let Some(server) = client.server() else {
+        return;
+    };
+    handler::set_server_name(&server.implementation.name);
+    let Some(level) = opts.log_level else {
+        return;
+    };
+    // 2026-07-28 carries the level in each request's `_meta` (nothing is
+    // sent now), so it is always set; a legacy server is sent
+    // `logging/setLevel` only when it declared `logging`.
+    if server.capabilities.logging.is_none() {
+        eprintln!(
+            "mcp: the server does not declare the `logging` capability, so it may send no log \
+             messages"
+        );
+        if server.era() != mcp_proto::Era::Modern {
+            return;
+        }
+    }
+    if let Err(e) = client.set_log_level(level).await {
+        eprintln!(
+            "mcp: the server refused the log level: {}",
+            mcp_cli::terminal::line(&mcp_proto::error::chain(&e).to_string())
+        );
+    }
+}
+
 async fn command(client: &Client, opts: &Options) -> Result<(), Failure> {
     let verbose = opts.verbose > 0;
     match &opts.command {
@@ -431,9 +531,9 @@ async fn command(client: &Client, opts: &Options) -> Result<(), Failure> {
             list(client, &opts.server, opts.json, verbose, Listing::Templates).await
         }
         Command::Prompts => list(client, &opts.server, opts.json, verbose, Listing::Prompts).await,
-        Command::Call { tool, args } => call(client, opts.json, tool, args.as_deref()).await,
-        Command::Read { uri } => read(client, opts.json, uri).await,
-        Command::Prompt { name, args } => prompt(client, opts.json, name, args.as_deref()).await,
+        Command::Call { tool, args } => call(client, opts, tool, args.as_deref()).await,
+        Command::Read { uri } => read(client, opts, uri).await,
+        Command::Prompt { name, args } => prompt(client, opts, name, args.as_deref()).await,
         // Handled before a server is picked.
         Command::Servers | Command::DemoServer | Command::Completions(_) => Ok(()),
     }
@@ -469,7 +569,7 @@ fn info(client: &Client, json: bool) -> Result<(), Failure> {
         doc.push_str(&versions);
     }
     doc.push('}');
-    out(&(pretty(&doc) + "\n"));
+    out_json(|w| write_pretty(w, &doc));
     Ok(())
 }
 
@@ -628,7 +728,7 @@ async fn list(
         items = config::offered_tools(cfg, items);
     }
     if json {
-        out(&(pretty(&array_text(items.iter().map(|b| &**b))) + "\n"));
+        out_json(|w| write_pretty_array(w, items.iter().map(|b| &**b)));
     } else {
         out(&what.human(&items, verbose));
     }
@@ -669,21 +769,108 @@ fn result_object(method: &str, raw: &RawJson) -> Result<Object, Failure> {
     })
 }
 
-async fn call(client: &Client, json: bool, tool: &str, args: Option<&str>) -> Result<(), Failure> {
+/// Waits for `answer` as the client's request timeout would (`timeout`
+/// since the last progress, `max` in all), except that the time a form is
+/// on the terminal does not count: while the person answers, the deadline
+/// waits, and it starts again when the answer is sent. `None`: timed out
+/// (dropping `answer` sends the server `notifications/cancelled`).
+async fn server_time<T>(
+    answer: impl std::future::Future<Output = T>,
+    timeout: Duration,
+    max: Duration,
+    progressed: &tokio::sync::Notify,
+) -> Option<T> {
+    use tokio::time::Instant;
+    tokio::pin!(answer);
+    let start = Instant::now();
+    let mut last = start;
+    loop {
+        let (answered, spent) = form::user_time();
+        if let Some(t) = answered.map(Instant::from_std)
+            && t > last
+        {
+            last = t;
+        }
+        // While a question is on the terminal no deadline runs (looked at
+        // again after `timeout`); the cap counts only the server's time.
+        let deadline = if form::asking() {
+            Instant::now() + timeout
+        } else {
+            (last + timeout).min(start + max + spent)
+        };
+        tokio::select! {
+            r = &mut answer => return Some(r),
+            () = progressed.notified() => last = Instant::now(),
+            () = tokio::time::sleep_until(deadline) => {
+                if form::asking() {
+                    last = Instant::now();
+                    continue;
+                }
+                // A form closed since: the loop starts the deadline again.
+                if form::user_time().0.map(Instant::from_std).is_some_and(|t| t > last) {
+                    continue;
+                }
+                return None;
+            }
+        }
+    }
+}
+
+/// Sends a request the server may answer with questions for the user
+/// (`tools/call`, `prompts/get`, `resources/read`), with progress drawn on
+/// stderr when `progress`, and waits for its answer. Its deadline is kept
+/// here rather than by the client, because the time a person spends
+/// answering the server's questions is not the server's
+/// ([`server_time`]). `what`: the tool, prompt or URI, for errors.
+async fn ask(
+    client: &Client,
+    opts: &Options,
+    method: &'static str,
+    params: RawJson,
+    what: &str,
+    progress: bool,
+) -> Result<RawJson, Failure> {
+    let bar = Arc::new(ProgressBar::new());
+    let progressed = Arc::new(tokio::sync::Notify::new());
+    let mut request = client.request_raw(method, Some(params)).no_timeout();
+    if progress {
+        let (bar, progressed) = (bar.clone(), progressed.clone());
+        request = request.on_progress(move |p: ProgressParams| {
+            bar.draw(&p);
+            progressed.notify_one();
+        });
+    }
+    let raw = server_time(
+        request.send(),
+        opts.timeout,
+        max_request_time(opts),
+        &progressed,
+    )
+    .await;
+    bar.finish();
+    let Some(raw) = raw else {
+        return Err(Failure::fatal(
+            "timeout",
+            format!(
+                "{method} {what}: no response within {:.1} s; sent the server a cancellation \
+                 (notifications/cancelled) and stopped it (a longer --timeout may help)",
+                opts.timeout.as_secs_f64()
+            ),
+        ));
+    };
+    raw.map_err(|e| Failure::from_client(&format!("{method} {what}"), &e))
+}
+
+async fn call(
+    client: &Client,
+    opts: &Options,
+    tool: &str,
+    args: Option<&str>,
+) -> Result<(), Failure> {
+    let json = opts.json;
     let args = json_args(args, &format!("tool {tool:?}"))?;
     let params = named_params("name", tool, args.as_deref())?;
-    let bar = Arc::new(ProgressBar::new());
-    let on_progress = {
-        let bar = bar.clone();
-        move |p: ProgressParams| bar.draw(&p)
-    };
-    let raw = client
-        .request_raw("tools/call", Some(params))
-        .on_progress(on_progress)
-        .send()
-        .await;
-    bar.finish();
-    let raw = raw.map_err(|e| Failure::from_client(&format!("tools/call {tool}"), &e))?;
+    let raw = ask(client, opts, "tools/call", params, tool, true).await?;
     let result: CallToolResult = serde_json::from_str(raw.get()).map_err(|e| {
         Failure::fatal(
             "protocol error",
@@ -691,7 +878,7 @@ async fn call(client: &Client, json: bool, tool: &str, args: Option<&str>) -> Re
         )
     })?;
     if json {
-        out(&(pretty(raw.get()) + "\n"));
+        out_json(|w| write_pretty(w, raw.get()));
     } else {
         out(&human::call(&result));
     }
@@ -702,17 +889,13 @@ async fn call(client: &Client, json: bool, tool: &str, args: Option<&str>) -> Re
     }
 }
 
-async fn read(client: &Client, json: bool, uri: &str) -> Result<(), Failure> {
+async fn read(client: &Client, opts: &Options, uri: &str) -> Result<(), Failure> {
     let uri_json = serde_json::to_string(uri).unwrap_or_else(|_| "\"\"".into());
     let params = RawJson::from_string(format!("{{\"uri\":{uri_json}}}"))
         .map_err(|e| Failure::Usage(format!("bad URI: {e}")))?;
-    let raw = client
-        .request_raw("resources/read", Some(params))
-        .send()
-        .await
-        .map_err(|e| Failure::from_client(&format!("resources/read {uri}"), &e))?;
-    if json {
-        out(&(pretty(raw.get()) + "\n"));
+    let raw = ask(client, opts, "resources/read", params, uri, false).await?;
+    if opts.json {
+        out_json(|w| write_pretty(w, raw.get()));
         return Ok(());
     }
     let obj = result_object("resources/read", &raw)?;
@@ -733,19 +916,15 @@ async fn read(client: &Client, json: bool, uri: &str) -> Result<(), Failure> {
 
 async fn prompt(
     client: &Client,
-    json: bool,
+    opts: &Options,
     name: &str,
     args: Option<&str>,
 ) -> Result<(), Failure> {
     let args = json_args(args, &format!("prompt {name:?}"))?;
     let params = named_params("name", name, args.as_deref())?;
-    let raw = client
-        .request_raw("prompts/get", Some(params))
-        .send()
-        .await
-        .map_err(|e| Failure::from_client(&format!("prompts/get {name}"), &e))?;
-    if json {
-        out(&(pretty(raw.get()) + "\n"));
+    let raw = ask(client, opts, "prompts/get", params, name, false).await?;
+    if opts.json {
+        out_json(|w| write_pretty(w, raw.get()));
     } else {
         out(&human::prompt(&result_object("prompts/get", &raw)?));
     }

@@ -1,11 +1,63 @@
-//! Progress notifications drawn on stderr.
+//! Progress notifications drawn on stderr, and the other lines that share
+//! stderr with the bar and with a form on the terminal ([`say`]).
 
 use std::io::{IsTerminal, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 
+/// A bar is drawn on the terminal's last line (no newline after it):
+/// whoever writes a line to stderr clears it first ([`clear_line`]), and
+/// the next notification draws it again.
+static BAR_SHOWN: AtomicBool = AtomicBool::new(false);
+
+/// Lines [`say`] holds while a form is on the terminal, shown when it
+/// closes ([`release_held`]); beyond [`MAX_HELD`] only a count is kept.
+static HELD: std::sync::Mutex<(Vec<String>, usize)> = std::sync::Mutex::new((Vec::new(), 0));
+
+/// Most lines held while a form is on the terminal.
+const MAX_HELD: usize = 256;
+
+/// Writes one line to stderr (already made safe by the caller): at once,
+/// clearing a progress bar first, or, while a form is on the terminal,
+/// after it closes, so the person's questions are not broken up.
+pub(crate) fn say(line: String) {
+    if crate::form::asking() {
+        let mut held = HELD.lock().unwrap_or_else(|e| e.into_inner());
+        if held.0.len() < MAX_HELD {
+            held.0.push(line);
+        } else {
+            held.1 += 1;
+        }
+        return;
+    }
+    clear_line();
+    eprintln!("{line}");
+}
+
+/// Shows the lines held while a form was on the terminal.
+#[cfg_attr(not(unix), allow(dead_code))]
+pub(crate) fn release_held() {
+    let (lines, dropped) = std::mem::take(&mut *HELD.lock().unwrap_or_else(|e| e.into_inner()));
+    for line in lines {
+        eprintln!("{line}");
+    }
+    if dropped > 0 {
+        eprintln!("mcp: ({dropped} more lines from the server while the form was open, not shown)");
+    }
+}
+
+/// Clears a drawn progress bar, so a line written to stderr next (a log
+/// message, a form) starts on a clean line.
+pub(crate) fn clear_line() {
+    if BAR_SHOWN.swap(false, Ordering::AcqRel) {
+        let mut err = std::io::stderr().lock();
+        let _ = write!(err, "\r\x1b[2K");
+        let _ = err.flush();
+    }
+}
+
 use mcp_proto::schema::ProgressParams;
 
-use crate::failure::one_line;
+use mcp_cli::terminal::line;
 
 /// Progress drawn on stderr: a redrawn bar on a terminal, one plain line
 /// per notification otherwise (logs, pipes, tests).
@@ -27,10 +79,14 @@ impl ProgressBar {
     }
 
     pub(crate) fn draw(&self, p: &ProgressParams) {
+        // A form is on the terminal: its questions own stderr.
+        if crate::form::asking() {
+            return;
+        }
         let msg = p
             .message
             .as_deref()
-            .map(|m| format!(" {}", one_line(m)))
+            .map(|m| format!(" {}", line(m)))
             .unwrap_or_default();
         let count = match p.total {
             Some(t) => format!("{}/{}", fmt_num(p.progress), fmt_num(t)),
@@ -53,6 +109,7 @@ impl ProgressBar {
         let mut err = std::io::stderr().lock();
         if self.tty {
             let _ = write!(err, "\r\x1b[2K{line}");
+            BAR_SHOWN.store(true, Ordering::Release);
         } else {
             let _ = writeln!(err, "progress: {line}");
         }
@@ -63,9 +120,7 @@ impl ProgressBar {
     /// Clears a terminal bar so the result starts on a clean line.
     pub(crate) fn finish(&self) {
         if self.tty && self.drawn.swap(false, Ordering::Relaxed) {
-            let mut err = std::io::stderr().lock();
-            let _ = write!(err, "\r\x1b[2K");
-            let _ = err.flush();
+            clear_line();
         }
     }
 }

@@ -324,3 +324,51 @@ fn no_oauth_flag_keeps_the_401() {
     assert!(stderr.contains("401"), "{stderr}");
     assert!(!log.lock().unwrap().iter().any(|l| l.contains("well-known")));
 }
+
+/// The browser login is the user's time, not the server's (issue 33 #4):
+/// with `--timeout 1`, a login that takes 2 s in the browser still
+/// completes, because the login's own allowance starts when the URL is
+/// printed (and only then: see tests/hostile.rs for a server that never
+/// asks for a login and is cut off at the timeout).
+#[test]
+fn a_login_slower_than_the_timeout_is_not_cut_short() {
+    let (base, _log) = start_mock();
+    let dir = std::env::temp_dir().join(format!("mcp-cli-oauth-slow-{}", std::process::id()));
+    let url = format!("{base}/mcp");
+    let mut child = Command::new(MCP)
+        .args(["--http", &url, "--timeout", "1", "tools"])
+        .env("MCP_TOKEN_FILE", dir.join("tokens.json"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut all = String::new();
+        for line in BufReader::new(stderr).lines() {
+            let line = line.unwrap();
+            all.push_str(&line);
+            all.push('\n');
+            if let Some(u) = line.trim().strip_prefix("http") {
+                // A person reading the URL and logging in: longer than --timeout.
+                std::thread::sleep(Duration::from_secs(2));
+                browse(&format!("http{u}"));
+            }
+        }
+        let _ = tx.send(all);
+    });
+    let mut stdout = String::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut stdout)
+        .unwrap();
+    let status = child.wait().unwrap();
+    let stderr = rx.recv_timeout(Duration::from_secs(30)).unwrap();
+    assert!(status.success(), "stderr: {stderr}\nstdout: {stdout}");
+    assert!(stdout.contains("secret_tool"), "{stdout}");
+    let _ = std::fs::remove_dir_all(dir);
+}

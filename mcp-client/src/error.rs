@@ -87,6 +87,19 @@ pub enum ClientError {
         /// How many rounds were answered.
         rounds: u32,
     },
+    /// The connection is at a limit and the caller asked not to wait:
+    /// [`RequestBuilder::try_send`](crate::RequestBuilder::try_send) with
+    /// [`max_in_flight`](crate::ClientBuilder::max_in_flight) calls already
+    /// in flight, or [`Client::notify`](crate::Client::notify) with
+    /// [`max_outbound_backlog`](crate::session::SessionConfig::max_outbound_backlog)
+    /// messages waiting for a server that is not reading. Nothing was sent.
+    #[error(
+        "the connection is at its limit of {limit}; nothing was sent (retry once calls complete)"
+    )]
+    Busy {
+        /// The limit that was reached.
+        limit: usize,
+    },
     /// Too many pages in a `list_all_*` call.
     #[error("more than {limit} pages while listing {method}; giving up (limit: max_list_pages)")]
     TooManyPages {
@@ -186,6 +199,17 @@ pub enum CloseReason {
     Transport(TransportError),
     /// The handshake failed.
     Handshake(HandshakeError),
+    /// The server ended every new session the client started (HTTP 404 to
+    /// a message of it) before answering any call in it, this many times
+    /// in a row ([`max_session_renewals`](crate::session::SessionConfig::max_session_renewals));
+    /// the client did not start another. The
+    /// [`source`](std::error::Error::source) is the last loss.
+    SessionsLost {
+        /// How many new sessions were started in a row.
+        renewals: u32,
+        /// The transport's report of the last loss.
+        error: TransportError,
+    },
     /// The client's driver is gone (its task was dropped or the runtime shut down).
     DriverGone,
     /// The driver was polled outside a tokio runtime (it needs one, with
@@ -203,6 +227,11 @@ impl fmt::Display for CloseReason {
             CloseReason::DriverGone => {
                 f.write_str("connection closed (the client's driver task is gone)")
             }
+            CloseReason::SessionsLost { renewals, .. } => write!(
+                f,
+                "the server ended the session, and each of the {renewals} new ones the client \
+                 started in a row, before answering a call in it; not starting another"
+            ),
             CloseReason::NoRuntime => f.write_str(
                 "connection closed (the client's driver ran outside a tokio runtime; spawn it \
                  on one: tokio::spawn)",
@@ -216,6 +245,7 @@ impl std::error::Error for CloseReason {
         match self {
             CloseReason::Transport(e) => e.source(),
             CloseReason::Handshake(e) => Some(e),
+            CloseReason::SessionsLost { error, .. } => Some(error),
             _ => None,
         }
     }

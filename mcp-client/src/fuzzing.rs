@@ -117,6 +117,8 @@ struct Owner {
     /// Requests the session sent, in order (the server answers these).
     sent: Vec<RequestId>,
     calls: BTreeMap<CallId, Call>,
+    /// The server's requests handed to this owner and not yet answered.
+    answering: Vec<RequestId>,
     next_call: u64,
     closed: bool,
     rounds: u32,
@@ -169,6 +171,7 @@ impl Owner {
             now: start,
             sent: Vec::new(),
             calls: BTreeMap::new(),
+            answering: Vec::new(),
             next_call: 0,
             closed: false,
             rounds,
@@ -183,6 +186,14 @@ impl Owner {
             if let Transmit::Message(Message::Request(r)) = t {
                 self.sent.push(r.id);
             }
+        }
+        assert!(
+            self.session.accepts_input(),
+            "an empty outbound queue pauses input"
+        );
+        // A transport that flushes what it was given (or is still flushing).
+        if s.one_in(2) {
+            self.session.handle_flushed();
         }
         while let Some(e) = self.session.poll_event() {
             match e {
@@ -211,20 +222,37 @@ impl Owner {
                         self.session.provide_input(call, answers, self.now);
                     }
                 }
-                Event::ServerRequest(r) => match s.byte() % 3 {
-                    0 => self.session.respond(r.id, Ok(RawJson::empty_object())),
-                    1 => self.session.respond(
-                        r.id,
-                        Err(ErrorObject::new(ErrorCode::METHOD_NOT_FOUND, "no")),
-                    ),
-                    _ => {}
-                },
+                Event::ServerRequest(r) => {
+                    assert!(!self.answering.contains(&r.id), "{} handed out twice", r.id);
+                    self.answering.push(r.id.clone());
+                    assert!(
+                        self.answering.len() <= self.session.config().max_server_requests,
+                        "more server requests handed out than the limit"
+                    );
+                    let answer = match s.byte() % 3 {
+                        0 => Ok(RawJson::empty_object()),
+                        1 => Err(ErrorObject::new(ErrorCode::METHOD_NOT_FOUND, "no")),
+                        _ => continue,
+                    };
+                    self.answering.retain(|id| *id != r.id);
+                    self.session.respond(r.id, answer);
+                }
+                Event::ServerRequestCancelled(id) => {
+                    let before = self.answering.len();
+                    self.answering.retain(|a| *a != id);
+                    assert_eq!(
+                        self.answering.len() + 1,
+                        before,
+                        "{id} cancelled but not handed out"
+                    );
+                }
                 Event::Closed(_) => {
                     assert!(
                         self.calls.is_empty(),
                         "closed with calls left: {:?}",
                         self.calls
                     );
+                    self.answering.clear();
                     self.closed = true;
                 }
                 Event::Ready | Event::Notification(_) => {}

@@ -6,7 +6,8 @@
 //!   passed in. Testable without processes, sockets or a runtime.
 //! - [`Client`] (feature `tokio`, on by default): a cheap, cloneable handle;
 //!   many calls in flight over one transport, no lock held across a call. Its
-//!   [`Driver`] is one task that owns the session and the transport.
+//!   [`Driver`] is the one task that does the connection's IO: callers hand
+//!   their requests to the session and wake it; only it polls the transport.
 //!
 //! # Example
 //!
@@ -41,7 +42,33 @@
 //!
 //! Dropping a request's future cancels the request: the server is sent
 //! `notifications/cancelled` (never for `initialize`) and a late response is
-//! ignored. Timeouts cancel the same way.
+//! ignored. Timeouts cancel the same way. A call dropped while it waits for
+//! room under [`ClientBuilder::max_in_flight`] was never sent.
+//!
+//! # Bounds
+//!
+//! Every queue the client keeps has a limit, named and configurable, and a
+//! defined behaviour when full; none grows with what a server sends:
+//!
+//! | what | limit | when reached |
+//! |---|---|---|
+//! | calls in flight | [`ClientBuilder::max_in_flight`] ([`DEFAULT_MAX_IN_FLIGHT`]) | a call waits for room, in the order calls started waiting; [`RequestBuilder::try_send`] fails with [`ClientError::Busy`] |
+//! | answers to the server's requests waiting to be written | [`SessionConfig::max_outbound_backlog`](session::SessionConfig::max_outbound_backlog) | the client stops reading from the server until they are written |
+//! | the server's requests being answered | [`ClientBuilder::max_server_requests`] | answered "client busy" (-32603) at once |
+//! | notifications waiting for the handler | [`MAX_QUEUED_NOTIFICATIONS`] | the client stops reading until the handler catches up |
+//! | bytes waiting to be written | the transport's (stdio: its write buffer; HTTP: `max_unanswered_posts`) | the client stops writing; the backlog above then fills |
+//!
+//! So a server that stops reading while it keeps sending is, after a
+//! bounded amount, no longer read from; the client's calls still time out
+//! and it still closes (`tests/flood.rs`: a minute of such a flood moves the
+//! client's memory by a few MiB).
+//!
+//! # The handler's tasks
+//!
+//! The driver owns every task it starts for the [`ClientHandler`]: a
+//! server request the server cancels has its task aborted and gets no
+//! answer; closing aborts them all; a handler that panics has its request
+//! answered with an internal error and leaves every count right.
 //!
 //! # Feature flags
 //!
@@ -55,8 +82,19 @@
 //! Unlike `STYLE.md`'s sketch, the session is not generic over a waiter type:
 //! calls are named by a caller-chosen [`CallId`](session::CallId) that stays
 //! the same across `input_required` retries (which need new JSON-RPC ids),
-//! and the driver keeps the reply channels. That keeps the core free of any
-//! async type and makes retries invisible to callers.
+//! and the connection keeps the reply channels beside the session. That
+//! keeps the core free of any async type and makes retries invisible to
+//! callers.
+//!
+//! The shape of the async side is quinn's: the session and the callers'
+//! waiters live behind one mutex that callers and the driver share, never
+//! held across an `.await` or user code; callers change them and wake the
+//! driver, which alone does IO. A call therefore costs a task hand-off on
+//! its way out (the driver writes it), which a design where callers wrote
+//! their own requests avoided; in exchange no transport can be polled from
+//! a task it does not know, with a waker nobody will wake, and every queue
+//! has one owner that bounds it. Concurrent calls made between two runs of
+//! the driver go out in one write.
 
 mod era_cache;
 pub mod error;
@@ -78,9 +116,10 @@ pub use session::{EraHint, ServerInfo, VersionChoice};
 pub use client::skills::LoadedSkill;
 #[cfg(feature = "tokio")]
 pub use client::{
-    Client, ClientBuilder, DEFAULT_MAX_LIST_PAGES, Driver, MAX_CONCURRENT_SERVER_REQUESTS,
+    Client, ClientBuilder, DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_LIST_PAGES, Driver,
     MAX_QUEUED_NOTIFICATIONS, ProgressFn, RequestBuilder, ResponseFuture,
 };
+pub use session::{DEFAULT_MAX_OUTBOUND_BACKLOG, DEFAULT_MAX_SERVER_REQUESTS};
 
 /// The README's example, compiled with the doc-tests so it cannot go stale.
 #[cfg(doctest)]

@@ -21,7 +21,7 @@ use mcp_proto::{Era, ErrorObject, ProtocolVersion};
 use mcp_transport_stdio::{ServerCommand, Stderr, StdioTransport};
 use serde_json::{Value, json};
 
-use test_support::PeerCommand;
+use test_support::{DriverOnly, PeerCommand};
 
 /// A real peer as a stdio server command, its stderr discarded.
 fn stdio(peer: PeerCommand) -> ServerCommand {
@@ -98,7 +98,7 @@ impl ClientHandler for TestHandler {
 }
 
 async fn connect(cmd: ServerCommand, choice: VersionChoice, handler: TestHandler) -> Client {
-    let transport = StdioTransport::spawn(cmd).unwrap();
+    let transport = DriverOnly::new(StdioTransport::spawn(cmd).unwrap());
     tokio::time::timeout(
         Duration::from_secs(30),
         Client::builder("mcp-rs-tests", "0.1.0")
@@ -441,7 +441,7 @@ async fn connect_remembering(
 ) -> (Client, Arc<Mutex<Vec<String>>>) {
     let methods = Arc::new(Mutex::new(Vec::new()));
     let transport = Recording {
-        inner: Box::pin(StdioTransport::spawn(cmd).unwrap()),
+        inner: Box::pin(DriverOnly::new(StdioTransport::spawn(cmd).unwrap())),
         methods: methods.clone(),
     };
     let client = tokio::time::timeout(
@@ -545,7 +545,7 @@ async fn python_sdk_answering_the_probe_after_its_timeout_is_modern() {
     let Some(cmd) = python_server() else { return };
     let methods = Arc::new(Mutex::new(Vec::new()));
     let transport = Recording {
-        inner: Box::pin(StdioTransport::spawn(cmd).unwrap()),
+        inner: Box::pin(DriverOnly::new(StdioTransport::spawn(cmd).unwrap())),
         methods: methods.clone(),
     };
     let client = tokio::time::timeout(

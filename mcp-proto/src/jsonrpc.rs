@@ -27,7 +27,7 @@ pub(crate) mod scan;
 use self::decode::{decode_slice_error, decode_text};
 pub use self::error::{DecodeError, EnvelopeViolation};
 pub use self::id::{IdHash, IdHasher, RequestId};
-pub use self::peek::{FrameHead, FrameKind, answered_id, peek_head, peek_tail};
+pub use self::peek::{Dropped, FrameHead, FrameKind, answered_id, peek_head, peek_tail};
 
 /// A request: expects exactly one response with the same id.
 #[derive(Debug, Clone)]

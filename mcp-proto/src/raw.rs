@@ -24,6 +24,9 @@ use std::fmt;
 use std::ops::Range;
 
 pub(crate) mod compact;
+mod object;
+
+pub use object::ObjectWriter;
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};

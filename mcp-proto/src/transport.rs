@@ -58,6 +58,9 @@
 //!     that one request failed in the transport (an HTTP POST answered 500,
 //!     a dropped response stream, an expired session). The client fails that
 //!     request (or retries it) and goes on.
+//!   - [`TransportErrorKind::SessionExpired`] without a request: the server
+//!     ended the session (HTTP 404); the connection goes on, and the client
+//!     starts a new session before it sends anything else.
 //!   - **a dropped answer**: a `Decode` error with a `request_id` says "the
 //!     frame answering this request was dropped, because …" (over the size
 //!     limit, not JSON-RPC, undecodable). A transport that drops a frame
@@ -90,26 +93,17 @@
 //!
 //! # Who calls what, with which waker
 //!
-//! `mcp-client` owns the transport inside its driver state, behind a mutex;
-//! every call below happens with that lock held, so calls never overlap.
-//! But they come from two places:
-//!
-//! - **The driver task** calls every method with its own waker: it polls
-//!   `poll_recv`, and the send methods for whatever callers could not finish.
-//! - **A caller's task** (any thread inside the tokio runtime) calls
-//!   `poll_ready`, `start_send` and `poll_flush` right after queueing a
-//!   request, with a **no-op waker** ([`Waker::noop`](std::task::Waker::noop)),
-//!   to write without a task switch. If one of them returns `Pending`, the
-//!   caller wakes the driver, which polls the same method again with a real
-//!   waker. So a `Pending` seen with the no-op waker is fine, but the
-//!   transport must not rely on that waker: it must keep the message
-//!   accepted by `start_send` and make progress (or register the next real
-//!   waker) on the next poll.
+//! One task does all of a connection's IO: `mcp-client`'s driver owns the
+//! transport and calls every method itself, one call at a time, each
+//! `poll_*` with the driver task's own waker. Nothing else reaches the
+//! transport (callers hand their requests to the driver's session and wake
+//! it), so a transport may keep one waker per direction and rely on it.
 //!
 //! A transport therefore: is `Send`; stores the waker of the *latest* call
-//! of each `poll_*` method (not the first); never blocks in any method; and
-//! may spawn tasks only from inside a tokio runtime (the client writes from
-//! a caller's thread only when one is current).
+//! of each `poll_*` method (the driver's task may move between threads, and
+//! a driver polled by another future passes that future's waker); never
+//! blocks in any method; and may spawn tasks on the current tokio runtime
+//! (the driver runs inside one).
 //!
 //! # What each method returns, by state
 //!
@@ -211,6 +205,7 @@ use std::future::{Future, poll_fn};
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
+use std::time::Instant;
 
 use crate::jsonrpc::{Message, RequestId};
 use crate::version::ProtocolVersion;
@@ -249,6 +244,18 @@ pub trait Transport: Send + 'static {
     fn set_protocol_version(self: Pin<&mut Self>, version: ProtocolVersion) {
         let _ = version;
     }
+
+    /// Tells the transport by when the client will have given up on the
+    /// request `id` (its timeout), just before that request is handed to
+    /// [`start_send`](Transport::start_send). A transport that may wait
+    /// before sending a request again (HTTP: a `429` or `503` answer with
+    /// `Retry-After`) uses it never to wait past that time: it fails the
+    /// request at once instead, saying when the server asked to be retried.
+    /// Requests sent without it have no known deadline. The default does
+    /// nothing.
+    fn set_request_deadline(self: Pin<&mut Self>, id: &RequestId, deadline: Instant) {
+        let _ = (id, deadline);
+    }
 }
 
 impl<T: Transport + ?Sized> Transport for Pin<Box<T>> {
@@ -272,6 +279,9 @@ impl<T: Transport + ?Sized> Transport for Pin<Box<T>> {
     }
     fn set_protocol_version(self: Pin<&mut Self>, version: ProtocolVersion) {
         self.get_mut().as_mut().set_protocol_version(version);
+    }
+    fn set_request_deadline(self: Pin<&mut Self>, id: &RequestId, deadline: Instant) {
+        self.get_mut().as_mut().set_request_deadline(id, deadline);
     }
 }
 
@@ -338,10 +348,24 @@ pub enum TransportErrorKind {
     /// type the spec does not allow, a malformed SSE stream).
     Protocol,
     /// The server no longer knows the session (HTTP 404 on a live session).
-    /// The client may start a new session and retry.
+    ///
+    /// Not scoped to a request, it reports the loss (once per lost session,
+    /// before any error scoped to a request of that session): the
+    /// connection works, and the client must start a new session
+    /// (`initialize`) before it sends anything else; the transport sends
+    /// nothing but `initialize` until then. Scoped to a request, it means
+    /// that request was answered 404 (or held back while the session was
+    /// lost): the server did not process it, so sending it again in the new
+    /// session is safe.
     SessionExpired,
     /// The server rejected the client's credentials (HTTP 401/403).
     Unauthorized,
+    /// The server refused the request for now and did not process it (HTTP
+    /// 429 Too Many Requests, or 503 Service Unavailable): too many
+    /// requests, or overloaded. The transport retries what is safe within
+    /// the request's deadline; this error means it did not (any more), and
+    /// its cause says when the server asked to be retried, if it said.
+    Throttled,
     /// Anything else.
     Other,
 }
@@ -356,6 +380,7 @@ impl fmt::Display for TransportErrorKind {
             TransportErrorKind::Protocol => "transport protocol error",
             TransportErrorKind::SessionExpired => "session expired",
             TransportErrorKind::Unauthorized => "unauthorized",
+            TransportErrorKind::Throttled => "refused for now by the server",
             TransportErrorKind::Other => "transport error",
         })
     }
@@ -445,7 +470,11 @@ impl TransportError {
 
     /// Whether the transport is unusable after this error (see the module docs).
     pub fn is_terminal(&self) -> bool {
-        self.request.is_none() && self.kind != TransportErrorKind::Decode
+        self.request.is_none()
+            && !matches!(
+                self.kind,
+                TransportErrorKind::Decode | TransportErrorKind::SessionExpired
+            )
     }
 
     /// The underlying cause, if any.

@@ -78,6 +78,40 @@ impl Glob {
         &self.source
     }
 
+    /// Whether the pattern matches any of `names`.
+    pub fn matches_any<'n>(&self, names: impl IntoIterator<Item = &'n str>) -> bool {
+        names.into_iter().any(|n| self.matches(n))
+    }
+
+    /// What to tell a user whose pattern matched nothing, when it holds
+    /// syntax of other glob dialects that is literal here (`?`, `[...]`,
+    /// `{a,b}`, `!`): `t[0-9]*` matches only names that start with the
+    /// five characters `t[0-9]`.
+    ///
+    /// ```
+    /// use mcp_tools::Glob;
+    ///
+    /// assert!(Glob::new("t[0-9]*").literal_syntax_hint().unwrap().contains("`[`"));
+    /// assert_eq!(Glob::new("read_*").literal_syntax_hint(), None);
+    /// ```
+    pub fn literal_syntax_hint(&self) -> Option<String> {
+        let mut found: Vec<char> = Vec::new();
+        for c in self.source.chars() {
+            if matches!(c, '?' | '[' | ']' | '{' | '}' | '!') && !found.contains(&c) {
+                found.push(c);
+            }
+        }
+        if found.is_empty() {
+            return None;
+        }
+        let list: Vec<String> = found.iter().map(|c| format!("`{c}`")).collect();
+        Some(format!(
+            "only `*` and `**` are special in tool patterns; {} {} matched literally",
+            list.join(", "),
+            if found.len() == 1 { "is" } else { "are" }
+        ))
+    }
+
     /// Whether `name` matches the whole pattern.
     pub fn matches(&self, name: &str) -> bool {
         let name: Vec<char> = name.chars().collect();
@@ -170,6 +204,62 @@ impl Filter {
         G: Into<Glob>,
     {
         Filter::Exclude(patterns.into_iter().map(Into::into).collect())
+    }
+
+    /// The patterns that match none of `names` (a server's tool names): a
+    /// typo, a tool the server renamed, or another dialect's syntax
+    /// ([`Glob::literal_syntax_hint`]). Each is worth telling the user: an
+    /// include pattern that matches nothing offers nothing, an exclude
+    /// pattern that matches nothing protects nothing.
+    ///
+    /// ```
+    /// use mcp_tools::Filter;
+    ///
+    /// let f = Filter::include(["t[0-9]*", "read_*"]);
+    /// let names = ["t1", "read_file"];
+    /// let unmatched: Vec<&str> = f.unmatched(names).iter().map(|g| g.as_str()).collect();
+    /// assert_eq!(unmatched, ["t[0-9]*"]);
+    /// ```
+    pub fn unmatched<'n, I>(&self, names: I) -> Vec<&Glob>
+    where
+        I: IntoIterator<Item = &'n str>,
+        I::IntoIter: Clone,
+    {
+        let names = names.into_iter();
+        match self {
+            Filter::All => Vec::new(),
+            Filter::Include(globs) | Filter::Exclude(globs) => globs
+                .iter()
+                .filter(|g| !g.matches_any(names.clone()))
+                .collect(),
+        }
+    }
+
+    /// Logs a warning (`tracing`, target `mcp_tools::filter`) for each
+    /// pattern that matches none of `server`'s tool `names`
+    /// ([`unmatched`](Self::unmatched)), with the syntax hint when there is
+    /// one.
+    pub fn warn_unmatched<'n, I>(&self, server: &str, names: I)
+    where
+        I: IntoIterator<Item = &'n str>,
+        I::IntoIter: Clone,
+    {
+        let kind = match self {
+            Filter::All => return,
+            Filter::Include(_) => "include",
+            Filter::Exclude(_) => "exclude",
+        };
+        for g in self.unmatched(names) {
+            let hint = g.literal_syntax_hint().unwrap_or_default();
+            tracing::warn!(
+                target: "mcp_tools::filter",
+                server,
+                pattern = g.as_str(),
+                kind,
+                hint,
+                "a tool filter pattern matches none of the server's tools"
+            );
+        }
     }
 
     /// Whether the tool named `name` passes.

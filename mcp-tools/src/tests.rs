@@ -152,6 +152,73 @@ fn filters_include_or_exclude() {
     assert!(Filter::exclude(Vec::<&str>::new()).allows("x"));
 }
 
+/// The events logged while `f` runs, one line each (`LEVEL field=value ...`).
+fn logged(f: impl FnOnce()) -> Vec<String> {
+    use std::fmt::Write as _;
+    use std::sync::{Arc, Mutex};
+    use tracing::field::{Field, Visit};
+    use tracing::{Event, Metadata, span};
+
+    struct Capture(Arc<Mutex<Vec<String>>>);
+    struct Line(String);
+    impl Visit for Line {
+        fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
+            let _ = write!(self.0, " {}={value:?}", field.name());
+        }
+    }
+    impl tracing::Subscriber for Capture {
+        fn enabled(&self, _: &Metadata<'_>) -> bool {
+            true
+        }
+        fn new_span(&self, _: &span::Attributes<'_>) -> span::Id {
+            span::Id::from_u64(1)
+        }
+        fn record(&self, _: &span::Id, _: &span::Record<'_>) {}
+        fn record_follows_from(&self, _: &span::Id, _: &span::Id) {}
+        fn event(&self, e: &Event<'_>) {
+            let mut line = Line(e.metadata().level().to_string());
+            e.record(&mut line);
+            self.0.lock().unwrap().push(line.0);
+        }
+        fn enter(&self, _: &span::Id) {}
+        fn exit(&self, _: &span::Id) {}
+    }
+    let events = Arc::new(Mutex::new(Vec::new()));
+    tracing::subscriber::with_default(Capture(events.clone()), f);
+    events.lock().unwrap().clone()
+}
+
+/// Issue 36: a pattern that matches no tool is reported, with what is
+/// literal when it looks like another glob dialect's syntax.
+#[test]
+fn a_pattern_matching_no_tool_is_warned_about() {
+    let names = ["t1", "t2", "read_file"];
+    let f = Filter::include(["t[0-9]*", "read_*", "wirte_*"]);
+    let unmatched: Vec<&str> = f.unmatched(names).iter().map(|g| g.as_str()).collect();
+    assert_eq!(unmatched, ["t[0-9]*", "wirte_*"]);
+    let lines = logged(|| f.warn_unmatched("files", names));
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert!(lines[0].starts_with("WARN"), "{lines:?}");
+    assert!(
+        lines[0].contains("pattern=\"t[0-9]*\"")
+            && lines[0].contains("server=\"files\"")
+            && lines[0].contains("kind=\"include\"")
+            && lines[0].contains("only `*` and `**` are special")
+            && lines[0].contains("`[`, `]` are matched literally"),
+        "{lines:?}"
+    );
+    assert!(lines[1].contains("pattern=\"wirte_*\"") && lines[1].contains("hint=\"\""));
+    // Exclusions too: an exclude that matches nothing protects nothing.
+    let lines = logged(|| Filter::exclude(["admin.?"]).warn_unmatched("s", names));
+    assert!(
+        lines.len() == 1 && lines[0].contains("kind=\"exclude\""),
+        "{lines:?}"
+    );
+    // Every pattern matching: nothing said.
+    assert!(logged(|| Filter::include(["t*"]).warn_unmatched("s", names)).is_empty());
+    assert!(logged(|| Filter::All.warn_unmatched("s", names)).is_empty());
+}
+
 // ---- sanitizing ------------------------------------------------------------
 
 #[test]

@@ -591,6 +591,11 @@ impl Catalog {
                 tools: tools.iter().map(|t| t.name.as_str()).collect(),
             })
             .collect();
+        // A pattern that matches nothing is said at each listing (a server
+        // not listed yet, or down, has no names to judge by).
+        for i in input.iter().filter(|i| !i.tools.is_empty()) {
+            i.filter.warn_unmatched(i.server, i.tools.iter().copied());
+        }
         let (assigned, collisions) = assign_names(&input, policy);
         let mut tools = Vec::with_capacity(assigned.len());
         let mut index = HashMap::with_capacity(assigned.len());

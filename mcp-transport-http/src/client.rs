@@ -30,6 +30,13 @@ pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(120);
 pub const DEFAULT_MAX_BODY_SIZE: usize = 16 * 1024 * 1024;
 /// Default for [`HttpTransportBuilder::max_resume_attempts`]: 5.
 pub const DEFAULT_MAX_RESUME_ATTEMPTS: u32 = 5;
+/// Default for [`HttpTransportBuilder::max_unanswered_posts`]: 64.
+///
+/// Notifications and answers to the server's requests are POSTed one after
+/// another, each after the server answered the one before (202 comes at
+/// once from a server that reads). 64 never waits on such a server, and
+/// bounds what a server that stops answering them can make the client hold.
+pub const DEFAULT_MAX_UNANSWERED_POSTS: usize = 64;
 /// Default for [`HttpTransportBuilder::max_buffered_messages`]: 1024.
 ///
 /// Received messages wait in one bounded queue until
@@ -54,12 +61,23 @@ pub const DEFAULT_MAX_BUFFERED_MESSAGES: usize = 1024;
 /// still in flight, then the session `DELETE`.
 pub const CLOSE_TIMEOUT: Duration = Duration::from_secs(5);
 /// First reconnection delay when the server gave no `retry`; doubles per
-/// attempt up to [`MAX_BACKOFF`].
+/// attempt without progress up to [`MAX_BACKOFF`].
 pub const INITIAL_BACKOFF: Duration = Duration::from_millis(250);
 /// Cap of the reconnection backoff.
 pub const MAX_BACKOFF: Duration = Duration::from_secs(30);
-/// Methods whose broken response stream (2026-07-28) is re-issued once by
-/// default: reads with no side effects.
+/// Shortest wait before an SSE stream is reconnected, whatever the
+/// server's `retry` says: at most four reconnections a second per stream
+/// (`retry: 0` would otherwise reconnect thousands of times a second).
+/// A server's `retry` above it is honoured as it is (the spec's MUST).
+pub const MIN_RECONNECT_DELAY: Duration = Duration::from_millis(250);
+/// Default for [`HttpTransportBuilder::max_throttle_retries`]: 3.
+pub const DEFAULT_MAX_THROTTLE_RETRIES: u32 = 3;
+/// Default for [`HttpTransportBuilder::max_retry_wait`]: 60 s, the
+/// client's default request timeout.
+pub const DEFAULT_MAX_RETRY_WAIT: Duration = Duration::from_secs(60);
+/// Methods safe to send twice (reads with no side effects), by default:
+/// re-issued once when their 2026-07-28 response stream breaks, and
+/// retried after a `503` with `Retry-After`.
 pub const DEFAULT_REISSUE_METHODS: &[&str] = &[
     "server/discover",
     "tools/list",
@@ -229,9 +247,12 @@ pub(crate) struct Config {
     pub(crate) max_body_size: usize,
     pub(crate) max_sse_event_size: usize,
     pub(crate) max_buffered_messages: usize,
+    pub(crate) max_unanswered_posts: usize,
     pub(crate) standalone_stream: bool,
     pub(crate) max_resume_attempts: u32,
     pub(crate) reissue_methods: Vec<Cow<'static, str>>,
+    pub(crate) max_throttle_retries: u32,
+    pub(crate) max_retry_wait: Option<Duration>,
     pub(crate) legacy_sse_fallback: bool,
     pub(crate) http: Pool,
 }
@@ -246,6 +267,7 @@ impl fmt::Debug for Config {
             .field("max_body_size", &self.max_body_size)
             .field("max_sse_event_size", &self.max_sse_event_size)
             .field("max_buffered_messages", &self.max_buffered_messages)
+            .field("max_unanswered_posts", &self.max_unanswered_posts)
             .field("standalone_stream", &self.standalone_stream)
             .finish_non_exhaustive()
     }
@@ -265,9 +287,12 @@ pub struct HttpTransportBuilder {
     max_body_size: usize,
     max_sse_event_size: usize,
     max_buffered_messages: usize,
+    max_unanswered_posts: usize,
     standalone_stream: bool,
     max_resume_attempts: u32,
     reissue_methods: Vec<Cow<'static, str>>,
+    max_throttle_retries: u32,
+    max_retry_wait: Option<Duration>,
     legacy_sse_fallback: bool,
     native_roots: bool,
     connector: Option<Arc<dyn Connector>>,
@@ -297,12 +322,15 @@ impl HttpTransportBuilder {
             max_body_size: DEFAULT_MAX_BODY_SIZE,
             max_sse_event_size: crate::sse::DEFAULT_MAX_EVENT_SIZE,
             max_buffered_messages: DEFAULT_MAX_BUFFERED_MESSAGES,
+            max_unanswered_posts: DEFAULT_MAX_UNANSWERED_POSTS,
             standalone_stream: false,
             max_resume_attempts: DEFAULT_MAX_RESUME_ATTEMPTS,
             reissue_methods: DEFAULT_REISSUE_METHODS
                 .iter()
                 .map(|m| Cow::Borrowed(*m))
                 .collect(),
+            max_throttle_retries: DEFAULT_MAX_THROTTLE_RETRIES,
+            max_retry_wait: Some(DEFAULT_MAX_RETRY_WAIT),
             legacy_sse_fallback: true,
             native_roots: false,
             connector: None,
@@ -414,6 +442,18 @@ impl HttpTransportBuilder {
         self
     }
 
+    /// How many notification and response POSTs may wait for the server's
+    /// answer before [`poll_ready`](mcp_proto::transport::Transport::poll_ready)
+    /// is pending (default [`DEFAULT_MAX_UNANSWERED_POSTS`], at least 1).
+    /// Requests are not counted: the client bounds its calls in flight
+    /// itself. A server that stops answering these POSTs thus stops the
+    /// client writing, and then (`mcp-client` pauses reading while its
+    /// answers back up) reading.
+    pub fn max_unanswered_posts(mut self, n: usize) -> Self {
+        self.max_unanswered_posts = n.max(1);
+        self
+    }
+
     /// Opens the standalone `GET` stream for server-initiated messages
     /// after `notifications/initialized` (2025-03-26 … 2025-11-25 only;
     /// default off; a 405 answer is fine). Later messages wait until the
@@ -431,15 +471,59 @@ impl HttpTransportBuilder {
         self
     }
 
-    /// Methods whose broken response stream is re-issued once as a new
-    /// request in the 2026-07-28 era (default [`DEFAULT_REISSUE_METHODS`]).
-    /// Pass an empty list to never re-issue.
+    /// Methods safe to send twice (reads with no side effects; default
+    /// [`DEFAULT_REISSUE_METHODS`]): a broken response stream of theirs is
+    /// re-issued once as a new request in the 2026-07-28 era, and they are
+    /// retried after a `503` with `Retry-After` (see
+    /// [`max_throttle_retries`](Self::max_throttle_retries)). Pass an empty
+    /// list to never re-issue or retry after a 503.
     pub fn reissue_methods<I, S>(mut self, methods: I) -> Self
     where
         I: IntoIterator<Item = S>,
         S: Into<Cow<'static, str>>,
     {
         self.reissue_methods = methods.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// How many times in a row a message the server refused for now is sent
+    /// again (default [`DEFAULT_MAX_THROTTLE_RETRIES`]; 0: never), each time
+    /// after the wait its `Retry-After` asks for (a number of seconds or an
+    /// HTTP date), with up to a fifth more at random so that clients
+    /// refused together do not come back together.
+    ///
+    /// What is retried, by what the status says about the message:
+    ///
+    /// - `429 Too Many Requests` (RFC 6585): the server refused the message
+    ///   and did not process it, so any message is retried, a `tools/call`
+    ///   too. Without `Retry-After`, after a backoff from
+    ///   [`INITIAL_BACKOFF`], doubling.
+    /// - `503 Service Unavailable` with `Retry-After`: an origin server says
+    ///   it did not handle the request, but a gateway in front of it answers
+    ///   503 too when the server failed mid-way, after the request may have
+    ///   run. So only what is safe to send twice is retried: the
+    ///   [`reissue_methods`](Self::reissue_methods) (reads), `ping`,
+    ///   `initialize` (before a session exists), notifications and responses.
+    ///   A `tools/call` whose fate is unknown never is.
+    /// - A 503 without `Retry-After`, and every other status, is never
+    ///   retried: nothing says when, or that the server did not act.
+    ///
+    /// A wait never runs past the request's deadline, when the client told
+    /// the transport ([`Transport::set_request_deadline`](mcp_proto::transport::Transport::set_request_deadline)),
+    /// nor beyond [`max_retry_wait`](Self::max_retry_wait): a `Retry-After`
+    /// beyond either fails the request at once with
+    /// [`HttpError::Throttled`], which says when the server asked to be
+    /// retried (kind [`Throttled`](mcp_proto::transport::TransportErrorKind::Throttled)).
+    pub fn max_throttle_retries(mut self, n: u32) -> Self {
+        self.max_throttle_retries = n;
+        self
+    }
+
+    /// The longest the transport waits before sending a refused message
+    /// again (default [`DEFAULT_MAX_RETRY_WAIT`]; `None`: as long as the
+    /// request's deadline allows). See [`max_throttle_retries`](Self::max_throttle_retries).
+    pub fn max_retry_wait(mut self, t: Option<Duration>) -> Self {
+        self.max_retry_wait = t;
         self
     }
 
@@ -524,9 +608,12 @@ impl HttpTransportBuilder {
             max_body_size: self.max_body_size,
             max_sse_event_size: self.max_sse_event_size,
             max_buffered_messages: self.max_buffered_messages,
+            max_unanswered_posts: self.max_unanswered_posts,
             standalone_stream: self.standalone_stream,
             max_resume_attempts: self.max_resume_attempts,
             reissue_methods: self.reissue_methods,
+            max_throttle_retries: self.max_throttle_retries,
+            max_retry_wait: self.max_retry_wait,
             legacy_sse_fallback: self.legacy_sse_fallback,
             http,
         };

@@ -1,7 +1,7 @@
 //! The transport's error type.
 
 use mcp_proto::transport::ByteSize;
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use http::StatusCode;
 
@@ -63,10 +63,15 @@ pub enum HttpError {
         /// The start of the body.
         excerpt: String,
     },
-    /// The body went over the configured limit.
+    /// The body went over the configured limit. It is dropped the moment
+    /// that is known: at its `Content-Length`, else when the bytes read
+    /// cross the limit (a body that never ends fails then, not at a timeout).
     #[error(
-        "the response body{} is over the {} limit; raise it with `max_body_size`",
-        size.map(|n| format!(" ({})", ByteSize(n))).unwrap_or_default(),
+        "the response body ({}) is over the {} limit; raise it with `max_body_size`",
+        match size {
+            Some(n) => ByteSize(*n).to_string(),
+            None => format!("at least {}", ByteSize(*received)),
+        },
         ByteSize(*limit as u64)
     )]
     BodyTooLarge {
@@ -74,6 +79,9 @@ pub enum HttpError {
         limit: usize,
         /// The body's size, when the server said (`Content-Length`).
         size: Option<u64>,
+        /// How much of the body had been read when it was dropped (0 when
+        /// its `Content-Length` said it up front).
+        received: u64,
     },
     /// HTTP 404 on a request that carried a session id: the server ended
     /// the session. Start a new one with `initialize`.
@@ -127,6 +135,31 @@ pub enum HttpError {
         #[source]
         source: crate::BoxError,
     },
+    /// The server refused the request for now, with `429 Too Many
+    /// Requests` or `503 Service Unavailable`, and the transport did not
+    /// retry it (any more): [`not_retried`](Self::Throttled::not_retried)
+    /// says why. See [`HttpTransportBuilder::max_throttle_retries`](crate::HttpTransportBuilder::max_throttle_retries)
+    /// for what is retried.
+    #[error(
+        "HTTP {status}: the server asked to be retried {}{}",
+        match retry_at {
+            Some(r) => format!("in {:?} (at {})", r.delay, httpdate::fmt_http_date(r.at)),
+            None => "later (no Retry-After)".to_owned(),
+        },
+        match not_retried {
+            Some(why) => format!("; not retried: {why}"),
+            None => String::new(),
+        }
+    )]
+    Throttled {
+        /// `429 Too Many Requests` or `503 Service Unavailable`.
+        status: StatusCode,
+        /// When the server asked to be retried (its `Retry-After`), if it said.
+        retry_at: Option<RetryAt>,
+        /// Why the transport did not retry; `None` on a reconnection of an
+        /// SSE stream, which its own budget retries.
+        not_retried: Option<NotRetried>,
+    },
     /// An SSE event over the size limit.
     #[error(transparent)]
     Sse(#[from] SseError),
@@ -137,6 +170,68 @@ pub enum HttpError {
     /// TLS could not be set up (the root certificates could not be loaded).
     #[error("TLS setup failed")]
     Tls(#[source] crate::BoxError),
+}
+
+/// When a server asked to be retried (its `Retry-After`, RFC 9110 §10.2.3:
+/// a number of seconds or an HTTP date), from when its answer arrived.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct RetryAt {
+    /// How long after its answer arrived.
+    pub delay: Duration,
+    /// The same as a time.
+    pub at: SystemTime,
+}
+
+/// Why a request the server refused with 429 or 503 was not retried
+/// ([`HttpError::Throttled`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum NotRetried {
+    /// The server asked for a wait that ends after the request's deadline
+    /// (the client's timeout for it), so the call fails now rather than at
+    /// its deadline.
+    #[error("that is after the request's deadline (in {remaining:?})")]
+    AfterDeadline {
+        /// How long the request had left when the answer arrived.
+        remaining: Duration,
+    },
+    /// The server asked for a wait longer than the transport waits for one
+    /// retry ([`HttpTransportBuilder::max_retry_wait`](crate::HttpTransportBuilder::max_retry_wait)).
+    #[error("that is longer than max_retry_wait ({max:?})")]
+    TooLong {
+        /// The longest wait the transport accepts.
+        max: Duration,
+    },
+    /// The request was refused this many times in a row ([`HttpTransportBuilder::max_throttle_retries`](crate::HttpTransportBuilder::max_throttle_retries)).
+    #[error("refused {attempts} times in a row")]
+    Attempts {
+        /// How many times it was sent.
+        attempts: u32,
+    },
+    /// A 503 does not say that the server did not process the request (a
+    /// gateway answers 503 when the server behind it failed mid-way), and
+    /// this method is not one that is safe to send twice
+    /// ([`HttpTransportBuilder::reissue_methods`](crate::HttpTransportBuilder::reissue_methods)):
+    /// a `tools/call` may have run.
+    #[error("{method} may have been processed, and it is not safe to send twice")]
+    MayHaveRun {
+        /// The request's method.
+        method: String,
+    },
+}
+
+impl HttpError {
+    /// How long the server asked to wait before the next try, if this is a
+    /// refusal that said ([`Throttled`](Self::Throttled) with a `Retry-After`).
+    pub fn retry_after(&self) -> Option<Duration> {
+        match self {
+            HttpError::Throttled {
+                retry_at: Some(r), ..
+            } => Some(r.delay),
+            _ => None,
+        }
+    }
 }
 
 /// The first 200 characters of a body, for error messages.
@@ -200,7 +295,10 @@ mod tests {
             },
             HttpError::Client(Box::new(io("tcp connect error: refused"))),
             HttpError::Tls(Box::new(io("no root certificates"))),
-            HttpError::Sse(SseError::EventTooLarge { limit: 16 }),
+            HttpError::Sse(SseError::EventTooLarge {
+                limit: 16,
+                size: 17,
+            }),
         ];
         for e in errors {
             test_support::assert_causes_once(&e);

@@ -7,7 +7,7 @@
 //! | revision | what the transport does |
 //! |---|---|
 //! | 2024-11-05 (HTTP+SSE) | fallback: an `initialize` POST answered 400/404/405 without a JSON-RPC error body → `GET`, wait for the `endpoint` event, POST there, read answers from the stream |
-//! | 2025-03-26 … 2025-11-25 | one POST per message; JSON or SSE answers (priming events skipped); `Mcp-Session-Id` captured from the `initialize` answer and sent after; `MCP-Protocol-Version` from 2025-06-18 on; a dropped SSE answer resumed by `GET` + `Last-Event-ID` after the server's `retry`, with capped exponential backoff and a bounded budget; optional standalone `GET` stream; `notifications/cancelled` POSTed and the local stream dropped; `DELETE` on close; 404 on a live session → [`SessionExpired`](mcp_proto::transport::TransportErrorKind::SessionExpired) |
+//! | 2025-03-26 … 2025-11-25 | one POST per message; JSON or SSE answers (priming events skipped); `Mcp-Session-Id` captured from the `initialize` answer and sent after; `MCP-Protocol-Version` from 2025-06-18 on; a dropped SSE answer resumed by `GET` + `Last-Event-ID` after the server's `retry` (with a floor), with capped, jittered exponential backoff and a bounded budget; optional standalone `GET` stream; `notifications/cancelled` POSTed and the local stream dropped; `DELETE` on close; a 404 to any message of a live session (a POST, the `GET` streams) → the loss reported once ([`SessionExpired`](mcp_proto::transport::TransportErrorKind::SessionExpired) not scoped to a request), and nothing but `initialize` sent until the client starts a new session; 429, and 503 with `Retry-After`, retried within the request's deadline where the server did not process the message ([`max_throttle_retries`](HttpTransportBuilder::max_throttle_retries)) |
 //! | 2026-07-28 | `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and `Mcp-Param-*` (from `x-mcp-header`, Base64 sentinel when needed) on every POST; tools with invalid annotations left out of `tools/list` with a warning; cancellation closes the response stream; `subscriptions/listen` streams; a broken response stream re-issued once only for [methods you allow](HttpTransportBuilder::reissue_methods) |
 //!
 //! Era detection is the client's: a POST answered non-2xx **with** a JSON-RPC
@@ -139,11 +139,19 @@
 //! [`DEFAULT_MAX_BODY_SIZE`] (16 MiB), SSE events [`DEFAULT_MAX_SSE_EVENT_SIZE`]
 //! (16 MiB, enforced while reading), connect [`DEFAULT_CONNECT_TIMEOUT`],
 //! response headers and JSON bodies [`DEFAULT_REQUEST_TIMEOUT`], idle
-//! connections [`DEFAULT_IDLE_TIMEOUT`], resumption
-//! attempts without progress [`DEFAULT_MAX_RESUME_ATTEMPTS`] (a graceful close
-//! does not refill the budget; only a delivered message does), backoff
-//! [`INITIAL_BACKOFF`]..[`MAX_BACKOFF`] (never shorter than the server's
-//! `retry`), same-origin 307/308 redirects [`MAX_REDIRECTS`]. Cross-origin
+//! connections [`DEFAULT_IDLE_TIMEOUT`], same-origin 307/308 redirects
+//! [`MAX_REDIRECTS`].
+//!
+//! Every SSE reconnection loop (a response stream resumed with
+//! `Last-Event-ID`, the standalone `GET` stream) waits at least
+//! [`MIN_RECONNECT_DELAY`] between attempts whatever the server's `retry`
+//! says (`retry: 0` would reconnect thousands of times a second), and at
+//! least the server's `retry` (the spec's MUST) and any `Retry-After` it
+//! answered a reconnection with; attempts in a row that deliver no message
+//! back off exponentially from [`INITIAL_BACKOFF`] to [`MAX_BACKOFF`], with
+//! up to a fifth more at random; after [`DEFAULT_MAX_RESUME_ATTEMPTS`] of
+//! them the stream is given up (a graceful close does not refill the
+//! budget; only a delivered message does). Cross-origin
 //! redirects are refused, so `Authorization` and cookies never leave the
 //! configured origin. Session ids must be visible ASCII.
 //!
@@ -159,6 +167,7 @@
 //!
 //! Error enums are `#[non_exhaustive]`; error `Display` texts may change.
 
+mod backoff;
 mod client;
 mod error;
 mod headers;
@@ -170,10 +179,11 @@ pub mod uri;
 pub use client::{
     AuthProvider, BearerToken, BoxError, BoxFuture, CLOSE_TIMEOUT, DEFAULT_CONNECT_TIMEOUT,
     DEFAULT_MAX_BODY_SIZE, DEFAULT_MAX_BUFFERED_MESSAGES, DEFAULT_MAX_RESUME_ATTEMPTS,
+    DEFAULT_MAX_RETRY_WAIT, DEFAULT_MAX_THROTTLE_RETRIES, DEFAULT_MAX_UNANSWERED_POSTS,
     DEFAULT_REISSUE_METHODS, DEFAULT_REQUEST_TIMEOUT, HttpTransportBuilder, INITIAL_BACKOFF,
-    MAX_AUTH_RETRIES, MAX_BACKOFF, RequestBody, Unauthorized,
+    MAX_AUTH_RETRIES, MAX_BACKOFF, MIN_RECONNECT_DELAY, RequestBody, Unauthorized,
 };
-pub use error::{HttpError, UrlProblem};
+pub use error::{HttpError, NotRetried, RetryAt, UrlProblem};
 pub use pool::{Connected, Connector, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_IDLE_CONNECTIONS, Io};
 pub use sse::DEFAULT_MAX_EVENT_SIZE as DEFAULT_MAX_SSE_EVENT_SIZE;
 pub use transport::HttpTransport;

@@ -264,3 +264,64 @@ async fn smallest_inbox_still_delivers_everything() {
         }
     }
 }
+
+/// Notifications (and answers) the server never answers: once
+/// `max_unanswered_posts` wait, `poll_ready` is pending, so the client
+/// stops writing (and, its answers backing up, reading); when one ends (here
+/// at the request timeout) the waker is woken and there is room again.
+/// Before the bound, every one was accepted and held by a task of its own.
+#[tokio::test]
+async fn unanswered_notification_posts_are_bounded() {
+    let server = serve(|r: &Rec| {
+        if r.rpc_method() == Some("notifications/held") {
+            Reply::Hang.into()
+        } else {
+            Reply::Accepted.into()
+        }
+    })
+    .await;
+    let mut t = HttpTransport::builder(&server.url)
+        .max_unanswered_posts(4)
+        .request_timeout(Some(Duration::from_secs(1)))
+        .build()
+        .unwrap();
+    set_version(&mut t, ProtocolVersion::V2025_11_25);
+    let (waker, woken) = counting_waker();
+    let mut cx = std::task::Context::from_waker(&waker);
+    for _ in 0..4 {
+        assert!(Pin::new(&mut t).poll_ready(&mut cx).is_ready());
+        Pin::new(&mut t)
+            .start_send(Notification::new("notifications/held", None).into())
+            .unwrap();
+    }
+    assert!(
+        Pin::new(&mut t).poll_ready(&mut cx).is_pending(),
+        "a fifth unanswered notification was accepted"
+    );
+    until("the waker is woken when a POST ends", || {
+        woken.load(std::sync::atomic::Ordering::SeqCst) > 0
+    })
+    .await;
+    assert!(matches!(
+        Pin::new(&mut t).poll_ready(&mut cx),
+        std::task::Poll::Ready(Ok(()))
+    ));
+}
+
+/// A waker that counts its wakes.
+fn counting_waker() -> (
+    std::task::Waker,
+    std::sync::Arc<std::sync::atomic::AtomicUsize>,
+) {
+    struct Count(std::sync::Arc<std::sync::atomic::AtomicUsize>);
+    impl std::task::Wake for Count {
+        fn wake(self: std::sync::Arc<Self>) {
+            self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        }
+    }
+    let n = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    (
+        std::task::Waker::from(std::sync::Arc::new(Count(n.clone()))),
+        n,
+    )
+}

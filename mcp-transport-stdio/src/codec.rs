@@ -4,9 +4,8 @@ use bytes::{Buf, BytesMut};
 use mcp_proto::Message;
 
 use crate::line::RETAINED_READ_CAPACITY;
-use mcp_proto::jsonrpc::{
-    DecodeError, FrameHead, FrameKind, RequestId, answered_id, peek_head, peek_tail,
-};
+pub use mcp_proto::jsonrpc::Dropped;
+use mcp_proto::jsonrpc::{DecodeError, FrameHead, RequestId, answered_id, peek_head};
 use mcp_proto::transport::{ByteSize, TransportError, TransportErrorKind};
 use serde_json::value::RawValue;
 
@@ -31,14 +30,27 @@ const NOISE_WARNINGS: u64 = 10;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum JsonLineCodecError {
-    /// A line was longer than the limit. It was dropped as it arrived, not
-    /// buffered whole, and is reported once, when it ends (so its size is known).
-    #[error("{}, over the {} limit; raise it with `max_message_size`", ByteSize(*len), ByteSize(*limit as u64))]
+    /// A line was longer than the limit. It is dropped as it arrives, never
+    /// buffered whole, and reported once: as soon as the limit is crossed
+    /// when its first `limit` bytes name the request it answers (so that
+    /// call fails at once, even if the line never ends), otherwise when it
+    /// ends (its last bytes may name the request, and its size is known).
+    #[error(
+        "{}{}, over the {} limit; raise it with `max_message_size`",
+        if *ended { "" } else { "at least " },
+        ByteSize(*len),
+        ByteSize(*limit as u64)
+    )]
     LineTooLong {
         /// The limit in bytes that was exceeded.
         limit: usize,
-        /// The line's length in bytes (without its newline).
+        /// The line's length in bytes (without its newline) if it had
+        /// `ended` when it was reported; otherwise what had arrived of it
+        /// (more than `limit`).
         len: u64,
+        /// Whether the line had ended when it was reported. If not, the rest
+        /// of it is dropped as it arrives, without a second report.
+        ended: bool,
         /// What the line was, as far as its first and last bytes tell.
         dropped: Dropped,
     },
@@ -54,43 +66,18 @@ pub enum JsonLineCodecError {
         /// What is wrong with it.
         error: DecodeError,
     },
-}
-
-/// What a dropped oversized line was (see [`JsonLineCodecError::LineTooLong`]).
-///
-/// The codec reads the line anyway, so it learns the id from the start of
-/// the line (`{"jsonrpc":"2.0","id":7,"result":…`, the Python SDK's order)
-/// or its last bytes (`…,"jsonrpc":"2.0","id":7}`, the TypeScript SDK's),
-/// keeping only a few bytes of the rest.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Dropped {
-    /// The answer to this request.
-    Answer(RequestId),
-    /// A response (`result` or `error` came first) whose id could not be
-    /// learned: it may have answered any pending request.
-    UnknownAnswer,
-    /// A request or notification from the server, or not a JSON object
-    /// (noise): it answered nothing.
-    NotAnAnswer,
-}
-
-impl Dropped {
-    /// Classifies a dropped line from its first bytes and its last ones.
-    fn learn(head: &FrameHead, tail: &[u8]) -> Self {
-        if !head.object {
-            return Dropped::NotAnAnswer;
-        }
-        let id = head.id.clone().or_else(|| peek_tail(tail));
-        match (head.kind, id) {
-            (Some(FrameKind::Call), _) => Dropped::NotAnAnswer,
-            (_, Some(id)) => Dropped::Answer(id),
-            (Some(FrameKind::Answer), None) => Dropped::UnknownAnswer,
-            // An object that names no kind in its first `limit` bytes and
-            // has no id at either end: nothing to fail.
-            (_, None) => Dropped::NotAnAnswer,
-        }
-    }
+    /// A line that is not JSON (cut short, not UTF-8, broken syntax) but
+    /// starts or ends like an answer: a JSON object whose first bytes say
+    /// `result` or `error`, or whose first or last member is its `id`.
+    /// Other lines that are not JSON are noise and skipped.
+    #[error("an answer that is not JSON: {error}")]
+    UndecodableAnswer {
+        /// Which request it answered, as far as its bytes tell
+        /// ([`Dropped::Answer`] or [`Dropped::UnknownAnswer`]).
+        dropped: Dropped,
+        /// What the JSON parser said (the position of the invalid byte).
+        error: DecodeError,
+    },
 }
 
 /// Last bytes of an oversized line kept to learn a trailing `id` from.
@@ -98,24 +85,13 @@ const TAIL_KEEP: usize = 256;
 
 impl From<JsonLineCodecError> for TransportError {
     fn from(e: JsonLineCodecError) -> Self {
-        let answered = match &e {
-            JsonLineCodecError::LineTooLong {
-                dropped: Dropped::Answer(id),
-                ..
-            }
-            | JsonLineCodecError::BrokenAnswer { id, .. } => Some(Some(id.clone())),
-            JsonLineCodecError::LineTooLong {
-                dropped: Dropped::UnknownAnswer,
-                ..
-            } => Some(None),
-            _ => None,
+        let dropped = match &e {
+            JsonLineCodecError::LineTooLong { dropped, .. }
+            | JsonLineCodecError::UndecodableAnswer { dropped, .. } => dropped.clone(),
+            JsonLineCodecError::BrokenAnswer { id, .. } => Dropped::Answer(id.clone()),
+            JsonLineCodecError::Message(_) => Dropped::NotAnAnswer,
         };
-        let te = TransportError::new(TransportErrorKind::Decode, e);
-        match answered {
-            Some(Some(id)) => te.with_request(id),
-            Some(None) => te.answering_unknown(),
-            None => te,
-        }
+        dropped.scope(TransportError::new(TransportErrorKind::Decode, e))
     }
 }
 
@@ -124,6 +100,8 @@ impl From<JsonLineCodecError> for TransportError {
 struct Discard {
     head: FrameHead,
     len: u64,
+    /// Already reported, as the answer its head names (at the crossing).
+    reported: bool,
     /// Its last bytes so far (at most [`TAIL_KEEP`]).
     tail: Vec<u8>,
 }
@@ -135,10 +113,28 @@ impl Discard {
         let mut d = Discard {
             head: peek_head(line.get(..limit).unwrap_or(line)),
             len: 0,
+            reported: false,
             tail: Vec::new(),
         };
         d.push(line);
         d
+    }
+
+    /// The report due as soon as the limit is crossed: when the line's
+    /// first `limit` bytes name the request it answers (an id there decides
+    /// alone: its last bytes cannot change what it was).
+    fn report_early(&mut self, limit: usize) -> Option<JsonLineCodecError> {
+        let dropped = Dropped::from_parts(&self.head, &[]);
+        if !matches!(dropped, Dropped::Answer(_)) {
+            return None;
+        }
+        self.reported = true;
+        Some(JsonLineCodecError::LineTooLong {
+            limit,
+            len: self.len,
+            ended: false,
+            dropped,
+        })
     }
 
     fn push(&mut self, bytes: &[u8]) {
@@ -178,11 +174,15 @@ impl Discard {
 ///   arrives*: the buffer is emptied after every read, so memory stays
 ///   bounded by the limit plus one read, whatever the line's length. Only
 ///   its first `limit` bytes (scanned once for the `id`) and its last
-///   256 bytes (a trailing `"id"`) are looked at. When it ends it is
-///   reported once as [`JsonLineCodecError::LineTooLong`], with its size and
-///   what it was ([`Dropped`]): the transport turns that into an error scoped
-///   to the request it answered, so that call fails at once. The next line
-///   after the newline decodes normally.
+///   256 bytes (a trailing `"id"`) are looked at. It is reported once as
+///   [`JsonLineCodecError::LineTooLong`], with its size, the limit and what
+///   it was ([`Dropped`]): the transport turns that into an error scoped to
+///   the request it answered, so that call fails at once. *When* it is
+///   reported: the moment the limit is crossed if its first `limit` bytes
+///   name the request it answers (the Python SDK's order; a server that
+///   sends an answer's head and then bytes forever fails that call at once,
+///   not at its timeout), otherwise when it ends (the TypeScript SDK puts
+///   the `id` last). The next line after the newline decodes normally.
 ///
 /// # A dropped line whose id cannot be learned
 ///
@@ -204,11 +204,13 @@ impl Discard {
 /// | empty, or only whitespace (including a CRLF's `\r`) | skipped silently |
 /// | not JSON at all (a banner such as `Server v1.2 listening`) | skipped, counted in [`skipped_lines`](JsonLineCodec::skipped_lines), `tracing` warning |
 /// | JSON that is not a valid JSON-RPC envelope | `Err(Message(..))`, scoped: the next line decodes normally |
-/// | longer than the limit | discarded as it arrives; `Err(LineTooLong { limit, len, dropped })` once, at its newline (or end of input), naming the request it answered |
+/// | longer than the limit | discarded as it arrives; `Err(LineTooLong { limit, len, ended, dropped })` once, naming the request it answered: when the limit is crossed if its start names it, else at its newline (or end of input) |
 /// | JSON, not JSON-RPC, with an `id` and no `method` | `Err(BrokenAnswer { id, .. })`, scoped |
+/// | not JSON (cut short, invalid UTF-8, broken syntax) but an object that starts like an answer (`result`/`error` first) or names its `id` first or last | `Err(UndecodableAnswer { dropped, error })`, scoped: the call it answered fails now |
 ///
 /// One trailing `\r` is stripped (CRLF is tolerated). Lines must be UTF-8;
-/// a line that is not is "not JSON" and skipped.
+/// a line that is not is "not JSON": skipped as noise, unless it is shaped
+/// like an answer (the row above).
 #[derive(Debug, Clone)]
 pub struct JsonLineCodec {
     max_message_size: usize,
@@ -288,7 +290,11 @@ impl JsonLineCodec {
                         d.push(buf.get(..nl).unwrap_or_default());
                         buf.advance(nl + 1);
                         self.next_index = 0;
-                        return Err(self.finish_discard());
+                        match self.finish_discard() {
+                            Some(e) => return Err(e),
+                            // Reported when the limit was crossed.
+                            None => continue,
+                        }
                     }
                     None => {
                         d.push(&buf[..]);
@@ -303,11 +309,18 @@ impl JsonLineCodec {
                 if buf.len() > self.max_message_size {
                     // Already longer than allowed with no end in sight: drop
                     // what we have and the rest as it comes (its start and
-                    // last bytes tell which request it answered).
-                    self.discarding = Some(Discard::new(buf, self.max_message_size));
+                    // last bytes tell which request it answered). When its
+                    // start names the request, that call fails now: the
+                    // line may never end.
+                    let mut d = Discard::new(buf, self.max_message_size);
                     buf.clear();
                     self.next_index = 0;
-                    return Ok(None);
+                    let early = d.report_early(self.max_message_size);
+                    self.discarding = Some(d);
+                    return match early {
+                        Some(e) => Err(e),
+                        None => Ok(None),
+                    };
                 }
                 self.next_index = buf.len();
                 return Ok(None);
@@ -320,7 +333,10 @@ impl JsonLineCodec {
                     self.max_message_size,
                 ));
                 buf.advance(nl + 1);
-                return Err(self.finish_discard());
+                match self.finish_discard() {
+                    Some(e) => return Err(e),
+                    None => continue,
+                }
             }
             let line = self.take_line(buf, nl);
             match self.classify(line) {
@@ -345,7 +361,10 @@ impl JsonLineCodec {
         if self.discarding.is_some() {
             // The oversized line ended with the input.
             buf.clear();
-            return Err(self.finish_discard());
+            return match self.finish_discard() {
+                Some(e) => Err(e),
+                None => Ok(None),
+            };
         }
         if buf.is_empty() {
             return Ok(None);
@@ -370,18 +389,23 @@ impl JsonLineCodec {
         encode_line(msg, dst);
     }
 
-    /// The oversized line ended: report it once, with what it answered.
-    fn finish_discard(&mut self) -> JsonLineCodecError {
-        let d = self.discarding.take();
-        let (len, dropped) = match &d {
-            Some(d) => (d.len, Dropped::learn(&d.head, &d.tail)),
-            None => (0, Dropped::NotAnAnswer),
-        };
-        JsonLineCodecError::LineTooLong {
-            limit: self.max_message_size,
-            len,
-            dropped,
+    /// The oversized line ended: its report, with what it answered, unless
+    /// it was reported when the limit was crossed.
+    fn finish_discard(&mut self) -> Option<JsonLineCodecError> {
+        let d = self.discarding.take()?;
+        if d.reported {
+            tracing::debug!(
+                len = d.len,
+                "the oversized answer reported earlier has ended"
+            );
+            return None;
         }
+        Some(JsonLineCodecError::LineTooLong {
+            limit: self.max_message_size,
+            len: d.len,
+            ended: true,
+            dropped: Dropped::from_parts(&d.head, &d.tail),
+        })
     }
 
     fn classify(&mut self, mut line: Vec<u8>) -> Line {
@@ -406,39 +430,46 @@ impl JsonLineCodec {
                 }
             }
         };
-        match err {
-            // Valid JSON of the wrong shape is a broken message the client
-            // should hear about; anything else is noise on stdout.
-            e if serde_json::from_slice::<&RawValue>(&line).is_ok() => {
-                Line::Error(match answered_id(&line) {
-                    Some(id) => JsonLineCodecError::BrokenAnswer { id, error: e },
-                    None => JsonLineCodecError::Message(e),
-                })
-            }
-            _ => {
-                let line = &line[..];
-                self.skipped_lines += 1;
-                let preview = line.get(..NOISE_PREVIEW).unwrap_or(line);
-                // Warn for the first few, then at powers of two: a server
-                // that logs to stdout must not flood the client's logs.
-                let n = self.skipped_lines;
-                if n <= NOISE_WARNINGS || n.is_power_of_two() {
-                    tracing::warn!(
-                        skipped_lines = n,
-                        line = %String::from_utf8_lossy(preview),
-                        len = line.len(),
-                        "skipping a line on the server's stdout that is not JSON (servers must log to stderr)"
-                    );
-                } else {
-                    tracing::debug!(
-                        skipped_lines = n,
-                        line = %String::from_utf8_lossy(preview),
-                        "skipping a non-JSON line on the server's stdout"
-                    );
-                }
-                Line::Skip
-            }
+        // Valid JSON of the wrong shape is a broken message the client
+        // should hear about.
+        if serde_json::from_slice::<&RawValue>(&line).is_ok() {
+            return Line::Error(match answered_id(&line) {
+                Some(id) => JsonLineCodecError::BrokenAnswer { id, error: err },
+                None => JsonLineCodecError::Message(err),
+            });
         }
+        // Not JSON (cut short, not UTF-8) but shaped like an answer at
+        // either end: its call fails now rather than wait for it.
+        let tail = line.get(line.len().saturating_sub(TAIL_KEEP)..);
+        let dropped = Dropped::learn(&line, tail.unwrap_or_default());
+        if dropped.is_answer() {
+            return Line::Error(JsonLineCodecError::UndecodableAnswer {
+                dropped,
+                error: err,
+            });
+        }
+        // Anything else is noise on stdout.
+        let line = &line[..];
+        self.skipped_lines += 1;
+        let preview = line.get(..NOISE_PREVIEW).unwrap_or(line);
+        // Warn for the first few, then at powers of two: a server
+        // that logs to stdout must not flood the client's logs.
+        let n = self.skipped_lines;
+        if n <= NOISE_WARNINGS || n.is_power_of_two() {
+            tracing::warn!(
+                skipped_lines = n,
+                line = %String::from_utf8_lossy(preview),
+                len = line.len(),
+                "skipping a line on the server's stdout that is not JSON (servers must log to stderr)"
+            );
+        } else {
+            tracing::debug!(
+                skipped_lines = n,
+                line = %String::from_utf8_lossy(preview),
+                "skipping a non-JSON line on the server's stdout"
+            );
+        }
+        Line::Skip
     }
 }
 

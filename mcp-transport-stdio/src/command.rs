@@ -564,6 +564,7 @@ mod tests {
                 crate::JsonLineCodecError::LineTooLong {
                     limit: 10,
                     len: 20,
+                    ended: true,
                     dropped: crate::Dropped::NotAnAnswer,
                 },
             )),

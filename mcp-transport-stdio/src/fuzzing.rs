@@ -4,7 +4,7 @@
 
 use bytes::BytesMut;
 use mcp_proto::Message;
-use mcp_proto::jsonrpc::DecodeError;
+use mcp_proto::jsonrpc::{DecodeError, Dropped};
 use serde_json::value::RawValue;
 
 use crate::{JsonLineCodec, JsonLineCodecError};
@@ -35,6 +35,16 @@ fn run<'a>(chunks: impl IntoIterator<Item = &'a [u8]>, limit: usize) -> Outcome 
     }
     while push(codec.decode_eof(&mut buf), &mut out) {}
     assert!(buf.is_empty(), "decode_eof leaves an empty buffer");
+    // How much of an oversized line had arrived when it was reported
+    // depends on how the input was split (a line whose start names the
+    // request it answers is reported as soon as the limit is crossed):
+    // compared without it.
+    for r in &mut out {
+        if let Err(JsonLineCodecError::LineTooLong { len, ended, .. }) = r {
+            *len = 0;
+            *ended = false;
+        }
+    }
     out
 }
 
@@ -44,6 +54,14 @@ enum Expected {
     Message(Vec<u8>),
     TooLong,
     Invalid(DecodeError),
+    /// Not JSON, shaped like an answer.
+    Undecodable(DecodeError),
+}
+
+/// The last bytes of a line the codec looks at for a trailing `id`.
+fn tail(line: &[u8]) -> &[u8] {
+    line.get(line.len().saturating_sub(256)..)
+        .unwrap_or_default()
 }
 
 fn expected(input: &[u8], limit: usize) -> Vec<Expected> {
@@ -62,6 +80,9 @@ fn expected(input: &[u8], limit: usize) -> Vec<Expected> {
             // Valid JSON that is not a message is reported; other lines are noise.
             Err(e) if serde_json::from_slice::<&RawValue>(line).is_ok() => {
                 out.push(Expected::Invalid(e));
+            }
+            Err(e) if Dropped::learn(line, tail(line)).is_answer() => {
+                out.push(Expected::Undecodable(e));
             }
             Err(_) => {}
         }
@@ -87,6 +108,9 @@ pub fn stdio_codec(data: &[u8]) {
             Err(
                 JsonLineCodecError::Message(e) | JsonLineCodecError::BrokenAnswer { error: e, .. },
             ) => Expected::Invalid(e.clone()),
+            Err(JsonLineCodecError::UndecodableAnswer { error, .. }) => {
+                Expected::Undecodable(error.clone())
+            }
         })
         .collect();
     assert_eq!(model, expected(input, limit), "whole input");

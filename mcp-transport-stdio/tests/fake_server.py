@@ -16,6 +16,8 @@ Requests (by method), each answered with a result unless noted:
   spawn_grandchild  starts `sleep 1000`; {"pid": <its pid>}; params.hold_pipes
                     keeps our stdout/stderr open in the grandchild
   env               {"env": <environment>}
+  endless           the head of a valid answer, then "x" forever (never a newline)
+  not_utf8          an answer with an invalid UTF-8 byte in one of its strings
 Notifications are ignored. On stdin EOF: exit 0 (unless --ignore-eof).
 """
 
@@ -106,6 +108,20 @@ for line in iter(sys.stdin.buffer.readline, b""):
         reply(req, {"pid": p.pid})
     elif method == "env":
         reply(req, {"env": dict(os.environ)})
+    elif method == "endless":
+        head = '{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"'
+        out.write((head % json.dumps(req["id"])).encode())
+        chunk = b"x" * 65536
+        try:
+            while True:
+                out.write(chunk)
+                out.flush()
+        except (BrokenPipeError, OSError):
+            os._exit(0)
+    elif method == "not_utf8":
+        head = '{"jsonrpc":"2.0","id":%s,"result":{"t":"caf' % json.dumps(req["id"])
+        out.write(head.encode() + b"\xe9" + b'"}}\n')
+        out.flush()
     else:
         send({"jsonrpc": "2.0", "id": req["id"], "error": {"code": -32601, "message": "no such method"}})
 

@@ -35,6 +35,9 @@ use std::time::{Duration, Instant};
 
 pub use mcp_proto::testing::{assert_causes_once, peer, peers_dir, peers_required};
 
+mod driver_only;
+pub use driver_only::DriverOnly;
+
 /// How long [`listening`] and [`listening_blocking`] wait for a started peer
 /// to accept a connection: generous, the machine's cores are shared.
 pub const LISTEN_DEADLINE: Duration = Duration::from_secs(60);

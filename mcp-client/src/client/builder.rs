@@ -1,16 +1,15 @@
 //! [`ClientBuilder`]: configuration, then the split into [`Client`] and [`Driver`].
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, AtomicUsize};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::atomic::AtomicUsize;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mcp_proto::transport::Transport;
-use tokio::sync::{mpsc, watch};
+use tokio::sync::{Notify, Semaphore};
 
-use super::driver::{DriverCore, DriverState};
-use super::notifications::Backlog;
-use super::{Client, Driver, Shared};
+use super::driver::Driver;
+use super::{Client, Inner, State};
 use crate::era_cache::EraCache;
 use crate::error::ClientError;
 use crate::handler::{ClientHandler, DynHandler, NoHandler};
@@ -22,6 +21,7 @@ pub struct ClientBuilder {
     config: SessionConfig,
     handler: Arc<dyn DynHandler>,
     max_list_pages: usize,
+    max_in_flight: usize,
     era_cache: Option<(EraCache, String)>,
 }
 
@@ -29,12 +29,18 @@ impl std::fmt::Debug for ClientBuilder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ClientBuilder")
             .field("config", &self.config)
+            .field("max_in_flight", &self.max_in_flight)
             .finish()
     }
 }
 
-/// Default cap on pages followed by `list_all_*`.
+/// Default cap on pages followed by `list_all`.
 pub const DEFAULT_MAX_LIST_PAGES: usize = 1000;
+
+/// Default [`ClientBuilder::max_in_flight`]: enough for any agent's
+/// parallel tool calls; bounds what a client holds for calls to a server
+/// that answers slowly or not at all.
+pub const DEFAULT_MAX_IN_FLIGHT: usize = 1024;
 
 impl ClientBuilder {
     /// A builder for a client named `name` at `version`.
@@ -43,6 +49,7 @@ impl ClientBuilder {
             config: SessionConfig::new(mcp_proto::schema::Implementation::new(name, version)),
             handler: Arc::new(NoHandler),
             max_list_pages: DEFAULT_MAX_LIST_PAGES,
+            max_in_flight: DEFAULT_MAX_IN_FLIGHT,
             era_cache: None,
         }
     }
@@ -62,9 +69,12 @@ impl ClientBuilder {
     }
 
     /// Default per-request timeout, reset by progress (default 60 s). It runs
-    /// from when the call is made: waiting for a new session (after an
-    /// expired one) and the re-send count against it; only an
-    /// `input_required` round, answered by the user, starts it again.
+    /// from when the call is handed to the connection: waiting for a new
+    /// session (after an expired one) and the re-send count against it;
+    /// only an `input_required` round, answered by the user, starts it
+    /// again. Time spent waiting for room under
+    /// [`max_in_flight`](Self::max_in_flight) does not count: the call is
+    /// not on the connection yet.
     pub fn request_timeout(mut self, t: Duration) -> Self {
         self.config.request_timeout = t;
         self
@@ -95,9 +105,29 @@ impl ClientBuilder {
         self
     }
 
-    /// Cap on pages followed by `list_all_*` (default [`DEFAULT_MAX_LIST_PAGES`]).
+    /// Cap on pages followed by `list_all` (default [`DEFAULT_MAX_LIST_PAGES`]).
     pub fn max_list_pages(mut self, n: usize) -> Self {
         self.max_list_pages = n;
+        self
+    }
+
+    /// How many calls may be in flight on this connection at once (default
+    /// [`DEFAULT_MAX_IN_FLIGHT`], at least 1). A call made while that many
+    /// are in flight waits for one to end, in the order calls started
+    /// waiting (what the connection holds is bounded by this, however many
+    /// calls a program starts); [`RequestBuilder::try_send`](crate::RequestBuilder::try_send)
+    /// fails with [`ClientError::Busy`] instead of waiting.
+    pub fn max_in_flight(mut self, n: usize) -> Self {
+        self.max_in_flight = n.max(1);
+        self
+    }
+
+    /// How many of the server's requests (legacy era: sampling, elicitation,
+    /// roots) the handler may be answering at once (default
+    /// [`DEFAULT_MAX_SERVER_REQUESTS`](crate::session::DEFAULT_MAX_SERVER_REQUESTS));
+    /// more are answered "client busy" at once.
+    pub fn max_server_requests(mut self, n: usize) -> Self {
+        self.config.max_server_requests = n;
         self
     }
 
@@ -120,8 +150,8 @@ impl ClientBuilder {
 
     /// Splits into the client and its driver, which the caller must spawn
     /// on a tokio runtime (or poll inside one) for anything to happen. The
-    /// handshake starts when the driver first runs; [`Client::wait_ready`]
-    /// waits for it.
+    /// handshake is queued now and goes out when the driver first runs;
+    /// [`Client::wait_ready`] waits for it (its timeout runs from now).
     ///
     /// Never panics and needs no runtime itself: it may run before one
     /// exists. A driver polled outside a tokio runtime closes the connection
@@ -134,52 +164,34 @@ impl ClientBuilder {
                 .extend(existing);
         }
         self.config.capabilities = caps.clone();
-        let (tx, rx) = mpsc::unbounded_channel();
-        let backlog = Arc::new(Backlog::default());
-        let shared = Arc::new(Shared {
-            commands: tx,
-            next_call: AtomicU64::new(0),
-            server: RwLock::new(None),
+        let mut session = Session::new(self.config);
+        let hint = self.era_cache.as_ref().and_then(|(c, k)| c.get(k));
+        let used_hint = hint.is_some();
+        session.start_with_hint(super::now(), hint);
+        let inner = Arc::new(Inner {
+            state: Mutex::new(State {
+                session,
+                next_call: 0,
+                waiters: HashMap::default(),
+                driver: None,
+                ready_waiters: Vec::new(),
+                close_waiters: Some(Vec::new()),
+            }),
+            slots: Arc::new(Semaphore::new(self.max_in_flight)),
+            max_in_flight: self.max_in_flight,
+            closed: Notify::new(),
             changes: Default::default(),
             max_list_pages: self.max_list_pages,
-            closed: watch::Sender::new(None),
-            meta: RwLock::new(None),
             params_size_hint: AtomicUsize::new(0),
-            core: std::sync::OnceLock::new(),
         });
-        let core = DriverCore {
-            driver_waker: None,
-            deferred: Vec::new(),
-            session: Session::new(self.config),
-            transport: Box::pin(transport),
-            commands: rx,
-            shared: Arc::downgrade(&shared),
-            waiters: HashMap::default(),
-            stash: None,
-            sleep: None,
-            armed: None,
-            notifications: None,
-            backlog: backlog.clone(),
-            server_requests: Arc::new(AtomicUsize::new(0)),
-            handler: self.handler,
-            capabilities: Arc::new(caps),
-            state: DriverState::Running,
-            ready_waiters: Vec::new(),
-            ready: false,
-            ready_after_flush: false,
-            started: false,
-            era_cache: self.era_cache,
-            used_hint: false,
-            close_waiters: Vec::new(),
-            dirty: true,
-            commands_unwatched: true,
-            answered: 0,
-        };
-        let driver = Driver {
-            core: Arc::new(Mutex::new(core)),
-        };
-        let _ = shared.core.set(Arc::downgrade(&driver.core));
-        (Client { shared }, driver)
+        let driver = Driver::new(
+            inner.clone(),
+            Box::pin(transport),
+            self.handler,
+            Arc::new(caps),
+            self.era_cache.map(|(cache, key)| (cache, key, used_hint)),
+        );
+        (Client::new(inner), driver)
     }
 
     /// Spawns the driver on the current tokio runtime and waits for the

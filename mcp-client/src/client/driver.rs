@@ -1,101 +1,63 @@
-//! The [`Driver`] task: transport I/O, timers and shutdown.
+//! The [`Driver`] task: transport IO, the timer and shutdown.
 
-use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::atomic::AtomicUsize;
-use std::sync::{Arc, Mutex};
-use std::task::{Context, Poll};
+use std::sync::Arc;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::task::{Context, Poll, Wake, Waker};
+use std::time::Instant;
 
-use mcp_proto::jsonrpc::{Message, Notification};
+use mcp_proto::jsonrpc::Message;
 use mcp_proto::schema::{ClientCapabilities, ProgressParams};
 use mcp_proto::transport::BoxTransport;
-use tokio::sync::{mpsc, oneshot};
 
-use super::notifications::Backlog;
-use super::{Command, ProgressFn, Reply, Shared};
+use super::tasks::{Done, Tasks, run_guarded};
+use super::{Inner, ProgressFn, State, now};
 use crate::era_cache::EraCache;
-use crate::error::{ClientError, CloseReason};
+use crate::error::CloseReason;
 use crate::handler::DynHandler;
-use crate::session::{CallId, Session, Transmit};
+use crate::session::Transmit;
 
-pub(super) struct Waiter {
-    pub(super) reply: Reply,
-    pub(super) progress: Option<ProgressFn>,
-}
-
-#[derive(Debug, PartialEq, Eq)]
-pub(super) enum DriverState {
-    Running,
-    /// Session closed; closing the transport.
-    Closing,
-    Done,
-}
-
-/// The task that runs the connection: it reads from the server, writes
-/// what callers queued, runs timers and closes. Spawn it (or `.await` it); it
-/// finishes when the connection is closed.
+/// The task that runs the connection: it alone reads from and writes to the
+/// transport, runs the timer, hands the server's requests and notifications
+/// to the handler, and closes. Spawn it (or `.await` it); it finishes when
+/// the connection is closed and the transport shut down.
 ///
-/// The session and the transport live in one state behind a mutex
-/// that callers share: a request is handed to the session by the caller
-/// itself, and when it is the only one in flight (the sequential case) the
-/// caller also writes it, so a call costs no task hand-off on the way out.
-/// Concurrent requests leave the writing to the driver, which batches them
-/// into one write. The lock is never held across an `.await` or while user
-/// code (handlers, progress callbacks) runs.
+/// Callers never do IO: a call hands its request to the session under a
+/// lock and wakes this task, which writes everything queued since it last
+/// ran in one batch. Dropping the driver (an aborted task, a runtime shut
+/// down) closes the connection: every pending call fails with
+/// [`CloseReason::DriverGone`].
 #[must_use = "the driver does nothing unless spawned or polled"]
 pub struct Driver {
-    pub(super) core: Arc<Mutex<DriverCore>>,
+    pub(super) inner: Arc<Inner>,
+    io: Io,
 }
 
-/// Everything the connection owns; see [`Driver`].
-pub(super) struct DriverCore {
-    /// Wakes the driver task (its last poll's waker).
-    pub(super) driver_waker: Option<std::task::Waker>,
+/// What the driver owns besides the shared state: the transport and
+/// everything about its IO.
+pub(super) struct Io {
+    transport: BoxTransport,
+    /// Whether the transport's receive side has woken the driver since it
+    /// last returned `Pending`, and the waker it is polled with.
+    recv: Arc<RecvReady>,
+    recv_waker: Waker,
+    /// A message the transport was not ready for; it goes before any other.
+    stash: Option<Message>,
+    /// Written and not yet flushed.
+    unflushed: bool,
+    /// The timer, made when first armed (a `Sleep` needs the runtime).
+    timer: Option<Pin<Box<tokio::time::Sleep>>>,
+    armed: Option<Instant>,
+    pub(super) tasks: Tasks,
     /// Progress callbacks to run once the lock is released.
     pub(super) deferred: Vec<(ProgressFn, ProgressParams)>,
-    pub(super) session: Session,
-    pub(super) transport: BoxTransport,
-    pub(super) commands: mpsc::UnboundedReceiver<super::Queued>,
-    pub(super) shared: std::sync::Weak<Shared>,
-    pub(super) waiters: HashMap<CallId, Waiter, crate::session::IdHash>,
-    pub(super) stash: Option<Message>,
-    /// The timer, made when first armed (a `Sleep` needs the runtime).
-    pub(super) sleep: Option<Pin<Box<tokio::time::Sleep>>>,
-    pub(super) armed: Option<std::time::Instant>,
-    /// The handler's notification queue and task, made when the first
-    /// notification arrives (most connections idle without any: the channel
-    /// and the task are ~1 KiB). Boxed for the same reason as the command
-    /// channel's items.
-    pub(super) notifications: Option<mpsc::UnboundedSender<Box<Notification>>>,
-    pub(super) backlog: Arc<Backlog>,
-    pub(super) server_requests: Arc<AtomicUsize>,
-    pub(super) handler: Arc<dyn DynHandler>,
-    /// What the client advertised (requests outside it are not handed to the handler).
-    pub(super) capabilities: Arc<ClientCapabilities>,
-    pub(super) state: DriverState,
-    pub(super) ready_waiters: Vec<Reply>,
-    /// [`Client::wait_ready`](super::Client::wait_ready) answers at once.
-    pub(super) ready: bool,
-    /// The handshake is done; `ready` waits until the transport has flushed
-    /// what the session queued with it (`notifications/initialized`: over
-    /// HTTP, until the server accepted it).
-    pub(super) ready_after_flush: bool,
-    pub(super) started: bool,
-    /// Where to remember the server's era, and under which key.
-    pub(super) era_cache: Option<(EraCache, String)>,
-    /// The session started from a remembered era.
-    pub(super) used_hint: bool,
-    pub(super) close_waiters: Vec<oneshot::Sender<()>>,
-    pub(super) dirty: bool,
-    /// The command channel may not hold the driver's current waker, so the
-    /// next poll must poll it (see [`DriverCore::poll_commands`]).
-    pub(super) commands_unwatched: bool,
-    /// Callers this poll of the driver answered that have not sent their
-    /// next request yet. While more than one has yet to, a caller's request
-    /// is left to the driver, which writes them all at once (see
-    /// [`Client::submit`](super::Client)).
-    pub(super) answered: usize,
+    /// Where to remember the server's era, under which key, and whether this
+    /// connection started from what was remembered.
+    pub(super) era_cache: Option<(EraCache, String, bool)>,
+    /// The transport is closed and everyone told: the future is done.
+    finished: bool,
 }
 
 impl std::fmt::Debug for Driver {
@@ -104,127 +66,155 @@ impl std::fmt::Debug for Driver {
     }
 }
 
-impl Drop for DriverCore {
-    /// A driver dropped before the connection closed (its task was aborted,
-    /// the runtime shut down) still wakes [`Client::closed`](super::Client::closed).
-    fn drop(&mut self) {
-        if let Some(shared) = self.shared.upgrade() {
-            shared.closed.send_if_modified(|reason| {
-                let unset = reason.is_none();
-                if unset {
-                    *reason = Some(CloseReason::DriverGone);
-                }
-                unset
-            });
-        }
-    }
-}
-
-/// Locks the core; a panic while it was held (a bug) does not wedge the
-/// connection for everyone else.
-pub(super) fn lock_core(core: &Mutex<DriverCore>) -> std::sync::MutexGuard<'_, DriverCore> {
-    core.lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
 /// How many inbound messages one poll handles before yielding (fairness).
 const MAX_INBOUND_PER_POLL: usize = 256;
 
-pub(super) fn now() -> std::time::Instant {
-    tokio::time::Instant::now().into_std()
+/// What one pass over the connection left to do.
+enum Next {
+    /// Run another pass now: a pass made room for more input, or the timer fired.
+    Again,
+    /// Every source of work holds this task's waker.
+    Wait,
+    /// Inbound never let up: yield to the runtime, then go on.
+    Yield,
+    /// The transport is closed.
+    Finished,
 }
 
-impl DriverCore {
-    /// Applies the commands queued on the channel, oldest first.
-    pub(super) fn take_commands(&mut self) {
-        while let Ok(cmd) = self.commands.try_recv() {
-            // Its send woke the driver, which used up the channel's waker.
-            self.commands_unwatched = true;
-            self.on_command(*cmd);
+impl Driver {
+    pub(super) fn new(
+        inner: Arc<Inner>,
+        transport: BoxTransport,
+        handler: Arc<dyn DynHandler>,
+        capabilities: Arc<ClientCapabilities>,
+        era_cache: Option<(EraCache, String, bool)>,
+    ) -> Self {
+        let recv = Arc::new(RecvReady::default());
+        Driver {
+            io: Io {
+                recv_waker: Waker::from(Arc::clone(&recv)),
+                recv,
+                transport,
+                stash: None,
+                unflushed: false,
+                timer: None,
+                armed: None,
+                tasks: Tasks::new(handler, capabilities),
+                deferred: Vec::new(),
+                era_cache,
+                finished: false,
+            },
+            inner,
         }
     }
+}
 
-    /// Applies what callers queued on the channel, and closes the session
-    /// once every sender is gone.
-    ///
-    /// Most wake-ups are the transport's (an answer arrived): then the
-    /// channel is empty and still holds the driver's waker from the poll
-    /// that last saw it empty, so polling it again (the cooperative budget,
-    /// two list reads, the waker's registration) is skipped. A send wakes
-    /// that waker and leaves the channel non-empty; callers that take
-    /// commands themselves ([`take_commands`](Self::take_commands)) and a
-    /// new driver waker set `commands_unwatched`.
-    fn poll_commands(&mut self, cx: &mut Context<'_>) {
-        if !self.commands_unwatched && self.commands.is_empty() && !self.commands.is_closed() {
-            return;
-        }
-        loop {
-            match self.commands.poll_recv(cx) {
-                Poll::Ready(Some(cmd)) => self.on_command(*cmd),
-                Poll::Ready(None) => {
-                    // Every Client is gone: close.
-                    self.session.close();
-                    return;
+impl Io {
+    /// One pass: what callers changed, inbound, outbound, the timer, the
+    /// handler's answers and, once the session is closed, the transport's
+    /// shutdown. `fresh`: this task's waker is not the one every source of
+    /// work holds (the first poll, or the driver moved to another task).
+    fn pass(&mut self, inner: &Inner, st: &mut State, cx: &mut Context<'_>, fresh: bool) -> Next {
+        // What callers changed (cancellations, a close).
+        self.drain_events(inner, st);
+
+        let mut exhausted = false;
+        let mut paused = false;
+        if !st.session.is_closed() && self.recv.take(fresh) {
+            let mut budget = MAX_INBOUND_PER_POLL;
+            loop {
+                if budget == 0 {
+                    exhausted = true;
+                    break;
                 }
-                Poll::Pending => {
-                    // Pending with the task's budget used up registered no
-                    // waker (the task is woken to run again instead).
-                    self.commands_unwatched = !tokio::task::coop::has_budget_remaining();
-                    return;
+                // The server is not reading our answers, or the handler is
+                // behind on notifications: stop reading until they catch up.
+                if !st.session.accepts_input() || !self.tasks.has_room(cx) {
+                    paused = true;
+                    break;
+                }
+                budget -= 1;
+                let received = self
+                    .transport
+                    .as_mut()
+                    .poll_recv(&mut Context::from_waker(&self.recv_waker));
+                match received {
+                    Poll::Ready(Some(Ok(m))) => st.session.handle_message(m, now),
+                    Poll::Ready(Some(Err(e))) => st.session.handle_transport_error(e, now()),
+                    Poll::Ready(None) => st.session.handle_closed(CloseReason::ServerClosed),
+                    Poll::Pending => break,
+                }
+                self.drain_events(inner, st);
+                if st.session.is_closed() {
+                    break;
                 }
             }
-        }
-    }
-
-    /// After a caller handed over a request: writes it right away when the
-    /// transport takes it without waiting, and wakes the driver only for
-    /// what the caller cannot finish (a write that would block, session
-    /// events, a timer to move earlier, requests already in flight whose
-    /// writes are better batched by the driver).
-    pub(super) fn transmit_inline(&mut self, alone: bool) {
-        // A transport may spawn tasks while writing (HTTP): only inside the
-        // runtime. Elsewhere the driver writes.
-        // (Inside a task, one thread-local read; `Handle::try_current` also
-        // clones the handle.)
-        let inline = alone
-            && (tokio::task::try_id().is_some() || tokio::runtime::Handle::try_current().is_ok());
-        let mut wake = !inline;
-        if inline {
-            let mut cx = Context::from_waker(std::task::Waker::noop());
-            self.poll_transmit(&mut cx);
-            wake = self.stash.is_some() || self.dirty;
-        }
-        if let Some(deadline) = self.session.take_new_deadline() {
-            wake |= self.armed.is_none_or(|armed| deadline < armed);
-        }
-        if wake || self.session.has_events() || self.state != DriverState::Running {
-            if let Some(w) = &self.driver_waker {
-                w.wake_by_ref();
+            if exhausted || paused {
+                // Stopped before `Pending`: the transport has not taken the
+                // waker, so its readiness stays set.
+                self.recv.set();
             }
         }
+
+        self.write(st, cx);
+        self.drain_events(inner, st);
+
+        if st.session.is_closed() {
+            // What the session queued last (cancellations) goes out if the
+            // transport takes it; then the transport shuts down, within its
+            // own documented bound.
+            return match self.transport.as_mut().poll_close(cx) {
+                Poll::Ready(result) => {
+                    if let Err(e) = result {
+                        tracing::debug!(error = %mcp_proto::error::chain(&e), "error while closing the transport");
+                    }
+                    Next::Finished
+                }
+                Poll::Pending => Next::Wait,
+            };
+        }
+        if self.poll_timer(inner, st, cx, fresh) {
+            return Next::Again;
+        }
+        // Last, so that tasks started by this pass hold the waker too.
+        if self.collect_answers(st, cx) {
+            return Next::Again;
+        }
+        if exhausted {
+            return Next::Yield;
+        }
+        // Writing may have drained the backlog that paused reading.
+        if paused && st.session.accepts_input() && self.tasks.has_room(cx) {
+            return Next::Again;
+        }
+        Next::Wait
     }
 
-    /// Moves the session's output into the transport, then makes the client
-    /// ready if the handshake is done and all it queued is flushed (even
-    /// when a write failed: the session has that error).
-    fn poll_transmit(&mut self, cx: &mut Context<'_>) {
-        self.write_and_flush(cx);
-        if self.ready_after_flush && self.stash.is_none() && !self.dirty {
-            self.ready_after_flush = false;
-            self.ready = true;
-            for r in self.ready_waiters.drain(..) {
-                let _ = r.send(Ok(crate::session::empty_object()));
+    /// Hands the session what the handler's finished tasks answered.
+    /// Whether there was any.
+    fn collect_answers(&mut self, st: &mut State, cx: &mut Context<'_>) -> bool {
+        if self.tasks.is_idle() {
+            return false;
+        }
+        let mut any = false;
+        while let Poll::Ready(Some(done)) = self.tasks.poll_done(cx) {
+            any = true;
+            match done {
+                Done::Answer { id, result } => st.session.respond(id, result),
+                Done::Input { call, responses } => st.session.provide_input(call, responses, now()),
             }
         }
+        any
     }
 
-    /// Writes what the session queued and flushes; stops at a write error.
-    fn write_and_flush(&mut self, cx: &mut Context<'_>) {
-        let mut wrote = false;
+    /// Hands what the session queued to the transport, then flushes; tells
+    /// the session when all it queued is flushed. Stops at the first
+    /// message the transport is not ready for.
+    fn write(&mut self, st: &mut State, cx: &mut Context<'_>) {
         loop {
             let msg = match self.stash.take() {
                 Some(m) => m,
-                None => match self.session.poll_transmit() {
+                None => match st.session.poll_transmit() {
                     Some(Transmit::Message(m)) => m,
                     Some(Transmit::ProtocolVersion(v)) => {
                         self.transport.as_mut().set_protocol_version(v);
@@ -236,7 +226,7 @@ impl DriverCore {
             match self.transport.as_mut().poll_ready(cx) {
                 Poll::Ready(Ok(())) => {}
                 Poll::Ready(Err(e)) => {
-                    self.session.handle_transport_error(e, now());
+                    st.session.handle_transport_error(e, now());
                     return;
                 }
                 Poll::Pending => {
@@ -244,28 +234,83 @@ impl DriverCore {
                     break;
                 }
             }
+            if let Message::Request(r) = &msg {
+                if let Some(deadline) = st.session.request_deadline(&r.id) {
+                    self.transport
+                        .as_mut()
+                        .set_request_deadline(&r.id, deadline);
+                }
+            }
             if let Err(e) = self.transport.as_mut().start_send(msg) {
-                self.session.handle_transport_error(e, now());
+                st.session.handle_transport_error(e, now());
                 return;
             }
-            wrote = true;
+            self.unflushed = true;
         }
-        if wrote || self.stash.is_some() || self.dirty {
-            match self.transport.as_mut().poll_flush(cx) {
-                Poll::Ready(Ok(())) => self.dirty = false,
-                Poll::Ready(Err(e)) => {
-                    self.dirty = false;
-                    self.session.handle_transport_error(e, now());
+        if !self.unflushed && self.stash.is_none() {
+            return;
+        }
+        match self.transport.as_mut().poll_flush(cx) {
+            Poll::Ready(result) => {
+                self.unflushed = false;
+                if let Err(e) = result {
+                    st.session.handle_transport_error(e, now());
                 }
-                Poll::Pending => self.dirty = true,
+                if self.stash.is_none() {
+                    st.session.handle_flushed();
+                }
             }
+            Poll::Pending => {}
         }
     }
 
-    fn drain_events(&mut self) {
-        while let Some(ev) = self.session.poll_event() {
-            self.on_event(ev);
+    /// Arms the timer for the session's next deadline and, when it has
+    /// fired, lets the session time out what is due. Whether it fired.
+    ///
+    /// The timer only ever moves earlier: a new call's deadline is nearly
+    /// always later than those in flight, and moving the timer for each
+    /// would cost a timer-wheel update per call. A timer that fires before
+    /// the session's next deadline costs one idle wake-up and is re-armed.
+    ///
+    /// The timer is polled (which registers the waker) only when it was
+    /// armed anew, when this task's waker changed, or once it has elapsed.
+    fn poll_timer(
+        &mut self,
+        inner: &Inner,
+        st: &mut State,
+        cx: &mut Context<'_>,
+        fresh: bool,
+    ) -> bool {
+        let Some(deadline) = st.session.poll_timeout() else {
+            return false;
+        };
+        let at = tokio::time::Instant::from_std(deadline);
+        let timer = self
+            .timer
+            .get_or_insert_with(|| Box::pin(tokio::time::sleep_until(at)));
+        let mut poll = fresh;
+        if self.armed.is_none_or(|armed| deadline < armed) {
+            self.armed = Some(deadline);
+            timer.as_mut().reset(at);
+            poll = true;
         }
+        if (poll || timer.is_elapsed()) && timer.as_mut().poll(cx).is_ready() {
+            self.armed = None;
+            st.session.handle_timeout(now());
+            self.drain_events(inner, st);
+            return true;
+        }
+        false
+    }
+
+    /// The transport is closed: callers of [`Client::close`](super::Client::close)
+    /// are told, and the handler's tasks end.
+    fn finish(&mut self, st: &mut State) {
+        self.finished = true;
+        for tx in st.close_waiters.take().into_iter().flatten() {
+            let _ = tx.send(());
+        }
+        self.tasks.shutdown();
     }
 }
 
@@ -273,161 +318,114 @@ impl Future for Driver {
     type Output = ();
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        let mut core = lock_core(&self.core);
-        if !core
-            .driver_waker
-            .as_ref()
-            .is_some_and(|w| w.will_wake(cx.waker()))
-        {
-            core.driver_waker = Some(cx.waker().clone());
-            core.commands_unwatched = true;
-        }
-        let done = core.poll_core(cx);
-        let deferred = std::mem::take(&mut core.deferred);
-        drop(core);
-        for (cb, progress) in deferred {
-            cb(progress);
-        }
-        done
-    }
-}
-
-impl DriverCore {
-    fn poll_core(&mut self, cx: &mut Context<'_>) -> Poll<()> {
-        let this = self;
-        if !this.started {
-            this.started = true;
-            if tokio::runtime::Handle::try_current().is_err() {
-                this.session.handle_closed(CloseReason::NoRuntime);
-                this.drain_events();
-                return this.finish();
-            }
-            let hint = this.era_cache.as_ref().and_then(|(c, k)| c.get(k));
-            this.used_hint = hint.is_some();
-            this.session.start_with_hint(now(), hint);
+        let Driver { inner, io } = self.get_mut();
+        if io.finished {
+            return Poll::Ready(());
         }
         loop {
-            if this.state == DriverState::Running {
-                this.poll_commands(cx);
-                this.drain_events();
+            let mut st = inner.lock();
+            // Before anything is looked at: a caller that changes the state
+            // after this pass finds this waker and wakes this task.
+            let fresh = st.driver.as_ref().is_none_or(|w| !w.will_wake(cx.waker()));
+            if fresh {
+                st.driver = Some(cx.waker().clone());
+                io.recv.wake_task(cx.waker());
             }
-
-            if this.state == DriverState::Running {
-                // Inbound messages.
-                this.answered = 0;
-                let mut budget = MAX_INBOUND_PER_POLL;
-                let mut exhausted = false;
-                while this.state == DriverState::Running {
-                    if budget == 0 {
-                        exhausted = true;
-                        break;
-                    }
-                    budget -= 1;
-                    if !this.backlog.has_room(cx) {
-                        // The handler is behind: stop reading until it catches up.
-                        break;
-                    }
-                    match this.transport.as_mut().poll_recv(cx) {
-                        Poll::Ready(Some(Ok(m))) => this.session.handle_message(m, now),
-                        Poll::Ready(Some(Err(e))) => this.session.handle_transport_error(e, now()),
-                        Poll::Ready(None) => this.session.handle_closed(CloseReason::ServerClosed),
-                        Poll::Pending => break,
-                    }
-                    this.drain_events();
+            let next = if in_runtime() {
+                io.pass(inner, &mut st, cx, fresh)
+            } else {
+                st.session.handle_closed(CloseReason::NoRuntime);
+                io.drain_events(inner, &mut st);
+                Next::Finished
+            };
+            if let Next::Finished = next {
+                io.finish(&mut st);
+            }
+            drop(st);
+            if !io.deferred.is_empty() {
+                for (cb, progress) in io.deferred.drain(..) {
+                    run_guarded("a progress callback", || cb(progress));
                 }
-                // Outbound.
-                this.poll_transmit(cx);
-                this.drain_events();
-                if exhausted && this.state == DriverState::Running {
-                    // Inbound that never lets up must not starve the timer
-                    // (a transport with no channel in between is never cut
-                    // short by tokio's cooperative budget).
-                    this.poll_timer(cx);
+            }
+            match next {
+                Next::Again => continue,
+                Next::Wait => return Poll::Pending,
+                Next::Yield => {
                     cx.waker().wake_by_ref();
                     return Poll::Pending;
                 }
-            }
-
-            match this.state {
-                DriverState::Running => {
-                    if this.poll_timer(cx) {
-                        continue;
-                    }
-                    return Poll::Pending;
-                }
-                DriverState::Closing => {
-                    // Flush what the session queued (e.g. cancellations), then close.
-                    this.poll_transmit(cx);
-                    match this.transport.as_mut().poll_close(cx) {
-                        Poll::Ready(r) => {
-                            if let Err(e) = r {
-                                tracing::debug!(error = %mcp_proto::error::chain(&e), "error while closing the transport");
-                            }
-                            this.state = DriverState::Done;
-                        }
-                        Poll::Pending => return Poll::Pending,
-                    }
-                }
-                DriverState::Done => return this.finish(),
+                Next::Finished => return Poll::Ready(()),
             }
         }
     }
+}
 
-    /// The session's next deadline: arms the timer, and when it has fired
-    /// lets the session time out what is due. Whether it fired.
-    ///
-    /// The timer only ever moves earlier: every new request has a later
-    /// deadline than those in flight, and moving the timer for each would
-    /// cost a timer-wheel update per call. A timer that fires before the
-    /// session's next deadline (or with nothing left to time) costs one idle
-    /// wake-up and is re-armed.
-    fn poll_timer(&mut self, cx: &mut Context<'_>) -> bool {
-        let Some(deadline) = self.session.poll_timeout() else {
-            return false;
-        };
-        let at = tokio::time::Instant::from_std(deadline);
-        let sleep = self
-            .sleep
-            .get_or_insert_with(|| Box::pin(tokio::time::sleep_until(at)));
-        if self.armed.is_none_or(|armed| deadline < armed) {
-            self.armed = Some(deadline);
-            sleep.as_mut().reset(at);
+impl Drop for Driver {
+    /// A driver dropped before it finished (its task aborted, the runtime
+    /// shut down) closes the session, so every waiting caller is told.
+    fn drop(&mut self) {
+        if self.io.finished {
+            return;
         }
-        if sleep.as_mut().poll(cx).is_ready() {
-            self.armed = None;
-            self.session.handle_timeout(now());
-            self.drain_events();
-            return true;
-        }
-        false
+        let mut st = self.inner.lock();
+        st.session.handle_closed(CloseReason::DriverGone);
+        self.io.drain_events(&self.inner, &mut st);
+        self.io.finish(&mut st);
+    }
+}
+
+/// Readiness of the transport's receive side: the waker the transport gets
+/// from `poll_recv` notes that it fired, then wakes the driver's task. The
+/// driver calls `poll_recv` only after such a wake (or with a new task
+/// waker), so a wake-up a caller caused (a request to write) costs no read
+/// attempt; the transport still sees one waker per direction, as the
+/// transport contract promises.
+#[derive(Default)]
+struct RecvReady {
+    /// Set by the transport's wake; taken by the driver before it reads.
+    ready: AtomicBool,
+    /// The driver task's waker.
+    task: Mutex<Option<Waker>>,
+}
+
+impl RecvReady {
+    /// Whether to read now (the transport woke us, or `fresh`), clearing
+    /// the mark first, so a wake during the read is not lost.
+    fn take(&self, fresh: bool) -> bool {
+        self.ready.swap(false, Ordering::AcqRel) || fresh
     }
 
-    /// The transport is closed: tells everyone still waiting.
-    fn finish(&mut self) -> Poll<()> {
-        let this = self;
-        this.state = DriverState::Done;
-        for tx in this.close_waiters.drain(..) {
-            let _ = tx.send(());
-        }
-        // Late commands get a closed error.
-        this.commands.close();
-        while let Ok(cmd) = this.commands.try_recv() {
-            match *cmd {
-                Command::Request { reply, .. } | Command::WaitReady(reply) => {
-                    let err = this
-                        .shared
-                        .upgrade()
-                        .map_or(ClientError::Closed(CloseReason::DriverGone), |s| {
-                            s.closed_error()
-                        });
-                    let _ = reply.send(Err(err));
-                }
-                Command::Close(tx) => {
-                    let _ = tx.send(());
-                }
-                _ => {}
-            }
-        }
-        Poll::Ready(())
+    fn set(&self) {
+        self.ready.store(true, Ordering::Release);
     }
+
+    fn wake_task(&self, waker: &Waker) {
+        let mut task = self
+            .task
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        *task = Some(waker.clone());
+    }
+}
+
+impl Wake for RecvReady {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        self.set();
+        let task = self
+            .task
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(w) = task.as_ref() {
+            w.wake_by_ref();
+        }
+    }
+}
+
+/// Whether a tokio runtime is current (inside a task: one thread-local read).
+fn in_runtime() -> bool {
+    tokio::task::try_id().is_some() || tokio::runtime::Handle::try_current().is_ok()
 }

@@ -1,8 +1,7 @@
-//! The [`Client`] handle and how a call reaches the driver.
+//! The [`Client`] handle.
 
 use std::borrow::Cow;
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
 
 use mcp_proto::transport::Transport;
 use mcp_proto::{Era, ProtocolVersion, RawJson};
@@ -10,21 +9,33 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use tokio::sync::{oneshot, watch};
 
-use super::driver::{DriverState, lock_core};
-use super::request::{MetaSpec, Params, WithMeta, decode_typed, encode_error, keep_raw};
-use super::{ClientBuilder, Command, ListKind, RequestBuilder, Shared};
+use super::request::{Params, decode_typed, encode_error, keep_raw};
+use super::{ClientBuilder, Inner, ListKind, RequestBuilder};
 use crate::error::{ClientError, CloseReason};
-use crate::session::{CallId, ServerInfo};
+use crate::session::ServerInfo;
 
 /// A connected MCP client: cheap to clone, safe to share across tasks. Many
-/// calls may be in flight at once over one transport; no lock is held across
-/// a call.
+/// calls may be in flight at once over one transport (up to
+/// [`ClientBuilder::max_in_flight`]); no lock is held across a call.
 ///
-/// Dropping every clone closes the connection (the driver closes the
-/// transport). Prefer [`Client::close`] to wait for a clean shutdown.
+/// Dropping every clone (and every call still pending) closes the
+/// connection. Prefer [`Client::close`] to wait for a clean shutdown.
 #[derive(Clone)]
 pub struct Client {
-    pub(super) shared: Arc<Shared>,
+    connection: Arc<Connection>,
+}
+
+/// One per connection, shared by every [`Client`] clone and pending call:
+/// when the last is dropped, the connection closes.
+struct Connection(Arc<Inner>);
+
+impl Drop for Connection {
+    fn drop(&mut self) {
+        self.0.update(|st| {
+            st.session.close();
+            ((), true)
+        });
+    }
 }
 
 impl std::fmt::Debug for Client {
@@ -36,6 +47,16 @@ impl std::fmt::Debug for Client {
 }
 
 impl Client {
+    pub(super) fn new(inner: Arc<Inner>) -> Self {
+        Client {
+            connection: Arc::new(Connection(inner)),
+        }
+    }
+
+    pub(super) fn inner(&self) -> &Inner {
+        &self.connection.0
+    }
+
     /// A builder (see [`ClientBuilder`]).
     pub fn builder(name: impl Into<String>, version: impl Into<String>) -> ClientBuilder {
         ClientBuilder::new(name, version)
@@ -50,25 +71,36 @@ impl Client {
 
     /// Waits until the handshake has finished (or failed).
     pub async fn wait_ready(&self) -> Result<(), ClientError> {
-        // Nothing goes on the wire: the driver answers when negotiation ends.
         let (tx, rx) = oneshot::channel();
-        self.send(Command::WaitReady(tx))?;
+        {
+            let mut st = self.inner().lock();
+            if st.session.is_ready() {
+                return Ok(());
+            }
+            if let Some(reason) = st.session.close_reason() {
+                return Err(ClientError::Closed(reason.clone()));
+            }
+            st.ready_waiters.push(tx);
+        }
         match rx.await {
-            Ok(Ok(_)) => Ok(()),
-            Ok(Err(e)) => Err(e),
-            Err(_) => Err(self.shared.closed_error()),
+            Ok(r) => r,
+            Err(_) => Err(self.inner().closed_error()),
         }
     }
 
     /// The negotiated server (identity, revision, capabilities, instructions),
     /// once the handshake finished.
     pub fn server(&self) -> Option<Arc<ServerInfo>> {
-        self.shared.server.read().ok().and_then(|g| g.clone())
+        self.inner().lock().session.server_shared().cloned()
     }
 
     /// The negotiated protocol revision.
     pub fn protocol_version(&self) -> Option<ProtocolVersion> {
-        self.server().map(|s| s.protocol_version)
+        self.inner()
+            .lock()
+            .session
+            .server()
+            .map(|s| s.protocol_version)
     }
 
     /// The negotiated era.
@@ -80,12 +112,12 @@ impl Client {
     /// list changed (legacy `list_changed` notifications, or a
     /// `subscriptions/listen` stream's).
     pub fn list_changed(&self, kind: ListKind) -> watch::Receiver<u64> {
-        self.shared.changes(kind).subscribe()
+        self.inner().changes(kind).subscribe()
     }
 
     /// Why the connection closed, or `None` while it is open.
     pub fn close_reason(&self) -> Option<CloseReason> {
-        self.shared.closed.borrow().clone()
+        self.inner().lock().session.close_reason().cloned()
     }
 
     /// Completes when the connection closes (the server exited or hung up,
@@ -100,55 +132,21 @@ impl Client {
     /// # }
     /// ```
     pub fn closed(&self) -> impl std::future::Future<Output = CloseReason> + Send + 'static {
-        let mut rx = self.shared.closed.subscribe();
+        // Holds the state, not the connection: waiting for the close must
+        // not keep the connection open.
+        let inner = self.connection.0.clone();
         async move {
-            match rx.wait_for(Option::is_some).await {
-                Ok(reason) => reason.clone().unwrap_or(CloseReason::DriverGone),
-                // The sender lives in `Shared`, which `rx`'s client kept
-                // alive until the call; gone means every client is gone.
-                Err(_) => CloseReason::DriverGone,
+            loop {
+                let notified = inner.closed.notified();
+                let mut notified = std::pin::pin!(notified);
+                // Registered before the check, so a close in between wakes it.
+                notified.as_mut().enable();
+                if let Some(reason) = inner.lock().session.close_reason() {
+                    return reason.clone();
+                }
+                notified.await;
             }
         }
-    }
-
-    pub(super) fn next_call(&self) -> CallId {
-        CallId(self.shared.next_call.fetch_add(1, Ordering::Relaxed) + 1)
-    }
-
-    pub(super) fn send(&self, cmd: Command) -> Result<(), ClientError> {
-        self.shared
-            .commands
-            .send(Box::new(cmd))
-            .map_err(|_| self.shared.closed_error())
-    }
-
-    /// Hands a request straight to the session (after any commands queued
-    /// before it, so order is kept) and, when it is the only one in flight,
-    /// writes it too. Falls back to the driver's channel before the driver
-    /// first ran and after it stopped.
-    ///
-    /// A request is not written inline while other callers the driver just
-    /// answered have yet to send their next one (concurrent callers, woken
-    /// together by one read): the driver, woken now and run after them,
-    /// writes the whole round at once. Otherwise the first of them would
-    /// write alone and the rest in a second write (one write per round, not
-    /// two: stdio C=32 went from ~16 to ~32 requests per `write`).
-    pub(super) fn submit(&self, cmd: Command) -> Result<(), ClientError> {
-        let Some(core) = self.shared.core.get().and_then(std::sync::Weak::upgrade) else {
-            return self.send(cmd);
-        };
-        let mut core = lock_core(&core);
-        if !core.started || core.state != DriverState::Running {
-            drop(core);
-            return self.send(cmd);
-        }
-        core.take_commands();
-        core.on_command(cmd);
-        let others_follow = core.answered > 1;
-        core.answered = core.answered.saturating_sub(1);
-        let alone = core.waiters.len() == 1 && !others_follow;
-        core.transmit_inline(alone);
-        Ok(())
     }
 
     /// A request for any method, with raw JSON params (an object or
@@ -186,35 +184,14 @@ impl Client {
         RequestBuilder::new(self, Cow::Borrowed(method), params, decode_typed::<R>)
     }
 
-    /// A typed request whose params (a struct or map with no `_meta` member
-    /// of its own) are encoded at send time together with the `_meta` it needs.
+    /// A typed request whose params are encoded when it is sent, into a
+    /// buffer sized from the last call's.
     pub(super) fn request_lazy<'a, P: Serialize + Send + 'a, R: DeserializeOwned>(
         &'a self,
         method: impl Into<Cow<'static, str>>,
         params: P,
     ) -> RequestBuilder<'a, R> {
-        self.request_encoded(method, move |meta: &MetaSpec<'_>, capacity| {
-            if meta.is_empty() {
-                RawJson::from_value_with_capacity(&params, capacity)
-            } else {
-                RawJson::from_value_with_capacity(
-                    &WithMeta {
-                        meta,
-                        params: &params,
-                    },
-                    capacity,
-                )
-            }
-        })
-    }
-
-    /// A typed request whose params `encode` writes at send time, including
-    /// the given `_meta` when it is not empty, into a buffer of the given capacity.
-    pub(super) fn request_encoded<'a, R: DeserializeOwned>(
-        &'a self,
-        method: impl Into<Cow<'static, str>>,
-        encode: impl FnOnce(&MetaSpec<'_>, usize) -> serde_json::Result<RawJson> + Send + 'a,
-    ) -> RequestBuilder<'a, R> {
+        let encode = move |capacity| RawJson::from_value_with_capacity(&params, capacity);
         RequestBuilder::new(
             self,
             method.into(),
@@ -223,23 +200,38 @@ impl Client {
         )
     }
 
-    /// Sends a notification.
+    /// Sends a notification. Fails with [`ClientError::Busy`] while
+    /// [`max_outbound_backlog`](crate::session::SessionConfig::max_outbound_backlog)
+    /// messages wait for a server that is not reading.
     pub fn notify(
         &self,
         method: impl Into<String>,
         params: Option<RawJson>,
     ) -> Result<(), ClientError> {
-        self.send(Command::Notify {
-            method: method.into(),
-            params,
+        let method = method.into();
+        self.inner().update(|st| {
+            let r = st.session.notify(method, params);
+            let wake = r.is_ok();
+            (r, wake)
         })
     }
 
     /// Closes the connection: pending calls fail with [`ClientError::Closed`],
     /// the transport shuts down (stdio: close stdin, wait, SIGTERM, SIGKILL).
+    /// Returns when the transport is closed.
     pub async fn close(&self) {
         let (tx, rx) = oneshot::channel();
-        if self.send(Command::Close(tx)).is_ok() {
+        let waiting = self.inner().update(|st| {
+            st.session.close();
+            match &mut st.close_waiters {
+                Some(waiters) => {
+                    waiters.push(tx);
+                    (true, true)
+                }
+                None => (false, false),
+            }
+        });
+        if waiting {
             let _ = rx.await;
         }
     }

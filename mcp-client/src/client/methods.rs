@@ -18,8 +18,8 @@ use mcp_proto::{Era, RawJson};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use super::request::{MetaSpec, decode_tool_result, decode_typed};
-use super::{Client, Command, RequestBuilder, ResponseFuture};
+use super::request::{decode_tool_result, decode_typed};
+use super::{Client, RequestBuilder, ResponseFuture};
 use crate::error::ClientError;
 
 impl Client {
@@ -27,7 +27,8 @@ impl Client {
     /// era; the `_meta` log level of every later request in 2026-07-28.
     pub async fn set_log_level(&self, level: LoggingLevel) -> Result<(), ClientError> {
         if self.era() == Some(Era::Modern) {
-            return self.send(Command::SetLogLevel(Some(level)));
+            self.inner().lock().session.set_log_level(Some(level));
+            return Ok(());
         }
         self.request_typed::<_, RawJson>(SetLevel::NAME, &SetLevelParams::new(level))
             .await
@@ -61,7 +62,7 @@ impl Client {
     pub async fn list_all<T: PageItem + DeserializeOwned>(&self) -> Result<Vec<T>, ClientError> {
         let mut all = Vec::new();
         let mut cursor = None;
-        for _ in 0..self.shared.max_list_pages {
+        for _ in 0..self.inner().max_list_pages {
             let page = self.list_page::<T>(cursor.take()).await?;
             all.extend(page.items);
             match page.next_cursor {
@@ -71,7 +72,7 @@ impl Client {
         }
         Err(ClientError::TooManyPages {
             method: T::METHOD.into(),
-            limit: self.shared.max_list_pages,
+            limit: self.inner().max_list_pages,
         })
     }
 
@@ -79,7 +80,7 @@ impl Client {
     /// ([`ClientBuilder::max_list_pages`](crate::ClientBuilder::max_list_pages)),
     /// for callers that walk [`list_page`](Self::list_page) themselves.
     pub fn max_list_pages(&self) -> usize {
-        self.shared.max_list_pages
+        self.inner().max_list_pages
     }
 
     /// `tools/call` with any serializable arguments (a `serde_json::Value`,
@@ -100,26 +101,16 @@ impl Client {
         name: impl Into<Cow<'a, str>>,
         arguments: A,
     ) -> RequestBuilder<'a, CallToolResult> {
-        let name = name.into();
-        // Written directly (not with `#[serde(flatten)]`): this is the hot path.
         #[derive(Serialize)]
         struct CallParams<'a, A> {
-            #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
-            meta: Option<&'a MetaSpec<'a>>,
-            name: &'a str,
-            arguments: &'a A,
+            name: Cow<'a, str>,
+            arguments: A,
         }
-        let mut builder =
-            self.request_encoded(CallTool::NAME, move |meta: &MetaSpec<'_>, capacity| {
-                RawJson::from_value_with_capacity(
-                    &CallParams {
-                        meta: (!meta.is_empty()).then_some(meta),
-                        name: &name,
-                        arguments: &arguments,
-                    },
-                    capacity,
-                )
-            });
+        let params = CallParams {
+            name: name.into(),
+            arguments,
+        };
+        let mut builder = self.request_lazy(CallTool::NAME, params);
         builder.decode = decode_tool_result;
         builder
     }

@@ -1,15 +1,43 @@
-//! The async side: a cloneable [`Client`] handle and the [`Driver`] task that
-//! owns the [`Session`](crate::session::Session) and the transport.
+//! The async side: a cloneable [`Client`] handle and the [`Driver`] task
+//! that alone does the connection's IO.
+//!
+//! # Who does what
+//!
+//! The shape is quinn's: handles change state and wake the driver; the
+//! driver alone touches the transport.
+//!
+//! - A **caller** locks the connection's [`State`], hands its request to the
+//!   [`Session`] (which queues the message), registers a waiter for the
+//!   answer, takes the driver's waker, unlocks and wakes it. It never polls
+//!   the transport.
+//! - The **driver** ([`Driver`], one task per connection) locks the same
+//!   state, reads what the transport received into the session, writes what
+//!   the session queued, runs the timer, completes waiters, and hands server
+//!   requests and notifications to the application's handler on tasks it
+//!   owns. The transport is a field of the driver, not of the shared state,
+//!   so nothing else can reach it.
+//!
+//! The lock is never held across an `.await` or while application code
+//! runs (handlers, progress callbacks).
+//!
+//! # Limits (every queue has one)
+//!
+//! | queue | bound | when full |
+//! |---|---|---|
+//! | calls in flight | [`ClientBuilder::max_in_flight`] | a call waits for room (FIFO); [`RequestBuilder::try_send`] fails with [`ClientError::Busy`] |
+//! | answers to the server's requests waiting for the transport | [`SessionConfig::max_outbound_backlog`](crate::session::SessionConfig::max_outbound_backlog) | the driver stops reading from the server until they are written |
+//! | the server's requests being answered | [`ClientBuilder::max_server_requests`] | answered "client busy" at once |
+//! | notifications waiting for the handler | [`MAX_QUEUED_NOTIFICATIONS`] | the driver stops reading until the handler catches up |
+//! | outgoing bytes | the transport's own (stdio: its write buffer limit) | the driver stops writing; then the backlog above fills |
 //!
 //! - [`builder`]: [`ClientBuilder`], which configures and splits into a
 //!   [`Client`] and its [`Driver`].
-//! - [`handle`]: the [`Client`] handle and how a call reaches the driver.
+//! - [`handle`]: the [`Client`] handle.
 //! - [`methods`]: the typed MCP calls (tools, resources, prompts, lists).
 //! - [`request`]: [`RequestBuilder`] and the [`ResponseFuture`] it sends.
-//! - [`driver`]: the [`Driver`] task: transport I/O, timers, shutdown.
-//! - [`dispatch`]: what the driver does with callers' commands and the
-//!   session's events (replies, server requests, notifications).
-//! - [`notifications`]: the bounded queue to the handler's notification task.
+//! - [`driver`]: the [`Driver`] task: transport IO, timer, shutdown.
+//! - [`dispatch`]: what the driver does with the session's events.
+//! - [`tasks`]: the handler's tasks, owned by the driver.
 //! - `skills` (feature `skills`): the Skills extension (SEP-2640).
 
 mod builder;
@@ -17,126 +45,109 @@ mod dispatch;
 mod driver;
 mod handle;
 mod methods;
-mod notifications;
 mod request;
 #[cfg(feature = "skills")]
 pub(crate) mod skills;
+mod tasks;
 
-pub use builder::{ClientBuilder, DEFAULT_MAX_LIST_PAGES};
-pub use dispatch::MAX_CONCURRENT_SERVER_REQUESTS;
+pub use builder::{ClientBuilder, DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_LIST_PAGES};
 pub use driver::Driver;
 pub use handle::Client;
-pub use notifications::MAX_QUEUED_NOTIFICATIONS;
 pub use request::{RequestBuilder, ResponseFuture};
+pub use tasks::MAX_QUEUED_NOTIFICATIONS;
 
-use std::borrow::Cow;
-use std::sync::atomic::{AtomicU64, AtomicUsize};
-use std::sync::{Arc, Mutex, RwLock};
+use std::collections::HashMap;
+use std::sync::atomic::AtomicUsize;
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::task::Waker;
 
-use mcp_proto::schema::{JsonObject, LoggingLevel, ProgressParams};
-use mcp_proto::{ErrorObject, ProtocolVersion, RawJson};
+use mcp_proto::RawJson;
+use mcp_proto::schema::ProgressParams;
 use serde::de::DeserializeOwned;
-use tokio::sync::{mpsc, oneshot, watch};
+use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore, oneshot, watch};
 
 use crate::error::{ClientError, CloseReason};
 use crate::handler::ListKind;
-use crate::session::{CallId, CallOptions, Embedded, ServerInfo};
-use driver::DriverCore;
+use crate::session::{CallId, IdHash, Session};
 
 /// A progress callback.
 pub type ProgressFn = Arc<dyn Fn(ProgressParams) + Send + Sync>;
 
 type Reply = oneshot::Sender<Result<RawJson, ClientError>>;
 
-enum Command {
-    Request {
-        call: CallId,
-        method: Cow<'static, str>,
-        params: Option<RawJson>,
-        embedded: Embedded,
-        options: CallOptions,
-        progress: Option<ProgressFn>,
-        reply: Reply,
-    },
-    /// Reply once the handshake finished (or failed).
-    WaitReady(Reply),
-    Cancel(CallId, Option<String>),
-    Notify {
-        method: String,
-        params: Option<RawJson>,
-    },
-    Respond {
-        id: mcp_proto::RequestId,
-        result: Result<RawJson, ErrorObject>,
-    },
-    Input {
-        call: CallId,
-        responses: mcp_proto::schema::InputResponses,
-    },
-    SetLogLevel(Option<LoggingLevel>),
-    Close(oneshot::Sender<()>),
-}
-
-/// What the driver's command channel carries. Boxed: a channel allocates
-/// its slots 32 at a time up front, so an unboxed `Command` (~150 bytes)
-/// would cost every connection ~5 KiB before its first command. Requests
-/// normally reach the driver without the channel (see `Client::submit`).
-type Queued = Box<Command>;
-
-struct Shared {
-    commands: mpsc::UnboundedSender<Queued>,
-    next_call: AtomicU64,
-    server: RwLock<Option<Arc<ServerInfo>>>,
+/// What a connection's callers and its driver share.
+struct Inner {
+    state: Mutex<State>,
+    /// Calls in flight: a call holds a permit from when it is handed to the
+    /// session until its waiter is gone (answered, failed or cancelled).
+    slots: Arc<Semaphore>,
+    max_in_flight: usize,
+    /// Woken when the session closes (see [`Client::closed`]).
+    closed: Notify,
     /// Made by the first subscriber or the first change, whichever comes
-    /// first (a watch channel is a few hundred bytes; most connections
-    /// never use all three).
-    changes: [std::sync::OnceLock<watch::Sender<u64>>; 3],
+    /// first (most connections never use all three).
+    changes: [OnceLock<watch::Sender<u64>>; 3],
     max_list_pages: usize,
-    /// Why the connection closed, once it has (see [`Client::closed`]).
-    closed: watch::Sender<Option<CloseReason>>,
-    /// The negotiated modern revision and its per-request `_meta` members.
-    meta: RwLock<Option<Arc<MetaTemplate>>>,
-    /// Length of the last params encoded at send time: the next ones are
-    /// encoded into a buffer of about this size, so calls with large
-    /// arguments do not regrow (and copy) their buffer every time.
+    /// Length of the last params encoded: the next ones are encoded into a
+    /// buffer of about this size, so equal calls never regrow their buffer.
     params_size_hint: AtomicUsize,
-    /// The driver's state, for callers that hand requests over directly
-    /// (set once at build; gone when the driver is dropped).
-    core: std::sync::OnceLock<std::sync::Weak<Mutex<DriverCore>>>,
 }
 
-/// What every request of the negotiated modern revision carries in `_meta`.
-struct MetaTemplate {
-    version: ProtocolVersion,
-    members: JsonObject,
-    /// `members` as one JSON object, encoded once: written verbatim as the
-    /// whole `_meta` of a request with no `_meta` members of its own (most
-    /// calls), instead of serializing the map again for every request.
-    encoded: Box<serde_json::value::RawValue>,
+/// The connection's state. Callers change it and wake the driver; the
+/// driver acts on it. The session is the one record of the connection's
+/// lifecycle: nothing here repeats its phase.
+struct State {
+    session: Session,
+    next_call: u64,
+    /// The reply channel of each call the session has; a call's slot
+    /// ([`Inner::slots`]) is released when its waiter is dropped.
+    waiters: HashMap<CallId, Waiter, IdHash>,
+    /// The driver's waker from its last poll, stored before it looks at the
+    /// state: a change made after that look finds it, so no wake-up is lost.
+    driver: Option<Waker>,
+    /// Callers of [`Client::wait_ready`], answered when the session is ready
+    /// or closed.
+    ready_waiters: Vec<oneshot::Sender<Result<(), ClientError>>>,
+    /// Callers of [`Client::close`], answered when the transport is closed;
+    /// `None` once it is (later callers return at once).
+    close_waiters: Option<Vec<oneshot::Sender<()>>>,
 }
 
-impl MetaTemplate {
-    fn new(version: ProtocolVersion, members: JsonObject) -> Option<Self> {
-        let encoded = serde_json::value::to_raw_value(&members).ok()?;
-        Some(MetaTemplate {
-            version,
-            members,
-            encoded,
-        })
+struct Waiter {
+    reply: Reply,
+    progress: Option<ProgressFn>,
+    _slot: OwnedSemaphorePermit,
+}
+
+impl Inner {
+    /// Locks the state; a panic while it was held (a bug) does not wedge the
+    /// connection for everyone else.
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
-}
 
-impl Shared {
+    /// Runs `f` on the state, then wakes the driver if `f` says it must act
+    /// (waking only schedules the driver's task: nothing runs under the lock).
+    fn update<T>(&self, f: impl FnOnce(&mut State) -> (T, bool)) -> T {
+        let mut st = self.lock();
+        let (out, wake) = f(&mut st);
+        if wake {
+            if let Some(w) = &st.driver {
+                w.wake_by_ref();
+            }
+        }
+        out
+    }
+
     fn changes(&self, kind: ListKind) -> &watch::Sender<u64> {
         self.changes[kind_index(kind)].get_or_init(|| watch::Sender::new(0))
     }
 
-    fn meta_template(&self) -> Option<Arc<MetaTemplate>> {
-        self.meta.read().ok().and_then(|g| g.clone())
-    }
-
+    /// The error for a call on a closed connection.
     fn closed_error(&self) -> ClientError {
-        let reason = self.closed.borrow().clone();
+        let reason = self.lock().session.close_reason().cloned();
         ClientError::Closed(reason.unwrap_or(CloseReason::DriverGone))
     }
 }
@@ -156,6 +167,11 @@ fn decode<R: DeserializeOwned>(method: &str, raw: &RawJson) -> Result<R, ClientE
     })
 }
 
+/// The time, from tokio's clock (so tests with paused time control it).
+fn now() -> std::time::Instant {
+    tokio::time::Instant::now().into_std()
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
@@ -167,21 +183,14 @@ mod tests {
     fn list_changed_channels_are_made_on_first_use() {
         let (transport, _server) = mcp_proto::transport::channel::pair();
         let (client, _driver) = Client::builder("t", "1").build(transport);
-        assert!(client.shared.changes.iter().all(|c| c.get().is_none()));
+        let inner = client.inner();
+        assert!(inner.changes.iter().all(|c| c.get().is_none()));
         let rx = client.list_changed(ListKind::Resources);
         assert_eq!(*rx.borrow(), 0);
-        let made: Vec<bool> = client
-            .shared
-            .changes
-            .iter()
-            .map(|c| c.get().is_some())
-            .collect();
+        let made: Vec<bool> = inner.changes.iter().map(|c| c.get().is_some()).collect();
         assert_eq!(made, [false, true, false]);
         // The change the driver publishes reaches the receiver made before.
-        client
-            .shared
-            .changes(ListKind::Resources)
-            .send_modify(|v| *v += 1);
+        inner.changes(ListKind::Resources).send_modify(|v| *v += 1);
         assert_eq!(*client.list_changed(ListKind::Resources).borrow(), 1);
         assert!(rx.has_changed().unwrap());
     }

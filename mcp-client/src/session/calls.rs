@@ -7,12 +7,13 @@ use std::time::{Duration, Instant};
 
 use mcp_proto::RawJson;
 use mcp_proto::jsonrpc::{Notification, Request, RequestId};
-use mcp_proto::schema::{CancelledParams, InputRequest, InputResponses, ProgressParams};
-use mcp_proto::{Era, ErrorObject, ProtocolVersion};
+use mcp_proto::schema::{
+    CancelledParams, InputRequest, InputResponses, JsonObject, ProgressParams,
+};
+use mcp_proto::{Era, ErrorObject};
 
-use super::core::Phase;
 use super::era::HintState;
-use super::wire::{InputRequiredWire, input_required, merge_input, splice_meta};
+use super::wire::{InputRequiredWire, MetaParts, compose_params, input_required, merge_input};
 use super::{Event, Session, Transmit};
 use crate::error::ClientError;
 
@@ -25,27 +26,6 @@ pub struct CallId(pub u64);
 /// put it into the params itself and it survives `input_required` retries.
 pub fn progress_token(call: CallId) -> RequestId {
     RequestId::Number(i64::try_from(call.0).unwrap_or(i64::MAX))
-}
-
-/// What the caller already wrote into the params' `_meta` (so the session
-/// need not splice it in, which would copy and re-validate the params).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(crate) struct Embedded {
-    /// The 2026-07-28 per-request members for this revision
-    /// ([`Session::request_meta_members`]).
-    pub(crate) modern: Option<ProtocolVersion>,
-    /// `progressToken` = [`progress_token`] of the call.
-    pub(crate) progress_token: bool,
-}
-
-impl Embedded {
-    /// Members of `modern` (if any) and, if `progress_token`, the call's token.
-    pub(crate) fn new(modern: Option<ProtocolVersion>, progress_token: bool) -> Self {
-        Embedded {
-            modern,
-            progress_token,
-        }
-    }
 }
 
 /// Per-call options.
@@ -115,7 +95,8 @@ pub(super) struct Pending {
     pub(super) rounds: u32,
     pub(super) resent: bool,
     pub(super) progress_token: Option<RequestId>,
-    pub(super) embedded: Embedded,
+    /// The caller's `_meta` members, composed into the params at each send.
+    pub(super) meta: Option<Box<JsonObject>>,
     /// Sent while a modern hint was unconfirmed (its params are kept).
     pub(super) hinted: bool,
 }
@@ -130,7 +111,8 @@ pub(super) struct Deferred {
     pub(super) started: Instant,
     pub(super) rounds: u32,
     pub(super) resent: bool,
-    pub(super) embedded: Embedded,
+    /// The caller's `_meta` members.
+    pub(super) meta: Option<Box<JsonObject>>,
     /// The deadline the call already has: one queued while the session
     /// (re)starts, or put back to be re-sent after an expired session, keeps
     /// the time its caller gave it (the timeout runs from when the caller
@@ -154,34 +136,25 @@ impl Session {
         let id = self.alloc_id();
         let (fresh, hard) = self.deadlines(&d.options, d.started, now);
         let deadline = d.deadline.or(fresh);
-        let version = self.server.as_ref().map(|s| s.protocol_version);
         let token = d.options.progress.then(|| progress_token(d.call));
         let retry_mrtr = modern && MRTR_METHODS.contains(&&*d.method);
         let hinted = self.hint == HintState::Unconfirmed;
         let keep = retry_mrtr || (self.config.resend_on_session_expiry && !modern) || hinted;
-        // Per-request `_meta` (modern) and the progress token; MRTR answers.
         let mut params = d.params;
         if responses.is_some() || state.is_some() {
             params = Some(merge_input(params.as_ref(), responses, state));
         }
-        let wanted = Embedded::new(version.filter(|v| v.era() == Era::Modern), token.is_some());
-        let wire_params = if d.embedded == wanted || !(modern || token.is_some()) {
-            // The caller already wrote exactly what is needed (or nothing is).
-            None
-        } else {
-            let meta = if modern {
-                self.modern_meta.as_str()
-            } else {
-                ""
-            };
-            Some(splice_meta(params.as_ref(), meta, token.as_ref()))
-        };
-        let embedded = if wire_params.is_some() {
-            Embedded::default()
-        } else {
-            d.embedded
-        };
-        let (wire, kept) = match wire_params {
+        // Kept without the protocol's `_meta`: a re-send composes it again
+        // for the revision then in use.
+        let composed = compose_params(
+            params.as_ref(),
+            &MetaParts {
+                protocol: self.modern_meta.as_ref(),
+                progress_token: token.as_ref(),
+                caller: d.meta.as_deref(),
+            },
+        );
+        let (wire, kept) = match composed {
             Some(w) => (Some(w), if keep { params } else { None }),
             None => {
                 let kept = if keep { params.clone() } else { None };
@@ -206,7 +179,7 @@ impl Session {
                 rounds: d.rounds,
                 resent: d.resent,
                 progress_token: token,
-                embedded,
+                meta: d.meta,
                 hinted,
             },
         );
@@ -227,14 +200,6 @@ impl Session {
         let timeout = options.timeout.unwrap_or(self.config.request_timeout);
         let hard = started + options.max_time.unwrap_or(self.config.max_request_time);
         (Some((now + timeout).min(hard)), Some(hard))
-    }
-
-    /// Tells an owner that only moves its timer earlier about `deadline`.
-    pub(super) fn note_deadline(&mut self, deadline: Option<Instant>) {
-        self.newest_deadline = match (self.newest_deadline, deadline) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
     }
 
     pub(super) fn send_cancelled(&mut self, id: RequestId, reason: Option<String>) {
@@ -258,27 +223,25 @@ impl Session {
             started: p.started,
             rounds: p.rounds,
             resent: true,
-            embedded: p.embedded,
+            meta: p.meta,
             deadline: p.deadline,
         };
         self.queued.insert(pos, d);
     }
 
-    pub(super) fn resend_after_expiry(&mut self, call: CallId, p: Pending, now: Instant) {
-        tracing::info!(method = %p.method, "server session expired; starting a new session and retrying once");
-        self.put_back(call, p);
-        if matches!(self.phase, Phase::Ready) {
-            let v = self
-                .server
-                .as_ref()
-                .map_or(ProtocolVersion::LATEST_LEGACY, |s| s.protocol_version);
-            self.server = None;
-            self.send_initialize(v, now);
-        }
-    }
-
     pub(super) fn on_notification(&mut self, n: Notification, now: Instant) {
-        if n.method == "notifications/progress" {
+        if n.method == "notifications/cancelled" {
+            if let Some(p) = n
+                .params
+                .as_ref()
+                .and_then(|raw| serde_json::from_str::<CancelledParams>(raw.get()).ok())
+            {
+                if self.server_requests.remove(&p.request_id) {
+                    self.events
+                        .push_back(Event::ServerRequestCancelled(p.request_id));
+                }
+            }
+        } else if n.method == "notifications/progress" {
             if let Some(p) = n
                 .params
                 .as_ref()
@@ -329,6 +292,9 @@ impl Session {
             Purpose::Probe => self.on_probe_response(result, now.now()),
             Purpose::Initialize => self.on_initialize_response(result, now.now()),
             Purpose::User(call) => {
+                // The session in use works: a loss later starts the count
+                // of sessions ended in a row again.
+                self.renewals = 0;
                 let result = match result {
                     Ok(raw) => {
                         if self.hint == HintState::Unconfirmed {
@@ -381,7 +347,7 @@ impl Session {
             started: now,
             rounds,
             resent: p.resent,
-            embedded: p.embedded,
+            meta: p.meta,
             deadline: None,
         };
         let requests: Vec<(String, InputRequest)> =

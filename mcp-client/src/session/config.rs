@@ -53,7 +53,38 @@ pub struct SessionConfig {
     /// Minimum log level the server should emit (2026-07-28: sent in each
     /// request's `_meta`; legacy: use `logging/setLevel`).
     pub log_level: Option<LoggingLevel>,
+    /// How many of the server's requests (legacy era) may be handed to the
+    /// owner unanswered at once; more are answered "client busy" (-32603) at
+    /// once. Default [`DEFAULT_MAX_SERVER_REQUESTS`].
+    pub max_server_requests: usize,
+    /// How many answers to the server's requests (its pings included) may
+    /// wait for the transport before the session stops taking input
+    /// ([`Session::accepts_input`](super::Session::accepts_input)); also how
+    /// many queued messages make [`Session::notify`](super::Session::notify)
+    /// refuse with [`ClientError::Busy`](crate::ClientError::Busy). A server
+    /// that stops reading while it keeps sending is then no longer read
+    /// from, instead of growing this queue. Default [`DEFAULT_MAX_OUTBOUND_BACKLOG`].
+    pub max_outbound_backlog: usize,
+    /// How many new sessions in a row the server may end (HTTP 404) before
+    /// answering any call in them; one more loss closes the connection
+    /// with [`CloseReason::SessionsLost`](crate::CloseReason::SessionsLost)
+    /// instead of starting another. Default [`DEFAULT_MAX_SESSION_RENEWALS`].
+    pub max_session_renewals: u32,
 }
+
+/// Default [`SessionConfig::max_server_requests`].
+pub const DEFAULT_MAX_SERVER_REQUESTS: usize = 64;
+
+/// Default [`SessionConfig::max_outbound_backlog`]: a server's answers are
+/// small (a ping's is ~40 bytes), so this bounds the queue to well under a
+/// MiB while never pausing a server that reads what it asked for.
+pub const DEFAULT_MAX_OUTBOUND_BACKLOG: usize = 1024;
+
+/// Default [`SessionConfig::max_session_renewals`]: a session a server
+/// ended is replaced at once, again if the first replacement is ended too
+/// (a server restarting under load), but a server that ends every session
+/// it starts is given up on after three, within a few round trips.
+pub const DEFAULT_MAX_SESSION_RENEWALS: u32 = 3;
 
 impl SessionConfig {
     /// Defaults for a client with this identity.
@@ -69,6 +100,9 @@ impl SessionConfig {
             max_input_rounds: 8,
             resend_on_session_expiry: false,
             log_level: None,
+            max_server_requests: DEFAULT_MAX_SERVER_REQUESTS,
+            max_outbound_backlog: DEFAULT_MAX_OUTBOUND_BACKLOG,
+            max_session_renewals: DEFAULT_MAX_SESSION_RENEWALS,
         }
     }
 }

@@ -2,7 +2,7 @@
 //! output queues.
 
 use std::borrow::Cow;
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -16,9 +16,7 @@ use serde_json::Value;
 
 use super::calls::{Deferred, Pending, Purpose};
 use super::era::HintState;
-use super::{
-    CallId, CallOptions, Embedded, EraHint, Event, IdHash, ServerInfo, SessionConfig, Transmit,
-};
+use super::{CallId, CallOptions, EraHint, Event, IdHash, ServerInfo, SessionConfig, Transmit};
 use crate::error::{ClientError, CloseReason};
 
 #[derive(Debug)]
@@ -49,11 +47,8 @@ pub struct Session {
     pub(super) awaiting_input: HashMap<CallId, (Deferred, Option<String>)>,
     pub(super) transmit: VecDeque<Transmit>,
     pub(super) events: VecDeque<Event>,
-    /// The earliest deadline of the user requests sent since the owner last
-    /// asked ([`Session::take_new_deadline`]).
-    pub(super) newest_deadline: Option<Instant>,
-    /// `_meta` members every modern request carries, pre-serialized (without braces).
-    pub(super) modern_meta: String,
+    /// The `_meta` members every modern request carries, encoded once (an object).
+    pub(super) modern_meta: Option<RawJson>,
     pub(super) hint: HintState,
     /// What this session learned about the server's era (see [`Session::learned_era`]).
     pub(super) learned: Option<EraHint>,
@@ -70,6 +65,20 @@ pub struct Session {
     /// rejection: a second one ends the handshake (a server that rejects
     /// what it lists cannot make the client loop).
     pub(super) probe_retried: bool,
+    /// Negotiation finished but [`Event::Ready`] waits until the transport
+    /// has flushed what the handshake queued (see [`Session::handle_flushed`]).
+    pub(super) ready_on_flush: bool,
+    /// The server's requests handed to the owner ([`Event::ServerRequest`])
+    /// and not yet answered: at most [`SessionConfig::max_server_requests`].
+    pub(super) server_requests: HashSet<RequestId, IdHash>,
+    /// At or before the earliest deadline (see [`Session::poll_timeout`]).
+    pub(super) next_deadline: Option<Instant>,
+    /// Answers to the server's requests in `transmit`: at most
+    /// [`SessionConfig::max_outbound_backlog`] before input pauses.
+    pub(super) backlog: usize,
+    /// New sessions started in a row after the server ended the one in use,
+    /// with no call answered since (see `renew.rs`).
+    pub(super) renewals: u32,
 }
 
 impl Session {
@@ -85,14 +94,18 @@ impl Session {
             awaiting_input: HashMap::new(),
             transmit: VecDeque::new(),
             events: VecDeque::new(),
-            newest_deadline: None,
-            modern_meta: String::new(),
+            modern_meta: None,
             hint: HintState::None,
             learned: None,
             legacy_detected: false,
             late_probe: None,
             reprobed: false,
             probe_retried: false,
+            ready_on_flush: false,
+            server_requests: HashSet::default(),
+            backlog: 0,
+            next_deadline: None,
+            renewals: 0,
         }
     }
 
@@ -117,6 +130,29 @@ impl Session {
         matches!(self.phase, Phase::Closed(_))
     }
 
+    /// Why the session closed, once it has.
+    pub fn close_reason(&self) -> Option<&CloseReason> {
+        match &self.phase {
+            Phase::Closed(reason) => Some(reason),
+            _ => None,
+        }
+    }
+
+    /// Whether [`Event::Ready`] was emitted and the session has not started
+    /// negotiating again (after an expired HTTP session) or closed since.
+    pub fn is_ready(&self) -> bool {
+        matches!(self.phase, Phase::Ready) && !self.ready_on_flush
+    }
+
+    /// Whether the session takes more input now. `false` while
+    /// [`SessionConfig::max_outbound_backlog`] answers to the server's
+    /// requests (its pings included) wait for the transport: the server is not reading what it asked for, so
+    /// its owner stops reading from it until the transport takes them
+    /// (backpressure instead of a queue that grows with what the server sends).
+    pub fn accepts_input(&self) -> bool {
+        self.backlog < self.config.max_outbound_backlog
+    }
+
     /// The session's configuration.
     pub fn config(&self) -> &SessionConfig {
         &self.config
@@ -138,14 +174,6 @@ impl Session {
         }
     }
 
-    /// The `_meta` members every request carries in the negotiated revision
-    /// (2026-07-28: protocol version, client capabilities and info, log level),
-    /// and that revision; `None` before negotiation or in the legacy era.
-    pub fn request_meta_members(&self) -> Option<(ProtocolVersion, JsonObject)> {
-        let v = self.server.as_ref()?.protocol_version;
-        (v.era() == Era::Modern).then(|| (v, self.meta_members(v)))
-    }
-
     // ---- commands -------------------------------------------------------
 
     /// Issues a request under the caller-chosen handle `call` (unique among the
@@ -159,19 +187,19 @@ impl Session {
         options: CallOptions,
         now: Instant,
     ) -> Result<(), ClientError> {
-        self.request_embedded(call, method, params, options, Embedded::default(), now)
+        self.request_with_meta(call, method, params, None, options, now)
     }
 
-    /// Like [`request`](Session::request), for params whose `_meta` already
-    /// holds what `embedded` says. If that does not match what the negotiated
-    /// revision needs when the request goes out, the session adds the rest.
-    pub(crate) fn request_embedded(
+    /// Like [`request`](Self::request), with `_meta` members of the
+    /// caller's own, composed with the protocol's each time the request goes
+    /// out (see the [module docs](crate::session#meta)).
+    pub fn request_with_meta(
         &mut self,
         call: CallId,
         method: impl Into<Cow<'static, str>>,
         params: Option<RawJson>,
+        meta: Option<JsonObject>,
         options: CallOptions,
-        embedded: Embedded,
         now: Instant,
     ) -> Result<(), ClientError> {
         if let Phase::Closed(reason) = &self.phase {
@@ -185,7 +213,7 @@ impl Session {
             started: now,
             rounds: 0,
             resent: false,
-            embedded,
+            meta: meta.map(Box::new),
             deadline: None,
         };
         if matches!(self.phase, Phase::Ready) {
@@ -207,6 +235,11 @@ impl Session {
     ) -> Result<(), ClientError> {
         if let Phase::Closed(reason) = &self.phase {
             return Err(ClientError::Closed(reason.clone()));
+        }
+        if self.transmit.len() >= self.config.max_outbound_backlog {
+            return Err(ClientError::Busy {
+                limit: self.config.max_outbound_backlog,
+            });
         }
         self.transmit.push_back(Transmit::Message(
             Notification::new(method.into(), params).into(),
@@ -236,14 +269,26 @@ impl Session {
     }
 
     /// Answers a server-to-client request (from [`Event::ServerRequest`]).
+    /// An answer to a request the server cancelled (or never sent) is not
+    /// sent: the spec says a cancelled request gets no response.
     pub fn respond(&mut self, id: RequestId, result: Result<RawJson, ErrorObject>) {
         if self.is_closed() {
             return;
         }
+        if !self.server_requests.remove(&id) {
+            tracing::debug!(%id, "answer to a server request that was cancelled or never made; not sent");
+            return;
+        }
+        self.answer(id, result);
+    }
+
+    /// Queues the answer to a server request (it counts against the backlog).
+    pub(super) fn answer(&mut self, id: RequestId, result: Result<RawJson, ErrorObject>) {
         let msg: Message = match result {
             Ok(r) => Response::new(id, r).into(),
             Err(e) => ErrorResponse::new(Some(id), e).into(),
         };
+        self.backlog += 1;
         self.transmit.push_back(Transmit::Message(msg));
     }
 
@@ -268,7 +313,29 @@ impl Session {
 
     /// The next thing to hand to the transport.
     pub fn poll_transmit(&mut self) -> Option<Transmit> {
-        self.transmit.pop_front()
+        let t = self.transmit.pop_front()?;
+        if let Transmit::Message(Message::Response(_) | Message::Error(_)) = &t {
+            self.backlog = self.backlog.saturating_sub(1);
+        }
+        Some(t)
+    }
+
+    /// Whether anything waits for [`poll_transmit`](Self::poll_transmit).
+    pub fn has_transmit(&self) -> bool {
+        !self.transmit.is_empty()
+    }
+
+    /// Input: the transport has flushed everything
+    /// [`poll_transmit`](Self::poll_transmit) returned (or failed to, and
+    /// said so). The handshake counts as done only then: [`Event::Ready`]
+    /// follows the flush of `notifications/initialized` (over HTTP, the
+    /// server's acceptance of it), so a caller that waits for readiness
+    /// finds a server that knows the session.
+    pub fn handle_flushed(&mut self) {
+        if self.ready_on_flush && self.transmit.is_empty() && matches!(self.phase, Phase::Ready) {
+            self.ready_on_flush = false;
+            self.events.push_back(Event::Ready);
+        }
     }
 
     /// The next event for the owner.
@@ -281,20 +348,36 @@ impl Session {
         !self.events.is_empty()
     }
 
-    /// The earliest deadline among user requests sent since the last call
-    /// (an owner that only ever moves its timer earlier checks this instead
-    /// of [`poll_timeout`](Self::poll_timeout), which looks at every request).
-    #[cfg_attr(not(feature = "tokio"), allow(dead_code))]
-    pub(crate) fn take_new_deadline(&mut self) -> Option<Instant> {
-        self.newest_deadline.take()
+    /// When to call [`handle_timeout`](Self::handle_timeout) next: at or
+    /// before the earliest deadline (`None`: nothing can time out). It may
+    /// be earlier than any deadline left (a call that had it completed); a
+    /// `handle_timeout` then expires nothing and this moves on. Constant
+    /// time: the owner asks after every input.
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        self.next_deadline
     }
 
-    /// The earliest deadline, if any.
-    pub fn poll_timeout(&self) -> Option<Instant> {
+    /// When the session gives up on the request `id` it sent (its
+    /// timeout), if it has one: what the driver tells the transport with
+    /// [`Transport::set_request_deadline`](mcp_proto::transport::Transport::set_request_deadline).
+    pub fn request_deadline(&self, id: &RequestId) -> Option<Instant> {
+        self.pending.get(id)?.deadline
+    }
+
+    /// The earliest deadline exactly (every pending and queued call).
+    pub(crate) fn earliest_deadline(&self) -> Option<Instant> {
         let pending = self.pending.values().filter_map(|p| p.deadline);
         pending
             .chain(self.queued.iter().filter_map(|d| d.deadline))
             .min()
+    }
+
+    /// Keeps [`poll_timeout`](Self::poll_timeout) at or before a deadline
+    /// just given to a call: every place that gives one calls this.
+    pub(super) fn note_deadline(&mut self, deadline: Option<Instant>) {
+        if let Some(d) = deadline {
+            self.next_deadline = Some(self.next_deadline.map_or(d, |n| n.min(d)));
+        }
     }
 
     // ---- internals ------------------------------------------------------
@@ -304,12 +387,9 @@ impl Session {
         RequestId::Number(self.next_id)
     }
 
-    pub(super) fn build_modern_meta(&self, v: ProtocolVersion) -> String {
-        let s = Value::Object(self.meta_members(v)).to_string();
-        // Strip the outer braces: the members are spliced into `_meta`.
-        s.get(1..s.len().saturating_sub(1))
-            .unwrap_or_default()
-            .to_owned()
+    /// The members every request of revision `v` carries in `_meta`, as an object.
+    pub(super) fn build_modern_meta(&self, v: ProtocolVersion) -> Option<RawJson> {
+        RawJson::from_value(&self.meta_members(v)).ok()
     }
 
     fn meta_members(&self, v: ProtocolVersion) -> JsonObject {

@@ -47,9 +47,16 @@ pub enum Event {
         /// Key → request (`elicitation/create`, `sampling/createMessage`, `roots/list`).
         requests: Vec<(String, InputRequest)>,
     },
-    /// A server-to-client request (legacy era) the owner must answer with [`Session::respond`](super::Session::respond).
-    /// (`ping` is answered by the session itself.)
+    /// A server-to-client request (legacy era) the owner must answer with
+    /// [`Session::respond`](super::Session::respond). (`ping` is answered by
+    /// the session itself; beyond
+    /// [`max_server_requests`](super::SessionConfig::max_server_requests)
+    /// unanswered ones, the session answers "busy" itself.)
     ServerRequest(Request),
+    /// The server cancelled its request `id` (`notifications/cancelled`):
+    /// stop working on it; the session will not send an answer to it. The
+    /// notification itself follows as [`Event::Notification`].
+    ServerRequestCancelled(mcp_proto::jsonrpc::RequestId),
     /// A notification from the server (progress for our own calls is routed
     /// as [`Event::Progress`] instead).
     Notification(Notification),

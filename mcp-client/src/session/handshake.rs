@@ -15,8 +15,8 @@ use mcp_proto::{Era, ErrorObject, ProtocolVersion, RawJson};
 use super::calls::{Pending, Purpose};
 use super::core::Phase;
 use super::era::HintState;
-use super::wire::{empty_object, splice_meta};
-use super::{CallOptions, Embedded, EraHint, Event, Session, Transmit, VersionChoice};
+use super::wire::{MetaParts, compose_params, empty_object};
+use super::{CallOptions, EraHint, Event, Session, Transmit, VersionChoice};
 use crate::error::{CloseReason, HandshakeError};
 
 /// What the server is, once negotiated.
@@ -64,7 +64,21 @@ impl Session {
         self.modern_meta = self.build_modern_meta(v);
         self.transmit.push_back(Transmit::ProtocolVersion(v));
         let id = self.alloc_id();
-        let params = splice_meta(None, &self.modern_meta, None);
+        let deadline = now
+            + match self.config.version {
+                VersionChoice::Auto => self.config.probe_timeout,
+                _ => self.config.handshake_timeout,
+            };
+        self.note_deadline(Some(deadline));
+        let params = compose_params(
+            None,
+            &MetaParts {
+                protocol: self.modern_meta.as_ref(),
+                progress_token: None,
+                caller: None,
+            },
+        )
+        .unwrap_or_else(empty_object);
         self.transmit.push_back(Transmit::Message(
             Request::new(id.clone(), "server/discover", Some(params)).into(),
         ));
@@ -77,17 +91,12 @@ impl Session {
                 retained: false,
                 options: CallOptions::default(),
                 started: now,
-                deadline: Some(
-                    now + match self.config.version {
-                        VersionChoice::Auto => self.config.probe_timeout,
-                        _ => self.config.handshake_timeout,
-                    },
-                ),
+                deadline: Some(deadline),
                 hard_deadline: None,
                 rounds: 0,
                 resent: false,
                 progress_token: None,
-                embedded: Embedded::default(),
+                meta: None,
                 hinted: false,
             },
         );
@@ -114,6 +123,8 @@ impl Session {
         self.transmit.push_back(Transmit::Message(
             Request::new(id.clone(), "initialize", Some(raw)).into(),
         ));
+        let deadline = now + self.config.handshake_timeout;
+        self.note_deadline(Some(deadline));
         self.pending.insert(
             id,
             Pending {
@@ -123,12 +134,12 @@ impl Session {
                 retained: false,
                 options: CallOptions::default(),
                 started: now,
-                deadline: Some(now + self.config.handshake_timeout),
+                deadline: Some(deadline),
                 hard_deadline: None,
                 rounds: 0,
                 resent: false,
                 progress_token: None,
-                embedded: Embedded::default(),
+                meta: None,
                 hinted: false,
             },
         );
@@ -154,7 +165,7 @@ impl Session {
         } else {
             // Built for the `server/discover` probe; a legacy session never
             // sends it again (a probe sent later builds it anew).
-            String::new()
+            None
         };
         self.transmit.push_back(Transmit::ProtocolVersion(v));
         self.server = Some(info);
@@ -162,7 +173,17 @@ impl Session {
         if self.hint != HintState::Unconfirmed {
             self.hint = HintState::None;
         }
-        self.events.push_back(Event::Ready);
+        // What the handshake queued (the legacy `notifications/initialized`)
+        // must reach the server before the session counts as ready.
+        let handshake_sent = self
+            .transmit
+            .iter()
+            .all(|t| matches!(t, Transmit::ProtocolVersion(_)));
+        if handshake_sent {
+            self.events.push_back(Event::Ready);
+        } else {
+            self.ready_on_flush = true;
+        }
         while let Some(d) = self.queued.pop_front() {
             self.send_user(d, None, None, now);
         }

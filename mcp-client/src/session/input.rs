@@ -12,6 +12,7 @@ use super::era::HintState;
 use super::wire::empty_object;
 use super::{CallId, Event, Now, Session};
 use crate::error::{ClientError, CloseReason, HandshakeError};
+use mcp_proto::{ErrorCode, ErrorObject};
 
 impl Session {
     // ---- input ----------------------------------------------------------
@@ -33,8 +34,26 @@ impl Session {
             Message::Notification(n) => self.on_notification(n, now.now()),
             Message::Request(r) => {
                 if r.method == "ping" {
-                    self.respond(r.id, Ok(empty_object()));
+                    self.answer(r.id, Ok(empty_object()));
+                } else if self.server_requests.contains(&r.id) {
+                    tracing::warn!(id = %r.id, "the server reused the id of a request still being answered; refused");
+                    let e = ErrorObject::new(
+                        ErrorCode::INVALID_REQUEST,
+                        "a request with this id is still being answered",
+                    );
+                    self.answer(r.id, Err(e));
+                } else if self.server_requests.len() >= self.config.max_server_requests {
+                    tracing::warn!(method = %r.method, limit = self.config.max_server_requests, "too many server requests being answered; answering busy");
+                    let busy = ErrorObject::new(
+                        ErrorCode::INTERNAL_ERROR,
+                        format!(
+                            "client busy: {} requests of the server are being answered (limit: max_server_requests)",
+                            self.config.max_server_requests
+                        ),
+                    );
+                    self.answer(r.id, Err(busy));
                 } else {
+                    self.server_requests.insert(r.id.clone());
                     self.events.push_back(Event::ServerRequest(r));
                 }
             }
@@ -51,6 +70,8 @@ impl Session {
             self.fail_every_waiting_call(&err, now);
         } else if let Some(id) = err.request_id().cloned() {
             self.fail_request(&id, err, now);
+        } else if err.kind() == TransportErrorKind::SessionExpired {
+            self.on_session_lost(err, now);
         } else if err.is_terminal() {
             self.handle_closed(CloseReason::Transport(err));
         } else {
@@ -69,8 +90,13 @@ impl Session {
             // with `initialize` would only run the authorization again (a
             // second browser login).
             let unauthorized = err.kind() == TransportErrorKind::Unauthorized;
+            // A server that refused the probe for now (429/503, past what
+            // the transport retries) said nothing about its era.
+            let throttled = err.kind() == TransportErrorKind::Throttled;
             match p.purpose {
-                Purpose::Probe if unauthorized => self.handle_closed(CloseReason::Transport(err)),
+                Purpose::Probe if unauthorized || throttled => {
+                    self.handle_closed(CloseReason::Transport(err));
+                }
                 Purpose::Probe => {
                     tracing::debug!(error = %mcp_proto::error::chain(&err), "server/discover probe failed in the transport; falling back to initialize");
                     let cause = HandshakeError::Transport {
@@ -167,6 +193,9 @@ impl Session {
         }
         let err = ClientError::Closed(reason.clone());
         self.phase = Phase::Closed(reason.clone());
+        self.ready_on_flush = false;
+        self.server_requests.clear();
+        self.next_deadline = None;
         let mut calls: Vec<CallId> = self
             .pending
             .drain()
@@ -190,8 +219,14 @@ impl Session {
     /// Expires every deadline at or before `now`.
     pub fn handle_timeout(&mut self, now: Instant) {
         if self.is_closed() {
+            self.next_deadline = None;
             return;
         }
+        self.expire(now);
+        self.next_deadline = self.earliest_deadline();
+    }
+
+    fn expire(&mut self, now: Instant) {
         let expired: Vec<RequestId> = self
             .pending
             .iter()

@@ -7,16 +7,49 @@
 //!
 //! - **input**: [`handle_message`](Session::handle_message) for each message
 //!   the transport received, [`handle_transport_error`](Session::handle_transport_error),
-//!   [`handle_closed`](Session::handle_closed), [`handle_timeout`](Session::handle_timeout);
+//!   [`handle_closed`](Session::handle_closed), [`handle_timeout`](Session::handle_timeout),
+//!   [`handle_flushed`](Session::handle_flushed) when the transport has
+//!   flushed everything `poll_transmit` gave it;
 //! - **commands**: [`request`](Session::request), [`notify`](Session::notify),
 //!   [`cancel`](Session::cancel), [`respond`](Session::respond),
 //!   [`provide_input`](Session::provide_input), [`close`](Session::close);
 //! - **output**: [`poll_transmit`](Session::poll_transmit) (messages to send,
 //!   in order), [`poll_event`](Session::poll_event) (what callers must learn),
-//!   [`poll_timeout`](Session::poll_timeout) (when to call `handle_timeout`).
+//!   [`poll_timeout`](Session::poll_timeout) (when to call `handle_timeout`),
+//!   [`accepts_input`](Session::accepts_input) (whether to read more now).
 //!
 //! After any input or command, drain `poll_transmit` and `poll_event`, then
-//! re-arm the timer from `poll_timeout`.
+//! re-arm the timer from `poll_timeout`. Read from the transport only while
+//! `accepts_input` holds: the session stops taking input while the answers
+//! it owes the server back up (the server is not reading them), so a server
+//! cannot grow the client's memory by sending faster than it reads.
+//!
+//! # `_meta`
+//!
+//! A request's `_meta` is written in one place, when the request goes out
+//! (again for each re-send, in the revision then in use). Who decides a
+//! member, in order:
+//!
+//! 1. the params themselves: a `_meta` the caller wrote into the params is
+//!    sent as written (the raw escape hatch stays raw), except
+//!    `progressToken` when the call asked for progress (the session routes
+//!    progress by its own token);
+//! 2. the protocol: in 2026-07-28 the revision, the client's info and
+//!    capabilities and the log level on every request; `progressToken`;
+//! 3. the members given with [`request_with_meta`](Session::request_with_meta)
+//!    (`RequestBuilder::meta`).
+//!
+//! A member is never replaced by one of a lower rank of the same name.
+//!
+//! # The server's requests
+//!
+//! A server request (legacy era) reaches the owner as
+//! [`Event::ServerRequest`] and is answered with [`respond`](Session::respond).
+//! At most [`SessionConfig::max_server_requests`] are out at once; more are
+//! answered "client busy" by the session. A `notifications/cancelled` for
+//! one emits [`Event::ServerRequestCancelled`]: the owner stops working on
+//! it, and an answer given later is not sent (the spec: a cancelled request
+//! gets no response).
 //!
 //! # Negotiation
 //!
@@ -48,6 +81,19 @@
 //! been it); the connection goes on.
 //! Requests made before the session is ready wait in order and are sent when
 //! it is.
+//!
+//! # A session the server ended
+//!
+//! When the transport reports the session lost (Streamable HTTP: the server
+//! answered 404 to a message of it), the session starts a new one at once,
+//! with `initialize`, as the spec requires; calls made meanwhile wait for
+//! it. A call the server did not process (its own message was answered
+//! 404) is re-sent in the new session, once, when
+//! [`SessionConfig::resend_on_session_expiry`] kept its params; a call in
+//! flight on a stream of the old session keeps its own fate. A server that
+//! ends [`SessionConfig::max_session_renewals`] new sessions in a row before
+//! answering a call in any closes the connection with
+//! [`CloseReason::SessionsLost`](crate::CloseReason::SessionsLost).
 //!
 //! # Remembered eras
 //!
@@ -81,15 +127,18 @@ mod era;
 mod events;
 mod handshake;
 mod input;
+mod renew;
 mod wire;
 
 #[cfg(test)]
 mod tests;
 
 pub use self::core::Session;
-pub(crate) use calls::Embedded;
 pub use calls::{CallId, CallOptions, progress_token};
-pub use config::{SessionConfig, VersionChoice};
+pub use config::{
+    DEFAULT_MAX_OUTBOUND_BACKLOG, DEFAULT_MAX_SERVER_REQUESTS, DEFAULT_MAX_SESSION_RENEWALS,
+    SessionConfig, VersionChoice,
+};
 pub use era::EraHint;
 pub use events::{Event, Transmit};
 pub use handshake::ServerInfo;
@@ -97,8 +146,7 @@ pub use handshake::ServerInfo;
 /// When an input reached the session: an [`Instant`](std::time::Instant),
 /// or a function returning one, called only if the session needs the time.
 /// Most answers complete a call and need none, so the tokio driver passes
-/// its clock function and skips a clock read per answer (~50 instructions
-/// of a sequential call's ~11,000, BENCHMARKS.md round seven).
+/// its clock function and reads the clock only when an answer needs it.
 pub trait Now {
     /// The time.
     fn now(self) -> std::time::Instant;
@@ -117,5 +165,3 @@ impl<F: FnOnce() -> std::time::Instant> Now for F {
 }
 
 pub(crate) use mcp_proto::jsonrpc::IdHash;
-#[cfg_attr(not(feature = "tokio"), allow(unused_imports))]
-pub(crate) use wire::empty_object;

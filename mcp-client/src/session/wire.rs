@@ -1,9 +1,13 @@
-//! JSON text helpers: splicing `_meta` into params, detecting
+//! JSON text helpers: composing a request's `_meta`, detecting
 //! `input_required` results, merging input responses.
 
 use mcp_proto::RawJson;
 use mcp_proto::jsonrpc::RequestId;
-use mcp_proto::schema::{InputRequest, InputResponses, JsonObject, META_PROGRESS_TOKEN};
+use mcp_proto::raw::ObjectWriter;
+use mcp_proto::schema::{
+    InputRequest, InputResponses, JsonObject, META_CLIENT_CAPABILITIES, META_CLIENT_INFO,
+    META_LOG_LEVEL, META_PROGRESS_TOKEN, META_PROTOCOL_VERSION,
+};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -25,8 +29,7 @@ pub(super) struct InputRequiredWire {
 /// An `input_required` result, detected without decoding ordinary results:
 /// a cheap substring check first, then a decode that skips other members.
 pub(super) fn input_required(text: &str) -> Option<InputRequiredWire> {
-    // Built once: `str::contains` builds a Two-Way searcher per call, about
-    // 3 instructions per byte of an ordinary result; this is a fraction.
+    // Built once: `str::contains` builds a Two-Way searcher per call.
     static NEEDLE: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
         std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"\"input_required\""));
     NEEDLE.find(text.as_bytes())?;
@@ -34,53 +37,114 @@ pub(super) fn input_required(text: &str) -> Option<InputRequiredWire> {
     (w.result_type.as_deref() == Some("input_required")).then_some(w)
 }
 
-/// Returns `params` with `members` (JSON object members, no braces) and an
-/// optional progress token added to its `_meta`. `params` is spliced as text
-/// when it has no `_meta` of its own (the common case, no re-parse); otherwise
-/// it is parsed and merged.
-pub(super) fn splice_meta(
-    params: Option<&RawJson>,
-    members: &str,
-    token: Option<&RequestId>,
-) -> RawJson {
-    let mut meta = String::with_capacity(members.len() + 32);
-    meta.push_str(members);
-    if let Some(t) = token {
-        if !meta.is_empty() {
-            meta.push(',');
-        }
-        meta.push('"');
-        meta.push_str(META_PROGRESS_TOKEN);
-        meta.push_str("\":");
-        meta.push_str(&serde_json::to_string(t).unwrap_or_else(|_| "0".into()));
-    }
-    let text = params.map(RawJson::as_str).unwrap_or("{}").trim();
-    let spliced = if text.starts_with('{') && !text.contains("\"_meta\"") {
-        let rest = text[1..].trim_start();
-        let mut s = String::with_capacity(text.len() + meta.len() + 12);
-        s.push_str("{\"_meta\":{");
-        s.push_str(&meta);
-        s.push('}');
-        if !rest.starts_with('}') {
-            s.push(',');
-        }
-        s.push_str(rest);
-        RawJson::from_string(s).ok()
-    } else {
-        None
-    };
-    spliced.unwrap_or_else(|| merge_meta_slow(text, &meta))
+/// What goes into one request's `_meta`, by who decides it (see the
+/// [session docs](super#meta) for the order).
+pub(super) struct MetaParts<'a> {
+    /// The members the negotiated revision puts on every request (2026-07-28:
+    /// protocol version, client info and capabilities, log level), as one
+    /// object; `None` when there are none.
+    pub(super) protocol: Option<&'a RawJson>,
+    /// The call's progress token, when it asked for progress.
+    pub(super) progress_token: Option<&'a RequestId>,
+    /// The members given with `RequestBuilder::meta`: below the protocol's
+    /// and the params' own.
+    pub(super) caller: Option<&'a JsonObject>,
 }
 
-fn merge_meta_slow(text: &str, meta_members: &str) -> RawJson {
-    let mut obj: JsonObject = serde_json::from_str(text).unwrap_or_default();
-    let add: JsonObject = serde_json::from_str(&format!("{{{meta_members}}}")).unwrap_or_default();
+/// The keys of the protocol's members (see [`MetaParts::protocol`]).
+const PROTOCOL_KEYS: [&str; 4] = [
+    META_PROTOCOL_VERSION,
+    META_CLIENT_CAPABILITIES,
+    META_CLIENT_INFO,
+    META_LOG_LEVEL,
+];
+
+impl MetaParts<'_> {
+    fn is_empty(&self) -> bool {
+        self.protocol.is_none() && self.progress_token.is_none() && self.caller.is_none()
+    }
+
+    /// Whether the protocol decides `key` (a caller's member of that name is dropped).
+    fn is_protocol_key(&self, key: &str) -> bool {
+        (self.progress_token.is_some() && key == META_PROGRESS_TOKEN)
+            || (self.protocol.is_some() && PROTOCOL_KEYS.contains(&key))
+    }
+}
+
+/// The params as they go on the wire: `params` with the `_meta` that
+/// `parts` describes. This is the one place a request's `_meta` is written.
+/// `None` when there is nothing to add (the params go out as they are).
+///
+/// Params with no `_meta` of their own (nearly all) are written once, with
+/// `_meta` first and then their own members, with no parse (every piece is
+/// valid JSON already: [`ObjectWriter`]). Params that mention `_meta`
+/// anywhere are parsed and merged member by member.
+pub(super) fn compose_params(params: Option<&RawJson>, parts: &MetaParts<'_>) -> Option<RawJson> {
+    if parts.is_empty() {
+        return None;
+    }
+    static META_KEY: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"\"_meta\""));
+    let len = params.map_or(0, RawJson::len);
+    if params.is_some_and(|p| META_KEY.find(p.as_bytes()).is_some()) {
+        return Some(merge_meta(params, parts));
+    }
+    let protocol_len = parts.protocol.map_or(0, RawJson::len);
+    let mut out = ObjectWriter::with_capacity(len + protocol_len + 48);
+    out.object("_meta", |meta| {
+        if let Some(protocol) = parts.protocol {
+            meta.members_of(protocol);
+        }
+        if let Some(token) = parts.progress_token {
+            let _ = meta.value(META_PROGRESS_TOKEN, token);
+        }
+        for (key, value) in parts.caller.into_iter().flatten() {
+            if !parts.is_protocol_key(key) {
+                let _ = meta.value(key, value);
+            }
+        }
+    });
+    if let Some(p) = params {
+        if !out.members_of(p) {
+            // Not an object: the spec says params are one; the parsing path
+            // says so in the log and sends only `_meta`.
+            return Some(merge_meta(params, parts));
+        }
+    }
+    Some(out.finish())
+}
+
+/// [`compose_params`] for params that carry `_meta` (or are not an object).
+fn merge_meta(params: Option<&RawJson>, parts: &MetaParts<'_>) -> RawJson {
+    let text = params.map_or("{}", RawJson::as_str);
+    let mut obj: JsonObject = serde_json::from_str(text).unwrap_or_else(|e| {
+        tracing::warn!(error = %e, "request params are not a JSON object; sending only `_meta`");
+        JsonObject::new()
+    });
     let meta = obj
         .entry("_meta")
         .or_insert_with(|| Value::Object(JsonObject::new()));
+    if !meta.is_object() {
+        tracing::warn!("the request's `_meta` is not an object; replaced");
+        *meta = Value::Object(JsonObject::new());
+    }
     if let Value::Object(m) = meta {
-        for (k, v) in add {
-            m.entry(k).or_insert(v);
+        // The params' own members stay (the caller wrote them into the
+        // params), except the progress token the session routes by.
+        if let Some(protocol) = parts.protocol.and_then(|p| p.decode::<JsonObject>().ok()) {
+            for (k, v) in protocol {
+                m.entry(k).or_insert(v);
+            }
+        }
+        if let Some(t) = parts.progress_token {
+            if let Ok(v) = serde_json::to_value(t) {
+                m.insert(META_PROGRESS_TOKEN.into(), v);
+            }
+        }
+        for (k, v) in parts.caller.into_iter().flatten() {
+            if !parts.is_protocol_key(k) {
+                m.entry(k.clone()).or_insert_with(|| v.clone());
+            }
         }
     }
     RawJson::from_value(&obj).unwrap_or_else(|_| empty_object())

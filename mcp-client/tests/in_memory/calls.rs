@@ -5,7 +5,7 @@ use super::*;
 
 #[tokio::test]
 async fn many_concurrent_calls_are_correlated_out_of_order() {
-    let (client_end, mut server) = channel::pair();
+    let (client_end, mut server) = pair();
     let srv = tokio::spawn(async move {
         modern_handshake(&mut server).await;
         let mut reqs = Vec::new();
@@ -50,7 +50,7 @@ async fn many_concurrent_calls_are_correlated_out_of_order() {
 
 #[tokio::test]
 async fn dropping_a_call_cancels_it_on_the_server() {
-    let (client_end, mut server) = channel::pair();
+    let (client_end, mut server) = pair();
     let (tx, rx) = tokio::sync::oneshot::channel();
     let srv = tokio::spawn(async move {
         legacy_handshake(&mut server).await;
@@ -88,7 +88,7 @@ async fn dropping_a_call_cancels_it_on_the_server() {
 
 #[tokio::test(start_paused = true)]
 async fn timeout_with_virtual_time_cancels_and_reports() {
-    let (client_end, mut server) = channel::pair();
+    let (client_end, mut server) = pair();
     let srv = tokio::spawn(async move {
         legacy_handshake(&mut server).await;
         let r = next_request(&mut server).await;
@@ -139,7 +139,7 @@ async fn timeout_with_virtual_time_cancels_and_reports() {
 
 #[tokio::test]
 async fn server_exit_fails_pending_calls_with_the_cause() {
-    let (client_end, mut server) = channel::pair();
+    let (client_end, mut server) = pair();
     let srv = tokio::spawn(async move {
         legacy_handshake(&mut server).await;
         let _r = next_request(&mut server).await;
@@ -184,7 +184,7 @@ async fn server_exit_fails_pending_calls_with_the_cause() {
 
 #[tokio::test(start_paused = true)]
 async fn a_shorter_timeout_started_later_fires_on_time_and_a_longer_one_still_fires() {
-    let (client_end, mut server) = channel::pair();
+    let (client_end, mut server) = pair();
     let srv = tokio::spawn(async move {
         legacy_handshake(&mut server).await;
         // Never answer; keep the transport open until both calls timed out.
@@ -222,7 +222,7 @@ async fn a_shorter_timeout_started_later_fires_on_time_and_a_longer_one_still_fi
 async fn every_list_shares_the_page_shape_and_the_cursor_loop() {
     use mcp_proto::schema::{Prompt, ResourceTemplate};
 
-    let (client_end, mut server) = channel::pair();
+    let (client_end, mut server) = pair();
     let srv = tokio::spawn(async move {
         legacy_handshake(&mut server).await;
         // Each list's items live under its own member; the cursor goes back verbatim.
@@ -289,7 +289,7 @@ async fn every_list_shares_the_page_shape_and_the_cursor_loop() {
 
 #[tokio::test]
 async fn progress_tokens_are_sent_only_when_asked_for() {
-    let (client_end, mut server) = channel::pair();
+    let (client_end, mut server) = pair();
     let srv = tokio::spawn(async move {
         legacy_handshake(&mut server).await;
         let mut tokens = Vec::new();
@@ -320,7 +320,7 @@ async fn progress_tokens_are_sent_only_when_asked_for() {
 async fn callers_on_many_threads_share_the_driver_without_losing_calls() {
     const TASKS: usize = 16;
     const CALLS: usize = 200;
-    let (client_end, mut server) = channel::pair();
+    let (client_end, mut server) = pair();
     let srv = tokio::spawn(async move {
         legacy_handshake(&mut server).await;
         for _ in 0..TASKS * CALLS {
@@ -366,7 +366,7 @@ async fn callers_on_many_threads_share_the_driver_without_losing_calls() {
 async fn a_call_times_out_while_inbound_never_lets_up() {
     use std::sync::atomic::{AtomicBool, Ordering};
 
-    let (client_end, mut server) = channel::pair();
+    let (client_end, mut server) = pair();
     let on = Arc::new(AtomicBool::new(false));
     let srv = tokio::spawn(async move {
         legacy_handshake(&mut server).await;
@@ -409,40 +409,38 @@ async fn notification_within(t: &mut ChannelTransport, within: Duration) -> Opti
     }
 }
 
-/// The driver skips its command channel on wake-ups that are not the
-/// channel's. A caller that took queued commands itself (its call went in
-/// after a queued notification) used up the waker that notification's send
-/// woke: the driver must look at the channel again, or the next command
-/// would wait for unrelated traffic.
+/// Every change a caller makes wakes the driver, whoever took its waker
+/// last: a notification queued behind a call, and one after it with no
+/// other traffic, both reach the server at once.
 #[tokio::test]
-async fn a_command_queued_after_a_caller_took_the_queue_still_reaches_the_server() {
-    let (client_end, mut server) = channel::pair();
+async fn a_notification_after_a_call_reaches_the_server_without_other_traffic() {
+    let (client_end, mut server) = pair();
     let srv = tokio::spawn(async move {
         legacy_handshake(&mut server).await;
         let first = notification_within(&mut server, Duration::from_secs(5)).await;
         let r = next_request(&mut server).await;
         respond(&mut server, r.id, json!({"content": []})).await;
-        // Without the driver looking again it comes only with unrelated
-        // traffic (none here): not within this bound.
+        // Nothing else happens on the connection: only the caller's wake-up
+        // can bring it, within this bound.
         let second = notification_within(&mut server, Duration::from_secs(2)).await;
         (first, second)
     });
     let client = Client::builder("t", "1").connect(client_end).await.unwrap();
-    // The notification waits on the channel (the driver has not run since);
-    // the call takes it off the channel, in order, before its own request.
+    // Queued before the call, so written before its request.
     client.notify("notifications/first", None).unwrap();
     client.call_tool("echo", json!({})).await.unwrap();
-    // Nothing else wakes the driver now: only the channel can.
+    // Nothing else wakes the driver now: only this notification's wake-up.
     client.notify("notifications/second", None).unwrap();
     let (first, second) = srv.await.unwrap();
     assert_eq!(first.as_deref(), Some("notifications/first"));
     assert_eq!(second.as_deref(), Some("notifications/second"));
 }
 
-/// A driver polled from a new task (a host that moves it) watches its
-/// command channel with the new task's waker.
+/// A driver polled from a new task (a host that moves it) is woken through
+/// the new task's waker. (Over a plain channel: the transport moves with
+/// the driver, which [`DriverOnly`] would report.)
 #[tokio::test]
-async fn a_driver_moved_to_another_task_still_hears_commands() {
+async fn a_driver_moved_to_another_task_still_hears_callers() {
     let (client_end, mut server) = channel::pair();
     let srv = tokio::spawn(async move {
         legacy_handshake(&mut server).await;
@@ -478,7 +476,7 @@ async fn a_driver_moved_to_another_task_still_hears_commands() {
 async fn callers_answered_together_send_their_next_requests_in_one_write() {
     const CALLERS: usize = 8;
     const ROUNDS: usize = 4;
-    let (client_end, mut server) = channel::pair();
+    let (client_end, mut server) = pair();
     // Counts the client's writes: flushes that follow at least one message.
     let writes = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let counter = writes.clone();

@@ -4,7 +4,7 @@ use super::*;
 
 #[tokio::test]
 async fn legacy_fallback_and_accessors() {
-    let (client_end, mut server) = channel::pair();
+    let (client_end, mut server) = pair();
     let srv = tokio::spawn(async move {
         legacy_handshake(&mut server).await;
         let r = next_request(&mut server).await;
@@ -48,7 +48,7 @@ async fn legacy_fallback_and_accessors() {
 
 #[tokio::test]
 async fn server_that_never_answers_the_probe_gets_initialize_after_probe_timeout() {
-    let (client_end, mut server) = channel::pair();
+    let (client_end, mut server) = pair();
     let srv = tokio::spawn(async move {
         let Some(Ok(Message::Request(r))) = server.recv().await else {
             panic!()
@@ -75,7 +75,7 @@ async fn server_that_never_answers_the_probe_gets_initialize_after_probe_timeout
 
 #[tokio::test]
 async fn close_finishes_the_driver_and_closes_the_transport() {
-    let (client_end, mut server) = channel::pair();
+    let (client_end, mut server) = pair();
     let srv = tokio::spawn(async move {
         legacy_handshake(&mut server).await;
         // After close, the server sees its receive side end.
@@ -93,7 +93,7 @@ async fn close_finishes_the_driver_and_closes_the_transport() {
 
 #[tokio::test]
 async fn dropping_every_client_closes_the_connection() {
-    let (client_end, mut server) = channel::pair();
+    let (client_end, mut server) = pair();
     let srv = tokio::spawn(async move {
         legacy_handshake(&mut server).await;
         assert!(server.recv().await.is_none());
@@ -116,7 +116,7 @@ async fn connect_remembering<F>(
 where
     F: std::future::Future<Output = ChannelTransport> + Send + 'static,
 {
-    let (client_end, server) = channel::pair();
+    let (client_end, server) = pair();
     let srv = tokio::spawn(script(server));
     let client = Client::builder("t", "1")
         .era_cache(eras.clone(), key)
@@ -177,7 +177,7 @@ async fn a_remembered_era_that_fails_the_handshake_is_forgotten() {
 
     let eras = EraCache::new();
     eras.insert("srv", EraHint::Legacy(ProtocolVersion::V2025_11_25));
-    let (client_end, mut server) = channel::pair();
+    let (client_end, mut server) = pair();
     let srv = tokio::spawn(async move {
         // Rejects initialize, then the server goes away during detection.
         let r = next_request(&mut server).await;
@@ -208,7 +208,7 @@ async fn a_remembered_era_that_fails_the_handshake_is_forgotten() {
 
 #[tokio::test]
 async fn closed_resolves_when_the_server_hangs_up() {
-    let (client_end, mut server) = channel::pair();
+    let (client_end, mut server) = pair();
     let (hang_up, now) = tokio::sync::oneshot::channel::<()>();
     let srv = tokio::spawn(async move {
         legacy_handshake(&mut server).await;
@@ -240,7 +240,7 @@ async fn closed_resolves_when_the_server_hangs_up() {
 
 #[tokio::test]
 async fn closed_resolves_when_the_driver_is_dropped() {
-    let (client_end, mut server) = channel::pair();
+    let (client_end, mut server) = pair();
     let srv = tokio::spawn(async move {
         legacy_handshake(&mut server).await;
         server
@@ -261,7 +261,7 @@ fn outside_a_runtime_build_does_not_panic_and_the_driver_and_connect_say_why() {
     use std::future::Future;
     use std::task::{Context, Poll, Waker};
     let mut cx = Context::from_waker(Waker::noop());
-    let (client_end, _server) = channel::pair();
+    let (client_end, _server) = pair();
     let (client, driver) = Client::builder("t", "1").build(client_end);
     let mut driver = std::pin::pin!(driver);
     assert!(driver.as_mut().poll(&mut cx).is_ready());
@@ -270,7 +270,7 @@ fn outside_a_runtime_build_does_not_panic_and_the_driver_and_connect_say_why() {
         "{:?}",
         client.close_reason()
     );
-    let (client_end, _server) = channel::pair();
+    let (client_end, _server) = pair();
     let connect = Client::builder("t", "1").connect(client_end);
     let mut connect = std::pin::pin!(connect);
     match connect.as_mut().poll(&mut cx) {
@@ -284,7 +284,7 @@ fn outside_a_runtime_build_does_not_panic_and_the_driver_and_connect_say_why() {
 /// soon as it was queued.
 #[tokio::test]
 async fn ready_waits_until_initialized_is_flushed() {
-    let (client_end, mut server) = channel::pair();
+    let (client_end, mut server) = pair();
     // Flushes stay pending until the gate opens (what an HTTP transport
     // does until the server accepted a notification).
     let gate: Arc<Mutex<(bool, Option<std::task::Waker>)>> = Arc::new(Mutex::new((false, None)));
@@ -329,7 +329,7 @@ async fn ready_waits_until_initialized_is_flushed() {
 /// client become ready: nothing is left to flush.
 #[tokio::test]
 async fn ready_after_a_scoped_flush_error() {
-    let (client_end, mut server) = channel::pair();
+    let (client_end, mut server) = pair();
     let mut writes = 0;
     let transport = Hooked::on_flush(client_end, move |sent, _: &mut Context<'_>| {
         if sent {

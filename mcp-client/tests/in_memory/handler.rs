@@ -69,7 +69,7 @@ impl ClientHandler for Recorder {
 
 #[tokio::test]
 async fn legacy_server_requests_and_notifications_reach_the_handler() {
-    let (client_end, mut server) = channel::pair();
+    let (client_end, mut server) = pair();
     let seen = Arc::new(Mutex::new(Vec::new()));
     let srv = tokio::spawn(async move {
         // The capabilities in initialize come from the handler.
@@ -216,7 +216,7 @@ async fn legacy_server_requests_and_notifications_reach_the_handler() {
 
 #[tokio::test]
 async fn modern_input_required_is_answered_by_the_handler_and_retried() {
-    let (client_end, mut server) = channel::pair();
+    let (client_end, mut server) = pair();
     let srv = tokio::spawn(async move {
         modern_handshake(&mut server).await;
         let r = next_request(&mut server).await;
@@ -281,7 +281,7 @@ impl ClientHandler for SlowHandler {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_notification_flood_is_backpressured_not_buffered_or_dropped() {
     const FLOOD: u64 = 3000;
-    let (client_end, mut server) = channel::pair();
+    let (client_end, mut server) = pair();
     let gate = Arc::new((Mutex::new(false), std::sync::Condvar::new()));
     let seen = Arc::new(Mutex::new(Vec::new()));
     let srv = tokio::spawn(async move {
@@ -352,10 +352,10 @@ async fn too_many_concurrent_server_requests_are_answered_busy() {
             std::future::pending().await
         }
     }
-    let (client_end, mut server) = channel::pair();
+    let (client_end, mut server) = pair();
     let srv = tokio::spawn(async move {
         legacy_handshake(&mut server).await;
-        let total = mcp_client::MAX_CONCURRENT_SERVER_REQUESTS + 5;
+        let total = mcp_client::session::DEFAULT_MAX_SERVER_REQUESTS + 5;
         for i in 0..total {
             server
                 .send(Request::new(RequestId::Number(i as i64), "roots/list", None).into())
@@ -391,7 +391,7 @@ async fn too_many_concurrent_server_requests_are_answered_busy() {
 /// with the first notification, not with the connection.
 #[tokio::test]
 async fn the_notification_task_starts_with_the_first_notification() {
-    let (client_end, mut server) = channel::pair();
+    let (client_end, mut server) = pair();
     let seen = Arc::new(Mutex::new(Vec::new()));
     let (go, go_rx) = tokio::sync::oneshot::channel::<()>();
     let srv = tokio::spawn(async move {

@@ -26,12 +26,20 @@ use serde_json::{Value, json};
 mod calls;
 mod connection;
 mod handler;
+mod limits;
+
+/// A connected pair: the client's end panics if anything but the driver
+/// task touches it ([`DriverOnly`]), the server's end is the test's.
+fn pair() -> (DriverOnly<ChannelTransport>, ChannelTransport) {
+    let (client, server) = channel::pair();
+    (DriverOnly::new(client), server)
+}
 
 fn raw(v: Value) -> RawJson {
     RawJson::from_value(&v).unwrap()
 }
 
-use test_support::params;
+use test_support::{DriverOnly, params};
 
 async fn respond(t: &mut ChannelTransport, id: RequestId, v: Value) {
     t.send(Response::new(id, raw(v)).into()).await.unwrap();
@@ -98,7 +106,7 @@ async fn modern_handshake(t: &mut ChannelTransport) {
 /// whether a message was sent since the last flush, lets a flush go
 /// through only once it returns `Ready(Ok)` (`Ready(Err)` fails it).
 struct Hooked<R, F> {
-    inner: ChannelTransport,
+    inner: DriverOnly<ChannelTransport>,
     sent: bool,
     recv: R,
     flush: F,
@@ -108,7 +116,7 @@ type NoRecv = fn() -> Option<Message>;
 type NoFlush = fn(bool, &mut Context<'_>) -> Poll<Result<(), TransportError>>;
 
 impl<F> Hooked<NoRecv, F> {
-    fn on_flush(inner: ChannelTransport, flush: F) -> Self {
+    fn on_flush(inner: DriverOnly<ChannelTransport>, flush: F) -> Self {
         Hooked {
             inner,
             sent: false,
@@ -119,7 +127,7 @@ impl<F> Hooked<NoRecv, F> {
 }
 
 impl<R> Hooked<R, NoFlush> {
-    fn on_recv(inner: ChannelTransport, recv: R) -> Self {
+    fn on_recv(inner: DriverOnly<ChannelTransport>, recv: R) -> Self {
         Hooked {
             inner,
             sent: false,

@@ -11,6 +11,7 @@ use serde::de::IgnoredAny;
 use serde_json::value::RawValue;
 
 use super::RequestId;
+use crate::transport::TransportError;
 
 /// What a frame is, as far as its first members tell.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -80,6 +81,82 @@ pub fn peek_head(head: &[u8]) -> FrameHead {
         s.ws();
         if !s.eat(b',') {
             return out;
+        }
+    }
+}
+
+/// What a dropped frame was, as far as its first and last bytes tell: the
+/// answer to a request, a response whose id could not be learned, or
+/// nothing a call waits for. A transport that drops a frame (over its size
+/// limit, not JSON, not UTF-8) scopes its error with [`Dropped::scope`], so
+/// the call it answered fails at once (see [`crate::transport`]: "a
+/// dropped answer").
+///
+/// ```
+/// use mcp_proto::jsonrpc::{Dropped, RequestId};
+/// // The Python SDK's order (id first) and the TypeScript SDK's (id last).
+/// let py = br#"{"jsonrpc":"2.0","id":7,"result":{"content":[{"te"#;
+/// assert_eq!(Dropped::learn(py, b""), Dropped::Answer(RequestId::Number(7)));
+/// let ts_tail = br#"..."}]},"jsonrpc":"2.0","id":8}"#;
+/// assert_eq!(Dropped::learn(br#"{"result":{"con"#, ts_tail), Dropped::Answer(8.into()));
+/// assert_eq!(Dropped::learn(br#"{"result":{"con"#, b"...x"), Dropped::UnknownAnswer);
+/// assert_eq!(Dropped::learn(br#"{"method":"x","id":3,"params":{"#, b""), Dropped::NotAnAnswer);
+/// assert_eq!(Dropped::learn(b"Server v1 listening", b""), Dropped::NotAnAnswer);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Dropped {
+    /// The answer to this request.
+    Answer(RequestId),
+    /// A response (`result` or `error` came first) whose id could not be
+    /// learned: it may have answered any pending request.
+    UnknownAnswer,
+    /// A request or notification from the server, or not a JSON object
+    /// (noise): it answered nothing.
+    NotAnAnswer,
+}
+
+impl Dropped {
+    /// Classifies a dropped frame from its first bytes (`head`, scanned
+    /// with [`peek_head`]) and its last ones (`tail`, with [`peek_tail`]; may
+    /// be empty while the frame is still arriving). An id at the start
+    /// decides alone, so a frame whose start names its request is known as
+    /// soon as that start has arrived.
+    pub fn learn(head: &[u8], tail: &[u8]) -> Self {
+        Self::from_parts(&peek_head(head), tail)
+    }
+
+    /// [`learn`](Self::learn) with the head already scanned.
+    pub fn from_parts(head: &FrameHead, tail: &[u8]) -> Self {
+        if !head.object {
+            return Dropped::NotAnAnswer;
+        }
+        if head.kind == Some(FrameKind::Call) {
+            return Dropped::NotAnAnswer;
+        }
+        match (head.kind, head.id.clone().or_else(|| peek_tail(tail))) {
+            (_, Some(id)) => Dropped::Answer(id),
+            (Some(FrameKind::Answer), None) => Dropped::UnknownAnswer,
+            // An object that names no kind in its head and has no id at
+            // either end: nothing to fail.
+            (_, None) => Dropped::NotAnAnswer,
+        }
+    }
+
+    /// Whether a call waits for this frame (an answer, known or not).
+    pub fn is_answer(&self) -> bool {
+        !matches!(self, Dropped::NotAnAnswer)
+    }
+
+    /// Scopes `error` (the reason the frame was dropped, usually of kind
+    /// [`Decode`](crate::transport::TransportErrorKind::Decode)) as the
+    /// transport contract asks: to the request it answered, or to every
+    /// waiting request when the id is unknown.
+    pub fn scope(&self, error: TransportError) -> TransportError {
+        match self {
+            Dropped::Answer(id) => error.with_request(id.clone()),
+            Dropped::UnknownAnswer => error.answering_unknown(),
+            Dropped::NotAnAnswer => error,
         }
     }
 }

@@ -18,7 +18,7 @@
 //! | [`CloseFlushesAndIsIdempotent`](Check::CloseFlushesAndIsIdempotent) | a message queued (not flushed) before `poll_close` reaches the peer, then the peer sees the end; close is bounded and returns `Ok` again; afterwards `poll_recv` is `None` at once and sending fails with `Closed` |
 //! | [`CloseBoundedWhenPeerStalls`](Check::CloseBoundedWhenPeerStalls) | with a peer that reads and answers nothing and unsent data queued, `poll_close` still returns within the close bound |
 //! | [`RecvWakesLatestWaker`](Check::RecvWakesLatestWaker) | a pending `poll_recv` is woken when a message arrives, through the waker of its *latest* call |
-//! | [`SendBackpressure`](Check::SendBackpressure) | while the peer reads nothing, sending (with the no-op waker, as a caller's task does) stops being ready within the declared bound; once the peer reads, the flush's waker is woken and every message arrives in order |
+//! | [`SendBackpressure`](Check::SendBackpressure) | while the peer reads nothing, sending stops being ready within the declared bound; once the peer reads, the flush's waker is woken and every message arrives in order |
 //! | [`RecvBackpressure`](Check::RecvBackpressure) | while nobody polls `poll_recv`, the peer can get at most the declared number of bytes in before its sends wait; then everything arrives in order |
 //!
 //! What a check cannot apply to (HTTP has no connection to fill, an

@@ -117,12 +117,17 @@ pub enum SseError {
     /// One event was larger than the configured limit. The event is
     /// discarded; decoding resumes after the next blank line.
     #[error(
-        "an SSE event over the {} limit was discarded; raise it with `max_sse_event_size`",
+        "an SSE event of at least {} went over the {} limit and was discarded; raise it with `max_sse_event_size`",
+        mcp_proto::transport::ByteSize(*size as u64),
         mcp_proto::transport::ByteSize(*limit as u64)
     )]
     EventTooLarge {
         /// The limit that was exceeded, in bytes.
         limit: usize,
+        /// How many bytes of the event had arrived when it was dropped
+        /// (more than `limit`; the rest is discarded as it arrives, so its
+        /// whole size is never known).
+        size: usize,
     },
 }
 
@@ -149,7 +154,13 @@ pub struct SseDecoder {
     /// Raw bytes of the current event's non-comment lines.
     event_size: usize,
     max_event_size: usize,
+    /// The first bytes of the `data` of the event last dropped for its size.
+    dropped_head: Vec<u8>,
 }
+
+/// How many bytes of a dropped event's data [`SseDecoder::dropped_head`]
+/// keeps: enough for a JSON-RPC envelope's members before its payload.
+pub const DROPPED_HEAD: usize = 1024;
 
 impl Default for SseDecoder {
     fn default() -> Self {
@@ -173,6 +184,7 @@ impl SseDecoder {
             retry: None,
             event_size: 0,
             max_event_size: DEFAULT_MAX_EVENT_SIZE,
+            dropped_head: Vec::new(),
         }
     }
 
@@ -202,6 +214,14 @@ impl SseDecoder {
             id.clone_into(&mut self.last_event_id);
             id.clone_into(&mut self.id_buffer);
         }
+    }
+
+    /// The first bytes (at most [`DROPPED_HEAD`]) of the data of the event
+    /// last discarded with [`SseError::EventTooLarge`]: the start of the
+    /// message it carried, to tell which request it answered
+    /// ([`mcp_proto::jsonrpc::Dropped::learn`]). Empty before any such event.
+    pub fn dropped_head(&self) -> &[u8] {
+        &self.dropped_head
     }
 
     /// The reconnection time the server asked for with `retry`, if any.
@@ -240,7 +260,11 @@ impl SseDecoder {
             let pos = start + rel;
             self.next_index = 0;
             let ended_with_cr = buf.get(pos) == Some(&b'\r');
-            let step = self.on_line(buf.get(..pos).unwrap_or_default());
+            let line = buf.get(..pos).unwrap_or_default();
+            let step = match self.on_line(line) {
+                Step::TooLarge(size) => Step::Dropped(self.too_large(size, line)),
+                step => step,
+            };
             // Consume the line and its terminator.
             buf.advance(pos + 1);
             if ended_with_cr {
@@ -253,7 +277,8 @@ impl SseDecoder {
             match step {
                 Step::Continue => {}
                 Step::Dispatch(ev) => return Ok(Some(ev)),
-                Step::TooLarge => return Err(self.too_large()),
+                Step::Dropped(e) => return Err(e),
+                Step::TooLarge(_) => {} // made `Dropped` above
             }
         }
     }
@@ -288,13 +313,25 @@ impl SseDecoder {
         self.id_buffer.clone_from(&self.last_event_id);
     }
 
-    fn too_large(&mut self) -> SseError {
+    /// Drops the current event: `size` bytes of it had arrived, the last
+    /// of them in `line` (the line being read, complete or not).
+    fn too_large(&mut self, size: usize, line: &[u8]) -> SseError {
+        self.dropped_head.clear();
+        let keep = self.data.len().min(DROPPED_HEAD);
+        self.dropped_head
+            .extend_from_slice(self.data.get(..keep).unwrap_or_default());
+        if let Some(value) = data_value(line) {
+            let keep = value.len().min(DROPPED_HEAD - self.dropped_head.len());
+            self.dropped_head
+                .extend_from_slice(value.get(..keep).unwrap_or_default());
+        }
         self.discarding = true;
         self.data.clear();
         self.event_type.clear();
         self.event_size = 0;
         SseError::EventTooLarge {
             limit: self.max_event_size,
+            size,
         }
     }
 
@@ -318,10 +355,11 @@ impl SseDecoder {
             self.event_size.saturating_add(buf.len())
         };
         if pending > self.max_event_size {
+            let err = self.too_large(pending, buf);
             buf.clear();
             self.next_index = 0;
             self.discarded_line_nonempty = true;
-            return Err(self.too_large());
+            return Err(err);
         }
         Ok(None)
     }
@@ -346,7 +384,7 @@ impl SseDecoder {
             // `:comment`
             Some(0) => {
                 if line.len() > self.max_event_size {
-                    return Step::TooLarge;
+                    return Step::TooLarge(line.len());
                 }
                 return Step::Continue;
             }
@@ -362,7 +400,7 @@ impl SseDecoder {
         };
         self.event_size = self.event_size.saturating_add(line.len());
         if self.event_size > self.max_event_size {
-            return Step::TooLarge;
+            return Step::TooLarge(self.event_size);
         }
         match name {
             b"event" => self.event_type = String::from_utf8_lossy(value).into_owned(),
@@ -419,7 +457,23 @@ impl SseDecoder {
 enum Step {
     Continue,
     Dispatch(SseEvent),
-    TooLarge,
+    /// The event went over the limit; this many bytes of it had arrived.
+    TooLarge(usize),
+    /// The event was dropped (`TooLarge`, with the line at hand).
+    Dropped(SseError),
+}
+
+/// The value of a `data` field line (`data:x`, `data: x`), if it is one.
+fn data_value(line: &[u8]) -> Option<&[u8]> {
+    let value = line.strip_prefix(b"data")?;
+    match value.first() {
+        Some(b':') => {
+            let value = value.get(1..).unwrap_or_default();
+            Some(value.strip_prefix(b" ").unwrap_or(value))
+        }
+        // `data` alone is an empty value; `datax` another field.
+        _ => None,
+    }
 }
 
 enum Bom {
@@ -529,6 +583,12 @@ pub mod fuzzing {
             }
         }
         assert!(buf.is_empty());
+        // How much of a dropped event had arrived depends on the chunking.
+        for item in &mut out {
+            if let Err(SseError::EventTooLarge { size, .. }) = item {
+                *size = 0;
+            }
+        }
         (out, dec.last_event_id().to_owned(), dec.retry())
     }
 

@@ -47,7 +47,7 @@ fn run(chunks: &[&[u8]], limit: usize) -> Outcome {
     }
     assert!(buf.is_empty());
     Outcome {
-        items,
+        items: items.into_iter().map(sizeless).collect(),
         last_id: dec.last_event_id().to_owned(),
         retry: dec.retry(),
     }
@@ -101,7 +101,16 @@ impl Case {
 }
 
 fn too_large(limit: usize) -> Result<SseEvent, SseError> {
-    Err(SseError::EventTooLarge { limit })
+    Err(SseError::EventTooLarge { limit, size: 0 })
+}
+
+/// How much of a dropped event had arrived depends on how the input was
+/// split: compared without it (`an_oversized_event_says_how_much_arrived`
+/// checks it).
+fn sizeless(item: Result<SseEvent, SseError>) -> Result<SseEvent, SseError> {
+    item.map_err(|e| match e {
+        SseError::EventTooLarge { limit, .. } => SseError::EventTooLarge { limit, size: 0 },
+    })
 }
 
 /// The WHATWG rules, one case each (most from the spec's examples).
@@ -262,7 +271,10 @@ fn buffer_stays_bounded_on_endless_line() {
         buf.extend_from_slice(&[b'x'; 100]);
         match dec.decode(&mut buf) {
             Ok(None) => {}
-            Err(SseError::EventTooLarge { limit: 1024 }) => errors += 1,
+            Err(SseError::EventTooLarge { limit: 1024, size }) => {
+                assert!(size > 1024 && size <= 1124, "{size}");
+                errors += 1;
+            }
             other => panic!("unexpected {other:?}"),
         }
         assert!(buf.len() <= 1024);
@@ -385,4 +397,55 @@ fn the_fuzz_seed_corpus_passes() {
     for entry in std::fs::read_dir(dir).unwrap() {
         super::fuzzing::sse_decoder(&std::fs::read(entry.unwrap().path()).unwrap());
     }
+}
+
+/// An event over the limit says how much of it had arrived and keeps the
+/// start of its data, to tell which request the message answered.
+#[test]
+fn an_oversized_event_says_how_much_arrived_and_keeps_its_head() {
+    let head = br#"{"jsonrpc":"2.0","id":7,"result":{"content":"#;
+    // A data line that never ends.
+    let mut dec = SseDecoder::new().with_max_event_size(100);
+    let mut buf = BytesMut::from(&b"id: 3\ndata: "[..]);
+    buf.extend_from_slice(head);
+    assert_eq!(dec.decode(&mut buf), Ok(None));
+    buf.extend_from_slice(&[b'x'; 200]);
+    let e = dec.decode(&mut buf).unwrap_err();
+    assert!(
+        matches!(e, SseError::EventTooLarge { limit: 100, size } if size > 100),
+        "{e:?}"
+    );
+    assert!(e.to_string().contains("at least"), "{e}");
+    assert!(
+        dec.dropped_head().starts_with(head),
+        "{:?}",
+        dec.dropped_head()
+    );
+    // Over several data lines: the earlier lines come first, joined.
+    let mut dec = SseDecoder::new().with_max_event_size(60);
+    let mut buf = BytesMut::from(&b"data: {\"jsonrpc\":\"2.0\",\ndata: \"id\":\"a\",\"result\":\"0123456789012345678901234567890\"}\n\n"[..]);
+    // Both lines whole: the size is theirs (without the line ends).
+    let lines = 23 + 58;
+    assert_eq!(
+        dec.decode(&mut buf),
+        Err(SseError::EventTooLarge {
+            limit: 60,
+            size: lines
+        })
+    );
+    assert!(
+        dec.dropped_head()
+            .starts_with(b"{\"jsonrpc\":\"2.0\",\n\"id\":\"a\"")
+    );
+    assert_eq!(
+        mcp_proto::jsonrpc::Dropped::learn(dec.dropped_head(), b""),
+        mcp_proto::jsonrpc::Dropped::Answer("a".into())
+    );
+    // A comment line over the limit keeps no head.
+    let mut buf = BytesMut::from(
+        &b":xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\n"[..],
+    );
+    let mut dec = SseDecoder::new().with_max_event_size(60);
+    assert!(dec.decode(&mut buf).is_err());
+    assert!(dec.dropped_head().is_empty());
 }

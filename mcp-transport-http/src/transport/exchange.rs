@@ -48,6 +48,7 @@ pub(super) async fn read_limited(body: ResponseBody, limit: usize) -> Result<Byt
         return Err(HttpError::BodyTooLarge {
             limit,
             size: Some(n),
+            received: 0,
         });
     }
     // Frame by frame rather than `Limited` + `collect`: a body that comes
@@ -64,7 +65,11 @@ pub(super) async fn read_limited(body: ResponseBody, limit: usize) -> Result<Byt
         };
         len += data.len();
         if len > limit {
-            return Err(HttpError::BodyTooLarge { limit, size });
+            return Err(HttpError::BodyTooLarge {
+                limit,
+                size,
+                received: len as u64,
+            });
         }
         match (&mut first, &mut rest) {
             (None, None) => first = Some(data),

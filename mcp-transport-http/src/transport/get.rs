@@ -1,7 +1,7 @@
 //! `GET` streams: resuming a response stream with `Last-Event-ID`, the
 //! standalone server-to-client stream, and the reconnection backoff.
 
-use std::time::Duration;
+use std::time::SystemTime;
 
 use crate::pool::ResponseBody;
 use bytes::Bytes;
@@ -12,23 +12,9 @@ use tokio::sync::watch;
 use super::exchange::{content_type, read_limited};
 use super::sse_read::{StreamEnd, read_sse};
 use super::{ACCEPT_SSE, ERROR_BODY_LIMIT, LAST_EVENT_ID, SESSION_ID, Shared, lock};
-use crate::client::{INITIAL_BACKOFF, MAX_BACKOFF};
+use crate::backoff::{Reconnects, retry_at};
 use crate::error::{HttpError, excerpt};
 use crate::sse::SseDecoder;
-
-/// Delay before reconnection attempt `attempt` (0-based): the server's
-/// `retry` if it gave one (the spec's MUST), else capped exponential backoff;
-/// never less than the server asked.
-pub(super) fn backoff(attempt: u32, server_retry: Option<Duration>) -> Duration {
-    let exp = INITIAL_BACKOFF
-        .saturating_mul(1u32.checked_shl(attempt.min(16)).unwrap_or(u32::MAX))
-        .min(MAX_BACKOFF);
-    match server_retry {
-        Some(r) if attempt == 0 => r,
-        Some(r) => r.max(exp),
-        None => exp,
-    }
-}
 
 /// `GET` with `Last-Event-ID`. `Ok(None)`: the server does not offer it (405).
 pub(super) async fn resume_get(
@@ -58,19 +44,22 @@ pub(super) async fn get_stream(
     if status == StatusCode::NOT_FOUND
         && let Some(session) = sent_session
     {
-        let mut s = lock(&shared.state);
-        if s.session_id.as_ref() == Some(&session) {
-            s.set_session(None);
-        }
-        return Err(HttpError::SessionExpired {
-            session: session.to_str().unwrap_or("").to_owned(),
-        });
+        return Err(shared.lose_session(&session));
     }
     let ct = content_type(&resp);
     if !status.is_success() {
+        let retry_at = retry_at(resp.headers(), SystemTime::now());
         let bytes = read_limited(resp.into_body(), ERROR_BODY_LIMIT)
             .await
             .unwrap_or_default();
+        if status == StatusCode::TOO_MANY_REQUESTS || status == StatusCode::SERVICE_UNAVAILABLE {
+            // The reconnection loop waits at least as long as asked.
+            return Err(HttpError::Throttled {
+                status,
+                retry_at,
+                not_retried: None,
+            });
+        }
         return Err(HttpError::Status {
             status,
             excerpt: excerpt(&bytes),
@@ -95,9 +84,16 @@ pub(super) async fn get_stream(
 /// stream, 405, or an error): the messages queued behind it go out then.
 pub(super) async fn standalone_stream(shared: &Shared, ready: watch::Sender<bool>) {
     let mut dec = SseDecoder::new().with_max_event_size(shared.cfg.max_sse_event_size);
-    let mut attempts: u32 = 0;
+    let mut reconnects = Reconnects::new(shared.cfg.max_resume_attempts);
     let mut ready = Some(ready);
+    // The stream belongs to this session: once it is gone (or replaced by a
+    // new one, whose `initialized` opens a stream of its own), it ends.
+    let session = lock(&shared.state).session_id.clone();
     loop {
+        if lock(&shared.state).session_id != session {
+            tracing::debug!("standalone GET stream: its session is gone");
+            return;
+        }
         let mut headers = shared.base_headers();
         headers.insert(ACCEPT, ACCEPT_SSE);
         if !dec.last_event_id().is_empty()
@@ -111,6 +107,7 @@ pub(super) async fn standalone_stream(shared: &Shared, ready: watch::Sender<bool
         if let Some(r) = ready.take() {
             let _ = r.send(true);
         }
+        let mut asked = None;
         let progress = match opened {
             Ok(None) => {
                 tracing::debug!("server does not offer the standalone GET stream (405)");
@@ -127,43 +124,17 @@ pub(super) async fn standalone_stream(shared: &Shared, ready: watch::Sender<bool
             }
             Err(e) => {
                 tracing::debug!(error = %mcp_proto::error::chain(&e), "standalone GET stream failed");
+                asked = e.retry_after();
                 false
             }
         };
-        if progress {
-            attempts = 0;
-        }
-        if attempts >= shared.cfg.max_resume_attempts {
+        let Some(delay) = reconnects.next(progress, dec.retry(), asked) else {
             tracing::warn!(
-                "standalone GET stream: giving up after {attempts} reconnections without progress"
+                "standalone GET stream: giving up after {} reconnections without progress",
+                shared.cfg.max_resume_attempts
             );
             return;
-        }
-        tokio::time::sleep(backoff(attempts, dec.retry())).await;
-        attempts += 1;
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn backoff_respects_retry_and_caps() {
-        assert_eq!(backoff(0, None), INITIAL_BACKOFF);
-        assert_eq!(backoff(1, None), INITIAL_BACKOFF * 2);
-        assert_eq!(backoff(30, None), MAX_BACKOFF);
-        assert_eq!(
-            backoff(0, Some(Duration::from_millis(3))),
-            Duration::from_millis(3)
-        );
-        assert_eq!(
-            backoff(3, Some(Duration::from_secs(60))),
-            Duration::from_secs(60)
-        );
-        assert_eq!(
-            backoff(2, Some(Duration::from_millis(1))),
-            INITIAL_BACKOFF * 4
-        );
+        };
+        tokio::time::sleep(delay).await;
     }
 }

@@ -14,6 +14,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::exchange::{resolve, same_origin};
 use super::get::get_stream;
+use super::sse_read::{dropped_event, undecodable_event};
 use super::{ACCEPT_SSE, Item, Shared, lock};
 use crate::error::HttpError;
 use crate::sse::SseDecoder;
@@ -92,7 +93,10 @@ async fn legacy_sse_reader(
                             }
                         }
                         Ok(Some(ev)) if ev.event == "message" && !ev.data.is_empty() => {
-                            let item = Message::from_string(ev.data).map_err(TransportError::from);
+                            // Every answer comes on this stream: one that
+                            // cannot be decoded fails its call now.
+                            let item = Message::try_from_string(ev.data)
+                                .map_err(|(e, text)| undecodable_event(e, &text, None).0);
                             // Waits for room (backpressure); fails only
                             // when the transport is gone.
                             if inbox.send(Box::new(item)).await.is_err() {
@@ -103,6 +107,7 @@ async fn legacy_sse_reader(
                         Ok(None) => break,
                         Err(e) => {
                             let e = TransportError::new(TransportErrorKind::Decode, e);
+                            let (e, _) = dropped_event(e, dec.dropped_head(), &[], None);
                             if inbox.send(Box::new(Err(e))).await.is_err() {
                                 return;
                             }

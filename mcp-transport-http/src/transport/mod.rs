@@ -18,9 +18,10 @@
 use std::borrow::Cow;
 use std::collections::{HashMap, VecDeque};
 use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use http::header::{ACCEPT, CONTENT_LENGTH, CONTENT_TYPE};
@@ -84,6 +85,9 @@ pub struct HttpTransport {
     /// The runtime messages are sent from (for work `poll_recv` hands to a
     /// task).
     runtime: Option<Handle>,
+    /// The deadline the client gave the request it sends next
+    /// ([`Transport::set_request_deadline`]), taken by its POST.
+    next_deadline: Option<(RequestId, Instant)>,
 }
 
 impl std::fmt::Debug for HttpTransport {
@@ -103,6 +107,9 @@ pub(crate) struct Shared {
     /// Bounded ([`Config::max_buffered_messages`]): a task that finds it
     /// full waits, and stops reading its body meanwhile.
     inbox: mpsc::Sender<Box<Item>>,
+    /// `State::loss_to_deliver` is set: checked by every `poll_recv`
+    /// without taking the lock.
+    loss_pending: AtomicBool,
 }
 
 /// The receiving half of the inbox is gone (the transport was dropped):
@@ -122,6 +129,13 @@ struct State {
     /// Set once the 2024-11-05 HTTP+SSE fallback found its POST endpoint.
     sse_endpoint: Option<Uri>,
     standalone_started: bool,
+    /// The session the server no longer knows (it answered 404 to a message
+    /// of it), until the client sends `initialize` for a new one: nothing
+    /// else is sent meanwhile (see [`Shared::lose_session`]).
+    lost_session: Option<HeaderValue>,
+    /// The loss not yet delivered because the inbox was full when it was
+    /// found; `poll_recv` delivers it before anything else.
+    loss_to_deliver: Option<TransportError>,
 }
 
 #[derive(Default)]
@@ -130,6 +144,11 @@ struct Tasks {
     all: HashMap<u64, AbortHandle, IdHash>,
     by_request: HashMap<RequestId, u64, IdHash>,
     closed: bool,
+    /// Notification and response POSTs not yet answered: at most
+    /// [`Config::max_unanswered_posts`] before `poll_ready` is pending.
+    posts: usize,
+    /// `poll_ready`'s waker while it waits for `posts` to drop.
+    room: Option<std::task::Waker>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -186,6 +205,7 @@ impl HttpTransport {
                 state: Mutex::new(State::default()),
                 tasks: Mutex::new(Tasks::default()),
                 inbox: tx,
+                loss_pending: AtomicBool::new(false),
             }),
             inbox: rx,
             closing: None,
@@ -195,6 +215,7 @@ impl HttpTransport {
             inline: InlineSet::new(),
             finished: VecDeque::new(),
             runtime: None,
+            next_deadline: None,
         }
     }
 
@@ -212,10 +233,15 @@ impl HttpTransport {
         lock(&self.shared.state).sse_endpoint.is_some()
     }
 
+    /// Runs `fut` on a task of its own, registered so that closing aborts
+    /// it; `request`: the request it POSTs; `post`: whether it is a
+    /// notification or response POST (counted against
+    /// [`Config::max_unanswered_posts`] until it ends).
     fn spawn(
         &self,
         rt: &Handle,
         request: Option<RequestId>,
+        post: bool,
         fut: BoxFuture<'static, ()>,
     ) -> Result<(), TransportError> {
         let shared = Arc::clone(&self.shared);
@@ -244,7 +270,16 @@ impl HttpTransport {
             {
                 t.by_request.remove(&id);
             }
+            if post {
+                t.posts -= 1;
+                if let Some(w) = t.room.take() {
+                    w.wake();
+                }
+            }
         });
+        if post {
+            tasks.posts += 1;
+        }
         tasks.all.insert(key, handle.abort_handle());
         if let Some(id) = request {
             tasks.by_request.insert(id, key);
@@ -296,7 +331,11 @@ impl HttpTransport {
             && !sse_mode
             && method.as_deref() == Some("notifications/initialized")
             && !std::mem::replace(&mut lock(&self.shared.state).standalone_started, true);
-        let mut post = Post::new(&self.shared, msg, method, modern);
+        let deadline = match (self.next_deadline.take(), &msg) {
+            (Some((id, at)), Message::Request(r)) if id == r.id => Some(at),
+            _ => None,
+        };
+        let mut post = Post::new(&self.shared, msg, method, modern, deadline);
         let shared = Arc::clone(&self.shared);
         // Keep order where it matters: a message waits until the POSTs of
         // earlier notifications and responses were answered (202 comes
@@ -320,7 +359,12 @@ impl HttpTransport {
                 }
             } else {
                 let rt = Handle::try_current().map_err(|_| no_runtime())?;
-                self.spawn(&rt, Some(id), Box::pin(posted(wait, post, shared, None)))?;
+                self.spawn(
+                    &rt,
+                    Some(id),
+                    false,
+                    Box::pin(posted(wait, post, shared, None)),
+                )?;
             }
         } else {
             let (done, rx) = watch::channel(false);
@@ -328,7 +372,12 @@ impl HttpTransport {
             self.flush_wait = Some(Box::pin(wait_for_order(rx.clone())));
             self.order_barrier = Some(rx);
             let rt = Handle::try_current().map_err(|_| no_runtime())?;
-            self.spawn(&rt, None, Box::pin(posted(wait, post, shared, Some(done))))?;
+            self.spawn(
+                &rt,
+                None,
+                true,
+                Box::pin(posted(wait, post, shared, Some(done))),
+            )?;
         }
         if start_standalone {
             // Opened once `notifications/initialized` was accepted, and every
@@ -343,6 +392,7 @@ impl HttpTransport {
             self.spawn(
                 &rt,
                 None,
+                false,
                 Box::pin(async move {
                     if let Some(w) = wait {
                         wait_for_order(w).await;
@@ -387,6 +437,7 @@ impl HttpTransport {
             let _ = self.spawn(
                 &rt,
                 Some(request),
+                false,
                 Box::pin(async move {
                     if let Some(item) = fut.await {
                         let _ = shared.push(item).await;
@@ -433,6 +484,11 @@ impl Transport for HttpTransport {
         }
         let this = &mut *self;
         this.inline.set_waker(cx.waker());
+        if this.shared.loss_pending.load(Ordering::Acquire)
+            && let Some(e) = this.shared.take_loss()
+        {
+            return this.deliver(Err(e));
+        }
         if let Some(item) = this.finished.pop_front() {
             return this.deliver(item);
         }
@@ -468,12 +524,19 @@ impl Transport for HttpTransport {
         }
     }
 
-    fn poll_ready(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Result<(), TransportError>> {
+    /// Ready unless [`max_unanswered_posts`](HttpTransportBuilder::max_unanswered_posts)
+    /// notification and response POSTs wait for the server's answer.
+    fn poll_ready(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), TransportError>> {
         if self.done || self.closing.is_some() {
             return Poll::Ready(Err(TransportError::new(
                 TransportErrorKind::Closed,
                 "the HTTP transport is closed",
             )));
+        }
+        let mut t = lock(&self.shared.tasks);
+        if t.posts >= self.shared.cfg.max_unanswered_posts {
+            t.room = Some(cx.waker().clone());
+            return Poll::Pending;
         }
         Poll::Ready(Ok(()))
     }
@@ -540,6 +603,12 @@ impl Transport for HttpTransport {
         self.abort_all();
         self.done = true;
         Poll::Ready(Ok(()))
+    }
+
+    /// Kept for the request's POST: a `429`/`503` it gets is retried only
+    /// if the server's `Retry-After` ends before this time.
+    fn set_request_deadline(mut self: Pin<&mut Self>, id: &RequestId, deadline: Instant) {
+        self.next_deadline = Some((id.clone(), deadline));
     }
 
     fn set_protocol_version(self: Pin<&mut Self>, version: ProtocolVersion) {
@@ -684,6 +753,51 @@ impl State {
 }
 
 impl Shared {
+    /// The server answered 404 to a message that carried the session id
+    /// `sent`: it no longer knows that session. If it is still the current
+    /// one, it is forgotten and the loss is reported once, not scoped to a
+    /// request ([`SessionExpired`](TransportErrorKind::SessionExpired)), so
+    /// the client starts a new session; until the client sends
+    /// `initialize`, nothing else is sent (the spec: "MUST start a new
+    /// session", before anything else). The report goes into the inbox
+    /// before any error scoped to a request of the lost session: those are
+    /// made after this returns (a later 404 finds the session already
+    /// forgotten), and queue behind it. Returns the error for the message
+    /// that found the loss.
+    pub(super) fn lose_session(&self, sent: &HeaderValue) -> HttpError {
+        let lost = || HttpError::SessionExpired {
+            session: sent.to_str().unwrap_or("").to_owned(),
+        };
+        let mut s = lock(&self.state);
+        if s.session_id.as_ref() == Some(sent) {
+            tracing::info!(
+                "the server no longer knows the session (HTTP 404); a new one must start"
+            );
+            s.set_session(None);
+            s.standalone_started = false;
+            s.lost_session = Some(sent.clone());
+            let report = TransportError::new(TransportErrorKind::SessionExpired, lost());
+            // Under the lock: whatever sees the session forgotten queues
+            // behind this.
+            if let Err(e) = self.inbox.try_send(Box::new(Err(report))) {
+                if let TrySendError::Full(item) = e
+                    && let Err(report) = *item
+                {
+                    s.loss_to_deliver = Some(report);
+                    self.loss_pending.store(true, Ordering::Release);
+                }
+            }
+        }
+        lost()
+    }
+
+    /// The loss `lose_session` could not queue, to deliver first.
+    fn take_loss(&self) -> Option<TransportError> {
+        let mut s = lock(&self.state);
+        self.loss_pending.store(false, Ordering::Release);
+        s.loss_to_deliver.take()
+    }
+
     /// Delivers one item to `poll_recv`, waiting while the inbox is full:
     /// this wait is the backpressure (the caller reads nothing meanwhile).
     async fn push(&self, item: Item) -> Result<(), Gone> {
@@ -713,7 +827,7 @@ mod tests {
         const LIMIT: usize = 2_600;
         let t = HttpTransport::new("http://127.0.0.1:1/mcp").unwrap();
         let msg: Message = mcp_proto::jsonrpc::Request::new(1.into(), "ping", None).into();
-        let post = Post::new(&t.shared, msg, Some("ping".into()), false);
+        let post = Post::new(&t.shared, msg, Some("ping".into()), false, None);
         let fut = posted(None, post, Arc::clone(&t.shared), None);
         let size = std::mem::size_of_val(&fut);
         assert!(size <= LIMIT, "{size} bytes, over {LIMIT}");

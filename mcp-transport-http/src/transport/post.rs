@@ -5,6 +5,7 @@ use std::borrow::Cow;
 use std::future::{Future, poll_fn};
 use std::pin::pin;
 use std::task::Poll;
+use std::time::{Duration, Instant, SystemTime};
 
 use crate::pool::ResponseBody;
 use bytes::Bytes;
@@ -15,11 +16,13 @@ use mcp_proto::transport::{TransportError, TransportErrorKind};
 use mcp_proto::version::{Feature, ProtocolVersion};
 
 use super::exchange::{content_type_raw, err, is_type, kind_of_client_error, read_limited};
-use super::get::{backoff, resume_get};
+use super::get::resume_get;
 use super::legacy_sse::open_legacy_sse;
 use super::sse_read::{StreamEnd, is_answer_to, read_sse};
 use super::{ACCEPT_BOTH, ERROR_BODY_LIMIT, Item, SESSION_ID, Shared, State, lock};
-use crate::error::{HttpError, excerpt};
+use crate::backoff::{Reconnects, jittered, retry_at};
+use crate::client::INITIAL_BACKOFF;
+use crate::error::{HttpError, NotRetried, excerpt};
 use crate::headers::add_modern_headers;
 use crate::sse::SseDecoder;
 
@@ -38,6 +41,12 @@ pub(super) struct Post {
     /// The 2024-11-05 fallback's POST endpoint; `None`: the configured URL.
     sse_endpoint: Option<Uri>,
     sse_mode: bool,
+    /// When the client gives up on this request (if it said): a refusal's
+    /// `Retry-After` beyond it is not waited for.
+    deadline: Option<Instant>,
+    /// Made while the session was lost and before a new one was started:
+    /// not sent ([`Shared::lose_session`]).
+    held_back: bool,
 }
 
 impl Post {
@@ -46,10 +55,16 @@ impl Post {
         msg: Message,
         method: Option<Cow<'static, str>>,
         modern: bool,
+        deadline: Option<Instant>,
     ) -> Self {
         let is_init = method.as_deref() == Some("initialize");
-        let (headers, version, sse_endpoint, sent_session) = {
+        let (headers, version, sse_endpoint, sent_session, held_back) = {
             let mut s = lock(&shared.state);
+            if is_init {
+                // The client starts a new session: messages may go again.
+                s.lost_session = None;
+            }
+            let held_back = s.lost_session.is_some() && !modern && s.sse_endpoint.is_none();
             let headers = build_headers(&mut s, shared, &msg, modern);
             // What `headers` carries (taken from the state: looking a
             // custom header up in the map hashes its name).
@@ -57,7 +72,13 @@ impl Post {
                 .version
                 .filter(|v| !modern && !is_init && v.has(Feature::HttpSession))
                 .and(s.session_id.clone());
-            (headers, s.version, s.sse_endpoint.clone(), sent_session)
+            (
+                headers,
+                s.version,
+                s.sse_endpoint.clone(),
+                sent_session,
+                held_back,
+            )
         };
         let request_id = match &msg {
             Message::Request(r) => Some(r.id.clone()),
@@ -73,6 +94,8 @@ impl Post {
             version,
             sse_mode: sse_endpoint.is_some(),
             sse_endpoint,
+            deadline,
+            held_back,
         }
     }
 
@@ -91,6 +114,20 @@ impl Post {
     /// taken by value is kept twice in this future, as an argument and as
     /// its binding).
     pub(super) async fn run(&mut self, shared: &Shared) -> Option<Item> {
+        if let Some(lost) = self.held_back(shared) {
+            return match self.request_id.take() {
+                Some(id) => Some(Err(
+                    err(TransportErrorKind::SessionExpired, lost).with_request(id)
+                )),
+                None => {
+                    tracing::debug!(
+                        method = self.method.as_deref().unwrap_or("<response>"),
+                        "not sent: its session is gone"
+                    );
+                    None
+                }
+            };
+        }
         match self.exchange(shared).await {
             Ok(answer) => answer.map(Ok),
             Err(e) => match self.request_id.take() {
@@ -105,6 +142,33 @@ impl Post {
                 }
             },
         }
+    }
+
+    /// Whether this message must not be sent because the session it
+    /// belongs to is lost and the client has not started a new one yet
+    /// ([`Shared::lose_session`]); then why, for a request's error (it was
+    /// not sent, so it was not processed).
+    fn held_back(&self, shared: &Shared) -> Option<HttpError> {
+        if !self.held_back {
+            return None;
+        }
+        let s = lock(&shared.state);
+        let session = s.lost_session.as_ref().and_then(|v| v.to_str().ok());
+        Some(HttpError::SessionExpired {
+            session: session.unwrap_or("").to_owned(),
+        })
+    }
+
+    /// The session this message was sent in, if the server has ended it
+    /// since (it is no longer the current one).
+    fn session_gone(&self, shared: &Shared) -> Option<HttpError> {
+        let sent = self.sent_session.as_ref()?;
+        if lock(&shared.state).session_id.as_ref() == Some(sent) {
+            return None;
+        }
+        Some(HttpError::SessionExpired {
+            session: sent.to_str().unwrap_or("").to_owned(),
+        })
     }
 
     fn is(&self, m: &str) -> bool {
@@ -129,6 +193,7 @@ impl Post {
     async fn exchange(&mut self, shared: &Shared) -> Result<Option<Message>, TransportError> {
         let mut first = Some(std::mem::take(&mut self.headers));
         let mut reissued = false;
+        let mut refusals: u32 = 0;
         let url = self.sse_endpoint.as_ref().unwrap_or(&shared.cfg.url);
         let again = || self.build_headers_again(shared);
         loop {
@@ -137,6 +202,23 @@ impl Post {
                 .await
                 .map_err(|e| err(kind_of_client_error(&e), e))?;
             let status = resp.status();
+            if status == StatusCode::TOO_MANY_REQUESTS || status == StatusCode::SERVICE_UNAVAILABLE
+            {
+                match Box::pin(self.on_refusal(shared, resp, refusals)).await {
+                    Refusal::Retry(wait) => {
+                        refusals += 1;
+                        tokio::time::sleep(wait).await;
+                        if let Some(lost) = self.session_gone(shared) {
+                            // Not processed, and its session ended meanwhile:
+                            // the client re-sends it in the new one.
+                            return Err(err(TransportErrorKind::SessionExpired, lost));
+                        }
+                        continue;
+                    }
+                    Refusal::Fail(e) => return Err(err(TransportErrorKind::Throttled, e)),
+                    Refusal::Status(e) => return Err(err(TransportErrorKind::Protocol, e)),
+                }
+            }
             if status.is_success() {
                 if self.is("initialize") && !self.sse_mode {
                     capture_session(shared, &resp)?;
@@ -259,8 +341,7 @@ impl Post {
         let mut dec = SseDecoder::new().with_max_event_size(shared.cfg.max_sse_event_size);
         let mut end = read_sse(shared, body, &mut dec, Some(id), tools_list).await;
         let resumable = !self.modern && self.version.is_some_and(|v| v.has(Feature::SseResumption));
-        let mut attempts: u32 = 0;
-        let mut total: u32 = 0;
+        let mut reconnects = Reconnects::new(shared.cfg.max_resume_attempts);
         loop {
             let (progress, cause) = match end {
                 StreamEnd::Answered | StreamEnd::Gone => return Ok(()),
@@ -278,17 +359,12 @@ impl Post {
                 return Err(Broken::Fail(stream_error(cause, 0)));
             }
             if !resumable || dec.last_event_id().is_empty() {
-                return Err(Broken::Fail(stream_error(cause, total)));
+                return Err(Broken::Fail(stream_error(cause, reconnects.total())));
             }
-            if progress {
-                attempts = 0;
-            }
-            if attempts >= shared.cfg.max_resume_attempts {
-                return Err(Broken::Fail(stream_error(cause, total)));
-            }
-            let delay = backoff(attempts, dec.retry());
-            attempts += 1;
-            total += 1;
+            let asked = cause.as_ref().and_then(HttpError::retry_after);
+            let Some(delay) = reconnects.next(progress, dec.retry(), asked) else {
+                return Err(Broken::Fail(stream_error(cause, reconnects.total())));
+            };
             tracing::debug!(
                 ?delay,
                 last_event_id = dec.last_event_id(),
@@ -300,12 +376,17 @@ impl Post {
                 Ok(None) => {
                     return Err(Broken::Fail(err(
                         TransportErrorKind::Protocol,
-                        HttpError::StreamEnded { resumes: total },
+                        HttpError::StreamEnded {
+                            resumes: reconnects.total(),
+                        },
                     )));
                 }
                 Err(e) => {
                     if matches!(e, HttpError::SessionExpired { .. }) {
-                        return Err(Broken::Fail(err(TransportErrorKind::SessionExpired, e)));
+                        // The session ended while the answer was on its way:
+                        // the request may have run, so this is not the
+                        // "not processed" `SessionExpired` that is re-sent.
+                        return Err(Broken::Fail(err(TransportErrorKind::Io, e)));
                     }
                     // A failed reconnection is a stream that made no progress.
                     StreamEnd::Broken {
@@ -314,6 +395,84 @@ impl Post {
                     }
                 }
             };
+        }
+    }
+
+    /// A `429` or `503` answer: when to send the message again, or why not
+    /// (see [`HttpTransportBuilder::max_throttle_retries`](crate::HttpTransportBuilder::max_throttle_retries)
+    /// for which statuses mean the server did not process it). `refusals`:
+    /// how many came before this one.
+    async fn on_refusal(
+        &self,
+        shared: &Shared,
+        resp: Response<ResponseBody>,
+        refusals: u32,
+    ) -> Refusal {
+        let status = resp.status();
+        let arrived = Instant::now();
+        let retry_at = retry_at(resp.headers(), SystemTime::now());
+        // Read to its end (a few bytes) so the connection can be reused.
+        let bytes = read_limited(resp.into_body(), ERROR_BODY_LIMIT)
+            .await
+            .unwrap_or_default();
+        let excerpt = excerpt(&bytes);
+        if status == StatusCode::SERVICE_UNAVAILABLE && retry_at.is_none() {
+            // Nothing says when, nor that the server did not act.
+            return Refusal::Status(HttpError::Status { status, excerpt });
+        }
+        let throttled = |why: NotRetried| HttpError::Throttled {
+            status,
+            retry_at,
+            not_retried: Some(why),
+        };
+        if status == StatusCode::SERVICE_UNAVAILABLE && !self.safe_to_repeat(shared) {
+            let method = self.method.as_deref().unwrap_or("the request").to_owned();
+            return Refusal::Fail(throttled(NotRetried::MayHaveRun { method }));
+        }
+        if refusals >= shared.cfg.max_throttle_retries {
+            return Refusal::Fail(throttled(NotRetried::Attempts {
+                attempts: refusals + 1,
+            }));
+        }
+        let wait = match retry_at {
+            Some(r) => r.delay,
+            // A 429 that did not say when: back off.
+            None => INITIAL_BACKOFF.saturating_mul(1 << refusals.min(16)),
+        };
+        let remaining = self.deadline.map(|d| d.saturating_duration_since(arrived));
+        if let Some(remaining) = remaining
+            && wait > remaining
+        {
+            return Refusal::Fail(throttled(NotRetried::AfterDeadline { remaining }));
+        }
+        if let Some(max) = shared.cfg.max_retry_wait
+            && wait > max
+        {
+            return Refusal::Fail(throttled(NotRetried::TooLong { max }));
+        }
+        // Jitter on top, but never past the deadline nor the cap.
+        let mut wait = jittered(wait);
+        for bound in [remaining, shared.cfg.max_retry_wait].into_iter().flatten() {
+            wait = wait.min(bound);
+        }
+        tracing::info!(
+            %status,
+            method = self.method.as_deref().unwrap_or("<response>"),
+            ?wait,
+            "the server refused the message for now; sending it again"
+        );
+        Refusal::Retry(wait)
+    }
+
+    /// Whether sending this message twice does no harm, should the server
+    /// have processed it the first time: the methods allowed to be
+    /// re-issued (reads), `ping`, `initialize`, notifications and responses.
+    fn safe_to_repeat(&self, shared: &Shared) -> bool {
+        match (&self.request_id, self.method.as_deref()) {
+            (None, _) => true,
+            (Some(_), Some("ping" | "initialize")) => true,
+            (Some(_), Some(m)) => shared.cfg.reissue_methods.iter().any(|r| r == m),
+            (Some(_), None) => false,
         }
     }
 
@@ -338,22 +497,16 @@ impl Post {
             }
             return Err(err(TransportErrorKind::Unauthorized, status_err()));
         }
-        // A live legacy session the server forgot.
+        // A live legacy session the server forgot: it did not process this
+        // message (scoped: a request is re-sent in the new session).
         if status == StatusCode::NOT_FOUND
             && !self.modern
             && !self.sse_mode
             && let Some(session) = &self.sent_session
         {
-            let mut s = lock(&shared.state);
-            if s.session_id.as_ref() == Some(session) {
-                s.set_session(None);
-                s.standalone_started = false;
-            }
             return Err(err(
                 TransportErrorKind::SessionExpired,
-                HttpError::SessionExpired {
-                    session: session.to_str().unwrap_or("").to_owned(),
-                },
+                shared.lose_session(session),
             ));
         }
         // Era detection: a JSON-RPC error body is the answer.
@@ -428,6 +581,16 @@ fn build_headers(s: &mut State, shared: &Shared, msg: &Message, modern: bool) ->
         add_modern_headers(&mut headers, m, params, &s.tool_headers);
     }
     headers
+}
+
+/// What to do about a `429`/`503` answer.
+enum Refusal {
+    /// Send the message again after this wait.
+    Retry(Duration),
+    /// Fail it: the server refused it, and it is not retried.
+    Fail(HttpError),
+    /// Not a refusal that says anything: an ordinary failure status.
+    Status(HttpError),
 }
 
 enum Broken {

@@ -14,7 +14,7 @@ use super::{Gone, Item, Shared, lock};
 use crate::error::HttpError;
 use crate::headers::filter_tools_list;
 use crate::sse::{SseDecoder, SseError, SseEvent};
-use mcp_proto::jsonrpc::answered_id;
+use mcp_proto::jsonrpc::{DecodeError, Dropped, FrameKind, answered_id, peek_head};
 
 /// After the response arrived, how long the rest of an SSE stream may take
 /// to end (so the connection goes back to the pool) before it is dropped.
@@ -46,13 +46,11 @@ impl Shared {
             Ok(msg) => EventOutcome::Deliver(msg),
             Err((e, text)) => {
                 tracing::warn!(error = %mcp_proto::error::chain(&e), "undecodable SSE event skipped");
-                let te = TransportError::from(e);
-                // JSON that is not JSON-RPC but answers a request (an `id`,
-                // no `method`): that call fails now instead of waiting.
-                match answered_id(text.as_bytes()) {
-                    Some(id) if Some(&id) == expect => EventOutcome::Dropped(te.with_request(id)),
-                    Some(id) => EventOutcome::Report(te.with_request(id)),
-                    None => EventOutcome::Report(te),
+                let (te, ours) = undecodable_event(e, &text, expect);
+                if ours {
+                    EventOutcome::Dropped(te)
+                } else {
+                    EventOutcome::Report(te)
                 }
             }
         }
@@ -68,6 +66,67 @@ impl Shared {
             }
         }
         msg
+    }
+}
+
+/// The error for an event whose data is not a JSON-RPC message, scoped by
+/// [`dropped_event`]: JSON that is not JSON-RPC but answers a request (an
+/// `id`, no `method`), or not JSON but shaped like an answer, fails that
+/// call now instead of leaving it to wait. Returns the error and whether it
+/// is `expect`'s answer.
+pub(super) fn undecodable_event(
+    e: DecodeError,
+    text: &str,
+    expect: Option<&RequestId>,
+) -> (TransportError, bool) {
+    let te = TransportError::from(e);
+    let bytes = text.as_bytes();
+    match answered_id(bytes) {
+        Some(id) => {
+            let ours = Some(&id) == expect;
+            (te.with_request(id), ours)
+        }
+        None => {
+            let tail = bytes.get(bytes.len().saturating_sub(TAIL_KEEP)..);
+            dropped_event(te, bytes, tail.unwrap_or_default(), expect)
+        }
+    }
+}
+
+/// Last bytes of an undecodable event looked at for a trailing `id`.
+const TAIL_KEEP: usize = 256;
+
+/// Scopes the error for an event dropped from a stream (over the size
+/// limit, or undecodable) as the transport contract asks of a dropped
+/// answer, from the start of its data (`head`) and its last bytes (`tail`,
+/// empty when it was dropped while arriving). `expect`: the request whose
+/// answer this stream carries, if it has not arrived yet. Returns the error
+/// and whether it is that answer.
+///
+/// - a request or notification from the server (`method` first), or no
+///   JSON object at all: it answered nothing, the error is not scoped;
+/// - an `id` at either end: that request's answer;
+/// - an object whose id cannot be learned: on a response stream still
+///   waiting for its answer, most likely that answer (the stream exists to
+///   carry it); elsewhere, a response (`result`/`error` first) may have
+///   answered any pending request ([`TransportError::answering_unknown`]).
+pub(super) fn dropped_event(
+    te: TransportError,
+    head: &[u8],
+    tail: &[u8],
+    expect: Option<&RequestId>,
+) -> (TransportError, bool) {
+    let h = peek_head(head);
+    if !h.object || h.kind == Some(FrameKind::Call) {
+        return (te, false);
+    }
+    match (Dropped::from_parts(&h, tail), expect) {
+        (Dropped::Answer(id), _) => {
+            let ours = expect == Some(&id);
+            (te.with_request(id), ours)
+        }
+        (_, Some(id)) => (te.with_request(id.clone()), true),
+        (dropped, None) => (dropped.scope(te), false),
     }
 }
 
@@ -155,19 +214,16 @@ pub(super) async fn read_sse(
                         Ok(None) => break,
                         Err(e @ SseError::EventTooLarge { .. }) => {
                             tracing::warn!(error = %mcp_proto::error::chain(&e), "oversized SSE event discarded");
-                            if s.too_large_reported {
-                                None
-                            } else {
-                                s.too_large_reported = true;
-                                let mut te = TransportError::new(TransportErrorKind::Decode, e);
-                                if let (Some(id), false) = (expect, s.answered) {
-                                    // Most likely the answer itself: fail the
-                                    // request rather than wait for it forever.
-                                    te = te.with_request(id.clone());
-                                    s.answered = true;
-                                }
-                                Some(Err(te))
+                            // Reported the moment the limit is crossed: the
+                            // call it answered fails now, even if the event
+                            // never ends.
+                            let te = TransportError::new(TransportErrorKind::Decode, e);
+                            let waiting = expect.filter(|_| !s.answered);
+                            let (te, ours) = dropped_event(te, dec.dropped_head(), &[], waiting);
+                            if ours {
+                                s.answered = true;
                             }
+                            Some(Err(te))
                         }
                     };
                     if let Some(item) = item
@@ -223,7 +279,6 @@ struct ReadState {
     answered: bool,
     /// The answer, held until the stream ends or [`ANSWER_HOLD`] passes.
     held: Option<Message>,
-    too_large_reported: bool,
 }
 
 impl ReadState {

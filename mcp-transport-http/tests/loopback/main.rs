@@ -9,8 +9,11 @@
 //! - [`modern`]: the 2026-07-28 era (headers, era detection, cancellation,
 //!   re-issue, subscriptions).
 //! - [`fallback`]: the 2024-11-05 HTTP+SSE fallback.
+//! - [`reconnect`]: SSE reconnection loops under `retry: 0` and `Retry-After`.
+//! - [`dropped`]: answers dropped (over a limit, undecodable) fail their call at once.
 //! - [`auth`]: the auth hook after a 401.
 //! - [`inline`]: request POSTs run on the transport's own polls.
+//! - [`throttle`]: 429 and 503 with `Retry-After`.
 #![allow(missing_docs, clippy::unwrap_used)]
 
 #[path = "../support/mod.rs"]
@@ -30,12 +33,15 @@ use serde_json::{Value, json};
 use support::*;
 
 mod auth;
+mod dropped;
 mod failures;
 mod fallback;
 mod inline;
 mod modern;
+mod reconnect;
 mod session;
 mod streams;
+mod throttle;
 
 fn raw(v: Value) -> Option<RawJson> {
     Some(RawJson::from_string(v.to_string()).unwrap())
@@ -85,6 +91,28 @@ fn http_cause(e: &TransportError) -> &HttpError {
     e.cause()
         .and_then(|c| c.downcast_ref::<HttpError>())
         .unwrap_or_else(|| panic!("cause is not an HttpError: {e:?}"))
+}
+
+/// The legacy handshake: `initialize` (its answer taken), the revision
+/// 2025-11-25, `notifications/initialized` (accepted, or refused).
+async fn handshake(t: &mut HttpTransport) {
+    t.send(req(1, "initialize", json!({}))).await.unwrap();
+    recv_ok(t).await;
+    set_version(t, ProtocolVersion::V2025_11_25);
+    t.send(notif("notifications/initialized", json!({})))
+        .await
+        .unwrap();
+}
+
+/// `initialize` answered with the session `s`; every other message 202.
+fn session_s_then_accepted(r: &Rec) -> Reply2 {
+    match r.rpc_method() {
+        Some("initialize") => Reply2 {
+            reply: Reply::Json(StatusCode::OK, result(&r.id(), json!({}))),
+            headers: vec![("mcp-session-id", "s".into())],
+        },
+        _ => Reply::Accepted.into(),
+    }
 }
 
 /// A legacy server: JSON for initialize (with a session id), 202 for

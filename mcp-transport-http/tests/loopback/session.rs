@@ -164,6 +164,11 @@ async fn session_expiry_is_typed_and_forgets_the_session() {
     recv_ok(&mut t).await;
     set_version(&mut t, ProtocolVersion::V2025_11_25);
     t.send(req(2, "tools/list", json!({}))).await.unwrap();
+    // The loss, once, then the request the server did not process.
+    let lost = recv_err(&mut t).await;
+    assert_eq!(lost.kind(), TransportErrorKind::SessionExpired);
+    assert_eq!(lost.request_id(), None);
+    assert!(!lost.is_terminal());
     let e = recv_err(&mut t).await;
     assert_eq!(e.kind(), TransportErrorKind::SessionExpired);
     assert_eq!(e.request_id(), Some(&RequestId::Number(2)));
@@ -257,4 +262,128 @@ async fn send_after_close_fails_and_recv_ends() {
         server.requests().is_empty(),
         "no session: close sends no DELETE"
     );
+}
+
+/// A server that forgets every session at its `notifications/initialized`
+/// (404), the shape that made `mcp` exit 4: the loss is reported once, not
+/// scoped to a request; nothing but `initialize` is sent until a new
+/// session starts (a request sent meanwhile fails at once, not sent); and
+/// once `initialize` went out, requests carry the new session.
+#[tokio::test]
+async fn a_404_to_a_notification_reports_the_loss_and_holds_everything_back() {
+    let server = serve(|r: &Rec| {
+        let session = r.header("mcp-session-id").map(str::to_owned);
+        match (r.rpc_method(), session.as_deref()) {
+            (Some("initialize"), None) => {
+                let sid = format!("s{}", r.index);
+                Reply2 {
+                    reply: Reply::Json(StatusCode::OK, result(&r.id(), json!({}))),
+                    headers: vec![("mcp-session-id", sid)],
+                }
+            }
+            (_, None) => {
+                Reply::Raw(StatusCode::BAD_REQUEST, "text/plain", "no session".into()).into()
+            }
+            (Some("notifications/initialized"), Some("s0")) => Reply::Raw(
+                StatusCode::NOT_FOUND,
+                "text/plain",
+                "unknown session".into(),
+            )
+            .into(),
+            (Some(m), Some(_)) if m.starts_with("notifications/") => Reply::Accepted.into(),
+            (_, Some(_)) => {
+                Reply::Json(StatusCode::OK, result(&r.id(), json!({"ok": true}))).into()
+            }
+        }
+    })
+    .await;
+    let mut t = HttpTransport::new(&server.url).unwrap();
+    t.send(req(1, "initialize", json!({}))).await.unwrap();
+    recv_ok(&mut t).await;
+    set_version(&mut t, ProtocolVersion::V2025_11_25);
+    t.send(notif("notifications/initialized", json!({})))
+        .await
+        .unwrap();
+    let lost = recv_err(&mut t).await;
+    assert_eq!(lost.kind(), TransportErrorKind::SessionExpired, "{lost:?}");
+    assert_eq!(lost.request_id(), None);
+    assert!(!lost.is_terminal());
+    assert!(matches!(http_cause(&lost), HttpError::SessionExpired { session } if session == "s0"));
+    assert_eq!(t.session_id(), None);
+    // Sent before the client started a new session: not sent at all.
+    t.send(req(2, "tools/list", json!({}))).await.unwrap();
+    let held = recv_err(&mut t).await;
+    assert_eq!(held.kind(), TransportErrorKind::SessionExpired);
+    assert_eq!(held.request_id(), Some(&2.into()));
+    t.send(notif("notifications/roots/list_changed", json!({})))
+        .await
+        .unwrap();
+    // The new session.
+    t.send(req(3, "initialize", json!({}))).await.unwrap();
+    recv_ok(&mut t).await;
+    let new = t.session_id().expect("a new session");
+    assert_ne!(new, "s0");
+    t.send(notif("notifications/initialized", json!({})))
+        .await
+        .unwrap();
+    t.send(req(4, "tools/list", json!({}))).await.unwrap();
+    assert_eq!(result_of(&recv_ok(&mut t).await), json!({"ok": true}));
+    let reqs = server.requests();
+    let without: Vec<_> = reqs
+        .iter()
+        .filter(|r| r.header("mcp-session-id").is_none())
+        .filter_map(|r| r.rpc_method())
+        .collect();
+    assert_eq!(without, ["initialize", "initialize"], "{reqs:?}");
+    assert!(
+        reqs.iter()
+            .all(|r| r.rpc_method() != Some("notifications/roots/list_changed"))
+    );
+}
+
+/// A 404 to the standalone `GET` stream is a loss too; a 404 to the `GET`
+/// resuming a request's stream reports the loss and fails that request,
+/// not as "not processed" (it may have run), so it is not re-sent.
+#[tokio::test]
+async fn a_404_to_a_get_stream_reports_the_loss() {
+    let server = serve(|r: &Rec| {
+        if r.method == http::Method::GET {
+            return Reply::Raw(StatusCode::NOT_FOUND, "text/plain", "gone".into()).into();
+        }
+        if r.rpc_method() == Some("tools/call") {
+            return Reply::Sse(vec![Piece::Data("id: e1\nretry: 0\ndata:\n\n".into())]).into();
+        }
+        session_s_then_accepted(r)
+    })
+    .await;
+    // The resumption GET.
+    let mut t = HttpTransport::new(&server.url).unwrap();
+    t.send(req(1, "initialize", json!({}))).await.unwrap();
+    recv_ok(&mut t).await;
+    set_version(&mut t, ProtocolVersion::V2025_11_25);
+    t.send(req(2, "tools/call", json!({}))).await.unwrap();
+    let lost = recv_err(&mut t).await;
+    assert_eq!(
+        (lost.kind(), lost.request_id()),
+        (TransportErrorKind::SessionExpired, None)
+    );
+    let e = recv_err(&mut t).await;
+    assert_eq!(e.request_id(), Some(&2.into()));
+    assert_ne!(
+        e.kind(),
+        TransportErrorKind::SessionExpired,
+        "it may have run: {e:?}"
+    );
+    // The standalone GET.
+    let mut t = HttpTransport::builder(&server.url)
+        .standalone_stream(true)
+        .build()
+        .unwrap();
+    handshake(&mut t).await;
+    let lost = recv_err(&mut t).await;
+    assert_eq!(
+        (lost.kind(), lost.request_id()),
+        (TransportErrorKind::SessionExpired, None)
+    );
+    assert_eq!(t.session_id(), None);
 }

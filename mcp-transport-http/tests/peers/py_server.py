@@ -1,6 +1,6 @@
 """A small MCP server on the Python SDK (mcp==2.3.0), Streamable HTTP, both eras.
 
-Usage: python py_server.py PORT
+Usage: python py_server.py PORT [streamable-http|sse] [SESSION_IDLE_TIMEOUT_SECONDS]
 """
 import sys
 from typing import Annotated
@@ -59,6 +59,10 @@ def was_cancelled() -> str:
 
 
 if __name__ == "__main__":
-    # python py_server.py PORT [streamable-http|sse]
+    # python py_server.py PORT [streamable-http|sse] [SESSION_IDLE_TIMEOUT_SECONDS]
     mode = sys.argv[2] if len(sys.argv) > 2 else "streamable-http"
-    mcp.run(mode, host="127.0.0.1", port=int(sys.argv[1]))
+    if len(sys.argv) > 3:
+        # A session idle this long is ended: its id then answers 404.
+        mcp.run(mode, host="127.0.0.1", port=int(sys.argv[1]), session_idle_timeout=float(sys.argv[3]))
+    else:
+        mcp.run(mode, host="127.0.0.1", port=int(sys.argv[1]))

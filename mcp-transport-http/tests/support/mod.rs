@@ -49,6 +49,12 @@ impl Rec {
 #[derive(Debug, Clone)]
 pub enum Piece {
     Data(String),
+    /// Raw bytes (not necessarily UTF-8).
+    Bytes(Vec<u8>),
+    /// Last: this data again and again, as fast as the client reads, until
+    /// it goes away (a body or an SSE line that never ends). Produced when
+    /// hyper polls the body, so memory stays flat however long it runs.
+    Repeat(String),
     Sleep(u64),
     /// Abort the connection mid-body (a dropped stream).
     Fail,
@@ -61,9 +67,13 @@ pub enum Reply {
     /// Status, content type, body.
     Raw(StatusCode, &'static str, String),
     Sse(Vec<Piece>),
+    /// Status, content type, a body streamed in pieces (no `Content-Length`).
+    Stream(StatusCode, &'static str, Vec<Piece>),
     /// An SSE body fed by the test.
     SseChannel(mpsc::UnboundedReceiver<Piece>),
     Accepted,
+    /// Never answers (the request's headers never come).
+    Hang,
     Redirect(StatusCode, String),
     /// An SSE body made as the connection asks for it (see [`Generated`]).
     SseGenerated(Generated),
@@ -307,6 +317,7 @@ async fn handle(
             }
         }
         Reply::Accepted => b.status(StatusCode::ACCEPTED),
+        Reply::Hang => return std::future::pending().await,
         Reply::Redirect(status, loc) => b.status(status).header("location", loc),
         Reply::SseGenerated(g) => {
             return b
@@ -316,9 +327,18 @@ async fn handle(
                 .unwrap();
         }
         Reply::Sse(pieces) => {
-            let closed = closed.clone();
-            tokio::spawn(async move { feed(pieces.into_iter(), tx, closed).await });
-            return sse_response(b, rx);
+            return streamed(
+                b,
+                StatusCode::OK,
+                "text/event-stream",
+                pieces,
+                tx,
+                rx,
+                closed,
+            );
+        }
+        Reply::Stream(status, ct, pieces) => {
+            return streamed(b, status, ct, pieces, tx, rx, closed);
         }
         Reply::SseChannel(mut src) => {
             let closed = closed.clone();
@@ -336,7 +356,33 @@ async fn handle(
         }
     };
     drop(tx);
-    resp.body(ServerBody::Chan(ChanBody(rx))).unwrap()
+    resp.body(ServerBody::Chan(ChanBody(rx, None))).unwrap()
+}
+
+/// A body of `pieces` fed by a task, then (if the last piece is
+/// [`Piece::Repeat`]) its data forever.
+fn streamed(
+    b: http::response::Builder,
+    status: StatusCode,
+    content_type: &'static str,
+    mut pieces: Vec<Piece>,
+    tx: mpsc::UnboundedSender<Result<Frame<Bytes>, std::io::Error>>,
+    rx: mpsc::UnboundedReceiver<Result<Frame<Bytes>, std::io::Error>>,
+    closed: &Arc<AtomicUsize>,
+) -> Response<ServerBody> {
+    let repeat = match pieces.last() {
+        Some(Piece::Repeat(s)) => Some(Bytes::from(s.clone())),
+        _ => None,
+    };
+    if repeat.is_some() {
+        pieces.pop();
+    }
+    let closed = closed.clone();
+    tokio::spawn(async move { feed(pieces.into_iter(), tx, closed).await });
+    b.status(status)
+        .header("content-type", content_type)
+        .body(ServerBody::Chan(ChanBody(rx, repeat)))
+        .unwrap()
 }
 
 fn sse_response(
@@ -345,7 +391,7 @@ fn sse_response(
 ) -> Response<ServerBody> {
     b.status(200)
         .header("content-type", "text/event-stream")
-        .body(ServerBody::Chan(ChanBody(rx)))
+        .body(ServerBody::Chan(ChanBody(rx, None)))
         .unwrap()
 }
 
@@ -363,6 +409,14 @@ async fn feed(
                     return false;
                 }
             }
+            Piece::Bytes(b) => {
+                if tx.send(Ok(Frame::data(Bytes::from(b)))).is_err() {
+                    closed.fetch_add(1, Ordering::SeqCst);
+                    return false;
+                }
+            }
+            // Taken off the end by `handle` (the body repeats it itself).
+            Piece::Repeat(_) => {}
             Piece::Sleep(ms) => tokio::time::sleep(Duration::from_millis(ms)).await,
             Piece::Fail => {
                 let _ = tx.send(Err(std::io::Error::other("injected failure")));
@@ -383,7 +437,11 @@ async fn feed(
     true
 }
 
-pub struct ChanBody(mpsc::UnboundedReceiver<Result<Frame<Bytes>, std::io::Error>>);
+/// A body fed by a channel; then, if set, the same bytes forever.
+pub struct ChanBody(
+    mpsc::UnboundedReceiver<Result<Frame<Bytes>, std::io::Error>>,
+    Option<Bytes>,
+);
 
 impl Body for ChanBody {
     type Data = Bytes;
@@ -392,7 +450,13 @@ impl Body for ChanBody {
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, std::io::Error>>> {
-        self.0.poll_recv(cx)
+        match self.0.poll_recv(cx) {
+            Poll::Ready(None) => match &self.1 {
+                Some(b) => Poll::Ready(Some(Ok(Frame::data(b.clone())))),
+                None => Poll::Ready(None),
+            },
+            other => other,
+        }
     }
 }
 

@@ -159,6 +159,7 @@ fn too_long(limit: usize, len: u64, dropped: Dropped) -> JsonLineCodecError {
     JsonLineCodecError::LineTooLong {
         limit,
         len,
+        ended: true,
         dropped,
     }
 }
@@ -195,15 +196,135 @@ fn an_oversized_line_names_the_request_it_answered() {
     ];
     for (line, dropped) in lines {
         let input = format!("{line}\n{}\n", std::str::from_utf8(PING).unwrap());
-        let want = vec![Err(too_long(1000, line.len() as u64, dropped)), Ok(s(PING))];
+        // An id at the start is reported as soon as the limit is crossed
+        // (unless the newline came with the same read).
+        let id_first = line.starts_with(r#"{"jsonrpc":"2.0","id""#);
         for size in [1, 7, 999, 1001, usize::MAX] {
             let mut codec = JsonLineCodec::new().with_max_message_size(1000);
-            assert_eq!(
-                feed(&mut codec, input.as_bytes(), &[size]),
-                want,
-                "{size}: {line:.40}"
-            );
+            let got = feed(&mut codec, input.as_bytes(), &[size]);
+            let whole = size > line.len();
+            let len = match &got[..] {
+                [
+                    Err(JsonLineCodecError::LineTooLong {
+                        limit: 1000,
+                        len,
+                        ended,
+                        dropped: d,
+                    }),
+                    Ok(p),
+                ] if *d == dropped && *ended == (whole || !id_first) && *p == s(PING) => *len,
+                other => panic!("{size}: {line:.40}: {other:?}"),
+            };
+            if whole || !id_first {
+                assert_eq!(len, line.len() as u64, "{size}: {line:.40}");
+            } else {
+                // What had arrived when the limit was crossed.
+                assert!(len > 1000 && len < line.len() as u64, "{size}: {len}");
+            }
         }
+    }
+}
+
+/// A valid answer's head, then bytes forever: the call it answers fails
+/// the moment the limit is crossed, naming the limit and the size seen,
+/// without waiting for an end that never comes; memory stays bounded and
+/// the line's end (if it ever comes) is not reported twice.
+#[test]
+fn an_endless_answer_is_reported_when_the_limit_is_crossed() {
+    let limit = 4096;
+    let mut codec = JsonLineCodec::new().with_max_message_size(limit);
+    let mut buf = BytesMut::from(
+        &br#"{"jsonrpc":"2.0","id":42,"result":{"content":[{"type":"text","text":""#[..],
+    );
+    let mut reports = Vec::new();
+    for _ in 0..10_000 {
+        buf.extend_from_slice(&[b'a'; 1000]);
+        loop {
+            match codec.decode(&mut buf) {
+                Ok(None) => break,
+                Ok(Some(m)) => panic!("{m:?}"),
+                Err(e) => reports.push(e),
+            }
+        }
+        assert!(buf.len() <= limit + 1000);
+    }
+    let [
+        JsonLineCodecError::LineTooLong {
+            limit: l,
+            len,
+            ended: false,
+            dropped,
+        },
+    ] = &reports[..]
+    else {
+        panic!("{reports:?}")
+    };
+    assert_eq!((*l, dropped), (limit, &Dropped::Answer(42.into())));
+    assert!(*len > limit as u64 && *len <= limit as u64 + 1000, "{len}");
+    let e = reports[0].to_string();
+    assert!(
+        e.contains("at least") && e.contains("4096 bytes limit"),
+        "{e}"
+    );
+    let te: TransportError = reports.remove(0).into();
+    assert!(te.is_dropped_answer());
+    assert_eq!(te.request_id(), Some(&42.into()));
+    // The end: no second report; the next line decodes.
+    buf.extend_from_slice(b"\"}]}}\n");
+    buf.extend_from_slice(PING);
+    buf.extend_from_slice(b"\n");
+    assert_eq!(codec.decode(&mut buf).unwrap().unwrap().to_vec(), PING);
+}
+
+/// An answer line that is not JSON (an invalid UTF-8 byte, or cut short)
+/// fails the call it answers instead of being skipped as noise; one shaped
+/// like a response with no id fails every waiting call; noise stays noise.
+#[test]
+fn an_answer_that_is_not_json_names_its_request() {
+    let mut input = Vec::new();
+    input.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{\"t\":\"caf\xe9\"}}\n");
+    input.extend_from_slice(b"{\"result\":{\"t\":\"\xff\"},\"jsonrpc\":\"2.0\",\"id\":\"s-6\"}\n");
+    input.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"t\":\"cut\n");
+    // The id in the middle is found too (the whole line is scanned)...
+    input.extend_from_slice(b"{\"result\":{\"t\":\"\xff\"},\"id\":8,\"jsonrpc\":\"2.0\"}\n");
+    // ... but a response cut short before its id may have answered any call.
+    input.extend_from_slice(b"{\"result\":{\"t\":\"\xff\n");
+    // A server request and a log line with a bad byte answer nothing.
+    input.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"x\xff\"}\n");
+    input.extend_from_slice(b"{\"level\":\"info\",\"msg\":\"\xff\"}\n");
+    input.extend_from_slice(PING);
+    input.extend_from_slice(b"\n");
+    for size in [1, 13, usize::MAX] {
+        let mut codec = JsonLineCodec::new();
+        let got = feed(&mut codec, &input, &[size]);
+        let dropped: Vec<_> = got
+            .iter()
+            .map(|r| match r {
+                Err(JsonLineCodecError::UndecodableAnswer { dropped, .. }) => Some(dropped.clone()),
+                Ok(m) => {
+                    assert_eq!(m.as_bytes(), PING);
+                    None
+                }
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(
+            dropped,
+            [
+                Some(Dropped::Answer(5.into())),
+                Some(Dropped::Answer("s-6".into())),
+                Some(Dropped::Answer(7.into())),
+                Some(Dropped::Answer(8.into())),
+                Some(Dropped::UnknownAnswer),
+                None
+            ],
+            "pieces of {size}"
+        );
+        assert_eq!(codec.skipped_lines(), 2);
+        let te: TransportError = got.into_iter().next().unwrap().unwrap_err().into();
+        assert_eq!(te.request_id(), Some(&5.into()));
+        assert!(te.is_dropped_answer() && !te.is_terminal());
+        assert!(te.to_string().contains("invalid unicode"), "{te}");
     }
 }
 
@@ -344,7 +465,7 @@ mod chunking {
     /// What decoding `line` (terminator excluded, `\r` included) must give.
     fn expected(line: &[u8], piece: &Piece) -> Option<Result<String, JsonLineCodecError>> {
         if line.len() > LIMIT {
-            let dropped = Dropped::learn(&peek_head(&line[..LIMIT]), line);
+            let dropped = Dropped::learn(&line[..LIMIT], line);
             return Some(Err(too_long(LIMIT, line.len() as u64, dropped)));
         }
         match piece {

@@ -43,7 +43,12 @@ fn detection_is_remembered_but_a_chosen_legacy_era_is_not() {
     let out = sent(&mut s);
     assert_eq!(methods(&out), ["initialize"]);
     reply(&mut s, id_of(&out[0]), init_result("2025-11-25"), now);
+    // Ready once `notifications/initialized` is flushed.
+    assert!(events(&mut s).is_empty());
+    assert!(!s.is_ready());
+    assert_eq!(methods(&sent(&mut s)), ["notifications/initialized"]);
     assert!(matches!(events(&mut s)[..], [Event::Ready]));
+    assert!(s.is_ready());
     assert!(s.learned_era().is_none());
 }
 
@@ -308,7 +313,7 @@ fn a_transport_error_on_a_hinted_request_also_means_detect_again() {
 fn a_legacy_session_drops_the_probes_meta() {
     let s = legacy(Instant::now());
     assert_eq!(s.server().unwrap().era(), Era::Legacy);
-    assert_eq!(s.modern_meta.capacity(), 0, "{:?}", s.modern_meta);
+    assert!(s.modern_meta.is_none(), "{:?}", s.modern_meta);
 }
 
 /// Idle memory: the negotiated server is kept once, shared by the session
@@ -320,5 +325,5 @@ fn the_server_info_is_shared_not_copied() {
         panic!("no modern era learned");
     };
     assert!(std::sync::Arc::ptr_eq(server, s.server_shared().unwrap()));
-    assert!(!s.modern_meta.is_empty(), "modern requests need it");
+    assert!(s.modern_meta.is_some(), "modern requests need it");
 }

@@ -1,6 +1,29 @@
-//! `_meta` splicing and params the caller already encoded.
+//! Composing `_meta`: the protocol's members, the progress token and the
+//! caller's, in one place.
 
 use super::*;
+use mcp_proto::schema::JsonObject;
+
+fn compose(
+    params: Option<Value>,
+    protocol: Option<Value>,
+    token: Option<i64>,
+    caller: Option<Value>,
+) -> Value {
+    let params = params.map(raw);
+    let protocol = protocol.map(raw);
+    let token = token.map(RequestId::Number);
+    let caller: Option<JsonObject> = caller.map(|c| serde_json::from_value(c).unwrap());
+    let parts = MetaParts {
+        protocol: protocol.as_ref(),
+        progress_token: token.as_ref(),
+        caller: caller.as_ref(),
+    };
+    match compose_params(params.as_ref(), &parts) {
+        Some(p) => serde_json::from_str(p.get()).unwrap(),
+        None => params.map_or(Value::Null, |p| serde_json::from_str(p.get()).unwrap()),
+    }
+}
 
 #[test]
 fn user_meta_is_merged_not_replaced() {
@@ -23,78 +46,143 @@ fn user_meta_is_merged_not_replaced() {
 }
 
 #[test]
-fn splice_meta_handles_empty_whitespace_and_nested_meta() {
-    let t = RequestId::Number(4);
-    let p = splice_meta(Some(&raw(json!({}))), "\"a\":1", Some(&t));
+fn nothing_to_add_leaves_the_params_as_they_are() {
+    let parts = MetaParts {
+        protocol: None,
+        progress_token: None,
+        caller: None,
+    };
+    assert!(compose_params(Some(&raw(json!({"a": 1}))), &parts).is_none());
+    assert!(compose_params(None, &parts).is_none());
+}
+
+#[test]
+fn compose_handles_empty_whitespace_and_nested_meta() {
     assert_eq!(
-        serde_json::from_str::<Value>(p.get()).unwrap(),
+        compose(Some(json!({})), Some(json!({"a": 1})), Some(4), None),
         json!({"_meta": {"a": 1, "progressToken": 4}})
     );
-    let p = splice_meta(None, "", Some(&t));
     assert_eq!(
-        serde_json::from_str::<Value>(p.get()).unwrap(),
+        compose(None, None, Some(4), None),
         json!({"_meta": {"progressToken": 4}})
     );
     let spaced = RawJson::from_string(" { \"x\" : 1 } ".into()).unwrap();
-    let p = splice_meta(Some(&spaced), "\"a\":1", None);
+    let a = raw(json!({"a": 1}));
+    let parts = MetaParts {
+        protocol: Some(&a),
+        progress_token: None,
+        caller: None,
+    };
+    let p = compose_params(Some(&spaced), &parts).unwrap();
     assert_eq!(
         serde_json::from_str::<Value>(p.get()).unwrap(),
         json!({"_meta": {"a": 1}, "x": 1})
     );
-    // `_meta` inside the arguments forces the slow path, which keeps both.
-    let nested = raw(json!({"arguments": {"_meta": 1}}));
-    let p = splice_meta(Some(&nested), "\"a\":1", None);
+    // `_meta` inside the arguments takes the parsing path, which keeps both.
     assert_eq!(
-        serde_json::from_str::<Value>(p.get()).unwrap(),
+        compose(
+            Some(json!({"arguments": {"_meta": 1}})),
+            Some(json!({"a": 1})),
+            None,
+            None
+        ),
         json!({"_meta": {"a": 1}, "arguments": {"_meta": 1}})
     );
 }
 
+/// The protocol decides its members over `.meta()`'s; the params' own
+/// `_meta` is sent as written (but for the progress token the session
+/// routes by) and wins over both.
 #[test]
-fn embedded_meta_is_sent_verbatim_and_a_mismatch_is_completed() {
+fn the_protocol_decides_its_members_and_the_caller_the_rest() {
+    let protocol = Some(json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28"}));
+    let caller = json!({
+        "io.modelcontextprotocol/protocolVersion": "1999-01-01",
+        "progressToken": "mine",
+        "trace": "from-builder",
+        "k": "builder"
+    });
+    let spliced = compose(
+        Some(json!({"name": "t"})),
+        protocol.clone(),
+        Some(7),
+        Some(caller.clone()),
+    );
+    assert_eq!(
+        spliced,
+        json!({"_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "progressToken": 7,
+            "trace": "from-builder",
+            "k": "builder"
+        }, "name": "t"})
+    );
+    let merged = compose(
+        Some(json!({"name": "t", "_meta": {
+            "k": "params",
+            "progressToken": "p",
+            "io.modelcontextprotocol/protocolVersion": "2099-01-01"
+        }})),
+        protocol,
+        Some(7),
+        Some(caller),
+    );
+    assert_eq!(
+        merged,
+        json!({"_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2099-01-01",
+            "progressToken": 7,
+            "trace": "from-builder",
+            "k": "params"
+        }, "name": "t"})
+    );
+    // Without a token or protocol members (legacy, no progress), the
+    // caller's members pass as they are.
+    assert_eq!(
+        compose(
+            Some(json!({})),
+            None,
+            None,
+            Some(json!({"progressToken": 1}))
+        ),
+        json!({"_meta": {"progressToken": 1}})
+    );
+}
+
+/// A call's own `_meta` rides with it: composed again for the revision in
+/// use when an `input_required` round re-sends it.
+#[test]
+fn caller_meta_is_composed_again_on_every_send() {
     let now = Instant::now();
     let mut s = modern(now);
-    let (v, members) = s.request_meta_members().unwrap();
-    assert_eq!(v, ProtocolVersion::V2026_07_28);
-    let mut meta = members.clone();
-    meta.insert("progressToken".into(), json!(5));
-    let text = serde_json::to_string(&json!({"_meta": meta, "name": "echo"})).unwrap();
-    s.request_embedded(
-        CallId(5),
+    let meta: JsonObject = serde_json::from_value(json!({"trace": "t1"})).unwrap();
+    s.request_with_meta(
+        CallId(1),
         "tools/call",
-        Some(RawJson::from_string(text.clone()).unwrap()),
+        Some(raw(json!({"name": "ask"}))),
+        Some(meta),
         CallOptions::new().progress(true),
-        Embedded::new(Some(v), true),
-        now,
-    )
-    .unwrap();
-    let r = loop {
-        match s.poll_transmit() {
-            Some(Transmit::Message(mcp_proto::Message::Request(r))) => break r,
-            Some(_) => continue,
-            None => panic!("nothing sent"),
-        }
-    };
-    assert_eq!(r.params.unwrap().get(), text, "no splice, no re-encoding");
-
-    // Embedded only the token, but the modern members are needed: the session adds them.
-    s.request_embedded(
-        CallId(6),
-        "tools/call",
-        Some(raw(json!({"_meta": {"progressToken": 6}, "name": "echo"}))),
-        CallOptions::new().progress(true),
-        Embedded::new(None, true),
         now,
     )
     .unwrap();
     let out = sent(&mut s);
-    assert_eq!(out[0]["params"]["_meta"]["progressToken"], 6);
+    let first = &out[0];
+    assert_eq!(first["params"]["_meta"]["trace"], "t1");
+    assert_eq!(first["params"]["_meta"]["progressToken"], 1);
+    reply(
+        &mut s,
+        id_of(first),
+        json!({"resultType": "input_required", "requestState": "s"}),
+        now,
+    );
+    let out = sent(&mut s);
+    let again = &out[0];
+    assert_ne!(id_of(again), id_of(first));
+    assert_eq!(again["params"]["_meta"]["trace"], "t1");
+    assert_eq!(again["params"]["_meta"]["progressToken"], 1);
     assert_eq!(
-        out[0]["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"],
+        again["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"],
         "2026-07-28"
     );
-    assert_eq!(
-        out[0]["params"]["_meta"]["io.modelcontextprotocol/clientInfo"],
-        members["io.modelcontextprotocol/clientInfo"]
-    );
+    assert_eq!(again["params"]["requestState"], "s");
 }

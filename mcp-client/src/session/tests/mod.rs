@@ -5,13 +5,15 @@
 //!   requests and notifications, closing.
 //! - [`retries`]: `input_required` rounds and the re-send after an expired
 //!   HTTP session.
-//! - [`meta`]: `_meta` splicing and params the caller already encoded.
+//! - [`renewal`]: a new session when the server ended the one in use.
+//! - [`meta`]: composing `_meta`.
 //! - [`era_hints`]: remembered eras ([`EraHint`]).
 
 mod calls;
 mod era_hints;
 mod meta;
 mod negotiation;
+mod renewal;
 mod retries;
 
 use std::time::{Duration, Instant};
@@ -23,7 +25,7 @@ use mcp_proto::transport::{TransportError, TransportErrorKind};
 use mcp_proto::{Era, ErrorCode, ErrorObject, ProtocolVersion};
 use serde_json::{Value, json};
 
-use super::wire::splice_meta;
+use super::wire::{MetaParts, compose_params};
 use super::*;
 use crate::error::{ClientError, CloseReason, HandshakeError};
 
@@ -35,7 +37,8 @@ fn config() -> SessionConfig {
     SessionConfig::new(Implementation::new("test-client", "0.0.1"))
 }
 
-/// Drains transmit: returns (messages as JSON, version hints).
+/// Drains transmit as a driver does (the transport takes and flushes it
+/// all): returns the messages as JSON.
 fn sent(s: &mut Session) -> Vec<Value> {
     let mut out = Vec::new();
     while let Some(t) = s.poll_transmit() {
@@ -43,6 +46,7 @@ fn sent(s: &mut Session) -> Vec<Value> {
             out.push(serde_json::from_slice(&m.to_vec()).unwrap());
         }
     }
+    s.handle_flushed();
     out
 }
 

@@ -126,6 +126,7 @@ fn probe_without_answer_falls_back_after_probe_timeout() {
         init_result("2025-11-25"),
         now + Duration::from_secs(6),
     );
+    assert_eq!(sent(&mut s)[0]["method"], "notifications/initialized");
     assert!(matches!(events(&mut s)[..], [Event::Ready]));
     reply(
         &mut s,

@@ -119,6 +119,7 @@ fn session_expiry_reinitializes_once_and_resends() {
     assert_eq!(out[1]["params"], json!({"name": "t"}));
     // A second expiry for the same call is surfaced.
     let expired = TransportError::new(TransportErrorKind::SessionExpired, "HTTP 404");
+    s.handle_transport_error(expired.clone(), now);
     s.handle_transport_error(expired.with_request(id_of(&out[1])), now);
     let done = completed(&events(&mut s));
     assert!(
@@ -151,7 +152,9 @@ fn expired_call(now: Instant, at: Instant) -> (Session, Value) {
     )
     .unwrap();
     let call = sent(&mut s).remove(0);
+    // The transport reports the loss first, then the call it did not send.
     let expired = TransportError::new(TransportErrorKind::SessionExpired, "HTTP 404");
+    s.handle_transport_error(expired.clone(), at);
     s.handle_transport_error(expired.with_request(id_of(&call)), at);
     let reinit = sent(&mut s).remove(0);
     assert_eq!(reinit["method"], "initialize");

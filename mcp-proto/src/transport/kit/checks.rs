@@ -531,12 +531,17 @@ async fn close_flushes<T: Transport + Unpin, P: Peer>(t: &mut T, peer: &mut P, p
     }
 }
 
-/// Queues messages with the no-op waker (as a caller's task writes) until
-/// `poll_ready` is pending or `cap` bytes are queued. The bytes queued.
-fn fill<T: Transport + Unpin>(t: &mut T, cap: usize, sent: &mut u64) -> Result<usize, String> {
+/// Queues messages until `poll_ready` is pending or `cap` bytes are
+/// queued, polling with `waker`. The bytes queued.
+fn fill<T: Transport + Unpin>(
+    t: &mut T,
+    waker: &Waker,
+    cap: usize,
+    sent: &mut u64,
+) -> Result<usize, String> {
     let mut bytes = 0;
     while bytes <= cap {
-        match poll_with(t, Waker::noop(), |t, cx| t.poll_ready(cx)) {
+        match poll_with(t, waker, |t, cx| t.poll_ready(cx)) {
             Poll::Pending => break,
             Poll::Ready(Err(e)) => {
                 return Err(format!("poll_ready failed while filling: {}", chain(&e)));
@@ -549,7 +554,7 @@ fn fill<T: Transport + Unpin>(t: &mut T, cap: usize, sent: &mut u64) -> Result<u
             .start_send(m)
             .map_err(|e| format!("start_send failed while filling: {}", chain(&e)))?;
         *sent += 1;
-        if let Poll::Ready(Err(e)) = poll_with(t, Waker::noop(), |t, cx| t.poll_flush(cx)) {
+        if let Poll::Ready(Err(e)) = poll_with(t, waker, |t, cx| t.poll_flush(cx)) {
             return Err(format!("poll_flush failed while filling: {}", chain(&e)));
         }
     }
@@ -563,7 +568,7 @@ async fn close_when_stalled<T: Transport + Unpin, P: Peer>(
 ) -> Res {
     peer.stall().await;
     let mut sent = 0;
-    fill(t, 2 * 1024 * 1024, &mut sent)?;
+    fill(t, Waker::noop(), 2 * 1024 * 1024, &mut sent)?;
     match timeout(p.close_bound, t.close()).await {
         None => Err(format!(
             "with {sent} messages unsent and a peer that reads nothing, poll_close was still pending after {:?} (the declared close bound)",
@@ -630,10 +635,9 @@ async fn send_backpressure<T: Transport + Unpin, P: Peer>(
     };
     let mut sent = 0;
     let (probe, waker) = Probe::new();
-    // Fill with the no-op waker, then poll as the driver does, with a real
-    // waker, until the flush is stuck.
+    // Fill, then flush, until the flush is stuck.
     loop {
-        let bytes = fill(t, bound + BIG, &mut sent)?;
+        let bytes = fill(t, &waker, bound + BIG, &mut sent)?;
         if bytes > bound {
             return Err(format!(
                 "sending accepted {bytes} bytes while the peer read nothing (declared bound: {bound}): the transport buffers without bound"

@@ -1,0 +1,869 @@
+//! The server's questions (`elicitation/create`) asked on the terminal.
+//!
+//! A form-mode request becomes a form on stderr, one field at a time, read
+//! from stdin: its type says what is accepted (text with its length and
+//! format, numbers and integers in their range, yes/no, one or several
+//! choices by number, value or title), a default is shown in brackets and
+//! taken by Enter, a required field must be answered, and a wrong answer is
+//! explained and asked again. The answers are shown for review before they
+//! are sent. Ctrl-D at any question declines the request, Ctrl-C cancels it
+//! (the call goes on: the server decides what a decline or a cancel means).
+//! A URL-mode request shows the URL (http and https only) and waits for the
+//! user to say they are done there.
+//!
+//! Without a terminal on stdin nobody can answer: the request is declined
+//! at once, with a line on stderr saying why.
+//!
+//! Every text of the request (message, titles, descriptions, choices, URL)
+//! is the server's and goes through [`terminal::line`](fn@mcp_cli::terminal::line) first. Forms run one
+//! at a time, on a blocking thread (the runtime keeps serving the
+//! connection meanwhile); Ctrl-C reaches the form through
+//! [`cancel_active`], which the command's signal loop calls.
+
+use std::io::{IsTerminal, Write};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use mcp_cli::terminal::{line, web_url};
+use mcp_proto::schema::{
+    ElicitFormParams, ElicitResult, ElicitUrlParams, JsonObject, PrimitiveSchema,
+};
+use serde_json::Value;
+
+/// A form is on the terminal: progress bars and log lines wait.
+static ASKING: AtomicBool = AtomicBool::new(false);
+
+/// Wakes the active form's reader on Ctrl-C (the write end of its pipe).
+static CANCEL: Mutex<Option<std::os::unix::net::UnixStream>> = Mutex::new(None);
+
+/// One form at a time.
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+/// When the last form closed, and the time all forms were open: the
+/// user's time, which `--timeout` does not count ([`user_time`]).
+static USER_TIME: Mutex<(Option<Instant>, Duration)> = Mutex::new((None, Duration::ZERO));
+
+/// When the last form on the terminal closed, and how long every form so
+/// far was open. A call's deadline does not run while the person answers:
+/// the server's time starts again when the answer is sent.
+pub(crate) fn user_time() -> (Option<Instant>, Duration) {
+    *USER_TIME.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Longest answer line kept (a terminal's canonical line is 4 KiB).
+const MAX_ANSWER: usize = 64 * 1024;
+
+/// Whether a form is being asked (stderr belongs to it).
+pub(crate) fn asking() -> bool {
+    ASKING.load(Ordering::Acquire)
+}
+
+/// Ctrl-C while a form is asked cancels that form (not `mcp`): returns
+/// whether there was one.
+pub(crate) fn cancel_active() -> bool {
+    let guard = CANCEL.lock().unwrap_or_else(|e| e.into_inner());
+    match guard.as_ref() {
+        Some(mut wake) => {
+            let _ = wake.write_all(b"c");
+            true
+        }
+        None => false,
+    }
+}
+
+/// Answers a form-mode request: on the terminal, or declined without one.
+pub(crate) async fn ask_form(server: String, p: ElicitFormParams) -> ElicitResult {
+    if !std::io::stdin().is_terminal() {
+        eprintln!(
+            "mcp: declined {}'s request for input ({}): stdin is not a terminal, so nobody can \
+             answer; run mcp on a terminal to answer it",
+            line(&server),
+            quote(&p.message)
+        );
+        return ElicitResult::decline();
+    }
+    on_terminal(move |tty| form(tty, &server, &p)).await
+}
+
+/// Answers a URL-mode request: shows the URL and waits for the user on the
+/// terminal, or declines without one (or when the URL is not http/https).
+pub(crate) async fn ask_url(server: String, p: ElicitUrlParams) -> ElicitResult {
+    if !web_url(&p.url) {
+        eprintln!(
+            "mcp: declined {}'s request to open a URL that is not http(s): {}",
+            line(&server),
+            line(&p.url)
+        );
+        return ElicitResult::decline();
+    }
+    if !std::io::stdin().is_terminal() {
+        eprintln!(
+            "mcp: declined {}'s request to open {} ({}): stdin is not a terminal, so nobody can \
+             confirm; run mcp on a terminal to answer it",
+            line(&server),
+            line(&p.url),
+            quote(&p.message)
+        );
+        return ElicitResult::decline();
+    }
+    on_terminal(move |tty| url(tty, &server, &p)).await
+}
+
+/// `"message"`, one line, made safe.
+fn quote(message: &str) -> String {
+    format!("\"{}\"", line(message))
+}
+
+/// Runs `ask` on a blocking thread with the terminal, one form at a time,
+/// with Ctrl-C wired to cancel it.
+async fn on_terminal(
+    ask: impl FnOnce(&mut Tty) -> std::io::Result<ElicitResult> + Send + 'static,
+) -> ElicitResult {
+    let run = tokio::task::spawn_blocking(move || {
+        let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+        let mut tty = match Tty::open() {
+            Ok(t) => t,
+            Err(e) => {
+                eprintln!(
+                    "mcp: declined the server's request for input: cannot read the terminal: {e}"
+                );
+                return ElicitResult::decline();
+            }
+        };
+        crate::progress::clear_line();
+        let opened = Instant::now();
+        ASKING.store(true, Ordering::Release);
+        let result = ask(&mut tty);
+        {
+            let mut spent = USER_TIME.lock().unwrap_or_else(|e| e.into_inner());
+            let now = Instant::now();
+            *spent = (Some(now), spent.1 + now.saturating_duration_since(opened));
+        }
+        ASKING.store(false, Ordering::Release);
+        tty.close();
+        crate::progress::release_held();
+        result.unwrap_or_else(|e| {
+            eprintln!(
+                "mcp: declined the server's request for input: cannot read the terminal: {e}"
+            );
+            ElicitResult::decline()
+        })
+    });
+    run.await.unwrap_or_else(|_| ElicitResult::cancel())
+}
+
+/// What the person did at a question.
+#[derive(Debug, PartialEq)]
+enum Typed {
+    Line(String),
+    /// Ctrl-D: decline the whole request.
+    Eof,
+    /// Ctrl-C: cancel the whole request.
+    Cancelled,
+}
+
+/// The terminal on stdin, read a line at a time without std's buffer (so
+/// nothing typed ahead is held where `poll` cannot see it), woken by
+/// Ctrl-C through a socket pair.
+struct Tty {
+    input: std::fs::File,
+    wake: std::os::unix::net::UnixStream,
+}
+
+impl Tty {
+    fn open() -> std::io::Result<Tty> {
+        use std::os::fd::AsFd;
+        let input = std::fs::File::from(std::io::stdin().as_fd().try_clone_to_owned()?);
+        let (tx, rx) = std::os::unix::net::UnixStream::pair()?;
+        *CANCEL.lock().unwrap_or_else(|e| e.into_inner()) = Some(tx);
+        Ok(Tty { input, wake: rx })
+    }
+
+    fn close(&self) {
+        *CANCEL.lock().unwrap_or_else(|e| e.into_inner()) = None;
+    }
+
+    /// Shows `prompt` on stderr and reads one line.
+    fn ask(&mut self, prompt: &str) -> std::io::Result<Typed> {
+        let mut err = std::io::stderr().lock();
+        let _ = err.write_all(prompt.as_bytes());
+        let _ = err.flush();
+        drop(err);
+        let typed = self.read_line()?;
+        match typed {
+            Typed::Eof => eprintln!(),
+            Typed::Cancelled => eprintln!(),
+            Typed::Line(_) => {}
+        }
+        Ok(typed)
+    }
+
+    fn read_line(&mut self) -> std::io::Result<Typed> {
+        use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
+        use std::io::Read;
+        use std::os::fd::AsFd;
+        let mut line = Vec::new();
+        let mut chunk = [0u8; 1024];
+        loop {
+            let (input_ready, woken) = {
+                let mut fds = [
+                    PollFd::new(self.input.as_fd(), PollFlags::POLLIN),
+                    PollFd::new(self.wake.as_fd(), PollFlags::POLLIN),
+                ];
+                match poll(&mut fds, PollTimeout::NONE) {
+                    Ok(_) => {}
+                    // Ctrl-C's signal interrupts the wait; its wake-up follows.
+                    Err(nix::errno::Errno::EINTR) => continue,
+                    Err(e) => return Err(e.into()),
+                }
+                let ready = |fd: &PollFd<'_>| fd.revents().is_some_and(|r| !r.is_empty());
+                (ready(&fds[0]), ready(&fds[1]))
+            };
+            if woken {
+                return Ok(Typed::Cancelled);
+            }
+            if !input_ready {
+                continue;
+            }
+            let n = match self.input.read(&mut chunk) {
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if n == 0 {
+                if line.is_empty() {
+                    return Ok(Typed::Eof);
+                }
+                break;
+            }
+            let got = chunk.get(..n).unwrap_or_default();
+            if line.len() < MAX_ANSWER {
+                line.extend_from_slice(got);
+            }
+            if got.contains(&b'\n') {
+                break;
+            }
+        }
+        let text = String::from_utf8_lossy(&line);
+        Ok(Typed::Line(text.trim_end_matches(['\r', '\n']).to_owned()))
+    }
+}
+
+/// One field of the form, as asked.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Field {
+    pub(crate) name: String,
+    title: Option<String>,
+    description: Option<String>,
+    pub(crate) required: bool,
+    kind: Kind,
+    default: Option<Value>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Kind {
+    Text {
+        min: Option<u64>,
+        max: Option<u64>,
+        format: Option<String>,
+    },
+    Number {
+        integer: bool,
+        min: Option<f64>,
+        max: Option<f64>,
+    },
+    Bool,
+    /// One of (value, label).
+    One(Vec<(String, String)>),
+    /// Several of (value, label).
+    Many {
+        choices: Vec<(String, String)>,
+        min: Option<u64>,
+        max: Option<u64>,
+    },
+    /// A field this client cannot ask.
+    Unknown,
+}
+
+impl Field {
+    pub(crate) fn new(name: &str, schema: &PrimitiveSchema, required: bool) -> Field {
+        let plain = |vals: &[String]| -> Vec<(String, String)> {
+            vals.iter().map(|v| (v.clone(), v.clone())).collect()
+        };
+        let titled = |opts: &[mcp_proto::schema::TitledOption]| -> Vec<(String, String)> {
+            opts.iter()
+                .map(|o| (o.value.clone(), o.title.clone()))
+                .collect()
+        };
+        let (title, description, kind, default) = match schema {
+            PrimitiveSchema::String(s) => (
+                s.title.clone(),
+                s.description.clone(),
+                Kind::Text {
+                    min: s.min_length,
+                    max: s.max_length,
+                    format: s.format.clone(),
+                },
+                s.default.clone().map(Value::from),
+            ),
+            PrimitiveSchema::Number(n) => (
+                n.title.clone(),
+                n.description.clone(),
+                Kind::Number {
+                    integer: n.schema_type == "integer",
+                    min: n.minimum,
+                    max: n.maximum,
+                },
+                n.default
+                    .and_then(|d| number_value(d, n.schema_type == "integer")),
+            ),
+            PrimitiveSchema::Boolean(b) => (
+                b.title.clone(),
+                b.description.clone(),
+                Kind::Bool,
+                b.default.map(Value::from),
+            ),
+            PrimitiveSchema::UntitledSingleSelect(e) => (
+                e.title.clone(),
+                e.description.clone(),
+                Kind::One(plain(&e.values)),
+                e.default.clone().map(Value::from),
+            ),
+            PrimitiveSchema::TitledSingleSelect(e) => (
+                e.title.clone(),
+                e.description.clone(),
+                Kind::One(titled(&e.one_of)),
+                e.default.clone().map(Value::from),
+            ),
+            PrimitiveSchema::LegacyTitled(e) => {
+                let names = e.enum_names.clone().unwrap_or_default();
+                let choices = e
+                    .values
+                    .iter()
+                    .enumerate()
+                    .map(|(i, v)| {
+                        (
+                            v.clone(),
+                            names.get(i).cloned().unwrap_or_else(|| v.clone()),
+                        )
+                    })
+                    .collect();
+                (
+                    e.title.clone(),
+                    e.description.clone(),
+                    Kind::One(choices),
+                    e.default.clone().map(Value::from),
+                )
+            }
+            PrimitiveSchema::UntitledMultiSelect(e) => (
+                e.title.clone(),
+                e.description.clone(),
+                Kind::Many {
+                    choices: plain(&e.items.values),
+                    min: e.min_items,
+                    max: e.max_items,
+                },
+                e.default.clone().map(Value::from),
+            ),
+            PrimitiveSchema::TitledMultiSelect(e) => (
+                e.title.clone(),
+                e.description.clone(),
+                Kind::Many {
+                    choices: titled(&e.items.any_of),
+                    min: e.min_items,
+                    max: e.max_items,
+                },
+                e.default.clone().map(Value::from),
+            ),
+            _ => (None, None, Kind::Unknown, None),
+        };
+        Field {
+            name: name.to_owned(),
+            title,
+            description,
+            required,
+            kind,
+            default,
+        }
+    }
+
+    /// Whether this client can ask the field.
+    pub(crate) fn known(&self) -> bool {
+        self.kind != Kind::Unknown
+    }
+
+    /// The field's heading: title, name, whether required, description.
+    fn heading(&self) -> String {
+        let mut h = match &self.title {
+            Some(t) if t != &self.name => format!("{} ({})", line(t), line(&self.name)),
+            _ => line(&self.name),
+        };
+        if self.required {
+            h.push_str(", required");
+        }
+        if let Some(d) = self.description.as_deref().filter(|d| !d.trim().is_empty()) {
+            h.push_str(": ");
+            h.push_str(&line(d));
+        }
+        h
+    }
+
+    /// The numbered choices, for choice fields.
+    fn choices(&self) -> Option<String> {
+        let list = match &self.kind {
+            Kind::One(c) | Kind::Many { choices: c, .. } => c,
+            _ => return None,
+        };
+        let shown: Vec<String> = list
+            .iter()
+            .enumerate()
+            .map(|(i, (_, label))| format!("{}) {}", i + 1, line(label)))
+            .collect();
+        Some(shown.join("  "))
+    }
+
+    /// What to type, and the default in brackets.
+    fn prompt(&self) -> String {
+        let mut p = match &self.kind {
+            Kind::Text { min, max, format } => {
+                let mut p = match format.as_deref() {
+                    Some("email") => "email address".to_owned(),
+                    Some("uri") => "URI".to_owned(),
+                    Some("date") => "date (YYYY-MM-DD)".to_owned(),
+                    Some("date-time") => "date and time (YYYY-MM-DDTHH:MM:SSZ)".to_owned(),
+                    _ => "text".to_owned(),
+                };
+                match (min, max) {
+                    (Some(a), Some(b)) => p.push_str(&format!(", {a} to {b} characters")),
+                    (Some(a), None) => p.push_str(&format!(", at least {a} characters")),
+                    (None, Some(b)) => p.push_str(&format!(", at most {b} characters")),
+                    (None, None) => {}
+                }
+                p
+            }
+            Kind::Number { integer, min, max } => {
+                let mut p = if *integer { "integer" } else { "number" }.to_owned();
+                p.push_str(&range(*min, *max));
+                p
+            }
+            Kind::Bool => "yes or no".to_owned(),
+            Kind::One(_) => "choose one (number or value)".to_owned(),
+            Kind::Many { min, max, .. } => {
+                let count = match (min, max) {
+                    (Some(a), Some(b)) if a == b => format!(" {a}"),
+                    (Some(a), Some(b)) => format!(" {a} to {b}"),
+                    (Some(a), None) => format!(" at least {a}"),
+                    (None, Some(b)) => format!(" up to {b}"),
+                    (None, None) => String::new(),
+                };
+                format!("choose{count} (numbers or values, separated by commas)")
+            }
+            Kind::Unknown => "value".to_owned(),
+        };
+        if let Some(d) = &self.default {
+            p.push_str(&format!(" [{}]", line(&self.show(d))));
+        }
+        p
+    }
+
+    /// A value as the person reads it (labels for choices).
+    fn show(&self, v: &Value) -> String {
+        let label = |s: &str| -> String {
+            match &self.kind {
+                Kind::One(c) | Kind::Many { choices: c, .. } => c
+                    .iter()
+                    .find(|(value, _)| value == s)
+                    .map_or_else(|| s.to_owned(), |(_, l)| l.clone()),
+                _ => s.to_owned(),
+            }
+        };
+        match v {
+            Value::String(s) => label(s),
+            Value::Bool(true) => "yes".into(),
+            Value::Bool(false) => "no".into(),
+            Value::Array(items) => items
+                .iter()
+                .map(|i| i.as_str().map_or_else(|| i.to_string(), label))
+                .collect::<Vec<_>>()
+                .join(", "),
+            other => other.to_string(),
+        }
+    }
+
+    /// The value for what was typed: `Ok(None)` leaves the field out.
+    pub(crate) fn parse(&self, typed: &str) -> Result<Option<Value>, String> {
+        let typed = typed.trim();
+        if typed.is_empty() {
+            return match (&self.default, self.required) {
+                (Some(d), _) => Ok(Some(d.clone())),
+                (None, true) => Err("required: type a value (Ctrl-D declines the request)".into()),
+                (None, false) => Ok(None),
+            };
+        }
+        match &self.kind {
+            Kind::Text { min, max, format } => {
+                let n = typed.chars().count() as u64;
+                if let Some(m) = min.filter(|m| n < *m) {
+                    return Err(format!("at least {m} characters, please"));
+                }
+                if let Some(m) = max.filter(|m| n > *m) {
+                    return Err(format!("at most {m} characters, please"));
+                }
+                if let Some(why) = format.as_deref().and_then(|f| bad_format(f, typed)) {
+                    return Err(why);
+                }
+                Ok(Some(Value::from(typed)))
+            }
+            Kind::Number { integer, min, max } => {
+                let x: f64 = if *integer {
+                    typed
+                        .parse::<i64>()
+                        .map_err(|_| "a whole number, please".to_owned())?
+                        as f64
+                } else {
+                    typed
+                        .parse::<f64>()
+                        .ok()
+                        .filter(|x| x.is_finite())
+                        .ok_or_else(|| "a number, please".to_owned())?
+                };
+                if min.is_some_and(|m| x < m) || max.is_some_and(|m| x > m) {
+                    return Err(format!("a number{}, please", range(*min, *max)));
+                }
+                if *integer {
+                    return Ok(typed.parse::<i64>().ok().map(Value::from));
+                }
+                Ok(number_value(x, false))
+            }
+            Kind::Bool => match typed.to_ascii_lowercase().as_str() {
+                "y" | "yes" | "true" | "1" => Ok(Some(Value::Bool(true))),
+                "n" | "no" | "false" | "0" => Ok(Some(Value::Bool(false))),
+                _ => Err("yes or no, please".into()),
+            },
+            Kind::One(choices) => pick(choices, typed).map(|v| Some(Value::from(v))),
+            Kind::Many { choices, min, max } => {
+                let mut picked: Vec<String> = Vec::new();
+                for part in typed.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+                    let v = pick(choices, part)?;
+                    if !picked.contains(&v) {
+                        picked.push(v);
+                    }
+                }
+                let n = picked.len() as u64;
+                if min.is_some_and(|m| n < m) || max.is_some_and(|m| n > m) {
+                    let (a, b) = (
+                        min.unwrap_or(0),
+                        max.map_or("any".into(), |m| m.to_string()),
+                    );
+                    return Err(format!("choose {a} to {b}, please"));
+                }
+                Ok(Some(Value::from(picked)))
+            }
+            Kind::Unknown => Err("this client cannot ask for this field".into()),
+        }
+    }
+}
+
+/// ` from 1 to 100`, ` at least 0`, ...
+fn range(min: Option<f64>, max: Option<f64>) -> String {
+    match (min, max) {
+        (Some(a), Some(b)) => format!(" from {a} to {b}"),
+        (Some(a), None) => format!(" of at least {a}"),
+        (None, Some(b)) => format!(" of at most {b}"),
+        (None, None) => String::new(),
+    }
+}
+
+/// `x` as JSON: an integer field's value as an integer.
+fn number_value(x: f64, integer: bool) -> Option<Value> {
+    if integer && x.fract() == 0.0 && x.abs() < 9.0e15 {
+        return Some(Value::from(x as i64));
+    }
+    serde_json::Number::from_f64(x).map(Value::Number)
+}
+
+/// A choice by its number (1-based), value or label (case-insensitive).
+fn pick(choices: &[(String, String)], typed: &str) -> Result<String, String> {
+    if let Ok(n) = typed.parse::<usize>()
+        && let Some((v, _)) = n.checked_sub(1).and_then(|i| choices.get(i))
+    {
+        return Ok(v.clone());
+    }
+    choices
+        .iter()
+        .find(|(v, l)| v == typed || l.eq_ignore_ascii_case(typed) || v.eq_ignore_ascii_case(typed))
+        .map(|(v, _)| v.clone())
+        .ok_or_else(|| format!("one of 1 to {}, or a value listed, please", choices.len()))
+}
+
+/// Why `typed` is not in `format`, if it is not.
+fn bad_format(format: &str, typed: &str) -> Option<String> {
+    let digits = |s: &str, n: usize| s.len() == n && s.bytes().all(|b| b.is_ascii_digit());
+    let date = |s: &str| {
+        let mut parts = s.split('-');
+        let (Some(y), Some(m), Some(d), None) =
+            (parts.next(), parts.next(), parts.next(), parts.next())
+        else {
+            return false;
+        };
+        digits(y, 4)
+            && digits(m, 2)
+            && digits(d, 2)
+            && (1..=12).contains(&m.parse::<u8>().unwrap_or(0))
+            && (1..=31).contains(&d.parse::<u8>().unwrap_or(0))
+    };
+    let ok = match format {
+        "email" => typed.split_once('@').is_some_and(|(local, domain)| {
+            !local.is_empty()
+                && domain.contains('.')
+                && !domain.starts_with('.')
+                && !domain.ends_with('.')
+                && !typed.contains(char::is_whitespace)
+        }),
+        "uri" => typed.split_once(':').is_some_and(|(scheme, rest)| {
+            !rest.is_empty()
+                && scheme
+                    .chars()
+                    .next()
+                    .is_some_and(|c| c.is_ascii_alphabetic())
+                && scheme
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+                && !typed.contains(char::is_whitespace)
+        }),
+        "date" => date(typed),
+        "date-time" => typed
+            .split_once(['T', 't'])
+            .is_some_and(|(d, t)| date(d) && t.len() >= 5 && t.get(2..3) == Some(":")),
+        _ => true,
+    };
+    (!ok).then(|| {
+        match format {
+            "email" => "an email address like name@example.com, please",
+            "uri" => "a URI like https://example.com, please",
+            "date" => "a date like 2025-12-31, please",
+            _ => "a date and time like 2025-12-31T23:59:00Z, please",
+        }
+        .to_owned()
+    })
+}
+
+/// The form's fields in the order asked: required ones first, each group
+/// in name order (the request's own order is not kept by its decoding).
+pub(crate) fn fields(p: &ElicitFormParams) -> Vec<Field> {
+    let required = p.requested_schema.required.clone().unwrap_or_default();
+    let mut fields: Vec<Field> = p
+        .requested_schema
+        .properties
+        .iter()
+        .map(|(name, schema)| Field::new(name, schema, required.contains(name)))
+        .collect();
+    fields.sort_by_key(|f| !f.required);
+    fields
+}
+
+/// The form, on the terminal.
+fn form(tty: &mut Tty, server: &str, p: &ElicitFormParams) -> std::io::Result<ElicitResult> {
+    let fields = fields(p);
+    if let Some(f) = fields.iter().find(|f| f.required && !f.known()) {
+        eprintln!(
+            "mcp: declined {}'s request for input ({}): its required field {} has a type this \
+             client cannot ask",
+            line(server),
+            quote(&p.message),
+            line(&f.name)
+        );
+        return Ok(ElicitResult::decline());
+    }
+    eprintln!("mcp: {} asks: {}", line(server), line(&p.message));
+    eprintln!(
+        "mcp: Enter takes the [default]; an optional field left empty is left out; \
+         Ctrl-D declines, Ctrl-C cancels"
+    );
+    let mut content = JsonObject::new();
+    for f in &fields {
+        if !f.known() {
+            eprintln!(
+                "  {} (left out: a type this client cannot ask)",
+                f.heading()
+            );
+            continue;
+        }
+        eprintln!("{}", f.heading());
+        if let Some(c) = f.choices() {
+            eprintln!("    {c}");
+        }
+        loop {
+            match tty.ask(&format!("  {}: ", f.prompt()))? {
+                Typed::Eof => return Ok(declined()),
+                Typed::Cancelled => return Ok(cancelled()),
+                Typed::Line(typed) => match f.parse(&typed) {
+                    Ok(Some(v)) => {
+                        content.insert(f.name.clone(), v);
+                        break;
+                    }
+                    Ok(None) => break,
+                    Err(why) => eprintln!("  {why}"),
+                },
+            }
+        }
+    }
+    eprintln!("mcp: the answers for {}:", line(server));
+    for f in &fields {
+        if let Some(v) = content.get(&f.name) {
+            eprintln!("  {}: {}", line(&f.name), line(&f.show(v)));
+        }
+    }
+    loop {
+        match tty.ask("mcp: send them? [Y/n] ")? {
+            Typed::Eof => return Ok(declined()),
+            Typed::Cancelled => return Ok(cancelled()),
+            Typed::Line(a) => match a.trim().to_ascii_lowercase().as_str() {
+                "" | "y" | "yes" => return Ok(ElicitResult::accept(content)),
+                "n" | "no" => return Ok(declined()),
+                _ => eprintln!("  y or n, please"),
+            },
+        }
+    }
+}
+
+fn declined() -> ElicitResult {
+    eprintln!("mcp: declined");
+    ElicitResult::decline()
+}
+
+fn cancelled() -> ElicitResult {
+    eprintln!("mcp: cancelled");
+    ElicitResult::cancel()
+}
+
+/// The URL, on the terminal.
+fn url(tty: &mut Tty, server: &str, p: &ElicitUrlParams) -> std::io::Result<ElicitResult> {
+    eprintln!(
+        "mcp: {} asks you to open this URL in a browser: {}",
+        line(server),
+        line(&p.message)
+    );
+    eprintln!("  {}", line(&p.url));
+    let typed =
+        tty.ask("mcp: press Enter once you have opened it (Ctrl-D declines, Ctrl-C cancels): ")?;
+    Ok(match typed {
+        Typed::Eof => declined(),
+        Typed::Cancelled => cancelled(),
+        Typed::Line(_) => {
+            eprintln!("mcp: waiting for the server to finish");
+            ElicitResult::new(mcp_proto::schema::ElicitAction::Accept)
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn field(schema: &str, required: bool) -> Field {
+        Field::new("f", &serde_json::from_str(schema).unwrap(), required)
+    }
+
+    #[test]
+    fn text_fields_check_length_and_format() {
+        let f = field(r#"{"type":"string","minLength":2,"maxLength":4}"#, true);
+        assert_eq!(f.parse("abc"), Ok(Some(Value::from("abc"))));
+        assert!(f.parse("a").is_err());
+        assert!(f.parse("abcde").is_err());
+        assert!(f.parse("").unwrap_err().starts_with("required"));
+        let email = field(r#"{"type":"string","format":"email"}"#, false);
+        assert!(email.parse("ann@example.com").is_ok());
+        for bad in ["ann", "ann@", "@x.org", "ann@localhost", "a b@x.org"] {
+            assert!(email.parse(bad).is_err(), "{bad}");
+        }
+        assert_eq!(email.parse(""), Ok(None));
+        let date = field(r#"{"type":"string","format":"date"}"#, false);
+        assert!(date.parse("2025-12-31").is_ok());
+        assert!(date.parse("2025-13-01").is_err() && date.parse("31.12.2025").is_err());
+        let uri = field(r#"{"type":"string","format":"uri"}"#, false);
+        assert!(uri.parse("https://example.com/x").is_ok());
+        assert!(uri.parse("example dot com").is_err());
+        let d = field(r#"{"type":"string","default":"It was"}"#, false);
+        assert_eq!(d.parse("  "), Ok(Some(Value::from("It was"))));
+        assert!(d.prompt().ends_with("[It was]"), "{}", d.prompt());
+    }
+
+    #[test]
+    fn numbers_keep_their_range_and_kind() {
+        let i = field(
+            r#"{"type":"integer","minimum":1,"maximum":100,"default":42}"#,
+            false,
+        );
+        assert_eq!(i.parse("7"), Ok(Some(Value::from(7))));
+        assert_eq!(i.parse(""), Ok(Some(Value::from(42))));
+        assert!(i.parse("0").is_err() && i.parse("101").is_err() && i.parse("7.5").is_err());
+        assert_eq!(i.prompt(), "integer from 1 to 100 [42]");
+        let n = field(
+            r#"{"type":"number","minimum":0,"maximum":1000,"default":3.14}"#,
+            false,
+        );
+        assert_eq!(n.parse("2.5"), Ok(Some(Value::from(2.5))));
+        assert!(n.parse("NaN").is_err() && n.parse("inf").is_err() && n.parse("-1").is_err());
+    }
+
+    #[test]
+    fn booleans_and_choices() {
+        let b = field(r#"{"type":"boolean"}"#, true);
+        assert_eq!(b.parse("Yes"), Ok(Some(Value::Bool(true))));
+        assert_eq!(b.parse("n"), Ok(Some(Value::Bool(false))));
+        assert!(b.parse("maybe").is_err());
+        let one = field(
+            r#"{"type":"string","oneOf":[{"const":"hero-1","title":"Superman"},{"const":"hero-2","title":"Green Lantern"}],"default":"hero-1"}"#,
+            false,
+        );
+        assert_eq!(one.parse("2"), Ok(Some(Value::from("hero-2"))));
+        assert_eq!(one.parse("green lantern"), Ok(Some(Value::from("hero-2"))));
+        assert_eq!(one.parse(""), Ok(Some(Value::from("hero-1"))));
+        assert!(one.parse("3").is_err());
+        assert_eq!(one.choices().unwrap(), "1) Superman  2) Green Lantern");
+        assert!(one.prompt().ends_with("[Superman]"));
+        let legacy = field(
+            r#"{"type":"string","enum":["pet-1","pet-2"],"enumNames":["Cats","Dogs"]}"#,
+            false,
+        );
+        assert_eq!(legacy.parse("dogs"), Ok(Some(Value::from("pet-2"))));
+        let many = field(
+            r#"{"type":"array","minItems":1,"maxItems":2,"items":{"type":"string","enum":["Guitar","Piano","Drums"]}}"#,
+            true,
+        );
+        assert_eq!(
+            many.parse("1, 3"),
+            Ok(Some(serde_json::json!(["Guitar", "Drums"])))
+        );
+        assert!(many.parse("1,2,3").is_err());
+        assert!(many.parse(",").is_err());
+        let titled_many = field(
+            r#"{"type":"array","items":{"anyOf":[{"const":"fish-1","title":"Tuna"},{"const":"fish-2","title":"Salmon"}]},"default":["fish-1"]}"#,
+            false,
+        );
+        assert_eq!(
+            titled_many.parse("salmon,1"),
+            Ok(Some(serde_json::json!(["fish-2", "fish-1"])))
+        );
+        assert!(titled_many.prompt().ends_with("[Tuna]"));
+    }
+
+    #[test]
+    fn server_text_in_a_form_is_made_safe() {
+        let f = Field::new(
+            "n\u{1b}[2K",
+            &serde_json::from_str(
+                r#"{"type":"string","title":"T\u001b]0;x\u0007","description":"d\u202e","enum":["a\u009b"]}"#,
+            )
+            .unwrap(),
+            true,
+        );
+        let all = format!("{}{}{}", f.heading(), f.choices().unwrap(), f.prompt());
+        assert!(
+            !all.contains(['\u{1b}', '\u{7}', '\u{202e}', '\u{9b}']),
+            "{all:?}"
+        );
+    }
+}

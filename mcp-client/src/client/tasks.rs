@@ -1,0 +1,313 @@
+//! The application's handler at work: the tasks that answer the server's
+//! requests and `input_required` rounds, and the task that hands it
+//! notifications. The driver owns all of them.
+//!
+//! - A task answering a server request is aborted when the server cancels
+//!   that request (`notifications/cancelled`) and when the connection
+//!   closes; its answer then is never sent.
+//! - A handler that panics is caught at the task's edge: the server's
+//!   request gets an internal-error answer, an input request gets none
+//!   (the call is retried without it, as when the handler refuses), and
+//!   every count stays right because the session counts answers, not tasks.
+//! - The notification task takes the handler one notification at a time,
+//!   from a queue of at most [`MAX_QUEUED_NOTIFICATIONS`]; when it is full
+//!   the driver stops reading from the server. The task ends by itself
+//!   once it has handed over what was queued before the connection ended.
+
+use std::any::Any;
+use std::collections::HashMap;
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::task::{Context, Poll};
+
+use mcp_proto::jsonrpc::{Notification, Request, RequestId};
+use mcp_proto::schema::{ClientCapabilities, InputRequest, InputResponses};
+use mcp_proto::{ErrorCode, ErrorObject, RawJson};
+use tokio::sync::mpsc;
+use tokio::task::{AbortHandle, JoinSet};
+
+use crate::handler::{BoxFuture, DynHandler};
+use crate::session::{CallId, IdHash};
+
+/// How many notifications may wait for the handler before the driver stops
+/// reading from the server (backpressure: a server that floods
+/// notifications faster than the handler takes them is slowed down, not
+/// buffered without bound, and nothing is dropped).
+pub const MAX_QUEUED_NOTIFICATIONS: usize = 1024;
+
+/// What a finished handler task hands back to the driver.
+pub(super) enum Done {
+    /// The answer to the server's request `id`.
+    Answer {
+        id: RequestId,
+        result: Result<RawJson, ErrorObject>,
+    },
+    /// The answers to an `input_required` round of `call`.
+    Input {
+        call: CallId,
+        responses: InputResponses,
+    },
+}
+
+/// The handler and the tasks running it.
+pub(super) struct Tasks {
+    handler: Arc<dyn DynHandler>,
+    /// What the client advertised (requests outside it are refused without
+    /// calling the handler).
+    capabilities: Arc<ClientCapabilities>,
+    running: JoinSet<Done>,
+    /// The task answering each of the server's requests.
+    answering: HashMap<RequestId, AbortHandle, IdHash>,
+    /// The notification task's queue, made with the first notification
+    /// (most connections never get one).
+    notifications: Option<mpsc::UnboundedSender<Notification>>,
+    backlog: Arc<Backlog>,
+}
+
+impl Tasks {
+    pub(super) fn new(handler: Arc<dyn DynHandler>, capabilities: Arc<ClientCapabilities>) -> Self {
+        Tasks {
+            handler,
+            capabilities,
+            running: JoinSet::new(),
+            answering: HashMap::default(),
+            notifications: None,
+            backlog: Arc::default(),
+        }
+    }
+
+    /// Starts answering the server's request.
+    pub(super) fn answer(&mut self, req: Request) {
+        let Some(runtime) = runtime() else {
+            return;
+        };
+        let method = req.method.into_owned();
+        let id = req.id;
+        let work =
+            self.handler
+                .clone()
+                .answer(self.capabilities.clone(), method.clone(), req.params);
+        let task_id = id.clone();
+        let abort = self.running.spawn_on(
+            async move {
+                let result = match CatchUnwind(work).await {
+                    Ok(answer) => answer.and_then(|v| {
+                        RawJson::from_value(&v).map_err(|e| {
+                            ErrorObject::new(
+                                ErrorCode::INTERNAL_ERROR,
+                                format!("could not encode the answer: {e}"),
+                            )
+                        })
+                    }),
+                    Err(panic) => Err(panicked(&method, &*panic)),
+                };
+                Done::Answer {
+                    id: task_id,
+                    result,
+                }
+            },
+            &runtime,
+        );
+        self.answering.insert(id, abort);
+    }
+
+    /// The server cancelled its request `id`: its task stops.
+    pub(super) fn cancel(&mut self, id: &RequestId) {
+        if let Some(task) = self.answering.remove(id) {
+            task.abort();
+        }
+    }
+
+    /// Starts answering the input requests of an `input_required` round.
+    pub(super) fn input(&mut self, call: CallId, requests: Vec<(String, InputRequest)>) {
+        let Some(runtime) = runtime() else {
+            return;
+        };
+        let handler = self.handler.clone();
+        let caps = self.capabilities.clone();
+        self.running.spawn_on(async move {
+            let mut responses = InputResponses::new();
+            for (key, req) in requests {
+                let method = req.method.clone();
+                let work = handler.clone().answer(caps.clone(), req.method, req.params);
+                let why = match CatchUnwind(work).await {
+                    Ok(Ok(v)) => {
+                        responses.insert(key, v);
+                        continue;
+                    }
+                    Ok(Err(e)) => e,
+                    Err(panic) => panicked(&method, &*panic),
+                };
+                tracing::warn!(%method, error = %why, "could not answer an input request; retrying without it");
+            }
+            Done::Input { call, responses }
+        }, &runtime);
+    }
+
+    /// The next finished task's result; `Pending` (with the waker kept)
+    /// while tasks run, `Ready(None)` when none is running.
+    pub(super) fn poll_done(&mut self, cx: &mut Context<'_>) -> Poll<Option<Done>> {
+        if self.running.is_empty() {
+            return Poll::Ready(None);
+        }
+        loop {
+            match self.running.poll_join_next(cx) {
+                Poll::Ready(Some(Ok(done))) => {
+                    if let Done::Answer { id, .. } = &done {
+                        self.answering.remove(id);
+                    }
+                    return Poll::Ready(Some(done));
+                }
+                // Aborted (the server cancelled it): nothing to hand back.
+                // Panics are caught inside the task, so this is the only error.
+                Poll::Ready(Some(Err(_))) => continue,
+                Poll::Ready(None) => return Poll::Ready(None),
+                Poll::Pending => return Poll::Pending,
+            }
+        }
+    }
+
+    /// Queues a notification for the handler (starting its task with the first).
+    pub(super) fn notify(&mut self, n: Notification) {
+        let tx = match &self.notifications {
+            Some(tx) => tx,
+            None => {
+                let Some(runtime) = runtime() else {
+                    return;
+                };
+                let (tx, rx) = mpsc::unbounded_channel();
+                runtime.spawn(notification_loop(
+                    rx,
+                    self.handler.clone(),
+                    self.backlog.clone(),
+                ));
+                self.notifications.insert(tx)
+            }
+        };
+        if tx.send(n).is_ok() {
+            self.backlog.push();
+        }
+    }
+
+    /// Whether the handler takes more notifications now; if not, the task is
+    /// woken when it does.
+    #[inline]
+    pub(super) fn has_room(&self, cx: &Context<'_>) -> bool {
+        self.notifications.is_none() || self.backlog.has_room(cx)
+    }
+
+    /// Whether no task is running (nothing to collect).
+    #[inline]
+    pub(super) fn is_idle(&self) -> bool {
+        self.running.is_empty()
+    }
+
+    /// Ends every task answering the server (their answers are not sent)
+    /// and lets the notification task end once it has handed over what is
+    /// queued.
+    pub(super) fn shutdown(&mut self) {
+        self.running.abort_all();
+        self.answering.clear();
+        self.notifications = None;
+    }
+}
+
+/// The runtime to spawn on: the driver's (it runs inside one; a driver
+/// dropped outside one spawns nothing).
+fn runtime() -> Option<tokio::runtime::Handle> {
+    tokio::runtime::Handle::try_current().ok()
+}
+
+/// Counts notifications queued for the handler and wakes the driver when
+/// the queue drains below [`MAX_QUEUED_NOTIFICATIONS`].
+#[derive(Default)]
+struct Backlog {
+    queued: AtomicUsize,
+    waker: std::sync::Mutex<Option<std::task::Waker>>,
+}
+
+impl Backlog {
+    fn push(&self) {
+        self.queued.fetch_add(1, Ordering::AcqRel);
+    }
+
+    fn pop(&self) {
+        if self.queued.fetch_sub(1, Ordering::AcqRel) == MAX_QUEUED_NOTIFICATIONS {
+            if let Some(w) = self.waker.lock().ok().and_then(|mut g| g.take()) {
+                w.wake();
+            }
+        }
+    }
+
+    #[inline]
+    fn has_room(&self, cx: &Context<'_>) -> bool {
+        if self.queued.load(Ordering::Acquire) < MAX_QUEUED_NOTIFICATIONS {
+            return true;
+        }
+        if let Ok(mut g) = self.waker.lock() {
+            *g = Some(cx.waker().clone());
+        }
+        // Re-checked: the handler may have drained in between.
+        self.queued.load(Ordering::Acquire) < MAX_QUEUED_NOTIFICATIONS
+    }
+}
+
+async fn notification_loop(
+    mut rx: mpsc::UnboundedReceiver<Notification>,
+    handler: Arc<dyn DynHandler>,
+    backlog: Arc<Backlog>,
+) {
+    while let Some(n) = rx.recv().await {
+        let method = n.method.clone();
+        if let Err(panic) = std::panic::catch_unwind(AssertUnwindSafe(|| handler.notify(n))) {
+            tracing::error!(%method, panic = panic_text(&*panic), "the client handler panicked on a notification");
+        }
+        backlog.pop();
+    }
+}
+
+/// Runs `f` (application code), logging a panic instead of unwinding into
+/// the driver.
+pub(super) fn run_guarded(what: &str, f: impl FnOnce()) {
+    if let Err(panic) = std::panic::catch_unwind(AssertUnwindSafe(f)) {
+        tracing::error!(
+            what,
+            panic = panic_text(&*panic),
+            "application code panicked"
+        );
+    }
+}
+
+/// A handler's future, with a panic turned into a value.
+struct CatchUnwind<T>(BoxFuture<T>);
+
+impl<T> Future for CatchUnwind<T> {
+    type Output = Result<T, Box<dyn Any + Send>>;
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let fut = &mut self.0;
+        match std::panic::catch_unwind(AssertUnwindSafe(|| fut.as_mut().poll(cx))) {
+            Ok(Poll::Ready(v)) => Poll::Ready(Ok(v)),
+            Ok(Poll::Pending) => Poll::Pending,
+            Err(panic) => Poll::Ready(Err(panic)),
+        }
+    }
+}
+
+fn panicked(method: &str, panic: &(dyn Any + Send)) -> ErrorObject {
+    tracing::error!(%method, panic = panic_text(panic), "the client handler panicked");
+    ErrorObject::new(
+        ErrorCode::INTERNAL_ERROR,
+        format!("the client failed while answering {method}"),
+    )
+}
+
+fn panic_text(panic: &(dyn Any + Send)) -> &str {
+    panic
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("(not a string)")
+}
