@@ -5,6 +5,9 @@ legacy `initialize` revisions, as the SDK does.
 
     .peers/py/bin/python peers/python_server.py stdio
     .peers/py/bin/python peers/python_server.py http PORT      # Streamable HTTP at http://127.0.0.1:PORT/mcp
+    .peers/py/bin/python -m uvicorn --uds PATH --app-dir peers --factory python_server:socket_app
+                                                               # Streamable HTTP on the Unix socket PATH,
+                                                               # at unix://PATH#/mcp
 
 Test modes, by environment variable:
     MCP_TEST_REQUEST_LOG=PATH      append the method of every request received to PATH, one a line
@@ -121,15 +124,41 @@ def review(code: str) -> str:
     return f"Please review:\n{code}"
 
 
+def socket_app():
+    """The Streamable HTTP app for a Unix socket (`uvicorn --uds PATH --factory`).
+
+    The SDK turns its DNS-rebinding check on for apps built for 127.0.0.1, and
+    that check allows only `Host: <loopback>:<port>`; a socket client (VS Code,
+    mcp-rs) sends `Host: localhost`, with no port. The check stays on here,
+    allowing exactly that host: a browser cannot reach a Unix socket, so the
+    Host header only has to name this server.
+    """
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    security = TransportSecuritySettings(
+        enable_dns_rebinding_protection=True, allowed_hosts=["localhost"], allowed_origins=[]
+    )
+    return server.streamable_http_app(transport_security=security)
+
+
 def main() -> None:
     mode = sys.argv[1] if len(sys.argv) > 1 else "stdio"
     if mode == "stdio":
         server.run("stdio")
     elif mode == "http":
         port = int(sys.argv[2])
-        server.run("streamable-http", host="127.0.0.1", port=port)
+        if len(sys.argv) > 3:
+            # Sessions idle this many seconds are ended (their id then answers 404).
+            server.run(
+                "streamable-http",
+                host="127.0.0.1",
+                port=port,
+                session_idle_timeout=float(sys.argv[3]),
+            )
+        else:
+            server.run("streamable-http", host="127.0.0.1", port=port)
     else:
-        sys.exit(f"usage: {sys.argv[0]} stdio | http PORT")
+        sys.exit(f"usage: {sys.argv[0]} stdio | http PORT [SESSION_IDLE_SECONDS]")
 
 
 if __name__ == "__main__":

@@ -28,9 +28,9 @@ use tokio::io::{AsyncBufReadExt, BufReader};
 ///
 /// 128 is the most the queue holds, not the fastest: on one client thread,
 /// 8–32 at once connected 1,000 sessions 30–50 % sooner than 128, whose
-/// connects in flight keep ~200 connections and several MiB in use
-/// (BENCHMARKS.md, round eight). The default stays 128 so that the figure
-/// is comparable with earlier rounds; `--max-at-once` shows the rest.
+/// connects in flight keep ~200 connections and several MiB in use. The
+/// default stays 128 so that results stay comparable with those recorded
+/// in BENCHMARKS.md; `--max-at-once` shows the rest.
 pub const DEFAULT_MAX_AT_ONCE: usize = 128;
 
 /// The flags both scale benchmarks take, with their defaults: `--server`

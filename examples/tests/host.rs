@@ -75,6 +75,8 @@ fn the_host_example_applies_edits_of_its_config_file() {
         lines,
         seen: Vec::new(),
     };
+    // Watched from the first attempt on (the host is spawned, not awaited).
+    out.expect("a: is starting");
     out.expect("a: is ready with");
 
     std::fs::write(&file, config(&["a", "b"])).unwrap();

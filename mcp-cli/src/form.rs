@@ -649,18 +649,14 @@ fn bad_format(format: &str, typed: &str) -> Option<String> {
     })
 }
 
-/// The form's fields in the order asked: required ones first, each group
-/// in name order (the request's own order is not kept by its decoding).
+/// The form's fields in the order asked: the order the server wrote them.
 pub(crate) fn fields(p: &ElicitFormParams) -> Vec<Field> {
     let required = p.requested_schema.required.clone().unwrap_or_default();
-    let mut fields: Vec<Field> = p
-        .requested_schema
+    p.requested_schema
         .properties
         .iter()
-        .map(|(name, schema)| Field::new(name, schema, required.contains(name)))
-        .collect();
-    fields.sort_by_key(|f| !f.required);
-    fields
+        .map(|(name, schema)| Field::new(name, schema, required.iter().any(|r| r == name)))
+        .collect()
 }
 
 /// The form, on the terminal.

@@ -82,10 +82,11 @@ impl ClientHandler for CliHandler {
     }
 
     fn on_logging_message(&self, p: LoggingMessageParams) {
-        let data = match &p.data {
-            Value::String(s) => s.clone(),
-            other => other.to_string(),
-        };
+        // A string is shown as its text; anything else as its JSON.
+        let data = p
+            .data
+            .decode::<String>()
+            .unwrap_or_else(|_| p.data.as_str().to_owned());
         let logger = p.logger.as_deref().map(line);
         match self.log_level {
             Some(min) if p.level >= min => {

@@ -341,7 +341,8 @@ fn block(out: &mut Vec<String>, b: &ContentBlock) {
             out.push(format!("[tool result for {}]", line(&r.tool_use_id)))
         }
         ContentBlock::Unknown(v) => {
-            let kind = v.get("type").and_then(|t| t.as_str()).unwrap_or("?");
+            let kind = v.decode::<String>("type").and_then(Result::ok);
+            let kind = kind.as_deref().unwrap_or("?");
             out.push(format!("[content of unknown type {:?}]", line(kind)));
         }
         _ => out.push("[content of a kind this client cannot show]".into()),

@@ -13,6 +13,10 @@
 //!
 //! These modules serve the CLI; they are not meant as a stable library API.
 
+// docs.rs (`--cfg docsrs`, nightly): each item gated by a feature or a
+// platform carries a badge saying which.
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 mod chaos;
 pub mod demo_server;
 pub mod raw_json;

@@ -6,7 +6,11 @@
 //! or `.cursor/mcp.json` and `--server NAME`, or none of these for the
 //! built-in demo server), then a command (`info`, `servers`, `tools`,
 //! `call`, `resources`, `templates`, `read`, `prompts`, `prompt`,
-//! `completions`, `demo-server`).
+//! `completions`, `demo-server`, `trust`).
+//!
+//! Project config files found in the current directory start nothing until
+//! the user trusted them (shown in full, asked on a terminal, or `mcp
+//! trust`; kept by path and content hash): see the `trust` module.
 //!
 //! Over every configured server (`servers`, and `tools` without
 //! `--server`), `--json` prints an array of one object per server
@@ -49,6 +53,7 @@ mod form;
 mod handler;
 mod human;
 mod progress;
+mod trust;
 
 /// Without termios and poll the terminal form is not built: requests for
 /// input are declined with a line saying so.
@@ -134,6 +139,12 @@ fn main() -> ExitCode {
         clap_complete::generate(shell, &mut args::command(), "mcp", &mut text);
         out(&String::from_utf8_lossy(&text));
         return ExitCode::SUCCESS;
+    }
+    if let Command::Trust { files, revoke } = &opts.command {
+        return match trust::command(files, *revoke) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(f) => report(f),
+        };
     }
     init_tracing(opts.verbose);
     let runtime = match tokio::runtime::Builder::new_current_thread()
@@ -535,7 +546,10 @@ async fn command(client: &Client, opts: &Options) -> Result<(), Failure> {
         Command::Read { uri } => read(client, opts, uri).await,
         Command::Prompt { name, args } => prompt(client, opts, name, args.as_deref()).await,
         // Handled before a server is picked.
-        Command::Servers | Command::DemoServer | Command::Completions(_) => Ok(()),
+        Command::Servers
+        | Command::DemoServer
+        | Command::Completions(_)
+        | Command::Trust { .. } => Ok(()),
     }
 }
 
@@ -634,67 +648,62 @@ impl Listing {
     }
 }
 
-/// Every page of `method`, raw, following `nextCursor` (up to the
-/// client's [`max_list_pages`](Client::max_list_pages)).
-async fn list_pages(client: &Client, method: &str) -> Result<Vec<RawJson>, ClientError> {
+/// Every item of the list, each page's array concatenated, following
+/// `nextCursor` (with [`PageCursors`](mcp_client::PageCursors): the client's
+/// [`max_list_pages`](Client::max_list_pages), no repeated cursor, none
+/// over [`MAX_CURSOR_LEN`](mcp_client::MAX_CURSOR_LEN)). Only the items are
+/// kept (copies of their text): each page is dropped once they are taken.
+pub(crate) async fn list_items(
+    client: &Client,
+    what: Listing,
+) -> Result<Vec<Box<RawValue>>, Failure> {
     #[derive(serde::Deserialize)]
     #[serde(rename_all = "camelCase")]
     struct Cursor {
         next_cursor: Option<String>,
     }
-    let mut pages = Vec::new();
+    let method = what.method();
+    let key = what.key();
+    let failed = |e: ClientError| Failure::from_client(method, &e);
+    let mut items = Vec::new();
+    let mut cursors = mcp_client::PageCursors::new(method, client.max_list_pages());
     let mut cursor: Option<String> = None;
-    for _ in 0..client.max_list_pages() {
+    loop {
         let params = match &cursor {
             Some(c) => RawJson::from_value(&serde_json::json!({ "cursor": c })).ok(),
             None => None,
         };
-        let page = client.request_raw(method.to_owned(), params).await?;
-        let next: Cursor = page.decode().map_err(|e| ClientError::Decode {
-            method: method.to_owned(),
-            source: e.into(),
+        let page = client
+            .request_raw(method.to_owned(), params)
+            .await
+            .map_err(failed)?;
+        let next: Cursor = page.decode().map_err(|e| {
+            failed(ClientError::Decode {
+                method: method.to_owned(),
+                source: e.into(),
+            })
         })?;
-        pages.push(page);
-        match next.next_cursor {
-            Some(c) => cursor = Some(c),
-            None => return Ok(pages),
-        }
-    }
-    Err(ClientError::TooManyPages {
-        method: method.to_owned(),
-        limit: client.max_list_pages(),
-    })
-}
-
-/// Every page of the list, each page's array concatenated.
-pub(crate) async fn list_items(
-    client: &Client,
-    what: Listing,
-) -> Result<Vec<Box<RawValue>>, Failure> {
-    let method = what.method();
-    let key = what.key();
-    let pages = list_pages(client, method)
-        .await
-        .map_err(|e| Failure::from_client(method, &e))?;
-    let mut items = Vec::new();
-    for page in &pages {
         let obj = Object::parse(page.get()).map_err(|e| {
             Failure::fatal(
                 "protocol error",
                 format!("{method} result is not an object: {e}"),
             )
         })?;
-        match obj.get(key) {
-            None => {}
-            Some(_) => items.extend(obj.array(key).ok_or_else(|| {
+        if obj.get(key).is_some() {
+            items.extend(obj.array(key).ok_or_else(|| {
                 Failure::fatal(
                     "protocol error",
                     format!("{method} result's `{key}` is not an array"),
                 )
-            })?),
+            })?);
+        }
+        drop(obj);
+        drop(page);
+        match cursors.next(next.next_cursor).map_err(failed)? {
+            Some(c) => cursor = Some(c),
+            None => return Ok(items),
         }
     }
-    Ok(items)
 }
 
 /// Prints the list (see [`list_items`]). A server that

@@ -73,7 +73,7 @@ async fn both_eras_list_every_tool_page_and_call() {
             .await
             .unwrap();
         assert_eq!(r.content[0].as_text(), Some("42"));
-        assert_eq!(r.structured_content, Some(json!({"sum": 42})));
+        assert_eq!(r.structured_value().unwrap().unwrap(), json!({"sum": 42}));
         assert_eq!(*seen.lock().unwrap(), [1.0, 2.0, 3.0]);
 
         let failed = client.call_tool("fail", json!({})).await.unwrap();

@@ -87,6 +87,29 @@ pub enum ClientError {
         /// How many rounds were answered.
         rounds: u32,
     },
+    /// A paginated list's server sent a `nextCursor` it had sent before in
+    /// the same listing: following it would go round for ever.
+    #[error("page {page} of {method} repeats an earlier cursor ({cursor:?}); giving up")]
+    RepeatedCursor {
+        /// The list method.
+        method: String,
+        /// The page (1-based) whose `nextCursor` was a repeat.
+        page: usize,
+        /// The cursor's first 64 characters (the server's text: shown
+        /// escaped).
+        cursor: String,
+    },
+    /// A paginated list's server sent a `nextCursor` longer than
+    /// [`MAX_CURSOR_LEN`](crate::MAX_CURSOR_LEN).
+    #[error("a nextCursor of {len} bytes in {method}; giving up (limit: {limit} bytes)")]
+    CursorTooLong {
+        /// The list method.
+        method: String,
+        /// The cursor's length in bytes.
+        len: usize,
+        /// The limit, [`MAX_CURSOR_LEN`](crate::MAX_CURSOR_LEN).
+        limit: usize,
+    },
     /// The connection is at a limit and the caller asked not to wait:
     /// [`RequestBuilder::try_send`](crate::RequestBuilder::try_send) with
     /// [`max_in_flight`](crate::ClientBuilder::max_in_flight) calls already

@@ -96,12 +96,17 @@
 //! has one owner that bounds it. Concurrent calls made between two runs of
 //! the driver go out in one write.
 
+// docs.rs (`--cfg docsrs`, nightly): each item gated by a feature or a
+// platform carries a badge saying which.
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 mod era_cache;
 pub mod error;
 #[cfg(any(test, fuzzing))]
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod handler;
+mod pages;
 pub mod session;
 
 #[cfg(feature = "tokio")]
@@ -110,11 +115,14 @@ mod client;
 pub use era_cache::{DEFAULT_ERA_CACHE_ENTRIES, EraCache};
 pub use error::{ClientError, CloseReason, HandshakeError, SerdeError};
 pub use handler::{ClientHandler, ListKind, NoHandler};
+pub use pages::{MAX_CURSOR_LEN, PageCursors};
 pub use session::{EraHint, ServerInfo, VersionChoice};
 
 #[cfg(feature = "skills")]
+#[cfg_attr(docsrs, doc(cfg(feature = "skills")))]
 pub use client::skills::LoadedSkill;
 #[cfg(feature = "tokio")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
 pub use client::{
     Client, ClientBuilder, DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_LIST_PAGES, Driver,
     MAX_QUEUED_NOTIFICATIONS, ProgressFn, RequestBuilder, ResponseFuture,

@@ -19,7 +19,7 @@ use mcp_proto::schema::{
 };
 use mcp_proto::{Era, ErrorObject, ProtocolVersion};
 use mcp_transport_stdio::{ServerCommand, Stderr, StdioTransport};
-use serde_json::{Value, json};
+use serde_json::json;
 
 use test_support::{DriverOnly, PeerCommand};
 
@@ -155,7 +155,10 @@ async fn python_sdk_auto_negotiates_2026_07_28() {
         .call_tool("add", json!({"a": 2, "b": 40}))
         .await
         .unwrap();
-    assert_eq!(r.structured_content, Some(json!({"result": 42})));
+    assert_eq!(
+        r.structured_value().unwrap().unwrap(),
+        json!({"result": 42})
+    );
 
     let progress = Arc::new(Mutex::new(Vec::new()));
     let p2 = progress.clone();
@@ -255,7 +258,9 @@ async fn server_everything_over_stdio() {
         .await
         .unwrap();
     assert!(
-        r.structured_content.as_ref().is_some_and(Value::is_object),
+        r.structured_value()
+            .and_then(Result::ok)
+            .is_some_and(|v| v.is_object()),
         "{r:?}"
     );
 

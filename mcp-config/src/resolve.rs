@@ -204,6 +204,14 @@ impl Resolver {
             } => {
                 let mut out = RemoteConfig::new("");
                 out.url = x("url", url)?;
+                if file.format() != Format::VsCode && is_local_socket_url(out.url.expose()) {
+                    return Err(ConfigError::Shape {
+                        path: file.path().to_owned(),
+                        server: Some(name.to_owned()),
+                        field: "url".into(),
+                        message: LOCAL_SOCKET_ONLY_VSCODE.into(),
+                    });
+                }
                 for (k, v) in headers {
                     out.headers.push((
                         k.clone(),
@@ -452,4 +460,15 @@ fn is_identifier(s: &str) -> bool {
         .next()
         .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// Why a `unix://` or `pipe://` URL is refused outside VS Code's format.
+const LOCAL_SOCKET_ONLY_VSCODE: &str = "unix:// and pipe:// URLs (a server on a local socket) are VS Code's form: \
+     write this server in .vscode/mcp.json; this format documents only http(s) URLs";
+
+/// Whether `url` names a local socket (`unix:`, `pipe:`), which only VS
+/// Code's format documents.
+fn is_local_socket_url(url: &str) -> bool {
+    let scheme = url.split_once(':').map_or("", |(s, _)| s);
+    scheme.eq_ignore_ascii_case("unix") || scheme.eq_ignore_ascii_case("pipe")
 }

@@ -15,10 +15,16 @@ use crate::model::{RemoteConfig, ServerConfig, StdioConfig, TransportConfig};
 #[non_exhaustive]
 pub enum Prepared {
     /// A stdio server: pass it to `StdioTransport::spawn`.
+    ///
+    /// Needs the `stdio` feature.
     #[cfg(feature = "stdio")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "stdio")))]
     Stdio(mcp_transport_stdio::ServerCommand),
     /// An http or sse server: call `build()`.
+    ///
+    /// Needs the `http` feature.
     #[cfg(feature = "http")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
     Http(mcp_transport_http::HttpTransportBuilder),
 }
 
@@ -56,12 +62,15 @@ pub enum BuildError {
     },
     /// The process could not be started.
     ///
+    /// Needs the `stdio` feature.
+    ///
     /// The transport's error is not the [`source`](std::error::Error::source):
     /// its text names the program, which may hold an expanded secret, and a
     /// reporter prints every source. `reason` is that whole text with the
     /// secret redacted; `error` keeps it typed.
     #[cfg(feature = "stdio")]
     #[error("server {server:?}: {reason}")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "stdio")))]
     Spawn {
         /// The server.
         server: String,
@@ -73,10 +82,13 @@ pub enum BuildError {
     },
     /// The URL or a header was refused by the HTTP transport.
     ///
+    /// Needs the `http` feature.
+    ///
     /// As for [`Spawn`](BuildError::Spawn), the transport's error is not the
     /// [`source`](std::error::Error::source) (its text holds the URL).
     #[cfg(feature = "http")]
     #[error("server {server:?}: {reason}")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
     Http {
         /// The server.
         server: String,
@@ -111,7 +123,10 @@ impl ServerConfig {
     /// Starts the transport: spawns the process (needs a tokio runtime) or
     /// builds the HTTP transport. Pass it to `mcp_client::Client`'s
     /// `connect`.
+    ///
+    /// Needs the `stdio` or the `http` feature.
     #[cfg(any(feature = "stdio", feature = "http"))]
+    #[cfg_attr(docsrs, doc(cfg(any(feature = "stdio", feature = "http"))))]
     pub fn transport(&self) -> Result<mcp_proto::transport::BoxTransport, BuildError> {
         self.transport_with(|prepared| prepared)
     }
@@ -120,6 +135,8 @@ impl ServerConfig {
     /// `adjust` changed what [`prepare`](Self::prepare) made: a host's own
     /// limits or timeouts on every configured server, with this crate's
     /// errors (a secret in the command line or URL kept out of them).
+    ///
+    /// Needs the `stdio` or the `http` feature.
     ///
     /// ```no_run
     /// # fn run(server: &mcp_config::ServerConfig) -> Result<(), mcp_config::BuildError> {
@@ -133,6 +150,7 @@ impl ServerConfig {
     /// # let _ = transport; Ok(()) }
     /// ```
     #[cfg(any(feature = "stdio", feature = "http"))]
+    #[cfg_attr(docsrs, doc(cfg(any(feature = "stdio", feature = "http"))))]
     pub fn transport_with(
         &self,
         adjust: impl FnOnce(Prepared) -> Prepared,

@@ -7,6 +7,7 @@ mod common;
 use common::*;
 use mcp_config::{
     BuildError, ConfigError, ConfigFile, Format, InputError, InputMissing, InputSpec, Resolver,
+    TransportConfig,
 };
 
 #[test]
@@ -148,6 +149,49 @@ fn missing_command_url_and_type() {
         match file.resolve(&Resolver::new()) {
             Err(ConfigError::MissingField { field, .. }) => assert_eq!(field, missing),
             other => panic!("{format:?} {server}: {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn socket_urls_only_in_the_vscode_format() {
+    // VS Code documents `unix:///path#/mcp` and `pipe:///pipe/NAME#/mcp`
+    // for its `url`; the other formats document http(s) only.
+    for format in [
+        Format::ClaudeCode,
+        Format::VsCode,
+        Format::Cursor,
+        Format::Standard,
+    ] {
+        for url in ["unix:///${env:HOME}/s.sock#/mcp", "PIPE:///pipe/x#/mcp"] {
+            let ty = if format == Format::Standard {
+                "streamable-http"
+            } else {
+                "http"
+            };
+            let url = match format {
+                Format::ClaudeCode => url.replace("${env:HOME}", "${HOME}"),
+                _ => url.to_owned(),
+            };
+            let text = format!(
+                r#"{{"{}": {{"s": {{"type": "{ty}", "url": "{url}"}}}}}}"#,
+                format.servers_key()
+            );
+            let file = ConfigFile::parse("f.json", &text, Some(format)).unwrap();
+            let resolved = file.resolve(&Resolver::new().env_vars([("HOME", "/home/me")]));
+            match (format, resolved) {
+                (Format::VsCode, Ok(servers)) => {
+                    let TransportConfig::Http(r) = &servers[0].transport else {
+                        panic!("{:?}", servers[0])
+                    };
+                    assert!(r.url.expose().ends_with("#/mcp"), "{url}");
+                }
+                (_, Err(ConfigError::Shape { field, message, .. })) => {
+                    assert_eq!(field, "url", "{format:?}");
+                    assert!(message.contains(".vscode/mcp.json"), "{message}");
+                }
+                (f, other) => panic!("{f:?} {url}: {other:?}"),
+            }
         }
     }
 }

@@ -134,3 +134,44 @@ async fn a_config_naming_real_peers_connects_to_each() {
         ["everything", "everything-http", "python", "python-sse"]
     );
 }
+
+/// A VS Code `mcp.json` whose server listens on a Unix socket (VS Code's
+/// `unix:///path#/mcp`; `type` inferred from `url`): the Python SDK served
+/// by `uvicorn --uds`, connected in both eras through
+/// `ServerConfig::transport`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_vscode_config_naming_a_socket_server_connects_in_both_eras() {
+    let dir = test_support::SocketDir::new();
+    let Some(cmd) = test_support::python_socket_server(&dir.path()) else {
+        return;
+    };
+    let _server = test_support::listening_on_socket(cmd.to_tokio(), &dir.path()).await;
+    let text = r#"{
+      // the socket's path from the environment, the request path in the fragment
+      "servers": {"py": {"url": "unix://${env:MCP_SOCKET}#/mcp"}}
+    }"#;
+    let file = ConfigFile::parse(".vscode/mcp.json", text, None).unwrap();
+    assert_eq!(file.format(), Format::VsCode);
+    let socket = dir.path().to_str().unwrap().to_owned();
+    let servers = file
+        .resolve(&Resolver::new().env_vars([("MCP_SOCKET", socket)]))
+        .unwrap();
+    for era in [mcp_proto::Era::Modern, mcp_proto::Era::Legacy] {
+        let client = tokio::time::timeout(
+            Duration::from_secs(60),
+            Client::builder("mcp-config-tests", "0.1.0")
+                .protocol(mcp_client::VersionChoice::Era(era))
+                .connect(servers[0].transport().unwrap()),
+        )
+        .await
+        .unwrap()
+        .unwrap_or_else(|e| panic!("{era}: {e}"));
+        assert_eq!(client.protocol_version().map(|v| v.era()), Some(era));
+        let result = client
+            .call_tool("echo", json!({"text": "over a socket"}))
+            .await
+            .unwrap();
+        assert_eq!(result.content[0].as_text(), Some("over a socket"), "{era}");
+        client.close().await;
+    }
+}

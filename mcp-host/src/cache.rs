@@ -429,16 +429,9 @@ impl ResponseCache {
         // not cacheable.
         let mut expires = Some(u64::MAX);
         let mut scope = Scope::Public;
+        let mut cursors = mcp_client::PageCursors::new(T::METHOD, client.max_list_pages());
         let mut cursor = None;
-        let mut pages = 0;
         loop {
-            pages += 1;
-            if pages > client.max_list_pages() {
-                return Err(ClientError::TooManyPages {
-                    method: T::METHOD.into(),
-                    limit: client.max_list_pages(),
-                });
-            }
             let page = client.list_page::<T>(cursor.take()).await?;
             expires = expires
                 .zip(expiry(now_ms(), page.ttl_ms))
@@ -447,7 +440,7 @@ impl ResponseCache {
                 scope = Scope::Private;
             }
             items.extend(page.items);
-            match page.next_cursor {
+            match cursors.next(page.next_cursor)? {
                 Some(c) => cursor = Some(c),
                 None => break,
             }

@@ -3,14 +3,14 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
-use std::time::Instant;
+use std::time::{Instant, SystemTime};
 
 use mcp_client::Client;
 use mcp_proto::error::chain;
 use mcp_proto::schema::Tool;
 use mcp_tools::{McpTool, OnCollision, Server, ToolError, ToolOptions, ToolOutput, Toolbox};
 use serde_json::Value;
-use tokio::sync::{oneshot, watch};
+use tokio::sync::watch;
 
 use crate::cache::ResponseCache;
 use crate::spec::{ServerSpec, reason};
@@ -70,8 +70,41 @@ impl HostBuilder {
     /// Starts every enabled server at once and returns when each one's
     /// first attempt ended (ready, failed, or past its startup timeout):
     /// the time of the slowest, not the sum. Servers that failed keep being
-    /// retried in the background.
+    /// retried in the background. To watch the servers start (each one's
+    /// [`Starting`](ServerStatus::Starting) included), use
+    /// [`spawn`](Self::spawn) instead.
     pub async fn start(self) -> Result<Host, HostError> {
+        let host = self.spawn()?;
+        host.started().await;
+        Ok(host)
+    }
+
+    /// Starts every enabled server at once and returns the host at once,
+    /// every enabled server [`Starting`](ServerStatus::Starting): a host
+    /// that shows its servers coming up calls [`Host::watch`] right away
+    /// and sees each status from the first, and [`Host::started`] waits
+    /// until each first attempt ended (what [`start`](Self::start) does).
+    ///
+    /// ```no_run
+    /// # async fn run(builder: mcp_host::HostBuilder) -> Result<(), mcp_host::HostError> {
+    /// let host = builder.spawn()?;
+    /// let mut status = host.watch();
+    /// loop {
+    ///     for r in status.borrow_and_update().iter() {
+    ///         println!("{}: {}", r.name, r.status); // "git: is starting", then "git: is ready with 12 tools"
+    ///     }
+    ///     tokio::select! {
+    ///         _ = host.started() => break,
+    ///         _ = status.changed() => {}
+    ///     }
+    /// }
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// Outside a tokio runtime (each server's supervisor is a task).
+    pub fn spawn(self) -> Result<Host, HostError> {
         let host = Host {
             inner: Arc::new(HostInner {
                 shared: Arc::new(Shared {
@@ -80,7 +113,7 @@ impl HostBuilder {
                     closed: AtomicBool::new(false),
                     generations: AtomicU64::new(0),
                     view: RwLock::new(Arc::new(View {
-                        toolbox: empty_toolbox().await,
+                        toolbox: Toolbox::default(),
                         unavailable: HashMap::new(),
                         ready: HashMap::new(),
                     })),
@@ -93,7 +126,7 @@ impl HostBuilder {
                 }),
             }),
         };
-        host.add_all(self.servers).await?;
+        host.insert(self.servers)?;
         Ok(host)
     }
 }
@@ -140,9 +173,27 @@ impl Host {
     }
 
     /// A receiver that sees every status change (`changed().await`, then
-    /// `borrow()`).
+    /// `borrow()`). From a host made with [`HostBuilder::spawn`], the first
+    /// value has every enabled server [`Starting`](ServerStatus::Starting).
     pub fn watch(&self) -> watch::Receiver<Vec<ServerReport>> {
         self.inner.shared.status.subscribe()
+    }
+
+    /// Waits until every server's first attempt ended (ready, failed, or
+    /// past its startup timeout; a disabled server's at once): what
+    /// [`HostBuilder::start`] waits for after [`HostBuilder::spawn`]. A
+    /// server added while it waits is waited for too.
+    pub async fn started(&self) {
+        loop {
+            let slots = self.inner.shared.slots();
+            for slot in &slots {
+                slot.first_attempt().await;
+            }
+            // Done unless a server came in meanwhile.
+            if self.inner.shared.slots().len() <= slots.len() {
+                return;
+            }
+        }
     }
 
     /// The tools of the servers that are ready, as a toolbox (no I/O; a
@@ -257,6 +308,16 @@ impl Host {
     /// or a closed host changes nothing), starts them at once and returns
     /// when each one's first attempt ended.
     pub(crate) async fn add_all(&self, specs: Vec<ServerSpec>) -> Result<(), HostError> {
+        for slot in self.insert(specs)? {
+            slot.first_attempt().await;
+        }
+        Ok(())
+    }
+
+    /// Adds `specs` as [`add_all`](Self::add_all) does, their statuses
+    /// `Starting` (or `Disabled`) before it returns, and starts their
+    /// supervisors.
+    fn insert(&self, specs: Vec<ServerSpec>) -> Result<Vec<Arc<Slot>>, HostError> {
         let shared = &self.inner.shared;
         let new: Vec<Arc<Slot>> = specs.into_iter().map(Slot::new).collect();
         {
@@ -274,11 +335,10 @@ impl Host {
                 .status
                 .send_modify(|all| all.extend(new.iter().map(|s| s.report())));
         }
-        let firsts: Vec<_> = new.into_iter().map(|s| shared.spawn(s)).collect();
-        for rx in firsts {
-            let _ = rx.await;
+        for slot in &new {
+            shared.spawn(slot.clone());
         }
-        Ok(())
+        Ok(new)
     }
 
     /// Removes a server: shuts it down as [`close`](Host::close) does, and
@@ -382,6 +442,9 @@ pub(crate) struct Slot {
     /// away, so the host reconnects.
     pub(crate) lost: watch::Sender<(u64, String)>,
     live: Mutex<Live>,
+    /// Set when its first attempt ended (ready, failed, timed out,
+    /// disabled), or its supervisor ended before that.
+    first: watch::Sender<bool>,
     /// Set when its supervisor has ended (stopped, or its task is gone).
     done: watch::Sender<bool>,
 }
@@ -396,6 +459,7 @@ impl Slot {
             }),
             lost: watch::Sender::new((0, String::new())),
             live: Mutex::new(Live::default()),
+            first: watch::Sender::new(false),
             done: watch::Sender::new(false),
             spec,
         })
@@ -435,6 +499,16 @@ impl Slot {
     async fn stopped(&self) {
         let _ = self.done.subscribe().wait_for(|d| *d).await;
     }
+
+    /// Records that its first attempt ended (once; later calls do nothing).
+    pub(crate) fn first_attempt_ended(&self) {
+        self.first.send_if_modified(|f| !std::mem::replace(f, true));
+    }
+
+    /// Waits until its first attempt ended.
+    async fn first_attempt(&self) {
+        let _ = self.first.subscribe().wait_for(|f| *f).await;
+    }
 }
 
 /// Marks a slot's supervisor ended when dropped: at its end, on a panic,
@@ -444,6 +518,7 @@ pub(crate) struct Done(pub(crate) Arc<Slot>);
 
 impl Drop for Done {
     fn drop(&mut self) {
+        self.0.first_attempt_ended();
         self.0.done.send_replace(true);
     }
 }
@@ -517,12 +592,9 @@ impl Shared {
         }
     }
 
-    /// Starts `slot`'s supervisor; the receiver hears when its first
-    /// attempt ended.
-    fn spawn(self: &Arc<Self>, slot: Arc<Slot>) -> oneshot::Receiver<()> {
-        let (tx, rx) = oneshot::channel();
-        tokio::spawn(crate::supervisor::supervise(self.clone(), Done(slot), tx));
-        rx
+    /// Starts `slot`'s supervisor.
+    fn spawn(self: &Arc<Self>, slot: Arc<Slot>) {
+        tokio::spawn(crate::supervisor::supervise(self.clone(), Done(slot)));
     }
 
     pub(crate) fn set_status(&self, slot: &Slot, status: ServerStatus) {
@@ -534,8 +606,8 @@ impl Shared {
         });
     }
 
-    /// Moves a `Failed` or `Restarting` status's `next_retry` to now if it
-    /// is later: the retry is under way.
+    /// Moves a `Failed` or `Restarting` status's `next_retry` (and its
+    /// wall-clock reading) to now if it is later: the retry is under way.
     pub(crate) fn retry_now(&self, slot: &Slot) {
         let now = Instant::now();
         self.status.send_if_modified(|all| {
@@ -545,10 +617,19 @@ impl Shared {
                 .map(|r| &mut r.status)
             {
                 Some(
-                    ServerStatus::Failed { next_retry, .. }
-                    | ServerStatus::Restarting { next_retry, .. },
+                    ServerStatus::Failed {
+                        next_retry,
+                        next_retry_at,
+                        ..
+                    }
+                    | ServerStatus::Restarting {
+                        next_retry,
+                        next_retry_at,
+                        ..
+                    },
                 ) if *next_retry > now => {
                     *next_retry = now;
+                    *next_retry_at = SystemTime::now();
                     true
                 }
                 _ => false,
@@ -613,24 +694,15 @@ impl Shared {
 }
 
 /// Whether a call's error means the connection is gone: closed, or a
-/// transport failure of the connection itself (refused, reset, a session
-/// the server no longer knows). A remote server's connection does not close
-/// by itself when the server goes away; the host reconnects on these.
+/// transport failure of the connection itself (refused, reset). A remote
+/// server's connection does not close by itself when the server goes away;
+/// the host reconnects on these. A session the server no longer knows is
+/// not one: the client starts a new session itself (and closes the
+/// connection, which is one, when the server ends every new one).
 fn connection_lost(e: &mcp_client::ClientError) -> bool {
     use mcp_proto::transport::TransportErrorKind as K;
     match e {
-        mcp_client::ClientError::Transport(t) => {
-            matches!(t.kind(), K::Io | K::Closed | K::SessionExpired)
-        }
+        mcp_client::ClientError::Transport(t) => matches!(t.kind(), K::Io | K::Closed),
         other => other.is_closed(),
-    }
-}
-
-/// A toolbox of no servers.
-async fn empty_toolbox() -> Toolbox {
-    match Toolbox::builder().build().await {
-        Ok(t) => t,
-        // No servers: nothing to list, nothing to fail.
-        Err(e) => unreachable!("an empty toolbox always builds: {e}"),
     }
 }

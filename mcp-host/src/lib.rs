@@ -10,7 +10,8 @@
 //! - **Start together.** [`HostBuilder::start`] starts every enabled server
 //!   concurrently, each within its startup timeout, and returns when each
 //!   one's first attempt ended: the time of the slowest, not the sum. A
-//!   server that fails does not hold the others back.
+//!   server that fails does not hold the others back. [`HostBuilder::spawn`]
+//!   returns the host at once instead, to watch the servers come up.
 //! - **Supervise.** A server that fails to start or goes away (its process
 //!   exited, its connection closed; seen through
 //!   [`Client::closed`](mcp_client::Client::closed), no polling) is reported
@@ -23,8 +24,12 @@
 //!   same way.
 //! - **Observe.** [`Host::status`] and [`Host::watch`]: per server
 //!   [`ServerStatus`] (starting, ready with era and tool count, failed
-//!   with why and the next retry, restarting, disabled). A failure's
-//!   reason stays in the status while its retry runs.
+//!   with why and the next retry, restarting, disabled), from the first
+//!   attempt on (`Starting` included) with [`HostBuilder::spawn`]. A
+//!   failure's reason stays in the status while its retry runs. A status
+//!   reads as a sentence with wall-clock times ("failed to start (…); next
+//!   attempt at 2026-12-04T16:15:20Z", RFC 3339 in UTC): an unchanged
+//!   status prints the same every time.
 //! - **Fail fast.** A call to a tool whose server is down fails at once
 //!   with [`ToolError::Unavailable`](mcp_tools::ToolError::Unavailable),
 //!   which tells the model what is going on and is model-correctable.
@@ -80,17 +85,64 @@
 //! servers `mcp-config` read from a user's `.mcp.json`, `.vscode/mcp.json`
 //! or `.cursor/mcp.json` (that pulls in the stdio and HTTP transports).
 //!
+//! # One dependency
+//!
+//! A host program depends on this crate alone: it re-exports the crates
+//! whose types its API takes and returns, as modules, at the versions it
+//! was built with (so a `Client` made with [`client`] is the one
+//! [`Launcher`] wants, whatever else is in the dependency graph):
+//!
+//! | module | crate | for |
+//! |---|---|---|
+//! | [`client`] | `mcp-client` | `Client`, `ClientBuilder`, `ClientHandler` (what the server asks of the user), errors |
+//! | [`tools`] | `mcp-tools` | what [`Host::toolbox`], [`Host::tools`] and [`Host::call`] return |
+//! | [`proto`] | `mcp-proto` | wire types (`Tool`, `ProtocolVersion`, `Era`), the `Transport` trait |
+//! | `config` (feature `config`) | `mcp-config` | users' config files: `discover`, `load_all`, `ConfigFile`, `Resolver` |
+//! | `stdio` (feature `stdio`, or `config`) | `mcp-transport-stdio` | `StdioTransport`, `ServerCommand`, for a [`Launcher`] of your own |
+//! | `http` (feature `http`, or `config`) | `mcp-transport-http` | `HttpTransport` (rustls), for a [`Launcher`] of your own |
+//!
+//! ```toml
+//! [dependencies]
+//! mcp-host = { version = "0.1", features = ["config"] }
+//! ```
+//!
+//! Why re-exports here rather than a facade crate: a host already depends
+//! on this crate, the layer that composes the others, and its features
+//! already decide which transports are compiled; re-exporting them costs
+//! nothing and adds no crate to version and keep in step. A facade would
+//! be one more crate with the same features, for the one job that needs
+//! several crates: the other jobs (one server's tools in a program, an
+//! agent bridge, a custom transport) are one or two crates each (the
+//! README's "Which crate for which job").
+//!
+//! **Trust.** A project's config file is code from whoever wrote the
+//! project: start its servers only once the user trusted that file, and
+//! check again when it changes (before `Host::apply_config` applies an
+//! edit). This crate takes entries already read and resolved, and the
+//! decision needs the host's own way of asking, so the mechanism is
+//! `mcp-config`'s (its "Trusting project files" section:
+//! `ConfigFile::summary` to show, `TrustStore` to remember, `resolve_all`
+//! to start exactly the text that was trusted); the `mcp` CLI and the
+//! `host` example use it, or are given the file explicitly.
+//!
 //! # Feature flags
 //!
 //! - `config` (off): servers from `mcp-config` entries, and
 //!   `Host::apply_config` to follow edits of the user's file (unchanged
 //!   servers keep running; new, changed and deleted ones are started,
-//!   restarted and shut down).
+//!   restarted and shut down); re-exports `mcp-config` as `config` and
+//!   turns on `stdio` and `http`.
+//! - `stdio` (off): re-exports `mcp-transport-stdio` as `stdio`.
+//! - `http` (off): re-exports `mcp-transport-http`, with rustls, as `http`.
+
+// docs.rs (`--cfg docsrs`, nightly): each item gated by a feature or a
+// platform carries a badge saying which.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod cache;
-#[cfg(feature = "config")]
-mod config;
 mod file_store;
+#[cfg(feature = "config")]
+mod from_config;
 mod host;
 mod spec;
 mod status;
@@ -106,4 +158,21 @@ pub use spec::{DEFAULT_STARTUP_TIMEOUT, LaunchError, Launcher, MAX_REASON_CHARS,
 pub use status::{Backoff, ServerReport, ServerStatus};
 
 #[cfg(feature = "config")]
-pub use config::{ClientFactory, ConfigChanges, TransportAdjust};
+#[cfg_attr(docsrs, doc(cfg(feature = "config")))]
+pub use from_config::{ClientFactory, ConfigChanges, TransportAdjust};
+
+// The crates a host program uses, at the versions this crate was built
+// with (see "One dependency" above).
+pub use mcp_client as client;
+pub use mcp_proto as proto;
+pub use mcp_tools as tools;
+
+#[cfg(feature = "config")]
+#[cfg_attr(docsrs, doc(cfg(feature = "config")))]
+pub use mcp_config as config;
+#[cfg(feature = "http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
+pub use mcp_transport_http as http;
+#[cfg(feature = "stdio")]
+#[cfg_attr(docsrs, doc(cfg(feature = "stdio")))]
+pub use mcp_transport_stdio as stdio;

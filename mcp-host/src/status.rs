@@ -3,7 +3,7 @@
 
 use std::fmt;
 use std::hash::{BuildHasher, Hasher};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use mcp_proto::{Era, ProtocolVersion};
 
@@ -39,8 +39,11 @@ pub enum ServerStatus {
         why: String,
         /// Failed attempts in a row.
         attempts: u32,
-        /// When the next attempt starts.
+        /// When the next attempt starts (monotonic: for waits and countdowns).
         next_retry: Instant,
+        /// The same moment on the wall clock, as read when the attempt was
+        /// scheduled (for display; the attempt itself follows `next_retry`).
+        next_retry_at: SystemTime,
     },
     /// It was serving and went away (exited, hung up); it is started again
     /// at `next_retry` (now, if it had been up long enough), and the status
@@ -50,8 +53,11 @@ pub enum ServerStatus {
         why: String,
         /// The attempt that comes next.
         attempt: u32,
-        /// When that attempt starts.
+        /// When that attempt starts (monotonic: for waits and countdowns).
         next_retry: Instant,
+        /// The same moment on the wall clock, as read when the attempt was
+        /// scheduled (for display).
+        next_retry_at: SystemTime,
     },
     /// Disabled by the host ([`Host::set_enabled`](crate::Host::set_enabled)
     /// or the server's options).
@@ -75,54 +81,83 @@ impl ServerStatus {
     }
 }
 
-/// The wait until `.0` as seen at `.1`, rounded up to whole seconds, for
-/// people and models.
-struct In(Instant, Instant);
+/// A wall-clock time as RFC 3339 in UTC, to the second:
+/// `2026-12-04T16:15:20Z` (the fraction of a second is dropped).
+pub(crate) struct Utc(pub(crate) SystemTime);
 
-impl fmt::Display for In {
+impl fmt::Display for Utc {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let left = self.0.saturating_duration_since(self.1);
-        if left.is_zero() {
-            f.write_str("now")
-        } else {
-            write!(f, "in {}s", left.as_millis().div_ceil(1000))
-        }
+        // Seconds since the epoch, negative before it.
+        let secs: i64 = match self.0.duration_since(UNIX_EPOCH) {
+            Ok(d) => i64::try_from(d.as_secs()).unwrap_or(i64::MAX),
+            // Before the epoch: round down to the earlier second.
+            Err(e) => {
+                let d = e.duration();
+                let whole = d.as_secs() + u64::from(d.subsec_nanos() > 0);
+                -i64::try_from(whole).unwrap_or(i64::MAX)
+            }
+        };
+        let (days, rest) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+        let (y, m, d) = civil_from_days(days);
+        write!(
+            f,
+            "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+            rest / 3600,
+            rest % 3600 / 60,
+            rest % 60
+        )
     }
+}
+
+/// The proleptic Gregorian date of a day counted from 1970-01-01 (Howard
+/// Hinnant's `civil_from_days`, exact for every `i64` day within ±10^13).
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days.saturating_add(719_468);
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097); // [0, 146096]
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365; // [0, 399]
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100); // [0, 365]
+    let mp = (5 * doy + 2) / 153; // [0, 11], from March
+    let d = doy - (153 * mp + 2) / 5 + 1; // [1, 31]
+    let m = if mp < 10 { mp + 3 } else { mp - 9 }; // [1, 12]
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    // In range by construction (the bracketed bounds above).
+    (
+        y,
+        u32::try_from(m).unwrap_or(1),
+        u32::try_from(d).unwrap_or(1),
+    )
 }
 
 /// How the status reads in a message: "is restarting after it stopped
-/// (server was killed by signal 9); next attempt in 2s".
+/// (server was killed by signal 9); next attempt at 2026-12-04T16:15:20Z".
+///
+/// Times are wall-clock times in UTC, RFC 3339 to the second
+/// (`YYYY-MM-DDTHH:MM:SSZ`), as read when the attempt was scheduled: the
+/// text depends only on the status, so an unchanged status prints the same
+/// every time (a log or a UI that prints on change prints once).
 impl fmt::Display for ServerStatus {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        Sentence(self, Instant::now()).fmt(f)
-    }
-}
-
-/// A status read at a given instant (the waits it names are counted from it).
-struct Sentence<'a>(&'a ServerStatus, Instant);
-
-impl fmt::Display for Sentence<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let Sentence(status, now) = *self;
-        match status {
+        match self {
             ServerStatus::Starting => f.write_str("is starting"),
             ServerStatus::Ready { tools, .. } => write!(f, "is ready with {tools} tools"),
             ServerStatus::Failed {
                 why,
                 attempts,
-                next_retry,
+                next_retry_at,
+                ..
             } => write!(
                 f,
-                "failed to start ({why}; {attempts} failed attempt{}); next attempt {}",
+                "failed to start ({why}; {attempts} failed attempt{}); next attempt at {}",
                 if *attempts == 1 { "" } else { "s" },
-                In(*next_retry, now)
+                Utc(*next_retry_at)
             ),
             ServerStatus::Restarting {
-                why, next_retry, ..
+                why, next_retry_at, ..
             } => write!(
                 f,
-                "is restarting after it stopped ({why}); next attempt {}",
-                In(*next_retry, now)
+                "is restarting after it stopped ({why}); next attempt at {}",
+                Utc(*next_retry_at)
             ),
             ServerStatus::Disabled => f.write_str("is disabled"),
             ServerStatus::Stopped => f.write_str("was shut down"),
@@ -265,36 +300,63 @@ mod tests {
     }
 
     #[test]
-    fn statuses_read_as_sentences() {
-        // Read at a fixed instant: a second clock reading could be more
-        // than half a second later on a busy machine, and round to "2s".
-        let now = Instant::now();
-        let later = now + Duration::from_millis(2500);
+    fn statuses_read_as_sentences_with_utc_times() {
+        let at = |secs: u64| UNIX_EPOCH + Duration::from_secs(secs);
         let s = ServerStatus::Restarting {
             why: "server was killed by signal 9".into(),
             attempt: 1,
-            next_retry: later,
+            next_retry: Instant::now(),
+            next_retry_at: at(1_764_864_920) + Duration::from_millis(999),
         };
-        assert_eq!(
-            Sentence(&s, now).to_string(),
-            "is restarting after it stopped (server was killed by signal 9); next attempt in 3s"
-        );
-        // The `Display` reads the clock itself: an hour ahead reads as
-        // "in 3…s" for the next ten minutes.
-        let hour = ServerStatus::Restarting {
-            why: "x".into(),
-            attempt: 1,
-            next_retry: now + Duration::from_secs(3600),
-        };
-        assert!(hour.to_string().contains("next attempt in 3"), "{hour}");
+        let text = "is restarting after it stopped (server was killed by signal 9); next attempt at 2025-12-04T16:15:20Z";
+        assert_eq!(s.to_string(), text);
         let f = ServerStatus::Failed {
             why: "no such file".into(),
             attempts: 2,
             next_retry: Instant::now(),
+            next_retry_at: at(951_782_400), // a leap day
         };
         assert_eq!(
             f.to_string(),
-            "failed to start (no such file; 2 failed attempts); next attempt now"
+            "failed to start (no such file; 2 failed attempts); next attempt at 2000-02-29T00:00:00Z"
         );
+    }
+
+    #[test]
+    fn an_unchanged_status_prints_the_same_every_time() {
+        // Scheduled a moment from now: a relative text ("in 1s", then
+        // "now") would change while the status does not.
+        let soon = ServerStatus::Failed {
+            why: "refused".into(),
+            attempts: 1,
+            next_retry: Instant::now() + Duration::from_millis(300),
+            next_retry_at: SystemTime::now() + Duration::from_millis(300),
+        };
+        let first = soon.to_string();
+        std::thread::sleep(Duration::from_millis(600));
+        assert_eq!(soon.to_string(), first);
+    }
+
+    #[test]
+    fn utc_dates_across_eras_and_before_the_epoch() {
+        for (secs, want) in [
+            (0_i64, "1970-01-01T00:00:00Z"),
+            (86_399, "1970-01-01T23:59:59Z"),
+            (946_684_800, "2000-01-01T00:00:00Z"),
+            (4_107_542_400, "2100-03-01T00:00:00Z"),
+            (253_402_300_799, "9999-12-31T23:59:59Z"),
+            (-1, "1969-12-31T23:59:59Z"),
+            (-86_400 * 365, "1969-01-01T00:00:00Z"),
+        ] {
+            let t = if secs >= 0 {
+                UNIX_EPOCH + Duration::from_secs(secs.unsigned_abs())
+            } else {
+                UNIX_EPOCH - Duration::from_secs(secs.unsigned_abs())
+            };
+            assert_eq!(Utc(t).to_string(), want, "{secs}");
+        }
+        // Half a second before the epoch is in its last second.
+        let t = UNIX_EPOCH - Duration::from_millis(500);
+        assert_eq!(Utc(t).to_string(), "1969-12-31T23:59:59Z");
     }
 }

@@ -3,25 +3,18 @@
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
-use std::time::Instant;
+use std::time::{Instant, SystemTime};
 
 use mcp_client::{Client, ListKind, ResponseFuture};
 use mcp_proto::Era;
 use mcp_proto::error::chain;
 use mcp_proto::schema::{SubscriptionFilter, Tool};
-use tokio::sync::{oneshot, watch};
+use tokio::sync::watch;
 
 use crate::cache::CacheTarget;
 use crate::host::{Desired, Done, Shared, Slot};
 use crate::spec::{LaunchError, ServerSpec, reason};
 use crate::status::ServerStatus;
-
-/// Signals the end of the first attempt (once).
-fn signal(first: &mut Option<oneshot::Sender<()>>) {
-    if let Some(f) = first.take() {
-        let _ = f.send(());
-    }
-}
 
 /// A started server: its client, its tools, and what keeps it current.
 struct Started {
@@ -88,10 +81,25 @@ async fn list_tools(
         }
         None => (client.list_all::<Tool>().await?, false),
     };
+    warn_unmatched(spec, &all);
     Ok((
         all.into_iter().filter(|t| spec.allows(&t.name)).collect(),
         from_cache,
     ))
+}
+
+/// Logs each include or exclude pattern of `spec` that matches none of the
+/// server's tools (a typo, a renamed tool, another glob dialect's syntax),
+/// as the toolbox does for its own filters.
+fn warn_unmatched(spec: &ServerSpec, all: &[Tool]) {
+    let names = all.iter().map(|t| t.name.as_str());
+    if !spec.include.is_empty() {
+        mcp_tools::Filter::include(spec.include.iter().cloned())
+            .warn_unmatched(&spec.name, names.clone());
+    }
+    if !spec.exclude.is_empty() {
+        mcp_tools::Filter::exclude(spec.exclude.iter().cloned()).warn_unmatched(&spec.name, names);
+    }
 }
 
 fn target_of(spec: &ServerSpec) -> CacheTarget {
@@ -109,11 +117,10 @@ enum Ended {
 }
 
 /// One server's supervisor: start, serve, restart, until stopped.
-pub(crate) async fn supervise(shared: Arc<Shared>, done: Done, first: oneshot::Sender<()>) {
+pub(crate) async fn supervise(shared: Arc<Shared>, done: Done) {
     let slot = &*done.0;
     let spec = &slot.spec;
     let mut desired = slot.desired.subscribe();
-    let mut first = Some(first);
     let mut failures = 0u32;
     // Whether the status already says this attempt is a retry (`Failed` or
     // `Restarting`, its `next_retry` now past). It keeps the last reason
@@ -128,7 +135,7 @@ pub(crate) async fn supervise(shared: Arc<Shared>, done: Done, first: oneshot::S
                 shared.set_status(slot, ServerStatus::Disabled);
                 slot.set_live(|l| l.client = None);
                 shared.rebuild().await;
-                signal(&mut first);
+                slot.first_attempt_ended();
                 failures = 0;
                 retrying = false;
                 if desired.changed().await.is_err() {
@@ -152,7 +159,7 @@ pub(crate) async fn supervise(shared: Arc<Shared>, done: Done, first: oneshot::S
         let why = match attempt {
             Ok(Ok(started)) => {
                 let since = Instant::now();
-                let ended = serve(&shared, slot, started, since, &mut desired, &mut first).await;
+                let ended = serve(&shared, slot, started, since, &mut desired).await;
                 match ended {
                     // It was ready; whatever comes next starts afresh.
                     Ended::Asked => {
@@ -166,13 +173,14 @@ pub(crate) async fn supervise(shared: Arc<Shared>, done: Done, first: oneshot::S
                         } else {
                             failures + 1
                         };
-                        let next_retry = Instant::now() + spec.backoff.delay(failures);
+                        let (next_retry, next_retry_at) = after(spec.backoff.delay(failures));
                         shared.set_status(
                             slot,
                             ServerStatus::Restarting {
                                 why: why.clone(),
                                 attempt: failures + 1,
                                 next_retry,
+                                next_retry_at,
                             },
                         );
                         slot.set_live(|l| l.client = None);
@@ -191,7 +199,7 @@ pub(crate) async fn supervise(shared: Arc<Shared>, done: Done, first: oneshot::S
         };
         failures += 1;
         retrying = true;
-        let next_retry = Instant::now() + spec.backoff.delay(failures);
+        let (next_retry, next_retry_at) = after(spec.backoff.delay(failures));
         tracing::warn!(server = %spec.name, reason = %why, attempts = failures, "server failed to start");
         shared.set_status(
             slot,
@@ -199,15 +207,21 @@ pub(crate) async fn supervise(shared: Arc<Shared>, done: Done, first: oneshot::S
                 why,
                 attempts: failures,
                 next_retry,
+                next_retry_at,
             },
         );
-        signal(&mut first);
+        slot.first_attempt_ended();
         wait_until(next_retry, &mut desired).await;
     }
     slot.set_live(|l| l.client = None);
     shared.set_status(slot, ServerStatus::Stopped);
     shared.rebuild().await;
-    signal(&mut first);
+    slot.first_attempt_ended();
+}
+
+/// The moment `wait` from now, on the monotonic and on the wall clock.
+fn after(wait: std::time::Duration) -> (Instant, SystemTime) {
+    (Instant::now() + wait, SystemTime::now() + wait)
 }
 
 /// Sleeps until `at`, or until the desired state changes.
@@ -226,7 +240,6 @@ async fn serve(
     started: Started,
     since: Instant,
     desired: &mut watch::Receiver<Desired>,
-    first: &mut Option<oneshot::Sender<()>>,
 ) -> Ended {
     let spec = &slot.spec;
     let Started {
@@ -256,7 +269,7 @@ async fn serve(
     let mut lost = slot.lost.subscribe();
     shared.rebuild().await;
     shared.set_status(slot, ready(count, from_cache));
-    signal(first);
+    slot.first_attempt_ended();
     let closed = client.closed();
     tokio::pin!(closed);
     let mut watching = true;

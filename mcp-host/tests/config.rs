@@ -111,6 +111,53 @@ async fn a_project_mcp_json_with_broken_servers_starts_and_serves_the_rest() {
     host.close().await;
 }
 
+/// A remote server that ends an idle session (the Python SDK's
+/// `session_idle_timeout`: the session's id then answers 404) is not a lost
+/// connection: the client starts a new session and sends the call again in
+/// it, and the host keeps the server as it was (before, the call failed
+/// with the 404 and the host reconnected).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_remote_session_the_server_ended_is_renewed_without_a_reconnect() {
+    let Some(python) = test_support::python_server() else {
+        return;
+    };
+    let port = free_port();
+    let cmd = python.arg("http").arg(port.to_string()).arg("1").to_tokio();
+    let _http = listening(cmd, port).await;
+    let text = format!(
+        r#"{{"mcpServers": {{"remote": {{"type": "http", "url": "http://127.0.0.1:{port}/mcp"}}}}}}"#
+    );
+    let servers = ConfigFile::parse(".mcp.json", &text, None)
+        .unwrap()
+        .resolve(&Resolver::new())
+        .unwrap();
+    let spec = mcp_host::ServerSpec::from_config(
+        &servers[0],
+        Arc::new(|| {
+            Client::builder("mcp-host-tests", "0.1.0")
+                .protocol(mcp_client::VersionChoice::Era(mcp_proto::Era::Legacy))
+        }),
+    );
+    let host = Host::builder().server(spec).start().await.unwrap();
+    let ServerStatus::Ready { since: first, .. } = host.server_status("remote").unwrap() else {
+        panic!("{:?}", host.status())
+    };
+    let echo = |text: &str| host.call("echo", json!({"text": text}));
+    assert!(echo("one").await.unwrap().text.contains("one"));
+    // Idle past the server's session timeout: it ends the session.
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    let second = tokio::time::timeout(Duration::from_secs(20), echo("two"))
+        .await
+        .expect("the call was left pending")
+        .unwrap();
+    assert!(second.text.contains("two"), "{second:?}");
+    let ServerStatus::Ready { since, .. } = host.server_status("remote").unwrap() else {
+        panic!("{:?}", host.status())
+    };
+    assert_eq!(since, first, "the host reconnected");
+    host.close().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_remote_server_that_goes_away_is_reconnected_when_it_comes_back() {
     let Some(everything) = test_support::everything() else {

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use mcp_host::{Backoff, Host, HostError, Launcher, ServerSpec, ServerStatus};
 use tokio::sync::{Notify, mpsc};
@@ -45,8 +45,15 @@ async fn a_retry_keeps_the_last_failure_until_it_ends() {
         panic!("{:?}", host.status())
     };
     assert_eq!((why.as_str(), attempts), ("attempt 1 refused", 1));
-    let said = host.server_status("flaky").unwrap().to_string();
-    assert!(said.ends_with("next attempt now"), "{said}");
+    let ServerStatus::Failed {
+        next_retry,
+        next_retry_at,
+        ..
+    } = host.server_status("flaky").unwrap()
+    else {
+        unreachable!()
+    };
+    assert!(next_retry <= Instant::now() && next_retry_at <= SystemTime::now());
 
     // The retry ends: its own failure replaces the first.
     let mut watch = host.watch();
@@ -209,6 +216,86 @@ async fn a_failures_reason_names_each_cause_once() {
     assert_eq!(
         why,
         "connection closed: server exited with status 1: fatal: config missing"
+    );
+    host.close().await;
+}
+
+/// A server whose every attempt reports that it began, waits for `gate`,
+/// then fails with "refused".
+fn gated(began: mpsc::UnboundedSender<()>, gate: Arc<Notify>) -> Launcher {
+    Launcher::new(move || {
+        let (began, gate) = (began.clone(), gate.clone());
+        async move {
+            let _ = began.send(());
+            gate.notified().await;
+            Err("refused".into())
+        }
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn statuses_are_watched_from_the_first_attempt() {
+    let (began_tx, mut began) = mpsc::unbounded_channel();
+    let gate = Arc::new(Notify::new());
+    let hour = Duration::from_secs(3600);
+    let spec = ServerSpec::new("gated", gated(began_tx, gate.clone()))
+        .backoff(Backoff::new().initial(hour).max(hour).jitter(0.0));
+    let host = Host::builder()
+        .server(spec)
+        .server(
+            ServerSpec::new("off", Launcher::new(|| async { Err("never".into()) })).enabled(false),
+        )
+        .spawn()
+        .unwrap();
+
+    // Before the first attempt ended: `Starting` from the first value on.
+    let mut watch = host.watch();
+    let first: Vec<_> = watch
+        .borrow_and_update()
+        .iter()
+        .map(|r| r.status.clone())
+        .collect();
+    assert_eq!(first, [ServerStatus::Starting, ServerStatus::Disabled]);
+    assert_eq!(began.recv().await, Some(()), "the attempt is under way");
+    assert_eq!(host.server_status("gated"), Some(ServerStatus::Starting));
+    let started = host.started();
+    tokio::pin!(started);
+    assert!(
+        tokio::time::timeout(Duration::from_millis(50), &mut started)
+            .await
+            .is_err(),
+        "started() returned while the first attempt hangs"
+    );
+
+    // The attempt ends: the watcher sees its failure, `started` returns.
+    gate.notify_one();
+    let failed = tokio::time::timeout(
+        Duration::from_secs(30),
+        watch.wait_for(|r| matches!(r[0].status, ServerStatus::Failed { .. })),
+    )
+    .await
+    .unwrap()
+    .unwrap()[0]
+        .status
+        .clone();
+    tokio::time::timeout(Duration::from_secs(30), started)
+        .await
+        .expect("started() after the first attempt ended");
+
+    // Its text names the next attempt by its wall-clock time, as scheduled.
+    let ServerStatus::Failed { next_retry_at, .. } = &failed else {
+        unreachable!()
+    };
+    let expected = SystemTime::now() + hour;
+    let off = expected
+        .duration_since(*next_retry_at)
+        .unwrap_or_else(|e| e.duration());
+    assert!(off < Duration::from_secs(60), "{off:?}");
+    let text = failed.to_string();
+    assert!(
+        text.starts_with("failed to start (refused; 1 failed attempt); next attempt at 2")
+            && text.ends_with('Z'),
+        "{text}"
     );
     host.close().await;
 }

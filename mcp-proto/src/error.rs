@@ -22,6 +22,8 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::RawJson;
+
 /// A JSON-RPC error code. The set is open: any integer a peer sends is kept;
 /// the associated constants name the codes the JSON-RPC and MCP specifications define.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -100,8 +102,11 @@ impl From<i32> for ErrorCode {
 
 /// A JSON-RPC error object, as sent by a peer or built locally.
 ///
-/// `data` is kept as a JSON value; the typed accessors decode the structured
-/// data of the codes that define it.
+/// `data` is kept as its JSON text (a peer's error can carry megabytes of
+/// it, and a client reads it rarely: decoded eagerly into a
+/// `serde_json::Value` it cost 10 to 100 times its size); the typed
+/// accessors decode the structured data of the codes that define it, and
+/// [`data_as`](Self::data_as) any other.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, thiserror::Error)]
 #[non_exhaustive]
 pub struct ErrorObject {
@@ -109,26 +114,28 @@ pub struct ErrorObject {
     pub code: ErrorCode,
     /// A short description (the peer's words).
     pub message: String,
-    /// Additional information, if any. A `"data": null` member decodes to
-    /// `Some(Value::Null)`, so it survives a round trip.
+    /// Additional information, if any, as its JSON text. A `"data": null`
+    /// member decodes to `Some` of `null`, so it survives a round trip.
+    /// Boxed: errors travel inside every caller's `Result`, and most have
+    /// no data.
     #[serde(
         default,
         deserialize_with = "present",
         skip_serializing_if = "Option::is_none"
     )]
-    pub data: Option<Value>,
+    pub data: Option<Box<RawJson>>,
 }
 
 /// A member that is present decodes to `Some`, even when it is `null`.
-fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
-    Value::deserialize(d).map(Some)
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Box<RawJson>>, D::Error> {
+    RawJson::deserialize(d).map(|d| Some(Box::new(d)))
 }
 
 impl fmt::Display for ErrorObject {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{} (code {})", self.message, self.code.0)?;
         if let Some(d) = &self.data {
-            let s = d.to_string();
+            let s = d.as_str();
             if s.len() <= 200 {
                 write!(f, ", data: {s}")?;
             } else {
@@ -156,8 +163,14 @@ impl ErrorObject {
     /// Adds `data`.
     #[must_use]
     pub fn with_data(mut self, data: Value) -> Self {
-        self.data = Some(data);
+        // A `Value` always encodes.
+        self.data = RawJson::from_value(&data).ok().map(Box::new);
         self
+    }
+
+    /// `data` decoded as `T`; `None` when there is none.
+    pub fn data_as<T: serde::de::DeserializeOwned>(&self) -> Option<serde_json::Result<T>> {
+        self.data.as_deref().map(RawJson::decode)
     }
 
     /// `-32601` for `method`.
@@ -199,7 +212,7 @@ impl ErrorObject {
         if self.code != code {
             return None;
         }
-        T::deserialize(self.data.as_ref()?).ok()
+        self.data_as()?.ok()
     }
 }
 

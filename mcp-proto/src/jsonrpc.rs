@@ -19,6 +19,7 @@ use crate::error::ErrorObject;
 use crate::raw::RawJson;
 
 mod decode;
+pub(crate) mod depth;
 mod error;
 mod id;
 mod peek;
@@ -28,6 +29,25 @@ use self::decode::{decode_slice_error, decode_text};
 pub use self::error::{DecodeError, EnvelopeViolation};
 pub use self::id::{IdHash, IdHasher, RequestId};
 pub use self::peek::{Dropped, FrameHead, FrameKind, answered_id, peek_head, peek_tail};
+
+/// The deepest nesting of arrays and objects a message received from a peer
+/// may have, its own object counted: 128.
+///
+/// A deeper message is refused whole ([`DecodeError::TooDeep`]), checked in
+/// the pass that finds the envelope's members (or, for the rare message the
+/// fast scanner leaves to `serde_json`, one more counting pass). So every raw
+/// value a message holds ([`RawJson`]: `params`, `result`, and what typed
+/// results keep raw, such as `structuredContent`) nests at most 127 levels:
+/// exactly what `serde_json` decodes (its own limit), and little enough for
+/// any code that walks a value recursively (a pretty-printer, a schema
+/// walker) to stay far from the end of its stack. Without this limit raw
+/// values would have none: `serde_json` skips the values it keeps raw without
+/// counting levels.
+///
+/// It is a constant, not an option: a higher limit would only let through
+/// values that no typed decode can read, and no MCP message (JSON Schemas
+/// included) comes near it.
+pub const MAX_DEPTH: usize = 128;
 
 /// A request: expects exactly one response with the same id.
 #[derive(Debug, Clone)]

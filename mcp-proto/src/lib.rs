@@ -48,11 +48,26 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
+//! # Feature flags
+//!
+//! All off by default; docs.rs shows every one.
+//!
+//! - `framed`: `transport::framed`, a transport over any message-framed
+//!   connection (WebSocket).
+//! - `test-kit`: `transport::kit` and `transport_kit_tests!`, the
+//!   contract checks a transport crate runs from its tests.
+//! - `test-util`: `testing`, finding the real peers the workspace's tests
+//!   run against.
+//!
 //! # Stability
 //!
 //! Types the server sends are `#[non_exhaustive]`; unknown members are kept
 //! in `extra` maps and unknown content kinds decode to `Unknown` variants, so
 //! a newer server never breaks decoding.
+
+// docs.rs (`--cfg docsrs`, nightly): each item gated by a feature or a
+// platform carries a badge saying which.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod error;
 pub mod jsonrpc;
@@ -63,9 +78,10 @@ pub mod transport;
 pub mod version;
 
 #[cfg(any(test, feature = "test-util"))]
+#[cfg_attr(docsrs, doc(cfg(feature = "test-util")))]
 pub mod testing;
 
 pub use error::{ErrorCode, ErrorObject};
 pub use jsonrpc::{Message, Notification, Request, RequestId, Response};
-pub use raw::RawJson;
+pub use raw::{RawJson, RawObject};
 pub use version::{Era, ProtocolVersion};

@@ -25,14 +25,27 @@ use std::ops::Range;
 
 pub(crate) mod compact;
 mod object;
+mod raw_object;
 
 pub use object::ObjectWriter;
+pub use raw_object::RawObject;
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::value::RawValue;
 
+/// Bytes of a received message a value kept from it may hold beyond its own
+/// size (its buffer's other members and spare capacity) rather than be
+/// copied out: below this, a copy costs more than the bytes it frees.
+const PIN_SLACK: usize = 4096;
+
 /// One valid JSON value, kept as its encoded text.
+///
+/// A value received from a peer nests at most
+/// [`MAX_DEPTH`](crate::jsonrpc::MAX_DEPTH)` - 1` levels of arrays and
+/// objects (the message it came in was checked), and holds at most 4 × its
+/// own size (plus 4 KiB) of that message's buffer: a value much smaller than
+/// its message is copied out of it when the message is decoded.
 ///
 /// Cheap to move; [`Clone`] copies the value's bytes. Compare with
 /// [`as_bytes`](Self::as_bytes) (equality is byte equality: `{"a":1}` and
@@ -96,9 +109,17 @@ impl RawJson {
         })
     }
 
-    /// Checks that `text` is one JSON value and keeps it (no copy).
+    /// Checks that `text` is one JSON value, nested at most
+    /// [`MAX_DEPTH`](crate::jsonrpc::MAX_DEPTH)` - 1` levels (as deep as
+    /// `serde_json` decodes), and keeps it (no copy).
     pub fn from_string(text: String) -> serde_json::Result<Self> {
         serde_json::from_str::<&RawValue>(&text)?;
+        let limit = crate::jsonrpc::MAX_DEPTH - 1;
+        if crate::jsonrpc::depth::exceeds(text.as_bytes(), limit) {
+            return Err(serde::de::Error::custom(format_args!(
+                "nested deeper than {limit} levels"
+            )));
+        }
         let span = 0..text.len();
         Ok(RawJson {
             storage: Storage::Text(text),
@@ -135,6 +156,26 @@ impl RawJson {
         }
     }
 
+    /// `text[span]` as a value kept from a received message, which must not
+    /// keep much more of that message alive than its own size: when the
+    /// rest of the buffer (other members, spare capacity) is more than three
+    /// times the span and [`PIN_SLACK`] bytes, the span is copied out and
+    /// the buffer dropped, so a kept value holds at most 4 × its size +
+    /// `PIN_SLACK`. (A 20-byte `result` beside a 1 MiB member of no interest
+    /// would otherwise hold that MiB for as long as the result is kept.)
+    /// Otherwise the span is read in place, as [`trusted_span`](Self::trusted_span):
+    /// a large result is never copied.
+    pub(crate) fn kept_span(text: String, span: Range<usize>) -> Self {
+        let unused = text.capacity().saturating_sub(span.len());
+        if unused <= span.len().saturating_mul(3).saturating_add(PIN_SLACK) {
+            return Self::trusted_span(text, span);
+        }
+        match text.get(span.clone()) {
+            Some(value) => Self::trusted_text(value.to_owned()),
+            None => Self::trusted_span(text, span),
+        }
+    }
+
     /// The encoded value.
     pub fn as_bytes(&self) -> &[u8] {
         let all: &[u8] = match &self.storage {
@@ -151,6 +192,48 @@ impl RawJson {
         match &self.storage {
             Storage::Text(s) => s.get(self.span.clone()).unwrap_or("null"),
             Storage::Bytes(_) => std::str::from_utf8(self.as_bytes()).unwrap_or("null"),
+        }
+    }
+
+    /// The text without whitespace between tokens (what `serde_json` writes
+    /// for the same value, but for number spellings and escapes, which are
+    /// kept as received). Borrowed when there is none to remove: one pass,
+    /// no allocation for what servers usually send.
+    ///
+    /// ```
+    /// use mcp_proto::RawJson;
+    /// let raw = RawJson::from_string("{ \"a\" : [1, \" x \"]\n}".into())?;
+    /// assert_eq!(raw.compact(), r#"{"a":[1," x "]}"#);
+    /// # Ok::<(), serde_json::Error>(())
+    /// ```
+    pub fn compact(&self) -> std::borrow::Cow<'_, str> {
+        let text = self.as_str();
+        let mut out: Option<String> = None;
+        let mut in_string = false;
+        let mut escaped = false;
+        for (i, c) in text.char_indices() {
+            let drop = !in_string && matches!(c, ' ' | '\t' | '\n' | '\r');
+            if in_string {
+                if escaped {
+                    escaped = false;
+                } else if c == '\\' {
+                    escaped = true;
+                } else if c == '"' {
+                    in_string = false;
+                }
+            } else if c == '"' {
+                in_string = true;
+            }
+            match (&mut out, drop) {
+                (None, false) => {}
+                (None, true) => out = Some(text.get(..i).unwrap_or_default().to_owned()),
+                (Some(o), false) => o.push(c),
+                (Some(_), true) => {}
+            }
+        }
+        match out {
+            Some(o) => o.into(),
+            None => text.into(),
         }
     }
 
@@ -250,7 +333,7 @@ impl RawJson {
     /// # Ok::<(), serde_json::Error>(())
     /// ```
     pub fn members<const N: usize>(&self, keys: [&str; N]) -> Option<[Option<&str>; N]> {
-        use crate::jsonrpc::scan::{MAX_DEPTH, Scanner};
+        use crate::jsonrpc::scan::{SCAN_DEPTH, Scanner};
         let text = self.as_bytes();
         let mut spans: [Option<Range<usize>>; N] = std::array::from_fn(|_| None);
         let mut s = Scanner::new(text);
@@ -276,7 +359,7 @@ impl RawJson {
                 s.eat(b':')?;
                 s.ws();
                 let start = s.i;
-                s.value(MAX_DEPTH - 1)?;
+                s.value(SCAN_DEPTH - 1)?;
                 if let Some(i) = keys.iter().position(|k| k.as_bytes() == &*key)
                     && spans.get_mut(i)?.replace(start..s.i).is_some()
                 {
@@ -371,9 +454,128 @@ impl Serialize for RawJson {
     }
 }
 
+/// From `serde_json` (text, or a `Value`), the value's text as it is, with
+/// no intermediate tree. From any other deserializer (serde's buffer for
+/// `#[serde(flatten)]` and untagged enums, another format), the value is
+/// decoded into a `serde_json::Value` and encoded: `Box<RawValue>` refuses
+/// those outright, so a type holding a `RawJson` could not sit inside a
+/// flattened one.
 impl<'de> Deserialize<'de> for RawJson {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        Box::<RawValue>::deserialize(d).map(RawJson::from)
+        d.deserialize_newtype_struct(RAW_VALUE_TOKEN, AnyValue(Keep))
+    }
+}
+
+/// The newtype name by which `serde_json`'s deserializers recognise a raw
+/// value (the name `Box<RawValue>` asks for): they answer with a map of one
+/// member, this name, whose value is the text. Checked by a test, since
+/// `serde_json` does not document it.
+pub(crate) const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
+
+/// Where [`AnyValue`] puts the value it read: its text borrowed from the
+/// input (`serde_json` reading text in place), or a [`RawJson`] of its own.
+pub(crate) trait RawSink {
+    /// What the visit returns.
+    type Out;
+    /// The value's text, borrowed from the input (valid JSON).
+    fn borrowed(self, text: &str) -> Self::Out;
+    /// The value, owned.
+    fn owned(self, raw: RawJson) -> Self::Out;
+}
+
+/// Makes a [`RawJson`] of the value.
+pub(crate) struct Keep;
+
+impl RawSink for Keep {
+    type Out = RawJson;
+    fn borrowed(self, text: &str) -> RawJson {
+        RawJson::trusted_text(text.to_owned())
+    }
+    fn owned(self, raw: RawJson) -> RawJson {
+        raw
+    }
+}
+
+/// A visitor for any value: `serde_json`'s raw-value answer (the text, no
+/// tree), or any value at all from another deserializer (through a `Value`).
+pub(crate) struct AnyValue<S>(pub(crate) S);
+
+impl<S: RawSink> AnyValue<S> {
+    fn encode<E: serde::de::Error>(self, v: serde_json::Value) -> Result<S::Out, E> {
+        RawJson::from_value(&v)
+            .map(|raw| self.0.owned(raw))
+            .map_err(E::custom)
+    }
+}
+
+impl<'de, S: RawSink> serde::de::Visitor<'de> for AnyValue<S> {
+    type Value = S::Out;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any valid JSON value")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<S::Out, A::Error> {
+        use crate::schema::MaybeBorrowed;
+        let Some(first) = map.next_key::<MaybeBorrowed<'de>>()? else {
+            return Ok(self.0.owned(RawJson::empty_object()));
+        };
+        if first.as_str() == RAW_VALUE_TOKEN {
+            // `serde_json` has validated the text.
+            return Ok(match map.next_value::<MaybeBorrowed<'de>>()? {
+                MaybeBorrowed::Borrowed(t) => self.0.borrowed(t),
+                MaybeBorrowed::Owned(t) => self.0.owned(RawJson::trusted_text(t)),
+            });
+        }
+        // An object from another deserializer.
+        let mut object = serde_json::Map::new();
+        object.insert(first.as_str().to_owned(), map.next_value()?);
+        while let Some((k, v)) = map.next_entry::<String, serde_json::Value>()? {
+            object.insert(k, v);
+        }
+        self.encode(serde_json::Value::Object(object))
+    }
+
+    fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> Result<S::Out, D::Error> {
+        let v = serde_json::Value::deserialize(d)?;
+        self.encode(v)
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, seq: A) -> Result<S::Out, A::Error> {
+        let v = serde_json::Value::deserialize(serde::de::value::SeqAccessDeserializer::new(seq))?;
+        self.encode(v)
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<S::Out, D::Error> {
+        d.deserialize_newtype_struct(RAW_VALUE_TOKEN, self)
+    }
+
+    fn visit_none<E: serde::de::Error>(self) -> Result<S::Out, E> {
+        Ok(self.0.owned(RawJson::null()))
+    }
+
+    fn visit_unit<E: serde::de::Error>(self) -> Result<S::Out, E> {
+        Ok(self.0.owned(RawJson::null()))
+    }
+
+    fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<S::Out, E> {
+        self.encode(v.into())
+    }
+
+    fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<S::Out, E> {
+        self.encode(v.into())
+    }
+
+    fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<S::Out, E> {
+        self.encode(v.into())
+    }
+
+    fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<S::Out, E> {
+        self.encode(v.into())
+    }
+
+    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<S::Out, E> {
+        self.encode(v.into())
     }
 }
 
@@ -462,6 +664,59 @@ mod tests {
             raw.into_bytes().capacity() < 1 << 15,
             "excess capacity released"
         );
+    }
+
+    /// `serde_json`'s raw-value answer is recognised (this fails if its
+    /// private name changes), and other deserializers give the same text.
+    #[test]
+    fn decodes_from_serde_json_and_from_serde_buffers() {
+        let text = r#"{"a": [1, {"b": null}], "c": "d"}"#;
+        let raw: RawJson = serde_json::from_str(text).unwrap();
+        assert_eq!(raw.as_str(), text, "verbatim from text");
+        let raw: RawJson = serde_json::from_slice(text.as_bytes()).unwrap();
+        assert_eq!(raw.as_str(), text);
+        let v: serde_json::Value = serde_json::from_str(text).unwrap();
+        let raw: RawJson = serde_json::from_value(v.clone()).unwrap();
+        assert_eq!(raw.decode::<serde_json::Value>().unwrap(), v);
+        // Inside `#[serde(flatten)]`, which buffers into serde's own tree.
+        #[derive(Deserialize)]
+        struct Inner {
+            raw: RawJson,
+        }
+        #[derive(Deserialize)]
+        struct Outer {
+            #[serde(flatten)]
+            inner: Inner,
+        }
+        for member in [text, "1", "-2", "1.5", "true", "null", r#""s""#, "[]", "{}"] {
+            let outer: Outer = serde_json::from_str(&format!(r#"{{"raw":{member}}}"#)).unwrap();
+            let want: serde_json::Value = serde_json::from_str(member).unwrap();
+            assert_eq!(outer.inner.raw.decode::<serde_json::Value>().unwrap(), want);
+        }
+    }
+
+    #[test]
+    fn compact_removes_whitespace_between_tokens_only() {
+        let raw = |t: &str| RawJson::from_string(t.into()).unwrap();
+        for (text, want) in [
+            (r#"{"a":1}"#, r#"{"a":1}"#),
+            (" [ 1 ,\t2 ]\r\n", "[1,2]"),
+            (
+                r#"{ "k \" } " : "v\\" , "é" : [ ] }"#,
+                r#"{"k \" } ":"v\\","é":[]}"#,
+            ),
+        ] {
+            let r = raw(text);
+            let got = r.compact();
+            assert_eq!(got, want);
+            let a: serde_json::Value = serde_json::from_str(&got).unwrap();
+            let b: serde_json::Value = serde_json::from_str(text).unwrap();
+            assert_eq!(a, b);
+        }
+        assert!(matches!(
+            raw("[1]").compact(),
+            std::borrow::Cow::Borrowed(_)
+        ));
     }
 
     #[test]

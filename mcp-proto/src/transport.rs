@@ -212,9 +212,11 @@ use crate::version::ProtocolVersion;
 
 pub mod channel;
 #[cfg(feature = "framed")]
+#[cfg_attr(docsrs, doc(cfg(feature = "framed")))]
 pub mod framed;
 pub mod halves;
 #[cfg(feature = "test-kit")]
+#[cfg_attr(docsrs, doc(cfg(feature = "test-kit")))]
 pub mod kit;
 
 /// A message-level, bidirectional connection to one MCP server.

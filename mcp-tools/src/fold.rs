@@ -100,7 +100,8 @@ pub fn fold_result(result: &CallToolResult) -> String {
             }
             ContentBlock::ToolResult(_) => out.push_str("[tool_result content]"),
             ContentBlock::Unknown(v) => {
-                let kind = v.get("type").and_then(|t| t.as_str()).unwrap_or("unknown");
+                let kind = v.decode::<String>("type").and_then(Result::ok);
+                let kind = kind.as_deref().unwrap_or("unknown");
                 let _ = write!(out, "[{kind} content]");
             }
             _ => out.push_str("[unknown content]"),
@@ -111,7 +112,7 @@ pub fn fold_result(result: &CallToolResult) -> String {
             if !out.is_empty() {
                 out.push('\n');
             }
-            out.push_str(&s.to_string());
+            out.push_str(&s.compact());
         }
     }
     out

@@ -105,6 +105,10 @@
 //!
 //! Pre-1.0. Public enums and wire-facing structs are `#[non_exhaustive]`.
 
+// docs.rs (`--cfg docsrs`, nightly): each item gated by a feature or a
+// platform carries a badge saying which.
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 mod error;
 mod fold;
 mod names;
@@ -113,6 +117,7 @@ mod tool;
 mod toolbox;
 
 #[cfg(feature = "rig")]
+#[cfg_attr(docsrs, doc(cfg(feature = "rig")))]
 pub mod rig;
 
 #[cfg(test)]

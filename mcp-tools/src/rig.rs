@@ -36,7 +36,7 @@ pub fn to_rig(tool: McpTool) -> DynamicTool {
         Err(_) => unreachable!("the name is not empty"),
     };
     let description = tool.description().unwrap_or_default().to_owned();
-    let parameters = serde_json::Value::Object(tool.input_schema().clone());
+    let parameters = crate::tool::schema_value(tool.input_schema());
     DynamicTool::new(name, description, parameters, move |arguments| {
         let tool = tool.clone();
         Box::pin(async move {

@@ -15,7 +15,7 @@
 //! bounds are not checked; the server still validates. With the `jsonschema`
 //! feature, the whole schema is checked by the `jsonschema` crate instead.
 
-use mcp_proto::schema::JsonObject;
+use mcp_proto::RawJson;
 use serde_json::Value;
 
 /// At most this many problems are reported for one call.
@@ -46,8 +46,8 @@ impl std::fmt::Debug for Checker {
 impl Checker {
     /// Compiles `schema`. With the `jsonschema` feature, a schema that
     /// crate cannot compile falls back to the subset validator (logged).
-    pub(crate) fn new(schema: &JsonObject) -> Self {
-        let value = Value::Object(schema.clone());
+    pub(crate) fn new(schema: &RawJson) -> Self {
+        let value = crate::tool::schema_value(schema);
         #[cfg(feature = "jsonschema")]
         {
             match jsonschema::validator_for(&value) {
@@ -283,8 +283,8 @@ fn push_pointer_token(path: &mut String, key: &str) {
 
 /// A compiled output-schema checker (feature `jsonschema`).
 #[cfg(feature = "jsonschema")]
-pub(crate) fn output_checker(schema: &JsonObject) -> Option<Box<jsonschema::Validator>> {
-    match jsonschema::validator_for(&Value::Object(schema.clone())) {
+pub(crate) fn output_checker(schema: &RawJson) -> Option<Box<jsonschema::Validator>> {
+    match jsonschema::validator_for(&crate::tool::schema_value(schema)) {
         Ok(v) => Some(Box::new(v)),
         Err(e) => {
             tracing::warn!(error = %e, "the tool's output schema does not compile; structured content will not be checked");

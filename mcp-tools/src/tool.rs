@@ -7,7 +7,8 @@ use std::time::Duration;
 
 use mcp_client::{Client, ClientError};
 use mcp_proto::ErrorCode;
-use mcp_proto::schema::{CallToolResult, ContentBlock, JsonObject, ToolAnnotations};
+use mcp_proto::RawJson;
+use mcp_proto::schema::{CallToolResult, ContentBlock, ToolAnnotations};
 use serde_json::Value;
 
 use crate::error::ToolError;
@@ -27,21 +28,21 @@ pub type ToolFuture<'a> = Pin<Box<dyn Future<Output = Result<ToolOutput, ToolErr
 /// dyn-compatible: `Vec<Arc<dyn Tool>>` works.
 ///
 /// ```
-/// use mcp_proto::schema::JsonObject;
+/// use mcp_proto::RawJson;
 /// use mcp_tools::{Tool, ToolFuture, ToolOutput};
 /// use serde_json::{json, Value};
 ///
-/// struct Clock(JsonObject);
+/// struct Clock(RawJson);
 /// impl Tool for Clock {
 ///     fn name(&self) -> &str { "clock" }
 ///     fn description(&self) -> Option<&str> { Some("The time of day.") }
-///     fn input_schema(&self) -> &JsonObject { &self.0 }
+///     fn input_schema(&self) -> &RawJson { &self.0 }
 ///     fn call(&self, _arguments: Value) -> ToolFuture<'_> {
 ///         Box::pin(async { Ok(ToolOutput::text("12:00")) })
 ///     }
 /// }
 ///
-/// let schema = json!({"type": "object"}).as_object().cloned().unwrap();
+/// let schema = RawJson::from_value(&json!({"type": "object"})).unwrap();
 /// let tools: Vec<Box<dyn Tool>> = vec![Box::new(Clock(schema))];
 /// assert_eq!(mcp_tools::anthropic_tool(tools[0].as_ref())["name"], "clock");
 /// ```
@@ -51,10 +52,11 @@ pub trait Tool: Send + Sync {
     /// What the tool does, for the model.
     fn description(&self) -> Option<&str>;
     /// The JSON Schema of the arguments (an object schema), as the model
-    /// should see it.
-    fn input_schema(&self) -> &JsonObject;
+    /// should see it: its JSON text, handed on verbatim (an MCP tool's is
+    /// the server's, as received).
+    fn input_schema(&self) -> &RawJson;
     /// The JSON Schema of the structured result, if the tool declares one.
-    fn output_schema(&self) -> Option<&JsonObject> {
+    fn output_schema(&self) -> Option<&RawJson> {
         None
     }
     /// Behaviour hints (read-only, destructive, idempotent, open-world).
@@ -93,9 +95,10 @@ impl ToolOutput {
         ToolOutput { text, result }
     }
 
-    /// The structured result, if the tool returned one.
-    pub fn structured(&self) -> Option<&Value> {
-        self.result.structured_content.as_ref()
+    /// The structured result decoded as `T`, if the tool returned one
+    /// (its text is `result.structured_content`).
+    pub fn structured<T: serde::de::DeserializeOwned>(&self) -> Option<serde_json::Result<T>> {
+        self.result.structured()
     }
 }
 
@@ -178,9 +181,13 @@ struct ToolInner {
     def: mcp_proto::schema::Tool,
     client: Client,
     options: ToolOptions,
-    checker: Option<Checker>,
+    /// Compiled at the tool's first call, not when it is listed: a catalog
+    /// of thousands of tools keeps each schema as text only (a compiled
+    /// checker holds it decoded, several times its size), and most tools of
+    /// a large catalog are never called. Same for `output`.
+    checker: std::sync::OnceLock<Option<Checker>>,
     #[cfg(feature = "jsonschema")]
-    output: Option<Box<jsonschema::Validator>>,
+    output: std::sync::OnceLock<Option<Box<jsonschema::Validator>>>,
     toolbox: Weak<ToolboxInner>,
 }
 
@@ -237,17 +244,6 @@ impl McpTool {
         options: ToolOptions,
         toolbox: Weak<ToolboxInner>,
     ) -> Self {
-        let checker = options
-            .validate_arguments
-            .then(|| Checker::new(&def.input_schema));
-        #[cfg(feature = "jsonschema")]
-        let output = if options.validate_output {
-            def.output_schema
-                .as_ref()
-                .and_then(crate::schema::output_checker)
-        } else {
-            None
-        };
         McpTool {
             inner: Arc::new(ToolInner {
                 name,
@@ -255,9 +251,9 @@ impl McpTool {
                 def,
                 client,
                 options,
-                checker,
+                checker: std::sync::OnceLock::new(),
                 #[cfg(feature = "jsonschema")]
-                output,
+                output: std::sync::OnceLock::new(),
                 toolbox,
             }),
         }
@@ -359,7 +355,14 @@ impl McpTool {
                 )));
             }
         };
-        if let Some(checker) = &self.inner.checker {
+        let inner = &self.inner;
+        let checker = inner.checker.get_or_init(|| {
+            inner
+                .options
+                .validate_arguments
+                .then(|| Checker::new(&inner.def.input_schema))
+        });
+        if let Some(checker) = checker {
             checker.check(&arguments).map_err(invalid)?;
         }
         // Agents' tools may run long: asking for progress lets a server that
@@ -396,22 +399,39 @@ impl McpTool {
             }));
         }
         #[cfg(feature = "jsonschema")]
-        if let Some(v) = &self.inner.output {
+        let output = self.inner.output.get_or_init(|| {
+            let def = &self.inner.def;
+            self.inner
+                .options
+                .validate_output
+                .then(|| {
+                    def.output_schema
+                        .as_ref()
+                        .and_then(crate::schema::output_checker)
+                })
+                .flatten()
+        });
+        #[cfg(feature = "jsonschema")]
+        if let Some(v) = output {
             let problem = match &result.structured_content {
                 None => Some(
                     "the tool declares an output schema but sent no structuredContent".to_owned(),
                 ),
-                Some(s) => {
-                    let errors: Vec<String> = v
-                        .iter_errors(s)
-                        .take(crate::schema::MAX_REPORTED_PROBLEMS)
-                        .map(|e| {
-                            let path = e.instance_path().to_string();
-                            format!("{}: {}", if path.is_empty() { "/" } else { &path }, e)
-                        })
-                        .collect();
-                    (!errors.is_empty()).then(|| errors.join("; "))
-                }
+                Some(s) => match s.decode::<Value>() {
+                    Err(e) => Some(format!("structuredContent does not decode: {e}")),
+                    // Decoded for the check only (and dropped after it).
+                    Ok(s) => {
+                        let errors: Vec<String> = v
+                            .iter_errors(&s)
+                            .take(crate::schema::MAX_REPORTED_PROBLEMS)
+                            .map(|e| {
+                                let path = e.instance_path().to_string();
+                                format!("{}: {}", if path.is_empty() { "/" } else { &path }, e)
+                            })
+                            .collect();
+                        (!errors.is_empty()).then(|| errors.join("; "))
+                    }
+                },
             };
             if let Some(message) = problem {
                 return Err(AttemptError::Final(ToolError::InvalidOutput {
@@ -458,11 +478,11 @@ impl Tool for McpTool {
         self.inner.def.description.as_deref()
     }
 
-    fn input_schema(&self) -> &JsonObject {
+    fn input_schema(&self) -> &RawJson {
         &self.inner.def.input_schema
     }
 
-    fn output_schema(&self) -> Option<&JsonObject> {
+    fn output_schema(&self) -> Option<&RawJson> {
         self.inner.def.output_schema.as_ref()
     }
 
@@ -485,10 +505,7 @@ pub fn openai_function<T: Tool + ?Sized>(tool: &T) -> Value {
     if let Some(d) = tool.description() {
         f.insert("description".into(), Value::from(d));
     }
-    f.insert(
-        "parameters".into(),
-        Value::Object(tool.input_schema().clone()),
-    );
+    f.insert("parameters".into(), schema_value(tool.input_schema()));
     serde_json::json!({"type": "function", "function": Value::Object(f)})
 }
 
@@ -500,9 +517,14 @@ pub fn anthropic_tool<T: Tool + ?Sized>(tool: &T) -> Value {
     if let Some(d) = tool.description() {
         f.insert("description".into(), Value::from(d));
     }
-    f.insert(
-        "input_schema".into(),
-        Value::Object(tool.input_schema().clone()),
-    );
+    f.insert("input_schema".into(), schema_value(tool.input_schema()));
     Value::Object(f)
+}
+
+/// A schema's text as a `Value` (an object schema accepting anything if it
+/// does not decode, which a schema received in a message always does).
+pub(crate) fn schema_value(schema: &RawJson) -> Value {
+    schema
+        .decode()
+        .unwrap_or_else(|_| Value::Object(serde_json::Map::new()))
 }

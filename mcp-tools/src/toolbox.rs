@@ -199,18 +199,12 @@ impl ToolboxBuilder {
                 _listen: Mutex::new(listen),
             });
         }
-        let inner = Arc::new_cyclic(|me: &Weak<Inner>| {
-            let catalog = Catalog::build(&states, lists, self.on_collision, &self.options, me);
-            Inner {
-                servers: states,
-                on_collision: self.on_collision,
-                options: self.options,
-                catalog: RwLock::new(Arc::new(catalog)),
-                refresh: tokio::sync::Mutex::new(()),
-                me: me.clone(),
-            }
-        });
-        Ok(Toolbox { inner })
+        Ok(Toolbox::assemble(
+            states,
+            lists,
+            self.on_collision,
+            self.options,
+        ))
     }
 }
 
@@ -288,10 +282,43 @@ impl std::fmt::Debug for Toolbox {
     }
 }
 
+/// A toolbox of no servers (what a host offers before any is ready).
+impl Default for Toolbox {
+    fn default() -> Self {
+        Toolbox::assemble(
+            Vec::new(),
+            Vec::new(),
+            OnCollision::default(),
+            ToolOptions::default(),
+        )
+    }
+}
+
 impl Toolbox {
     /// A builder.
     pub fn builder() -> ToolboxBuilder {
         ToolboxBuilder::default()
+    }
+
+    /// The toolbox of `states`, whose tools are `lists` (in the same order).
+    fn assemble(
+        states: Vec<ServerState>,
+        lists: Vec<Arc<Vec<mcp_proto::schema::Tool>>>,
+        on_collision: OnCollision,
+        options: ToolOptions,
+    ) -> Toolbox {
+        let inner = Arc::new_cyclic(|me: &Weak<Inner>| {
+            let catalog = Catalog::build(&states, lists, on_collision, &options, me);
+            Inner {
+                servers: states,
+                on_collision,
+                options,
+                catalog: RwLock::new(Arc::new(catalog)),
+                refresh: tokio::sync::Mutex::new(()),
+                me: me.clone(),
+            }
+        });
+        Toolbox { inner }
     }
 
     /// The tools, after listing again any server that said its tools changed.

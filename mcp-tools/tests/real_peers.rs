@@ -142,7 +142,10 @@ async fn server_everything_and_the_python_sdk_as_one_toolbox() {
         .await
         .unwrap();
     assert_eq!(out.text, "42");
-    assert_eq!(out.structured(), Some(&json!({"result": 42})));
+    assert_eq!(
+        out.structured::<serde_json::Value>().unwrap().unwrap(),
+        json!({"result": 42})
+    );
 
     // The model's mistakes come back as model-correctable errors.
     let err = toolbox

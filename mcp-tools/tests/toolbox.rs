@@ -604,7 +604,10 @@ async fn structured_content_is_checked_against_the_output_schema_with_the_featur
         .await
         .unwrap();
     assert_eq!(out.text, r#"{"temp":21.5}"#);
-    assert_eq!(out.structured(), Some(&json!({"temp": 21.5})));
+    assert_eq!(
+        out.structured::<serde_json::Value>().unwrap().unwrap(),
+        json!({"temp": 21.5})
+    );
     let bad = toolbox.call("weather", json!({"good": false})).await;
     if cfg!(feature = "jsonschema") {
         let err = bad.unwrap_err();
@@ -612,8 +615,8 @@ async fn structured_content_is_checked_against_the_output_schema_with_the_featur
         assert!(err.is_fatal());
         assert!(err.to_string().contains("/temp"), "{err}");
         assert_eq!(
-            err.result().unwrap().structured_content,
-            Some(json!({"temp": "hot"}))
+            err.result().unwrap().structured_value().unwrap().unwrap(),
+            json!({"temp": "hot"})
         );
     } else {
         assert_eq!(bad.unwrap().text, r#"{"temp":"hot"}"#);

@@ -11,7 +11,8 @@ use bytes::Bytes;
 use http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, Uri};
 use http_body_util::Full;
 
-use crate::error::{HttpError, UrlProblem};
+use crate::error::HttpError;
+use crate::local::{Endpoint, LocalSocket};
 use crate::pool::{Connect, Connector, Pool};
 use crate::transport::HttpTransport;
 
@@ -296,6 +297,9 @@ pub struct HttpTransportBuilder {
     legacy_sse_fallback: bool,
     native_roots: bool,
     connector: Option<Arc<dyn Connector>>,
+    /// Boxed: rarely set, and the builder travels by value (in
+    /// `mcp_config::Prepared`, next to a much smaller variant).
+    socket: Option<Box<LocalSocket>>,
     #[cfg(feature = "rustls")]
     tls_config: Option<Arc<rustls::ClientConfig>>,
 }
@@ -334,6 +338,7 @@ impl HttpTransportBuilder {
             legacy_sse_fallback: true,
             native_roots: false,
             connector: None,
+            socket: None,
             #[cfg(feature = "rustls")]
             tls_config: None,
         }
@@ -367,8 +372,9 @@ impl HttpTransportBuilder {
         self
     }
 
-    /// TCP connect timeout of the built-in connector (default 10 s;
-    /// `None`: the OS's). Ignored with a custom [`connector`](Self::connector).
+    /// Connect timeout of the built-in connector, TCP or local socket
+    /// (default 10 s; `None`: the OS's). Ignored with a custom
+    /// [`connector`](Self::connector).
     pub fn connect_timeout(mut self, t: Option<Duration>) -> Self {
         self.connect_timeout = t;
         self
@@ -536,16 +542,51 @@ impl HttpTransportBuilder {
 
     /// Trusts the operating system's root certificates instead of the
     /// bundled webpki roots.
+    ///
+    /// Needs the `native-roots` feature.
     #[cfg(feature = "native-roots")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "native-roots")))]
     pub fn native_roots(mut self, on: bool) -> Self {
         self.native_roots = on;
         self
     }
 
+    /// Sends the requests through the Unix domain socket at `path` instead
+    /// of a TCP connection to the URL's host; the URL (which must be
+    /// `http://`) still gives the `Host` header and the request path. For
+    /// a server that routes by `Host` behind a socket (a sidecar proxy);
+    /// otherwise the URL form `unix:///path.sock#/mcp` says the same in one
+    /// string (see [`LocalSocket`]). Replaces the URL's own socket, if it
+    /// names one. Only on Unix: elsewhere [`build`](Self::build) fails with
+    /// [`UrlProblem::SocketUnsupported`](crate::UrlProblem::SocketUnsupported).
+    ///
+    /// ```no_run
+    /// use mcp_transport_http::HttpTransport;
+    ///
+    /// let t = HttpTransport::builder("http://mcp.internal/mcp")
+    ///     .unix_socket("/run/envoy/egress.sock")
+    ///     .build()?;
+    /// # let _ = t; Ok::<(), mcp_transport_http::HttpError>(())
+    /// ```
+    pub fn unix_socket(mut self, path: impl Into<std::path::PathBuf>) -> Self {
+        self.socket = Some(Box::new(LocalSocket::Unix(path.into())));
+        self
+    }
+
+    /// Sends the requests through the Windows named pipe `name` (its full
+    /// name, `\\.\pipe\NAME`), as [`unix_socket`](Self::unix_socket)
+    /// does with a Unix socket. Only on Windows, and written for it without
+    /// being built or tested there: elsewhere [`build`](Self::build) fails
+    /// with [`UrlProblem::SocketUnsupported`](crate::UrlProblem::SocketUnsupported).
+    pub fn named_pipe(mut self, name: impl Into<String>) -> Self {
+        self.socket = Some(Box::new(LocalSocket::NamedPipe(name.into())));
+        self
+    }
+
     /// Opens connections with your own [`Connector`] (a proxy, a unix
     /// socket, your own TLS stack...) instead of the built-in TCP + TLS.
-    /// The connect timeout and TLS settings of this builder are then
-    /// ignored.
+    /// The connect timeout, TLS settings and local socket of this builder
+    /// are then ignored.
     pub fn connector(mut self, connector: impl Connector) -> Self {
         self.connector = Some(Arc::new(connector));
         self
@@ -555,7 +596,10 @@ impl HttpTransportBuilder {
     /// certificates...) instead of the bundled webpki roots. Its ALPN
     /// protocols are set by the transport (`http/1.1`, and `h2` first with
     /// the `http2` feature) when the list is empty.
+    ///
+    /// Needs the `rustls` feature (on by default).
     #[cfg(feature = "rustls")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "rustls")))]
     pub fn tls_config(mut self, config: rustls::ClientConfig) -> Self {
         self.tls_config = Some(Arc::new(config));
         self
@@ -563,29 +607,28 @@ impl HttpTransportBuilder {
 
     /// Builds the transport. Needs no runtime; the first send needs tokio.
     pub fn build(self) -> Result<HttpTransport, HttpError> {
-        let url: Uri = self.url.parse().map_err(|e| HttpError::InvalidUrl {
-            url: self.url.clone(),
-            reason: UrlProblem::Syntax(e),
-        })?;
+        let mut endpoint = Endpoint::parse(&self.url)?;
+        if let Some(socket) = self.socket {
+            endpoint = endpoint.with_socket(*socket);
+        }
+        if self.connector.is_none() {
+            endpoint.check().map_err(|reason| HttpError::InvalidUrl {
+                url: self.url.clone(),
+                reason,
+            })?;
+        }
+        let (url, socket) = endpoint.into_parts();
         let scheme = url.scheme_str().unwrap_or("");
-        if scheme != "http" && scheme != "https" {
-            return Err(HttpError::InvalidUrl {
-                url: self.url,
-                reason: UrlProblem::Scheme,
-            });
-        }
-        if url.host().is_none_or(str::is_empty) {
-            return Err(HttpError::InvalidUrl {
-                url: self.url,
-                reason: UrlProblem::NoHost,
-            });
-        }
         if let Some(e) = self.header_error {
             return Err(e);
         }
-        let connect = match self.connector {
-            Some(c) => Connect::Custom(c),
-            None => Connect::BuiltIn {
+        let connect = match (self.connector, socket) {
+            (Some(c), _) => Connect::Custom(c),
+            (None, Some(socket)) => Connect::Local {
+                socket,
+                timeout: self.connect_timeout,
+            },
+            (None, None) => Connect::BuiltIn {
                 timeout: self.connect_timeout,
                 #[cfg(feature = "rustls")]
                 tls: tls_connector(scheme, self.native_roots, self.tls_config)?,
@@ -596,7 +639,7 @@ impl HttpTransportBuilder {
             let _ = self.native_roots;
             return Err(HttpError::InvalidUrl {
                 url: self.url,
-                reason: UrlProblem::HttpsWithoutTls,
+                reason: crate::error::UrlProblem::HttpsWithoutTls,
             });
         }
         let http = Pool::new(&url, connect, self.idle_timeout, self.max_idle_connections)?;

@@ -255,8 +255,9 @@ pub enum UrlProblem {
     /// It is not a URI (the parser's reason).
     #[error("{0}")]
     Syntax(http::uri::InvalidUri),
-    /// The scheme is not `http` or `https`.
-    #[error("the scheme must be http or https")]
+    /// The scheme is not `http`, `https`, or a local socket's (`unix`,
+    /// `pipe`).
+    #[error("the scheme must be http or https (or unix for a server on a Unix socket)")]
     Scheme,
     /// There is no host.
     #[error("the URL has no host")]
@@ -268,6 +269,27 @@ pub enum UrlProblem {
     /// `rustls` feature.
     #[error("https needs the `rustls` feature (or pass your own connector)")]
     HttpsWithoutTls,
+    /// A `unix:` URL that is not `unix:///absolute/path.sock#/request-path`
+    /// (an authority, a relative or empty path, a query outside the
+    /// fragment, a bad escape): see [`LocalSocket`](crate::LocalSocket).
+    #[error(
+        "a Unix socket URL is unix:///absolute/path/to/server.sock#/request-path (the request path goes in the fragment)"
+    )]
+    SocketPath,
+    /// A `pipe:` URL that is not `pipe:///pipe/NAME#/request-path`.
+    #[error("a named pipe URL is pipe:///pipe/NAME#/request-path")]
+    PipeName,
+    /// The fragment of a socket URL is not a request path (and query).
+    #[error("the fragment of a socket URL must be the request path, e.g. #/mcp")]
+    SocketTarget,
+    /// This system cannot connect to this kind of socket.
+    #[error("{0}")]
+    SocketUnsupported(&'static str),
+    /// `https` through a local socket: not supported.
+    #[error(
+        "https through a local socket is not supported; use http:// (the socket's file permissions guard it)"
+    )]
+    HttpsOverSocket,
 }
 
 #[cfg(test)]

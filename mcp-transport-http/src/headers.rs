@@ -190,8 +190,8 @@ fn param_value(arguments: &Value, path: &[String]) -> Option<HeaderValue> {
 /// (params nested deeper than it follows, or a repeated member, which this
 /// refuses too). Everything else (`_meta`, a large payload) is skipped
 /// without being copied or built into a `Value`: decoding the whole params
-/// into a `Value` cost ~15,000 instructions per 64-byte `tools/call`
-/// (`BENCHMARKS.md`, round two) and a copy of every megabyte sent.
+/// into a `Value` costs ~15,000 instructions per 64-byte `tools/call` and a
+/// copy of every megabyte sent.
 #[derive(serde::Deserialize)]
 struct HeaderFields<'a> {
     #[serde(borrow, default)]

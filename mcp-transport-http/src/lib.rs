@@ -48,10 +48,10 @@
 //! connection for all). A host that keeps many sessions with one server
 //! makes them with [`HttpTransport::new_session`]: one pool for all of them,
 //! so an idle session holds no connection and N sessions need only as many
-//! connections as they have requests in flight (BENCHMARKS.md, round
-//! seven: 1,000 sessions on loopback, at most 128 busy at once, idle at
-//! ~14 KiB each against ~30 KiB with a pool each, and connect with ~128
-//! TCP connects instead of 1,000).
+//! connections as they have requests in flight (1,000 sessions on
+//! loopback, at most 128 busy at once: idle at ~14 KiB each against
+//! ~30 KiB with a pool each, connected with ~128 TCP connects instead of
+//! 1,000).
 //! A connection the server closed while idle is
 //! never used; a request that found it closed before being written is sent
 //! on another. Every message received (a JSON body, each SSE event's data) goes
@@ -98,6 +98,42 @@
 //! stream reconnects itself (also after `retry`, with `Last-Event-ID` once
 //! it saw an event id) within the resumption budget.
 //!
+//! # Local servers: Unix sockets and named pipes
+//!
+//! A server on the same machine can serve Streamable HTTP on a Unix domain
+//! socket instead of a TCP port (what the MCP transports working group
+//! recommends for local servers: the socket's file permissions say who may
+//! connect, and no port is open to the machine's other users or to a
+//! browser). Give the URL as VS Code's `mcp.json` writes it, the socket's
+//! path then the request path in the fragment:
+//!
+//! ```no_run
+//! # fn run() -> Result<(), mcp_transport_http::HttpError> {
+//! let transport = mcp_transport_http::HttpTransport::new("unix:///run/app/mcp.sock#/mcp")?;
+//! # let _ = transport; Ok(()) }
+//! ```
+//!
+//! Everything above works the same over it: sessions, SSE answers and their
+//! resumption, the standalone stream, the 2024-11-05 fallback, the auth
+//! hook, the pool (connections to the socket are kept alive and reused).
+//! The requests are HTTP/1.1 for `http://localhost<fragment>`: `Host:
+//! localhost`, as VS Code sends. [`Endpoint`] says what that means for
+//! OAuth (the resource identifier is that URL); [`LocalSocket`] lists the
+//! forms, [`HttpTransportBuilder::unix_socket`] takes an `http://` URL and
+//! a socket apart (for a server that routes by `Host`).
+//!
+//! A server that checks `Host` against DNS rebinding must allow
+//! `localhost` without a port: the Python SDK's default check for an app
+//! built for 127.0.0.1 allows only `localhost:<port>` and answers a socket
+//! client `421 Misdirected Request` (a browser cannot reach a Unix socket,
+//! so such a server can allow `localhost` or turn the check off).
+//!
+//! Windows named pipes (`pipe:///pipe/NAME#/mcp`, VS Code's form) are
+//! written for Windows but neither built nor tested where this crate is
+//! (Linux): treat them as untested. Each kind is compiled only on its own
+//! system; a URL of the other kind fails at build with
+//! [`UrlProblem::SocketUnsupported`].
+//!
 //! # Cancel safety
 //!
 //! `poll_recv` is cancel safe: a message is removed from the queue only when
@@ -112,8 +148,8 @@
 //!
 //! - `rustls` (default): `https` with rustls (ring) and the webpki roots;
 //!   your own rustls configuration with `HttpTransportBuilder::tls_config`.
-//!   Without it only `http` URLs work, or open connections yourself with a
-//!   [`Connector`] (a proxy, a unix socket, another TLS stack).
+//!   Without it only `http` URLs and local sockets work, or open connections
+//!   yourself with a [`Connector`] (a proxy, another TLS stack).
 //! - `native-roots`: adds `HttpTransportBuilder::native_roots(true)` (trust the OS store instead of webpki roots).
 //! - `http2`: offers `h2` by ALPN over TLS and speaks HTTP/2 when the
 //!   server picks it (off by default: MCP servers speak HTTP/1.1, and the
@@ -167,10 +203,15 @@
 //!
 //! Error enums are `#[non_exhaustive]`; error `Display` texts may change.
 
+// docs.rs (`--cfg docsrs`, nightly): each item gated by a feature or a
+// platform carries a badge saying which.
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 mod backoff;
 mod client;
 mod error;
 mod headers;
+mod local;
 mod pool;
 pub mod sse;
 mod transport;
@@ -184,6 +225,7 @@ pub use client::{
     MAX_AUTH_RETRIES, MAX_BACKOFF, MIN_RECONNECT_DELAY, RequestBody, Unauthorized,
 };
 pub use error::{HttpError, NotRetried, RetryAt, UrlProblem};
+pub use local::{Endpoint, LocalSocket};
 pub use pool::{Connected, Connector, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_IDLE_CONNECTIONS, Io};
 pub use sse::DEFAULT_MAX_EVENT_SIZE as DEFAULT_MAX_SSE_EVENT_SIZE;
 pub use transport::HttpTransport;

@@ -3,6 +3,7 @@
 //! server (2025-11-25): `initialize` opens a session, the standalone `GET`
 //! stream carries what the peer sends (one SSE event per frame), every
 //! other POST is what the transport sent, `DELETE` ends the session.
+//! Every check runs twice: over TCP, and over a Unix socket (`unix::`).
 #![allow(missing_docs, clippy::unwrap_used)]
 
 use std::convert::Infallible;
@@ -158,7 +159,71 @@ impl Peer for HttpPeer {
     }
 }
 
-struct Loopback;
+/// Over TCP (`false`) or a Unix socket (`true`).
+struct Loopback(bool);
+
+/// Where the server listens, and the transport's URL.
+enum Listener {
+    Tcp(tokio::net::TcpListener),
+    #[cfg(unix)]
+    Unix {
+        listener: tokio::net::UnixListener,
+        /// Removed with the listener.
+        _dir: test_support::SocketDir,
+    },
+}
+
+impl Listener {
+    async fn bind(unix: bool) -> (Listener, String) {
+        #[cfg(unix)]
+        if unix {
+            let dir = test_support::SocketDir::new();
+            let listener = tokio::net::UnixListener::bind(dir.path()).unwrap();
+            let url = dir.url();
+            return (
+                Listener::Unix {
+                    listener,
+                    _dir: dir,
+                },
+                url,
+            );
+        }
+        let _ = unix;
+        let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/mcp", l.local_addr().unwrap());
+        (Listener::Tcp(l), url)
+    }
+
+    /// Serves one connection with `svc`, on its own task of `set`.
+    async fn accept_into(
+        &self,
+        set: &mut tokio::task::JoinSet<()>,
+        state: Arc<State>,
+    ) -> Result<(), ()> {
+        fn serve<I>(set: &mut tokio::task::JoinSet<()>, io: I, state: Arc<State>)
+        where
+            I: tokio::io::AsyncRead + tokio::io::AsyncWrite + Send + Unpin + 'static,
+        {
+            set.spawn(async move {
+                let svc = service_fn(move |req| {
+                    let state = state.clone();
+                    async move { Ok::<_, Infallible>(handle(state, req).await) }
+                });
+                let _ = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new())
+                    .serve_connection(TokioIo::new(io), svc)
+                    .await;
+            });
+        }
+        match self {
+            Listener::Tcp(l) => serve(set, l.accept().await.map_err(drop)?.0, state),
+            #[cfg(unix)]
+            Listener::Unix { listener: l, .. } => {
+                serve(set, l.accept().await.map_err(drop)?.0, state)
+            }
+        }
+        Ok(())
+    }
+}
 
 impl Harness for Loopback {
     type Transport = HttpTransport;
@@ -174,23 +239,15 @@ impl Harness for Loopback {
             opened: Mutex::new(Some(opened)),
             stalled: AtomicBool::new(false),
         });
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+        let (listener, url) = Listener::bind(self.0).await;
         let shared = state.clone();
         let server = tokio::spawn(async move {
             let mut connections = tokio::task::JoinSet::new();
-            while let Ok((tcp, _)) = listener.accept().await {
-                let state = shared.clone();
-                connections.spawn(async move {
-                    let svc = service_fn(move |req| {
-                        let state = state.clone();
-                        async move { Ok::<_, Infallible>(handle(state, req).await) }
-                    });
-                    let _ = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new())
-                        .serve_connection(TokioIo::new(tcp), svc)
-                        .await;
-                });
-            }
+            while listener
+                .accept_into(&mut connections, shared.clone())
+                .await
+                .is_ok()
+            {}
         });
 
         let mut t = HttpTransport::builder(url)
@@ -241,4 +298,12 @@ fn block_on(check: CheckFuture<'_>) -> Result<Outcome, Failure> {
     tokio::runtime::Runtime::new().unwrap().block_on(check)
 }
 
-mcp_proto::transport_kit_tests!(Loopback, block_on);
+mcp_proto::transport_kit_tests!(Loopback(false), block_on);
+
+/// The same checks over a Unix socket.
+#[cfg(unix)]
+mod unix {
+    use super::*;
+
+    mcp_proto::transport_kit_tests!(Loopback(true), block_on);
+}

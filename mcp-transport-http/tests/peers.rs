@@ -607,3 +607,73 @@ async fn python_sdk_http_sse_2024_11_05_fallback() {
         .unwrap()
         .unwrap();
 }
+
+/// `peers/python_server.py` served by `uvicorn --uds` on a fresh socket:
+/// the socket's directory (removed on drop), the server, and its URL.
+#[cfg(unix)]
+async fn python_on_socket() -> Option<(test_support::SocketDir, Child, String)> {
+    let dir = test_support::SocketDir::new();
+    let cmd = test_support::python_socket_server(&dir.path())?.to_tokio();
+    let child = test_support::listening_on_socket(cmd, &dir.path()).await;
+    let url = dir.url();
+    Some((dir, child, url))
+}
+
+/// The Python SDK over a Unix socket, 2025-11-25: a session, SSE answers
+/// with progress, the session `DELETE` on close.
+#[cfg(unix)]
+#[tokio::test]
+async fn python_sdk_over_a_unix_socket_legacy_era() {
+    let Some((_dir, _child, url)) = python_on_socket().await else {
+        return;
+    };
+    let mut t = HttpTransport::new(&url).unwrap();
+    let init = legacy_handshake(&mut t, json!({})).await;
+    assert_eq!(init["protocolVersion"], "2025-11-25");
+    assert!(t.session_id().is_some(), "a session over the socket");
+    t.send(req(
+        2,
+        "tools/call",
+        json!({"name":"slow_count","arguments":{"steps":3},"_meta":{"progressToken":2}}),
+    ))
+    .await
+    .unwrap();
+    let (r, before) = answer(&mut t, 2).await;
+    assert_eq!(text_of(&r), "counted to 3");
+    let progress = before
+        .iter()
+        .filter(|m| m.method() == Some("notifications/progress"))
+        .count();
+    assert_eq!(progress, 3, "{before:?}");
+    tokio::time::timeout(Duration::from_secs(6), t.close())
+        .await
+        .unwrap()
+        .unwrap();
+}
+
+/// The Python SDK over a Unix socket, 2026-07-28: `server/discover` and a
+/// tool call, no session.
+#[cfg(unix)]
+#[tokio::test]
+async fn python_sdk_over_a_unix_socket_modern_era() {
+    let Some((_dir, _child, url)) = python_on_socket().await else {
+        return;
+    };
+    let mut t = HttpTransport::new(&url).unwrap();
+    set_version(&mut t, ProtocolVersion::V2026_07_28);
+    t.send(req(1, "server/discover", with_meta(json!({}))))
+        .await
+        .unwrap();
+    let (disc, _) = answer(&mut t, 1).await;
+    assert!(disc.to_string().contains("2026-07-28"), "{disc}");
+    assert_eq!(t.session_id(), None);
+    t.send(req(
+        2,
+        "tools/call",
+        with_meta(json!({"name":"echo","arguments":{"text":"through the socket"}})),
+    ))
+    .await
+    .unwrap();
+    assert_eq!(text_of(&answer(&mut t, 2).await.0), "through the socket");
+    t.close().await.unwrap();
+}

@@ -123,6 +123,10 @@
 //!
 //! `StdioTransport::spawn` needs a Tokio runtime with IO and time enabled.
 
+// docs.rs (`--cfg docsrs`, nightly): each item gated by a feature or a
+// platform carries a badge saying which.
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 mod codec;
 mod command;
 #[cfg(any(test, fuzzing))]

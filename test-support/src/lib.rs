@@ -86,7 +86,35 @@ fn peer_stderr() -> Stdio {
 ///
 /// When the peer does not start, exits before it listens, or does not
 /// listen within [`LISTEN_DEADLINE`].
-pub async fn listening(mut cmd: tokio::process::Command, port: u16) -> tokio::process::Child {
+pub async fn listening(cmd: tokio::process::Command, port: u16) -> tokio::process::Child {
+    let connect = || async move { tokio::net::TcpStream::connect(("127.0.0.1", port)).await };
+    accepting(cmd, &format!("port {port}"), connect).await
+}
+
+/// [`listening`] for a peer that serves on the Unix socket `path`.
+///
+/// # Panics
+///
+/// As [`listening`].
+#[cfg(unix)]
+pub async fn listening_on_socket(
+    cmd: tokio::process::Command,
+    path: &Path,
+) -> tokio::process::Child {
+    let connect = || async move { tokio::net::UnixStream::connect(path).await };
+    accepting(cmd, &format!("socket {}", path.display()), connect).await
+}
+
+/// Starts `cmd` and polls `connect` until it succeeds.
+async fn accepting<F, Fut, S>(
+    mut cmd: tokio::process::Command,
+    on: &str,
+    connect: F,
+) -> tokio::process::Child
+where
+    F: Fn() -> Fut,
+    Fut: std::future::Future<Output = std::io::Result<S>>,
+{
     let mut child = cmd
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -96,24 +124,70 @@ pub async fn listening(mut cmd: tokio::process::Command, port: u16) -> tokio::pr
         .unwrap_or_else(|e| panic!("could not start peer {:?}: {e}", cmd.as_std()));
     let deadline = tokio::time::Instant::now() + LISTEN_DEADLINE;
     loop {
-        if tokio::net::TcpStream::connect(("127.0.0.1", port))
-            .await
-            .is_ok()
-        {
+        if connect().await.is_ok() {
             return child;
         }
         if let Ok(Some(status)) = child.try_wait() {
             panic!(
-                "peer {:?} exited with {status} before it listened on port {port}",
+                "peer {:?} exited with {status} before it listened on {on}",
                 cmd.as_std()
             );
         }
         assert!(
             tokio::time::Instant::now() < deadline,
-            "peer {:?} did not listen on port {port} within {LISTEN_DEADLINE:?}",
+            "peer {:?} did not listen on {on} within {LISTEN_DEADLINE:?}",
             cmd.as_std()
         );
         tokio::time::sleep(LISTEN_POLL).await;
+    }
+}
+
+/// A fresh directory for a test's Unix socket (`mcp.sock` in it), removed
+/// with everything in it on drop. Under the system's temporary directory,
+/// with a short name: a socket path must fit in `sun_path` (108 bytes on
+/// Linux, 104 on macOS).
+#[derive(Debug)]
+pub struct SocketDir(PathBuf);
+
+impl SocketDir {
+    /// A new, empty directory.
+    ///
+    /// # Panics
+    ///
+    /// When it cannot be created.
+    pub fn new() -> Self {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "mcp-test-{}-{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        ));
+        std::fs::create_dir_all(&dir)
+            .unwrap_or_else(|e| panic!("cannot create {}: {e}", dir.display()));
+        SocketDir(dir)
+    }
+
+    /// The socket's path: `mcp.sock` in the directory.
+    pub fn path(&self) -> PathBuf {
+        self.0.join("mcp.sock")
+    }
+
+    /// The socket's Streamable HTTP URL, `unix:///…/mcp.sock#/mcp`.
+    pub fn url(&self) -> String {
+        format!("unix://{}#/mcp", self.path().display())
+    }
+}
+
+impl Default for SocketDir {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Drop for SocketDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
     }
 }
 
@@ -124,7 +198,28 @@ pub async fn listening(mut cmd: tokio::process::Command, port: u16) -> tokio::pr
 /// # Panics
 ///
 /// As [`listening`].
-pub fn listening_blocking(mut cmd: std::process::Command, port: u16) -> KillOnDrop {
+pub fn listening_blocking(cmd: std::process::Command, port: u16) -> KillOnDrop {
+    let connect = || std::net::TcpStream::connect(("127.0.0.1", port)).map(drop);
+    accepting_blocking(cmd, &format!("port {port}"), connect)
+}
+
+/// [`listening_blocking`] for a peer that serves on the Unix socket `path`.
+///
+/// # Panics
+///
+/// As [`listening`].
+#[cfg(unix)]
+pub fn listening_on_socket_blocking(cmd: std::process::Command, path: &Path) -> KillOnDrop {
+    let connect = || std::os::unix::net::UnixStream::connect(path).map(drop);
+    accepting_blocking(cmd, &format!("socket {}", path.display()), connect)
+}
+
+/// Starts `cmd` and polls `connect` until it succeeds, blocking.
+fn accepting_blocking(
+    mut cmd: std::process::Command,
+    on: &str,
+    connect: impl Fn() -> std::io::Result<()>,
+) -> KillOnDrop {
     let child = cmd
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -133,13 +228,13 @@ pub fn listening_blocking(mut cmd: std::process::Command, port: u16) -> KillOnDr
         .unwrap_or_else(|e| panic!("could not start peer {cmd:?}: {e}"));
     let mut child = KillOnDrop(child);
     let deadline = Instant::now() + LISTEN_DEADLINE;
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+    while connect().is_err() {
         if let Ok(Some(status)) = child.0.try_wait() {
-            panic!("peer {cmd:?} exited with {status} before it listened on port {port}");
+            panic!("peer {cmd:?} exited with {status} before it listened on {on}");
         }
         assert!(
             Instant::now() < deadline,
-            "peer {cmd:?} did not listen on port {port} within {LISTEN_DEADLINE:?}"
+            "peer {cmd:?} did not listen on {on} within {LISTEN_DEADLINE:?}"
         );
         std::thread::sleep(LISTEN_POLL);
     }
@@ -271,6 +366,27 @@ pub fn python_running(script: impl Into<PathBuf>) -> Option<PeerCommand> {
 /// append the mode: `stdio`, `http <port>`, …), or `None` as [`python`].
 pub fn python_server() -> Option<PeerCommand> {
     python_running(workspace_dir().join("peers/python_server.py"))
+}
+
+/// `python -m uvicorn --uds <path> … python_server:socket_app`: the
+/// workspace's Python SDK server ([`python_server`]) served by uvicorn on
+/// the Unix socket `path`, at `unix://<path>#/mcp`, or `None` as
+/// [`python`]. Start it with [`listening_on_socket`].
+pub fn python_socket_server(path: &Path) -> Option<PeerCommand> {
+    let peers = workspace_dir().join("peers");
+    Some(PeerCommand {
+        program: python()?,
+        args: vec![
+            "-m".into(),
+            "uvicorn".into(),
+            "--uds".into(),
+            path.into(),
+            "--app-dir".into(),
+            peers.into(),
+            "--factory".into(),
+            "python_server:socket_app".into(),
+        ],
+    })
 }
 
 /// A request's params as JSON (`Null` when it has none), for a test's

@@ -18,16 +18,20 @@
 //!   saves its reproducer under `fuzz/artifacts/` (`fuzz/README.md`).
 //! - `ci`: what `.ci/run` runs: fmt check, clippy (default and all
 //!   features), `test`, all the
-//!   conformance scenarios, the chaos soak for 60 s, docs, 30 s of each
+//!   conformance scenarios, the chaos soak for 60 s, `docs`, 30 s of each
 //!   fuzz target.
 //! - `features`: `cargo check` of each feature combination a dependent can
 //!   pick (`FEATURE_BUILDS`; part of `ci`).
+//! - `docs`: each library crate's documentation as docs.rs builds it (all
+//!   features, one crate at a time, warnings denied), as far as the stable
+//!   toolchain allows; `docs.rs` says what differs (part of `ci`).
 //! - `soak [--seconds N]`: the chaos soak over stdio and HTTP, both eras,
 //!   N split between the four (`xtask/src/soak.rs`).
 //! - `scale [ARGS]`: the scale benchmark (100 stdio servers and 1,000 HTTP
 //!   clients in one process; see `scale.rs`).
 
 mod conformance;
+mod docs;
 mod fuzz;
 mod json;
 mod scale;
@@ -49,11 +53,12 @@ fn main() -> ExitCode {
         Some("fuzz") => fuzz::fuzz(&args[1..]),
         Some("ci") => ci(),
         Some("features") => feature_builds(),
+        Some("docs") => docs::docs(),
         Some("soak") => soak::soak(&args[1..]),
         Some("scale") => scale::scale(&args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask <peers|test|conformance|fuzz|ci|features|soak|scale> [args]"
+                "usage: cargo xtask <peers|test|conformance|fuzz|ci|features|docs|soak|scale> [args]"
             );
             return ExitCode::from(2);
         }
@@ -178,6 +183,8 @@ const FEATURE_BUILDS: &[&[&str]] = &[
     &["-p", "mcp-tools", "--features", "jsonschema"],
     &["-p", "mcp-host"],
     &["-p", "mcp-host", "--features", "config"],
+    &["-p", "mcp-host", "--features", "stdio"],
+    &["-p", "mcp-host", "--features", "http"],
     &["-p", "mcp-config", "--no-default-features"],
     &[
         "-p",
@@ -252,8 +259,6 @@ fn ci() -> Result {
     // each).
     conformance::conformance(&[])?;
     soak::soak(&[])?;
-    run(cargo()
-        .args(["doc", "--workspace", "--no-deps"])
-        .env("RUSTDOCFLAGS", "-D warnings"))?;
+    docs::docs()?;
     fuzz::fuzz(&["--seconds".into(), "30".into()])
 }

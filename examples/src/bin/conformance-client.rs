@@ -141,10 +141,7 @@ fn auth_provider(url: &str) -> Result<mcp_auth::OAuthProvider, String> {
     } else if scenario.starts_with("auth/client-credentials") {
         b.client_credentials()
     } else {
-        let policy = mcp_auth::SsrfPolicy {
-            allow_loopback: true,
-            allow_private: false,
-        };
+        let policy = mcp_auth::SsrfPolicy::new().allow_loopback(true);
         b.interaction(
             mcp_auth::FollowRedirect::new(REDIRECT_URI, policy)
                 .map_err(|e| chain(&e).to_string())?,
@@ -258,7 +255,10 @@ async fn echo_input_schema(client: &Client) -> Result<(), String> {
         .iter()
         .find(|t| t.name == FOCAL)
         .ok_or_else(|| format!("the server lists no {FOCAL}"))?;
-    let schema = Value::Object(focal.input_schema.clone());
+    let schema: Value = focal
+        .input_schema
+        .decode()
+        .map_err(|e| format!("{FOCAL}'s input schema: {e}"))?;
     call_one(client, ECHO, json!({ "schema": schema })).await
 }
 
@@ -308,7 +308,8 @@ async fn load_skills(client: &Client) -> Result<(), String> {
 async fn call_every_tool(client: &Client) -> Result<(), String> {
     let mut failures = Vec::new();
     for tool in list_tools(client).await? {
-        let args = arguments_for(&tool.input_schema);
+        let schema: Map<String, Value> = tool.input_schema.decode().unwrap_or_default();
+        let args = arguments_for(&schema);
         eprintln!("conformance-client: calling {} with {args}", tool.name);
         if let Err(e) = call_one(client, &tool.name, args).await {
             failures.push(e);

@@ -1,6 +1,6 @@
 //! A host's server layer (`mcp-host`) driven by a config file: every server
-//! of the file started at once, each status printed as it changes, and the
-//! file watched: an edit is applied while the host runs (new servers start,
+//! of the file started at once, each status printed as it changes (from
+//! "is starting" on), and the file watched: an edit is applied while the host runs (new servers start,
 //! deleted ones stop, changed ones restart, the rest keep running). Ctrl-C
 //! shuts every server down.
 //!
@@ -8,17 +8,29 @@
 //! cargo run --bin host -- .mcp.json
 //! ```
 //!
+//! The file is named on the command line, so it is trusted by being named,
+//! edits included, as `mcp --config FILE` trusts it: the example starts what
+//! the file says. A host that finds project files by itself (a `.mcp.json`
+//! in the folder it opens) must have the user trust each one first, and
+//! each edit again: mcp-config's `ConfigFile::summary` and `TrustStore`
+//! (the `mcp` CLI's `trust` module does it, on the terminal).
+//!
 //! `host --server` is the workspace's demo server on stdin/stdout, to try
 //! it offline with `{"mcpServers": {"demo": {"command": "target/debug/host",
 //! "args": ["--server"]}}}`.
+//!
+//! One workspace dependency: `mcp-host` with its `config` feature, which
+//! re-exports the client (`mcp_host::client`) and the config reader
+//! (`mcp_host::config`); tokio runs it. (`examples::demo_server` is this
+//! crate's own, only for `--server`.)
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_client::Client;
-use mcp_config::{ConfigFile, Resolver, ServerConfig};
+use mcp_host::client::Client;
+use mcp_host::config::{ConfigFile, Resolver, ServerConfig};
 use mcp_host::{ClientFactory, Host, ServerReport, ServerSpec};
 use mcp_proto::error::chain;
 
@@ -40,10 +52,11 @@ async fn main() -> Result<(), Error> {
 
     let mut text = std::fs::read(&path)?;
     let servers = read(&path)?;
+    // `spawn`, not `start`: the host comes back at once, so the statuses
+    // are printed while the servers come up.
     let host = Host::builder()
         .config_servers(&servers, client.clone())
-        .start()
-        .await?;
+        .spawn()?;
     let mut status = host.watch();
     let mut shown = HashMap::new();
     print_changes(&status.borrow_and_update(), &mut shown);

@@ -58,22 +58,24 @@ impl Client {
     /// Every item of a paginated list, following cursors (up to the page cap,
     /// [`ClientBuilder::max_list_pages`](crate::ClientBuilder::max_list_pages)):
     /// `client.list_all::<Tool>()`. More pages than that is
-    /// [`ClientError::TooManyPages`]; an empty string is a cursor like any other.
+    /// [`ClientError::TooManyPages`], a cursor the server sent before
+    /// [`ClientError::RepeatedCursor`], one over
+    /// [`MAX_CURSOR_LEN`](crate::MAX_CURSOR_LEN) [`ClientError::CursorTooLong`]
+    /// (see [`PageCursors`](crate::PageCursors)); an empty string is a
+    /// cursor like any other. Only the items are kept: each page is dropped
+    /// as soon as they are taken from it.
     pub async fn list_all<T: PageItem + DeserializeOwned>(&self) -> Result<Vec<T>, ClientError> {
         let mut all = Vec::new();
+        let mut cursors = crate::PageCursors::new(T::METHOD, self.inner().max_list_pages);
         let mut cursor = None;
-        for _ in 0..self.inner().max_list_pages {
+        loop {
             let page = self.list_page::<T>(cursor.take()).await?;
             all.extend(page.items);
-            match page.next_cursor {
+            match cursors.next(page.next_cursor)? {
                 Some(c) => cursor = Some(c),
                 None => return Ok(all),
             }
         }
-        Err(ClientError::TooManyPages {
-            method: T::METHOD.into(),
-            limit: self.inner().max_list_pages,
-        })
     }
 
     /// The cap on pages [`list_all`](Self::list_all) follows

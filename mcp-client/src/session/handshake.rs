@@ -444,10 +444,13 @@ impl Session {
             return None;
         }
         // Only `supported` matters (`requested` may be absent).
-        e.data
-            .as_ref()?
-            .get("supported")?
-            .as_array()?
+        #[derive(serde::Deserialize)]
+        struct Supported {
+            supported: Vec<serde_json::Value>,
+        }
+        e.data_as::<Supported>()?
+            .ok()?
+            .supported
             .iter()
             .filter_map(|s| ProtocolVersion::parse(s.as_str()?))
             .filter(|v| v.era() == Era::Modern)

@@ -274,7 +274,10 @@ impl ClientHandler for SlowHandler {
             .give_up
             .saturating_duration_since(std::time::Instant::now());
         let _open = cvar.wait_timeout_while(open, left, |open| !*open).unwrap();
-        self.seen.lock().unwrap().push(p.data.as_u64().unwrap());
+        self.seen
+            .lock()
+            .unwrap()
+            .push(p.data.decode::<u64>().unwrap());
     }
 }
 

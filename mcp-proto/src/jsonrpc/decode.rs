@@ -325,7 +325,7 @@ pub(super) fn keep_text(
     text: String,
 ) -> Result<Message, (DecodeError, String)> {
     let mut text = Some(text);
-    env.classify(|span| RawJson::trusted_span(text.take().unwrap_or_default(), span))
+    env.classify(|span| RawJson::kept_span(text.take().unwrap_or_default(), span))
         .map_err(|v| (DecodeError::Envelope(v), text.unwrap_or_default()))
 }
 
@@ -334,6 +334,12 @@ pub(super) fn keep_text(
 pub(super) fn decode_text_serde(text: String) -> Result<Message, (DecodeError, String)> {
     if is_batch(text.as_bytes()) {
         return Err((DecodeError::Envelope(EnvelopeViolation::Batch), text));
+    }
+    // `serde_json` keeps raw values without counting their levels: count
+    // them here (the fast path's scanner stops at fewer levels still).
+    if super::depth::exceeds(text.as_bytes(), super::MAX_DEPTH) {
+        let limit = super::MAX_DEPTH;
+        return Err((DecodeError::TooDeep { limit }, text));
     }
     let env: RawEnvelope<&RawValue> = match serde_json::from_str(&text) {
         Ok(env) => env,

@@ -47,6 +47,13 @@ pub enum DecodeError {
     /// Valid JSON that breaks a JSON-RPC envelope rule.
     #[error("invalid JSON-RPC envelope: {0}")]
     Envelope(EnvelopeViolation),
+    /// Arrays and objects nested deeper than `limit` levels
+    /// ([`MAX_DEPTH`](super::MAX_DEPTH)).
+    #[error("message nests arrays and objects deeper than {limit} levels")]
+    TooDeep {
+        /// The limit, [`MAX_DEPTH`](super::MAX_DEPTH).
+        limit: usize,
+    },
 }
 
 impl DecodeError {

@@ -10,7 +10,7 @@
 //! The scanner accepts a subset of what `serde_json` accepts, never more:
 //! plain JSON (RFC 8259) with the same string rules as `serde_json`'s
 //! skipping (escapes checked, `\u` needs four hex digits, no raw control
-//! characters), nesting up to [`MAX_DEPTH`]. Anything else (escaped or
+//! characters), nesting up to [`SCAN_DEPTH`]. Anything else (escaped or
 //! repeated envelope keys, non-integer ids, invalid JSON) returns `None` and
 //! the caller decodes with `serde_json`, which gives the precise error. A
 //! property test checks that both paths agree on every message they decode.
@@ -25,8 +25,9 @@ use super::decode::Field as Member;
 /// SIMD's set-up cost is repaid).
 const SHORT: usize = 128;
 
-/// Deepest nesting the fast path follows (`serde_json` allows 128).
-pub(crate) const MAX_DEPTH: usize = 100;
+/// Deepest nesting the fast path follows; a deeper message (up to
+/// [`MAX_DEPTH`](super::MAX_DEPTH)) takes the `serde_json` path.
+pub(crate) const SCAN_DEPTH: usize = 100;
 
 /// Where each envelope member's value is in the text (whitespace excluded).
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -75,7 +76,7 @@ pub(super) fn envelope(text: &[u8]) -> Option<Spans> {
             s.eat(b':')?;
             s.ws();
             let start = s.i;
-            s.value(MAX_DEPTH - 1)?;
+            s.value(SCAN_DEPTH - 1)?;
             let slot = match member {
                 Member::Jsonrpc => &mut spans.jsonrpc,
                 Member::Id => &mut spans.id,
@@ -313,13 +314,12 @@ impl Scanner<'_> {
     /// object), so nesting costs no recursion.
     ///
     /// Inlined into each caller, as are [`number`](Self::number) and
-    /// [`plain_string`]: when `RawJson::members` became a third caller,
-    /// LLVM's heuristics made all three functions of their own, and the
-    /// decode of each answer took ~240 more instructions (`instr.sh`
-    /// stdio C=1: 11,061 → 11,297 per call; inlined again: 11,037).
+    /// [`plain_string`]: with three callers LLVM's heuristics make all
+    /// three functions of their own, which costs every answer's decode a
+    /// call per value (~2 % of a small call).
     #[inline(always)]
     pub(crate) fn value(&mut self, depth: usize) -> Option<()> {
-        const _: () = assert!(MAX_DEPTH <= 128, "`open` has a bit per level");
+        const _: () = assert!(SCAN_DEPTH <= 128, "`open` has a bit per level");
         let mut open: u128 = 0;
         let mut level = 0usize;
         loop {
@@ -480,7 +480,7 @@ mod tests {
             b: s.as_bytes(),
             i: 0,
         };
-        sc.value(MAX_DEPTH).is_some() && sc.i == s.len()
+        sc.value(SCAN_DEPTH).is_some() && sc.i == s.len()
     }
 
     #[test]
@@ -537,8 +537,8 @@ mod tests {
     #[test]
     fn nesting_is_bounded() {
         let deep = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
-        assert!(valid(&deep(MAX_DEPTH)));
-        assert!(!valid(&deep(MAX_DEPTH + 1)));
+        assert!(valid(&deep(SCAN_DEPTH)));
+        assert!(!valid(&deep(SCAN_DEPTH + 1)));
     }
 
     #[test]

@@ -203,7 +203,14 @@ fn fuzz_regression_floats_survive_decode_encode_decode() {
     let Ok(Message::Error(e)) = decode(text) else {
         panic!("not an error response")
     };
-    assert_eq!(e.error.data, Some(serde_json::Value::from(3.4e44)));
+    assert_eq!(
+        e.error.data.as_deref().map(RawJson::as_str),
+        Some("3.4e+44")
+    );
+    assert_eq!(
+        e.error.data_as::<serde_json::Value>().unwrap().unwrap(),
+        serde_json::Value::from(3.4e44)
+    );
 }
 
 proptest::proptest! {
@@ -251,4 +258,81 @@ fn to_vec_allocates_its_buffer_once() {
         assert!(v.len() <= m.encoded_len_hint(), "{text}");
         assert_eq!(v.capacity(), m.encoded_len_hint(), "grew: {text}");
     }
+}
+
+/// `[[…]]` nested `n` levels.
+fn nested(n: usize) -> String {
+    format!("{}{}", "[".repeat(n), "]".repeat(n))
+}
+
+#[test]
+fn raw_values_nest_at_most_max_depth_minus_one_levels() {
+    // The envelope is one level: a result of MAX_DEPTH - 1 levels fits, and
+    // decodes as a `Value` (serde_json's own limit).
+    let ok = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"result":{}}}"#,
+        nested(MAX_DEPTH - 1)
+    );
+    let Ok(Message::Response(r)) = Message::from_string(ok) else {
+        panic!("a result of MAX_DEPTH - 1 levels is a message")
+    };
+    assert!(r.result.decode::<serde_json::Value>().is_ok());
+    for member in ["result", "params", "x-other"] {
+        for depth in [MAX_DEPTH, 100_000] {
+            let head = if member == "params" {
+                r#""method":"m","#
+            } else if member == "x-other" {
+                r#""result":{},"#
+            } else {
+                ""
+            };
+            let text = format!(
+                r#"{{"jsonrpc":"2.0","id":1,{head}"{member}":{}}}"#,
+                nested(depth)
+            );
+            let started = std::time::Instant::now();
+            assert_eq!(
+                Message::from_string(text.clone()).unwrap_err(),
+                DecodeError::TooDeep { limit: MAX_DEPTH },
+                "{member} {depth}"
+            );
+            assert_eq!(
+                Message::from_slice(text.as_bytes()).unwrap_err(),
+                DecodeError::TooDeep { limit: MAX_DEPTH }
+            );
+            assert!(started.elapsed() < std::time::Duration::from_secs(5));
+        }
+    }
+    // Brackets inside strings are text.
+    let text = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"result":{{"a":"{}"}}}}"#,
+        "[".repeat(100_000)
+    );
+    assert!(Message::from_string(text).is_ok());
+    // RawJson's own constructor has the same limit for a value.
+    assert!(RawJson::from_string(nested(MAX_DEPTH - 1)).is_ok());
+    let e = RawJson::from_string(nested(100_000)).unwrap_err();
+    assert!(e.to_string().contains("deeper than 127"), "{e}");
+}
+
+#[test]
+fn a_small_result_does_not_keep_its_large_message() {
+    let pad = "x".repeat(1 << 20);
+    let text = format!(r#"{{"jsonrpc":"2.0","id":1,"result":{{"a":1}},"pad":"{pad}"}}"#);
+    let range = text.as_ptr() as usize..text.as_ptr() as usize + text.len();
+    let Ok(Message::Response(r)) = Message::from_string(text) else {
+        panic!("a response")
+    };
+    assert_eq!(r.result.as_str(), r#"{"a":1}"#);
+    assert!(
+        !range.contains(&(r.result.as_str().as_ptr() as usize)),
+        "copied out of the 1 MiB line"
+    );
+    // A result that is most of its line is read in place (no copy).
+    let text = format!(r#"{{"jsonrpc":"2.0","id":1,"result":{{"a":"{pad}"}}}}"#);
+    let range = text.as_ptr() as usize..text.as_ptr() as usize + text.len();
+    let Ok(Message::Response(r)) = Message::from_string(text) else {
+        panic!("a response")
+    };
+    assert!(range.contains(&(r.result.as_str().as_ptr() as usize)));
 }

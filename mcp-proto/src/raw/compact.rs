@@ -77,8 +77,7 @@ pub(crate) fn write_str(out: &mut Vec<u8>, s: &str) {
     }
     // Almost every string: checked in one vectorized pass, copied whole.
     // No `reserve` first: each push checks its room anyway, and on the hot
-    // path the buffer is already sized for the whole value (`instr.sh` stdio
-    // C=1: 37 instructions per call fewer without it here and in `write_key`).
+    // path the buffer is already sized for the whole value.
     out.push(b'"');
     out.extend_from_slice(b);
     out.push(b'"');

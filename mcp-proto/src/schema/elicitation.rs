@@ -56,20 +56,66 @@ impl Serialize for ElicitParams {
 
 impl<'de> Deserialize<'de> for ElicitParams {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        use serde::de::Error;
-        let mut v = JsonObject::deserialize(d)?;
-        match v.get("mode").map(|m| m.as_str()) {
-            None | Some(Some("form")) => ElicitFormParams::deserialize(Value::Object(v))
-                .map(ElicitParams::Form)
-                .map_err(D::Error::custom),
-            Some(Some("url")) => {
-                v.remove("mode");
-                ElicitUrlParams::deserialize(Value::Object(v))
-                    .map(ElicitParams::Url)
-                    .map_err(D::Error::custom)
-            }
-            _ => Ok(ElicitParams::Unknown(Value::Object(v))),
+        // Buffered by serde in member order, then matched by `mode`: a JSON
+        // object's order is its author's, and a form asks its fields in it
+        // (a `serde_json::Map` buffer would sort them).
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Wire {
+            Form(ElicitFormParams),
+            Url {
+                mode: String,
+                #[serde(flatten)]
+                params: ElicitUrlParams,
+            },
+            Other(Value),
         }
+        Ok(match Wire::deserialize(d)? {
+            Wire::Form(f) => match f.mode.as_deref() {
+                None | Some("form") => ElicitParams::Form(f),
+                Some("url") => {
+                    let mut v = serde_json::to_value(&f).unwrap_or(Value::Null);
+                    if let Value::Object(o) = &mut v {
+                        o.remove("mode");
+                    }
+                    match ElicitUrlParams::deserialize(v.clone()) {
+                        Ok(u) => ElicitParams::Url(u),
+                        Err(_) => ElicitParams::Unknown(v),
+                    }
+                }
+                Some(_) => ElicitParams::Unknown(serde_json::to_value(&f).unwrap_or(Value::Null)),
+            },
+            Wire::Url { mode, params } if mode == "url" => ElicitParams::Url(params),
+            Wire::Url { mode, params } => {
+                let mut v = serde_json::to_value(&params).unwrap_or(Value::Null);
+                if let Value::Object(o) = &mut v {
+                    o.insert("mode".into(), Value::String(mode));
+                }
+                ElicitParams::Unknown(v)
+            }
+            // Form or URL params that did not decode: that decode's error.
+            Wire::Other(v) => match v.get("mode").map(Value::as_str) {
+                None | Some(Some("form")) => {
+                    let e = ElicitFormParams::deserialize(v).err();
+                    return Err(serde::de::Error::custom(e.map_or_else(
+                        || "invalid form params".to_owned(),
+                        |e| e.to_string(),
+                    )));
+                }
+                Some(Some("url")) => {
+                    let mut v = v;
+                    if let Value::Object(o) = &mut v {
+                        o.remove("mode");
+                    }
+                    let e = ElicitUrlParams::deserialize(v).err();
+                    return Err(serde::de::Error::custom(e.map_or_else(
+                        || "invalid URL params".to_owned(),
+                        |e| e.to_string(),
+                    )));
+                }
+                _ => ElicitParams::Unknown(v),
+            },
+        })
     }
 }
 
@@ -141,9 +187,9 @@ pub struct ElicitSchema {
     /// Always `"object"`.
     #[serde(rename = "type")]
     pub schema_type: String,
-    /// Field name → field schema.
+    /// Field name → field schema, in the server's order.
     #[serde(default)]
-    pub properties: BTreeMap<String, PrimitiveSchema>,
+    pub properties: Properties,
     /// Required field names.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub required: Option<Vec<String>>,
@@ -157,14 +203,150 @@ pub struct ElicitSchema {
 
 impl ElicitSchema {
     /// An object schema with `properties`.
-    pub fn new(properties: BTreeMap<String, PrimitiveSchema>) -> Self {
+    pub fn new(properties: impl Into<Properties>) -> Self {
         ElicitSchema {
             schema_type: "object".into(),
-            properties,
+            properties: properties.into(),
             required: None,
             schema: None,
             extra: JsonObject::new(),
         }
+    }
+}
+
+/// A form's fields, in the order the server wrote them: the order a person
+/// is asked in. (A JSON object's member order is the author's; a sorted map
+/// would ask for "address" before "name".) A name written twice keeps its
+/// last schema at its first place, as a JSON parser keeps the last value.
+///
+/// ```
+/// use mcp_proto::schema::ElicitSchema;
+///
+/// let schema: ElicitSchema = serde_json::from_str(
+///     r#"{"type": "object", "properties": {"name": {"type": "string"}, "age": {"type": "integer"}}}"#,
+/// )?;
+/// let names: Vec<&str> = schema.properties.iter().map(|(name, _)| name).collect();
+/// assert_eq!(names, ["name", "age"]);
+/// # Ok::<(), serde_json::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Properties(Vec<(String, PrimitiveSchema)>);
+
+impl Properties {
+    /// No fields.
+    pub fn new() -> Self {
+        Properties(Vec::new())
+    }
+
+    /// The schema of the field `name`.
+    pub fn get(&self, name: &str) -> Option<&PrimitiveSchema> {
+        self.0.iter().find(|(n, _)| n == name).map(|(_, s)| s)
+    }
+
+    /// Sets the schema of `name`: in place if it is there (returning the
+    /// old one), else as the last field.
+    pub fn insert(
+        &mut self,
+        name: impl Into<String>,
+        schema: PrimitiveSchema,
+    ) -> Option<PrimitiveSchema> {
+        let name = name.into();
+        match self.0.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, old)) => Some(std::mem::replace(old, schema)),
+            None => {
+                self.0.push((name, schema));
+                None
+            }
+        }
+    }
+
+    /// The fields in order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = (&str, &PrimitiveSchema)> {
+        self.0.iter().map(|(n, s)| (n.as_str(), s))
+    }
+
+    /// How many fields.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl std::ops::Index<&str> for Properties {
+    type Output = PrimitiveSchema;
+
+    /// The schema of the field `name`. Panics when there is none (as a
+    /// map's index does); [`get`](Properties::get) does not.
+    fn index(&self, name: &str) -> &PrimitiveSchema {
+        match self.get(name) {
+            Some(s) => s,
+            None => panic!("no field named {name:?}"),
+        }
+    }
+}
+
+impl<N: Into<String>> FromIterator<(N, PrimitiveSchema)> for Properties {
+    fn from_iter<I: IntoIterator<Item = (N, PrimitiveSchema)>>(iter: I) -> Self {
+        let mut p = Properties::new();
+        for (n, s) in iter {
+            p.insert(n, s);
+        }
+        p
+    }
+}
+
+impl From<BTreeMap<String, PrimitiveSchema>> for Properties {
+    fn from(map: BTreeMap<String, PrimitiveSchema>) -> Self {
+        Properties(map.into_iter().collect())
+    }
+}
+
+impl<'a> IntoIterator for &'a Properties {
+    type Item = (&'a String, &'a PrimitiveSchema);
+    type IntoIter = std::iter::Map<
+        std::slice::Iter<'a, (String, PrimitiveSchema)>,
+        fn(&'a (String, PrimitiveSchema)) -> (&'a String, &'a PrimitiveSchema),
+    >;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter().map(|(n, s)| (n, s))
+    }
+}
+
+impl Serialize for Properties {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(Some(self.0.len()))?;
+        for (n, schema) in &self.0 {
+            m.serialize_entry(n, schema)?;
+        }
+        m.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for Properties {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = Properties;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an object of field schemas")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut a: A,
+            ) -> Result<Properties, A::Error> {
+                let mut p = Properties::new();
+                while let Some((name, schema)) = a.next_entry::<String, PrimitiveSchema>()? {
+                    p.insert(name, schema);
+                }
+                Ok(p)
+            }
+        }
+        d.deserialize_map(Visit)
     }
 }
 

@@ -2,11 +2,68 @@
 //!
 //! Conventions:
 //! - Types a server sends are `#[non_exhaustive]` and keep unknown members in
-//!   an `extra` map, so they survive a round trip.
+//!   `extra`, so they survive a round trip.
 //! - Types a user builds have `new(required…)` plus `with_*` builders.
 //! - Optional members a server may omit decode to `None`/empty.
 //! - Method names and their param/result types are tied together by the
 //!   [`Method`](crate::method::Method) trait.
+//!
+//! # What is decoded, and what is kept as text
+//!
+//! Documented limits bound memory only if what a message becomes costs about
+//! what it weighs. A `serde_json::Value` does not: each value is 32 bytes,
+//! each non-empty object a B-tree node of some 600 bytes, so `{}` (3 bytes
+//! with its comma) costs 10 to 20 times its size and `{"a":0}` about 90. A
+//! 15 MiB message of `{}`s decoded into `Value`s took 180 MiB. So what a
+//! client does not read is kept as its JSON text: [`RawJson`](crate::RawJson)
+//! for a value, [`RawObject`](crate::RawObject) for `_meta` and unknown
+//! members; both cost about their size on the wire and decode on demand.
+//! Measured peaks (`mcp-client/tests/hostile_memory.rs`, a 15 MiB message of
+//! 5.2 million `{}`, bound 4 × message + 64 MiB = 126 MiB):
+//!
+//! | where the `{}`s are | before | now |
+//! |---|--:|--:|
+//! | `CallToolResult.structuredContent` | 181 MiB | 37 MiB |
+//! | a result's `_meta` and an unknown member | 181 MiB | 37 MiB |
+//! | an error's `data` | 188 MiB | 37 MiB |
+//! | a log notification's `data` | 181 MiB | 37 MiB |
+//! | a listed tool's `inputSchema` (kept) | 180 MiB | 37 MiB |
+//!
+//! Per type:
+//!
+//! | type | kept as text | decoded (a program reads it) |
+//! |---|---|---|
+//! | envelope ([`Message`](crate::Message)) | `params`, `result` (a span of the message; copied out when much smaller than it) | id, method, error code and message |
+//! | [`CallToolResult`] | `structuredContent` ([`structured`](CallToolResult::structured)), `_meta`, unknown members | `content`, `isError`, `resultType` |
+//! | [`ContentBlock`] and its variants | every `_meta`; a tool result block's `structuredContent`; a block of unknown kind | text, data, MIME types, annotations |
+//! | [`Tool`] | `inputSchema`, `outputSchema` (handed on verbatim to models), `execution`, `_meta`, unknown members | name, title, description, annotations, icons |
+//! | [`Page`] | `_meta`, unknown members | items, `nextCursor`, cache hints |
+//! | [`ReadResourceResult`], [`GetPromptResult`], [`ResourceContents`], [`Resource`], [`ResourceTemplate`], [`Prompt`], [`PromptArgument`], [`PromptMessage`], [`Annotations`], [`Icon`], [`ToolAnnotations`], [`EmptyResult`] | `_meta`, unknown members | the rest |
+//! | [`ProgressParams`], [`CancelledParams`], [`LoggingMessageParams`] | `_meta`, unknown members, a log's `data` | the rest |
+//! | [`ErrorObject`](crate::ErrorObject) | `data` ([`data_as`](crate::ErrorObject::data_as)) | code, message |
+//!
+//! A kept [`Tool`] of a realistic 1.2 KiB definition costs 1.3 KiB, against
+//! 10.4 KiB with its schemas decoded (`tests/tool_memory.rs`).
+//!
+//! Not (yet) kept as text, and why:
+//! - what a user builds and sends (`CallToolParams`, `RequestMeta`, the
+//!   `with_meta` of every params type): a `serde_json::Map` is the
+//!   convenient way to build it, and its size is the program's own;
+//! - the handshake's results ([`InitializeResult`], [`DiscoverResult`],
+//!   [`ServerCapabilities`], [`Implementation`]) and the requests a server
+//!   sends a client (sampling, elicitation, roots), the tasks extension's
+//!   types, completions and subscriptions: read whole by the session or by
+//!   the handler that asked for them, and still decoded with
+//!   `#[serde(flatten)]`; the same treatment (the `decode_keeping_unknown_raw!`
+//!   macro) applies to them when their readers move to [`RawObject`](crate::RawObject);
+//! - `Vec`s of decoded items (content blocks, tools, resources): read by
+//!   every program. Their cost is their structs' size, so the rare, large
+//!   content variants and every block's annotations are boxed: a
+//!   [`ContentBlock`] is 88 bytes (296 unboxed) for 26 bytes of the smallest
+//!   text block on the wire; a 15 MiB result of 600,000 empty text blocks
+//!   peaks at 72 MiB (191 MiB unboxed). A minimal [`Tool`] (`{"name":""}`)
+//!   is 320 bytes for 12 on the wire, but a tool list is what a program
+//!   keeps, and a real tool's schema and description outweigh its struct.
 
 /// An open set of wire strings: known values get a variant, anything else is
 /// kept in `Unknown(String)` so it survives a round trip.
@@ -56,6 +113,87 @@ macro_rules! string_enum {
             fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
                 let s = std::borrow::Cow::<'de, str>::deserialize(d)?;
                 Ok($name::from(s.as_ref()))
+            }
+        }
+    };
+}
+
+/// `Deserialize` for a struct the server sends whose unknown members are
+/// kept raw in `extra: RawObject` (see [`RawObject`](crate::RawObject) for
+/// why not a `serde_json::Map`).
+///
+/// What `#[serde(flatten)]` cannot do: a flattened struct is first buffered
+/// whole into serde's intermediate tree (which costs as much as a `Value`, its
+/// raw members included, and cannot hold a `RawValue` at all), then decoded
+/// from it. This decoder reads each member once, straight into its field. It
+/// accepts what the derive accepted: known members in any order, a repeated
+/// one an error, `required` ones missing an error, the others defaulted
+/// (`Default`, or the expression after `=>`); then `check`, if given, may
+/// refuse the whole (its error's `Display` is the decode error).
+macro_rules! decode_keeping_unknown_raw {
+    ($ty:ident $what:literal {
+        required { $($req:ident: $req_wire:literal),* $(,)? }
+        optional { $($opt:ident: $opt_wire:literal),* $(,)? }
+        $(defaulted { $($def:ident: $def_wire:literal => $default:expr),* $(,)? })?
+        $(check $check:path)?
+    }) => {
+        impl<'de> serde::Deserialize<'de> for $ty {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                struct V;
+                impl<'de> serde::de::Visitor<'de> for V {
+                    type Value = $ty;
+                    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                        f.write_str($what)
+                    }
+                    fn visit_map<A: serde::de::MapAccess<'de>>(
+                        self,
+                        mut map: A,
+                    ) -> Result<$ty, A::Error> {
+                        use serde::de::Error as _;
+                        $(let mut $req = None;)*
+                        $(let mut $opt = None;)*
+                        $($(let mut $def = None;)*)?
+                        let mut extra = $crate::RawObject::new();
+                        while let Some(key) =
+                            map.next_key::<$crate::schema::MaybeBorrowed<'de>>()?
+                        {
+                            match key.as_str() {
+                                $($req_wire => {
+                                    if $req.is_some() {
+                                        return Err(A::Error::duplicate_field($req_wire));
+                                    }
+                                    $req = Some(map.next_value()?);
+                                })*
+                                $($opt_wire => {
+                                    if $opt.is_some() {
+                                        return Err(A::Error::duplicate_field($opt_wire));
+                                    }
+                                    $opt = Some(map.next_value()?);
+                                })*
+                                $($($def_wire => {
+                                    if $def.is_some() {
+                                        return Err(A::Error::duplicate_field($def_wire));
+                                    }
+                                    $def = Some(map.next_value()?);
+                                })*)?
+                                _ => extra.push_next(key.as_str(), &mut map)?,
+                            }
+                        }
+                        extra.shrink();
+                        let built = $ty {
+                            $($req: $req.ok_or_else(|| A::Error::missing_field($req_wire))?,)*
+                            $($opt: $opt.unwrap_or_default(),)*
+                            $($($def: match $def {
+                                Some(v) => v,
+                                None => $default,
+                            },)*)?
+                            extra,
+                        };
+                        $($check(&built).map_err(A::Error::custom)?;)?
+                        Ok(built)
+                    }
+                }
+                d.deserialize_map(V)
             }
         }
     };
@@ -159,7 +297,7 @@ impl Implementation {
 }
 
 /// An icon for an implementation, tool, prompt or resource (2025-11-25+).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct Icon {
@@ -176,8 +314,13 @@ pub struct Icon {
     pub theme: Option<String>,
     /// Unknown members, kept.
     #[serde(flatten)]
-    pub extra: JsonObject,
+    pub extra: crate::RawObject,
 }
+
+decode_keeping_unknown_raw!(Icon "an icon object" {
+    required { src: "src" }
+    optional { mime_type: "mimeType", sizes: "sizes", theme: "theme" }
+});
 
 /// A role in a conversation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -191,7 +334,7 @@ pub enum Role {
 }
 
 /// Optional annotations on content and resources.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct Annotations {
@@ -206,8 +349,13 @@ pub struct Annotations {
     pub last_modified: Option<String>,
     /// Unknown members, kept.
     #[serde(flatten)]
-    pub extra: JsonObject,
+    pub extra: crate::RawObject,
 }
+
+decode_keeping_unknown_raw!(Annotations "an annotations object" {
+    required {}
+    optional { audience: "audience", priority: "priority", last_modified: "lastModified" }
+});
 
 /// Whether a result is final or asks for more input (2026-07-28 `resultType`).
 ///
@@ -287,7 +435,7 @@ impl PaginatedParams {
 }
 
 /// An empty result (`ping`, `logging/setLevel`, subscribe…): only `_meta` and unknown members.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[non_exhaustive]
 pub struct EmptyResult {
     /// `resultType` (2026-07-28).
@@ -299,11 +447,16 @@ pub struct EmptyResult {
     pub result_type: Option<ResultType>,
     /// `_meta`.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<crate::RawObject>,
     /// Unknown members, kept.
     #[serde(flatten)]
-    pub extra: JsonObject,
+    pub extra: crate::RawObject,
 }
+
+decode_keeping_unknown_raw!(EmptyResult "a result object" {
+    required {}
+    optional { result_type: "resultType", meta: "_meta" }
+});
 
 /// Params of a notification that carries nothing but `_meta`
 /// (`notifications/initialized`, every `list_changed`).

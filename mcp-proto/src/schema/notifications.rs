@@ -1,16 +1,15 @@
 //! Notifications a client sends or receives in every revision.
 
-use serde::{Deserialize, Serialize};
-use serde_json::Value;
-
 use super::JsonObject;
 use crate::jsonrpc::RequestId;
+use crate::{RawJson, RawObject};
+use serde::{Deserialize, Serialize};
 
 /// A progress token: a string or an integer, unique among active requests.
 pub type ProgressToken = RequestId;
 
 /// Params of `notifications/progress`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct ProgressParams {
@@ -26,11 +25,16 @@ pub struct ProgressParams {
     pub message: Option<String>,
     /// `_meta`.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<RawObject>,
     /// Unknown members, kept.
     #[serde(flatten)]
-    pub extra: JsonObject,
+    pub extra: RawObject,
 }
+
+decode_keeping_unknown_raw!(ProgressParams "progress params" {
+    required { progress_token: "progressToken", progress: "progress" }
+    optional { total: "total", message: "message", meta: "_meta" }
+});
 
 impl ProgressParams {
     /// Progress `progress` (of `total`, if known) for `token`.
@@ -41,13 +45,13 @@ impl ProgressParams {
             total,
             message: None,
             meta: None,
-            extra: JsonObject::new(),
+            extra: RawObject::new(),
         }
     }
 }
 
 /// Params of `notifications/cancelled`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct CancelledParams {
@@ -58,11 +62,16 @@ pub struct CancelledParams {
     pub reason: Option<String>,
     /// `_meta`.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<RawObject>,
     /// Unknown members, kept.
     #[serde(flatten)]
-    pub extra: JsonObject,
+    pub extra: RawObject,
 }
+
+decode_keeping_unknown_raw!(CancelledParams "cancelled params" {
+    required { request_id: "requestId" }
+    optional { reason: "reason", meta: "_meta" }
+});
 
 impl CancelledParams {
     /// Cancels `request_id`, optionally saying why.
@@ -71,7 +80,7 @@ impl CancelledParams {
             request_id,
             reason,
             meta: None,
-            extra: JsonObject::new(),
+            extra: RawObject::new(),
         }
     }
 }
@@ -100,7 +109,7 @@ pub enum LoggingLevel {
 }
 
 /// Params of `notifications/message`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[non_exhaustive]
 pub struct LoggingMessageParams {
     /// Severity.
@@ -108,15 +117,21 @@ pub struct LoggingMessageParams {
     /// Logger name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub logger: Option<String>,
-    /// Any JSON.
-    pub data: Value,
+    /// Any JSON, kept as its text (decode it with [`RawJson::decode`];
+    /// its `Display` is the text).
+    pub data: RawJson,
     /// `_meta`.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<RawObject>,
     /// Unknown members, kept.
     #[serde(flatten)]
-    pub extra: JsonObject,
+    pub extra: RawObject,
 }
+
+decode_keeping_unknown_raw!(LoggingMessageParams "log message params" {
+    required { level: "level", data: "data" }
+    optional { logger: "logger", meta: "_meta" }
+});
 
 /// Params of `notifications/resources/updated`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -7,10 +7,11 @@ use std::marker::PhantomData;
 
 use serde::de::{self, Deserialize, Deserializer, MapAccess, Visitor};
 use serde::ser::{Serialize, SerializeMap, Serializer};
-use serde_json::Value;
 
 use super::content::MaybeBorrowed;
-use super::{CacheScope, JsonObject, Prompt, Resource, ResourceTemplate, ResultType, Task, Tool};
+use crate::RawObject;
+
+use super::{CacheScope, Prompt, Resource, ResourceTemplate, ResultType, Task, Tool};
 
 /// An item of a paginated list: which method lists it and which member of the
 /// result holds it.
@@ -62,8 +63,8 @@ page_items! {
 /// would still leave five structs, each buffering its whole object (every
 /// tool with its input schema) into serde's intermediate tree before
 /// decoding it. `Page<T>` is decoded in one pass instead: known members go
-/// straight to their fields, the items straight into `Vec<T>`, only unknown
-/// members become [`serde_json::Value`]s; a known member given twice is an
+/// straight to their fields, the items straight into `Vec<T>`, `_meta` and
+/// unknown members into [`RawObject`]s (their text); a known member given twice is an
 /// error, as it was for the derived structs. It encodes the members in the
 /// old structs' order (`resultType`, the items, `nextCursor`, `ttlMs`,
 /// `cacheScope`, `_meta`, then unknown members), so the wire format is
@@ -102,10 +103,10 @@ pub struct Page<T> {
     pub ttl_ms: Option<u64>,
     /// Cache scope (2026-07-28).
     pub cache_scope: Option<CacheScope>,
-    /// `_meta`.
-    pub meta: Option<JsonObject>,
-    /// Unknown members, kept.
-    pub extra: JsonObject,
+    /// `_meta`, kept as its text.
+    pub meta: Option<RawObject>,
+    /// Unknown members, kept as their text.
+    pub extra: RawObject,
 }
 
 impl<T> Page<T> {
@@ -118,7 +119,7 @@ impl<T> Page<T> {
             ttl_ms: None,
             cache_scope: None,
             meta: None,
-            extra: JsonObject::new(),
+            extra: RawObject::new(),
         }
     }
 
@@ -170,7 +171,7 @@ impl<T: PageItem + Serialize> Serialize for Page<T> {
             + usize::from(self.ttl_ms.is_some())
             + usize::from(self.cache_scope.is_some())
             + usize::from(self.meta.is_some())
-            + self.extra.len();
+            + self.extra.members().len();
         let mut m = s.serialize_map(Some(len))?;
         if let Some(t) = &self.result_type {
             m.serialize_entry("resultType", t)?;
@@ -188,8 +189,11 @@ impl<T: PageItem + Serialize> Serialize for Page<T> {
         if let Some(meta) = &self.meta {
             m.serialize_entry("_meta", meta)?;
         }
-        for (k, v) in &self.extra {
-            m.serialize_entry(k, v)?;
+        for (k, v) in self.extra.members() {
+            match serde_json::from_str::<&serde_json::value::RawValue>(v) {
+                Ok(raw) => m.serialize_entry(&k, raw)?,
+                Err(e) => return Err(serde::ser::Error::custom(e)),
+            }
         }
         m.end()
     }
@@ -223,7 +227,7 @@ impl<'de, T: PageItem + Deserialize<'de>> Deserialize<'de> for Page<T> {
                 let mut ttl_ms = None;
                 let mut cache_scope = None;
                 let mut meta = None;
-                let mut extra = JsonObject::new();
+                let mut extra = RawObject::new();
                 while let Some(key) = map.next_key::<MaybeBorrowed<'de>>()? {
                     match key.as_str() {
                         "resultType" => once(&mut result_type, "resultType", map.next_value()?)?,
@@ -234,12 +238,10 @@ impl<'de, T: PageItem + Deserialize<'de>> Deserialize<'de> for Page<T> {
                         k if k == T::MEMBER => {
                             once(&mut items, T::MEMBER, map.next_value::<Vec<T>>()?)?
                         }
-                        _ => {
-                            let v = map.next_value::<Value>()?;
-                            extra.insert(key.into_string(), v);
-                        }
+                        _ => extra.push_next(key.as_str(), &mut map)?,
                     }
                 }
+                extra.shrink();
                 Ok(Page {
                     result_type: result_type.flatten(),
                     items: items.unwrap_or_default(),

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use super::{ContentBlock, Icon, InputResponses, JsonObject, Page, ResultType, Role};
 
 /// A prompt template the server offers.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct Prompt {
@@ -27,14 +27,25 @@ pub struct Prompt {
     pub icons: Option<Vec<Icon>>,
     /// `_meta`.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<crate::RawObject>,
     /// Unknown members, kept.
     #[serde(flatten)]
-    pub extra: JsonObject,
+    pub extra: crate::RawObject,
 }
 
+decode_keeping_unknown_raw!(Prompt "a prompt object" {
+    required { name: "name" }
+    optional {
+        title: "title",
+        description: "description",
+        arguments: "arguments",
+        icons: "icons",
+        meta: "_meta",
+    }
+});
+
 /// One argument of a [`Prompt`].
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[non_exhaustive]
 pub struct PromptArgument {
     /// Name.
@@ -50,8 +61,13 @@ pub struct PromptArgument {
     pub required: Option<bool>,
     /// Unknown members, kept.
     #[serde(flatten)]
-    pub extra: JsonObject,
+    pub extra: crate::RawObject,
 }
+
+decode_keeping_unknown_raw!(PromptArgument "a prompt argument object" {
+    required { name: "name" }
+    optional { title: "title", description: "description", required: "required" }
+});
 
 /// Result of `prompts/list`: a [`Page`] of prompts.
 pub type ListPromptsResult = Page<Prompt>;
@@ -119,7 +135,7 @@ impl GetPromptParams {
 }
 
 /// Result of `prompts/get`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct GetPromptResult {
@@ -134,14 +150,24 @@ pub struct GetPromptResult {
     pub messages: Vec<PromptMessage>,
     /// `_meta`.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<crate::RawObject>,
     /// Unknown members, kept.
     #[serde(flatten)]
-    pub extra: JsonObject,
+    pub extra: crate::RawObject,
 }
 
+decode_keeping_unknown_raw!(GetPromptResult "a prompts/get result object" {
+    required {}
+    optional {
+        result_type: "resultType",
+        description: "description",
+        messages: "messages",
+        meta: "_meta",
+    }
+});
+
 /// One message of a prompt.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[non_exhaustive]
 pub struct PromptMessage {
     /// Who says it.
@@ -150,5 +176,10 @@ pub struct PromptMessage {
     pub content: ContentBlock,
     /// Unknown members, kept.
     #[serde(flatten)]
-    pub extra: JsonObject,
+    pub extra: crate::RawObject,
 }
+
+decode_keeping_unknown_raw!(PromptMessage "a prompt message object" {
+    required { role: "role", content: "content" }
+    optional {}
+});

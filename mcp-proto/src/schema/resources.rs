@@ -12,7 +12,7 @@ use super::{
 pub type ListResourcesResult = Page<Resource>;
 
 /// A template for resource URIs (RFC 6570), from `resources/templates/list`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct ResourceTemplate {
@@ -37,11 +37,23 @@ pub struct ResourceTemplate {
     pub icons: Option<Vec<Icon>>,
     /// `_meta`.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<crate::RawObject>,
     /// Unknown members, kept.
     #[serde(flatten)]
-    pub extra: JsonObject,
+    pub extra: crate::RawObject,
 }
+
+decode_keeping_unknown_raw!(ResourceTemplate "a resource template object" {
+    required { uri_template: "uriTemplate", name: "name" }
+    optional {
+        title: "title",
+        description: "description",
+        mime_type: "mimeType",
+        annotations: "annotations",
+        icons: "icons",
+        meta: "_meta",
+    }
+});
 
 /// Result of `resources/templates/list`: a [`Page`] of templates.
 pub type ListResourceTemplatesResult = Page<ResourceTemplate>;
@@ -96,7 +108,7 @@ impl ReadResourceParams {
 }
 
 /// Result of `resources/read`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct ReadResourceResult {
@@ -116,11 +128,22 @@ pub struct ReadResourceResult {
     pub cache_scope: Option<CacheScope>,
     /// `_meta`.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<crate::RawObject>,
     /// Unknown members, kept.
     #[serde(flatten)]
-    pub extra: JsonObject,
+    pub extra: crate::RawObject,
 }
+
+decode_keeping_unknown_raw!(ReadResourceResult "a resources/read result object" {
+    required {}
+    optional {
+        result_type: "resultType",
+        contents: "contents",
+        ttl_ms: "ttlMs",
+        cache_scope: "cacheScope",
+        meta: "_meta",
+    }
+});
 
 /// Text contents of a resource.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -211,8 +234,8 @@ impl From<TextResourceContents> for ResourceContents {
             mime_type: c.mime_type,
             text: Some(c.text),
             blob: None,
-            meta: c.meta,
-            extra: c.extra,
+            meta: c.meta.map(crate::RawObject::from),
+            extra: crate::RawObject::from(c.extra),
         }
     }
 }
@@ -224,8 +247,8 @@ impl From<BlobResourceContents> for ResourceContents {
             mime_type: c.mime_type,
             text: None,
             blob: Some(c.blob),
-            meta: c.meta,
-            extra: c.extra,
+            meta: c.meta.map(crate::RawObject::from),
+            extra: crate::RawObject::from(c.extra),
         }
     }
 }

@@ -1,10 +1,14 @@
 use super::*;
+use crate::RawJson;
 
 #[test]
 fn unknown_content_kind_is_kept() {
     let v = serde_json::json!({"type": "hologram", "frames": 3});
     let b: ContentBlock = serde_json::from_value(v.clone()).unwrap();
-    assert_eq!(b, ContentBlock::Unknown(v.clone()));
+    let ContentBlock::Unknown(raw) = &b else {
+        panic!("not unknown: {b:?}")
+    };
+    assert_eq!(raw.to_object().unwrap(), *v.as_object().unwrap());
     assert_eq!(serde_json::to_value(&b).unwrap(), v);
 }
 
@@ -13,8 +17,13 @@ fn structured_only_call_result_decodes() {
     let r: CallToolResult =
         serde_json::from_str(r#"{"structuredContent": [1, 2], "x-extra": true}"#).unwrap();
     assert!(r.content.is_empty());
-    assert_eq!(r.structured_content, Some(serde_json::json!([1, 2])));
-    assert_eq!(r.extra["x-extra"], serde_json::json!(true));
+    assert_eq!(r.structured_content.as_ref().unwrap().as_str(), "[1, 2]");
+    assert_eq!(r.structured::<Vec<u8>>().unwrap().unwrap(), [1, 2]);
+    assert_eq!(
+        r.structured_value().unwrap().unwrap(),
+        serde_json::json!([1, 2])
+    );
+    assert_eq!(r.extra.get("x-extra"), Some("true"));
 }
 
 use serde_json::json;
@@ -98,6 +107,41 @@ fn cancel_task_result_reads_the_2025_task() {
     let empty: CancelTaskResult =
         serde_json::from_value(json!({"resultType": "complete"})).unwrap();
     assert!(empty.task().is_none());
+}
+
+/// A form's fields keep the server's order, whatever the params' own
+/// member order; an unknown mode stays unknown even when it looks like a
+/// form, and `mode: "url"` with a stray schema is still URL mode.
+#[test]
+fn elicit_forms_keep_the_servers_field_order() {
+    let text = r#"{"requestedSchema": {"type": "object", "properties": {
+        "zeta": {"type": "string"}, "alpha": {"type": "number"}, "mid": {"type": "boolean"}}},
+        "message": "m"}"#;
+    let ElicitParams::Form(f) = serde_json::from_str::<ElicitParams>(text).unwrap() else {
+        panic!("a form")
+    };
+    let names: Vec<&str> = f
+        .requested_schema
+        .properties
+        .iter()
+        .map(|(n, _)| n)
+        .collect();
+    assert_eq!(names, ["zeta", "alpha", "mid"]);
+    let back = serde_json::to_string(&f.requested_schema.properties).unwrap();
+    assert!(back.find("zeta") < back.find("alpha") && back.find("alpha") < back.find("mid"));
+
+    let odd = json!({"mode": "telepathy", "message": "m",
+        "requestedSchema": {"type": "object", "properties": {}}});
+    assert!(matches!(
+        serde_json::from_value::<ElicitParams>(odd).unwrap(),
+        ElicitParams::Unknown(_)
+    ));
+    let url = json!({"mode": "url", "message": "m", "url": "https://x", "elicitationId": "e",
+        "requestedSchema": {"type": "object", "properties": {}}});
+    assert!(matches!(
+        serde_json::from_value::<ElicitParams>(url).unwrap(),
+        ElicitParams::Url(_)
+    ));
 }
 
 #[test]
@@ -231,7 +275,7 @@ fn request_meta_matches_request_meta_fn() {
 fn error_data_null_survives_a_round_trip() {
     let e: crate::ErrorObject =
         serde_json::from_value(json!({"code": -32603, "message": "x", "data": null})).unwrap();
-    assert_eq!(e.data, Some(serde_json::Value::Null));
+    assert!(e.data.as_deref().is_some_and(RawJson::is_null));
     let absent: crate::ErrorObject =
         serde_json::from_value(json!({"code": -32603, "message": "x"})).unwrap();
     assert_eq!(absent.data, None);
@@ -268,9 +312,13 @@ fn content_blocks_decode_with_type_first_or_last() {
     ] {
         let b: ContentBlock = serde_json::from_str(src).unwrap();
         assert_eq!(
-            b,
-            ContentBlock::Unknown(serde_json::json!({"type": "hologram", "frames": 3}))
+            serde_json::to_value(&b).unwrap(),
+            serde_json::json!({"type": "hologram", "frames": 3})
         );
+        let ContentBlock::Unknown(raw) = b else {
+            panic!("unknown")
+        };
+        assert_eq!(raw.decode::<String>("type").unwrap().unwrap(), "hologram");
     }
     // Escaped strings (not borrowable) work too.
     let esc: ContentBlock = serde_json::from_str(r#"{"typ\u0065":"text","text":"a\nb"}"#).unwrap();
@@ -322,7 +370,13 @@ fn call_tool_result_keeps_unknown_members_and_round_trips() {
     });
     let r: CallToolResult = serde_json::from_value(src.clone()).unwrap();
     assert!(r.is_error());
-    assert_eq!(r.extra["vendor"], serde_json::json!({"nested": true}));
+    assert_eq!(
+        r.extra
+            .decode::<serde_json::Value>("vendor")
+            .unwrap()
+            .unwrap(),
+        serde_json::json!({"nested": true})
+    );
     assert_eq!(serde_json::to_value(&r).unwrap(), src);
     let null_content: CallToolResult = serde_json::from_str(r#"{"content":null}"#).unwrap();
     assert!(null_content.content.is_empty());
@@ -334,11 +388,12 @@ const FULL_TOOLS_PAGE: &str = r#"{"x-b":2,"_meta":{"k":"v"},"cacheScope":"public
 #[test]
 fn list_results_encode_members_in_the_old_order() {
     // The order of the derived structs the `Page` type replaced: `resultType`,
-    // the items, `nextCursor`, `ttlMs`, `cacheScope`, `_meta`, unknown members.
+    // the items, `nextCursor`, `ttlMs`, `cacheScope`, `_meta`, unknown members
+    // (those in the order received: they are kept as text).
     let page: ListToolsResult = serde_json::from_str(FULL_TOOLS_PAGE).unwrap();
     assert_eq!(
         serde_json::to_string(&page).unwrap(),
-        r#"{"resultType":"complete","tools":[{"name":"echo","inputSchema":{"type":"object"}}],"nextCursor":"","ttlMs":60000,"cacheScope":"public","_meta":{"k":"v"},"x-a":[1],"x-b":2}"#
+        r#"{"resultType":"complete","tools":[{"name":"echo","inputSchema":{"type":"object"}}],"nextCursor":"","ttlMs":60000,"cacheScope":"public","_meta":{"k":"v"},"x-b":2,"x-a":[1]}"#
     );
     assert_eq!(page.items.len(), 1);
     assert_eq!(
@@ -349,7 +404,7 @@ fn list_results_encode_members_in_the_old_order() {
     assert!(!page.is_last());
     assert_eq!(page.ttl_ms, Some(60000));
     assert_eq!(page.cache_scope, Some(CacheScope::Public));
-    assert_eq!(page.extra.len(), 2);
+    assert_eq!(page.extra.members().len(), 2);
     assert_eq!(
         serde_json::to_string(&ListToolsResult::default()).unwrap(),
         r#"{"tools":[]}"#
@@ -368,7 +423,7 @@ fn each_list_result_reads_its_own_member() {
     fn check<T: PageItem + serde::de::DeserializeOwned + Serialize>(v: &Value) -> Page<T> {
         let page: Page<T> = serde_json::from_value(v.clone()).unwrap();
         // The other lists' members are unknown members of this one, kept.
-        assert_eq!(page.extra.len(), 4, "{}", T::METHOD);
+        assert_eq!(page.extra.members().len(), 4, "{}", T::METHOD);
         assert!(!page.extra.contains_key(T::MEMBER));
         assert_eq!(serde_json::to_value(&page).unwrap(), *v);
         page
@@ -442,6 +497,6 @@ fn tool_input_schema_keeps_every_2020_12_keyword() {
     let wire = json!({"tools": [{"name": "t", "inputSchema": schema}]});
     let page: ListToolsResult = serde_json::from_value(wire).unwrap();
     let tool = &page.items[0];
-    assert_eq!(Value::Object(tool.input_schema.clone()), schema);
+    assert_eq!(tool.input_schema.decode::<Value>().unwrap(), schema);
     assert_eq!(serde_json::to_value(tool).unwrap()["inputSchema"], schema);
 }

@@ -14,7 +14,7 @@ use std::ops::Range;
 use crate::RawJson;
 use crate::jsonrpc::scan::Scanner;
 
-use super::{CallToolResult, ContentBlock, JsonObject, ResultType, TextContent};
+use super::{CallToolResult, ContentBlock, ResultType, TextContent};
 
 /// `text` as a [`CallToolResult`], if it is one the fast path reads.
 pub(crate) fn call_tool_result(text: &str) -> Option<CallToolResult> {
@@ -104,7 +104,7 @@ fn read(text: &str, mut take: Option<&mut Taken>) -> Option<CallToolResult> {
         structured_content: None,
         is_error: is_error.flatten(),
         meta: None,
-        extra: JsonObject::new(),
+        extra: crate::RawObject::new(),
     })
 }
 
@@ -181,8 +181,7 @@ fn text_blocks(
     }
     // One block is the common case: no room for four of a large enum
     // (allocated as it is made, not grown from empty: `reserve_exact` on an
-    // empty `Vec` went through the growth path; instr.sh stdio C=1 11,144 ->
-    // 11,054 per call).
+    // empty `Vec` goes through the growth path).
     let mut blocks = Vec::with_capacity(1);
     loop {
         s.ws();

@@ -3,10 +3,20 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use serde::de::DeserializeOwned;
+
 use super::{ContentBlock, Icon, InputResponses, JsonObject, Page, ResultType, TaskMetadata};
+use crate::{RawJson, RawObject};
 
 /// A tool the server offers.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+///
+/// The schemas are kept as their JSON text ([`RawJson`]): a program hands
+/// them on (to a model's tool definitions, verbatim) far more often than it
+/// reads them, and a JSON Schema decoded into a `serde_json::Value` costs
+/// several times its text (every object a B-tree node of some 600 bytes).
+/// Decode one with [`RawJson::decode`] when you read it. `_meta`,
+/// `execution` and unknown members are kept as text too ([`RawObject`]).
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct Tool {
@@ -18,12 +28,12 @@ pub struct Tool {
     /// Description for the model.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
-    /// JSON Schema of the arguments (an object schema), verbatim.
-    #[serde(default = "empty_object_schema")]
-    pub input_schema: JsonObject,
-    /// JSON Schema of `structuredContent` (2025-06-18+).
+    /// JSON Schema of the arguments (an object schema), verbatim;
+    /// `{"type":"object"}` when the server sent none.
+    pub input_schema: RawJson,
+    /// JSON Schema of `structuredContent` (2025-06-18+), verbatim.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub output_schema: Option<JsonObject>,
+    pub output_schema: Option<RawJson>,
     /// Behaviour hints (2025-03-26+).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub annotations: Option<ToolAnnotations>,
@@ -32,19 +42,46 @@ pub struct Tool {
     pub icons: Option<Vec<Icon>>,
     /// Execution properties such as task support (2025-11-25+).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub execution: Option<JsonObject>,
+    pub execution: Option<RawObject>,
     /// `_meta`.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<RawObject>,
     /// Unknown members, kept.
     #[serde(flatten)]
-    pub extra: JsonObject,
+    pub extra: RawObject,
 }
 
-fn empty_object_schema() -> JsonObject {
-    let mut m = JsonObject::new();
-    m.insert("type".into(), Value::from("object"));
-    m
+decode_keeping_unknown_raw!(Tool "a tool object" {
+    required { name: "name" }
+    optional {
+        title: "title",
+        description: "description",
+        output_schema: "outputSchema",
+        annotations: "annotations",
+        icons: "icons",
+        execution: "execution",
+        meta: "_meta",
+    }
+    defaulted { input_schema: "inputSchema" => empty_object_schema() }
+    check schemas_are_objects
+});
+
+/// `{"type":"object"}`: the input schema of a tool that sent none.
+fn empty_object_schema() -> RawJson {
+    RawJson::trusted_text(r#"{"type":"object"}"#.to_owned())
+}
+
+/// A tool's schemas are JSON objects (as a `serde_json::Map` required
+/// before they were kept as text).
+fn schemas_are_objects(tool: &Tool) -> Result<(), &'static str> {
+    let object = |s: &RawJson| s.as_bytes().trim_ascii_start().first() == Some(&b'{');
+    if !object(&tool.input_schema) {
+        return Err("invalid type: inputSchema is not a JSON object");
+    }
+    if tool.output_schema.as_ref().is_some_and(|s| !object(s)) {
+        return Err("invalid type: outputSchema is not a JSON object");
+    }
+    Ok(())
 }
 
 impl Tool {
@@ -54,13 +91,14 @@ impl Tool {
             name: name.into(),
             title: None,
             description: None,
-            input_schema,
+            input_schema: RawJson::from_value(&input_schema)
+                .unwrap_or_else(|_| empty_object_schema()),
             output_schema: None,
             annotations: None,
             icons: None,
             execution: None,
             meta: None,
-            extra: JsonObject::new(),
+            extra: RawObject::new(),
         }
     }
 
@@ -73,7 +111,7 @@ impl Tool {
 }
 
 /// Hints about a tool's behaviour. Untrusted unless the server is.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct ToolAnnotations {
@@ -94,8 +132,19 @@ pub struct ToolAnnotations {
     pub open_world_hint: Option<bool>,
     /// Unknown members, kept.
     #[serde(flatten)]
-    pub extra: JsonObject,
+    pub extra: RawObject,
 }
+
+decode_keeping_unknown_raw!(ToolAnnotations "a tool annotations object" {
+    required {}
+    optional {
+        title: "title",
+        read_only_hint: "readOnlyHint",
+        destructive_hint: "destructiveHint",
+        idempotent_hint: "idempotentHint",
+        open_world_hint: "openWorldHint",
+    }
+});
 
 /// Result of `tools/list`: a [`Page`] of tools.
 pub type ListToolsResult = Page<Tool>;
@@ -176,6 +225,14 @@ impl CallToolParams {
 /// A tool that failed reports `is_error: true` with an explanation in
 /// `content`; that is a result for the model, not a protocol error.
 ///
+/// `content` is decoded (a program reads it: it is what a model is shown);
+/// `structuredContent`, `_meta` and unknown members are kept as their JSON
+/// text and decoded when read ([`structured`](Self::structured),
+/// [`structured_value`](Self::structured_value), [`RawObject::get`]). A
+/// `serde_json::Value` costs 10 to 100 times the text it is decoded from
+/// (a 15 MiB `structuredContent` of `{}`s took 180 MiB decoded, and only
+/// the text was shown); kept as text, a result costs about its size.
+///
 /// Decoded by hand rather than with `#[serde(flatten)]`, which would buffer
 /// the whole result (every content block) before decoding it: this is the
 /// hot path of every tool call.
@@ -189,18 +246,19 @@ pub struct CallToolResult {
     /// Unstructured content. Servers may omit it on a structured-only result.
     #[serde(default)]
     pub content: Vec<ContentBlock>,
-    /// Structured result: any JSON value (2025-06-18+).
+    /// Structured result: any JSON value (2025-06-18+), kept as its text;
+    /// decode it with [`structured`](Self::structured).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub structured_content: Option<Value>,
+    pub structured_content: Option<RawJson>,
     /// Whether the tool failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub is_error: Option<bool>,
     /// `_meta`.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<RawObject>,
     /// Unknown members, kept.
     #[serde(flatten)]
-    pub extra: JsonObject,
+    pub extra: RawObject,
 }
 
 impl CallToolResult {
@@ -212,8 +270,39 @@ impl CallToolResult {
             structured_content: None,
             is_error: None,
             meta: None,
-            extra: JsonObject::new(),
+            extra: RawObject::new(),
         }
+    }
+
+    /// Sets `structuredContent` (for tests and in-process servers).
+    #[must_use]
+    pub fn with_structured(mut self, value: RawJson) -> Self {
+        self.structured_content = Some(value);
+        self
+    }
+
+    /// `structuredContent` decoded as `T`; `None` when the result has none.
+    ///
+    /// ```
+    /// use mcp_proto::schema::CallToolResult;
+    ///
+    /// #[derive(serde::Deserialize)]
+    /// struct Weather { temp: f64 }
+    ///
+    /// let r = CallToolResult::from_json(r#"{"content":[],"structuredContent":{"temp":21.5}}"#)?;
+    /// let w: Weather = r.structured().expect("structured content")?;
+    /// assert_eq!(w.temp, 21.5);
+    /// # Ok::<(), serde_json::Error>(())
+    /// ```
+    pub fn structured<T: DeserializeOwned>(&self) -> Option<serde_json::Result<T>> {
+        self.structured_content.as_ref().map(RawJson::decode)
+    }
+
+    /// `structuredContent` decoded as a `serde_json::Value` (which costs
+    /// many times the text: prefer [`structured`](Self::structured) into a
+    /// type of your own, or the text itself, `structured_content`).
+    pub fn structured_value(&self) -> Option<serde_json::Result<Value>> {
+        self.structured()
     }
 
     /// A successful result holding one text block.
@@ -284,14 +373,7 @@ impl<'de> Deserialize<'de> for CallToolResult {
                 self,
                 mut map: A,
             ) -> Result<CallToolResult, A::Error> {
-                let mut r = CallToolResult {
-                    result_type: None,
-                    content: Vec::new(),
-                    structured_content: None,
-                    is_error: None,
-                    meta: None,
-                    extra: JsonObject::new(),
-                };
+                let mut r = CallToolResult::new(Vec::new());
                 while let Some(key) = map.next_key::<super::content::MaybeBorrowed<'de>>()? {
                     match key.as_str() {
                         "content" => {
@@ -303,12 +385,10 @@ impl<'de> Deserialize<'de> for CallToolResult {
                         "isError" => r.is_error = map.next_value()?,
                         "_meta" => r.meta = map.next_value()?,
                         "resultType" => r.result_type = map.next_value()?,
-                        _ => {
-                            let v = map.next_value::<Value>()?;
-                            r.extra.insert(key.into_string(), v);
-                        }
+                        _ => r.extra.push_next(key.as_str(), &mut map)?,
                     }
                 }
+                r.extra.shrink();
                 Ok(r)
             }
         }

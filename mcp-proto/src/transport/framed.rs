@@ -1,7 +1,8 @@
 //! A [`Transport`] over any message-framed connection: a
 //! [`Stream`] + [`Sink`] of frames,
-//! as WebSocket libraries (`tokio-tungstenite`, …) provide. One JSON-RPC
-//! message per text frame ([`Message::to_text`] and [`str::parse`]).
+//! as WebSocket libraries (`tokio-tungstenite`, …) provide (feature
+//! `framed`). One JSON-RPC message per text frame ([`Message::to_text`] and
+//! [`str::parse`]).
 //!
 //! The connection's frame type is foreign to both crates, so the caller
 //! passes two functions instead of implementing a trait: `encode` makes a

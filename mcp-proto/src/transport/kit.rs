@@ -455,11 +455,14 @@ pub fn run_test<'a, H: Harness>(
 /// Generates one `#[test]` per [`Check`] (named as [`Check::name`]) that
 /// runs the check against a [`Harness`].
 ///
+/// Needs the `test-kit` feature.
+///
 /// `transport_kit_tests!(harness, block_on)`: `harness` is an expression
 /// making the harness (evaluated in each test), `block_on` a function or
 /// closure that runs a [`CheckFuture`] to completion and returns its
 /// output. See the [kit's docs](crate::transport::kit) for an example.
 #[macro_export]
+#[cfg_attr(docsrs, doc(cfg(feature = "test-kit")))]
 macro_rules! transport_kit_tests {
     ($harness:expr, $block_on:expr $(,)?) => {
         $crate::__transport_kit_test!(order_to_peer, OrderToPeer, $harness, $block_on);

@@ -1,7 +1,9 @@
 //! Opening one connection: TCP (with the connect timeout and `TCP_NODELAY`),
-//! then TLS for `https` (rustls, ALPN), or a caller's own [`Connector`].
+//! then TLS for `https` (rustls, ALPN); a local socket (Unix domain socket,
+//! Windows named pipe); or a caller's own [`Connector`].
 
 use std::fmt;
+use std::future::Future;
 use std::io;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -13,6 +15,7 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
 
 use crate::client::BoxFuture;
+use crate::local::LocalSocket;
 
 /// A byte stream to the server, as a custom [`Connector`] returns it: any
 /// tokio `AsyncRead + AsyncWrite` (a TLS stream, a unix socket, a proxy
@@ -39,6 +42,7 @@ impl Connected {
     /// A connection that speaks HTTP/2 (TLS negotiated `h2` by ALPN).
     /// Needs the `http2` feature.
     #[cfg(feature = "http2")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "http2")))]
     pub fn http2(io: impl Io) -> Self {
         Connected {
             io: Box::new(io),
@@ -72,6 +76,7 @@ pub trait Connector: Send + Sync + 'static {
 #[derive(Debug)]
 pub(crate) struct ConnectError {
     what: &'static str,
+    /// `host:port`, or the local socket.
     origin: String,
     source: io::Error,
 }
@@ -96,6 +101,12 @@ pub(crate) enum Connect {
         #[cfg(feature = "rustls")]
         tls: Option<tokio_rustls::TlsConnector>,
     },
+    /// A local socket instead of the URL's host (plain HTTP/1.1: the
+    /// builder refuses `https` over one).
+    Local {
+        socket: LocalSocket,
+        timeout: Option<Duration>,
+    },
     Custom(Arc<dyn Connector>),
 }
 
@@ -104,7 +115,60 @@ pub(crate) enum Stream {
     Tcp(TcpStream),
     #[cfg(feature = "rustls")]
     Tls(Box<tokio_rustls::client::TlsStream<TcpStream>>),
+    #[cfg(unix)]
+    Unix(tokio::net::UnixStream),
+    #[cfg(windows)]
+    Pipe(tokio::net::windows::named_pipe::NamedPipeClient),
     Custom(Box<dyn Io>),
+}
+
+/// `timeout` on `connect`, as the `connect_timeout` error.
+async fn within<T>(
+    timeout: Option<Duration>,
+    connect: impl Future<Output = io::Result<T>>,
+) -> io::Result<T> {
+    match timeout {
+        Some(t) => tokio::time::timeout(t, connect).await.unwrap_or_else(|_| {
+            Err(io::Error::new(
+                io::ErrorKind::TimedOut,
+                format!("no connection within {t:?} (connect_timeout)"),
+            ))
+        }),
+        None => connect.await,
+    }
+}
+
+/// Opens a connection to a local socket.
+pub(crate) async fn open_local(socket: &LocalSocket) -> io::Result<Stream> {
+    match socket {
+        #[cfg(unix)]
+        LocalSocket::Unix(path) => Ok(Stream::Unix(tokio::net::UnixStream::connect(path).await?)),
+        #[cfg(windows)]
+        LocalSocket::NamedPipe(name) => Ok(Stream::Pipe(open_pipe(name).await?)),
+        // The builder refuses the other kind (`Endpoint::check`).
+        other => Err(io::Error::new(
+            io::ErrorKind::Unsupported,
+            format!("{other} is not supported on this system"),
+        )),
+    }
+}
+
+/// Opens a named pipe, waiting while every instance of it is busy (the
+/// server has not created the next one yet); the connect timeout bounds
+/// the wait. Written for Windows, not built on the systems this crate is
+/// tested on.
+#[cfg(windows)]
+async fn open_pipe(name: &str) -> io::Result<tokio::net::windows::named_pipe::NamedPipeClient> {
+    use tokio::net::windows::named_pipe::ClientOptions;
+    /// `ERROR_PIPE_BUSY` (winerror.h).
+    const PIPE_BUSY: i32 = 231;
+    loop {
+        match ClientOptions::new().open(name) {
+            Err(e) if e.raw_os_error() == Some(PIPE_BUSY) => {}
+            other => return other,
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
 }
 
 impl Connect {
@@ -120,6 +184,16 @@ impl Connect {
                     source,
                 }),
             },
+            Connect::Local { socket, timeout } => {
+                match within(*timeout, open_local(socket)).await {
+                    Ok(stream) => Ok((stream, false)),
+                    Err(source) => Err(ConnectError {
+                        what: "connecting to",
+                        origin: socket.to_string(),
+                        source,
+                    }),
+                }
+            }
             Connect::BuiltIn {
                 timeout,
                 #[cfg(feature = "rustls")]
@@ -134,21 +208,13 @@ impl Connect {
                     .and_then(|h| h.strip_suffix(']'))
                     .unwrap_or(host);
                 let port = url.port_u16().unwrap_or(if https { 443 } else { 80 });
-                let tcp = TcpStream::connect((host, port));
-                let tcp = match timeout {
-                    Some(t) => tokio::time::timeout(*t, tcp).await.unwrap_or_else(|_| {
-                        Err(io::Error::new(
-                            io::ErrorKind::TimedOut,
-                            format!("no connection within {t:?} (connect_timeout)"),
-                        ))
-                    }),
-                    None => tcp.await,
-                }
-                .map_err(|source| ConnectError {
-                    what: "connecting to",
-                    origin: origin(),
-                    source,
-                })?;
+                let tcp = within(*timeout, TcpStream::connect((host, port)))
+                    .await
+                    .map_err(|source| ConnectError {
+                        what: "connecting to",
+                        origin: origin(),
+                        source,
+                    })?;
                 // Requests are small and written whole: send them at once.
                 let _ = tcp.set_nodelay(true);
                 if !https {
@@ -212,6 +278,16 @@ macro_rules! each {
                 let $s = Pin::new(&mut **$s);
                 $e
             }
+            #[cfg(unix)]
+            Stream::Unix($s) => {
+                let $s = Pin::new($s);
+                $e
+            }
+            #[cfg(windows)]
+            Stream::Pipe($s) => {
+                let $s = Pin::new($s);
+                $e
+            }
             Stream::Custom($s) => {
                 let $s = Pin::new(&mut **$s);
                 $e
@@ -250,6 +326,10 @@ impl AsyncWrite for Stream {
             Stream::Tcp(s) => s.is_write_vectored(),
             #[cfg(feature = "rustls")]
             Stream::Tls(s) => s.is_write_vectored(),
+            #[cfg(unix)]
+            Stream::Unix(s) => s.is_write_vectored(),
+            #[cfg(windows)]
+            Stream::Pipe(s) => s.is_write_vectored(),
             Stream::Custom(s) => s.is_write_vectored(),
         }
     }

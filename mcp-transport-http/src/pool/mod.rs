@@ -28,8 +28,7 @@
 //! hyper-rustls are 13 crates a dependent pays for (`lib.rs`,
 //! "Dependencies"), and it is a general client (any origin, a pool keyed by
 //! a hash of it, a task per check-in) where the transport needs one origin.
-//! Measured with `instr.sh`, the swap alone left the instructions per call
-//! where they were (BENCHMARKS.md, round three): the cost was elsewhere.
+//! It is not about speed: per call, the two cost the same instructions.
 
 mod connect;
 
@@ -50,9 +49,9 @@ use tokio::time::Instant;
 use crate::client::RequestBody;
 use crate::error::{HttpError, UrlProblem};
 
-pub(crate) use self::connect::Connect;
 #[cfg(feature = "rustls")]
 pub(crate) use self::connect::alpn;
+pub(crate) use self::connect::{Connect, open_local};
 pub use self::connect::{Connected, Connector, Io};
 
 /// Most idle HTTP/1.1 connections kept for reuse, by default (per pool: a
@@ -68,9 +67,8 @@ pub use self::connect::{Connected, Connector, Io};
 /// closed, and the next request opens a new one. With more requests in
 /// flight than the cap, that happens on nearly every request: 1,000
 /// sessions connecting 128 at once over one pool (two requests each)
-/// made ~1,340 TCP connections with a cap of 32, and ~310–510 with 128
-/// (BENCHMARKS.md, round eight), each closed one leaving a socket in
-/// `TIME_WAIT`.
+/// made ~1,340 TCP connections with a cap of 32, and ~310–510 with 128,
+/// each closed one leaving a socket in `TIME_WAIT`.
 /// A host with more requests in flight at once to one server should
 /// raise it to that number.
 pub const DEFAULT_MAX_IDLE_CONNECTIONS: usize = 128;
@@ -80,7 +78,7 @@ pub const DEFAULT_MAX_IDLE_CONNECTIONS: usize = 128;
 ///
 /// Why close it at all: a kept-alive connection holds hyper's read and
 /// write buffers, its request channel and its task (~28 KiB of live heap
-/// per connection, BENCHMARKS.md round four) and a socket on both ends, for a
+/// per connection) and a socket on both ends, for a
 /// session that may not send again for minutes. Reconnecting costs one TCP
 /// connect (and a TLS handshake over `https`) on the next request.
 ///

@@ -83,9 +83,10 @@ async fn the_providers_error_is_the_cause_of_the_failed_request() {
     assert_eq!(server.requests().len(), 1, "not retried");
 }
 
-#[tokio::test]
-async fn auth_provider_refreshes_once_after_401() {
-    let server = serve(|r: &Rec| {
+over_tcp_and_unix!(refreshed: auth_provider_refreshes_once_after_401, auth_provider_refreshes_over_a_unix_socket);
+
+async fn refreshed(on: On) {
+    let server = serve_on(on, |r: &Rec| {
         if r.header("authorization") != Some("Bearer new") {
             return Reply2 {
                 reply: Reply::Raw(StatusCode::UNAUTHORIZED, "text/plain", "expired".into()),

@@ -2,11 +2,12 @@
 
 use super::*;
 
-#[tokio::test]
-async fn falls_back_to_http_sse_when_post_is_refused() {
+over_tcp_and_unix!(falls_back: falls_back_to_http_sse_when_post_is_refused, falls_back_to_http_sse_over_a_unix_socket);
+
+async fn falls_back(on: On) {
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel::<Piece>();
     let rx = std::sync::Mutex::new(Some(rx));
-    let server = serve(move |r: &Rec| {
+    let server = serve_on(on, move |r: &Rec| {
         if r.method == http::Method::GET && r.path == "/mcp" {
             tx.send(Piece::Data(
                 "event: endpoint\ndata: /messages?sessionId=abc\n\n".into(),

@@ -14,6 +14,8 @@
 //! - [`auth`]: the auth hook after a 401.
 //! - [`inline`]: request POSTs run on the transport's own polls.
 //! - [`throttle`]: 429 and 503 with `Retry-After`.
+//! - [`socket`]: what only a local socket does (the scenarios that run
+//!   over both TCP and a Unix socket are marked `over_tcp_and_unix!`).
 #![allow(missing_docs, clippy::unwrap_used)]
 
 #[path = "../support/mod.rs"]
@@ -32,6 +34,22 @@ use mcp_transport_http::{HttpError, HttpTransport, UrlProblem};
 use serde_json::{Value, json};
 use support::*;
 
+/// Two tests of one scenario, `async fn $scenario(on: On)`: over TCP
+/// (`$tcp`) and over a Unix socket (`$unix`, on Unix).
+macro_rules! over_tcp_and_unix {
+    ($scenario:ident: $tcp:ident, $unix:ident) => {
+        #[tokio::test]
+        async fn $tcp() {
+            $scenario(On::Tcp).await
+        }
+        #[cfg(unix)]
+        #[tokio::test]
+        async fn $unix() {
+            $scenario(On::Unix).await
+        }
+    };
+}
+
 mod auth;
 mod dropped;
 mod failures;
@@ -40,6 +58,7 @@ mod inline;
 mod modern;
 mod reconnect;
 mod session;
+mod socket;
 mod streams;
 mod throttle;
 

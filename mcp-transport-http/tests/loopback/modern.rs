@@ -3,9 +3,10 @@
 
 use super::*;
 
-#[tokio::test]
-async fn modern_headers_and_x_mcp_header_filtering() {
-    let server = serve(|r: &Rec| match r.rpc_method() {
+over_tcp_and_unix!(modern_headers: modern_headers_and_x_mcp_header_filtering, modern_headers_over_a_unix_socket);
+
+async fn modern_headers(on: On) {
+    let server = serve_on(on, |r: &Rec| match r.rpc_method() {
         Some("tools/list") => Reply::Json(
             StatusCode::OK,
             result(

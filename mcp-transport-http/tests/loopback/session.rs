@@ -3,9 +3,10 @@
 
 use super::*;
 
-#[tokio::test]
-async fn legacy_session_headers_priming_and_keepalive_reuse() {
-    let server = serve(legacy_handler).await;
+over_tcp_and_unix!(legacy_session: legacy_session_headers_priming_and_keepalive_reuse, legacy_session_over_a_unix_socket);
+
+async fn legacy_session(on: On) {
+    let server = serve_on(on, legacy_handler).await;
     let mut t = HttpTransport::builder(&server.url)
         .header("authorization", "Bearer secret")
         .build()
@@ -36,6 +37,8 @@ async fn legacy_session_headers_priming_and_keepalive_reuse() {
     assert_eq!(init.header("mcp-session-id"), None);
     assert_eq!(init.header("mcp-protocol-version"), None);
     assert_eq!(init.header("authorization"), Some("Bearer secret"));
+    assert_eq!(init.header("host"), Some(on.host(&server).as_str()));
+    assert_eq!(init.path, "/mcp");
     for r in &reqs[1..reqs.len() - 1] {
         assert_eq!(r.header("mcp-session-id"), Some("sess-1"), "{r:?}");
         assert_eq!(r.header("mcp-protocol-version"), Some("2025-11-25"));

@@ -3,9 +3,10 @@
 
 use super::*;
 
-#[tokio::test]
-async fn dropped_sse_answer_is_resumed_with_last_event_id() {
-    let server = serve(|r: &Rec| {
+over_tcp_and_unix!(resumed: dropped_sse_answer_is_resumed_with_last_event_id, dropped_sse_answer_is_resumed_over_a_unix_socket);
+
+async fn resumed(on: On) {
+    let server = serve_on(on, |r: &Rec| {
         if r.method == http::Method::GET {
             assert_eq!(r.header("last-event-id"), Some("e2"));
             return Reply::Sse(vec![event_id(
@@ -178,9 +179,10 @@ async fn server_requests_on_streams_and_replies_posted_back() {
     assert_eq!(posted.body["id"], json!("s1"));
 }
 
-#[tokio::test]
-async fn standalone_get_stream_delivers_server_messages() {
-    let server = serve(|r: &Rec| {
+over_tcp_and_unix!(standalone: standalone_get_stream_delivers_server_messages, standalone_get_stream_over_a_unix_socket);
+
+async fn standalone(on: On) {
+    let server = serve_on(on, |r: &Rec| {
         if r.method == http::Method::GET {
             return Reply::Sse(vec![
                 event(

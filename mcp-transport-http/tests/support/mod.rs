@@ -203,7 +203,38 @@ impl Server {
 }
 
 pub async fn serve(handler: impl Fn(&Rec) -> Reply2 + Send + Sync + 'static) -> Server {
-    serve_with(handler, None).await
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    serve_with(handler, None, Listener::Tcp(listener)).await
+}
+
+/// Where a test server listens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum On {
+    /// `127.0.0.1`, a free port: `http://127.0.0.1:PORT/mcp`.
+    Tcp,
+    /// A Unix socket: `unix:///…/mcp.sock#/mcp`.
+    #[cfg(unix)]
+    Unix,
+}
+
+impl On {
+    /// The `Host` header the transport sends to `server`.
+    pub fn host(self, server: &Server) -> String {
+        match self {
+            On::Tcp => format!("127.0.0.1:{}", server.port),
+            #[cfg(unix)]
+            On::Unix => "localhost".into(),
+        }
+    }
+}
+
+/// [`serve`] or [`serve_unix`].
+pub async fn serve_on(on: On, handler: impl Fn(&Rec) -> Reply2 + Send + Sync + 'static) -> Server {
+    match on {
+        On::Tcp => serve(handler).await,
+        #[cfg(unix)]
+        On::Unix => serve_unix(handler).await,
+    }
 }
 
 /// Like [`serve`], over TLS with ALPN `h2` and `http/1.1`; the URL is `https`.
@@ -211,24 +242,67 @@ pub async fn serve_tls(
     handler: impl Fn(&Rec) -> Reply2 + Send + Sync + 'static,
     acceptor: tokio_rustls::TlsAcceptor,
 ) -> Server {
-    serve_with(handler, Some(acceptor)).await
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    serve_with(handler, Some(acceptor), Listener::Tcp(listener)).await
+}
+
+/// Like [`serve`], on a Unix domain socket in a fresh temporary directory
+/// (removed with the server); the URL is `unix:///…/mcp.sock#/mcp` and
+/// `port` is 0.
+#[cfg(unix)]
+pub async fn serve_unix(handler: impl Fn(&Rec) -> Reply2 + Send + Sync + 'static) -> Server {
+    let dir = SocketDir::new();
+    let listener = tokio::net::UnixListener::bind(dir.path()).unwrap();
+    serve_with(handler, None, Listener::Unix(listener, dir)).await
+}
+
+pub use test_support::SocketDir;
+
+enum Listener {
+    Tcp(TcpListener),
+    #[cfg(unix)]
+    Unix(tokio::net::UnixListener, SocketDir),
+}
+
+trait Stream: tokio::io::AsyncRead + tokio::io::AsyncWrite + Send + Unpin + 'static {}
+impl<T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Send + Unpin + 'static> Stream for T {}
+
+impl Listener {
+    fn url(&self, tls: bool) -> (String, u16) {
+        match self {
+            Listener::Tcp(l) => {
+                let port = l.local_addr().unwrap().port();
+                let scheme = if tls { "https" } else { "http" };
+                (format!("{scheme}://127.0.0.1:{port}/mcp"), port)
+            }
+            #[cfg(unix)]
+            Listener::Unix(_, dir) => (dir.url(), 0),
+        }
+    }
+
+    async fn accept(&self) -> Option<Box<dyn Stream>> {
+        match self {
+            Listener::Tcp(l) => Some(Box::new(l.accept().await.ok()?.0)),
+            #[cfg(unix)]
+            Listener::Unix(l, _) => Some(Box::new(l.accept().await.ok()?.0)),
+        }
+    }
 }
 
 async fn serve_with(
     handler: impl Fn(&Rec) -> Reply2 + Send + Sync + 'static,
     tls: Option<tokio_rustls::TlsAcceptor>,
+    listener: Listener,
 ) -> Server {
     let handler: Handler = Arc::new(handler);
-    let is_tls = tls.is_some();
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let port = listener.local_addr().unwrap().port();
+    let (url, port) = listener.url(tls.is_some());
     let connections = Arc::new(AtomicUsize::new(0));
     let requests = Arc::new(Mutex::new(Vec::new()));
     let closed = Arc::new(AtomicUsize::new(0));
     let (c, r, cl) = (connections.clone(), requests.clone(), closed.clone());
     let task = tokio::spawn(async move {
         loop {
-            let Ok((stream, _)) = listener.accept().await else {
+            let Some(stream) = listener.accept().await else {
                 return;
             };
             let conn = c.fetch_add(1, Ordering::SeqCst) + 1;
@@ -254,9 +328,8 @@ async fn serve_with(
             });
         }
     });
-    let scheme = if is_tls { "https" } else { "http" };
     Server {
-        url: format!("{scheme}://127.0.0.1:{port}/mcp"),
+        url,
         port,
         connections,
         requests,

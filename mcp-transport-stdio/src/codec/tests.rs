@@ -558,7 +558,10 @@ fn fuzz_regression_numbers_from_the_server_arrive_unchanged() {
         panic!("not an error response")
     };
     let want: Vec<serde_json::Value> = [3.4e44, 0.1, 5e-324].map(serde_json::Value::from).into();
-    assert_eq!(e.error.data, Some(serde_json::Value::Array(want)));
+    assert_eq!(
+        e.error.data_as::<serde_json::Value>().unwrap().unwrap(),
+        serde_json::Value::Array(want)
+    );
 }
 
 /// A read that brought exactly one line (the usual answer) hands its buffer

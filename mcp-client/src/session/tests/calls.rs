@@ -197,7 +197,10 @@ fn rpc_errors_reach_the_caller_with_code_and_data() {
         panic!("{evs:?}")
     };
     assert!(e.is_tool_set_changed());
-    assert_eq!(e.data, Some(json!({"k": 1})));
+    assert_eq!(
+        e.data_as::<serde_json::Value>().unwrap().unwrap(),
+        json!({"k": 1})
+    );
 }
 
 #[test]

@@ -75,7 +75,7 @@ fn reply_err(
     now: Instant,
 ) {
     let mut e = ErrorObject::new(ErrorCode(code), msg);
-    e.data = data;
+    e.data = data.and_then(|d| mcp_proto::RawJson::from_value(&d).ok().map(Box::new));
     s.handle_message(ErrorResponse::new(Some(id), e).into(), now);
 }
 

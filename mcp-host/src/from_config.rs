@@ -13,10 +13,16 @@ use crate::spec::{Launcher, ServerSpec};
 
 /// Makes the client builder for each connection (name, version, handler,
 /// timeouts of the host's choice).
+///
+/// Needs the `config` feature.
+#[cfg_attr(docsrs, doc(cfg(feature = "config")))]
 pub type ClientFactory = Arc<dyn Fn() -> ClientBuilder + Send + Sync>;
 
 /// Changes a configured server's transport before it starts (see
 /// [`ServerSpec::from_config_with`]).
+///
+/// Needs the `config` feature.
+#[cfg_attr(docsrs, doc(cfg(feature = "config")))]
 pub type TransportAdjust = Arc<dyn Fn(Prepared) -> Prepared + Send + Sync>;
 
 impl ServerSpec {
@@ -27,6 +33,8 @@ impl ServerSpec {
     /// URL (secret parts left out), so an edited entry does not reuse an
     /// old answer.
     ///
+    /// Needs the `config` feature.
+    ///
     /// ```no_run
     /// # fn run(server: &mcp_config::ServerConfig) {
     /// use std::sync::Arc;
@@ -36,6 +44,7 @@ impl ServerSpec {
     /// let spec = ServerSpec::from_config(server, Arc::new(|| Client::builder("my-host", "1.0")));
     /// # let _ = spec; }
     /// ```
+    #[cfg_attr(docsrs, doc(cfg(feature = "config")))]
     pub fn from_config(server: &ServerConfig, client: ClientFactory) -> Self {
         Self::from_config_with(server, client, Arc::new(|prepared| prepared))
     }
@@ -44,6 +53,8 @@ impl ServerSpec {
     /// prepared transport at every (re)start
     /// ([`ServerConfig::transport_with`]): the host's message-size limits,
     /// timeouts or stderr handling on every configured server.
+    ///
+    /// Needs the `config` feature.
     ///
     /// ```no_run
     /// # fn run(server: &mcp_config::ServerConfig) {
@@ -62,15 +73,19 @@ impl ServerSpec {
     /// );
     /// # let _ = spec; }
     /// ```
+    #[cfg_attr(docsrs, doc(cfg(feature = "config")))]
     pub fn from_config_with(
         server: &ServerConfig,
         client: ClientFactory,
         adjust: TransportAdjust,
     ) -> Self {
         let entry = server.clone();
+        // A remote server may end a session (HTTP 404): the client starts a
+        // new one, and sends a call the lost session refused again in it.
+        let remote = !matches!(server.transport, mcp_config::TransportConfig::Stdio(_));
         let launcher = Launcher::new(move || {
             let entry = entry.clone();
-            let builder = client();
+            let builder = client().resend_on_session_expiry(remote);
             let adjust = adjust.clone();
             async move {
                 let transport = entry.transport_with(|prepared| adjust(prepared))?;
@@ -90,8 +105,11 @@ impl ServerSpec {
 }
 
 /// What [`Host::apply_config`] changed, by server name.
+///
+/// Needs the `config` feature.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 #[non_exhaustive]
+#[cfg_attr(docsrs, doc(cfg(feature = "config")))]
 pub struct ConfigChanges {
     /// Entries that are new: started.
     pub added: Vec<String>,
@@ -123,6 +141,11 @@ impl Host {
     /// named after the entry. Returns when the removed servers have exited
     /// and the new ones' first attempts ended.
     ///
+    /// An edited project file is a new trust decision: check the new text
+    /// (`mcp_config::TrustStore::is_trusted`, or ask the user) before its
+    /// servers reach this call (see the crate docs' "Trust").
+    /// Needs the `config` feature.
+    ///
     /// Calls run one at a time, each against what the one before left. A
     /// name twice in `servers`, or the name of a server not made from a
     /// configuration, changes nothing and is
@@ -142,6 +165,7 @@ impl Host {
     /// println!("added {:?}, removed {:?}, restarted {:?}", changes.added, changes.removed, changes.replaced);
     /// # Ok(()) }
     /// ```
+    #[cfg_attr(docsrs, doc(cfg(feature = "config")))]
     pub async fn apply_config<'a>(
         &self,
         servers: impl IntoIterator<Item = &'a ServerConfig>,
@@ -194,6 +218,9 @@ impl Host {
 impl HostBuilder {
     /// Adds every server of a configuration (see
     /// [`ServerSpec::from_config`]), in order.
+    ///
+    /// Needs the `config` feature.
+    #[cfg_attr(docsrs, doc(cfg(feature = "config")))]
     pub fn config_servers<'a>(
         mut self,
         servers: impl IntoIterator<Item = &'a ServerConfig>,
