@@ -576,7 +576,8 @@ fn failure(e: &ClientError) -> Failure {
     };
     let message = match e {
         ClientError::Rpc(o) => o.message.clone(),
-        other => other.to_string(),
+        // The status description is the whole story: the error and its causes.
+        other => mcp_proto::error::chain(other).to_string(),
     };
     Failure {
         error_type,
