@@ -155,7 +155,7 @@ async fn fetch_json<T: serde::de::DeserializeOwned>(
     http: &HttpClient,
     url: &str,
 ) -> Result<Option<T>, AuthError> {
-    let uri = checked_url(url, &http.policy())?;
+    let uri = checked_url(url, http.policy())?;
     let resp = http.get(&uri).await?;
     if resp.status == StatusCode::OK {
         let v = serde_json::from_slice(&resp.body).map_err(|e| {
@@ -203,7 +203,7 @@ pub(crate) async fn fetch_as_metadata(
     http: &HttpClient,
     issuer: &str,
 ) -> Result<AuthServerMetadata, AuthError> {
-    let iss = checked_url(issuer, &http.policy())?;
+    let iss = checked_url(issuer, http.policy())?;
     let mut tried = Vec::new();
     for url in as_metadata_urls(&iss) {
         if let Some(meta) = fetch_json::<AuthServerMetadata>(http, &url).await? {

@@ -131,10 +131,12 @@ impl AuthError {
     }
 
     /// A URL refused for `reason`.
+    /// The URL is shown escaped and shortened ([`short`]): a refused URL
+    /// may carry terminal control sequences.
     pub(crate) fn invalid_url(url: impl fmt::Display, reason: impl fmt::Display) -> Self {
         Self::new(
             AuthErrorKind::InvalidUrl,
-            format!("refused URL {url}: {reason}"),
+            format!("refused URL {}: {reason}", short(&url.to_string())),
         )
     }
 
@@ -337,8 +339,20 @@ fn oauth_error_body(body: &[u8]) -> Option<(String, Option<String>)> {
 }
 
 /// At most 200 characters of server text, for a message.
-fn short(s: &str) -> String {
-    let mut out: String = s.chars().take(200).collect();
+/// `s` made safe to show: its first 200 characters, with control
+/// characters (C0, DEL, C1) and bidirectional-text controls written as
+/// `\u{..}` escapes, so a server's text cannot move the cursor, set the
+/// window title or the clipboard, or reorder what the user reads.
+pub(crate) fn short(s: &str) -> String {
+    let mut out = String::new();
+    for c in s.chars().take(200) {
+        let bidi = matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
+        if c.is_control() || bidi {
+            out.extend(c.escape_unicode());
+        } else {
+            out.push(c);
+        }
+    }
     if s.chars().count() > 200 {
         out.push('…');
     }

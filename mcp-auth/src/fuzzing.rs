@@ -9,7 +9,8 @@ use crate::challenge::BearerChallenge;
 use crate::discovery::{
     AuthServerMetadata, ProtectedResourceMetadata, as_metadata_urls, prm_urls, resource_matches,
 };
-use crate::net::{SsrfPolicy, checked_url};
+use crate::net::checked_url;
+use crate::ssrf::SsrfPolicy;
 use crate::util::{canonical_resource, origin, parse_url, resolve};
 
 /// A challenge of `scheme` as a `WWW-Authenticate` value, every parameter quoted.

@@ -9,8 +9,10 @@ use http::header;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 
+use crate::browser::check_authorization_url;
 use crate::error::{AuthError, AuthErrorKind};
-use crate::net::{HttpClient, SsrfPolicy, checked_url};
+use crate::net::{HttpClient, checked_url};
+use crate::ssrf::SsrfPolicy;
 use crate::util::resolve;
 use mcp_transport_http::BoxFuture;
 
@@ -24,6 +26,11 @@ pub trait Interaction: Send + Sync + 'static {
     /// browser), then "here is the callback": resolve to the full URL the
     /// authorization server redirected to (with `code`, `state`, maybe `iss`
     /// or `error` in its query).
+    ///
+    /// [`OAuthProvider`](crate::OAuthProvider) passes only URLs that
+    /// [`check_authorization_url`] accepts. Open one with
+    /// [`open_browser`](crate::open_browser) (no shell), never with
+    /// `sh -c`, `cmd /c start` or the like.
     fn authorize(&self, authorization_url: String) -> BoxFuture<'_, Result<String, AuthError>>;
 }
 
@@ -45,8 +52,10 @@ type OpenUrl = Arc<dyn Fn(&str) + Send + Sync>;
 
 /// A redirect listener on `127.0.0.1` (RFC 8252 §7.3): the redirect URI is
 /// `http://127.0.0.1:<port>/callback`; [`authorize`](Interaction::authorize)
-/// hands the URL to the `open` callback (print it, launch a browser) and
-/// waits for the browser's request to the callback path.
+/// checks the URL ([`check_authorization_url`]: http(s) only, no control
+/// characters), hands it to the `open` callback (print it, or launch a
+/// browser with [`open_browser`](crate::open_browser), never through a
+/// shell) and waits for the browser's request to the callback path.
 pub struct LoopbackRedirect {
     listener: tokio::sync::Mutex<TcpListener>,
     port: u16,
@@ -160,6 +169,7 @@ impl Interaction for LoopbackRedirect {
 
     fn authorize(&self, authorization_url: String) -> BoxFuture<'_, Result<String, AuthError>> {
         Box::pin(async move {
+            check_authorization_url(&authorization_url)?;
             (self.open)(&authorization_url);
             tokio::time::timeout(self.timeout, self.wait())
                 .await
@@ -204,7 +214,7 @@ impl Interaction for FollowRedirect {
 
     fn authorize(&self, authorization_url: String) -> BoxFuture<'_, Result<String, AuthError>> {
         Box::pin(async move {
-            let mut url = checked_url(&authorization_url, &self.http.policy())?;
+            let mut url = checked_url(&authorization_url, self.http.policy())?;
             for _ in 0..MAX_FOLLOW {
                 let resp = self.http.send(http::Method::GET, &url, &[], None).await?;
                 let Some(loc) = resp

@@ -59,9 +59,7 @@
 //!   metadata naming another authorization server, the client registers
 //!   there instead of reusing the old registration, and pre-registered
 //!   credentials are refused at a server they were not used with.
-//! - **Safety**: https for every authorization endpoint except loopback;
-//!   an [`SsrfPolicy`] checked on each URL and on every DNS answer (so on
-//!   every redirect); tokens and secrets never logged (`Debug` redacts).
+//! - **Safety**: see [below](#security).
 //!
 //! **Errors**: when the provider cannot authorize a request, the request
 //! fails as the transport's `Unauthorized`, and the [`AuthError`] saying
@@ -73,12 +71,67 @@
 //! [`is_retryable`](AuthError::is_retryable),
 //! [`is_forbidden`](AuthError::is_forbidden)) say what to do next.
 //!
+//! # Security
+//!
+//! What the MCP security best practices ask of a client (the "Server-Side
+//! Request Forgery" and "OAuth Authorization URL Validation" sections), and
+//! what this crate does about each. Tokens and secrets are never logged
+//! (`Debug` redacts them).
+//!
+//! **SSRF in discovery.** Every URL the flow fetches is named by the MCP
+//! server or by metadata it points to (`resource_metadata`,
+//! `authorization_servers`, the token, registration and identity-provider
+//! endpoints, each redirect's `Location`). Each one:
+//!
+//! - must be `https`, except on loopback (`localhost`, `127.0.0.0/8`,
+//!   `::1`), and have no userinfo;
+//! - is refused when its host is a loopback, private (RFC 1918, CGNAT,
+//!   unique-local `fc00::/7`, ...), link-local (`169.254/16`, where cloud
+//!   metadata services answer; `fe80::/10`) or reserved address
+//!   ([`AddressClass`]), in every spelling: `2852039166`, `0xa9fea9fe`,
+//!   `0251.0376.0251.0376`, `169.254.43518` are `169.254.169.254` (parsed
+//!   as the WHATWG URL standard and the C resolver parse them), and IPv4
+//!   addresses inside IPv6 (`::ffff:a9fe:a9fe`, `::169.254.169.254`,
+//!   NAT64 `64:ff9b::a9fe:a9fe`, 6to4 `2002:a9fe:a9fe::`) are classified as
+//!   the IPv4 address;
+//! - is checked again at every redirect hop (at most [`MAX_REDIRECTS`]),
+//!   and only `GET`s follow redirects;
+//! - is checked on the address connected to: names are resolved by a
+//!   resolver that checks every answer and hands the connector only the
+//!   allowed addresses, for every connection, so a name whose answer
+//!   changes between a check and the connection (DNS rebinding) or
+//!   resolves to an internal address is refused without a connection.
+//!
+//! The exceptions: the class of the MCP server's own address when its URL
+//! names it literally or as `localhost` (a server on `127.0.0.1` may have
+//! its authorization server on localhost, as in development and the
+//! conformance suite; one at `10.1.2.3` may have it on that network), and
+//! what the user allows with [`OAuthProviderBuilder::ssrf_policy`]
+//! ([`SsrfPolicy::allow_private`] for an authorization server on the
+//! company network). [`SsrfPolicy::classifier`] replaces the address
+//! classifier (tests declare `127.0.0.2` private, so that a listener on it
+//! stands for an internal service), [`SsrfPolicy::lookup`] the resolver.
+//!
+//! **Authorization URLs.** The URL the user is sent to is built on the
+//! `authorization_endpoint` of metadata a malicious server can write. It is
+//! checked ([`check_authorization_url`]) before the [`Interaction`] sees
+//! it: `http(s)` only (`javascript:`, `data:`, `file:`, `vbscript:` and any
+//! other scheme refused), `https` except on loopback, no userinfo, no
+//! fragment, and only RFC 3986 URL characters, so no terminal control
+//! sequence (OSC 52, CSI, C1 controls), whitespace, bidirectional-text
+//! control or other non-ASCII character reaches a terminal through it.
+//! [`open_browser`] opens one by executing the platform's opener
+//! (`xdg-open`, `open`, `rundll32 url.dll,FileProtocolHandler`) directly,
+//! with the URL as one argument: never through a shell. Error messages
+//! show refused URLs with control characters escaped.
+//!
 //! [`AuthProvider`]: mcp_transport_http::AuthProvider
 
 // docs.rs (`--cfg docsrs`, nightly): each item gated by a feature or a
 // platform carries a badge saying which.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+mod browser;
 mod challenge;
 mod crypto;
 mod discovery;
@@ -91,9 +144,11 @@ mod interaction;
 mod jwt_bearer;
 mod net;
 mod provider;
+mod ssrf;
 mod store;
 mod util;
 
+pub use browser::{MAX_AUTHORIZATION_URL_LEN, check_authorization_url, open_browser, open_with};
 pub use challenge::BearerChallenge;
 pub use crypto::{CLIENT_ASSERTION_LIFETIME_SECS, Es256Key};
 pub use discovery::{AuthServerMetadata, ProtectedResourceMetadata};
@@ -101,9 +156,10 @@ pub use dpop::{MAX_DPOP_NONCE_LEN, MAX_DPOP_NONCE_ORIGINS};
 pub use error::{AuthError, AuthErrorKind};
 pub use interaction::{DEFAULT_CALLBACK_TIMEOUT, FollowRedirect, Interaction, LoopbackRedirect};
 pub use jwt_bearer::{AssertionSource, MAX_ASSERTION_LEN, WorkloadToken};
-pub use net::{DEFAULT_HTTP_TIMEOUT, MAX_REDIRECTS, MAX_RESPONSE_BODY, SsrfPolicy};
+pub use net::{DEFAULT_HTTP_TIMEOUT, MAX_REDIRECTS, MAX_RESPONSE_BODY};
 pub use provider::{
     DEFAULT_MAX_STEP_UPS, IdentityAssertion, MAX_REAUTHORIZATIONS, OAuthProvider,
     OAuthProviderBuilder, REAUTHORIZE_WINDOW, REFRESH_MARGIN, STEP_UP_WINDOW,
 };
+pub use ssrf::{AddressClass, LookupFuture, SsrfPolicy, classify, embedded_ipv4};
 pub use store::{ClientCredentials, FileStore, MemoryStore, StoredAuth, TokenSet, TokenStore};

@@ -1,9 +1,10 @@
-//! The small HTTP client of the OAuth flow: https except for loopback, an
-//! SSRF policy checked on the URL and again on every DNS answer (so on every
-//! redirect hop too), bounded bodies, a timeout per request.
+//! The small HTTP client of the OAuth flow: https except for loopback, the
+//! [`SsrfPolicy`] checked on the URL and again on every DNS answer at
+//! connect time (so on every redirect hop and every new connection too),
+//! bounded bodies, a timeout per request.
 
 use std::future::Future;
-use std::net::{IpAddr, SocketAddr};
+use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
@@ -21,6 +22,7 @@ use crate::error::{AuthError, AuthErrorKind};
 use mcp_transport_http::LocalSocket;
 use mcp_transport_http::uri::{RedirectPolicy, RedirectRefusal};
 
+use crate::ssrf::{AddressClass, Host, SsrfPolicy, check_url, parse_host};
 use crate::util::parse_url;
 
 /// Largest metadata / token response body read: 256 KiB.
@@ -30,110 +32,83 @@ pub const MAX_REDIRECTS: usize = 3;
 /// Default timeout of one OAuth HTTP request.
 pub const DEFAULT_HTTP_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// Which addresses the OAuth HTTP client may reach.
-///
-/// Public addresses are always allowed. Private (RFC 1918, unique-local
-/// `fc00::/7`, CGNAT `100.64/10`), link-local (`169.254/16` — cloud metadata
-/// services — and `fe80::/10`), unspecified, multicast and broadcast
-/// addresses are refused unless [`allow_private`](Self::allow_private).
-/// Loopback is refused unless [`allow_loopback`](Self::allow_loopback);
-/// [`crate::OAuthProvider`] allows it by default only when the MCP server
-/// itself is on loopback.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct SsrfPolicy {
-    /// Allow loopback addresses (`127.0.0.0/8`, `::1`, `localhost`).
-    pub allow_loopback: bool,
-    /// Allow private, link-local and other non-public addresses.
-    pub allow_private: bool,
-}
-
-impl SsrfPolicy {
-    /// Whether `ip` may be contacted.
-    pub fn allows(&self, ip: IpAddr) -> bool {
-        let ip = match ip {
-            IpAddr::V6(v6) => v6.to_ipv4_mapped().map(IpAddr::V4).unwrap_or(ip),
-            v4 => v4,
-        };
-        if ip.is_loopback() {
-            return self.allow_loopback;
-        }
-        if is_private(ip) {
-            return self.allow_private;
-        }
-        true
-    }
-}
-
-fn is_private(ip: IpAddr) -> bool {
-    match ip {
-        IpAddr::V4(v4) => {
-            let o = v4.octets();
-            v4.is_private()
-                || v4.is_link_local()
-                || v4.is_unspecified()
-                || v4.is_broadcast()
-                || v4.is_multicast()
-                || v4.is_documentation()
-                || (o[0] == 100 && (o[1] & 0xc0) == 64)
-                || o[0] == 0
-                || o[0] >= 240
-        }
-        IpAddr::V6(v6) => {
-            let s = v6.segments();
-            v6.is_unspecified()
-                || v6.is_multicast()
-                || (s[0] & 0xfe00) == 0xfc00
-                || (s[0] & 0xffc0) == 0xfe80
-        }
-    }
-}
-
-/// Whether a host name or literal is loopback (`localhost`, `127.x`, `::1`).
-pub(crate) fn is_loopback_host(host: &str) -> bool {
-    let h = host.trim_start_matches('[').trim_end_matches(']');
-    if h.eq_ignore_ascii_case("localhost") || h.to_ascii_lowercase().ends_with(".localhost") {
-        return true;
-    }
-    h.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
-}
-
-/// Checks a URL an OAuth request goes to: http(s) only, `https` unless the
-/// host is loopback, literal IPs against the policy.
-pub(crate) fn check_url(url: &Uri, policy: &SsrfPolicy) -> Result<(), AuthError> {
-    let refused = |reason: &str| AuthError::invalid_url(url, reason);
-    let host = url.host().ok_or_else(|| refused("no host"))?;
-    match url.scheme_str() {
-        Some("https") => {}
-        Some("http") if is_loopback_host(host) => {}
-        Some("http") => {
-            return Err(refused(
-                "authorization endpoints must use https (http is allowed only for loopback)",
-            ));
-        }
-        _ => return Err(refused("only http(s) URLs are allowed")),
-    }
-    if is_loopback_host(host) && !policy.allow_loopback {
-        return Err(refused(
-            "loopback address refused by the SSRF policy (allow it with allow_loopback when the server is local)",
-        ));
-    }
-    let h = host.trim_start_matches('[').trim_end_matches(']');
-    if let Ok(ip) = h.parse::<IpAddr>()
-        && !policy.allows(ip)
-    {
-        return Err(refused(
-            "private or link-local address refused by the SSRF policy (allow it with allow_private_addresses)",
-        ));
-    }
-    Ok(())
-}
-
-/// A DNS resolver that drops addresses the policy refuses, so a name that
-/// resolves (or re-resolves, on a redirect) to an internal address cannot be
-/// reached.
+/// A resolver that checks every address a name resolves to against the
+/// policy and hands the connector only the allowed ones, so the address
+/// checked is the address connected to: a name that resolves (or
+/// re-resolves, on a redirect or a new connection) to an internal address
+/// cannot be reached. `localhost` names must resolve to loopback.
 #[derive(Clone, Debug)]
 pub(crate) struct CheckedResolver {
     policy: SsrfPolicy,
+}
+
+/// Why the resolver refused every address of a name (the source of the
+/// connection error; [`HttpClient::send`] turns it into an
+/// [`AuthErrorKind::InvalidUrl`] error).
+#[derive(Debug)]
+struct SsrfRefusal {
+    host: String,
+    reasons: Vec<String>,
+}
+
+impl std::fmt::Display for SsrfRefusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.reasons.is_empty() {
+            return write!(f, "{} resolves to no address", self.host);
+        }
+        // At most four reasons: a name may resolve to many addresses.
+        let shown = self.reasons.iter().take(4).cloned().collect::<Vec<_>>();
+        write!(
+            f,
+            "{} resolves only to refused addresses: {}",
+            self.host,
+            shown.join("; ")
+        )?;
+        if self.reasons.len() > shown.len() {
+            write!(f, "; and {} more", self.reasons.len() - shown.len())?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for SsrfRefusal {}
+
+impl CheckedResolver {
+    async fn checked(policy: SsrfPolicy, host: String) -> std::io::Result<Vec<SocketAddr>> {
+        let parsed = parse_host(&host);
+        let all = match parsed {
+            // A numeric spelling hyper does not parse itself (`0x7f.1`):
+            // the address the URL check classified, not a DNS question.
+            Some(Host::Ip(ip)) => vec![ip],
+            Some(Host::Localhost | Host::Name) => policy.resolve(&host).await?,
+            None => {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::InvalidInput,
+                    format!("{host} is not a valid host"),
+                ));
+            }
+        };
+        let mut allowed = Vec::new();
+        let mut reasons = Vec::new();
+        for ip in all {
+            if parsed == Some(Host::Localhost) && policy.classify(ip) != AddressClass::Loopback {
+                reasons.push(format!(
+                    "{ip} is not loopback, which a localhost name must be"
+                ));
+            } else if let Some(why) = policy.refusal(ip) {
+                reasons.push(why);
+            } else {
+                allowed.push(SocketAddr::new(ip, 0));
+            }
+        }
+        if allowed.is_empty() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::PermissionDenied,
+                SsrfRefusal { host, reasons },
+            ));
+        }
+        Ok(allowed)
+    }
 }
 
 impl tower_service::Service<Name> for CheckedResolver {
@@ -146,27 +121,27 @@ impl tower_service::Service<Name> for CheckedResolver {
     }
 
     fn call(&mut self, name: Name) -> Self::Future {
-        let policy = self.policy;
-        Box::pin(async move {
-            let host = name.as_str().to_owned();
-            let all: Vec<SocketAddr> = tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
-            let allowed: Vec<SocketAddr> = all
-                .iter()
-                .copied()
-                .filter(|a| policy.allows(a.ip()))
-                .collect();
-            if allowed.is_empty() {
-                return Err(std::io::Error::new(
-                    std::io::ErrorKind::PermissionDenied,
-                    format!(
-                        "{host} resolves only to addresses refused by the SSRF policy ({:?})",
-                        all.iter().map(|a| a.ip()).collect::<Vec<_>>()
-                    ),
-                ));
-            }
-            Ok(allowed.into_iter())
-        })
+        let policy = self.policy.clone();
+        let host = name.as_str().to_owned();
+        Box::pin(async move { Ok(Self::checked(policy, host).await?.into_iter()) })
     }
+}
+
+/// The resolver's refusal in `e`'s source chain, if that is why it failed.
+fn ssrf_refusal<'a>(e: &'a (dyn std::error::Error + 'static)) -> Option<&'a SsrfRefusal> {
+    let mut cur = Some(e);
+    while let Some(err) = cur {
+        if let Some(r) = err.downcast_ref::<SsrfRefusal>() {
+            return Some(r);
+        }
+        if let Some(io) = err.downcast_ref::<std::io::Error>()
+            && let Some(r) = io.get_ref().and_then(|i| i.downcast_ref::<SsrfRefusal>())
+        {
+            return Some(r);
+        }
+        cur = err.source();
+    }
+    None
 }
 
 type Connector = hyper_rustls::HttpsConnector<HttpConnector<CheckedResolver>>;
@@ -208,7 +183,9 @@ impl std::fmt::Debug for HttpClient {
 impl HttpClient {
     /// A client with this SSRF policy and per-request timeout.
     pub(crate) fn new(policy: SsrfPolicy, timeout: Duration) -> Result<Self, AuthError> {
-        let mut http = HttpConnector::new_with_resolver(CheckedResolver { policy });
+        let mut http = HttpConnector::new_with_resolver(CheckedResolver {
+            policy: policy.clone(),
+        });
         http.enforce_http(false);
         http.set_connect_timeout(Some(timeout));
         http.set_nodelay(true);
@@ -243,8 +220,8 @@ impl HttpClient {
     }
 
     /// The SSRF policy.
-    pub(crate) fn policy(&self) -> SsrfPolicy {
-        self.policy
+    pub(crate) fn policy(&self) -> &SsrfPolicy {
+        &self.policy
     }
 
     /// One request, no redirect following.
@@ -288,7 +265,10 @@ impl HttpClient {
                     .client
                     .request(req)
                     .await
-                    .map_err(|e| AuthError::http(url, e))?,
+                    .map_err(|e| match ssrf_refusal(&e) {
+                        Some(refusal) => AuthError::invalid_url(url, refusal),
+                        None => AuthError::http(url, e),
+                    })?,
             };
             let (parts, body) = resp.into_parts();
             let body = Limited::new(body, MAX_RESPONSE_BODY)
@@ -428,84 +408,4 @@ pub(crate) fn checked_url(s: &str, policy: &SsrfPolicy) -> Result<Uri, AuthError
         parse_url(s).ok_or_else(|| AuthError::invalid_url(s, "not an absolute http(s) URL"))?;
     check_url(&url, policy)?;
     Ok(url)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn policy_refuses_private_and_link_local_by_default() {
-        let p = SsrfPolicy::default();
-        for ip in [
-            "10.0.0.1",
-            "172.16.0.1",
-            "192.168.1.1",
-            "169.254.169.254",
-            "100.64.0.1",
-            "0.0.0.0",
-            "fe80::1",
-            "fd00::1",
-            "::",
-            "::ffff:10.0.0.1",
-            "127.0.0.1",
-            "::1",
-        ] {
-            assert!(!p.allows(ip.parse().unwrap()), "{ip} should be refused");
-        }
-        assert!(p.allows("93.184.216.34".parse().unwrap()));
-        assert!(p.allows("2606:4700::1".parse().unwrap()));
-        let lo = SsrfPolicy {
-            allow_loopback: true,
-            allow_private: false,
-        };
-        assert!(lo.allows("127.0.0.1".parse().unwrap()));
-        assert!(!lo.allows("10.1.2.3".parse().unwrap()));
-        let all = SsrfPolicy {
-            allow_loopback: true,
-            allow_private: true,
-        };
-        assert!(all.allows("169.254.169.254".parse().unwrap()));
-    }
-
-    #[test]
-    fn urls_need_https_except_loopback() {
-        let lo = SsrfPolicy {
-            allow_loopback: true,
-            allow_private: false,
-        };
-        assert!(checked_url("http://localhost:8080/x", &lo).is_ok());
-        assert!(checked_url("http://127.0.0.1/x", &lo).is_ok());
-        assert!(checked_url("http://[::1]:9/x", &lo).is_ok());
-        assert!(checked_url("https://as.example/x", &lo).is_ok());
-        let e = checked_url("http://as.example/x", &lo).unwrap_err();
-        assert!(e.to_string().contains("https"), "{e}");
-        assert!(checked_url("javascript:alert(1)", &lo).is_err());
-        assert!(checked_url("https://10.0.0.1/x", &lo).is_err());
-        assert!(checked_url("https://169.254.169.254/latest", &lo).is_err());
-        // Loopback refused when not allowed.
-        assert!(checked_url("http://localhost/x", &SsrfPolicy::default()).is_err());
-    }
-
-    #[tokio::test]
-    async fn resolver_drops_refused_addresses() {
-        use tower_service::Service;
-        let mut r = CheckedResolver {
-            policy: SsrfPolicy::default(),
-        };
-        let e = r.call("localhost".parse().unwrap()).await.unwrap_err();
-        assert_eq!(e.kind(), std::io::ErrorKind::PermissionDenied);
-        let mut r = CheckedResolver {
-            policy: SsrfPolicy {
-                allow_loopback: true,
-                allow_private: false,
-            },
-        };
-        let addrs: Vec<_> = r
-            .call("localhost".parse().unwrap())
-            .await
-            .unwrap()
-            .collect();
-        assert!(!addrs.is_empty() && addrs.iter().all(|a| a.ip().is_loopback()));
-    }
 }

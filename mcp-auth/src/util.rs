@@ -96,8 +96,14 @@ pub(crate) fn parse_query(q: &str) -> Vec<(String, String)> {
         .collect()
 }
 
-/// Parses an absolute http(s) URL.
+/// Parses an absolute http(s) URL of printable ASCII only (`http::Uri`
+/// accepts non-ASCII bytes, C1 controls and bidirectional-text controls
+/// among them; a URL of the OAuth flow never needs one: RFC 3986 URLs are
+/// ASCII, with everything else percent-encoded).
 pub(crate) fn parse_url(s: &str) -> Option<Uri> {
+    if !s.bytes().all(|b| b.is_ascii_graphic()) {
+        return None;
+    }
     let uri: Uri = s.parse().ok()?;
     match uri.scheme_str() {
         Some("http") | Some("https") => {}

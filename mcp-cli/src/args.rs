@@ -33,6 +33,15 @@ Command forms:
   mcp servers                      mcp tools | resources | templates | prompts
   mcp read <URI>                   mcp prompt <NAME> [JSON_ARGS]
   mcp completions bash|zsh|fish    mcp demo-server
+  mcp trust [--revoke] [FILE]...
+
+Project config files (.mcp.json, .vscode/mcp.json, .cursor/mcp.json in the
+current directory) start nothing until you trusted them: mcp shows what such
+a file would run and asks on a terminal; without one it starts nothing and
+says how to trust it. `mcp trust [FILE]...` trusts files (default: the
+project files here), remembered by path and content until the file changes,
+in $MCP_TRUST_FILE or ~/.config/mcp/trusted-configs.json; `--config FILE`
+trusts the file it names for that run. Files in your home folder are yours.
 
 When the server asks a question (elicitation), mcp asks it on the terminal
 as a form on stderr: Enter takes a [default], a wrong answer is asked
@@ -82,6 +91,13 @@ struct Cli {
     /// redirect to 127.0.0.1 and caches tokens in ~/.config/mcp/tokens.json)
     #[arg(long, global = true)]
     no_oauth: bool,
+
+    /// Let OAuth discovery reach private-network and loopback addresses (an
+    /// authorization server on your network); by default only the class of
+    /// the --http server's own address is allowed. Link-local addresses (cloud
+    /// metadata services) stay refused
+    #[arg(long, global = true)]
+    oauth_allow_private: bool,
 
     /// Pin a protocol revision (2024-11-05 ... 2026-07-28); default auto
     #[arg(
@@ -165,9 +181,10 @@ struct ServerArgs {
     http: Option<String>,
 
     /// Read the servers from a host's config file (Claude Desktop / Claude Code
-    /// `mcpServers`, VS Code `servers` + `inputs`, Cursor, or mcp.json); with no
-    /// server option, the project files .mcp.json, .vscode/mcp.json and
-    /// .cursor/mcp.json in the current directory are read when present
+    /// `mcpServers`, VS Code `servers` + `inputs`, Cursor, or mcp.json), trusted
+    /// by being named; with no server option, the project files .mcp.json,
+    /// .vscode/mcp.json and .cursor/mcp.json in the current directory are read
+    /// when present, and start servers once trusted (see mcp trust)
     #[arg(long, value_name = "PATH", global = true)]
     config: Option<std::path::PathBuf>,
 
@@ -223,6 +240,17 @@ enum CliCommand {
     },
     /// Run the built-in demo server on stdin/stdout
     DemoServer,
+    /// Trust project config files (default: .mcp.json, .vscode/mcp.json,
+    /// .cursor/mcp.json here): shows what each would run and remembers it
+    /// until the file changes
+    Trust {
+        /// Forget the files instead
+        #[arg(long)]
+        revoke: bool,
+        /// The files
+        #[arg(value_name = "FILE")]
+        files: Vec<std::path::PathBuf>,
+    },
 }
 
 /// Which server to talk to.
@@ -254,14 +282,26 @@ pub(crate) enum Command {
     Info,
     Servers,
     Tools,
-    Call { tool: String, args: Option<String> },
+    Call {
+        tool: String,
+        args: Option<String>,
+    },
     Resources,
     Templates,
-    Read { uri: String },
+    Read {
+        uri: String,
+    },
     Prompts,
-    Prompt { name: String, args: Option<String> },
+    Prompt {
+        name: String,
+        args: Option<String>,
+    },
     DemoServer,
     Completions(Shell),
+    Trust {
+        files: Vec<std::path::PathBuf>,
+        revoke: bool,
+    },
 }
 
 /// Parsed command line.
@@ -271,6 +311,9 @@ pub(crate) struct Options {
     pub(crate) headers: Vec<(String, String)>,
     /// OAuth on a 401 from an `--http` server (off with `--no-oauth`).
     pub(crate) oauth: bool,
+    /// `--oauth-allow-private`: the OAuth SSRF policy allows private and
+    /// loopback addresses.
+    pub(crate) oauth_allow_private: bool,
     pub(crate) protocol: VersionChoice,
     pub(crate) timeout: Duration,
     /// `--max-message-size`; `None`: each transport's default (16 MiB).
@@ -353,6 +396,7 @@ pub(crate) fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Options, 
         CliCommand::Prompt { name, args } => Command::Prompt { name, args },
         CliCommand::Completions { shell } => Command::Completions(shell),
         CliCommand::DemoServer => Command::DemoServer,
+        CliCommand::Trust { revoke, files } => Command::Trust { files, revoke },
     };
     let roots = cli
         .roots
@@ -365,6 +409,7 @@ pub(crate) fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Options, 
         server,
         headers: cli.headers,
         oauth: !cli.no_oauth,
+        oauth_allow_private: cli.oauth_allow_private,
         protocol: cli.protocol,
         timeout: cli.timeout.unwrap_or(DEFAULT_TIMEOUT),
         max_message_size: cli.max_message_size,

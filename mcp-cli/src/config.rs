@@ -1,11 +1,13 @@
 //! Servers from a host's configuration (mcp-config): `--config PATH` or the
-//! project files in the current directory, `${input:...}` asked on the
-//! terminal, and the server a command talks to.
+//! project files in the current directory (once trusted: [`crate::trust`]),
+//! `${input:...}` asked on the terminal, and the server a command talks to.
 
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
-use mcp_config::{InputError, InputSpec, Resolver, ServerConfig, discover, load_all};
+use mcp_config::{
+    ConfigFile, InputError, InputSpec, Resolver, ServerConfig, discover, resolve_all,
+};
 use mcp_tools::Glob;
 
 use crate::failure::Failure;
@@ -113,33 +115,50 @@ fn warn_unmatched<'n>(cfg: &ServerConfig, names: impl Iterator<Item = &'n str> +
 }
 
 /// Reads `--config PATH`, or with `None` the project files present in the
-/// current directory (`.mcp.json`, `.vscode/mcp.json`, `.cursor/mcp.json`).
-/// `Ok(None)`: no `--config` and no project file. Any error in a file or a
-/// server (unknown variable or `type`, bad JSON, ...) is a usage error
-/// naming the file, the server and the field.
+/// current directory (`.mcp.json`, `.vscode/mcp.json`, `.cursor/mcp.json`),
+/// which must be trusted first ([`crate::trust::require`]; `--config`
+/// trusts the file it names). Each file is read once: the text whose trust
+/// was checked is the text resolved. `Ok(None)`: no `--config` and no
+/// project file. Any error in a file or a server (unknown variable or
+/// `type`, bad JSON, ...) is a usage error naming the file, the server and
+/// the field.
 pub(crate) fn load(file: Option<&Path>) -> Result<Option<Configured>, Failure> {
     let cwd = std::env::current_dir()
         .map_err(|e| Failure::Usage(format!("cannot read the current directory: {e}")))?;
-    let files = match file {
+    let paths = match file {
         Some(f) => vec![f.to_path_buf()],
         // Project files only: a user-wide file (~/.cursor/mcp.json) is not
         // this directory's configuration.
         None => discover(&cwd, None),
     };
-    if files.is_empty() {
+    if paths.is_empty() {
         return Ok(None);
+    }
+    let mut files = Vec::new();
+    let mut errors = Vec::new();
+    for path in &paths {
+        match ConfigFile::load(path) {
+            Ok(f) => files.push(f),
+            Err(e) => errors.push(e.to_string()),
+        }
+    }
+    if !errors.is_empty() {
+        return Err(Failure::Usage(errors.join("; ")));
+    }
+    if file.is_none() {
+        crate::trust::require(&files)?;
     }
     let resolver = Resolver::new()
         .workspace_folder(&cwd)
         .inputs(ask_on_terminal);
-    let list = load_all(&files, &resolver);
+    let list = resolve_all(&files, &resolver);
     if !list.errors.is_empty() {
         let errors: Vec<String> = list.errors.iter().map(ToString::to_string).collect();
         return Err(Failure::Usage(errors.join("; ")));
     }
     Ok(Some(Configured {
         servers: list.servers,
-        files,
+        files: paths,
     }))
 }
 

@@ -109,7 +109,7 @@ async fn http_transport(
         .iter()
         .any(|(n, _)| n.eq_ignore_ascii_case("authorization"));
     let oauth = if opts.oauth && !has_auth_header {
-        let o = oauth(url).await?;
+        let o = oauth(url, opts).await?;
         b = b.auth(o.provider.clone());
         Some(o)
     } else {
@@ -153,9 +153,19 @@ fn token_file() -> Option<std::path::PathBuf> {
     Some(config.join("mcp").join("tokens.json"))
 }
 
+/// The SSRF policy of OAuth discovery: mcp-auth's default (public
+/// addresses, and the class of the server's own address when its URL names
+/// it), plus private and loopback addresses with `--oauth-allow-private`.
+fn ssrf_policy(opts: &Options) -> mcp_auth::SsrfPolicy {
+    mcp_auth::SsrfPolicy::new()
+        .allow_private(opts.oauth_allow_private)
+        .allow_loopback(opts.oauth_allow_private)
+}
+
 /// The OAuth provider: a loopback redirect listener that prints the
-/// authorization URL, tokens cached in [`token_file`].
-async fn oauth(url: &str) -> Result<OAuth, Failure> {
+/// authorization URL (checked by mcp-auth first: http(s), no control
+/// characters), tokens cached in [`token_file`].
+async fn oauth(url: &str, opts: &Options) -> Result<OAuth, Failure> {
     let (began, login_began) = tokio::sync::watch::channel(false);
     let ui = mcp_auth::LoopbackRedirect::bind(0, move |u| {
         began.send_replace(true);
@@ -171,6 +181,7 @@ async fn oauth(url: &str) -> Result<OAuth, Failure> {
     .timeout(LOGIN_TIMEOUT);
     let mut b = mcp_auth::OAuthProvider::builder(url)
         .client_name("mcp")
+        .ssrf_policy(ssrf_policy(opts))
         .interaction(ui);
     if let Some(path) = token_file() {
         b = b.store(mcp_auth::FileStore::new(path));
@@ -184,4 +195,26 @@ async fn oauth(url: &str) -> Result<OAuth, Failure> {
         login_possible,
         login_began,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn oauth_allow_private_opens_the_network_but_not_cloud_metadata() {
+        let ip = |s: &str| s.parse::<std::net::IpAddr>().unwrap();
+        let opts = crate::args::parse(["--http".into(), "https://mcp.example/mcp".into()]).unwrap();
+        let p = ssrf_policy(&opts);
+        assert!(!p.allows(ip("10.1.2.3")) && !p.allows(ip("127.0.0.1")));
+        let opts = crate::args::parse([
+            "--http".into(),
+            "https://mcp.example/mcp".into(),
+            "--oauth-allow-private".into(),
+        ])
+        .unwrap();
+        let p = ssrf_policy(&opts);
+        assert!(p.allows(ip("10.1.2.3")) && p.allows(ip("fd00::1")) && p.allows(ip("127.0.0.1")));
+        assert!(!p.allows(ip("169.254.169.254")));
+    }
 }

@@ -64,6 +64,13 @@ impl Failure {
             if message.contains("limit") && message.contains("raise it with `max_") {
                 message.push_str(" (with mcp: --max-message-size SIZE, such as 128MiB)");
             }
+            if message.contains("SsrfPolicy::allow_private")
+                || message.contains("SsrfPolicy::allow_loopback")
+            {
+                message.push_str(
+                    " (with mcp: --oauth-allow-private, if that server is on your network)",
+                );
+            }
             if let ClientError::Transport(t) | ClientError::Closed(CloseReason::Transport(t)) = e {
                 // A valid token the server does not allow: other
                 // credentials are the operator's to give (the message says so).

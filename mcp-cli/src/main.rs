@@ -6,7 +6,11 @@
 //! or `.cursor/mcp.json` and `--server NAME`, or none of these for the
 //! built-in demo server), then a command (`info`, `servers`, `tools`,
 //! `call`, `resources`, `templates`, `read`, `prompts`, `prompt`,
-//! `completions`, `demo-server`).
+//! `completions`, `demo-server`, `trust`).
+//!
+//! Project config files found in the current directory start nothing until
+//! the user trusted them (shown in full, asked on a terminal, or `mcp
+//! trust`; kept by path and content hash): see the `trust` module.
 //!
 //! Over every configured server (`servers`, and `tools` without
 //! `--server`), `--json` prints an array of one object per server
@@ -49,6 +53,7 @@ mod form;
 mod handler;
 mod human;
 mod progress;
+mod trust;
 
 /// Without termios and poll the terminal form is not built: requests for
 /// input are declined with a line saying so.
@@ -134,6 +139,12 @@ fn main() -> ExitCode {
         clap_complete::generate(shell, &mut args::command(), "mcp", &mut text);
         out(&String::from_utf8_lossy(&text));
         return ExitCode::SUCCESS;
+    }
+    if let Command::Trust { files, revoke } = &opts.command {
+        return match trust::command(files, *revoke) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(f) => report(f),
+        };
     }
     init_tracing(opts.verbose);
     let runtime = match tokio::runtime::Builder::new_current_thread()
@@ -535,7 +546,10 @@ async fn command(client: &Client, opts: &Options) -> Result<(), Failure> {
         Command::Read { uri } => read(client, opts, uri).await,
         Command::Prompt { name, args } => prompt(client, opts, name, args.as_deref()).await,
         // Handled before a server is picked.
-        Command::Servers | Command::DemoServer | Command::Completions(_) => Ok(()),
+        Command::Servers
+        | Command::DemoServer
+        | Command::Completions(_)
+        | Command::Trust { .. } => Ok(()),
     }
 }
 

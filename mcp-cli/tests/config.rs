@@ -23,6 +23,17 @@ fn project(name: &str) -> PathBuf {
     dir
 }
 
+/// Trusts the project files of `dir` as a user would (`mcp trust`), in a
+/// trust store of the test's own: returns the store's path, for
+/// `MCP_TRUST_FILE` in every later run.
+fn trusted(dir: &Path) -> String {
+    let store = dir.join("trust-store.json").display().to_string();
+    let r = mcp_in(dir, &["trust"], &[("MCP_TRUST_FILE", &store)]);
+    assert_code(&r, 0);
+    assert!(r.stdout.contains("trusted "), "{}", r.stdout);
+    store
+}
+
 /// The three servers of the issue's check: two healthy third-party ones and
 /// one that exits at once with a reason on stderr.
 fn three_servers() -> Option<Value> {
@@ -124,21 +135,23 @@ fn project_mcp_json_servers_tools_and_server_flag() {
         serde_json::to_string_pretty(&json!({ "mcpServers": servers })).unwrap(),
     )
     .unwrap();
+    let store = trusted(&dir);
+    let env = [("MCP_TRUST_FILE", store.as_str())];
 
-    let (list, listed_at, code) = servers_listing(&dir, &[]);
+    let (list, listed_at, code) = servers_listing(&dir, &env);
     check_listing(&list, listed_at, code);
 
-    let r = mcp_in(&dir, &["servers"], &[]);
+    let r = mcp_in(&dir, &["servers"], &env);
     assert_code(&r, 0);
     assert_eq!(r.stdout.lines().count(), 3, "{}", r.stdout);
     assert!(r.stdout.contains("failed: "), "{}", r.stdout);
 
-    let r = mcp_in(&dir, &["--server", "python", "tools"], &[]);
+    let r = mcp_in(&dir, &["--server", "python", "tools"], &env);
     assert_code(&r, 0);
     assert!(r.stdout.starts_with("now()"), "{}", r.stdout);
 
     // Every server's tools under <server>/<tool>; the broken one on stderr.
-    let r = mcp_in(&dir, &["tools"], &[]);
+    let r = mcp_in(&dir, &["tools"], &env);
     assert_code(&r, 0);
     assert!(r.stdout.contains("python/now()"), "{}", r.stdout);
     assert!(
@@ -153,16 +166,16 @@ fn project_mcp_json_servers_tools_and_server_flag() {
     let r = mcp_in(
         &dir,
         &["call", "everything/echo", r#"{"message": "hi"}"#],
-        &[],
+        &env,
     );
     assert_code(&r, 0);
     assert!(r.stdout.contains("hi"), "{}", r.stdout);
 
     // More than one server and no --server: which one?
-    let r = mcp_in(&dir, &["info"], &[]);
+    let r = mcp_in(&dir, &["info"], &env);
     assert_code(&r, 2);
     assert!(r.stderr.contains("--server"), "{}", r.stderr);
-    let r = mcp_in(&dir, &["--server", "nope", "info"], &[]);
+    let r = mcp_in(&dir, &["--server", "nope", "info"], &env);
     assert_code(&r, 2);
     assert!(
         r.stderr.contains("broken, everything, python"),
@@ -201,9 +214,11 @@ fn vscode_mcp_json_with_env_variables() {
         ),
     )
     .unwrap();
+    let store = trusted(&dir);
     let env = [
         ("MCP_TEST_NODE", node.as_str()),
         ("MCP_TEST_PYTHON", py.as_str()),
+        ("MCP_TRUST_FILE", store.as_str()),
     ];
     let (list, listed_at, code) = servers_listing(&dir, &env);
     check_listing(&list, listed_at, code);
@@ -229,7 +244,7 @@ fn vscode_mcp_json_with_env_variables() {
     assert!(!r.stdout.contains("trigger-long"), "{}", r.stdout);
 
     // Unset: a usage error naming the file, the server and the field.
-    let r = mcp_in(&dir, &["tools"], &[]);
+    let r = mcp_in(&dir, &["tools"], &[("MCP_TRUST_FILE", store.as_str())]);
     assert_code(&r, 2);
     assert!(r.stderr.contains(".vscode/mcp.json"), "{}", r.stderr);
     assert!(r.stderr.contains("MCP_TEST_NODE"), "{}", r.stderr);
@@ -383,10 +398,12 @@ fn max_message_size_applies_to_every_configured_server() {
         .unwrap(),
     )
     .unwrap();
+    let store = trusted(&dir);
+    let env = [("MCP_TRUST_FILE", store.as_str())];
     let r = mcp_in(
         &dir,
         &["--max-message-size", "512", "servers", "--json"],
-        &[],
+        &env,
     );
     let list = r.json();
     for name in ["everything", "demo"] {
@@ -398,7 +415,7 @@ fn max_message_size_applies_to_every_configured_server() {
     let r = mcp_in(
         &dir,
         &["--max-message-size", "1MiB", "servers", "--json"],
-        &[],
+        &env,
     );
     assert_code(&r, 0);
     let list = r.json();

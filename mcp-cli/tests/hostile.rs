@@ -166,29 +166,36 @@ fn an_http_error_body_is_escaped() {
 
 /// Issue 33 #1: a tool whose inputSchema nests 100,000 arrays (200 KB).
 /// `--json tools` printed depth² bytes, built whole in memory (2 GB and
-/// an abort); now its output stays linear in what the server sent, and
-/// the human listing is unaffected.
+/// an abort). Such a message is now refused as it is read, naming the
+/// limit (a message may nest 128 levels); one as deep as allowed prints in
+/// size linear in what the server sent (indentation stops at 32 levels),
+/// and the human listing is unaffected.
 #[test]
 fn deeply_nested_schemas_print_in_linear_size() {
     let Some(server) = hostile("deep 100000") else {
         return;
     };
     let r = mcp(&["--stdio", &server, "tools", "--json"]);
+    assert_code(&r, 3);
+    assert!(r.stderr.contains("128 levels"), "{}", r.stderr);
+
+    let Some(server) = hostile("deep 120") else {
+        return;
+    };
+    let r = mcp(&["--stdio", &server, "tools", "--json"]);
     assert_code(&r, 0);
-    // The message is ~200 KB; the indent adds at most 65 bytes per
-    // structural character of the first 32 levels.
+    // Indented all the way down, 120 levels of two lines each would be
+    // ~30 KB; capped at 32 levels, a few KB.
     assert!(
-        r.stdout.len() < 300_000,
-        "{} bytes of output for a 200 KB message",
+        r.stdout.len() < 8_000,
+        "{} bytes of output for a 120-level schema",
         r.stdout.len()
     );
     let compact: String = r.stdout.chars().filter(|c| !c.is_whitespace()).collect();
     assert!(
-        compact.contains(&"[".repeat(100_000)),
+        compact.contains(&"[".repeat(120)),
         "the schema was not kept"
     );
-    assert!(compact.ends_with(&format!("{}}}}}}}}}]", "]".repeat(100_000))));
-
     let r = mcp(&["--stdio", &server, "tools"]);
     assert_code(&r, 0);
     assert!(r.stdout.starts_with("deep(x?)"), "{}", r.stdout);

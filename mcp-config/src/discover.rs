@@ -1,5 +1,6 @@
 //! Finding the files a user already has, and merging their servers.
 
+use std::borrow::Borrow;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -74,16 +75,33 @@ pub struct Shadowed {
 /// Claude Code's scopes and Cursor's project-over-global do). Nothing
 /// stops at the first error: every error is in [`ServerList::errors`].
 pub fn load_all(paths: &[PathBuf], resolver: &Resolver) -> ServerList {
+    merge(paths.iter().map(ConfigFile::load), resolver)
+}
+
+/// [`load_all`] for files already read (most important first): a host
+/// that checked each file's trust ([`TrustStore`](crate::TrustStore))
+/// resolves exactly the text it checked, without reading the files again.
+pub fn resolve_all(files: &[ConfigFile], resolver: &Resolver) -> ServerList {
+    merge(files.iter().map(Ok), resolver)
+}
+
+/// Merges files in precedence order; a file that could not be read is an
+/// error in its place.
+fn merge<F: Borrow<ConfigFile>>(
+    files: impl Iterator<Item = Result<F, ConfigError>>,
+    resolver: &Resolver,
+) -> ServerList {
     let mut list = ServerList::default();
     let mut owner: HashMap<String, Source> = HashMap::new();
-    for path in paths {
-        let file = match ConfigFile::load(path) {
+    for file in files {
+        let file = match file {
             Ok(f) => f,
             Err(e) => {
                 list.errors.push(e);
                 continue;
             }
         };
+        let file = file.borrow();
         for name in file.server_names() {
             if let Some(winner) = owner.get(name) {
                 list.shadowed.push(Shadowed {

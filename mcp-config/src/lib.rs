@@ -112,6 +112,70 @@
 //! silently take its place (a file that cannot be parsed at all claims
 //! nothing: its names are unknown).
 //!
+//! # Trusting project files
+//!
+//! A configuration file in a project folder (`.mcp.json`,
+//! `.vscode/mcp.json`, `.cursor/mcp.json`) is written by whoever wrote the
+//! project: a freshly cloned repository's `.mcp.json` can name any
+//! command, and a host that starts it runs that command with the user's
+//! rights. The MCP security best practices ask a client to show the exact
+//! command and have the user approve it first; Claude Code and VS Code ask
+//! before they start a project's servers. This crate gives a host what it
+//! needs to do the same:
+//!
+//! - [`ConfigFile::summary`]: what the file would run, every server with its
+//!   command and all its arguments, the names (never the values) of its
+//!   `env` variables and headers, `cwd`, `envFile` and URL, as written
+//!   (`${...}` not expanded: showing it reads no secret and asks nothing).
+//!   Its `Display` is the text to show; every value is quoted and escaped,
+//!   so a value holding terminal control sequences or bidirectional-text
+//!   controls cannot hide or rewrite what the user reads.
+//! - [`Warning`]s in it: an `env` variable that makes the process load or
+//!   run other code ([`injection_risk`]: `LD_PRELOAD`, `LD_AUDIT`,
+//!   `DYLD_*`, `NODE_OPTIONS`, `PYTHONPATH`, `BASH_ENV`, `PERL5OPT`,
+//!   `RUBYOPT`, `JAVA_TOOL_OPTIONS`, `PATH`, package-index variables, ...:
+//!   [`INJECTION_VARIABLES`], [`INJECTION_PREFIXES`], with their sources),
+//!   an `envFile` (its variables are not in the summary), a shell or
+//!   `sudo` as the command, a program from the project itself.
+//! - [`ConfigFile::content_hash`]: the SHA-256 of the exact text parsed. A
+//!   host reads the file once ([`ConfigFile::load`]), shows its summary,
+//!   checks or records its trust, and resolves that same parsed file
+//!   ([`resolve_all`]): what the user saw is what runs, even if the file
+//!   changes meanwhile.
+//! - [`TrustStore`]: decisions remembered by canonical path and hash, in a
+//!   per-user JSON file ([`TrustStore::default_path`]:
+//!   `$XDG_CONFIG_HOME/<app>/trusted-configs.json`), written atomically,
+//!   readable by the user only, at most [`MAX_TRUSTED_FILES`] entries. A
+//!   changed file is a new decision; a damaged store trusts nothing
+//!   ([`TrustError::Corrupt`]).
+//! - [`scope_of`]: files in the user's home folder (`~/.cursor/mcp.json`,
+//!   `~/.mcp.json`) are the user's own ([`Scope::User`]) and need no
+//!   decision; a file the user names explicitly (a command-line option)
+//!   is trusted by being named.
+//!
+//! ```no_run
+//! use mcp_config::{ConfigFile, Resolver, Scope, TrustStore, discover, resolve_all, scope_of};
+//!
+//! # fn ask_the_user(_: &str) -> bool { false }
+//! # fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! let project = std::env::current_dir()?;
+//! let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+//! let store = TrustStore::new(TrustStore::default_path("my-host").ok_or("no home")?);
+//! let mut files = Vec::new();
+//! for path in discover(&project, home.as_deref()) {
+//!     let file = ConfigFile::load(&path)?;
+//!     let trusted = scope_of(&path, home.as_deref()) == Scope::User
+//!         || store.is_trusted(&file)?
+//!         || ask_the_user(&file.summary().to_string());
+//!     if trusted {
+//!         store.trust(&file)?;
+//!         files.push(file);
+//!     }
+//! }
+//! let list = resolve_all(&files, &Resolver::new().workspace_folder(&project));
+//! # let _ = list; Ok(()) }
+//! ```
+//!
 //! # Secrets
 //!
 //! `env` values and `headers` values are always [secret](Expanded); so is
@@ -151,8 +215,9 @@ mod model;
 mod parse;
 mod resolve;
 mod transport;
+mod trust;
 
-pub use discover::{DISCOVERED_FILES, ServerList, Shadowed, discover, load_all};
+pub use discover::{DISCOVERED_FILES, ServerList, Shadowed, discover, load_all, resolve_all};
 pub use error::ConfigError;
 pub use model::{
     Expanded, Format, InputSpec, OAuthConfig, RemoteConfig, ServerConfig, Source, StdioConfig,
@@ -161,3 +226,8 @@ pub use model::{
 pub use parse::{ConfigFile, MAX_CONFIG_SIZE};
 pub use resolve::{InputError, InputMissing, InputProvider, Resolver};
 pub use transport::{BuildError, Prepared};
+pub use trust::{
+    ContentHash, INJECTION_PREFIXES, INJECTION_VARIABLES, Launch, MAX_TRUST_STORE_SIZE,
+    MAX_TRUSTED_FILES, Scope, ServerSummary, Summary, TrustError, TrustStore, Warning,
+    injection_risk, scope_of,
+};

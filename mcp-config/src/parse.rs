@@ -8,6 +8,7 @@ use serde_json::{Map, Value};
 use crate::error::ConfigError;
 use crate::model::{Expanded, Format, InputSpec, OAuthConfig, ServerConfig, Source};
 use crate::resolve::Resolver;
+use crate::trust::ContentHash;
 
 /// Largest configuration file read: 4 MiB. Server lists are a few KiB; a
 /// bigger file is not one.
@@ -25,6 +26,8 @@ pub struct ConfigFile {
     source: Source,
     servers: Vec<Entry>,
     inputs: Vec<InputSpec>,
+    /// The hash of the text parsed: what a trust decision is about.
+    pub(crate) hash: ContentHash,
 }
 
 #[derive(Debug, Clone)]
@@ -155,6 +158,7 @@ impl ConfigFile {
             source: Source::new(path, format),
             servers,
             inputs,
+            hash: ContentHash::of(text.as_bytes()),
         })
     }
 
@@ -176,6 +180,14 @@ impl ConfigFile {
     /// The servers' names, sorted.
     pub fn server_names(&self) -> impl Iterator<Item = &str> {
         self.servers.iter().map(|e| e.name.as_str())
+    }
+
+    /// Every entry by name, sorted, with its parsed shape (`None`: an entry
+    /// that cannot be started).
+    pub(crate) fn entries(&self) -> impl Iterator<Item = (&str, Option<&RawServer>)> {
+        self.servers
+            .iter()
+            .map(|e| (e.name.as_str(), e.parsed.as_ref().ok()))
     }
 
     /// The VS Code `inputs` declared in the file.

@@ -141,6 +141,9 @@ impl Host {
     /// named after the entry. Returns when the removed servers have exited
     /// and the new ones' first attempts ended.
     ///
+    /// An edited project file is a new trust decision: check the new text
+    /// (`mcp_config::TrustStore::is_trusted`, or ask the user) before its
+    /// servers reach this call (see the crate docs' "Trust").
     /// Needs the `config` feature.
     ///
     /// Calls run one at a time, each against what the one before left. A

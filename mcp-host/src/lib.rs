@@ -115,6 +115,16 @@
 //! agent bridge, a custom transport) are one or two crates each (the
 //! README's "Which crate for which job").
 //!
+//! **Trust.** A project's config file is code from whoever wrote the
+//! project: start its servers only once the user trusted that file, and
+//! check again when it changes (before `Host::apply_config` applies an
+//! edit). This crate takes entries already read and resolved, and the
+//! decision needs the host's own way of asking, so the mechanism is
+//! `mcp-config`'s (its "Trusting project files" section:
+//! `ConfigFile::summary` to show, `TrustStore` to remember, `resolve_all`
+//! to start exactly the text that was trusted); the `mcp` CLI and the
+//! `host` example use it, or are given the file explicitly.
+//!
 //! # Feature flags
 //!
 //! - `config` (off): servers from `mcp-config` entries, and

@@ -80,10 +80,25 @@ async fn list_tools(
         }
         None => (client.list_all::<Tool>().await?, false),
     };
+    warn_unmatched(spec, &all);
     Ok((
         all.into_iter().filter(|t| spec.allows(&t.name)).collect(),
         from_cache,
     ))
+}
+
+/// Logs each include or exclude pattern of `spec` that matches none of the
+/// server's tools (a typo, a renamed tool, another glob dialect's syntax),
+/// as the toolbox does for its own filters.
+fn warn_unmatched(spec: &ServerSpec, all: &[Tool]) {
+    let names = all.iter().map(|t| t.name.as_str());
+    if !spec.include.is_empty() {
+        mcp_tools::Filter::include(spec.include.iter().cloned())
+            .warn_unmatched(&spec.name, names.clone());
+    }
+    if !spec.exclude.is_empty() {
+        mcp_tools::Filter::exclude(spec.exclude.iter().cloned()).warn_unmatched(&spec.name, names);
+    }
 }
 
 fn target_of(spec: &ServerSpec) -> CacheTarget {

@@ -693,3 +693,78 @@ async fn list_changed_lists_again_through_the_cache_and_the_toolbox_follows() {
     host.close().await;
     assert_all_gone(&pids).await;
 }
+
+/// Collects the `mcp_tools::filter` warnings logged while `f`'s future runs
+/// (on this thread: a current-thread runtime runs the host's tasks here).
+fn filter_warnings<F: std::future::Future>(f: F) -> (F::Output, Vec<String>) {
+    use std::fmt::Write as _;
+    use tracing::field::{Field, Visit};
+    use tracing::{Event, Metadata, span};
+
+    struct Capture(Arc<Mutex<Vec<String>>>);
+    struct Line(String);
+    impl Visit for Line {
+        fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
+            let _ = write!(self.0, " {}={value:?}", field.name());
+        }
+    }
+    impl tracing::Subscriber for Capture {
+        fn enabled(&self, m: &Metadata<'_>) -> bool {
+            m.target() == "mcp_tools::filter"
+        }
+        fn new_span(&self, _: &span::Attributes<'_>) -> span::Id {
+            span::Id::from_u64(1)
+        }
+        fn record(&self, _: &span::Id, _: &span::Record<'_>) {}
+        fn record_follows_from(&self, _: &span::Id, _: &span::Id) {}
+        fn event(&self, e: &Event<'_>) {
+            let mut line = Line(String::new());
+            e.record(&mut line);
+            self.0.lock().unwrap().push(line.0);
+        }
+        fn enter(&self, _: &span::Id) {}
+        fn exit(&self, _: &span::Id) {}
+    }
+    let lines = Arc::new(Mutex::new(Vec::new()));
+    let out = tracing::subscriber::with_default(Capture(lines.clone()), || {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap()
+            .block_on(f)
+    });
+    let lines = lines.lock().unwrap().clone();
+    (out, lines)
+}
+
+/// A host's include or exclude pattern that matches none of the server's
+/// tools is logged (with the hint for another dialect's syntax), as the
+/// toolbox logs its own; patterns that match are not.
+#[test]
+fn a_filter_pattern_that_matches_no_tool_is_logged() {
+    let Some(ev) = everything() else { return };
+    let pids = Pids::default();
+    let spec = ServerSpec::new("everything", launcher(ev, &pids))
+        .include(["ech*", "nothing-like-this*"])
+        .exclude(["t[0-9]*"]);
+    let (tools, lines) = filter_warnings(async move {
+        let host = Host::builder().server(spec).start().await.unwrap();
+        let tools: Vec<String> = host.tools().iter().map(|t| t.name().to_owned()).collect();
+        host.close().await;
+        tools
+    });
+    assert!(tools.iter().any(|t| t.contains("echo")), "{tools:?}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("nothing-like-this*") && l.contains("include")),
+        "{lines:?}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("t[0-9]*") && l.contains("exclude") && l.contains("hint")),
+        "{lines:?}"
+    );
+    assert!(!lines.iter().any(|l| l.contains("ech*")), "{lines:?}");
+}

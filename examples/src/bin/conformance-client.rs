@@ -140,10 +140,7 @@ fn auth_provider(url: &str) -> Result<mcp_auth::OAuthProvider, String> {
     } else if scenario.starts_with("auth/client-credentials") {
         b.client_credentials()
     } else {
-        let policy = mcp_auth::SsrfPolicy {
-            allow_loopback: true,
-            allow_private: false,
-        };
+        let policy = mcp_auth::SsrfPolicy::new().allow_loopback(true);
         b.interaction(
             mcp_auth::FollowRedirect::new(REDIRECT_URI, policy).map_err(|e| e.to_string())?,
         )

@@ -8,6 +8,13 @@
 //! cargo run --bin host -- .mcp.json
 //! ```
 //!
+//! The file is named on the command line, so it is trusted by being named,
+//! edits included, as `mcp --config FILE` trusts it: the example starts what
+//! the file says. A host that finds project files by itself (a `.mcp.json`
+//! in the folder it opens) must have the user trust each one first, and
+//! each edit again: mcp-config's `ConfigFile::summary` and `TrustStore`
+//! (the `mcp` CLI's `trust` module does it, on the terminal).
+//!
 //! `host --server` is the workspace's demo server on stdin/stdout, to try
 //! it offline with `{"mcpServers": {"demo": {"command": "target/debug/host",
 //! "args": ["--server"]}}}`.

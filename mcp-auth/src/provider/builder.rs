@@ -10,7 +10,8 @@ use crate::dpop::Dpop;
 use crate::error::{AuthError, AuthErrorKind};
 use crate::interaction::Interaction;
 use crate::jwt_bearer::AssertionSource;
-use crate::net::{DEFAULT_HTTP_TIMEOUT, HttpClient, SsrfPolicy, is_loopback_host};
+use crate::net::{DEFAULT_HTTP_TIMEOUT, HttpClient};
+use crate::ssrf::{Host, SsrfPolicy, parse_host};
 use crate::store::{ClientCredentials, MemoryStore, TokenStore};
 use crate::util::{canonical_resource, parse_url};
 
@@ -194,8 +195,14 @@ impl OAuthProviderBuilder {
         self
     }
 
-    /// The SSRF policy of the OAuth HTTP requests. Default: loopback allowed
-    /// only when the MCP server is on loopback, private addresses refused.
+    /// The SSRF policy of the OAuth HTTP requests (default
+    /// [`SsrfPolicy::new`]: public addresses only). Whatever the policy,
+    /// the class of the MCP server's own address is allowed when its URL
+    /// names it literally or as `localhost` (a server on loopback may
+    /// have its authorization server there too; one on the company network
+    /// may have it on that network). A server named by a DNS name that
+    /// resolves to a private address needs the class allowed here: its
+    /// answer could change between the check and the connection.
     pub fn ssrf_policy(mut self, policy: SsrfPolicy) -> Self {
         self.policy = Some(policy);
         self
@@ -243,10 +250,15 @@ impl OAuthProviderBuilder {
                 "the MCP server URL must be an absolute http(s) URL, or a local socket's (unix:///path.sock#/mcp)",
             )
         })?;
-        let policy = self.policy.unwrap_or(SsrfPolicy {
-            allow_loopback: server.host().is_some_and(is_loopback_host),
-            allow_private: false,
-        });
+        let policy = self.policy.unwrap_or_default();
+        let policy = match server.host().and_then(parse_host) {
+            Some(Host::Localhost) => policy.allow_loopback(true),
+            Some(Host::Ip(ip)) => {
+                let class = policy.classify(ip);
+                policy.allow_class(class)
+            }
+            Some(Host::Name) | None => policy,
+        };
         let grant = self.grant.ok_or_else(|| {
             AuthError::new(
                 AuthErrorKind::Config,
@@ -313,5 +325,49 @@ impl OAuthProviderBuilder {
                 flow: tokio::sync::Mutex::new(()),
             }),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::FollowRedirect;
+
+    fn policy_for(server: &str, policy: Option<SsrfPolicy>) -> SsrfPolicy {
+        let ui = FollowRedirect::new("http://127.0.0.1:9/cb", SsrfPolicy::new()).unwrap();
+        let mut b = OAuthProvider::builder(server).interaction(ui);
+        if let Some(p) = policy {
+            b = b.ssrf_policy(p);
+        }
+        b.build().unwrap().inner.http.policy().clone()
+    }
+
+    #[test]
+    fn the_servers_own_address_class_is_exempt() {
+        let ip = |s: &str| s.parse::<std::net::IpAddr>().unwrap();
+        let p = policy_for("https://mcp.example.com/mcp", None);
+        assert!(!p.allows(ip("127.0.0.1")) && !p.allows(ip("10.0.0.1")));
+        for local in [
+            "http://localhost:3000/mcp",
+            "http://127.0.0.1/mcp",
+            "http://[::1]/mcp",
+        ] {
+            let p = policy_for(local, None);
+            assert!(p.allows(ip("127.0.0.1")), "{local}");
+            assert!(!p.allows(ip("10.0.0.1")), "{local}");
+            assert!(!p.allows(ip("169.254.169.254")), "{local}");
+        }
+        let p = policy_for("https://10.1.2.3/mcp", None);
+        assert!(p.allows(ip("10.9.9.9")) && p.allows(ip("fd00::1")));
+        assert!(!p.allows(ip("127.0.0.1")) && !p.allows(ip("169.254.169.254")));
+        // A name is not exempt: what it resolves to may change.
+        let p = policy_for("https://mcp.corp.internal/mcp", None);
+        assert!(!p.allows(ip("10.9.9.9")));
+        // A policy of one's own keeps its allowances, plus the exemption.
+        let p = policy_for(
+            "http://127.0.0.1/mcp",
+            Some(SsrfPolicy::new().allow_private(true)),
+        );
+        assert!(p.allows(ip("10.9.9.9")) && p.allows(ip("127.0.0.1")));
     }
 }

@@ -7,15 +7,16 @@ use http::Uri;
 
 use super::Inner;
 use super::builder::{Grant, IdentityAssertion};
+use crate::browser::check_authorization_url;
 use crate::challenge::BearerChallenge;
 use crate::crypto::{Pkce, random_token};
 use crate::discovery::{Discovered, discover};
 use crate::error::{AuthError, AuthErrorKind};
 use crate::interaction::Interaction;
 use crate::jwt_bearer::GRANT_JWT_BEARER;
-use crate::net::{SsrfPolicy, check_url, checked_url};
+use crate::net::checked_url;
 use crate::store::TokenSet;
-use crate::util::{form, parse_query, parse_url};
+use crate::util::{form, parse_query};
 
 const GRANT_TOKEN_EXCHANGE: &str = "urn:ietf:params:oauth:grant-type:token-exchange";
 const TOKEN_TYPE_ID_TOKEN: &str = "urn:ietf:params:oauth:token-type:id_token";
@@ -109,7 +110,7 @@ impl Inner {
                 format!("the authorization server metadata has no {what}"),
             )
         })?;
-        checked_url(url, &self.http.policy())
+        checked_url(url, self.http.policy())
     }
 
     async fn authorization_code(
@@ -140,20 +141,11 @@ impl Inner {
                 "the authorization server metadata has no authorization_endpoint",
             )
         })?;
-        // The user's browser goes there, not us: only the scheme rule applies.
-        let auth_url = parse_url(auth_endpoint).ok_or_else(|| {
-            AuthError::invalid_url(
-                auth_endpoint,
-                "the authorization endpoint must be an absolute http(s) URL",
-            )
-        })?;
-        check_url(
-            &auth_url,
-            &SsrfPolicy {
-                allow_loopback: true,
-                allow_private: true,
-            },
-        )?;
+        // The user's browser goes there, not us: the SSRF policy does not
+        // apply, the authorization URL rules do (http(s) only, https off
+        // loopback, URL characters only). Checked before registering, and
+        // the full URL again before anyone shows or opens it.
+        check_authorization_url(auth_endpoint)?;
         let token_url = self.endpoint(meta.token_endpoint.as_ref(), "token_endpoint")?;
         let redirect_uri = ui.redirect_uri();
         let client = self.client_for(disc, &redirect_uri).await?;
@@ -178,6 +170,7 @@ impl Inner {
             '?'
         };
         let url = format!("{auth_endpoint}{sep}{}", form(&q));
+        check_authorization_url(&url)?;
         let callback = ui.authorize(url).await?;
         let code = check_callback(&callback, &state, disc)?;
         let mut body = vec![
@@ -239,7 +232,7 @@ impl Inner {
         })?;
         let scope = scopes.join(" ");
         // 1. RFC 8693 token exchange at the identity provider: ID token -> ID-JAG.
-        let idp = checked_url(&a.idp_token_endpoint, &self.http.policy())?;
+        let idp = checked_url(&a.idp_token_endpoint, self.http.policy())?;
         let mut pairs: Vec<(&str, &str)> = vec![
             ("grant_type", GRANT_TOKEN_EXCHANGE),
             ("requested_token_type", TOKEN_TYPE_ID_JAG),

@@ -4,7 +4,8 @@
 use super::Inner;
 use crate::discovery::Discovered;
 use crate::error::{AuthError, AuthErrorKind};
-use crate::net::{checked_url, is_loopback_host};
+use crate::net::checked_url;
+use crate::ssrf::is_loopback_host;
 use crate::store::ClientCredentials;
 use crate::util::parse_url;
 
@@ -60,9 +61,9 @@ impl Inner {
                 ),
             ));
         };
-        let url = checked_url(reg, &self.http.policy())?;
+        let url = checked_url(reg, self.http.policy())?;
         let native = parse_url(redirect_uri)
-            .and_then(|u| u.host().map(is_loopback_host))
+            .and_then(|u| u.host().map(|h| is_loopback_host(h, self.http.policy())))
             .unwrap_or(true);
         let mut grant_types = vec!["authorization_code"];
         if self.offline_access {

@@ -34,7 +34,9 @@ mod forbidden;
 mod refusals;
 #[cfg(unix)]
 mod socket;
+mod ssrf;
 mod tokens;
+mod urls;
 
 /// One recorded request.
 #[derive(Debug, Clone)]
@@ -88,6 +90,8 @@ struct Cfg {
     /// `resource` in the PRM (default: `<base>/mcp`).
     prm_resource: Option<String>,
     prm_scopes: Option<Vec<String>>,
+    /// `authorization_servers` in the PRM (default: the mock's issuer).
+    authorization_servers: Option<Vec<String>>,
     /// Issuer path (`""` = the origin).
     issuer_path: String,
     /// Issuer written in the metadata (default: the real one).
@@ -117,6 +121,7 @@ impl Default for Cfg {
             prm_paths: vec!["/.well-known/oauth-protected-resource/mcp".into()],
             prm_resource: None,
             prm_scopes: None,
+            authorization_servers: None,
             issuer_path: String::new(),
             issuer_override: None,
             as_paths: vec!["/.well-known/oauth-authorization-server".into()],
@@ -139,8 +144,13 @@ struct Mock {
 
 impl Mock {
     async fn start(cfg: Cfg) -> Mock {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let base = format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port());
+        Self::start_at("127.0.0.1", cfg).await
+    }
+
+    /// The mock on another loopback address (`127.0.0.2`, ...).
+    async fn start_at(ip: &str, cfg: Cfg) -> Mock {
+        let listener = tokio::net::TcpListener::bind((ip, 0)).await.unwrap();
+        let base = format!("http://{ip}:{}", listener.local_addr().unwrap().port());
         let cfg = Arc::new(Mutex::new(cfg));
         let seen = Arc::new(Mutex::new(Vec::new()));
         let tokens = Arc::new(Mutex::new(0));
@@ -197,10 +207,7 @@ impl Mock {
         OAuthProvider::builder(self.url()).interaction(
             FollowRedirect::new(
                 "http://127.0.0.1:9/callback",
-                SsrfPolicy {
-                    allow_loopback: true,
-                    allow_private: false,
-                },
+                SsrfPolicy::new().allow_loopback(true),
             )
             .unwrap(),
         )
@@ -251,7 +258,7 @@ async fn handle(
     if method == "GET" && cfg.prm_paths.contains(&path) {
         let mut v = json!({
             "resource": cfg.prm_resource.clone().unwrap_or(format!("{base}/mcp")),
-            "authorization_servers": [issuer],
+            "authorization_servers": cfg.authorization_servers.clone().unwrap_or(vec![issuer.clone()]),
         });
         if let Some(s) = &cfg.prm_scopes {
             v["scopes_supported"] = json!(s);

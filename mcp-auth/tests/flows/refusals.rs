@@ -105,7 +105,7 @@ async fn refuses_private_and_link_local_metadata_urls_and_redirects() {
     // Loopback is refused unless allowed (here: a provider for a remote
     // server whose challenge points at loopback).
     let remote = OAuthProvider::builder("https://mcp.example.com/mcp")
-        .interaction(FollowRedirect::new("http://127.0.0.1:9/cb", SsrfPolicy::default()).unwrap())
+        .interaction(FollowRedirect::new("http://127.0.0.1:9/cb", SsrfPolicy::new()).unwrap())
         .build()
         .unwrap();
     let ch = mock.challenge(&format!(

@@ -88,10 +88,7 @@ async fn a_socket_servers_metadata_comes_through_the_socket_and_its_tokens_stay_
             .interaction(
                 FollowRedirect::new(
                     "http://127.0.0.1:9/callback",
-                    SsrfPolicy {
-                        allow_loopback: true,
-                        allow_private: false,
-                    },
+                    SsrfPolicy::new().allow_loopback(true),
                 )
                 .unwrap(),
             )

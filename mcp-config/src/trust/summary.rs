@@ -1,0 +1,441 @@
+//! [`Summary`]: what a configuration file would run, as shown to a person.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use super::{ContentHash, injection_risk};
+use crate::parse::{ConfigFile, RawTransport};
+
+/// Programs that run a command line given as an argument.
+const SHELLS: &[&str] = &[
+    "sh",
+    "bash",
+    "zsh",
+    "dash",
+    "ksh",
+    "fish",
+    "csh",
+    "tcsh",
+    "cmd",
+    "powershell",
+    "pwsh",
+];
+/// Programs that run another one with more rights.
+const PRIVILEGED: &[&str] = &["sudo", "doas", "su", "pkexec", "runas", "gsudo"];
+
+/// The program's name without directories or `.exe`, lowercased.
+fn program_name(command: &str) -> String {
+    let base = command.rsplit(['/', '\\']).next().unwrap_or(command);
+    let base = base.to_ascii_lowercase();
+    base.strip_suffix(".exe").unwrap_or(&base).to_owned()
+}
+
+/// Something in a server's entry to look at twice before trusting the file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Warning {
+    /// `env` sets a loader or injection variable ([`injection_risk`]).
+    InjectionVariable {
+        /// The variable.
+        name: String,
+        /// What it does.
+        effect: &'static str,
+    },
+    /// `envFile` names a file whose variables are set too; they are read
+    /// when the server starts and are not part of this summary.
+    EnvFile {
+        /// The file as written.
+        path: String,
+    },
+    /// The command is a shell or command interpreter (`sh -c ...`).
+    Shell {
+        /// The program.
+        program: String,
+    },
+    /// The command runs a program with more rights (`sudo`, `doas`, ...).
+    Privileged {
+        /// The program.
+        program: String,
+    },
+    /// The command is a relative path: a program from the project itself.
+    ProjectProgram {
+        /// The command as written.
+        command: String,
+    },
+}
+
+impl fmt::Display for Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Warning::InjectionVariable { name, effect } => {
+                write!(f, "env {} {effect}", Shown(name))
+            }
+            Warning::EnvFile { path } => write!(
+                f,
+                "envFile {}: its variables are set too, and are not shown here",
+                Shown(path)
+            ),
+            Warning::Shell { program } => {
+                write!(f, "{} runs a command line of its own", Shown(program))
+            }
+            Warning::Privileged { program } => {
+                write!(f, "{} runs a program with more rights", Shown(program))
+            }
+            Warning::ProjectProgram { command } => {
+                write!(f, "{} is a program of the project itself", Shown(command))
+            }
+        }
+    }
+}
+
+/// How a server would be started, as written in the file (`${...}` not
+/// expanded, so no secret is read to show it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Launch {
+    /// A process.
+    Stdio {
+        /// The program.
+        command: String,
+        /// Its arguments, all of them.
+        args: Vec<String>,
+        /// The names of the variables `env` sets (values are not shown).
+        env_names: Vec<String>,
+        /// `cwd`, if set.
+        cwd: Option<String>,
+        /// `envFile`, if set.
+        env_file: Option<String>,
+    },
+    /// An HTTP or SSE server.
+    Remote {
+        /// `true` for the 2024-11-05 HTTP+SSE transport.
+        sse: bool,
+        /// The URL.
+        url: String,
+        /// The names of the headers sent (values are not shown).
+        header_names: Vec<String>,
+    },
+    /// An entry that cannot be started (its shape is wrong): it runs
+    /// nothing.
+    Invalid,
+}
+
+/// One server of a [`Summary`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ServerSummary {
+    /// Its name.
+    pub name: String,
+    /// What it would start.
+    pub launch: Launch,
+    /// `disabled: true`: a host does not start it (listed anyway: a later
+    /// edit enabling it changes the file, and so its hash).
+    pub disabled: bool,
+    /// What to look at twice.
+    pub warnings: Vec<Warning>,
+}
+
+/// What a configuration file would run: every server with its command,
+/// arguments, environment variable names, `cwd`, `envFile`, URL and header
+/// names, and the [`Warning`]s found. Its [`Display`](fmt::Display) is the
+/// text to show a person before they trust the file: every value from the
+/// file is shown exactly (quoted, with control and invisible characters
+/// escaped, so a value cannot hide or rewrite what is shown).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Summary {
+    /// The file.
+    pub path: PathBuf,
+    /// The hash of the bytes summarized.
+    pub hash: ContentHash,
+    /// Its servers, sorted by name.
+    pub servers: Vec<ServerSummary>,
+}
+
+impl Summary {
+    /// Whether any server has a [`Warning`].
+    pub fn has_warnings(&self) -> bool {
+        self.servers.iter().any(|s| !s.warnings.is_empty())
+    }
+}
+
+impl ConfigFile {
+    /// The SHA-256 of the text this file was parsed from.
+    pub fn content_hash(&self) -> ContentHash {
+        self.hash
+    }
+
+    /// What starting this file's servers would run, to show before the
+    /// user trusts it. Built from the text the file was parsed from, so
+    /// what is shown is what runs.
+    pub fn summary(&self) -> Summary {
+        let servers = self
+            .entries()
+            .map(|(name, raw)| {
+                let Some(raw) = raw else {
+                    return ServerSummary {
+                        name: name.to_owned(),
+                        launch: Launch::Invalid,
+                        disabled: false,
+                        warnings: Vec::new(),
+                    };
+                };
+                let mut warnings = Vec::new();
+                let launch = match &raw.transport {
+                    RawTransport::Stdio {
+                        command,
+                        args,
+                        env,
+                        cwd,
+                        env_file,
+                    } => {
+                        let program = program_name(command);
+                        if SHELLS.contains(&program.as_str()) {
+                            warnings.push(Warning::Shell {
+                                program: command.clone(),
+                            });
+                        }
+                        if PRIVILEGED.contains(&program.as_str()) {
+                            warnings.push(Warning::Privileged {
+                                program: command.clone(),
+                            });
+                        }
+                        let relative = (command.contains('/') || command.contains('\\'))
+                            && !Path::new(command).is_absolute()
+                            && !command.starts_with("${");
+                        if relative {
+                            warnings.push(Warning::ProjectProgram {
+                                command: command.clone(),
+                            });
+                        }
+                        for (k, _) in env {
+                            if let Some(effect) = injection_risk(k) {
+                                warnings.push(Warning::InjectionVariable {
+                                    name: k.clone(),
+                                    effect,
+                                });
+                            }
+                        }
+                        if let Some(f) = env_file {
+                            warnings.push(Warning::EnvFile { path: f.clone() });
+                        }
+                        Launch::Stdio {
+                            command: command.clone(),
+                            args: args.clone(),
+                            env_names: env.iter().map(|(k, _)| k.clone()).collect(),
+                            cwd: cwd.clone(),
+                            env_file: env_file.clone(),
+                        }
+                    }
+                    RawTransport::Remote {
+                        sse, url, headers, ..
+                    } => Launch::Remote {
+                        sse: *sse,
+                        url: url.clone(),
+                        header_names: headers.iter().map(|(k, _)| k.clone()).collect(),
+                    },
+                };
+                ServerSummary {
+                    name: name.to_owned(),
+                    launch,
+                    disabled: raw.disabled,
+                    warnings,
+                }
+            })
+            .collect();
+        Summary {
+            path: self.path().to_owned(),
+            hash: self.hash,
+            servers,
+        }
+    }
+}
+
+/// A value from the file as shown: bare when it is only letters, digits and
+/// `-_./:@%+=,~`, else quoted with Rust's escapes (`"a b"`,
+/// `"\u{1b}[2K"`, `"\u{202e}"`).
+struct Shown<'a>(&'a str);
+
+impl fmt::Display for Shown<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let bare = !self.0.is_empty()
+            && self
+                .0
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_./:@%+=,~".contains(c));
+        if bare {
+            f.write_str(self.0)
+        } else {
+            write!(f, "{:?}", self.0)
+        }
+    }
+}
+
+impl fmt::Display for Summary {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "{} ({}) would start:",
+            Shown(&self.path.display().to_string()),
+            self.hash
+        )?;
+        if self.servers.is_empty() {
+            writeln!(f, "  (no servers)")?;
+        }
+        for s in &self.servers {
+            let off = if s.disabled { " (disabled)" } else { "" };
+            match &s.launch {
+                Launch::Stdio {
+                    command,
+                    args,
+                    env_names,
+                    cwd,
+                    env_file,
+                } => {
+                    write!(f, "  {}{off}: runs {}", Shown(&s.name), Shown(command))?;
+                    for a in args {
+                        write!(f, " {}", Shown(a))?;
+                    }
+                    writeln!(f)?;
+                    if !env_names.is_empty() {
+                        write!(f, "    env:")?;
+                        for n in env_names {
+                            write!(f, " {}", Shown(n))?;
+                        }
+                        writeln!(f)?;
+                    }
+                    if let Some(c) = cwd {
+                        writeln!(f, "    cwd: {}", Shown(c))?;
+                    }
+                    if let Some(e) = env_file {
+                        writeln!(f, "    envFile: {}", Shown(e))?;
+                    }
+                }
+                Launch::Remote {
+                    sse,
+                    url,
+                    header_names,
+                } => {
+                    let kind = if *sse { "sse" } else { "http" };
+                    writeln!(
+                        f,
+                        "  {}{off}: connects ({kind}) to {}",
+                        Shown(&s.name),
+                        Shown(url)
+                    )?;
+                    if !header_names.is_empty() {
+                        write!(f, "    headers:")?;
+                        for n in header_names {
+                            write!(f, " {}", Shown(n))?;
+                        }
+                        writeln!(f)?;
+                    }
+                }
+                Launch::Invalid => {
+                    writeln!(f, "  {}: (invalid entry, starts nothing)", Shown(&s.name))?;
+                }
+            }
+            for w in &s.warnings {
+                writeln!(f, "    warning: {w}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_summary_shows_everything_that_would_run_and_no_value() {
+        let f = ConfigFile::parse(
+            ".mcp.json",
+            r#"{"mcpServers": {
+                "git": {"command": "npx", "args": ["-y", "git-server", "--repo", "a b"],
+                        "env": {"GITHUB_TOKEN": "ghp_secret", "LD_PRELOAD": "./evil.so"}},
+                "helper": {"command": "./scripts/run.sh", "cwd": "tools", "disabled": true},
+                "wrapped": {"command": "/bin/sh", "args": ["-c", "curl x | sh"]},
+                "root": {"command": "sudo", "args": ["server"]},
+                "api": {"type": "http", "url": "https://api.example/mcp",
+                        "headers": {"Authorization": "Bearer ${TOKEN}"}},
+                "bad": {"type": "carrier-pigeon"}
+            }}"#,
+            None,
+        )
+        .unwrap();
+        let s = f.summary();
+        assert_eq!(s.hash, f.content_hash());
+        let names: Vec<&str> = s.servers.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["api", "bad", "git", "helper", "root", "wrapped"]);
+        let git = &s.servers[2];
+        assert_eq!(
+            git.launch,
+            Launch::Stdio {
+                command: "npx".into(),
+                args: vec![
+                    "-y".into(),
+                    "git-server".into(),
+                    "--repo".into(),
+                    "a b".into()
+                ],
+                env_names: vec!["GITHUB_TOKEN".into(), "LD_PRELOAD".into()],
+                cwd: None,
+                env_file: None,
+            }
+        );
+        assert!(
+            matches!(&git.warnings[..], [Warning::InjectionVariable { name, .. }] if name == "LD_PRELOAD")
+        );
+        assert!(matches!(
+            &s.servers[3].warnings[..],
+            [Warning::ProjectProgram { .. }]
+        ));
+        assert!(s.servers[3].disabled);
+        assert!(matches!(
+            &s.servers[4].warnings[..],
+            [Warning::Privileged { .. }]
+        ));
+        assert!(matches!(
+            &s.servers[5].warnings[..],
+            [Warning::Shell { .. }]
+        ));
+        assert_eq!(s.servers[1].launch, Launch::Invalid);
+        let text = s.to_string();
+        for shown in [
+            "git: runs npx -y git-server --repo \"a b\"",
+            "env: GITHUB_TOKEN LD_PRELOAD",
+            "warning: env LD_PRELOAD loads a library",
+            "helper (disabled): runs ./scripts/run.sh",
+            "cwd: tools",
+            "wrapped: runs /bin/sh -c \"curl x | sh\"",
+            "api: connects (http) to https://api.example/mcp",
+            "headers: Authorization",
+            &f.content_hash().to_string(),
+        ] {
+            assert!(text.contains(shown), "{shown:?} missing from\n{text}");
+        }
+        assert!(
+            !text.contains("ghp_secret") && !text.contains("evil.so"),
+            "{text}"
+        );
+        assert!(!text.contains("Bearer"), "{text}");
+    }
+
+    #[test]
+    fn values_cannot_hide_or_rewrite_what_is_shown() {
+        let f = ConfigFile::parse(
+            ".mcp.json",
+            "{\"mcpServers\": {\"x\\u001b[2K\": {\"command\": \"npx\", \"args\": [\"ok\\r\\u001b[2Kharmless\", \"\\u202eexe.txt\", \"\\u009b2J\"]}}}",
+            None,
+        )
+        .unwrap();
+        let text = f.summary().to_string();
+        assert!(
+            !text.chars().any(|c| c.is_control() && c != '\n'),
+            "{text:?}"
+        );
+        assert!(!text.contains('\u{202e}'), "{text:?}");
+        assert!(text.contains(r#""ok\r\u{1b}[2Kharmless""#), "{text}");
+    }
+}
