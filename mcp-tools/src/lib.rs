@@ -130,6 +130,7 @@ pub use names::{
 };
 pub use schema::{MAX_REPORTED_PROBLEMS, check_arguments};
 pub use tool::{
-    McpTool, Tool, ToolFuture, ToolOptions, ToolOutput, anthropic_tool, openai_function,
+    McpTool, ModelApi, ModelTool, Tool, ToolFuture, ToolOptions, ToolOutput, anthropic_tool,
+    openai_function,
 };
 pub use toolbox::{Collision, OnCollision, Route, Server, Toolbox, ToolboxBuilder};

@@ -29,7 +29,12 @@
 //!   N split between the four (`xtask/src/soak.rs`).
 //! - `scale [ARGS]`: the scale benchmark (100 stdio servers and 1,000 HTTP
 //!   clients in one process; see `scale.rs`).
+//! - `catalog [--no-rmcp] [--only list|convert|cold|host]...`: the catalog
+//!   benchmarks: 2,000 tools listed, kept and converted to model tool
+//!   definitions, cold starts, a host of twenty servers; ours beside a
+//!   no-framework floor and rmcp (see `catalog.rs`).
 
+mod catalog;
 mod conformance;
 mod docs;
 mod fuzz;
@@ -56,9 +61,10 @@ fn main() -> ExitCode {
         Some("docs") => docs::docs(),
         Some("soak") => soak::soak(&args[1..]),
         Some("scale") => scale::scale(&args[1..]),
+        Some("catalog") => catalog::catalog(&args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask <peers|test|conformance|fuzz|ci|features|docs|soak|scale> [args]"
+                "usage: cargo xtask <peers|test|conformance|fuzz|ci|features|docs|soak|scale|catalog> [args]"
             );
             return ExitCode::from(2);
         }

@@ -164,6 +164,8 @@ async fn convert(a: &Args) -> Result<(), String> {
     for _ in 0..a.turns {
         out.clear();
         match a.shape.as_str() {
+            "openai" => serde_json::to_writer(&mut out, &tb.openai_definitions().await),
+            "anthropic" => serde_json::to_writer(&mut out, &tb.anthropic_definitions().await),
             "openai-value" => serde_json::to_writer(&mut out, &tb.openai_tools().await),
             "anthropic-value" => serde_json::to_writer(&mut out, &tb.anthropic_tools().await),
             other => return Err(format!("--shape: {other:?} is not openai or anthropic")),
