@@ -9,7 +9,8 @@
 //! - **instructions** with valgrind (callgrind, the client only: the
 //!   server runs natively), two runs of different sizes, the difference:
 //!   per tool (1,000 and 2,000 tools), per conversion turn (1 and 3 turns
-//!   of 2,000 tools), per cold start (5 and 15 starts);
+//!   of 2,000 tools), per cold start (5 and 15 starts, each connection
+//!   kept: closing is not counted);
 //! - **heap held per tool** with valgrind's massif: the heap at exit (the
 //!   benchmarks exit holding the catalog), 1,000 and 2,000 tools, the
 //!   difference (requested bytes; malloc's own overhead beside it);
@@ -373,7 +374,7 @@ fn cold(b: &Bins) -> Result {
         rows.push(("rmcp 3.11 (`serve`)", r, vec![], &legacy, None));
     }
     println!(
-        "\n### Cold start: spawn + handshake + close (per start: runs of {k1} and {k2} starts, the difference)\n"
+        "\n### Cold start: spawn + handshake (per start: runs of {k1} and {k2} starts, the difference)\n"
     );
     println!("| client | instructions per start | ÷ floor | requests sent (server's log) |");
     println!("|---|--:|--:|---|");
@@ -449,5 +450,51 @@ fn host(b: &Bins) -> Result {
             f("beyond_catalog_kib_per_server")
         );
     }
+    // The heap of an idle server in the host (massif: hosts of 10 and 20
+    // servers, the difference), beside the heap of its 100 tools as a
+    // `Vec<Tool>` (the list bench's per-tool heap × 100).
+    let host_heap = |n: u64| {
+        heap_at_exit(&argv(
+            &b.ours,
+            &[
+                "--bench",
+                "host",
+                "--servers",
+                &n.to_string(),
+                "--tools",
+                "100",
+                "--startup-ms",
+                "100",
+                "--idle-ms",
+                "300",
+                "--server-cmd",
+                &b.server,
+            ],
+        ))
+    };
+    let (h1, e1) = host_heap(10)?;
+    let (h2, e2) = host_heap(20)?;
+    let list_heap = |n: u64| {
+        heap_at_exit(&argv(
+            &b.ours,
+            &[
+                "--bench",
+                "list",
+                "--server-cmd",
+                &format!("{} --tools {n}", b.server),
+            ],
+        ))
+    };
+    let (l1, f1) = list_heap(1000)?;
+    let (l2, f2) = list_heap(2000)?;
+    let server = per(h1, h2, 10, 20) + per(e1, e2, 10, 20);
+    let catalog = 100.0 * (per(l1, l2, 1000, 2000) + per(f1, f2, 1000, 2000));
+    println!(
+        "\nHeap per idle server (massif, hosts of 10 and 20 servers, malloc overhead included): \
+         {:.1} KiB; its 100 tools as a `Vec<Tool>`: {:.1} KiB; beyond them: {:.1} KiB.",
+        server / 1024.0,
+        catalog / 1024.0,
+        (server - catalog) / 1024.0
+    );
     Ok(())
 }

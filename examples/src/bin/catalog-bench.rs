@@ -16,7 +16,8 @@
 //!   `*-value` with the `serde_json::Value` forms
 //!   ([`Toolbox::openai_tools`]).
 //! - `--bench cold --starts K --era legacy|auto|cached|modern`: K times
-//!   spawn + connect, then close. `legacy` pins the legacy era (no probe),
+//!   spawn + connect, each connection kept (the process exits holding
+//!   them: shutting down is not part of a cold start). `legacy` pins the legacy era (no probe),
 //!   `auto` probes `server/discover` and falls back, `cached` is `auto`
 //!   with an [`EraCache`] warmed by one connection before the K, `modern`
 //!   pins 2026-07-28 (give the server `--modern`).
@@ -198,15 +199,17 @@ async fn cold(a: &Args) -> Result<(), String> {
         // Warms the cache: the server's era is known before the K starts.
         connect(&a.server_cmd, b(&eras)?).await?.close().await;
     }
+    let mut held = Vec::with_capacity(a.starts);
     for _ in 0..a.starts {
-        let client = connect(&a.server_cmd, b(&eras)?).await?;
-        client.close().await;
+        held.push(connect(&a.server_cmd, b(&eras)?).await?);
     }
     println!(
         r#"{{"client":"ours","bench":"cold","era":"{}","starts":{}}}"#,
         a.era, a.starts
     );
-    Ok(())
+    // Exit with every connection held: what is counted is spawn +
+    // handshake, not shutting down (each server exits at EOF on its stdin).
+    std::process::exit(0);
 }
 
 fn unix_us() -> u128 {
@@ -305,9 +308,11 @@ async fn host(a: &Args) -> Result<(), String> {
         ms(all_ready),
         per_server - catalog_kib
     );
-    host.close().await;
     let _ = std::fs::remove_dir_all(&dir);
-    Ok(())
+    // Exit with the host and its servers held (a memory profile at exit
+    // sees the idle host; each server exits at EOF on its stdin).
+    std::mem::forget(host);
+    std::process::exit(0);
 }
 
 async fn run(a: Args) -> Result<(), String> {

@@ -15,7 +15,7 @@
 //!   builds each tool's definition as a `Value` (the schema cloned in) and
 //!   serializes the array.
 //! - `--bench cold --starts K`: K times spawn + `initialize` +
-//!   `initialized`, then close (stdin closed, child waited for).
+//!   `initialized`, each connection kept.
 //!
 //! It prints one JSON line and exits with the catalog still held (nothing
 //! is dropped: a memory profile at exit sees what is kept).
@@ -97,7 +97,7 @@ fn bad(msg: impl Into<String>) -> io::Error {
 }
 
 struct Conn {
-    child: Child,
+    _child: Child,
     stdin: BufWriter<ChildStdin>,
     stdout: BufReader<ChildStdout>,
     line: String,
@@ -116,7 +116,7 @@ impl Conn {
         let stdin = child.stdin.take().ok_or_else(|| bad("no stdin"))?;
         let stdout = child.stdout.take().ok_or_else(|| bad("no stdout"))?;
         Ok(Conn {
-            child,
+            _child: child,
             stdin: BufWriter::new(stdin),
             stdout: BufReader::new(stdout),
             line: String::new(),
@@ -177,11 +177,6 @@ impl Conn {
             }
             id += 1;
         }
-    }
-
-    async fn close(mut self) -> io::Result<()> {
-        drop(self.stdin);
-        self.child.wait().await.map(drop)
     }
 }
 
@@ -257,16 +252,18 @@ async fn run(a: Args) -> io::Result<()> {
             std::process::exit(0);
         }
         "cold" => {
+            let mut held = Vec::with_capacity(a.starts);
             for _ in 0..a.starts {
                 let mut conn = Conn::spawn(&a.server_cmd)?;
                 conn.handshake().await?;
-                conn.close().await?;
+                held.push(conn);
             }
             println!(
                 r#"{{"client":"floor","bench":"cold","starts":{}}}"#,
                 a.starts
             );
-            Ok(())
+            // Exit with every connection held (as catalog-bench does).
+            std::process::exit(0);
         }
         other => Err(bad(format!(
             "--bench: {other:?} is not list, convert or cold"

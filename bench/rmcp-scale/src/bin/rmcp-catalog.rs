@@ -4,7 +4,7 @@
 //! - `--bench list`: spawn `--server-cmd` (`TokioChildProcess`), `serve`
 //!   (rmcp's `initialize` + `initialized`), `list_all_tools()`, keep them,
 //!   exit with them held;
-//! - `--bench cold --starts K`: K times spawn + `serve`, then `cancel()`.
+//! - `--bench cold --starts K`: K times spawn + `serve`, each kept.
 //!
 //! rmcp has no OpenAI/Anthropic export, so there is no `convert`.
 
@@ -62,12 +62,12 @@ async fn run(a: Args) -> Result<(), String> {
             std::process::exit(0);
         }
         "cold" => {
+            let mut held = Vec::with_capacity(a.starts);
             for _ in 0..a.starts {
-                let client = connect(&a.server_cmd).await?;
-                let _ = client.cancel().await;
+                held.push(connect(&a.server_cmd).await?);
             }
             println!(r#"{{"client":"rmcp","bench":"cold","starts":{}}}"#, a.starts);
-            Ok(())
+            std::process::exit(0);
         }
         other => Err(format!("--bench: {other:?} is not list or cold")),
     }
