@@ -333,7 +333,16 @@ fn cold(b: &Bins) -> Result {
     let (k1, k2) = (5u64, 15u64);
     let legacy = format!("{} --tools 10", b.server);
     let modern = format!("{} --tools 10 --modern", b.server);
-    let mut rows: Vec<(&str, &str, Vec<&str>, &str, Option<(&str, bool)>)> = vec![
+    // (label, binary, extra flags, server command, (era, modern) of a
+    // request-log run)
+    type Row<'a> = (
+        &'a str,
+        &'a str,
+        Vec<&'a str>,
+        &'a str,
+        Option<(&'a str, bool)>,
+    );
+    let mut rows: Vec<Row<'_>> = vec![
         (
             "floor: `initialize` by hand",
             &b.floor,
