@@ -507,3 +507,62 @@ fn host(b: &Bins) -> Result {
     );
     Ok(())
 }
+
+/// `cargo xtask catalog-shapes`: captures the catalog server's tool shapes
+/// (`examples/catalog/shapes.json`) from the real servers' `tools/list`:
+/// server-everything (`peers/package.json`), the reference filesystem
+/// server (`peers/catalog/package.json`), the reference git server
+/// (`peers/catalog/requirements.txt`) and FastMCP-style samples on the
+/// Python SDK (`examples/catalog/fastmcp_samples.py`). Installs the pinned
+/// servers into `.peers/` first.
+pub(crate) fn shapes() -> Result {
+    crate::peers()?;
+    let peers = root().join(".peers");
+    let pins = root().join("peers/catalog");
+    let npm = peers.join("catalog/npm");
+    let py = peers.join("catalog/py");
+    for dir in [&npm, &py] {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
+    for f in ["package.json", "package-lock.json"] {
+        std::fs::copy(pins.join(f), npm.join(f)).map_err(|e| format!("{f}: {e}"))?;
+    }
+    run(Command::new("npm")
+        .args(["ci", "--no-audit", "--no-fund", "--loglevel=error"])
+        .current_dir(&npm))?;
+    if !py.join("bin/python").exists() {
+        run(Command::new("python3").args(["-m", "venv"]).arg(&py))?;
+    }
+    run(Command::new(py.join("bin/pip"))
+        .args(["install", "--quiet", "--disable-pip-version-check", "-r"])
+        .arg(pins.join("requirements.txt"))
+        .arg("-c")
+        .arg(pins.join("constraints.txt")))?;
+    let fs_root = std::env::temp_dir().join("catalog-shapes-root");
+    std::fs::create_dir_all(&fs_root).map_err(|e| e.to_string())?;
+    let node = peers.join("npm/node_modules/.bin/node");
+    let show = |p: &Path| p.display().to_string();
+    run(Command::new("python3")
+        .arg(root().join("examples/catalog/capture.py"))
+        .arg(root().join("examples/catalog/shapes.json"))
+        .arg(format!(
+            "everything={} {} stdio",
+            show(&node),
+            show(
+                &peers
+                    .join("npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js")
+            )
+        ))
+        .arg(format!(
+            "filesystem={} {} {}",
+            show(&node),
+            show(&npm.join("node_modules/@modelcontextprotocol/server-filesystem/dist/index.js")),
+            show(&fs_root)
+        ))
+        .arg(format!("git={}", show(&py.join("bin/mcp-server-git"))))
+        .arg(format!(
+            "fastmcp={} {}",
+            show(&peers.join("py/bin/python")),
+            show(&root().join("examples/catalog/fastmcp_samples.py"))
+        )))
+}
