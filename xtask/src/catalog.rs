@@ -283,28 +283,21 @@ fn convert(b: &Bins) -> Result {
 }
 
 /// The requests one cold start sends (the server's request log).
-fn requests_per_start(b: &Bins, era: &str, modern: bool) -> Result<String> {
+fn requests_per_start(bin: &str, server_bin: &str, era: &str, modern: bool) -> Result<String> {
     let log = std::env::temp_dir().join(format!("xtask-requests-{}", std::process::id()));
     let _ = std::fs::remove_file(&log);
     let server = format!(
         "{} --tools 10 --request-log {}{}",
-        b.server,
+        server_bin,
         log.display(),
         if modern { " --modern" } else { "" }
     );
-    let out = Command::new(&b.ours)
-        .args([
-            "--bench",
-            "cold",
-            "--era",
-            era,
-            "--starts",
-            "1",
-            "--server-cmd",
-            &server,
-        ])
-        .output()
-        .map_err(|e| e.to_string())?;
+    let mut cmd = Command::new(bin);
+    cmd.args(["--bench", "cold", "--starts", "1", "--server-cmd", &server]);
+    if !era.is_empty() {
+        cmd.args(["--era", era]);
+    }
+    let out = cmd.output().map_err(|e| e.to_string())?;
     if !out.status.success() {
         return Err(format!(
             "cold start ({era}): {}",
@@ -333,8 +326,8 @@ fn cold(b: &Bins) -> Result {
     let (k1, k2) = (5u64, 15u64);
     let legacy = format!("{} --tools 10", b.server);
     let modern = format!("{} --tools 10 --modern", b.server);
-    // (label, binary, extra flags, server command, (era, modern) of a
-    // request-log run)
+    // (label, binary, extra flags, server command, (era, modern) of the
+    // request-log run: none for the floor and rmcp)
     type Row<'a> = (
         &'a str,
         &'a str,
@@ -399,11 +392,8 @@ fn cold(b: &Bins) -> Result {
         if floor == 0.0 {
             floor = i;
         }
-        let requests = match probe {
-            Some((era, modern)) => requests_per_start(b, era, modern)?,
-            None if label.starts_with("floor") => "1 (initialize)".to_owned(),
-            None => "–".to_owned(),
-        };
+        let (era, modern) = probe.unwrap_or(("", false));
+        let requests = requests_per_start(bin, &b.server, era, modern)?;
         println!(
             "| {label} | {:.0} k | {:.2} | {requests} |",
             i / 1e3,
