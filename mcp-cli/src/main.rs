@@ -525,7 +525,7 @@ async fn after_handshake(client: &Client, opts: &Options) {
     if let Err(e) = client.set_log_level(level).await {
         eprintln!(
             "mcp: the server refused the log level: {}",
-            mcp_cli::terminal::line(&e.to_string())
+            mcp_cli::terminal::line(&mcp_proto::error::chain(&e).to_string())
         );
     }
 }

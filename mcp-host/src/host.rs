@@ -6,6 +6,7 @@ use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Instant, SystemTime};
 
 use mcp_client::Client;
+use mcp_proto::error::chain;
 use mcp_proto::schema::Tool;
 use mcp_tools::{McpTool, OnCollision, Server, ToolError, ToolOptions, ToolOutput, Toolbox};
 use serde_json::Value;
@@ -229,7 +230,7 @@ impl Host {
                         .resolve(name)
                         .map(|r| r.server)
                         .unwrap_or_default();
-                    let why = reason(&format!("went away during the call ({source})"));
+                    let why = reason(&format!("went away during the call ({})", chain(&source)));
                     if let Some((slot, generation)) = view.ready.get(&server) {
                         slot.lost.send_replace((*generation, why.clone()));
                     }
@@ -667,7 +668,7 @@ impl Shared {
             Ok(t) => t,
             Err(e) => {
                 // Only listed servers with unique names: cannot fail.
-                tracing::error!(error = %e, "building the toolbox failed");
+                tracing::error!(error = %chain(&e), "building the toolbox failed");
                 return;
             }
         };

@@ -26,6 +26,17 @@
 //! (`transport::kit`, feature `test-kit`) checks an implementation against
 //! the contract below from its own tests.
 //!
+//! # Which way to write a transport
+//!
+//! | you have | write | you get |
+//! |---|---|---|
+//! | an async API: something to `.await` to send a message and to receive one (a socket's halves, a client library's connection) | a [`SendHalf`](halves::SendHalf) and a [`RecvHalf`](halves::RecvHalf) of `async fn`s, joined by [`halves::Halves`] | the contract kept for you: both directions at once, backpressure, kinds of errors, a bounded close; one boxed future per message, no batching |
+//! | a `Stream` + `Sink` of frames (WebSocket libraries) | two functions, for `framed::Framed` (feature `framed`) | the same, over the library's own buffering |
+//! | a byte stream of newline-delimited JSON-RPC (`AsyncRead` + `AsyncWrite`) | nothing: `mcp_transport_stdio::LineTransport` | batched writes, a size limit that never buffers an oversized line, kit-tested |
+//! | a protocol of your own to get the last instruction out of (stdio, HTTP) | the five `poll_*` methods, against the contract below | batching (many `start_send`, one flush) and control of every buffer |
+//!
+//! Whatever the way, run the test kit against it.
+//!
 //! # Contract
 //!
 //! - **Order.** Messages are delivered in the order they were sent, per
@@ -203,6 +214,7 @@ pub mod channel;
 #[cfg(feature = "framed")]
 #[cfg_attr(docsrs, doc(cfg(feature = "framed")))]
 pub mod framed;
+pub mod halves;
 #[cfg(feature = "test-kit")]
 #[cfg_attr(docsrs, doc(cfg(feature = "test-kit")))]
 pub mod kit;
@@ -381,6 +393,11 @@ impl fmt::Display for TransportErrorKind {
 ///
 /// Cheap to clone (the cause is shared), so one error can fail many waiters.
 /// Third-party transports build it with [`TransportError::new`].
+///
+/// Its `Display` is the kind alone (`connection closed`); the cause is its
+/// [`source`](StdError::source), so print it with
+/// [`chain`](crate::error::chain): `connection closed: server exited with
+/// status 1: fatal: config missing`.
 #[derive(Clone)]
 pub struct TransportError {
     kind: TransportErrorKind,
@@ -485,14 +502,11 @@ impl fmt::Debug for TransportError {
     }
 }
 
+/// Its own part only: the [kind](TransportErrorKind). The cause is the
+/// [`source`](StdError::source); [`chain`](crate::error::chain) prints both.
 impl fmt::Display for TransportError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.source {
-            // A cause that already explains itself is shown alone (e.g.
-            // "server exited with status 1: fatal: config missing").
-            Some(s) => write!(f, "{}: {s}", self.kind),
-            None => write!(f, "{}", self.kind),
-        }
+        fmt::Display::fmt(&self.kind, f)
     }
 }
 

@@ -544,7 +544,7 @@ impl Inner {
                     changed = true;
                 }
                 Err(source) => {
-                    tracing::warn!(server = %server.name, error = %source, "listing tools again failed; keeping the previous tools");
+                    tracing::warn!(server = %server.name, error = %mcp_proto::error::chain(&source), "listing tools again failed; keeping the previous tools");
                     server.forced.store(true, Ordering::Release);
                     errors.push(ToolboxError::List {
                         server: server.name.clone(),

@@ -389,9 +389,10 @@ async fn transport_failure_is_fatal_with_the_cause() {
         matches!(err.client_error(), Some(ClientError::Closed(_))),
         "{err:?}"
     );
-    assert!(
-        err.to_string().contains("not something the model can fix"),
-        "{err}"
+    // What the model is shown: who failed, that it cannot fix it, and why.
+    assert_eq!(
+        err.message_for_model(),
+        "calling tool `echo` failed (the model cannot fix this): the server closed the connection"
     );
 }
 

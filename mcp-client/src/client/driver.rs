@@ -166,7 +166,7 @@ impl Io {
             return match self.transport.as_mut().poll_close(cx) {
                 Poll::Ready(result) => {
                     if let Err(e) = result {
-                        tracing::debug!(error = %e, "error while closing the transport");
+                        tracing::debug!(error = %mcp_proto::error::chain(&e), "error while closing the transport");
                     }
                     Next::Finished
                 }

@@ -194,7 +194,7 @@ impl Tasks {
 
     /// Whether the handler takes more notifications now; if not, the task is
     /// woken when it does.
-    #[inline]
+    #[inline(always)]
     pub(super) fn has_room(&self, cx: &Context<'_>) -> bool {
         self.notifications.is_none() || self.backlog.has_room(cx)
     }

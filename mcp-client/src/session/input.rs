@@ -75,7 +75,7 @@ impl Session {
         } else if err.is_terminal() {
             self.handle_closed(CloseReason::Transport(err));
         } else {
-            tracing::warn!(error = %err, "skipped an undecodable message from the server");
+            tracing::warn!(error = %mcp_proto::error::chain(&err), "skipped an undecodable message from the server");
         }
     }
 
@@ -83,7 +83,7 @@ impl Session {
     fn fail_request(&mut self, id: &RequestId, err: TransportError, now: Instant) {
         {
             let Some(p) = self.pending.remove(id) else {
-                tracing::debug!(%id, error = %err, "transport error for an unknown request; dropped");
+                tracing::debug!(%id, error = %mcp_proto::error::chain(&err), "transport error for an unknown request; dropped");
                 return;
             };
             // Credentials are refused whatever the revision: asking again
@@ -98,7 +98,7 @@ impl Session {
                     self.handle_closed(CloseReason::Transport(err));
                 }
                 Purpose::Probe => {
-                    tracing::debug!(error = %err, "server/discover probe failed in the transport; falling back to initialize");
+                    tracing::debug!(error = %mcp_proto::error::chain(&err), "server/discover probe failed in the transport; falling back to initialize");
                     let cause = HandshakeError::Transport {
                         method: "server/discover",
                         error: err,
@@ -110,7 +110,13 @@ impl Session {
                         && err.kind() != TransportErrorKind::Closed
                         && !unauthorized
                     {
-                        self.redetect(&format!("initialize failed in the transport: {err}"), now);
+                        self.redetect(
+                            &format!(
+                                "initialize failed in the transport: {}",
+                                mcp_proto::error::chain(&err)
+                            ),
+                            now,
+                        );
                     } else {
                         self.handle_closed(CloseReason::Transport(err));
                     }
@@ -126,7 +132,11 @@ impl Session {
                     });
                 }
                 Purpose::User(call) => {
-                    if self.retry_if_hint_failed(call, &p, &err.to_string()) {
+                    if self.retry_if_hint_failed(
+                        call,
+                        &p,
+                        &mcp_proto::error::chain(&err).to_string(),
+                    ) {
                         self.requeue(call, p, now);
                     } else if err.kind() == TransportErrorKind::SessionExpired
                         && p.retained
@@ -150,7 +160,7 @@ impl Session {
     /// otherwise (see `mcp-transport-stdio`'s codec docs). A pending
     /// handshake fails as if its own answer had been dropped.
     fn fail_every_waiting_call(&mut self, err: &TransportError, now: Instant) {
-        tracing::warn!(error = %err, "a dropped message may have answered any pending request; failing them all");
+        tracing::warn!(error = %mcp_proto::error::chain(err), "a dropped message may have answered any pending request; failing them all");
         let mut ids: Vec<(RequestId, CallId)> = Vec::new();
         let mut handshake = None;
         for (id, p) in &self.pending {

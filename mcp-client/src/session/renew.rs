@@ -43,7 +43,7 @@ impl Session {
         // During a handshake (this very renewal, or the first) there is no
         // session in use to replace: it carries on.
         if !matches!(self.phase, Phase::Ready) {
-            tracing::debug!(error = %err, "session lost while a handshake is under way");
+            tracing::debug!(error = %mcp_proto::error::chain(&err), "session lost while a handshake is under way");
             return;
         }
         let Some(v) = self.server.as_ref().map(|s| s.protocol_version) else {
@@ -51,7 +51,7 @@ impl Session {
         };
         if v.era() == Era::Modern {
             // 2026-07-28 has no sessions: nothing to renew.
-            tracing::warn!(error = %err, "the transport reported a lost session in the 2026-07-28 era; ignored");
+            tracing::warn!(error = %mcp_proto::error::chain(&err), "the transport reported a lost session in the 2026-07-28 era; ignored");
             return;
         }
         if self.renewals >= self.config.max_session_renewals {
@@ -62,7 +62,7 @@ impl Session {
             return;
         }
         self.renewals += 1;
-        tracing::info!(error = %err, renewal = self.renewals, "the server ended the session; starting a new one");
+        tracing::info!(error = %mcp_proto::error::chain(&err), renewal = self.renewals, "the server ended the session; starting a new one");
         self.renew(v, now);
     }
 

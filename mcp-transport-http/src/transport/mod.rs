@@ -694,7 +694,7 @@ async fn close_session(shared: &Shared) {
             let body = http_body_util::Limited::new(resp.into_body(), DELETE_BODY_LIMIT);
             let _ = http_body_util::BodyExt::collect(body).await;
         }
-        Err(e) => tracing::debug!(error = %e, "session DELETE failed"),
+        Err(e) => tracing::debug!(error = %mcp_proto::error::chain(&e), "session DELETE failed"),
     }
 }
 

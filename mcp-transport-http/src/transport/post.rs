@@ -135,7 +135,7 @@ impl Post {
                 None => {
                     tracing::warn!(
                         method = self.method.as_deref().unwrap_or("<response>"),
-                        error = %e,
+                        error = %mcp_proto::error::chain(&e),
                         "a notification or response POST failed"
                     );
                     None
@@ -546,7 +546,9 @@ impl Post {
                         },
                     ));
                 }
-                Err(e) => tracing::debug!(error = %e, "HTTP+SSE fallback did not work"),
+                Err(e) => {
+                    tracing::debug!(error = %mcp_proto::error::chain(&e), "HTTP+SSE fallback did not work")
+                }
             }
         }
         Err(err(TransportErrorKind::Protocol, status_err()))
