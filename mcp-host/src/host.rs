@@ -529,8 +529,10 @@ pub(crate) struct Live {
     pub(crate) client: Option<Client>,
     /// Which start of the server `client` is (from 1).
     pub(crate) generation: u64,
-    /// The tools offered (after include/exclude) at the last listing.
-    pub(crate) tools: Option<Vec<Tool>>,
+    /// The tools offered (after include/exclude) at the last listing,
+    /// shared with the toolbox built from them (each rebuild of the view
+    /// clones the `Arc`, not the definitions).
+    pub(crate) tools: Option<Arc<Vec<Tool>>>,
 }
 
 /// What the model sees: the ready servers' toolbox, and the names of the
@@ -672,7 +674,7 @@ impl Shared {
         };
         let mut unavailable = HashMap::new();
         for (slot, tools) in down {
-            for t in tools {
+            for t in tools.iter() {
                 let name = mcp_tools::sanitize_name(&format!("{}{}", slot.spec.prefix, t.name));
                 if toolbox.get(&name).is_none() {
                     unavailable

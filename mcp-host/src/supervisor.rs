@@ -263,7 +263,7 @@ async fn serve(
     let generation = shared.generations.fetch_add(1, Ordering::Relaxed) + 1;
     slot.set_live(|l| {
         l.client = Some(client.clone());
-        l.tools = Some(tools);
+        l.tools = Some(Arc::new(tools));
         l.generation = generation;
     });
     let mut lost = slot.lost.subscribe();
@@ -301,7 +301,7 @@ async fn serve(
                 match list_tools(shared, spec, &client).await {
                     Ok((tools, _)) => {
                         let count = tools.len();
-                        slot.set_live(|l| l.tools = Some(tools));
+                        slot.set_live(|l| l.tools = Some(Arc::new(tools)));
                         shared.rebuild().await;
                         shared.set_status(slot, ready(count, false));
                     }

@@ -216,7 +216,6 @@ impl Session {
     }
 
     pub(super) fn on_probe_response(&mut self, result: Result<RawJson, ErrorObject>, now: Instant) {
-        let raw_copy = result.as_ref().ok().cloned();
         let preferred = match self.config.version {
             VersionChoice::Pinned(v) => v,
             _ => ProtocolVersion::LATEST,
@@ -249,7 +248,8 @@ impl Session {
                                 capabilities: d.capabilities,
                                 instructions: d.instructions,
                                 supported_versions: d.supported_versions,
-                                raw: raw_copy.unwrap_or_else(empty_object),
+                                // Decoded in place, then kept whole: moved.
+                                raw,
                             };
                             let fresh_until = d
                                 .ttl_ms
@@ -363,10 +363,11 @@ impl Session {
         let Phase::Initializing { offered } = self.phase else {
             return;
         };
-        let raw_copy = result.as_ref().ok().cloned();
-        let r = match result {
+        // The answer is decoded in place and then kept whole (as
+        // `ServerInfo::raw`): moved, not copied.
+        let (r, raw) = match result {
             Ok(raw) => match serde_json::from_str::<InitializeResult>(raw.get()) {
-                Ok(r) => r,
+                Ok(r) => (r, raw),
                 Err(e) => {
                     let err = HandshakeError::InvalidResult {
                         method: "initialize",
@@ -419,7 +420,7 @@ impl Session {
             capabilities: r.capabilities,
             instructions: r.instructions,
             supported_versions: vec![v.to_string()],
-            raw: raw_copy.unwrap_or_else(empty_object),
+            raw,
         };
         self.learned = self.legacy_detected.then_some(EraHint::Legacy(v));
         self.become_ready(Arc::new(info), now);
