@@ -13,6 +13,9 @@ Test modes, by environment variable:
     MCP_TEST_REQUEST_LOG=PATH      append the method of every request received to PATH, one a line
     MCP_TEST_LIST_TTL_MS=N         list and resources/read results carry ttlMs N, cacheScope "public" (SEP-2549)
     MCP_TEST_EXIT_AFTER_CALLS=N    exit with status 3 on the N-th tools/call (a server that crashes)
+    MCP_TEST_OTEL_SPANS=PATH       record the SDK's OpenTelemetry spans (OpenTelemetry's Python SDK) and
+                                   append each, when it ends, to PATH as one JSON line: name, kind,
+                                   trace_id, span_id, parent_span_id (W3C hex) and attributes
 """
 
 import os
@@ -31,6 +34,33 @@ _hints = None
 if _ttl is not None:
     _hint = CacheHint(ttl_ms=int(_ttl), scope="public")
     _hints = {m: _hint for m in ("tools/list", "prompts/list", "resources/list", "resources/templates/list", "resources/read")}
+
+_otel_spans = os.environ.get("MCP_TEST_OTEL_SPANS")
+if _otel_spans:
+    import json
+
+    from opentelemetry import trace
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExporter, SpanExportResult
+
+    class _JsonLines(SpanExporter):
+        def export(self, spans):
+            with open(_otel_spans, "a") as f:
+                for s in spans:
+                    parent = s.parent.span_id if s.parent is not None else 0
+                    f.write(json.dumps({
+                        "name": s.name,
+                        "kind": s.kind.name,
+                        "trace_id": format(s.context.trace_id, "032x"),
+                        "span_id": format(s.context.span_id, "016x"),
+                        "parent_span_id": format(parent, "016x"),
+                        "attributes": {k: v for k, v in (s.attributes or {}).items()},
+                    }) + "\n")
+            return SpanExportResult.SUCCESS
+
+    _provider = TracerProvider()
+    _provider.add_span_processor(SimpleSpanProcessor(_JsonLines()))
+    trace.set_tracer_provider(_provider)
 
 server = MCPServer("python-test-server", instructions="A test server for mcp-rs.", cache_hints=_hints)
 

@@ -1,10 +1,12 @@
 //! Runnable examples of the mcp-rs crates.
 //!
 //! The binaries live in `src/bin/` (`self_spawn`, `toolbox`, `host`, `mcp-http`,
-//! `bench-client`, `scale-bench`, `conformance-client`). The `mcp`
+//! `unix_socket`, `bench-client`, `scale-bench`, `conformance-client`). The `mcp`
 //! command-line client is its own crate, `mcp-cli`. The benchmark binaries
 //! read their `--flag value` command lines with [`flags`]; the scale
-//! benchmark's measurements are in [`scale`].
+//! benchmark's measurements are in [`scale`]. `unix_socket` (Unix only) is a
+//! transport over a Unix-domain socket written with
+//! `mcp_proto::transport::halves`.
 //!
 //! Several examples run the CLI's built-in demo server in-process; this
 //! library re-exports it from `mcp-cli` (one copy) as [`demo_server`].
@@ -13,3 +15,5 @@ pub use mcp_cli::demo_server;
 
 pub mod flags;
 pub mod scale;
+#[cfg(unix)]
+pub mod unix_socket;

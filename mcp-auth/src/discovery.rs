@@ -184,7 +184,7 @@ pub(crate) async fn fetch_prm(
             Ok(Some(prm)) => return Ok(Some((url, prm))),
             Ok(None) => {}
             Err(e) => {
-                tracing::debug!(%url, error = %e, "protected resource metadata");
+                tracing::debug!(%url, error = %mcp_proto::error::chain(&e), "protected resource metadata");
                 last_err = Some(e);
             }
         }

@@ -19,9 +19,11 @@ type BoxError = Box<dyn StdError + Send + Sync>;
 /// `error_description` are in [`oauth_error`](Self::oauth_error) and
 /// [`oauth_error_description`](Self::oauth_error_description).
 ///
-/// The message names the URL or field at fault and what to do, followed by
-/// the source's text; it never contains a token or a secret. Its exact
-/// wording may change: test with the kind and the predicates.
+/// The message (its `Display`) names the URL or field at fault and what to
+/// do; the cause's text is not in it but follows from
+/// [`source`](StdError::source), so print the whole error with
+/// `mcp_proto::error::chain`. It never contains a token or a secret. Its
+/// exact wording may change: test with the kind and the predicates.
 ///
 /// When the HTTP transport's request fails because authorization failed,
 /// this error is in the caller's error chain; [`AuthError::find`] digs it
@@ -31,7 +33,7 @@ type BoxError = Box<dyn StdError + Send + Sync>;
 /// # fn demo(err: &(dyn std::error::Error + 'static)) {
 /// if let Some(auth) = mcp_auth::AuthError::find(err) {
 ///     if auth.is_user_action_needed() {
-///         eprintln!("authorize again: {auth}");
+///         eprintln!("authorize again: {}", mcp_proto::error::chain(auth));
 ///     }
 /// }
 /// # }
@@ -123,7 +125,8 @@ impl AuthError {
         }
     }
 
-    /// Adds the underlying cause (its text follows the message).
+    /// Adds the underlying cause (the [`source`](StdError::source); a
+    /// reporter prints its text after the message).
     #[must_use]
     pub fn with_source(mut self, source: impl Into<BoxError>) -> Self {
         self.inner.source = Some(source.into());
@@ -294,30 +297,11 @@ impl fmt::Debug for AuthError {
     }
 }
 
+/// The message alone: what failed and what to do. The cause is the
+/// [`source`](StdError::source).
 impl fmt::Display for AuthError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.inner.message)?;
-        // The workspace's convention: a message ends with its causes
-        // (hyper's own text is only the outermost, "client error (Connect)").
-        let mut cur = self
-            .inner
-            .source
-            .as_deref()
-            .map(|s| s as &(dyn StdError + 'static));
-        let mut last = String::new();
-        let mut depth = 0;
-        while let Some(s) = cur
-            && depth < 8
-        {
-            let text = s.to_string();
-            if !last.ends_with(&text) {
-                write!(f, ": {text}")?;
-            }
-            last = text;
-            cur = s.source();
-            depth += 1;
-        }
-        Ok(())
+        f.write_str(&self.inner.message)
     }
 }
 
@@ -406,7 +390,13 @@ mod tests {
     fn the_source_is_kept_and_named_once() {
         let io = std::io::Error::new(std::io::ErrorKind::ConnectionRefused, "refused");
         let e = AuthError::http("https://as/token", io);
-        assert_eq!(e.to_string(), "request to https://as/token failed: refused");
+        // Its own part; the cause follows from source() (mcp_proto::error).
+        assert_eq!(e.to_string(), "request to https://as/token failed");
+        assert_eq!(
+            mcp_proto::error::chain(&e).to_string(),
+            "request to https://as/token failed: refused"
+        );
+        mcp_proto::testing::assert_causes_once(&e);
         assert!(e.is_retryable());
         assert!(
             e.source()
@@ -420,7 +410,7 @@ mod tests {
         struct Outer(AuthError);
         impl fmt::Display for Outer {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                write!(f, "outer: {}", self.0)
+                f.write_str("outer")
             }
         }
         impl StdError for Outer {

@@ -406,12 +406,14 @@ async fn call(t: &mut HttpTransport, id: i64) -> Result<Message, String> {
         Some(RawJson::from_string("{}".into()).unwrap()),
     )
     .into();
-    t.send(msg).await.map_err(|e| e.to_string())?;
+    t.send(msg)
+        .await
+        .map_err(|e| mcp_proto::error::chain(&e).to_string())?;
     tokio::time::timeout(Duration::from_secs(10), t.recv())
         .await
         .map_err(|_| "no answer in 10 s".to_string())?
         .ok_or("transport ended")?
-        .map_err(|e| e.to_string())
+        .map_err(|e| mcp_proto::error::chain(&e).to_string())
 }
 
 fn transport(mock: &Mock, auth: OAuthProvider) -> HttpTransport {

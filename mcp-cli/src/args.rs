@@ -56,6 +56,11 @@ Exit status: 0 success, 1 the tool reported isError, 2 usage error,
 JSON-RPC error (unknown tool, invalid arguments, method not found),
 130 interrupted (Ctrl-C), 143 terminated (SIGTERM).
 
+Traces: with TRACEPARENT (and TRACESTATE, BAGGAGE) in the environment, the
+run continues that trace and each request carries it to the server (in
+_meta); with OTEL_EXPORTER_OTLP_ENDPOINT set, the run's spans are sent over
+OTLP/HTTP when it ends. -v prints each request's duration.
+
 Examples:
   mcp call slow_sum '{\"a\": 2, \"b\": 3}'
   mcp --stdio \"npx -y @modelcontextprotocol/server-everything\" tools
@@ -153,7 +158,7 @@ struct Cli {
     #[arg(long, value_name = "LEVEL", value_parser = parse_log_level, global = true)]
     log_level: Option<LoggingLevel>,
 
-    /// Tracing to stderr (repeat for more); full descriptions in listings
+    /// Tracing to stderr (repeat for more), each request's duration; full descriptions in listings
     #[arg(short, long, action = clap::ArgAction::Count, global = true)]
     verbose: u8,
 
@@ -318,6 +323,27 @@ pub(crate) enum Command {
         files: Vec<std::path::PathBuf>,
         revoke: bool,
     },
+}
+
+impl Command {
+    /// The command's name, as typed.
+    pub(crate) fn name(&self) -> &'static str {
+        match self {
+            Command::Info => "info",
+            Command::Servers => "servers",
+            Command::Tools => "tools",
+            Command::Call { .. } => "call",
+            Command::Tasks(_) => "tasks",
+            Command::Resources => "resources",
+            Command::Templates => "templates",
+            Command::Read { .. } => "read",
+            Command::Prompts => "prompts",
+            Command::Prompt { .. } => "prompt",
+            Command::DemoServer => "demo-server",
+            Command::Completions(_) => "completions",
+            Command::Trust { .. } => "trust",
+        }
+    }
 }
 
 /// `mcp tasks …`.

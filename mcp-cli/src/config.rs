@@ -153,7 +153,11 @@ pub(crate) fn load(file: Option<&Path>) -> Result<Option<Configured>, Failure> {
         .inputs(ask_on_terminal);
     let list = resolve_all(&files, &resolver);
     if !list.errors.is_empty() {
-        let errors: Vec<String> = list.errors.iter().map(ToString::to_string).collect();
+        let errors: Vec<String> = list
+            .errors
+            .iter()
+            .map(|e| mcp_proto::error::chain(e).to_string())
+            .collect();
         return Err(Failure::Usage(errors.join("; ")));
     }
     Ok(Some(Configured {

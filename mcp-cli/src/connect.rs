@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use mcp_config::{Prepared, ServerConfig};
+use mcp_proto::error::chain;
 use mcp_proto::transport::BoxTransport;
 use mcp_transport_http::{HttpError, HttpTransport, HttpTransportBuilder};
 use mcp_transport_stdio::{ServerCommand, StdioTransport};
@@ -19,7 +20,10 @@ pub(crate) async fn transport(opts: &Options) -> Result<(BoxTransport, Option<OA
             let exe = std::env::current_exe().map_err(|e| {
                 Failure::fatal(
                     "connection error",
-                    format!("cannot find the mcp binary to run its demo server: {e}"),
+                    format!(
+                        "cannot find the mcp binary to run its demo server: {}",
+                        chain(&e)
+                    ),
                 )
             })?;
             spawn(ServerCommand::new(exe).arg("demo-server"), opts)
@@ -46,7 +50,7 @@ pub(crate) fn configured_transport(
     opts: &Options,
 ) -> Result<BoxTransport, Failure> {
     cfg.transport_with(|prepared| adjust(prepared, opts))
-        .map_err(|e| Failure::fatal("connection error", e.to_string()))
+        .map_err(|e| Failure::fatal("connection error", chain(&e).to_string()))
 }
 
 /// What the options change on a configured server's transport:
@@ -87,7 +91,7 @@ fn http_limits(b: HttpTransportBuilder, opts: &Options) -> HttpTransportBuilder 
 fn spawn(cmd: ServerCommand, opts: &Options) -> Result<BoxTransport, Failure> {
     StdioTransport::spawn(stdio_limits(cmd, opts))
         .map(|t| Box::pin(t) as BoxTransport)
-        .map_err(|e| Failure::fatal("connection error", e.to_string()))
+        .map_err(|e| Failure::fatal("connection error", chain(&e).to_string()))
 }
 
 /// `--http`: the Streamable HTTP transport (every HTTP revision, with the
@@ -118,10 +122,10 @@ async fn http_transport(
     match b.build() {
         Ok(t) => Ok((Box::pin(t), oauth)),
         // Also an invalid --header (the builder reports it this way).
-        Err(e @ HttpError::InvalidUrl { .. }) => Err(Failure::Usage(e.to_string())),
+        Err(e @ HttpError::InvalidUrl { .. }) => Err(Failure::Usage(chain(&e).to_string())),
         Err(e) => Err(Failure::fatal(
             "connection error",
-            format!("--http {url}: {e}"),
+            format!("--http {url}: {}", chain(&e)),
         )),
     }
 }
@@ -177,7 +181,7 @@ async fn oauth(url: &str, opts: &Options) -> Result<OAuth, Failure> {
         );
     })
     .await
-    .map_err(|e| Failure::fatal("connection error", e.to_string()))?
+    .map_err(|e| Failure::fatal("connection error", chain(&e).to_string()))?
     .timeout(LOGIN_TIMEOUT);
     let mut b = mcp_auth::OAuthProvider::builder(url)
         .client_name("mcp")
@@ -188,7 +192,7 @@ async fn oauth(url: &str, opts: &Options) -> Result<OAuth, Failure> {
     }
     let provider = b
         .build()
-        .map_err(|e| Failure::Usage(format!("--http {url}: {e}")))?;
+        .map_err(|e| Failure::Usage(format!("--http {url}: {}", chain(&e))))?;
     let login_possible = provider.tokens().is_none();
     Ok(OAuth {
         provider,

@@ -4,6 +4,7 @@ use std::process::ExitCode;
 
 use mcp_cli::terminal::web_url;
 use mcp_client::{ClientError, CloseReason, HandshakeError};
+use mcp_proto::error::chain;
 use mcp_proto::transport::TransportError;
 
 /// Why `mcp` stops without success.
@@ -30,7 +31,9 @@ impl Failure {
         }
     }
 
-    /// Classifies a client error for the one-line report.
+    /// Classifies a client error for the one-line report: what failed,
+    /// then the error and each of its causes once ([`chain`]), with the
+    /// CLI's flags where the library names its own knobs.
     pub(crate) fn from_client(what: &str, e: &ClientError) -> Self {
         let mut f = Self::classify(what, e);
         if let Failure::Fatal { kind, message } = &mut f {
@@ -38,27 +41,6 @@ impl Failure {
             // server could not be reached at all.
             if what == "handshake" && *kind == "transport error" {
                 *kind = "connection error";
-            }
-            // Name the root cause when the error's own text does not
-            // (e.g. hyper's "client error (Connect)" → "Connection refused").
-            let mut source = match e {
-                ClientError::Transport(t) | ClientError::Closed(CloseReason::Transport(t)) => {
-                    std::error::Error::source(t)
-                }
-                // The CLI words a handshake error itself: its causes follow.
-                ClientError::Closed(CloseReason::Handshake(h)) => std::error::Error::source(h),
-                other => std::error::Error::source(other),
-            };
-            while let Some(cause) = source {
-                let text = cause.to_string();
-                // Also not when only a prefix is new ("undecodable message: <said already>").
-                let said = |t: &str| message.contains(t);
-                let tail = text.split_once(": ").map(|(_, t)| t);
-                if !said(&text) && !tail.is_some_and(said) {
-                    message.push_str(": ");
-                    message.push_str(&text);
-                }
-                source = cause.source();
             }
             // The library names its builder knob; the flag is ours.
             if message.contains("limit") && message.contains("raise it with `max_") {
@@ -111,8 +93,6 @@ impl Failure {
             ClientError::Closed(CloseReason::ServerClosed) => {
                 format!("the server closed the connection during {what}")
             }
-            // The transport error says "connection closed: <why>" itself.
-            ClientError::Closed(CloseReason::Transport(t)) => format!("{what}: {t}"),
             // The library names the versions; the flag to pick one is ours.
             ClientError::Closed(CloseReason::Handshake(HandshakeError::UnsupportedVersion {
                 requested,
@@ -128,17 +108,21 @@ impl Failure {
             ),
             ClientError::Closed(CloseReason::Handshake(HandshakeError::NotModern { cause })) => {
                 format!(
-                    "{what} failed: the server does not speak the 2026-07-28 revision ({cause}); \
-                     use --protocol auto or a legacy version"
+                    "{what} failed: the server does not speak the 2026-07-28 revision \
+                     (use --protocol auto or a legacy version): {}",
+                    chain(&**cause)
                 )
             }
-            ClientError::Closed(CloseReason::Handshake(h)) => format!("{what} failed: {h}"),
+            // "handshake failed: <why>" says it all during the handshake.
+            ClientError::Closed(CloseReason::Handshake(_)) if what == "handshake" => {
+                chain(e).to_string()
+            }
             ClientError::Timeout { after, .. } => format!(
                 "{what}: no response within {:.1} s; sent the server a cancellation \
                  (notifications/cancelled) and stopped it (a longer --timeout may help)",
                 after.as_secs_f64()
             ),
-            other => format!("{what}: {other}"),
+            other => format!("{what}: {}", chain(other)),
         };
         Failure::fatal(kind, message)
     }

@@ -54,7 +54,40 @@ mod handler;
 mod human;
 mod progress;
 mod tasks;
+#[cfg(feature = "otel")]
+mod telemetry;
 mod trust;
+
+/// Without the `otel` feature: the log lines of `-v` only.
+#[cfg(not(feature = "otel"))]
+mod telemetry {
+    pub(crate) struct Telemetry;
+
+    pub(crate) fn init(verbose: u8, _traced: bool) -> Telemetry {
+        if verbose > 0 {
+            let default = match verbose {
+                1 => "info",
+                2 => "debug",
+                _ => "trace",
+            };
+            let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+            tracing_subscriber::fmt()
+                .with_env_filter(filter)
+                .with_writer(std::io::stderr)
+                .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+                .init();
+        }
+        Telemetry
+    }
+
+    impl Telemetry {
+        pub(crate) fn run_span(&self, _command: &str) -> tracing::Span {
+            tracing::Span::none()
+        }
+        pub(crate) fn shutdown(self) {}
+    }
+}
 
 /// Without termios and poll the terminal form is not built: requests for
 /// input are declined with a line saying so.
@@ -81,7 +114,7 @@ mod form {
     }
 }
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
@@ -147,7 +180,8 @@ fn main() -> ExitCode {
             Err(f) => report(f),
         };
     }
-    init_tracing(opts.verbose);
+    let telemetry = telemetry::init(opts.verbose, opts.command != Command::DemoServer);
+    let run_span = telemetry.run_span(opts.command.name());
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -165,15 +199,20 @@ fn main() -> ExitCode {
             .block_on(mcp_cli::demo_server::run())
             .map_err(|e| Failure::fatal("transport error", format!("demo server: {e}")))
     } else {
+        use tracing::Instrument as _;
         match pick(opts) {
-            Ok(Pick::One(opts)) => runtime.block_on(run(opts)),
-            Ok(Pick::All(opts, configured)) => runtime.block_on(fleet::run(opts, configured)),
+            Ok(Pick::One(opts)) => runtime.block_on(run(opts).instrument(run_span)),
+            Ok(Pick::All(opts, configured)) => {
+                runtime.block_on(fleet::run(opts, configured).instrument(run_span))
+            }
             Err(f) => Err(f),
         }
     };
     // Dropping the runtime drops any task still holding a transport, which
     // kills a spawned server's process group.
     drop(runtime);
+    // The run's spans have ended: export them (when asked to).
+    telemetry.shutdown();
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(f) => report(f),
@@ -264,24 +303,6 @@ fn out_json(write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) {
     let mut stdout = std::io::BufWriter::with_capacity(64 * 1024, std::io::stdout().lock());
     let _ = write(&mut stdout);
     let _ = stdout.flush();
-}
-
-fn init_tracing(verbose: u8) {
-    if verbose == 0 {
-        return;
-    }
-    let default = match verbose {
-        1 => "info",
-        2 => "debug",
-        _ => "trace",
-    };
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
-    tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::stderr().is_terminal())
-        .init();
 }
 
 /// The client builder as the options set it up, and how long its
@@ -529,7 +550,7 @@ async fn after_handshake(client: &Client, opts: &Options) {
     if let Err(e) = client.set_log_level(level).await {
         eprintln!(
             "mcp: the server refused the log level: {}",
-            mcp_cli::terminal::line(&e.to_string())
+            mcp_cli::terminal::line(&mcp_proto::error::chain(&e).to_string())
         );
     }
 }

@@ -221,9 +221,13 @@ fn unreachable_server_exits_3_with_one_line() {
     assert_one_line_error(&r, 3, "mcp: connection error: ");
     assert!(r.stderr.contains("/nonexistent/mcp-server"), "{}", r.stderr);
 
-    // A server that exits at once.
+    // A server that exits at once: what failed, then each cause once.
     let r = mcp(&["--stdio", "sh -c 'echo boom >&2; exit 7'", "info"]);
     assert_one_line_error(&r, 3, "mcp: connection error: ");
+    assert_eq!(
+        r.stderr.trim(),
+        "mcp: connection error: handshake: connection closed: server exited with status 7: boom"
+    );
 }
 
 #[test]
@@ -231,7 +235,9 @@ fn unreachable_http_server_exits_3_with_one_line() {
     let url = format!("http://127.0.0.1:{}/mcp", free_port());
     let r = mcp(&["--http", &url, "-H", "Authorization: Bearer x", "tools"]);
     assert_one_line_error(&r, 3, "mcp: connection error: ");
-    assert!(r.stderr.contains("refused"), "{}", r.stderr);
+    // Each level of the cause once (the transport's, hyper's, the OS's).
+    assert_eq!(r.stderr.matches("refused").count(), 1, "{}", r.stderr);
+    assert_eq!(r.stderr.matches("failed").count(), 2, "{}", r.stderr);
 }
 
 #[test]

@@ -37,8 +37,12 @@ impl Terminal {
             .chain(args.iter().copied())
             .map(quote)
             .collect();
+        // `exec`: script(1) runs the line with $SHELL, and a shell that
+        // stays as mcp's parent (dash does) is in the terminal's foreground
+        // group too, so Ctrl-C would kill it and script would report 130
+        // whatever mcp does.
         let mut child = Command::new("script")
-            .args(["-qfec", &line.join(" "), "/dev/null"])
+            .args(["-qfec", &format!("exec {}", line.join(" ")), "/dev/null"])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())

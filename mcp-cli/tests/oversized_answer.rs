@@ -76,7 +76,8 @@ fn http_64_mib_answer_fails_the_call_within_2_s_json_and_sse_both_eras() {
                 eprintln!("http sse={sse} {name}: failed after {took:?}");
                 let e = r.unwrap_err();
                 assert!(matches!(e, ClientError::AnswerDropped { .. }), "{e:?}");
-                let text = e.to_string();
+                // What a reporter prints: the error and each cause once.
+                let text = mcp_proto::error::chain(&e).to_string();
                 assert!(text.contains("tools/call"), "which call: {text}");
                 assert!(text.contains("16 MiB limit"), "the limit: {text}");
                 let knob = if sse {

@@ -12,16 +12,21 @@ use mcp_proto::transport::TransportError;
 /// Errors are data: `Clone`, so one transport failure can be handed to every
 /// waiting caller. A tool that *ran* and failed is not an error here: it is a
 /// `CallToolResult` with `is_error: true`.
+///
+/// Its `Display` is its own part; the causes (the transport's error, the
+/// server's exit, serde's message) are its [`source`](std::error::Error::source)s.
+/// Show it to a person with [`mcp_proto::error::chain`]:
+/// `connection closed: server exited with status 1: fatal: config missing`.
 #[derive(Debug, Clone, thiserror::Error)]
 #[non_exhaustive]
 pub enum ClientError {
     /// The transport failed for this request (the connection may still be usable).
-    #[error("{0}")]
-    Transport(#[source] TransportError),
+    #[error(transparent)]
+    Transport(TransportError),
     /// The transport dropped the frame that answered this call (over the
     /// size limit, not JSON-RPC, undecodable): the call fails at once rather
     /// than wait for an answer already thrown away. The connection goes on.
-    #[error("the response to {method} was dropped: {}", dropped_cause(error))]
+    #[error("the response to {method} was dropped")]
     AnswerDropped {
         /// The method of the call.
         method: String,
@@ -62,9 +67,10 @@ pub enum ClientError {
         /// How long the client waited.
         after: Duration,
     },
-    /// The connection is closed; the call cannot complete.
-    #[error("connection closed: {0}")]
-    Closed(#[source] CloseReason),
+    /// The connection is closed; the call cannot complete. The
+    /// [`CloseReason`] says why (its text is this error's).
+    #[error(transparent)]
+    Closed(CloseReason),
     /// The method does not exist in the negotiated protocol revision.
     #[error("{method} is not part of protocol revision {version}")]
     NotInRevision {
@@ -226,14 +232,11 @@ fn version_list(versions: &[String]) -> String {
     }
 }
 
-fn dropped_cause(e: &TransportError) -> String {
-    match e.cause() {
-        Some(c) => c.to_string(),
-        None => e.to_string(),
-    }
-}
-
 /// Why the connection closed.
+///
+/// A transport failure is [transparent](CloseReason::Transport): its text
+/// and causes are the [`TransportError`]'s (`connection closed: server
+/// exited with status 1`).
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub enum CloseReason {
@@ -241,7 +244,9 @@ pub enum CloseReason {
     ClosedByClient,
     /// The server closed its side cleanly.
     ServerClosed,
-    /// The transport failed (e.g. "server exited with status 1: fatal: config missing").
+    /// The transport failed (e.g. "connection closed: server exited with
+    /// status 1: fatal: config missing"). Transparent: `Display` and
+    /// `source` are the transport error's own.
     Transport(TransportError),
     /// The handshake failed.
     Handshake(HandshakeError),
@@ -266,27 +271,21 @@ pub enum CloseReason {
 impl fmt::Display for CloseReason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            CloseReason::ClosedByClient => f.write_str("closed by the client"),
+            CloseReason::ClosedByClient => f.write_str("the client closed the connection"),
             CloseReason::ServerClosed => f.write_str("the server closed the connection"),
-            // "connection closed: server exited with status 1: …", not "connection closed: connection closed: …".
-            CloseReason::Transport(e)
-                if e.kind() == mcp_proto::transport::TransportErrorKind::Closed =>
-            {
-                match e.cause() {
-                    Some(c) => write!(f, "{c}"),
-                    None => f.write_str("the transport closed"),
-                }
+            CloseReason::Transport(e) => fmt::Display::fmt(e, f),
+            CloseReason::Handshake(_) => f.write_str("handshake failed"),
+            CloseReason::DriverGone => {
+                f.write_str("connection closed (the client's driver task is gone)")
             }
-            CloseReason::Transport(e) => write!(f, "{e}"),
-            CloseReason::Handshake(e) => write!(f, "handshake failed: {e}"),
             CloseReason::SessionsLost { renewals, .. } => write!(
                 f,
                 "the server ended the session, and each of the {renewals} new ones the client \
                  started in a row, before answering a call in it; not starting another"
             ),
-            CloseReason::DriverGone => f.write_str("the client's driver task is gone"),
             CloseReason::NoRuntime => f.write_str(
-                "the client's driver ran outside a tokio runtime; spawn it on one (tokio::spawn)",
+                "connection closed (the client's driver ran outside a tokio runtime; spawn it \
+                 on one: tokio::spawn)",
             ),
         }
     }
@@ -295,7 +294,7 @@ impl fmt::Display for CloseReason {
 impl std::error::Error for CloseReason {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            CloseReason::Transport(e) => Some(e),
+            CloseReason::Transport(e) => e.source(),
             CloseReason::Handshake(e) => Some(e),
             CloseReason::SessionsLost { error, .. } => Some(error),
             _ => None,
@@ -306,9 +305,9 @@ impl std::error::Error for CloseReason {
 /// Why the handshake (`server/discover` or `initialize`) failed: the
 /// [`CloseReason`] of a connection that never became ready.
 ///
-/// Its `Display` names the cause's text too (the server's error, serde's
-/// message), so one line says it all; [`source`](std::error::Error::source)
-/// gives the cause typed. Cheap to clone (what is not a string is behind an `Arc`).
+/// Its `Display` is its own part; the cause (the server's error, serde's
+/// message, the transport's error) is its [`source`](std::error::Error::source),
+/// typed. Cheap to clone (what is not a string is behind an `Arc`).
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub enum HandshakeError {
@@ -375,9 +374,7 @@ pub enum HandshakeError {
 impl fmt::Display for HandshakeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            HandshakeError::Rejected { method, error } => {
-                write!(f, "the server rejected {method}: {error}")
-            }
+            HandshakeError::Rejected { method, .. } => write!(f, "the server rejected {method}"),
             HandshakeError::UnsupportedVersion {
                 requested,
                 supported,
@@ -387,19 +384,18 @@ impl fmt::Display for HandshakeError {
                  revision both sides speak, or upgrade the older side",
                 version_list(supported)
             ),
-            HandshakeError::NotModern { cause } => write!(
-                f,
-                "the server does not speak the 2026-07-28 revision ({cause}); let the client \
-                 negotiate (VersionChoice::Auto) or pin a legacy revision"
+            HandshakeError::NotModern { .. } => f.write_str(
+                "the server does not speak the 2026-07-28 revision (let the client negotiate \
+                 with VersionChoice::Auto, or pin a legacy revision)",
             ),
-            HandshakeError::InvalidResult { method, source } => {
-                write!(f, "the {method} result is malformed: {source}")
+            HandshakeError::InvalidResult { method, .. } => {
+                write!(f, "the {method} result is malformed")
             }
-            HandshakeError::Encode { method, source } => {
-                write!(f, "could not encode the {method} params: {source}")
+            HandshakeError::Encode { method, .. } => {
+                write!(f, "could not encode the {method} params")
             }
-            HandshakeError::Transport { method, error } => {
-                write!(f, "{method} failed in the transport: {error}")
+            HandshakeError::Transport { method, .. } => {
+                write!(f, "{method} failed in the transport")
             }
             HandshakeError::Timeout { method, after } => write!(
                 f,
@@ -450,7 +446,71 @@ impl HandshakeError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use mcp_proto::ErrorCode;
+    use mcp_proto::error::chain;
+    use mcp_proto::transport::TransportErrorKind;
     use std::error::Error as _;
+
+    fn exited() -> TransportError {
+        TransportError::new(
+            TransportErrorKind::Closed,
+            "server exited with status 1: fatal: config missing",
+        )
+    }
+
+    /// Each level's Display is its own part (mcp_proto::error), for every
+    /// variant that has a cause.
+    #[test]
+    fn errors_print_each_cause_once() {
+        let serde = || SerdeError::from(serde_json::from_str::<u32>("\"x\"").unwrap_err());
+        let io = TransportError::from(std::io::Error::new(
+            std::io::ErrorKind::BrokenPipe,
+            "the pipe broke",
+        ));
+        let rejected = HandshakeError::Rejected {
+            method: "initialize",
+            error: ErrorObject::new(ErrorCode::INVALID_PARAMS, "bad"),
+        };
+        let errors = [
+            ClientError::Transport(io.clone()),
+            ClientError::AnswerDropped {
+                method: "tools/call".into(),
+                error: TransportError::new(TransportErrorKind::Decode, "64.0 MiB, over the limit"),
+            },
+            ClientError::Decode {
+                method: "tools/call".into(),
+                source: serde(),
+            },
+            ClientError::Encode {
+                method: "tools/call".into(),
+                source: serde(),
+            },
+            ClientError::Closed(CloseReason::Transport(exited())),
+            ClientError::Closed(CloseReason::Transport(io)),
+            ClientError::Closed(CloseReason::Handshake(rejected.clone())),
+            ClientError::Closed(CloseReason::Handshake(HandshakeError::NotModern {
+                cause: Arc::new(HandshakeError::Transport {
+                    method: "server/discover",
+                    error: exited(),
+                }),
+            })),
+            ClientError::Closed(CloseReason::Handshake(HandshakeError::InvalidResult {
+                method: "initialize",
+                source: Arc::new(serde_json::from_str::<u32>("{").unwrap_err()),
+            })),
+        ];
+        for e in &errors {
+            test_support::assert_causes_once(e);
+        }
+        assert_eq!(
+            chain(&errors[4]).to_string(),
+            "connection closed: server exited with status 1: fatal: config missing"
+        );
+        assert_eq!(
+            chain(&errors[6]).to_string(),
+            "handshake failed: the server rejected initialize: bad (code -32602)"
+        );
+    }
 
     #[test]
     fn a_decode_errors_source_is_serdes_error() {

@@ -89,6 +89,15 @@
 //! - `skills`: the Skills extension (SEP-2640): `Client::list_skills`,
 //!   `Client::load_skill`, `Client::read_skill_file`, each file verified
 //!   against the listing (size, SHA-256, frontmatter) before it is used.
+//! - `opentelemetry`: each request's W3C trace context in its `_meta`
+//!   (SEP-414), through `tracing-opentelemetry`; see [`telemetry`].
+//! - `metrics`: the `mcp.client.operation.duration` and
+//!   `mcp.client.session.duration` histograms; see [`telemetry`].
+//!
+//! # Telemetry
+//!
+//! Every request is a span by the OpenTelemetry MCP conventions, through
+//! `tracing`: see [`telemetry`] for how to see a trace.
 //!
 //! # Design notes
 //!
@@ -121,6 +130,7 @@ pub mod fuzzing;
 pub mod handler;
 mod pages;
 pub mod session;
+pub mod telemetry;
 
 #[cfg(feature = "tokio")]
 mod client;

@@ -69,7 +69,7 @@ async fn dropped(client: &Client, name: &str) -> String {
         .unwrap_err();
     eprintln!("{name}: failed after {:?}: {e}", started.elapsed());
     assert!(matches!(e, ClientError::AnswerDropped { .. }), "{e:?}");
-    e.to_string()
+    mcp_proto::error::chain(&e).to_string()
 }
 
 #[tokio::test]

@@ -13,8 +13,9 @@ use crate::resolve::InputMissing;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ConfigError {
-    /// The file could not be read.
-    #[error("{}: cannot read the file: {source}", path.display())]
+    /// The file could not be read (the OS error is the
+    /// [`source`](std::error::Error::source)).
+    #[error("{}: cannot read the file", path.display())]
     Io {
         /// The file.
         path: PathBuf,
@@ -151,12 +152,12 @@ pub enum ConfigError {
         /// Why.
         reason: InputMissing,
     },
-    /// The `envFile` of a stdio server could not be read or has a bad line.
+    /// The `envFile` of a stdio server could not be read (the OS error is
+    /// the [`source`](std::error::Error::source)) or has a bad line.
     #[error(
-        "{}: envFile {}: {reason}{}",
+        "{}: envFile {}: {reason}",
         at(path, Some(server), "envFile"),
-        env_file.display(),
-        source.as_ref().map(|e| format!(": {e}")).unwrap_or_default()
+        env_file.display()
     )]
     EnvFile {
         /// The configuration file.

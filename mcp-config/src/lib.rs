@@ -17,7 +17,7 @@
 //! let files = discover(&project, home.as_deref());
 //! let list = load_all(&files, &Resolver::new().workspace_folder(&project));
 //! for e in &list.errors {
-//!     eprintln!("skipped: {e}");
+//!     eprintln!("skipped: {}", mcp_proto::error::chain(e));
 //! }
 //! for server in list.servers.iter().filter(|s| !s.disabled) {
 //!     let client = mcp_client::Client::builder("my-host", "1.0")

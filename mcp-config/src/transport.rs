@@ -63,30 +63,40 @@ pub enum BuildError {
     /// The process could not be started.
     ///
     /// Needs the `stdio` feature.
+    ///
+    /// The transport's error is not the [`source`](std::error::Error::source):
+    /// its text names the program, which may hold an expanded secret, and a
+    /// reporter prints every source. `reason` is that whole text with the
+    /// secret redacted; `error` keeps it typed.
     #[cfg(feature = "stdio")]
     #[error("server {server:?}: {reason}")]
     #[cfg_attr(docsrs, doc(cfg(feature = "stdio")))]
     Spawn {
         /// The server.
         server: String,
-        /// Why (the program is shown only when no secret was expanded into it).
+        /// Why: the transport's error and its causes (the program is shown
+        /// only when no secret was expanded into it).
         reason: String,
         /// The transport's error.
-        source: mcp_transport_stdio::SpawnError,
+        error: mcp_transport_stdio::SpawnError,
     },
     /// The URL or a header was refused by the HTTP transport.
     ///
     /// Needs the `http` feature.
+    ///
+    /// As for [`Spawn`](BuildError::Spawn), the transport's error is not the
+    /// [`source`](std::error::Error::source) (its text holds the URL).
     #[cfg(feature = "http")]
     #[error("server {server:?}: {reason}")]
     #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
     Http {
         /// The server.
         server: String,
-        /// Why (the URL is shown only when no secret was expanded into it).
+        /// Why: the transport's error and its causes (the URL is shown only
+        /// when no secret was expanded into it).
         reason: String,
         /// The transport's error.
-        source: mcp_transport_http::HttpError,
+        error: mcp_transport_http::HttpError,
     },
 }
 
@@ -149,8 +159,8 @@ impl ServerConfig {
             #[cfg(feature = "stdio")]
             Prepared::Stdio(cmd) => mcp_transport_stdio::StdioTransport::spawn(cmd)
                 .map(|t| Box::pin(t) as mcp_proto::transport::BoxTransport)
-                .map_err(|source| {
-                    let mut reason = source.to_string();
+                .map_err(|error| {
+                    let mut reason = mcp_proto::error::chain(&error).to_string();
                     if let TransportConfig::Stdio(s) = &self.transport {
                         if s.command.is_secret() && !s.command.expose().is_empty() {
                             reason = reason.replace(s.command.expose(), "<redacted>");
@@ -159,7 +169,7 @@ impl ServerConfig {
                     BuildError::Spawn {
                         server: self.name.clone(),
                         reason,
-                        source,
+                        error,
                     }
                 }),
             #[cfg(feature = "http")]
@@ -171,23 +181,23 @@ impl ServerConfig {
                 builder
                     .build()
                     .map(|t| Box::pin(t) as mcp_proto::transport::BoxTransport)
-                    .map_err(|source| self.http_error(&url, source))
+                    .map_err(|error| self.http_error(&url, error))
             }
         }
     }
 
     #[cfg(feature = "http")]
-    fn http_error(&self, url: &Expanded, source: mcp_transport_http::HttpError) -> BuildError {
-        let reason = match &source {
+    fn http_error(&self, url: &Expanded, error: mcp_transport_http::HttpError) -> BuildError {
+        let reason = match &error {
             mcp_transport_http::HttpError::InvalidUrl { reason, .. } => {
                 format!("invalid URL {url}: {reason}")
             }
-            other => other.to_string(),
+            other => mcp_proto::error::chain(other).to_string(),
         };
         BuildError::Http {
             server: self.name.clone(),
             reason,
-            source,
+            error,
         }
     }
 

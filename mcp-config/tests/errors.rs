@@ -346,6 +346,13 @@ fn unreadable_file() {
     let err = ConfigFile::load(fixture("does-not-exist.json")).unwrap_err();
     assert!(matches!(err, ConfigError::Io { .. }), "{err:?}");
     assert!(err.to_string().contains("does-not-exist.json"));
+    // The OS error once, from source() (mcp_proto::error).
+    test_support::assert_causes_once(&err);
+    let text = mcp_proto::error::chain(&err).to_string();
+    assert!(
+        text.ends_with("No such file or directory (os error 2)"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -374,6 +381,7 @@ fn env_file_errors_name_the_file_and_server() {
     let missing = err("missing");
     assert_eq!(missing.server(), Some("missing"));
     assert!(missing.to_string().contains("nope.env"), "{missing}");
+    test_support::assert_causes_once(&missing);
     let bad = err("bad").to_string();
     assert!(bad.contains("line 2"), "{bad}");
     assert!(!bad.contains("SECRET"), "{bad}");

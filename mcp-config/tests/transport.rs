@@ -69,7 +69,8 @@ async fn a_missing_program_is_a_clear_error() {
     let file = ConfigFile::parse(".mcp.json", text, None).unwrap();
     let server = file.resolve(&Resolver::new()).unwrap().remove(0);
     let err = server.transport().err().unwrap();
-    let text = err.to_string();
+    test_support::assert_causes_once(&err);
+    let text = mcp_proto::error::chain(&err).to_string();
     assert!(text.contains("\"gone\""), "{text}");
     assert!(text.contains("not found"), "{text}");
 }
@@ -80,7 +81,9 @@ async fn a_program_from_a_variable_is_not_shown() {
     let file = ConfigFile::parse(".mcp.json", text, None).unwrap();
     let resolver = Resolver::new().env_vars([("SERVER_BIN", "/nonexistent/secret-path-xyz")]);
     let server = file.resolve(&resolver).unwrap().remove(0);
-    let text = server.transport().err().unwrap().to_string();
+    // Nowhere in the chain a reporter prints.
+    let err = server.transport().err().unwrap();
+    let text = mcp_proto::error::chain(&err).to_string();
     assert!(!text.contains("secret-path-xyz"), "{text}");
     assert!(text.contains("not found"), "{text}");
 }
@@ -91,7 +94,8 @@ fn a_url_from_a_variable_is_not_shown_in_errors() {
     let file = ConfigFile::parse(".mcp.json", text, None).unwrap();
     let resolver = Resolver::new().env_vars([("API_URL", "ftp://token-abc@host/mcp")]);
     let server = file.resolve(&resolver).unwrap().remove(0);
-    let text = server.transport().err().unwrap().to_string();
+    let err = server.transport().err().unwrap();
+    let text = mcp_proto::error::chain(&err).to_string();
     assert!(!text.contains("token-abc"), "{text}");
     assert!(text.contains("invalid URL <redacted>"), "{text}");
 }

@@ -6,6 +6,7 @@ use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Instant, SystemTime};
 
 use mcp_client::Client;
+use mcp_proto::error::chain;
 use mcp_proto::schema::Tool;
 use mcp_tools::{McpTool, OnCollision, Server, ToolError, ToolOptions, ToolOutput, Toolbox};
 use serde_json::Value;
@@ -229,7 +230,7 @@ impl Host {
                         .resolve(name)
                         .map(|r| r.server)
                         .unwrap_or_default();
-                    let why = reason(&format!("went away during the call ({source})"));
+                    let why = reason(&format!("went away during the call ({})", chain(&source)));
                     if let Some((slot, generation)) = view.ready.get(&server) {
                         slot.lost.send_replace((*generation, why.clone()));
                     }
@@ -528,8 +529,10 @@ pub(crate) struct Live {
     pub(crate) client: Option<Client>,
     /// Which start of the server `client` is (from 1).
     pub(crate) generation: u64,
-    /// The tools offered (after include/exclude) at the last listing.
-    pub(crate) tools: Option<Vec<Tool>>,
+    /// The tools offered (after include/exclude) at the last listing,
+    /// shared with the toolbox built from them (each rebuild of the view
+    /// clones the `Arc`, not the definitions).
+    pub(crate) tools: Option<Arc<Vec<Tool>>>,
 }
 
 /// What the model sees: the ready servers' toolbox, and the names of the
@@ -665,13 +668,13 @@ impl Shared {
             Ok(t) => t,
             Err(e) => {
                 // Only listed servers with unique names: cannot fail.
-                tracing::error!(error = %e, "building the toolbox failed");
+                tracing::error!(error = %chain(&e), "building the toolbox failed");
                 return;
             }
         };
         let mut unavailable = HashMap::new();
         for (slot, tools) in down {
-            for t in tools {
+            for t in tools.iter() {
                 let name = mcp_tools::sanitize_name(&format!("{}{}", slot.spec.prefix, t.name));
                 if toolbox.get(&name).is_none() {
                     unavailable

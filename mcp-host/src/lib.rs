@@ -66,7 +66,7 @@
 //! for report in host.status() {
 //!     println!("{}: {}", report.name, report.status);
 //! }
-//! let tools = host.toolbox().openai_tools().await; // hand these to the model
+//! let tools = host.toolbox().openai_definitions().await; // serialize into the model request
 //! # let _ = tools;
 //! match host.call("git_status", serde_json::json!({"repo_path": "."})).await {
 //!     Ok(out) => println!("{}", out.text),

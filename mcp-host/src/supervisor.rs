@@ -7,6 +7,7 @@ use std::time::{Instant, SystemTime};
 
 use mcp_client::{Client, ListKind, ResponseFuture};
 use mcp_proto::Era;
+use mcp_proto::error::chain;
 use mcp_proto::schema::{SubscriptionFilter, Tool};
 use tokio::sync::watch;
 
@@ -190,7 +191,7 @@ pub(crate) async fn supervise(shared: Arc<Shared>, done: Done) {
                     }
                 }
             }
-            Ok(Err(e)) => reason(&e.to_string()),
+            Ok(Err(e)) => reason(&chain(&*e).to_string()),
             Err(_) => format!(
                 "did not start within {:?} (startup timeout)",
                 spec.startup_timeout
@@ -262,7 +263,7 @@ async fn serve(
     let generation = shared.generations.fetch_add(1, Ordering::Relaxed) + 1;
     slot.set_live(|l| {
         l.client = Some(client.clone());
-        l.tools = Some(tools);
+        l.tools = Some(Arc::new(tools));
         l.generation = generation;
     });
     let mut lost = slot.lost.subscribe();
@@ -282,7 +283,7 @@ async fn serve(
     };
     loop {
         tokio::select! {
-            why = &mut closed => return Ended::Died(reason(&why.to_string())),
+            why = &mut closed => return Ended::Died(reason(&chain(&why).to_string())),
             r = async { lost.wait_for(|(g, _)| *g == generation).await.map(|v| v.1.clone()) } => {
                 let why = r.unwrap_or_default();
                 tracing::warn!(server = %spec.name, reason = %why, "connection lost; reconnecting");
@@ -300,12 +301,12 @@ async fn serve(
                 match list_tools(shared, spec, &client).await {
                     Ok((tools, _)) => {
                         let count = tools.len();
-                        slot.set_live(|l| l.tools = Some(tools));
+                        slot.set_live(|l| l.tools = Some(Arc::new(tools)));
                         shared.rebuild().await;
                         shared.set_status(slot, ready(count, false));
                     }
                     Err(e) => {
-                        tracing::warn!(server = %spec.name, error = %e, "listing tools again failed; keeping the previous tools");
+                        tracing::warn!(server = %spec.name, error = %chain(&*e), "listing tools again failed; keeping the previous tools");
                     }
                 }
             }

@@ -193,6 +193,33 @@ fn close_returns_after_the_runtime_that_ran_the_servers_is_gone() {
     });
 }
 
+/// A launch that fails three levels deep (ClientError -> TransportError ->
+/// the server's exit) puts every cause in the status once, so a person or
+/// a model reading it learns why.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failures_reason_names_each_cause_once() {
+    use mcp_client::{ClientError, CloseReason};
+    use mcp_proto::transport::{TransportError, TransportErrorKind};
+    let launcher = Launcher::new(|| async {
+        let exit = std::io::Error::other("server exited with status 1: fatal: config missing");
+        let closed = TransportError::new(TransportErrorKind::Closed, exit);
+        Err(ClientError::Closed(CloseReason::Transport(closed)).into())
+    });
+    let host = Host::builder()
+        .server(ServerSpec::new("broken", launcher))
+        .start()
+        .await
+        .unwrap();
+    let ServerStatus::Failed { why, .. } = host.server_status("broken").unwrap() else {
+        panic!("{:?}", host.status())
+    };
+    assert_eq!(
+        why,
+        "connection closed: server exited with status 1: fatal: config missing"
+    );
+    host.close().await;
+}
+
 /// A server whose every attempt reports that it began, waits for `gate`,
 /// then fails with "refused".
 fn gated(began: mpsc::UnboundedSender<()>, gate: Arc<Notify>) -> Launcher {

@@ -1,5 +1,22 @@
-//! JSON-RPC error objects and MCP's error codes.
+//! JSON-RPC error objects and MCP's error codes, and how the workspace's
+//! Rust errors print.
+//!
+//! # How errors print
+//!
+//! Every error type of these crates follows hyper's rule: **its `Display`
+//! says only its own part** (what happened at this level and, where it
+//! helps, what to do), and **its causes come only from
+//! [`source()`](std::error::Error::source)**. A wrapper that adds nothing
+//! is `#[error(transparent)]`: it forwards both, so it is not a level.
+//! Any reporter that walks the chain (anyhow's `{:#}`, eyre, tracing's
+//! error fields, [`chain`]) then prints each cause exactly once.
+//!
+//! So printing an error with `{}` alone shows only its outermost part
+//! (`connection closed`); show a person or a model the whole chain with
+//! [`chain`] (`connection closed: server exited with status 1: fatal:
+//! config missing`).
 
+use std::error::Error as StdError;
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
@@ -224,4 +241,170 @@ pub struct MissingRequiredClientCapabilityData {
 pub struct UrlElicitationRequiredData {
     /// The URL elicitations (`ElicitRequestURLParams` objects) the client must complete.
     pub elicitations: Vec<Value>,
+}
+
+/// Most levels of a chain [`Chain`] prints; a longer chain ends in `: …`
+/// (a source that returns itself would otherwise print forever).
+const MAX_CHAIN_DEPTH: usize = 32;
+
+/// An error and every cause in its [`source`](StdError::source) chain, for
+/// `Display`: `outer: cause: root cause`. See the [module docs](self) for the
+/// rule that makes each cause appear once.
+///
+/// A cause whose text the level above already ends with is not printed
+/// again, so a foreign error that writes its source into its own message
+/// (`IO error: broken pipe` over `broken pipe`) still reads once; a cause
+/// with no text is skipped.
+///
+/// ```
+/// use mcp_proto::error::chain;
+/// use mcp_proto::transport::{TransportError, TransportErrorKind};
+///
+/// let io = std::io::Error::new(std::io::ErrorKind::BrokenPipe, "the server hung up");
+/// let err = TransportError::from(io);
+/// assert_eq!(err.to_string(), "connection closed"); // its own part only
+/// assert_eq!(chain(&err).to_string(), "connection closed: the server hung up");
+///
+/// // In a log line or a message for a person:
+/// eprintln!("error: {}", chain(&err));
+/// ```
+pub fn chain<'a>(err: &'a (dyn StdError + 'static)) -> Chain<'a> {
+    Chain(err)
+}
+
+/// Displays an error and its causes once each; made by [`chain`].
+#[derive(Debug, Clone, Copy)]
+pub struct Chain<'a>(&'a (dyn StdError + 'static));
+
+impl fmt::Display for Chain<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut above = self.0.to_string();
+        f.write_str(&above)?;
+        let mut wrote = !above.is_empty();
+        let mut next = self.0.source();
+        for _ in 0..MAX_CHAIN_DEPTH {
+            let Some(cause) = next else {
+                return Ok(());
+            };
+            let text = cause.to_string();
+            if !text.is_empty() && !above.ends_with(&text) {
+                if wrote {
+                    f.write_str(": ")?;
+                }
+                f.write_str(&text)?;
+                wrote = true;
+            }
+            above = text;
+            next = cause.source();
+        }
+        if next.is_some() {
+            f.write_str(": …")?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::error::Error as StdError;
+    use std::fmt;
+
+    use super::chain;
+    use crate::testing::assert_causes_once;
+    use crate::transport::{TransportError, TransportErrorKind};
+
+    /// A level with its own text and an optional cause, as our types are.
+    #[derive(Debug)]
+    struct Level(&'static str, Option<Box<dyn StdError + 'static>>);
+
+    impl fmt::Display for Level {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str(self.0)
+        }
+    }
+
+    impl StdError for Level {
+        fn source(&self) -> Option<&(dyn StdError + 'static)> {
+            self.1.as_deref()
+        }
+    }
+
+    /// A foreign error that writes its source into its own text.
+    #[derive(Debug)]
+    struct Repeats(std::io::Error);
+
+    impl fmt::Display for Repeats {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            write!(f, "IO error: {}", self.0)
+        }
+    }
+
+    impl StdError for Repeats {
+        fn source(&self) -> Option<&(dyn StdError + 'static)> {
+            Some(&self.0)
+        }
+    }
+
+    fn io(text: &'static str) -> std::io::Error {
+        std::io::Error::new(std::io::ErrorKind::BrokenPipe, text)
+    }
+
+    #[test]
+    fn transport_errors_print_their_kind_and_leave_the_cause_to_the_chain() {
+        let e = TransportError::from(io("the server hung up"));
+        assert_eq!(e.to_string(), "connection closed");
+        assert_eq!(
+            chain(&e).to_string(),
+            "connection closed: the server hung up"
+        );
+        assert_causes_once(&e);
+        let e = TransportError::new(TransportErrorKind::Protocol, "HTTP 500");
+        assert_eq!(chain(&e).to_string(), "transport protocol error: HTTP 500");
+        assert_causes_once(&e);
+        let e = TransportError::from_kind(TransportErrorKind::Timeout);
+        assert_eq!(chain(&e).to_string(), "timed out");
+        let e = TransportError::from(crate::Message::from_slice(b"{").unwrap_err());
+        assert_causes_once(&e);
+    }
+
+    #[test]
+    fn a_chain_prints_every_level_once_in_order() {
+        let e = Level(
+            "calling tool `echo` failed",
+            Some(Box::new(Level(
+                "connection closed",
+                Some(Box::new(io("broken pipe"))),
+            ))),
+        );
+        assert_causes_once(&e);
+        assert_eq!(
+            chain(&e).to_string(),
+            "calling tool `echo` failed: connection closed: broken pipe"
+        );
+        // No cause: the error alone.
+        assert_eq!(chain(&Level("alone", None)).to_string(), "alone");
+    }
+
+    #[test]
+    fn a_foreign_error_that_repeats_its_source_still_reads_once() {
+        let e = Level("send failed", Some(Box::new(Repeats(io("broken pipe")))));
+        assert_eq!(chain(&e).to_string(), "send failed: IO error: broken pipe");
+        // ... and the rule's check names it.
+        let caught =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| assert_causes_once(&e)));
+        assert!(caught.is_err());
+    }
+
+    #[test]
+    fn empty_levels_are_skipped_and_deep_chains_are_cut() {
+        let e = Level("top", Some(Box::new(Level("", Some(Box::new(io("root")))))));
+        assert_eq!(chain(&e).to_string(), "top: root");
+        let mut deep = Level("level", None);
+        for _ in 0..100 {
+            deep = Level("level", Some(Box::new(deep)));
+        }
+        let text = chain(&deep).to_string();
+        assert!(text.ends_with(": …"), "{text}");
+        assert!(text.len() < 40 * "level: ".len(), "{text}");
+    }
 }

@@ -7,7 +7,9 @@
 //! - [`jsonrpc`]: the JSON-RPC 2.0 envelope. A [`Message`] is decoded once;
 //!   `params` and `result` stay raw JSON until someone asks for a typed form.
 //! - [`error`]: [`ErrorObject`] and the open [`ErrorCode`] set with the
-//!   spec's named codes and their structured `data`.
+//!   spec's named codes and their structured `data`; how every Rust error
+//!   of these crates prints (its own part only), and
+//!   [`chain`](error::chain), which prints an error with all its causes.
 //! - [`version`]: [`ProtocolVersion`], its [`Era`], and which
 //!   [`Feature`](version::Feature)s each revision has.
 //! - [`schema`]: typed params and results of every method, plus typed
@@ -20,9 +22,11 @@
 //!   [`ServerMethod`](method::ServerMethod) (server → client) and
 //!   [`NotificationMethod`](method::NotificationMethod).
 //! - [`transport`]: the [`Transport`](transport::Transport) trait, its
-//!   [`TransportError`](transport::TransportError), and an in-memory
-//!   [`channel`](transport::channel) pair; with feature `framed`, an
-//!   adapter for message-framed connections (WebSocket); with feature
+//!   [`TransportError`](transport::TransportError), an in-memory
+//!   [`channel`](transport::channel) pair, and
+//!   [`halves`](transport::halves): a transport from any async send/receive
+//!   pair; with feature `framed`, an adapter for message-framed connections
+//!   (WebSocket); with feature
 //!   `test-kit`, `transport::kit`: the contract checks a transport crate
 //!   runs against itself from its tests.
 //!
@@ -73,7 +77,7 @@ pub mod schema;
 pub mod transport;
 pub mod version;
 
-#[cfg(feature = "test-util")]
+#[cfg(any(test, feature = "test-util"))]
 #[cfg_attr(docsrs, doc(cfg(feature = "test-util")))]
 pub mod testing;
 

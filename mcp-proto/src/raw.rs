@@ -443,14 +443,23 @@ impl std::str::FromStr for RawJson {
     }
 }
 
-/// Written verbatim (through `serde_json`'s raw value support).
+/// Written verbatim (through `serde_json`'s raw value support), without
+/// parsing it again: the text is one valid JSON value (the type's
+/// invariant), which is what a `&RawValue` would be checked for. This is
+/// what `RawValue`'s own `Serialize` emits (a struct of one field, both
+/// named `$serde_json::private::RawValue`, holding the text), so any serializer sees
+/// the same as it would from `serde_json::value::RawValue`: `serde_json`'s
+/// write the text as it is, its `Value` serializer parses it.
+/// (A tool catalog's schemas are written every model turn: the check
+/// parse cost as much again as writing them.)
 impl Serialize for RawJson {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        // Borrowing parse: validates (the text is valid) but copies nothing.
-        match serde_json::from_str::<&RawValue>(self.as_str()) {
-            Ok(raw) => raw.serialize(s),
-            Err(e) => Err(serde::ser::Error::custom(e)),
-        }
+        use serde::ser::SerializeStruct;
+        let mut raw = s.serialize_struct(RAW_VALUE_TOKEN, 1)?;
+        // Without surrounding whitespace, as a `&RawValue` parsed from it.
+        let text = self.as_str().trim_matches([' ', '\t', '\n', '\r']);
+        raw.serialize_field(RAW_VALUE_TOKEN, text)?;
+        raw.end()
     }
 }
 
@@ -744,5 +753,34 @@ mod tests {
         );
         let back: RawJson = serde_json::from_str(r#" {"b":1,"a":2}"#).unwrap();
         assert_eq!(back, raw);
+    }
+
+    /// Serializing writes the text as it is (inner whitespace, key order,
+    /// number spellings and escapes kept; surrounding whitespace dropped),
+    /// to any of `serde_json`'s serializers
+    /// as a `RawValue` would be: the writers, the pretty writer, the
+    /// `Value` serializer, and this crate's compact writer.
+    #[test]
+    fn serializes_as_serde_jsons_raw_value_does() {
+        let text = " { \"k\" : [1.50, \"\\u00e9\\n\"] , \"a\":{}} ";
+        let raw = RawJson::from_string(text.into()).unwrap();
+        let theirs = RawValue::from_string(text.into()).unwrap();
+        assert_eq!(
+            serde_json::to_string(&raw).unwrap(),
+            serde_json::to_string(&theirs).unwrap()
+        );
+        let text = text.trim();
+        assert_eq!(serde_json::to_string(&raw).unwrap(), text);
+        assert_eq!(
+            serde_json::to_string_pretty(&[&raw]).unwrap(),
+            serde_json::to_string_pretty(&[&theirs]).unwrap()
+        );
+        assert_eq!(
+            serde_json::to_value(&raw).unwrap(),
+            serde_json::to_value(&theirs).unwrap()
+        );
+        let mut via_compact = Vec::new();
+        compact::write(&[&raw], &mut via_compact).unwrap();
+        assert_eq!(via_compact, format!("[{text}]").into_bytes());
     }
 }

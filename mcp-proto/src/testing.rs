@@ -1,4 +1,5 @@
-//! Helpers for tests that run against real MCP peers (feature `test-util`).
+//! Helpers for tests that run against real MCP peers (feature `test-util`),
+//! and [`assert_causes_once`], the check of the workspace's error rule.
 //!
 //! The peers (server-everything, the Python SDK, the conformance suite) are
 //! installed by `cargo xtask peers` into `<workspace>/.peers`, or wherever
@@ -43,4 +44,29 @@ pub fn peer(rel: &str) -> Option<PathBuf> {
         p.display()
     );
     None
+}
+
+/// Asserts the workspace's error rule (see [`crate::error`]) for `err` and
+/// every error in its [`source`](std::error::Error::source) chain: no
+/// level's `Display` contains the `Display` of its source, so a reporter
+/// that walks the chain prints each cause once.
+///
+/// # Panics
+///
+/// At the first level that repeats its source, naming both texts.
+pub fn assert_causes_once(err: &(dyn std::error::Error + 'static)) {
+    let mut level = Some(err);
+    let mut depth = 0;
+    while let Some(e) = level {
+        let Some(source) = e.source() else { return };
+        let (own, cause) = (e.to_string(), source.to_string());
+        assert!(
+            cause.is_empty() || !own.contains(&cause),
+            "level {depth} of the chain prints its source again: its Display is {own:?}, \
+             its source's is {cause:?} ({e:?})"
+        );
+        level = Some(source);
+        depth += 1;
+        assert!(depth < 64, "a source chain over 64 levels deep: {err:?}");
+    }
 }

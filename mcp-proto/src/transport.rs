@@ -26,6 +26,17 @@
 //! (`transport::kit`, feature `test-kit`) checks an implementation against
 //! the contract below from its own tests.
 //!
+//! # Which way to write a transport
+//!
+//! | you have | write | you get |
+//! |---|---|---|
+//! | an async API: something to `.await` to send a message and to receive one (a socket's halves, a client library's connection) | a [`SendHalf`](halves::SendHalf) and a [`RecvHalf`](halves::RecvHalf) of `async fn`s, joined by [`halves::Halves`] | the contract kept for you: both directions at once, backpressure, kinds of errors, a bounded close; one boxed future per message, no batching |
+//! | a `Stream` + `Sink` of frames (WebSocket libraries) | two functions, for `framed::Framed` (feature `framed`) | the same, over the library's own buffering |
+//! | a byte stream of newline-delimited JSON-RPC (`AsyncRead` + `AsyncWrite`) | nothing: `mcp_transport_stdio::LineTransport` | batched writes, a size limit that never buffers an oversized line, kit-tested |
+//! | a protocol of your own to get the last instruction out of (stdio, HTTP) | the five `poll_*` methods, against the contract below | batching (many `start_send`, one flush) and control of every buffer |
+//!
+//! Whatever the way, run the test kit against it.
+//!
 //! # Contract
 //!
 //! - **Order.** Messages are delivered in the order they were sent, per
@@ -203,6 +214,7 @@ pub mod channel;
 #[cfg(feature = "framed")]
 #[cfg_attr(docsrs, doc(cfg(feature = "framed")))]
 pub mod framed;
+pub mod halves;
 #[cfg(feature = "test-kit")]
 #[cfg_attr(docsrs, doc(cfg(feature = "test-kit")))]
 pub mod kit;
@@ -246,6 +258,75 @@ pub trait Transport: Send + 'static {
     fn set_request_deadline(self: Pin<&mut Self>, id: &RequestId, deadline: Instant) {
         let _ = (id, deadline);
     }
+
+    /// Where the server is, for telemetry: the client puts it on its spans
+    /// and metrics as OpenTelemetry's `network.transport`, `server.address`
+    /// and `server.port`. Asked once, when the client is built. The default
+    /// says nothing ([`Endpoint::default`]).
+    fn endpoint(&self) -> Endpoint {
+        Endpoint::default()
+    }
+}
+
+/// Where a transport's server is, as OpenTelemetry's attributes name it
+/// (`network.transport`, `network.protocol.name`, `server.address`,
+/// `server.port`): see [`Transport::endpoint`].
+///
+/// ```
+/// use mcp_proto::transport::Endpoint;
+/// let e = Endpoint::tcp("example.com", 443).with_protocol("http");
+/// assert_eq!(e.network, Some("tcp"));
+/// assert_eq!(e.address.as_deref(), Some("example.com"));
+/// assert_eq!(Endpoint::pipe().port, None);
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Endpoint {
+    /// `network.transport`: `pipe` (stdio), `tcp`, `unix`, …; `None`: unknown.
+    pub network: Option<&'static str>,
+    /// `network.protocol.name` (lowercase): `http`, `websocket`, …
+    pub protocol: Option<&'static str>,
+    /// `server.address`: the host name as configured (no reverse lookup),
+    /// an IP address, or a Unix socket's path.
+    pub address: Option<String>,
+    /// `server.port`.
+    pub port: Option<u16>,
+}
+
+impl Endpoint {
+    /// A server on the other end of pipes (stdio): `network.transport` `pipe`.
+    pub fn pipe() -> Self {
+        Endpoint {
+            network: Some("pipe"),
+            ..Endpoint::default()
+        }
+    }
+
+    /// A server at `address`:`port` over TCP.
+    pub fn tcp(address: impl Into<String>, port: u16) -> Self {
+        Endpoint {
+            network: Some("tcp"),
+            address: Some(address.into()),
+            port: Some(port),
+            ..Endpoint::default()
+        }
+    }
+
+    /// A server at a Unix domain socket's `path`.
+    pub fn unix(path: impl Into<String>) -> Self {
+        Endpoint {
+            network: Some("unix"),
+            address: Some(path.into()),
+            ..Endpoint::default()
+        }
+    }
+
+    /// With `network.protocol.name` (lowercase, e.g. `http`).
+    #[must_use]
+    pub fn with_protocol(mut self, name: &'static str) -> Self {
+        self.protocol = Some(name);
+        self
+    }
 }
 
 impl<T: Transport + ?Sized> Transport for Pin<Box<T>> {
@@ -272,6 +353,9 @@ impl<T: Transport + ?Sized> Transport for Pin<Box<T>> {
     }
     fn set_request_deadline(self: Pin<&mut Self>, id: &RequestId, deadline: Instant) {
         self.get_mut().as_mut().set_request_deadline(id, deadline);
+    }
+    fn endpoint(&self) -> Endpoint {
+        self.as_ref().get_ref().endpoint()
     }
 }
 
@@ -381,6 +465,11 @@ impl fmt::Display for TransportErrorKind {
 ///
 /// Cheap to clone (the cause is shared), so one error can fail many waiters.
 /// Third-party transports build it with [`TransportError::new`].
+///
+/// Its `Display` is the kind alone (`connection closed`); the cause is its
+/// [`source`](StdError::source), so print it with
+/// [`chain`](crate::error::chain): `connection closed: server exited with
+/// status 1: fatal: config missing`.
 #[derive(Clone)]
 pub struct TransportError {
     kind: TransportErrorKind,
@@ -485,14 +574,11 @@ impl fmt::Debug for TransportError {
     }
 }
 
+/// Its own part only: the [kind](TransportErrorKind). The cause is the
+/// [`source`](StdError::source); [`chain`](crate::error::chain) prints both.
 impl fmt::Display for TransportError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.source {
-            // A cause that already explains itself is shown alone (e.g.
-            // "server exited with status 1: fatal: config missing").
-            Some(s) => write!(f, "{}: {s}", self.kind),
-            None => write!(f, "{}", self.kind),
-        }
+        fmt::Display::fmt(&self.kind, f)
     }
 }
 

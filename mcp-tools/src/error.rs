@@ -76,8 +76,9 @@ pub enum ToolError {
         result: Box<CallToolResult>,
     },
     /// The call failed below the tool: protocol error, transport failure,
-    /// timeout, cancellation, closed connection. The cause is kept. Fatal.
-    #[error("calling tool `{tool}` failed: {source}; this is not something the model can fix")]
+    /// timeout, cancellation, closed connection. The cause is the
+    /// [`source`](std::error::Error::source). Fatal.
+    #[error("calling tool `{tool}` failed (the model cannot fix this)")]
     Fatal {
         /// The tool's name as the model knows it.
         tool: String,
@@ -107,11 +108,13 @@ impl ToolError {
 
     /// The text to hand the model as the tool's (failed) result. For
     /// [`ToolFailed`](ToolError::ToolFailed) it is the server's explanation
-    /// verbatim; for the others, the error's `Display`.
+    /// verbatim; for the others, the error and each of its causes
+    /// ([`mcp_proto::error::chain`]): `calling tool `echo` failed (the model
+    /// cannot fix this): connection closed: server exited with status 1`.
     pub fn message_for_model(&self) -> String {
         match self {
             ToolError::ToolFailed { message, .. } => message.clone(),
-            other => other.to_string(),
+            other => mcp_proto::error::chain(other).to_string(),
         }
     }
 
@@ -140,7 +143,7 @@ impl ToolError {
 #[non_exhaustive]
 pub enum ToolboxError {
     /// Listing a server's tools failed.
-    #[error("listing the tools of server `{server}` failed: {source}")]
+    #[error("listing the tools of server `{server}` failed")]
     List {
         /// The server's name in the toolbox.
         server: String,

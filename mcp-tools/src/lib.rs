@@ -20,7 +20,8 @@
 //! - [`Toolbox`]: many servers as one tool set, with per-server prefixes,
 //!   include/exclude [`Filter`]s, names [sanitized](sanitize_name) to
 //!   `^[a-zA-Z0-9_-]{1,64}$` with a reverse mapping ([`Toolbox::resolve`]),
-//!   deterministic [collisions](OnCollision), OpenAI and Anthropic export,
+//!   deterministic [collisions](OnCollision), OpenAI and Anthropic export
+//!   ([`ModelTool`]: schemas written verbatim, never decoded),
 //!   and re-listing when a server's tools change.
 //!
 //! # What it is not
@@ -40,7 +41,8 @@
 //!     .server(Server::new("files", files).filter(Filter::include(["read_*", "list_*"])))
 //!     .build()
 //!     .await?;
-//! let definitions = toolbox.openai_tools().await; // hand these to the model
+//! // Hand these to the model (each schema is written verbatim when serialized):
+//! let definitions = toolbox.openai_definitions().await;
 //! # let _ = definitions;
 //! // The model answers with a tool call:
 //! match toolbox.call("gh_search_issues", json!({"query": "is:open"})).await {
@@ -130,6 +132,7 @@ pub use names::{
 };
 pub use schema::{MAX_REPORTED_PROBLEMS, check_arguments};
 pub use tool::{
-    McpTool, Tool, ToolFuture, ToolOptions, ToolOutput, anthropic_tool, openai_function,
+    McpTool, ModelApi, ModelTool, Tool, ToolFuture, ToolOptions, ToolOutput, anthropic_tool,
+    openai_function,
 };
 pub use toolbox::{Collision, OnCollision, Route, Server, Toolbox, ToolboxBuilder};

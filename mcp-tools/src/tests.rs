@@ -509,3 +509,64 @@ fn futures_are_send(toolbox: &Toolbox, tool: &McpTool) {
     send(tool.call(Value::Null));
     send(Tool::call(tool, Value::Null));
 }
+
+/// ToolError -> ClientError -> TransportError -> io::Error.
+fn three_levels_deep() -> ToolError {
+    let io = std::io::Error::new(std::io::ErrorKind::BrokenPipe, "the server hung up");
+    ToolError::Fatal {
+        tool: "echo".into(),
+        source: mcp_client::ClientError::Transport(mcp_proto::transport::TransportError::from(io)),
+    }
+}
+
+/// What anyhow's `{:#}`, eyre and tracing's error fields do: every level's
+/// `Display`, joined, nothing skipped.
+fn walk(err: &(dyn std::error::Error + 'static)) -> Vec<String> {
+    let mut levels = vec![err.to_string()];
+    let mut next = err.source();
+    while let Some(e) = next {
+        levels.push(e.to_string());
+        next = e.source();
+    }
+    levels
+}
+
+#[test]
+fn a_chain_three_levels_deep_prints_each_cause_once_when_walked() {
+    let err = three_levels_deep();
+    let walked = walk(&err).join(": ");
+    for cause in [
+        "calling tool `echo` failed",
+        "connection closed",
+        "the server hung up",
+    ] {
+        assert_eq!(walked.matches(cause).count(), 1, "{cause:?} in {walked:?}");
+    }
+    let expected = "calling tool `echo` failed (the model cannot fix this): \
+                    connection closed: the server hung up";
+    assert_eq!(walked, expected);
+    // The one helper and the text for the model say the same.
+    assert_eq!(mcp_proto::error::chain(&err).to_string(), expected);
+    assert_eq!(err.message_for_model(), expected);
+}
+
+/// Each level's Display is its own part (mcp_proto::error).
+#[test]
+fn errors_print_each_cause_once() {
+    test_support::assert_causes_once(&three_levels_deep());
+    let closed = mcp_client::ClientError::Closed(mcp_client::CloseReason::Transport(
+        mcp_proto::transport::TransportError::new(
+            mcp_proto::transport::TransportErrorKind::Closed,
+            "server exited with status 1",
+        ),
+    ));
+    let list = crate::ToolboxError::List {
+        server: "files".into(),
+        source: closed,
+    };
+    test_support::assert_causes_once(&list);
+    assert_eq!(
+        mcp_proto::error::chain(&list).to_string(),
+        "listing the tools of server `files` failed: connection closed: server exited with status 1"
+    );
+}

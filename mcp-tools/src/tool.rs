@@ -178,7 +178,13 @@ pub struct McpTool {
 struct ToolInner {
     name: String,
     server: Option<String>,
-    def: mcp_proto::schema::Tool,
+    /// The server's listing this tool is `list[index]` of, shared with
+    /// every other tool of that listing (and with whoever listed it): a
+    /// catalog of thousands of tools holds each definition once.
+    /// Invariant: `index < list.len()` (checked at construction; the list
+    /// behind an `Arc` never changes).
+    list: Arc<Vec<mcp_proto::schema::Tool>>,
+    index: usize,
     client: Client,
     options: ToolOptions,
     /// Compiled at the tool's first call, not when it is listed: a catalog
@@ -191,12 +197,19 @@ struct ToolInner {
     toolbox: Weak<ToolboxInner>,
 }
 
+impl ToolInner {
+    fn def(&self) -> &mcp_proto::schema::Tool {
+        // In bounds: the invariant on `index`.
+        &self.list[self.index]
+    }
+}
+
 impl std::fmt::Debug for McpTool {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("McpTool")
             .field("name", &self.inner.name)
             .field("server", &self.inner.server)
-            .field("wire_name", &self.inner.def.name)
+            .field("wire_name", &self.inner.def().name)
             .finish()
     }
 }
@@ -223,7 +236,16 @@ impl McpTool {
         options: ToolOptions,
     ) -> Self {
         let name = definition.name.clone();
-        Self::build(client, definition, name, None, options, Weak::new())
+        Self::build(
+            client,
+            Arc::new(vec![definition]),
+            0,
+            name,
+            None,
+            options,
+            Weak::new(),
+        )
+        .unwrap_or_else(|| unreachable!("index 0 of a list of one"))
     }
 
     /// Lists `client`'s tools and wraps each one.
@@ -236,19 +258,26 @@ impl McpTool {
             .collect())
     }
 
+    /// The tool `list[index]`, sharing `list`; `None` if `index` is out of
+    /// bounds.
     pub(crate) fn build(
         client: Client,
-        def: mcp_proto::schema::Tool,
+        list: Arc<Vec<mcp_proto::schema::Tool>>,
+        index: usize,
         name: String,
         server: Option<String>,
         options: ToolOptions,
         toolbox: Weak<ToolboxInner>,
-    ) -> Self {
-        McpTool {
+    ) -> Option<Self> {
+        if index >= list.len() {
+            return None;
+        }
+        Some(McpTool {
             inner: Arc::new(ToolInner {
                 name,
                 server,
-                def,
+                list,
+                index,
                 client,
                 options,
                 checker: std::sync::OnceLock::new(),
@@ -256,17 +285,17 @@ impl McpTool {
                 output: std::sync::OnceLock::new(),
                 toolbox,
             }),
-        }
+        })
     }
 
     /// The server's definition, verbatim (its `name` is the wire name).
     pub fn definition(&self) -> &mcp_proto::schema::Tool {
-        &self.inner.def
+        self.inner.def()
     }
 
     /// The name sent in `tools/call` (the server's own name).
     pub fn wire_name(&self) -> &str {
-        &self.inner.def.name
+        &self.inner.def().name
     }
 
     /// The toolbox's name for the server this tool belongs to.
@@ -297,19 +326,23 @@ impl McpTool {
                     .list_all::<mcp_proto::schema::Tool>()
                     .await
                     .map_err(|e| self.fatal(e))?;
-                let Some(def) = fresh.into_iter().find(|t| t.name == self.inner.def.name) else {
-                    return Err(ToolError::NotFound {
-                        name: self.inner.name.clone(),
-                    });
+                let not_found = || ToolError::NotFound {
+                    name: self.inner.name.clone(),
                 };
+                let index = fresh
+                    .iter()
+                    .position(|t| t.name == self.inner.def().name)
+                    .ok_or_else(not_found)?;
                 let again = McpTool::build(
                     self.inner.client.clone(),
-                    def,
+                    Arc::new(fresh),
+                    index,
                     self.inner.name.clone(),
                     self.inner.server.clone(),
                     self.inner.options.clone(),
                     Weak::new(),
-                );
+                )
+                .ok_or_else(not_found)?;
                 match again.attempt(&arguments).await {
                     Ok(out) => Ok(out),
                     Err(AttemptError::Final(e)) => Err(e),
@@ -360,7 +393,7 @@ impl McpTool {
             inner
                 .options
                 .validate_arguments
-                .then(|| Checker::new(&inner.def.input_schema))
+                .then(|| Checker::new(&inner.def().input_schema))
         });
         if let Some(checker) = checker {
             checker.check(&arguments).map_err(invalid)?;
@@ -370,10 +403,16 @@ impl McpTool {
         let mut request = self
             .inner
             .client
-            .call_tool(&self.inner.def.name, &arguments)
+            .call_tool(&self.inner.def().name, &arguments)
             .progress(true);
         if let Some(t) = self.inner.options.timeout {
             request = request.timeout(t);
+        }
+        // The agent traces this tool's execution already: the MCP
+        // attributes go on its span instead of a span of ours nested in it
+        // (the OpenTelemetry MCP conventions).
+        if let Some(span) = mcp_client::telemetry::current_tool_span() {
+            request = request.in_span(span);
         }
         let result: CallToolResult = match request.await {
             Ok(r) => r,
@@ -400,7 +439,7 @@ impl McpTool {
         }
         #[cfg(feature = "jsonschema")]
         let output = self.inner.output.get_or_init(|| {
-            let def = &self.inner.def;
+            let def = self.inner.def();
             self.inner
                 .options
                 .validate_output
@@ -475,19 +514,19 @@ impl Tool for McpTool {
     }
 
     fn description(&self) -> Option<&str> {
-        self.inner.def.description.as_deref()
+        self.inner.def().description.as_deref()
     }
 
     fn input_schema(&self) -> &RawJson {
-        &self.inner.def.input_schema
+        &self.inner.def().input_schema
     }
 
     fn output_schema(&self) -> Option<&RawJson> {
-        self.inner.def.output_schema.as_ref()
+        self.inner.def().output_schema.as_ref()
     }
 
     fn annotations(&self) -> Option<&ToolAnnotations> {
-        self.inner.def.annotations.as_ref()
+        self.inner.def().annotations.as_ref()
     }
 
     fn call(&self, arguments: Value) -> ToolFuture<'_> {
@@ -527,4 +566,114 @@ pub(crate) fn schema_value(schema: &RawJson) -> Value {
     schema
         .decode()
         .unwrap_or_else(|_| Value::Object(serde_json::Map::new()))
+}
+
+/// Which model API's tool shape a [`ModelTool`] is written in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ModelApi {
+    /// OpenAI Chat Completions:
+    /// `{"type": "function", "function": {"name", "description", "parameters"}}`
+    /// (what [`openai_function`] builds as a `Value`).
+    OpenAiChat,
+    /// Anthropic Messages: `{"name", "description", "input_schema"}` (what
+    /// [`anthropic_tool`] builds as a `Value`).
+    Anthropic,
+}
+
+/// A tool as a model API takes it, ready to be serialized into the request
+/// ([`Toolbox::openai_definitions`](crate::Toolbox::openai_definitions),
+/// [`Toolbox::anthropic_definitions`](crate::Toolbox::anthropic_definitions)).
+///
+/// Serializing it writes the input schema verbatim, as the server sent it:
+/// nothing is decoded. An agent sends every tool's definition on every turn;
+/// building them as `serde_json::Value`s ([`openai_function`]) decodes each
+/// schema into a tree and encodes it again, some ten times the cost of
+/// encoding the schemas once (BENCHMARKS.md, catalogs), where this costs
+/// less than that one encoding. Cheap to build and clone (it shares the
+/// tool).
+///
+/// ```
+/// # async fn f(toolbox: mcp_tools::Toolbox) -> serde_json::Result<()> {
+/// let body = serde_json::json!({
+///     "model": "gpt-4.1",
+///     "messages": [{"role": "user", "content": "What changed in the repo?"}],
+///     "tools": toolbox.openai_definitions().await,
+/// });
+/// let bytes = serde_json::to_vec(&body)?; // or serde_json::to_writer(socket, ...)
+/// # let _ = bytes; Ok(()) }
+/// ```
+#[derive(Debug, Clone)]
+pub struct ModelTool {
+    tool: McpTool,
+    api: ModelApi,
+}
+
+impl ModelTool {
+    /// `tool` in `api`'s shape.
+    pub fn new(tool: McpTool, api: ModelApi) -> Self {
+        ModelTool { tool, api }
+    }
+
+    /// The tool.
+    pub fn tool(&self) -> &McpTool {
+        &self.tool
+    }
+
+    /// The API whose shape it is written in.
+    pub fn api(&self) -> ModelApi {
+        self.api
+    }
+
+    /// As a `serde_json::Value` (decodes the schema: prefer serializing
+    /// the `ModelTool` itself).
+    pub fn to_value(&self) -> Value {
+        match self.api {
+            ModelApi::OpenAiChat => openai_function(&self.tool),
+            ModelApi::Anthropic => anthropic_tool(&self.tool),
+        }
+    }
+}
+
+impl serde::Serialize for ModelTool {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let t = &self.tool;
+        match self.api {
+            ModelApi::OpenAiChat => {
+                let mut m = s.serialize_map(Some(2))?;
+                m.serialize_entry("type", "function")?;
+                m.serialize_entry("function", &Definition::new(t, "parameters"))?;
+                m.end()
+            }
+            ModelApi::Anthropic => Definition::new(t, "input_schema").serialize(s),
+        }
+    }
+}
+
+/// `{"name", "description", <schema_key>}` with the schema verbatim.
+struct Definition<'a> {
+    tool: &'a McpTool,
+    schema_key: &'static str,
+}
+
+impl<'a> Definition<'a> {
+    fn new(tool: &'a McpTool, schema_key: &'static str) -> Self {
+        Definition { tool, schema_key }
+    }
+}
+
+impl serde::Serialize for Definition<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let t = self.tool;
+        let description = Tool::description(t);
+        let mut m = s.serialize_map(Some(2 + usize::from(description.is_some())))?;
+        m.serialize_entry("name", Tool::name(t))?;
+        if let Some(d) = description {
+            m.serialize_entry("description", d)?;
+        }
+        m.serialize_entry(self.schema_key, Tool::input_schema(t))?;
+        m.end()
+    }
 }

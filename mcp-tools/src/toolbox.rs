@@ -13,7 +13,8 @@ use tokio::sync::watch;
 use crate::error::{ToolError, ToolboxError};
 use crate::names::{Filter, MAX_TOOL_NAME_LEN, sanitize_name, with_suffix};
 use crate::tool::{
-    AttemptError, McpTool, ToolOptions, ToolOutput, anthropic_tool, openai_function,
+    AttemptError, McpTool, ModelApi, ModelTool, ToolOptions, ToolOutput, anthropic_tool,
+    openai_function,
 };
 
 /// What to do when two tools end up with the same model-facing name (after
@@ -66,7 +67,7 @@ pub struct Server {
     client: Client,
     prefix: String,
     filter: Filter,
-    listed: Option<Vec<mcp_proto::schema::Tool>>,
+    listed: Option<Arc<Vec<mcp_proto::schema::Tool>>>,
 }
 
 impl Server {
@@ -88,8 +89,13 @@ impl Server {
     /// `list_changed` either; whoever listed the tools keeps them current
     /// (by building a new toolbox). A call failing with "tool set changed"
     /// still lists the server again.
-    pub fn listed(mut self, tools: Vec<mcp_proto::schema::Tool>) -> Self {
-        self.listed = Some(tools);
+    ///
+    /// A `Vec<Tool>` or an `Arc<Vec<Tool>>`: the toolbox's tools share the
+    /// definitions of an `Arc`'s list rather than copy them (a host that
+    /// keeps each server's listing and builds a new toolbox when one
+    /// changes holds every definition once).
+    pub fn listed(mut self, tools: impl Into<Arc<Vec<mcp_proto::schema::Tool>>>) -> Self {
+        self.listed = Some(tools.into());
         self
     }
 
@@ -180,7 +186,7 @@ impl ToolboxBuilder {
                                 server: s.name.clone(),
                                 source,
                             })?;
-                    (Some(changes), tools)
+                    (Some(changes), Arc::new(tools))
                 }
             };
             let listen = if self.listen && changes.is_some() {
@@ -188,7 +194,7 @@ impl ToolboxBuilder {
             } else {
                 None
             };
-            lists.push(Arc::new(tools));
+            lists.push(tools);
             states.push(ServerState {
                 name: s.name,
                 prefix: s.prefix,
@@ -394,6 +400,30 @@ impl Toolbox {
     pub async fn anthropic_tools(&self) -> Vec<Value> {
         self.tools().await.iter().map(anthropic_tool).collect()
     }
+
+    /// Every tool in the OpenAI function-calling shape, to serialize into
+    /// the model request: each schema is written verbatim, never decoded
+    /// (see [`ModelTool`]; [`openai_tools`](Self::openai_tools) builds
+    /// `Value`s instead, at about ten times the cost).
+    pub async fn openai_definitions(&self) -> Vec<ModelTool> {
+        self.definitions(ModelApi::OpenAiChat).await
+    }
+
+    /// Every tool in the Anthropic tool shape, to serialize into the model
+    /// request, each schema verbatim (see [`ModelTool`]).
+    pub async fn anthropic_definitions(&self) -> Vec<ModelTool> {
+        self.definitions(ModelApi::Anthropic).await
+    }
+
+    async fn definitions(&self, api: ModelApi) -> Vec<ModelTool> {
+        self.inner.refresh_stale().await;
+        let catalog = self.inner.snapshot();
+        catalog
+            .tools
+            .iter()
+            .map(|t| ModelTool::new(t.clone(), api))
+            .collect()
+    }
 }
 
 /// Marks servers stale again when dropped with a non-empty `stale`.
@@ -514,7 +544,7 @@ impl Inner {
                     changed = true;
                 }
                 Err(source) => {
-                    tracing::warn!(server = %server.name, error = %source, "listing tools again failed; keeping the previous tools");
+                    tracing::warn!(server = %server.name, error = %mcp_proto::error::chain(&source), "listing tools again failed; keeping the previous tools");
                     server.forced.store(true, Ordering::Release);
                     errors.push(ToolboxError::List {
                         server: server.name.clone(),
@@ -627,21 +657,24 @@ impl Catalog {
         let mut tools = Vec::with_capacity(assigned.len());
         let mut index = HashMap::with_capacity(assigned.len());
         for a in assigned {
-            let (Some(server), Some(def)) = (
-                servers.get(a.server),
-                lists.get(a.server).and_then(|l| l.get(a.tool)),
-            ) else {
+            let (Some(server), Some(list)) = (servers.get(a.server), lists.get(a.server)) else {
                 continue;
             };
-            index.insert(a.name.clone(), tools.len());
-            tools.push(McpTool::build(
+            let name = a.name.clone();
+            // The definition is shared with the listing, not copied.
+            let Some(tool) = McpTool::build(
                 server.client.clone(),
-                def.clone(),
+                list.clone(),
+                a.tool,
                 a.name,
                 Some(server.name.clone()),
                 options.clone(),
                 me.clone(),
-            ));
+            ) else {
+                continue;
+            };
+            index.insert(name, tools.len());
+            tools.push(tool);
         }
         Catalog {
             tools,

@@ -389,9 +389,10 @@ async fn transport_failure_is_fatal_with_the_cause() {
         matches!(err.client_error(), Some(ClientError::Closed(_))),
         "{err:?}"
     );
-    assert!(
-        err.to_string().contains("not something the model can fix"),
-        "{err}"
+    // What the model is shown: who failed, that it cannot fix it, and why.
+    assert_eq!(
+        err.message_for_model(),
+        "calling tool `echo` failed (the model cannot fix this): the server closed the connection"
     );
 }
 
@@ -777,4 +778,77 @@ async fn listed_tools_are_not_listed_again_and_their_changes_are_left_to_the_lis
     );
     assert_eq!(toolbox.tools().await.len(), 1);
     assert_eq!(state.lock().unwrap().lists, 0);
+}
+
+/// A toolbox built from a listing it is handed in an `Arc` holds no copy
+/// of the definitions: each tool's definition is the listing's own (a host
+/// keeps each server's listing and builds a new toolbox whenever one
+/// changes; copies made a catalog cost three times its size).
+#[tokio::test]
+async fn a_listed_arc_is_shared_not_copied() {
+    let (client, _) = spawn_fake(vec![], echo_script("a")).await;
+    let listing: Vec<mcp_proto::schema::Tool> = serde_json::from_value(json!([
+        tool("echo", echo_schema()),
+        tool("other", json!({"type": "object"})),
+    ]))
+    .unwrap();
+    let listing = Arc::new(listing);
+    let tb = Toolbox::builder()
+        .server(Server::new("a", client).listed(listing.clone()))
+        .listen(false)
+        .build()
+        .await
+        .unwrap();
+    for (i, name) in ["echo", "other"].into_iter().enumerate() {
+        let t = tb.get(name).unwrap();
+        assert!(
+            std::ptr::eq(t.definition(), &listing[i]),
+            "{name}: the toolbox holds a copy of its definition"
+        );
+        assert_eq!(t.definition().name, name);
+    }
+}
+
+/// `openai_definitions`/`anthropic_definitions` serialize to the same JSON
+/// as the `Value` forms, with each schema written verbatim (its member
+/// order and number spellings kept: it is never decoded).
+#[tokio::test]
+async fn model_definitions_write_the_schema_verbatim() {
+    let schema = r#"{"type":"object","properties":{"zeta":{"type":"number","maximum":1.50},"alpha":{"type":"string"}}}"#;
+    let listing: Vec<mcp_proto::schema::Tool> = serde_json::from_str(&format!(
+        r#"[{{"name":"echo","description":"says \"hi\"","inputSchema":{schema}}},{{"name":"bare","inputSchema":{{"type":"object"}}}}]"#
+    ))
+    .unwrap();
+    let (client, _) = spawn_fake(vec![], echo_script("a")).await;
+    let tb = Toolbox::builder()
+        .server(Server::new("a", client).listed(listing))
+        .listen(false)
+        .build()
+        .await
+        .unwrap();
+    let openai = serde_json::to_string(&tb.openai_definitions().await).unwrap();
+    assert!(
+        openai.contains(&format!(r#""parameters":{schema}"#)),
+        "{openai}"
+    );
+    let anthropic = serde_json::to_string(&tb.anthropic_definitions().await).unwrap();
+    assert!(
+        anthropic.contains(&format!(r#""input_schema":{schema}"#)),
+        "{anthropic}"
+    );
+    // The same values as the `Value` forms (which decode the schema).
+    assert_eq!(
+        serde_json::from_str::<Value>(&openai).unwrap(),
+        Value::Array(tb.openai_tools().await)
+    );
+    assert_eq!(
+        serde_json::from_str::<Value>(&anthropic).unwrap(),
+        Value::Array(tb.anthropic_tools().await)
+    );
+    let defs = tb.anthropic_definitions().await;
+    assert_eq!(
+        defs[1].to_value(),
+        json!({"name": "bare", "input_schema": {"type": "object"}})
+    );
+    assert_eq!(defs[0].api(), mcp_tools::ModelApi::Anthropic);
 }

@@ -11,6 +11,10 @@ use crate::sse::SseError;
 /// [`TransportError`](mcp_proto::transport::TransportError) (reach it with
 /// `cause()` and `downcast_ref`); [`HttpTransport::new`](crate::HttpTransport::new)
 /// returns it directly.
+///
+/// Its `Display` is its own part; what caused it (hyper's error, the
+/// auth provider's) is the [`source`](std::error::Error::source): print
+/// the whole chain with [`mcp_proto::error::chain`].
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum HttpError {
@@ -49,7 +53,7 @@ pub enum HttpError {
         excerpt: String,
     },
     /// A JSON body that is not one JSON-RPC message.
-    #[error("HTTP {status} body is not a JSON-RPC message ({source}): {excerpt}")]
+    #[error("HTTP {status} body {excerpt:?} is not a JSON-RPC message")]
     InvalidBody {
         /// The status.
         status: StatusCode,
@@ -123,7 +127,7 @@ pub enum HttpError {
     /// [`AuthProvider`](crate::AuthProvider) could not authorize it; the
     /// [`source`](std::error::Error::source) is the provider's error (e.g.
     /// `mcp_auth::AuthError`).
-    #[error("the MCP server answered HTTP {status} and authorization failed: {source}")]
+    #[error("the MCP server answered HTTP {status} and authorization failed")]
     Auth {
         /// `401 Unauthorized` or `403 Forbidden`.
         status: StatusCode,
@@ -159,11 +163,12 @@ pub enum HttpError {
     /// An SSE event over the size limit.
     #[error(transparent)]
     Sse(#[from] SseError),
-    /// The connection or the HTTP exchange failed.
-    #[error("HTTP request failed: {}", chain(.0.as_ref()))]
+    /// The connection or the HTTP exchange failed (hyper's error, or the
+    /// connector's, is the [`source`](std::error::Error::source)).
+    #[error("HTTP request failed")]
     Client(#[source] Box<dyn std::error::Error + Send + Sync>),
     /// TLS could not be set up (the root certificates could not be loaded).
-    #[error("TLS setup failed: {0}")]
+    #[error("TLS setup failed")]
     Tls(#[source] crate::BoxError),
 }
 
@@ -214,26 +219,6 @@ pub enum NotRetried {
         /// The request's method.
         method: String,
     },
-}
-
-/// An error and its sources, `a: b: c` (hyper's own text is only the outermost).
-fn chain(e: &(dyn std::error::Error + 'static)) -> String {
-    let mut out = e.to_string();
-    let mut cur = e.source();
-    let mut depth = 0;
-    while let Some(s) = cur {
-        let text = s.to_string();
-        if !out.ends_with(&text) {
-            out.push_str(": ");
-            out.push_str(&text);
-        }
-        cur = s.source();
-        depth += 1;
-        if depth > 8 {
-            break;
-        }
-    }
-    out
 }
 
 impl HttpError {
@@ -305,4 +290,53 @@ pub enum UrlProblem {
         "https through a local socket is not supported; use http:// (the socket's file permissions guard it)"
     )]
     HttpsOverSocket,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn io(text: &str) -> std::io::Error {
+        std::io::Error::new(std::io::ErrorKind::ConnectionRefused, text.to_owned())
+    }
+
+    /// Each level's Display is its own part (mcp_proto::error); the
+    /// transport's error inside a TransportError too.
+    #[test]
+    fn errors_print_each_cause_once() {
+        let decode = "{".parse::<mcp_proto::Message>().unwrap_err();
+        let errors = [
+            HttpError::InvalidBody {
+                status: StatusCode::OK,
+                source: decode,
+                excerpt: "{".into(),
+            },
+            HttpError::Auth {
+                status: StatusCode::UNAUTHORIZED,
+                source: Box::new(io("the identity provider is down")),
+            },
+            HttpError::Client(Box::new(io("tcp connect error: refused"))),
+            HttpError::Tls(Box::new(io("no root certificates"))),
+            HttpError::Sse(SseError::EventTooLarge {
+                limit: 16,
+                size: 17,
+            }),
+        ];
+        for e in errors {
+            test_support::assert_causes_once(&e);
+            let t = mcp_proto::transport::TransportError::new(
+                mcp_proto::transport::TransportErrorKind::Io,
+                e,
+            );
+            test_support::assert_causes_once(&t);
+        }
+        let auth = HttpError::Auth {
+            status: StatusCode::UNAUTHORIZED,
+            source: Box::new(io("the identity provider is down")),
+        };
+        assert_eq!(
+            mcp_proto::error::chain(&auth).to_string(),
+            "the MCP server answered HTTP 401 Unauthorized and authorization failed: the identity provider is down"
+        );
+    }
 }

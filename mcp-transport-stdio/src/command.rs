@@ -390,8 +390,8 @@ pub enum SpawnError {
         /// The program as given.
         program: String,
     },
-    /// Any other OS error.
-    #[error("cannot start MCP server `{program}`: {source}")]
+    /// Any other OS error (the [`source`](std::error::Error::source)).
+    #[error("cannot start MCP server `{program}`")]
     Io {
         /// The program as given.
         program: String,
@@ -542,6 +542,45 @@ fn split_shell_words(line: &str) -> Result<Vec<Word>, ShellWordsError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Each level's Display is its own part (mcp_proto::error): the spawn
+    /// errors, and a server's exit inside the transport's error.
+    #[cfg(unix)]
+    #[test]
+    fn errors_print_each_cause_once() {
+        use mcp_proto::transport::{TransportError, TransportErrorKind};
+        let other = io::Error::new(io::ErrorKind::OutOfMemory, "no memory for the child");
+        let errors: Vec<Box<dyn std::error::Error>> = vec![
+            Box::new(SpawnError::from_io("srv".into(), other)),
+            Box::new(SpawnError::from_io(
+                "srv".into(),
+                io::ErrorKind::NotFound.into(),
+            )),
+            Box::new(TransportError::new(
+                TransportErrorKind::Closed,
+                crate::stdio::ServerExited::for_test(1, &["fatal: config missing"]),
+            )),
+            Box::new(TransportError::from(
+                crate::JsonLineCodecError::LineTooLong {
+                    limit: 10,
+                    len: 20,
+                    ended: true,
+                    dropped: crate::Dropped::NotAnAnswer,
+                },
+            )),
+        ];
+        for e in &errors {
+            test_support::assert_causes_once(e.as_ref());
+        }
+        let spawn = SpawnError::from_io(
+            "srv".into(),
+            io::Error::new(io::ErrorKind::OutOfMemory, "no memory for the child"),
+        );
+        assert_eq!(
+            mcp_proto::error::chain(&spawn).to_string(),
+            "cannot start MCP server `srv`: no memory for the child"
+        );
+    }
 
     fn split(s: &str) -> Vec<String> {
         split_shell_words(s)

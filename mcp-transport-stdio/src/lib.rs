@@ -31,7 +31,8 @@
 //! server.send(Request::new(1.into(), "ping", None).into()).await?;
 //! match server.recv().await {
 //!     Some(Ok(reply)) => println!("reply to {:?}", reply.id()),
-//!     Some(Err(e)) => eprintln!("{e}"), // e.g. "server exited with status 1: fatal: config missing"
+//!     // e.g. "connection closed: server exited with status 1: fatal: config missing"
+//!     Some(Err(e)) => eprintln!("{}", mcp_proto::error::chain(&e)),
 //!     None => eprintln!("server exited cleanly"),
 //! }
 //! server.close().await?; // stdin EOF, then SIGTERM, then SIGKILL

@@ -10,6 +10,7 @@ use std::task::{Context, Poll, ready};
 use std::time::Duration;
 
 use mcp_proto::Message;
+use mcp_proto::error::chain;
 use mcp_proto::transport::{Transport, TransportError, TransportErrorKind};
 use tokio::process::{Child, ChildStdin, ChildStdout};
 use tokio::sync::{Notify, oneshot};
@@ -130,6 +131,19 @@ impl fmt::Display for ServerExited {
 }
 
 impl std::error::Error for ServerExited {}
+
+#[cfg(all(test, unix))]
+impl ServerExited {
+    /// An exit with `code` after writing `stderr` lines.
+    pub(crate) fn for_test(code: i32, stderr: &[&str]) -> Self {
+        use std::os::unix::process::ExitStatusExt;
+        ServerExited {
+            program: "srv".into(),
+            status: Some(ExitStatus::from_raw(code << 8)),
+            stderr_tail: stderr.iter().map(|l| (*l).to_owned()).collect(),
+        }
+    }
+}
 
 #[cfg(unix)]
 fn signal_of(s: ExitStatus) -> Option<i32> {
@@ -399,7 +413,7 @@ impl StdioTransport {
                 Poll::Ready(Some(Ok(m))) => return Poll::Ready(Some(Ok(m))),
                 Poll::Ready(Some(Err(e))) if !e.is_terminal() => return Poll::Ready(Some(Err(e))),
                 Poll::Ready(Some(Err(e))) => {
-                    tracing::debug!(server = %self.program, error = %e, "reading the server's stdout failed");
+                    tracing::debug!(server = %self.program, error = %chain(&e), "reading the server's stdout failed");
                     self.awaiting_exit = Some(Box::pin(sleep(EXIT_AFTER_EOF_WAIT)));
                 }
                 Poll::Ready(None) => {
@@ -435,7 +449,7 @@ impl StdioTransport {
                     let Some(error) = stdin_gone(&e) else {
                         return Poll::Ready(Err(e));
                     };
-                    tracing::debug!(server = %self.program, error = %e, "writing to the server's stdin failed");
+                    tracing::debug!(server = %self.program, error = %chain(&e), "writing to the server's stdin failed");
                     // Nothing more can be written; drop the pipe and whatever
                     // was queued, then wait for the exit status.
                     self.io.write.abort();
@@ -508,7 +522,7 @@ impl StdioTransport {
                         && let Poll::Ready(Err(e)) = self.io.write.poll_close(cx)
                     {
                         // The server is not reading (or gone): just close the pipe.
-                        tracing::debug!(server = %self.program, error = %e, "flushing before close failed");
+                        tracing::debug!(server = %self.program, error = %chain(&e), "flushing before close failed");
                         self.io.write.abort();
                     }
                 }
@@ -571,6 +585,10 @@ impl StdioTransport {
 }
 
 impl Transport for StdioTransport {
+    fn endpoint(&self) -> mcp_proto::transport::Endpoint {
+        mcp_proto::transport::Endpoint::pipe()
+    }
+
     fn poll_recv(
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,

@@ -45,7 +45,7 @@ async fn an_endless_answer_fails_its_request_when_the_limit_is_crossed() {
     };
     assert_eq!(*l, limit);
     assert!(*len > limit as u64, "{len}");
-    let text = err.to_string();
+    let text = mcp_proto::error::chain(&err).to_string();
     assert!(
         text.contains("1 MiB limit") && text.contains("at least"),
         "{text}"

@@ -9,6 +9,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use common::*;
+use mcp_proto::error::chain;
 use mcp_proto::transport::{TransportErrorKind, TransportExt};
 use mcp_transport_stdio::{ServerCommand, ServerExited, SpawnError, Stderr, StdioTransport};
 use serde_json::json;
@@ -94,7 +95,8 @@ async fn crash_mid_stream_reports_status_and_stderr() {
         "server exited with status 3: fatal: config missing"
     );
     assert!(
-        err.to_string()
+        chain(&err)
+            .to_string()
             .contains("server exited with status 3: fatal: config missing")
     );
     assert!(recv(&mut t).await.is_none());
@@ -108,7 +110,8 @@ async fn exit_before_the_first_message() {
     let err = recv(&mut t).await.unwrap().unwrap_err();
     assert_eq!(err.kind(), TransportErrorKind::Closed);
     assert!(
-        err.to_string()
+        chain(&err)
+            .to_string()
             .contains("server exited with status 1: fatal: config missing"),
         "{err}"
     );
@@ -122,7 +125,9 @@ async fn exit_before_the_first_message() {
     let mut t = StdioTransport::spawn(ServerCommand::new("sh").args(["-c", "kill -9 $$"])).unwrap();
     let err = recv(&mut t).await.unwrap().unwrap_err();
     assert!(
-        err.to_string().contains("server was killed by signal 9"),
+        chain(&err)
+            .to_string()
+            .contains("server was killed by signal 9"),
         "{err}"
     );
 }
@@ -273,7 +278,9 @@ async fn server_that_exits_while_a_grandchild_holds_stdout() {
     let start = Instant::now();
     let err = recv(&mut t).await.unwrap().unwrap_err();
     assert!(
-        err.to_string().contains("server exited with status 2: bye"),
+        chain(&err)
+            .to_string()
+            .contains("server exited with status 2: bye"),
         "{err}"
     );
     assert!(

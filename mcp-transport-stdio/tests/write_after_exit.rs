@@ -11,6 +11,7 @@ use std::pin::Pin;
 use std::time::{Duration, Instant};
 
 use common::*;
+use mcp_proto::error::chain;
 use mcp_proto::transport::{Transport, TransportError, TransportErrorKind, TransportExt};
 use mcp_transport_stdio::{ServerCommand, ServerExited, StdioTransport};
 use serde_json::json;
@@ -36,7 +37,7 @@ fn assert_exit_7(err: &TransportError) {
         .unwrap_or_else(|| panic!("cause is not ServerExited: {err}"));
     assert_eq!(exited.status().and_then(|s| s.code()), Some(7));
     assert_eq!(exited.to_string(), "server exited with status 7: boom");
-    assert!(!err.to_string().contains("Broken pipe"), "{err}");
+    assert!(!chain(err).to_string().contains("Broken pipe"), "{err}");
 }
 
 /// Waits (bounded) until the process is gone, without touching the transport.
@@ -138,7 +139,7 @@ async fn clean_exit_before_reading_is_still_a_send_error() {
     wait_gone(&t).await;
     let err = send(&mut t, 1).await.unwrap_err();
     assert_eq!(err.kind(), TransportErrorKind::Closed);
-    let msg = err.to_string();
+    let msg = chain(&err).to_string();
     assert!(msg.contains("exited (status 0) without reading"), "{msg}");
     assert!(msg.contains("Broken pipe"), "keeps the io error: {msg}");
     assert!(recv(&mut t).await.is_none());
@@ -158,7 +159,8 @@ async fn server_closing_stdin_but_running_is_reported_after_a_bounded_wait() {
     assert!(start.elapsed() < Duration::from_secs(10));
     assert_eq!(err.kind(), TransportErrorKind::Closed);
     assert!(
-        err.to_string()
+        chain(&err)
+            .to_string()
             .contains("closed its stdin but is still running"),
         "{err}"
     );

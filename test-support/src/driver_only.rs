@@ -40,6 +40,10 @@ impl<T> DriverOnly<T> {
 }
 
 impl<T: Transport> Transport for DriverOnly<T> {
+    fn endpoint(&self) -> mcp_proto::transport::Endpoint {
+        self.inner.endpoint()
+    }
+
     fn poll_recv(
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,

@@ -7,6 +7,9 @@
 //! A dev-dependency only (`publish = false`): no library crate depends on
 //! it, so nothing here reaches a user of the workspace's crates.
 //!
+//! [`assert_causes_once`] checks the workspace's error rule (each level's
+//! `Display` is its own part; see `mcp_proto::error`) over a whole chain.
+//!
 //! Missing peers follow [`mcp_proto::testing`]: the helper prints a skip
 //! message and returns `None`, unless `MCP_REQUIRE_PEERS=1` (set by
 //! `cargo xtask test` and CI), where a missing peer panics.
@@ -30,10 +33,13 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-pub use mcp_proto::testing::{peer, peers_dir, peers_required};
+pub use mcp_proto::testing::{assert_causes_once, peer, peers_dir, peers_required};
 
 mod driver_only;
 pub use driver_only::DriverOnly;
+#[cfg(feature = "otel")]
+#[cfg_attr(docsrs, doc(cfg(feature = "otel")))]
+pub mod otel;
 
 /// How long [`listening`] and [`listening_blocking`] wait for a started peer
 /// to accept a connection: generous, the machine's cores are shared.

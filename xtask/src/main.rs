@@ -29,7 +29,14 @@
 //!   N split between the four (`xtask/src/soak.rs`).
 //! - `scale [ARGS]`: the scale benchmark (100 stdio servers and 1,000 HTTP
 //!   clients in one process; see `scale.rs`).
+//! - `catalog [--no-rmcp] [--only list|convert|cold|host]...`: the catalog
+//!   benchmarks: 2,000 tools listed, kept and converted to model tool
+//!   definitions, cold starts, a host of twenty servers; ours beside a
+//!   no-framework floor and rmcp (see `catalog.rs`).
+//! - `catalog-shapes`: captures the catalog server's tool shapes from real
+//!   servers' `tools/list` (pinned in `peers/` and `peers/catalog/`).
 
+mod catalog;
 mod conformance;
 mod docs;
 mod fuzz;
@@ -56,9 +63,11 @@ fn main() -> ExitCode {
         Some("docs") => docs::docs(),
         Some("soak") => soak::soak(&args[1..]),
         Some("scale") => scale::scale(&args[1..]),
+        Some("catalog") => catalog::catalog(&args[1..]),
+        Some("catalog-shapes") => catalog::shapes(),
         _ => {
             eprintln!(
-                "usage: cargo xtask <peers|test|conformance|fuzz|ci|features|docs|soak|scale> [args]"
+                "usage: cargo xtask <peers|test|conformance|fuzz|ci|features|docs|soak|scale|catalog|catalog-shapes> [args]"
             );
             return ExitCode::from(2);
         }
@@ -119,7 +128,7 @@ fn mark_done(dest: &Path, files: &[&str]) -> Result {
     fs::write(dest.join(".stamp"), stamp).map_err(|e| e.to_string())
 }
 
-fn peers() -> Result {
+pub(crate) fn peers() -> Result {
     let base = root().join(".peers");
     let npm_dir = base.join("npm");
     let npm_files = ["package.json", "package-lock.json"];
@@ -174,6 +183,9 @@ const FEATURE_BUILDS: &[&[&str]] = &[
     &["-p", "mcp-client", "--no-default-features"],
     &["-p", "mcp-client"],
     &["-p", "mcp-client", "--features", "skills"],
+    // the trace-context bridge; the duration histograms
+    &["-p", "mcp-client", "--features", "opentelemetry"],
+    &["-p", "mcp-client", "--features", "metrics"],
     // plain http:// only, no TLS stack
     &["-p", "mcp-transport-http", "--no-default-features"],
     // https with the webpki roots (the default)
@@ -241,6 +253,20 @@ fn ci() -> Result {
     // and the rig adapter (its test drives a real server through rig).
     run(cargo()
         .args(["test", "-p", "mcp-tools", "--all-features"])
+        .env("MCP_PEERS_DIR", root().join(".peers"))
+        .env("MCP_REQUIRE_PEERS", "1"))?;
+    // The client's spans with both OpenTelemetry features (the workspace
+    // run above has `opentelemetry` through mcp-cli, not `metrics`).
+    run(cargo()
+        .args([
+            "test",
+            "-p",
+            "mcp-client",
+            "--features",
+            "opentelemetry,metrics",
+            "--test",
+            "telemetry",
+        ])
         .env("MCP_PEERS_DIR", root().join(".peers"))
         .env("MCP_REQUIRE_PEERS", "1"))?;
     // HTTP/2 by ALPN (the transport's optional `http2` feature).

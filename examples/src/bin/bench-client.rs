@@ -14,6 +14,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use mcp_client::{Client, ClientError, VersionChoice};
+use mcp_proto::error::chain;
 use mcp_proto::schema::{ContentBlock, ResultType};
 use mcp_proto::transport::BoxTransport;
 use mcp_proto::{Era, ProtocolVersion};
@@ -152,7 +153,7 @@ async fn connect(a: &Args) -> Result<(Client, f64), String> {
                 .max_message_size(64 << 20);
             Box::pin(
                 mcp_transport_stdio::StdioTransport::spawn(cmd)
-                    .map_err(|e| format!("spawn: {e}"))?,
+                    .map_err(|e| format!("spawn: {}", chain(&e)))?,
             )
         }
         _ => {
@@ -161,7 +162,7 @@ async fn connect(a: &Args) -> Result<(Client, f64), String> {
                 mcp_transport_http::HttpTransport::builder(url)
                     .max_body_size(64 << 20)
                     .build()
-                    .map_err(|e| format!("http transport: {e}"))?,
+                    .map_err(|e| format!("http transport: {}", chain(&e)))?,
             )
         }
     };
@@ -175,7 +176,7 @@ async fn connect(a: &Args) -> Result<(Client, f64), String> {
         .resend_on_session_expiry(a.transport == "http")
         .connect(transport)
         .await
-        .map_err(|e| format!("connect: {e}"))?;
+        .map_err(|e| format!("connect: {}", chain(&e)))?;
     if a.modern && client.protocol_version() != Some(ProtocolVersion::V2026_07_28) {
         return Err(format!(
             "connect: negotiated {:?}, not 2026-07-28",
@@ -185,7 +186,7 @@ async fn connect(a: &Args) -> Result<(Client, f64), String> {
     let tools = client
         .list_all::<mcp_proto::schema::Tool>()
         .await
-        .map_err(|e| format!("tools/list: {e}"))?;
+        .map_err(|e| format!("tools/list: {}", chain(&e)))?;
     if !tools.iter().any(|t| t.name == "echo") {
         return Err("tools/list: the server has no `echo` tool".into());
     }
@@ -213,7 +214,7 @@ async fn worker(
         let r = client
             .call_tool("echo", &EchoArgs { text: &payload })
             .await
-            .map_err(|e: ClientError| format!("call {i}: {e}"))?;
+            .map_err(|e: ClientError| format!("call {i}: {}", chain(&e)))?;
         if r.is_error() {
             return Err(format!("call {i}: the tool reported isError"));
         }
@@ -291,11 +292,28 @@ async fn run(a: Args) -> Result<String, String> {
     Ok(line)
 }
 
+/// With `MCP_BENCH_OTEL` set (feature `otel`): every call's span goes
+/// through `tracing-opentelemetry` into an SDK tracer that samples and
+/// records everything, with no exporter (export is the exporter's cost).
+#[cfg(feature = "otel")]
+fn install_otel() -> Option<opentelemetry_sdk::trace::SdkTracerProvider> {
+    use opentelemetry::trace::TracerProvider as _;
+    use tracing_subscriber::layer::SubscriberExt as _;
+    std::env::var_os("MCP_BENCH_OTEL")?;
+    let provider = opentelemetry_sdk::trace::SdkTracerProvider::builder().build();
+    let subscriber = tracing_subscriber::registry()
+        .with(tracing_opentelemetry::layer().with_tracer(provider.tracer("bench-client")));
+    tracing::subscriber::set_global_default(subscriber).ok()?;
+    Some(provider)
+}
+
 fn main() -> ExitCode {
     let args = match parse_args() {
         Ok(a) => a,
         Err(e) => return usage(&e),
     };
+    #[cfg(feature = "otel")]
+    let _otel = install_otel();
     let rt = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

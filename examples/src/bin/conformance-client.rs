@@ -22,6 +22,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use mcp_client::{Client, ClientError, ClientHandler, VersionChoice};
+use mcp_proto::error::chain;
 use mcp_proto::schema::{ClientCapabilities, ElicitParams, ElicitResult, Tool};
 use mcp_proto::{ErrorCode, ErrorObject, ProtocolVersion};
 use mcp_transport_http::HttpTransport;
@@ -75,7 +76,7 @@ async fn run(url: &str) -> Result<(), String> {
         .standalone_stream(true)
         .auth(auth)
         .build()
-        .map_err(|e| format!("bad server URL {url:?}: {e}"))?;
+        .map_err(|e| format!("bad server URL {url:?}: {}", chain(&e)))?;
     let client = Client::builder("mcp-rs-conformance-client", env!("CARGO_PKG_VERSION"))
         .protocol(protocol_choice()?)
         .handler(Handler)
@@ -84,7 +85,7 @@ async fn run(url: &str) -> Result<(), String> {
         .connect(transport)
         .await
         // An authorization failure is in the error's chain, and its text.
-        .map_err(|e| format!("connect: {e}"))?;
+        .map_err(|e| format!("connect: {}", chain(&e)))?;
     if let Some(server) = client.server() {
         eprintln!(
             "conformance-client: connected to {} {} with protocol {}",
@@ -135,18 +136,19 @@ fn auth_provider(url: &str) -> Result<mcp_auth::OAuthProvider, String> {
     } else if let Some(token) = workload_identity(&ctx) {
         b.jwt_bearer(token)
     } else if let Some(pem) = field("private_key_pem") {
-        let key = mcp_auth::Es256Key::from_pkcs8_pem(&pem).map_err(|e| e.to_string())?;
+        let key = mcp_auth::Es256Key::from_pkcs8_pem(&pem).map_err(|e| chain(&e).to_string())?;
         b.client_credentials().private_key_jwt(key)
     } else if scenario.starts_with("auth/client-credentials") {
         b.client_credentials()
     } else {
         let policy = mcp_auth::SsrfPolicy::new().allow_loopback(true);
         b.interaction(
-            mcp_auth::FollowRedirect::new(REDIRECT_URI, policy).map_err(|e| e.to_string())?,
+            mcp_auth::FollowRedirect::new(REDIRECT_URI, policy)
+                .map_err(|e| chain(&e).to_string())?,
         )
     };
     b = with_dpop(b)?;
-    b.build().map_err(|e| format!("OAuth setup: {e}"))
+    b.build().map_err(|e| format!("OAuth setup: {}", chain(&e)))
 }
 
 /// Workload identity federation (SEP-1933): the suite hands the workload's
@@ -160,7 +162,7 @@ fn workload_identity(ctx: &Value) -> Option<mcp_auth::WorkloadToken> {
 /// DPoP (SEP-1932) with a key made for this run: used where the
 /// authorization server advertises it, bearer tokens elsewhere.
 fn with_dpop(b: mcp_auth::OAuthProviderBuilder) -> Result<mcp_auth::OAuthProviderBuilder, String> {
-    let key = mcp_auth::Es256Key::generate().map_err(|e| format!("DPoP key: {e}"))?;
+    let key = mcp_auth::Es256Key::generate().map_err(|e| format!("DPoP key: {}", chain(&e)))?;
     Ok(b.dpop(key))
 }
 
@@ -208,7 +210,7 @@ async fn list_tools(client: &Client) -> Result<Vec<mcp_proto::schema::Tool>, Str
     let tools = client
         .list_all::<Tool>()
         .await
-        .map_err(|e| format!("tools/list: {e}"))?;
+        .map_err(|e| format!("tools/list: {}", chain(&e)))?;
     eprintln!("conformance-client: {} tool(s)", tools.len());
     Ok(tools)
 }
@@ -268,7 +270,7 @@ async fn list_skills(client: &Client) -> Result<Vec<mcp_proto::schema::SkillEntr
     let skills = client
         .list_skills()
         .await
-        .map_err(|e| format!("skills/list: {e}"))?;
+        .map_err(|e| format!("skills/list: {}", chain(&e)))?;
     eprintln!("conformance-client: {} skill(s)", skills.len());
     Ok(skills)
 }
@@ -278,7 +280,10 @@ async fn list_skills(client: &Client) -> Result<Vec<mcp_proto::schema::SkillEntr
 /// stops that skill before anything else of it is read.
 async fn load_skills(client: &Client) -> Result<(), String> {
     for entry in list_skills(client).await? {
-        let skill = client.load_skill(&entry).await.map_err(|e| e.to_string())?;
+        let skill = client
+            .load_skill(&entry)
+            .await
+            .map_err(|e| chain(&e).to_string())?;
         eprintln!(
             "conformance-client: loaded skill {:?} ({} bytes)",
             entry.name().unwrap_or("?"),
@@ -288,7 +293,7 @@ async fn load_skills(client: &Client) -> Result<(), String> {
             let bytes = client
                 .read_skill_file(&entry, &file.uri)
                 .await
-                .map_err(|e| e.to_string())?;
+                .map_err(|e| chain(&e).to_string())?;
             eprintln!(
                 "conformance-client: read {} ({} bytes)",
                 file.uri,
@@ -325,7 +330,7 @@ fn all_ok(failures: Vec<String>) -> Result<(), String> {
 fn describe(e: &ClientError) -> String {
     match e.rpc() {
         Some(rpc) => format!("server error {}: {}", rpc.code, rpc.message),
-        None => e.to_string(),
+        None => chain(e).to_string(),
     }
 }
 

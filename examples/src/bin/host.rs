@@ -32,6 +32,7 @@ use std::time::Duration;
 use mcp_host::client::Client;
 use mcp_host::config::{ConfigFile, Resolver, ServerConfig};
 use mcp_host::{ClientFactory, Host, ServerReport, ServerSpec};
+use mcp_proto::error::chain;
 
 type Error = Box<dyn std::error::Error + Send + Sync>;
 
@@ -80,7 +81,7 @@ async fn main() -> Result<(), Error> {
                         let c = host.apply_config(&servers, spec).await?;
                         println!("applied: added {:?}, removed {:?}, restarted {:?}", c.added, c.removed, c.replaced);
                     }
-                    Err(e) => println!("{e}; keeping the servers as they are"),
+                    Err(e) => println!("{}; keeping the servers as they are", chain(&*e)),
                 }
             }
         }

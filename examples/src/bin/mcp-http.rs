@@ -21,6 +21,7 @@ use hyper::body::Incoming;
 use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
 use mcp_client::Client;
+use mcp_proto::error::chain;
 use mcp_proto::{Message, RequestId};
 use serde_json::json;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
@@ -121,7 +122,7 @@ async fn route(
     }
     match Limited::new(req.into_body(), 16 << 20).collect().await {
         Ok(body) => Ok(backend.handle(body.to_bytes()).await),
-        Err(e) => Ok(plain(StatusCode::PAYLOAD_TOO_LARGE, e.to_string())),
+        Err(e) => Ok(plain(StatusCode::PAYLOAD_TOO_LARGE, chain(&*e).to_string())),
     }
 }
 

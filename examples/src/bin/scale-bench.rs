@@ -56,6 +56,7 @@ use std::time::{Duration, Instant};
 use examples::scale::{self, ms, snapshot, start_http_server};
 use mcp_client::{Client, VersionChoice};
 use mcp_proto::Era;
+use mcp_proto::error::chain;
 use mcp_proto::schema::ContentBlock;
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
@@ -187,11 +188,11 @@ async fn connect_stdio(server: String, era: EraArg) -> Result<Client, String> {
     let transport = mcp_transport_stdio::StdioTransport::spawn(
         cmd.stderr(mcp_transport_stdio::Stderr::inherit()),
     )
-    .map_err(|e| format!("spawn: {e}"))?;
+    .map_err(|e| format!("spawn: {}", chain(&e)))?;
     builder(era)
         .connect(transport)
         .await
-        .map_err(|e| format!("stdio connect: {e}"))
+        .map_err(|e| format!("stdio connect: {}", chain(&e)))
 }
 
 fn http_transport(
@@ -201,7 +202,7 @@ fn http_transport(
     mcp_transport_http::HttpTransport::builder(url)
         .idle_timeout(idle_timeout)
         .build()
-        .map_err(|e| format!("http transport: {e}"))
+        .map_err(|e| format!("http transport: {}", chain(&e)))
 }
 
 async fn connect_http(
@@ -212,7 +213,7 @@ async fn connect_http(
         .resend_on_session_expiry(true)
         .connect(transport)
         .await
-        .map_err(|e| format!("http connect: {e}"))
+        .map_err(|e| format!("http connect: {}", chain(&e)))
 }
 
 /// Connects `n` clients at once (at most `max_at_once` at a time, 0: no
@@ -294,7 +295,7 @@ async fn call_all(clients: &[Client], max_at_once: usize) -> Result<Duration, St
             let r = c
                 .call_tool("echo", serde_json::json!({ "text": text }))
                 .await
-                .map_err(|e| format!("call {i}: {e}"))?;
+                .map_err(|e| format!("call {i}: {}", chain(&e)))?;
             match r.content.first() {
                 Some(ContentBlock::Text(t)) if t.text == text && !r.is_error() => Ok(()),
                 _ => Err(format!("call {i}: the echo does not match")),

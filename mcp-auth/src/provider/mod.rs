@@ -163,7 +163,9 @@ impl Inner {
                 }
             }
             Ok(None) => {}
-            Err(e) => tracing::warn!(error = %e, "could not load stored tokens"),
+            Err(e) => {
+                tracing::warn!(error = %mcp_proto::error::chain(&e), "could not load stored tokens")
+            }
         }
     }
 
@@ -182,7 +184,7 @@ impl Inner {
             }
         };
         if let Err(e) = self.store.save(&self.key, &stored) {
-            tracing::warn!(error = %e, "could not save tokens");
+            tracing::warn!(error = %mcp_proto::error::chain(&e), "could not save tokens");
         }
     }
 
@@ -206,7 +208,7 @@ impl Inner {
                 t.refresh_token.is_some() && t.expires_within(REFRESH_MARGIN.as_secs())
             });
             if still && let Err(e) = self.refresh().await {
-                tracing::info!(error = %e, "proactive token refresh failed");
+                tracing::info!(error = %mcp_proto::error::chain(&e), "proactive token refresh failed");
             }
         }
         self.lock().tokens.clone()
@@ -249,7 +251,7 @@ impl Inner {
             if let Some(error) = &error {
                 e = e.with_oauth(error, None);
             }
-            tracing::warn!(error = %e, "request forbidden");
+            tracing::warn!(error = %mcp_proto::error::chain(&e), "request forbidden");
             return Err(e);
         }
         let generation = self.lock().generation;
@@ -261,7 +263,7 @@ impl Inner {
         match self.handle(challenge).await {
             Ok(()) => Ok(true),
             Err(e) => {
-                tracing::warn!(error = %e, "authorization failed");
+                tracing::warn!(error = %mcp_proto::error::chain(&e), "authorization failed");
                 Err(e)
             }
         }
@@ -290,7 +292,9 @@ impl Inner {
                     self.lock().refreshed_on_401 = true;
                     return Ok(());
                 }
-                Err(e) => tracing::info!(error = %e, "refresh failed; authorizing again"),
+                Err(e) => {
+                    tracing::info!(error = %mcp_proto::error::chain(&e), "refresh failed; authorizing again")
+                }
             }
         }
         {

@@ -29,7 +29,7 @@ impl Inner {
                     h.insert(DPOP, proof);
                 }
                 Err(e) => {
-                    tracing::warn!(error = %e, "could not make a DPoP proof");
+                    tracing::warn!(error = %mcp_proto::error::chain(&e), "could not make a DPoP proof");
                     return h;
                 }
             }

@@ -15,7 +15,7 @@ fn transport(mock: &Mock, p: &OAuthProvider) -> HttpTransport {
 }
 
 /// Every text of the chain, outermost first.
-fn chain(e: &(dyn std::error::Error + 'static)) -> Vec<String> {
+fn levels(e: &(dyn std::error::Error + 'static)) -> Vec<String> {
     let mut out = vec![e.to_string()];
     let mut cur = e.source();
     while let Some(c) = cur {
@@ -48,17 +48,19 @@ async fn connect_fails_with_the_token_endpoints_invalid_grant() {
     assert_eq!(auth.oauth_error_description(), Some("the code has expired"));
     assert_eq!(auth.status(), Some(StatusCode::BAD_REQUEST));
     // The caller's text names it.
-    let text = err.to_string();
+    let text = mcp_proto::error::chain(&err).to_string();
     assert!(
         text.contains("authorization failed: the token request at")
             && text.contains("invalid_grant: the code has expired"),
         "{text}"
     );
     assert!(
-        chain(&err).iter().any(|c| *c == auth.to_string()),
+        levels(&err).iter().any(|c| *c == auth.to_string()),
         "{:?}",
-        chain(&err)
+        levels(&err)
     );
+    // ... once: ClientError -> TransportError -> HttpError -> AuthError.
+    mcp_proto::testing::assert_causes_once(&err);
     // One authorization for the handshake, not one per handshake request.
     assert_eq!(mock.find("/authorize").len(), 1, "{:?}", mock.paths());
 }
@@ -81,7 +83,8 @@ async fn a_call_fails_with_forbidden_and_the_connection_lives_on() {
         auth.is_forbidden() && !auth.is_user_action_needed(),
         "{auth:?}"
     );
-    let text = err.to_string();
+    let text = mcp_proto::error::chain(&err).to_string();
+    mcp_proto::testing::assert_causes_once(&err);
     assert!(
         text.contains("403 Forbidden") && text.contains("ask the server's operator for access"),
         "{text}"

@@ -100,7 +100,12 @@ async fn transport_403_plain_fails_and_403_insufficient_scope_steps_up() {
         auth.is_forbidden() && !auth.is_user_action_needed(),
         "{auth:?}"
     );
-    assert!(e.to_string().contains("403 Forbidden"), "{e}");
+    assert!(
+        mcp_proto::error::chain(&e)
+            .to_string()
+            .contains("403 Forbidden"),
+        "{e}"
+    );
 
     // A 403 that names the missing scope: step-up, then the retry passes.
     mock.cfg.lock().unwrap().mcp_forbid = Some((

@@ -148,6 +148,15 @@ impl ClientBuilder {
         self
     }
 
+    /// Record `tools/call` arguments and results on each call's span
+    /// (`gen_ai.tool.call.arguments`, `gen_ai.tool.call.result`, as JSON
+    /// text; see [`telemetry`](crate::telemetry)). They may hold sensitive
+    /// data: off by default, as the OpenTelemetry conventions ask.
+    pub fn record_tool_content(mut self, on: bool) -> Self {
+        self.config.record_tool_content = on;
+        self
+    }
+
     /// Splits into the client and its driver, which the caller must spawn
     /// on a tokio runtime (or poll inside one) for anything to happen. The
     /// handshake is queued now and goes out when the driver first runs;
@@ -164,6 +173,7 @@ impl ClientBuilder {
                 .extend(existing);
         }
         self.config.capabilities = caps.clone();
+        self.config.endpoint = transport.endpoint();
         let mut session = Session::new(self.config);
         let hint = self.era_cache.as_ref().and_then(|(c, k)| c.get(k));
         let used_hint = hint.is_some();

@@ -166,7 +166,7 @@ impl Io {
             return match self.transport.as_mut().poll_close(cx) {
                 Poll::Ready(result) => {
                     if let Err(e) = result {
-                        tracing::debug!(error = %e, "error while closing the transport");
+                        tracing::debug!(error = %mcp_proto::error::chain(&e), "error while closing the transport");
                     }
                     Next::Finished
                 }
@@ -234,14 +234,24 @@ impl Io {
                     break;
                 }
             }
+            // The transport takes a request inside its span (when one is
+            // recorded): what it logs meanwhile, and the work it carries
+            // on in tasks of its own, belong to the request.
+            let mut span = None;
             if let Message::Request(r) = &msg {
-                if let Some(deadline) = st.session.request_deadline(&r.id) {
+                let (deadline, s) = st.session.sending(&r.id);
+                if let Some(deadline) = deadline {
                     self.transport
                         .as_mut()
                         .set_request_deadline(&r.id, deadline);
                 }
+                span = s;
             }
-            if let Err(e) = self.transport.as_mut().start_send(msg) {
+            let sent = {
+                let _entered = span.map(tracing::Span::enter);
+                self.transport.as_mut().start_send(msg)
+            };
+            if let Err(e) = sent {
                 st.session.handle_transport_error(e, now());
                 return;
             }

@@ -48,6 +48,8 @@ pub struct RequestBuilder<'a, R = RawJson> {
     pub(super) options: CallOptions,
     pub(super) progress: Option<ProgressFn>,
     pub(super) meta: Option<JsonObject>,
+    /// Boxed: a builder is moved by value, and nearly every call has none.
+    pub(super) span: Option<Box<tracing::Span>>,
     pub(super) decode: DecodeFn<R>,
 }
 
@@ -134,6 +136,7 @@ impl<'a, R> RequestBuilder<'a, R> {
             options: CallOptions::default(),
             progress: None,
             meta: None,
+            span: None,
             decode,
         }
     }
@@ -187,6 +190,16 @@ impl<'a, R> RequestBuilder<'a, R> {
         self.meta
             .get_or_insert_with(JsonObject::new)
             .insert(key.into(), value.into());
+        self
+    }
+
+    /// Records this call on `span` (an application's own span, such as an
+    /// agent's `execute_tool` span) instead of a span of its own: the MCP
+    /// attributes, events and outcome go to it, and its trace context to
+    /// the server; its name and kind are left as they are. See
+    /// [`telemetry`](crate::telemetry#an-agents-own-execute_tool-span).
+    pub fn in_span(mut self, span: tracing::Span) -> Self {
+        self.span = Some(Box::new(span));
         self
     }
 
@@ -321,6 +334,7 @@ impl<'a, R> RequestBuilder<'a, R> {
                 meta: self.meta,
                 options: self.options,
                 progress: self.progress,
+                span: self.span,
             },
             self.decode,
         ))
@@ -342,6 +356,7 @@ struct Outgoing {
     meta: Option<JsonObject>,
     options: CallOptions,
     progress: Option<ProgressFn>,
+    span: Option<Box<tracing::Span>>,
 }
 
 /// Hands the request to the session under the lock and wakes the driver.
@@ -351,14 +366,26 @@ fn submit(inner: &Inner, request: Outgoing, slot: OwnedSemaphorePermit) -> Stage
     let submitted = inner.update(|st| {
         st.next_call += 1;
         let call = CallId(st.next_call);
-        match st.session.request_with_meta(
-            call,
-            request.method,
-            request.params,
-            request.meta,
-            request.options,
-            now,
-        ) {
+        let submitted = match request.span {
+            None => st.session.request_with_meta(
+                call,
+                request.method,
+                request.params,
+                request.meta,
+                request.options,
+                now,
+            ),
+            Some(span) => st.session.request_in_span(
+                call,
+                request.method,
+                request.params,
+                request.meta,
+                request.options,
+                *span,
+                now,
+            ),
+        };
+        match submitted {
             Ok(()) => {
                 st.waiters.insert(
                     call,

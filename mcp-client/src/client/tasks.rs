@@ -86,29 +86,39 @@ impl Tasks {
         };
         let method = req.method.into_owned();
         let id = req.id;
+        // The server's request is a SERVER span of the client's (the
+        // conventions), a child of the server's span when it sent its
+        // trace context; the handler runs inside it.
+        let span = crate::telemetry::server_request_span(&method, &id, req.params.as_ref());
         let work =
             self.handler
                 .clone()
                 .answer(self.capabilities.clone(), method.clone(), req.params);
         let task_id = id.clone();
         let abort = self.running.spawn_on(
-            async move {
-                let result = match CatchUnwind(work).await {
-                    Ok(answer) => answer.and_then(|v| {
-                        RawJson::from_value(&v).map_err(|e| {
-                            ErrorObject::new(
-                                ErrorCode::INTERNAL_ERROR,
-                                format!("could not encode the answer: {e}"),
-                            )
-                        })
-                    }),
-                    Err(panic) => Err(panicked(&method, &*panic)),
-                };
-                Done::Answer {
-                    id: task_id,
-                    result,
-                }
-            },
+            tracing::Instrument::instrument(
+                async move {
+                    let result = match CatchUnwind(work).await {
+                        Ok(answer) => answer.and_then(|v| {
+                            RawJson::from_value(&v).map_err(|e| {
+                                ErrorObject::new(
+                                    ErrorCode::INTERNAL_ERROR,
+                                    format!("could not encode the answer: {e}"),
+                                )
+                            })
+                        }),
+                        Err(panic) => Err(panicked(&method, &*panic)),
+                    };
+                    if let Err(e) = &result {
+                        crate::telemetry::server_request_failed(e);
+                    }
+                    Done::Answer {
+                        id: task_id,
+                        result,
+                    }
+                },
+                span,
+            ),
             &runtime,
         );
         self.answering.insert(id, abort);
@@ -194,7 +204,7 @@ impl Tasks {
 
     /// Whether the handler takes more notifications now; if not, the task is
     /// woken when it does.
-    #[inline]
+    #[inline(always)]
     pub(super) fn has_room(&self, cx: &Context<'_>) -> bool {
         self.notifications.is_none() || self.backlog.has_room(cx)
     }

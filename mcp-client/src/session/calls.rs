@@ -99,6 +99,8 @@ pub(super) struct Pending {
     pub(super) meta: Option<Box<JsonObject>>,
     /// Sent while a modern hint was unconfirmed (its params are kept).
     pub(super) hinted: bool,
+    /// The call's spans and metrics (see [`crate::telemetry`]).
+    pub(super) trace: Option<Box<crate::telemetry::Call>>,
 }
 
 /// A user request waiting for the session to become ready, or for input.
@@ -113,6 +115,8 @@ pub(super) struct Deferred {
     pub(super) resent: bool,
     /// The caller's `_meta` members.
     pub(super) meta: Option<Box<JsonObject>>,
+    /// The call's spans and metrics (see [`crate::telemetry`]).
+    pub(super) trace: Option<Box<crate::telemetry::Call>>,
     /// The deadline the call already has: one queued while the session
     /// (re)starts, or put back to be re-sent after an expired session, keeps
     /// the time its caller gave it (the timeout runs from when the caller
@@ -134,6 +138,10 @@ impl Session {
     ) {
         let modern = self.server.as_ref().is_some_and(|s| s.era() == Era::Modern);
         let id = self.alloc_id();
+        let mut trace = d.trace;
+        if let Some(t) = &mut trace {
+            t.sent(&id, self.server.as_ref().map(|s| s.protocol_version));
+        }
         let (fresh, hard) = self.deadlines(&d.options, d.started, now);
         let deadline = d.deadline.or(fresh);
         let token = d.options.progress.then(|| progress_token(d.call));
@@ -152,6 +160,7 @@ impl Session {
                 protocol: self.modern_meta.as_ref(),
                 progress_token: token.as_ref(),
                 caller: d.meta.as_deref(),
+                trace: trace.as_ref().and_then(|t| t.trace_meta()),
             },
         );
         let (wire, kept) = match composed {
@@ -181,7 +190,74 @@ impl Session {
                 progress_token: token,
                 meta: d.meta,
                 hinted,
+                trace,
             },
+        );
+    }
+
+    /// A handshake request was answered: its telemetry records how.
+    fn finish_handshake(
+        &self,
+        trace: Option<Box<crate::telemetry::Call>>,
+        method: &str,
+        result: &Result<RawJson, ErrorObject>,
+    ) {
+        if let Some(t) = trace {
+            use crate::telemetry::Outcome;
+            match result {
+                Ok(raw) => t.finish(&self.telemetry, method, Outcome::Answer(raw)),
+                Err(e) => {
+                    let e = ClientError::Rpc(e.clone());
+                    t.finish(&self.telemetry, method, Outcome::Failed(&e));
+                }
+            }
+        }
+    }
+
+    /// A handshake request failed without an answer.
+    pub(super) fn fail_handshake(
+        &self,
+        trace: Option<Box<crate::telemetry::Call>>,
+        method: &str,
+        error: ClientError,
+    ) {
+        if let Some(t) = trace {
+            t.finish(
+                &self.telemetry,
+                method,
+                crate::telemetry::Outcome::Failed(&error),
+            );
+        }
+    }
+
+    /// A user call ended: its telemetry records the outcome, its owner is told.
+    /// Inlined: only the check for telemetry and the event on the way of
+    /// every answer; the recording is out of line.
+    #[inline(always)]
+    pub(super) fn complete(
+        &mut self,
+        call: CallId,
+        trace: Option<Box<crate::telemetry::Call>>,
+        method: &str,
+        result: Result<RawJson, ClientError>,
+    ) {
+        if let Some(t) = trace {
+            self.finish_call(&t, method, &result);
+        }
+        self.events.push_back(Event::Completed { call, result });
+    }
+
+    #[inline(never)]
+    fn finish_call(
+        &self,
+        trace: &crate::telemetry::Call,
+        method: &str,
+        result: &Result<RawJson, ClientError>,
+    ) {
+        trace.finish(
+            &self.telemetry,
+            method,
+            crate::telemetry::Outcome::of(result),
         );
     }
 
@@ -225,6 +301,7 @@ impl Session {
             resent: true,
             meta: p.meta,
             deadline: p.deadline,
+            trace: p.trace,
         };
         self.queued.insert(pos, d);
     }
@@ -254,6 +331,9 @@ impl Session {
                 {
                     if let Purpose::User(call) = pending.purpose {
                         if pending.options.progress {
+                            if let Some(t) = &pending.trace {
+                                t.progress(&p);
+                            }
                             let timeout = pending
                                 .options
                                 .timeout
@@ -289,8 +369,14 @@ impl Session {
             return;
         };
         match p.purpose {
-            Purpose::Probe => self.on_probe_response(result, now.now()),
-            Purpose::Initialize => self.on_initialize_response(result, now.now()),
+            Purpose::Probe => {
+                self.finish_handshake(p.trace, &p.method, &result);
+                self.on_probe_response(result, now.now());
+            }
+            Purpose::Initialize => {
+                self.finish_handshake(p.trace, &p.method, &result);
+                self.on_initialize_response(result, now.now());
+            }
             Purpose::User(call) => {
                 // The session in use works: a loss later starts the count
                 // of sessions ended in a row again.
@@ -308,10 +394,7 @@ impl Session {
                             self.requeue(call, p, now.now());
                             return;
                         }
-                        self.events.push_back(Event::Completed {
-                            call,
-                            result: Err(ClientError::Rpc(e)),
-                        });
+                        self.complete(call, p.trace, &p.method, Err(ClientError::Rpc(e)));
                         return;
                     }
                 };
@@ -322,10 +405,7 @@ impl Session {
                         return;
                     }
                 }
-                self.events.push_back(Event::Completed {
-                    call,
-                    result: Ok(result),
-                });
+                self.complete(call, p.trace, &p.method, Ok(result));
             }
         }
     }
@@ -333,10 +413,8 @@ impl Session {
     fn on_input_required(&mut self, call: CallId, p: Pending, ir: InputRequiredWire, now: Instant) {
         let rounds = p.rounds + 1;
         if rounds > self.config.max_input_rounds {
-            self.events.push_back(Event::Completed {
-                call,
-                result: Err(ClientError::TooManyInputRounds { rounds: p.rounds }),
-            });
+            let e = ClientError::TooManyInputRounds { rounds: p.rounds };
+            self.complete(call, p.trace, &p.method, Err(e));
             return;
         }
         let d = Deferred {
@@ -349,9 +427,14 @@ impl Session {
             resent: p.resent,
             meta: p.meta,
             deadline: None,
+            trace: p.trace,
         };
+        let mut d = d;
         let requests: Vec<(String, InputRequest)> =
             ir.input_requests.unwrap_or_default().into_iter().collect();
+        if let Some(t) = &mut d.trace {
+            t.input_required(requests.len());
+        }
         if requests.is_empty() {
             // Nothing to answer: retry at once with the state.
             self.send_user(d, None, ir.request_state, now);

@@ -3,6 +3,7 @@
 use std::time::Duration;
 
 use mcp_proto::schema::{ClientCapabilities, Implementation, LoggingLevel};
+use mcp_proto::transport::Endpoint;
 use mcp_proto::{Era, ProtocolVersion};
 
 /// Which protocol revision to speak.
@@ -70,6 +71,14 @@ pub struct SessionConfig {
     /// with [`CloseReason::SessionsLost`](crate::CloseReason::SessionsLost)
     /// instead of starting another. Default [`DEFAULT_MAX_SESSION_RENEWALS`].
     pub max_session_renewals: u32,
+    /// Where the server is, for the spans and metrics (see
+    /// [`telemetry`](crate::telemetry)); the client fills it from
+    /// [`Transport::endpoint`](mcp_proto::transport::Transport::endpoint).
+    pub endpoint: Endpoint,
+    /// Record `tools/call` arguments and results on the call's span
+    /// (`gen_ai.tool.call.arguments`, `gen_ai.tool.call.result`). They may
+    /// hold sensitive data: default off.
+    pub record_tool_content: bool,
 }
 
 /// Default [`SessionConfig::max_server_requests`].
@@ -103,6 +112,8 @@ impl SessionConfig {
             max_server_requests: DEFAULT_MAX_SERVER_REQUESTS,
             max_outbound_backlog: DEFAULT_MAX_OUTBOUND_BACKLOG,
             max_session_renewals: DEFAULT_MAX_SESSION_RENEWALS,
+            endpoint: Endpoint::default(),
+            record_tool_content: false,
         }
     }
 }

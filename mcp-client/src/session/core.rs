@@ -79,12 +79,17 @@ pub struct Session {
     /// New sessions started in a row after the server ended the one in use,
     /// with no call answered since (see `renew.rs`).
     pub(super) renewals: u32,
+    /// The spans and metrics of the session and its calls.
+    pub(super) telemetry: crate::telemetry::Conn,
 }
 
 impl Session {
     /// A new session. Call [`start`](Session::start) to begin negotiating.
     pub fn new(config: SessionConfig) -> Self {
+        let telemetry =
+            crate::telemetry::Conn::new(config.endpoint.clone(), config.record_tool_content);
         Session {
+            telemetry,
             config,
             phase: Phase::Idle,
             server: None,
@@ -193,6 +198,7 @@ impl Session {
     /// Like [`request`](Self::request), with `_meta` members of the
     /// caller's own, composed with the protocol's each time the request goes
     /// out (see the [module docs](crate::session#meta)).
+    #[inline]
     pub fn request_with_meta(
         &mut self,
         call: CallId,
@@ -202,12 +208,45 @@ impl Session {
         options: CallOptions,
         now: Instant,
     ) -> Result<(), ClientError> {
+        self.request_in(call, method.into(), params, meta, options, None, now)
+    }
+
+    /// Like [`request_with_meta`](Self::request_with_meta), recorded on
+    /// `span` (an application's span, such as an agent's `execute_tool`
+    /// span) instead of a span of its own: see
+    /// [`telemetry`](crate::telemetry#an-agents-own-execute_tool-span).
+    #[allow(clippy::too_many_arguments)]
+    pub fn request_in_span(
+        &mut self,
+        call: CallId,
+        method: impl Into<Cow<'static, str>>,
+        params: Option<RawJson>,
+        meta: Option<JsonObject>,
+        options: CallOptions,
+        span: tracing::Span,
+        now: Instant,
+    ) -> Result<(), ClientError> {
+        self.request_in(call, method.into(), params, meta, options, Some(span), now)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn request_in(
+        &mut self,
+        call: CallId,
+        method: Cow<'static, str>,
+        params: Option<RawJson>,
+        meta: Option<JsonObject>,
+        options: CallOptions,
+        span: Option<tracing::Span>,
+        now: Instant,
+    ) -> Result<(), ClientError> {
         if let Phase::Closed(reason) = &self.phase {
             return Err(ClientError::Closed(reason.clone()));
         }
+        let trace = self.telemetry.start_call(&method, params.as_ref(), span);
         let d = Deferred {
             call,
-            method: method.into(),
+            method,
             params,
             options,
             started: now,
@@ -215,6 +254,7 @@ impl Session {
             resent: false,
             meta: meta.map(Box::new),
             deadline: None,
+            trace,
         };
         if matches!(self.phase, Phase::Ready) {
             self.send_user(d, None, None, now);
@@ -250,11 +290,15 @@ impl Session {
     /// Cancels a call: the server is told (`notifications/cancelled`, never for
     /// `initialize`), and a late response is ignored. No event is emitted for it.
     pub fn cancel(&mut self, call: CallId, reason: Option<&str>) {
-        if self.awaiting_input.remove(&call).is_some() {
+        let why = reason.unwrap_or("cancelled");
+        if let Some((d, _)) = self.awaiting_input.remove(&call) {
+            self.cancelled(d.trace, &d.method, why);
             return;
         }
         if let Some(pos) = self.queued.iter().position(|d| d.call == call) {
-            self.queued.remove(pos);
+            if let Some(d) = self.queued.remove(pos) {
+                self.cancelled(d.trace, &d.method, why);
+            }
             return;
         }
         let id = self
@@ -263,8 +307,20 @@ impl Session {
             .find(|(_, p)| p.purpose == Purpose::User(call))
             .map(|(id, _)| id.clone());
         if let Some(id) = id {
-            self.pending.remove(&id);
+            if let Some(p) = self.pending.remove(&id) {
+                self.cancelled(p.trace, &p.method, why);
+            }
             self.send_cancelled(id, reason.map(str::to_owned));
+        }
+    }
+
+    fn cancelled(&self, trace: Option<Box<crate::telemetry::Call>>, method: &str, why: &str) {
+        if let Some(t) = trace {
+            t.finish(
+                &self.telemetry,
+                method,
+                crate::telemetry::Outcome::Cancelled(why),
+            );
         }
     }
 
@@ -362,6 +418,24 @@ impl Session {
     /// [`Transport::set_request_deadline`](mcp_proto::transport::Transport::set_request_deadline).
     pub fn request_deadline(&self, id: &RequestId) -> Option<Instant> {
         self.pending.get(id)?.deadline
+    }
+
+    /// What the driver needs as it hands request `id` to the transport:
+    /// its deadline ([`request_deadline`](Self::request_deadline)) and the
+    /// span the transport works in meanwhile (when one is recorded).
+    #[cfg(feature = "tokio")]
+    #[inline]
+    pub(crate) fn sending(&self, id: &RequestId) -> (Option<Instant>, Option<&tracing::Span>) {
+        match self.pending.get(id) {
+            Some(p) => (
+                p.deadline,
+                p.trace
+                    .as_ref()
+                    .map(|t| t.span())
+                    .filter(|s| !s.is_disabled()),
+            ),
+            None => (None, None),
+        }
     }
 
     /// The earliest deadline exactly (every pending and queued call).

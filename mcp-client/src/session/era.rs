@@ -72,6 +72,7 @@ impl Session {
         if !matches!(self.phase, Phase::Idle) {
             return;
         }
+        self.telemetry.start_session();
         let fits = |h: &EraHint| match self.config.version {
             VersionChoice::Auto => true,
             VersionChoice::Era(e) => h.era() == e,
@@ -142,8 +143,11 @@ impl Session {
 
     /// Puts a failed call back in the queue (ahead of newer calls) to be re-sent
     /// once, and starts detecting the era again if that has not started.
-    pub(super) fn requeue(&mut self, call: CallId, p: Pending, now: Instant) {
+    pub(super) fn requeue(&mut self, call: CallId, mut p: Pending, now: Instant) {
         let why = format!("{} failed", p.method);
+        if let Some(t) = &mut p.trace {
+            t.resend(crate::telemetry::Resend::EraRedetected);
+        }
         self.put_back(call, p);
         if self.hint == HintState::Unconfirmed {
             self.redetect(&why, now);

@@ -70,12 +70,17 @@ impl Session {
                 _ => self.config.handshake_timeout,
             };
         self.note_deadline(Some(deadline));
+        let mut trace = self.telemetry.start_handshake("server/discover");
+        if let Some(t) = &mut trace {
+            t.sent(&id, Some(v));
+        }
         let params = compose_params(
             None,
             &MetaParts {
                 protocol: self.modern_meta.as_ref(),
                 progress_token: None,
                 caller: None,
+                trace: trace.as_ref().and_then(|t| t.trace_meta()),
             },
         )
         .unwrap_or_else(empty_object);
@@ -98,6 +103,7 @@ impl Session {
                 progress_token: None,
                 meta: None,
                 hinted: false,
+                trace,
             },
         );
     }
@@ -120,6 +126,24 @@ impl Session {
             }
         };
         let id = self.alloc_id();
+        let mut trace = self.telemetry.start_handshake("initialize");
+        if let Some(t) = &mut trace {
+            t.sent(&id, Some(v));
+        }
+        let trace_meta = trace.as_ref().and_then(|t| t.trace_meta());
+        let raw = match trace_meta {
+            Some(_) => compose_params(
+                Some(&raw),
+                &MetaParts {
+                    protocol: None,
+                    progress_token: None,
+                    caller: None,
+                    trace: trace_meta,
+                },
+            )
+            .unwrap_or(raw),
+            None => raw,
+        };
         self.transmit.push_back(Transmit::Message(
             Request::new(id.clone(), "initialize", Some(raw)).into(),
         ));
@@ -141,6 +165,7 @@ impl Session {
                 progress_token: None,
                 meta: None,
                 hinted: false,
+                trace,
             },
         );
     }
@@ -168,6 +193,7 @@ impl Session {
             None
         };
         self.transmit.push_back(Transmit::ProtocolVersion(v));
+        self.telemetry.ready(v);
         self.server = Some(info);
         self.phase = Phase::Ready;
         if self.hint != HintState::Unconfirmed {
@@ -190,7 +216,6 @@ impl Session {
     }
 
     pub(super) fn on_probe_response(&mut self, result: Result<RawJson, ErrorObject>, now: Instant) {
-        let raw_copy = result.as_ref().ok().cloned();
         let preferred = match self.config.version {
             VersionChoice::Pinned(v) => v,
             _ => ProtocolVersion::LATEST,
@@ -223,7 +248,8 @@ impl Session {
                                 capabilities: d.capabilities,
                                 instructions: d.instructions,
                                 supported_versions: d.supported_versions,
-                                raw: raw_copy.unwrap_or_else(empty_object),
+                                // Decoded in place, then kept whole: moved.
+                                raw,
                             };
                             let fresh_until = d
                                 .ttl_ms
@@ -337,10 +363,11 @@ impl Session {
         let Phase::Initializing { offered } = self.phase else {
             return;
         };
-        let raw_copy = result.as_ref().ok().cloned();
-        let r = match result {
+        // The answer is decoded in place and then kept whole (as
+        // `ServerInfo::raw`): moved, not copied.
+        let (r, raw) = match result {
             Ok(raw) => match serde_json::from_str::<InitializeResult>(raw.get()) {
-                Ok(r) => r,
+                Ok(r) => (r, raw),
                 Err(e) => {
                     let err = HandshakeError::InvalidResult {
                         method: "initialize",
@@ -393,7 +420,7 @@ impl Session {
             capabilities: r.capabilities,
             instructions: r.instructions,
             supported_versions: vec![v.to_string()],
-            raw: raw_copy.unwrap_or_else(empty_object),
+            raw,
         };
         self.learned = self.legacy_detected.then_some(EraHint::Legacy(v));
         self.become_ready(Arc::new(info), now);

@@ -1,6 +1,7 @@
 //! The session's input: messages, transport errors, the end of the
 //! transport, and timeouts.
 
+use std::borrow::Cow;
 use std::time::Instant;
 
 use mcp_proto::jsonrpc::{Message, RequestId};
@@ -75,15 +76,15 @@ impl Session {
         } else if err.is_terminal() {
             self.handle_closed(CloseReason::Transport(err));
         } else {
-            tracing::warn!(error = %err, "skipped an undecodable message from the server");
+            tracing::warn!(error = %mcp_proto::error::chain(&err), "skipped an undecodable message from the server");
         }
     }
 
     /// The request `id` failed in the transport (or its answer was dropped).
     fn fail_request(&mut self, id: &RequestId, err: TransportError, now: Instant) {
         {
-            let Some(p) = self.pending.remove(id) else {
-                tracing::debug!(%id, error = %err, "transport error for an unknown request; dropped");
+            let Some(mut p) = self.pending.remove(id) else {
+                tracing::debug!(%id, error = %mcp_proto::error::chain(&err), "transport error for an unknown request; dropped");
                 return;
             };
             // Credentials are refused whatever the revision: asking again
@@ -93,12 +94,16 @@ impl Session {
             // A server that refused the probe for now (429/503, past what
             // the transport retries) said nothing about its era.
             let throttled = err.kind() == TransportErrorKind::Throttled;
+            if !matches!(p.purpose, Purpose::User(_)) {
+                self.fail_handshake(p.trace, &p.method, ClientError::Transport(err.clone()));
+                p.trace = None;
+            }
             match p.purpose {
                 Purpose::Probe if unauthorized || throttled => {
                     self.handle_closed(CloseReason::Transport(err));
                 }
                 Purpose::Probe => {
-                    tracing::debug!(error = %err, "server/discover probe failed in the transport; falling back to initialize");
+                    tracing::debug!(error = %mcp_proto::error::chain(&err), "server/discover probe failed in the transport; falling back to initialize");
                     let cause = HandshakeError::Transport {
                         method: "server/discover",
                         error: err,
@@ -110,23 +115,31 @@ impl Session {
                         && err.kind() != TransportErrorKind::Closed
                         && !unauthorized
                     {
-                        self.redetect(&format!("initialize failed in the transport: {err}"), now);
+                        self.redetect(
+                            &format!(
+                                "initialize failed in the transport: {}",
+                                mcp_proto::error::chain(&err)
+                            ),
+                            now,
+                        );
                     } else {
                         self.handle_closed(CloseReason::Transport(err));
                     }
                 }
                 Purpose::User(call) if err.is_dropped_answer() => {
                     // The server answered: nothing to retry, no era to doubt.
-                    self.events.push_back(Event::Completed {
-                        call,
-                        result: Err(ClientError::AnswerDropped {
-                            method: p.method.into_owned(),
-                            error: err,
-                        }),
-                    });
+                    let e = ClientError::AnswerDropped {
+                        method: p.method.to_string(),
+                        error: err,
+                    };
+                    self.complete(call, p.trace, &p.method, Err(e));
                 }
                 Purpose::User(call) => {
-                    if self.retry_if_hint_failed(call, &p, &err.to_string()) {
+                    if self.retry_if_hint_failed(
+                        call,
+                        &p,
+                        &mcp_proto::error::chain(&err).to_string(),
+                    ) {
                         self.requeue(call, p, now);
                     } else if err.kind() == TransportErrorKind::SessionExpired
                         && p.retained
@@ -134,10 +147,7 @@ impl Session {
                     {
                         self.resend_after_expiry(call, p, now);
                     } else {
-                        self.events.push_back(Event::Completed {
-                            call,
-                            result: Err(ClientError::Transport(err)),
-                        });
+                        self.complete(call, p.trace, &p.method, Err(ClientError::Transport(err)));
                     }
                 }
             }
@@ -150,7 +160,7 @@ impl Session {
     /// otherwise (see `mcp-transport-stdio`'s codec docs). A pending
     /// handshake fails as if its own answer had been dropped.
     fn fail_every_waiting_call(&mut self, err: &TransportError, now: Instant) {
-        tracing::warn!(error = %err, "a dropped message may have answered any pending request; failing them all");
+        tracing::warn!(error = %mcp_proto::error::chain(err), "a dropped message may have answered any pending request; failing them all");
         let mut ids: Vec<(RequestId, CallId)> = Vec::new();
         let mut handshake = None;
         for (id, p) in &self.pending {
@@ -162,13 +172,11 @@ impl Session {
         ids.sort_by_key(|(_, call)| *call);
         for (id, call) in ids {
             if let Some(p) = self.pending.remove(&id) {
-                self.events.push_back(Event::Completed {
-                    call,
-                    result: Err(ClientError::AnswerDropped {
-                        method: p.method.into_owned(),
-                        error: err.clone(),
-                    }),
-                });
+                let e = ClientError::AnswerDropped {
+                    method: p.method.to_string(),
+                    error: err.clone(),
+                };
+                self.complete(call, p.trace, &p.method, Err(e));
             }
         }
         if let Some(id) = handshake {
@@ -186,23 +194,30 @@ impl Session {
         self.ready_on_flush = false;
         self.server_requests.clear();
         self.next_deadline = None;
-        let mut calls: Vec<CallId> = self
-            .pending
-            .drain()
-            .filter_map(|(_, p)| match p.purpose {
-                Purpose::User(c) => Some(c),
-                _ => None,
-            })
-            .collect();
-        calls.extend(self.queued.drain(..).map(|d| d.call));
-        calls.extend(self.awaiting_input.drain().map(|(c, _)| c));
-        calls.sort();
-        for call in calls {
-            self.events.push_back(Event::Completed {
-                call,
-                result: Err(err.clone()),
-            });
+        type Trace = Option<Box<crate::telemetry::Call>>;
+        let mut calls: Vec<(CallId, Trace, Cow<'static, str>)> = Vec::new();
+        for (_, p) in self.pending.drain() {
+            match p.purpose {
+                Purpose::User(c) => calls.push((c, p.trace, p.method)),
+                _ => {
+                    if let Some(t) = p.trace {
+                        let outcome = crate::telemetry::Outcome::Failed(&err);
+                        t.finish(&self.telemetry, &p.method, outcome);
+                    }
+                }
+            }
         }
+        calls.extend(self.queued.drain(..).map(|d| (d.call, d.trace, d.method)));
+        calls.extend(
+            self.awaiting_input
+                .drain()
+                .map(|(c, (d, _))| (c, d.trace, d.method)),
+        );
+        calls.sort_by_key(|(call, _, _)| *call);
+        for (call, trace, method) in calls {
+            self.complete(call, trace, &method, Err(err.clone()));
+        }
+        self.telemetry.closed(&reason);
         self.events.push_back(Event::Closed(reason));
     }
 
@@ -224,9 +239,16 @@ impl Session {
             .map(|(id, _)| id.clone())
             .collect();
         for id in expired {
-            let Some(p) = self.pending.remove(&id) else {
+            let Some(mut p) = self.pending.remove(&id) else {
                 continue;
             };
+            if let (Purpose::Probe | Purpose::Initialize, Some(t)) = (p.purpose, p.trace.take()) {
+                let e = ClientError::Timeout {
+                    method: p.method.to_string(),
+                    after: now.saturating_duration_since(p.started),
+                };
+                self.fail_handshake(Some(t), &p.method, e);
+            }
             match p.purpose {
                 Purpose::Probe => {
                     tracing::debug!(
@@ -249,13 +271,11 @@ impl Session {
                 }
                 Purpose::User(call) => {
                     self.send_cancelled(id, Some("timeout".into()));
-                    self.events.push_back(Event::Completed {
-                        call,
-                        result: Err(ClientError::Timeout {
-                            method: p.method.into_owned(),
-                            after: now.saturating_duration_since(p.started),
-                        }),
-                    });
+                    let e = ClientError::Timeout {
+                        method: p.method.to_string(),
+                        after: now.saturating_duration_since(p.started),
+                    };
+                    self.complete(call, p.trace, &p.method, Err(e));
                 }
             }
         }
@@ -266,13 +286,11 @@ impl Session {
             .position(|d| d.deadline.is_some_and(|t| t <= now))
         {
             if let Some(d) = self.queued.remove(pos) {
-                self.events.push_back(Event::Completed {
-                    call: d.call,
-                    result: Err(ClientError::Timeout {
-                        method: d.method.into_owned(),
-                        after: now.saturating_duration_since(d.started),
-                    }),
-                });
+                let e = ClientError::Timeout {
+                    method: d.method.to_string(),
+                    after: now.saturating_duration_since(d.started),
+                };
+                self.complete(d.call, d.trace, &d.method, Err(e));
             }
         }
     }

@@ -37,7 +37,10 @@
 //! 2. the protocol: in 2026-07-28 the revision, the client's info and
 //!    capabilities and the log level on every request; `progressToken`;
 //! 3. the members given with [`request_with_meta`](Session::request_with_meta)
-//!    (`RequestBuilder::meta`).
+//!    (`RequestBuilder::meta`);
+//! 4. the W3C trace context (`traceparent`, `tracestate`, `baggage`) of the
+//!    request's OpenTelemetry span (feature `opentelemetry`, see
+//!    [`telemetry`](crate::telemetry#trace-context-to-the-server-feature-opentelemetry)).
 //!
 //! A member is never replaced by one of a lower rank of the same name.
 //!

@@ -43,7 +43,7 @@ impl Session {
         // During a handshake (this very renewal, or the first) there is no
         // session in use to replace: it carries on.
         if !matches!(self.phase, Phase::Ready) {
-            tracing::debug!(error = %err, "session lost while a handshake is under way");
+            tracing::debug!(error = %mcp_proto::error::chain(&err), "session lost while a handshake is under way");
             return;
         }
         let Some(v) = self.server.as_ref().map(|s| s.protocol_version) else {
@@ -51,7 +51,7 @@ impl Session {
         };
         if v.era() == Era::Modern {
             // 2026-07-28 has no sessions: nothing to renew.
-            tracing::warn!(error = %err, "the transport reported a lost session in the 2026-07-28 era; ignored");
+            tracing::warn!(error = %mcp_proto::error::chain(&err), "the transport reported a lost session in the 2026-07-28 era; ignored");
             return;
         }
         if self.renewals >= self.config.max_session_renewals {
@@ -62,7 +62,8 @@ impl Session {
             return;
         }
         self.renewals += 1;
-        tracing::info!(error = %err, renewal = self.renewals, "the server ended the session; starting a new one");
+        tracing::info!(error = %mcp_proto::error::chain(&err), renewal = self.renewals, "the server ended the session; starting a new one");
+        self.telemetry.renewed(self.renewals);
         self.renew(v, now);
     }
 
@@ -76,8 +77,11 @@ impl Session {
     /// A call the server did not process because its session was gone:
     /// re-sent once in the new session (the loss came first, so the new
     /// session is starting or has started).
-    pub(super) fn resend_after_expiry(&mut self, call: CallId, p: Pending, now: Instant) {
+    pub(super) fn resend_after_expiry(&mut self, call: CallId, mut p: Pending, now: Instant) {
         tracing::info!(method = %p.method, "not processed in the session the server ended; re-sending it in the new one");
+        if let Some(t) = &mut p.trace {
+            t.resend(crate::telemetry::Resend::SessionExpired);
+        }
         self.put_back(call, p);
         if matches!(self.phase, Phase::Ready) {
             // The new session is ready already: it goes now.

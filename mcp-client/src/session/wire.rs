@@ -11,6 +11,8 @@ use mcp_proto::schema::{
 use serde::Deserialize;
 use serde_json::Value;
 
+use crate::telemetry::TraceMeta;
+
 /// `{}` as raw JSON (encoding an empty map cannot fail).
 pub(crate) fn empty_object() -> RawJson {
     RawJson::empty_object()
@@ -49,6 +51,9 @@ pub(super) struct MetaParts<'a> {
     /// The members given with `RequestBuilder::meta`: below the protocol's
     /// and the params' own.
     pub(super) caller: Option<&'a JsonObject>,
+    /// The W3C trace context (`traceparent`, `tracestate`, `baggage`):
+    /// the lowest tier, below every other (see [`crate::telemetry`]).
+    pub(super) trace: Option<&'a TraceMeta>,
 }
 
 /// The keys of the protocol's members (see [`MetaParts::protocol`]).
@@ -61,7 +66,18 @@ const PROTOCOL_KEYS: [&str; 4] = [
 
 impl MetaParts<'_> {
     fn is_empty(&self) -> bool {
-        self.protocol.is_none() && self.progress_token.is_none() && self.caller.is_none()
+        self.protocol.is_none()
+            && self.progress_token.is_none()
+            && self.caller.is_none()
+            && self.trace.is_none()
+    }
+
+    /// The trace context's members that no higher tier names.
+    fn trace_members(&self) -> impl Iterator<Item = (&'static str, &str)> + '_ {
+        self.trace.into_iter().flatten().filter_map(|(k, v)| {
+            let taken = self.is_protocol_key(k) || self.caller.is_some_and(|c| c.contains_key(*k));
+            (!taken).then_some((*k, v.as_str()))
+        })
     }
 
     /// Whether the protocol decides `key` (a caller's member of that name is dropped).
@@ -102,6 +118,9 @@ pub(super) fn compose_params(params: Option<&RawJson>, parts: &MetaParts<'_>) ->
             if !parts.is_protocol_key(key) {
                 let _ = meta.value(key, value);
             }
+        }
+        for (key, value) in parts.trace_members() {
+            let _ = meta.value(key, value);
         }
     });
     if let Some(p) = params {
@@ -145,6 +164,9 @@ fn merge_meta(params: Option<&RawJson>, parts: &MetaParts<'_>) -> RawJson {
             if !parts.is_protocol_key(k) {
                 m.entry(k.clone()).or_insert_with(|| v.clone());
             }
+        }
+        for (k, v) in parts.trace_members() {
+            m.entry(k).or_insert_with(|| Value::from(v));
         }
     }
     RawJson::from_value(&obj).unwrap_or_else(|_| empty_object())

@@ -157,8 +157,10 @@ async fn server_exit_fails_pending_calls_with_the_cause() {
         matches!(err, ClientError::Closed(CloseReason::Transport(_))),
         "{err:?}"
     );
+    // Its own text, then the cause, each once.
+    assert_eq!(err.to_string(), "connection closed");
     assert_eq!(
-        err.to_string(),
+        mcp_proto::error::chain(&err).to_string(),
         "connection closed: server exited with status 1: fatal: config missing"
     );
     let source = std::error::Error::source(&err).unwrap();
@@ -172,7 +174,12 @@ async fn server_exit_fails_pending_calls_with_the_cause() {
         .list_page::<mcp_proto::schema::Tool>(None)
         .await
         .unwrap_err();
-    assert!(err.to_string().contains("fatal: config missing"), "{err}");
+    assert!(
+        mcp_proto::error::chain(&err)
+            .to_string()
+            .contains("fatal: config missing"),
+        "{err}"
+    );
 }
 
 #[tokio::test(start_paused = true)]

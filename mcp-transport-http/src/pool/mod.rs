@@ -307,7 +307,7 @@ impl Pool {
                     .map_err(client)?;
             tokio::spawn(async move {
                 if let Err(e) = conn.await {
-                    tracing::debug!(error = %e, "HTTP/2 connection ended");
+                    tracing::debug!(error = %mcp_proto::error::chain(&e), "HTTP/2 connection ended");
                 }
             });
             *lock(&self.0.h2) = Some(tx.clone());
@@ -317,7 +317,7 @@ impl Pool {
         let (tx, conn) = http1::handshake(io).await.map_err(client)?;
         tokio::spawn(async move {
             if let Err(e) = conn.await {
-                tracing::debug!(error = %e, "HTTP/1.1 connection ended");
+                tracing::debug!(error = %mcp_proto::error::chain(&e), "HTTP/1.1 connection ended");
             }
         });
         Ok(Sender::H1(tx))

@@ -200,6 +200,8 @@ impl Shared {
                     Ok(None) => {}
                     Ok(Some(target)) => {
                         redirects += 1;
+                        // Inside a request's span, this is its `redirect` event.
+                        tracing::info!(%status, location = %target, "redirect");
                         url = Cow::Owned(target);
                         continue;
                     }

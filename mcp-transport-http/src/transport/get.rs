@@ -119,11 +119,11 @@ pub(super) async fn standalone_stream(shared: &Shared, ready: watch::Sender<bool
                 StreamEnd::Gone => return,
             },
             Err(e @ HttpError::SessionExpired { .. }) => {
-                tracing::debug!(error = %e, "standalone GET stream: session gone");
+                tracing::debug!(error = %mcp_proto::error::chain(&e), "standalone GET stream: session gone");
                 return;
             }
             Err(e) => {
-                tracing::debug!(error = %e, "standalone GET stream failed");
+                tracing::debug!(error = %mcp_proto::error::chain(&e), "standalone GET stream failed");
                 asked = e.retry_after();
                 false
             }

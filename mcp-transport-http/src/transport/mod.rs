@@ -336,6 +336,13 @@ impl HttpTransport {
             _ => None,
         };
         let mut post = Post::new(&self.shared, msg, method, modern, deadline);
+        // The request's span, if the client records one (it hands the
+        // request over inside it): the POST's redirects, retries and
+        // re-issue are logged in it, so they become its events.
+        let span = post.request_id().and_then(|_| request_span());
+        if let (Some(span), Some(session)) = (&span, post.sent_session()) {
+            span.record("mcp.session.id", session);
+        }
         let shared = Arc::clone(&self.shared);
         // Keep order where it matters: a message waits until the POSTs of
         // earlier notifications and responses were answered (202 comes
@@ -344,12 +351,17 @@ impl HttpTransport {
         let wait = self.order_wait();
         if let Some(id) = post.request_id().cloned() {
             if self.inline.has_room() {
-                let fut = Box::pin(async move {
+                // Boxed where it is made (moved once: see `spawn`); wrapped
+                // in its span, when there is one, around the box.
+                let mut fut: BoxFuture<'static, Option<Item>> = Box::pin(async move {
                     if let Some(w) = wait {
                         wait_for_order(w).await;
                     }
                     post.run(&shared).await
                 });
+                if let Some(span) = span {
+                    fut = Box::pin(tracing::Instrument::instrument(fut, span));
+                }
                 // Polled once here: on its way now (written by the
                 // connection's task), as a spawned POST would be.
                 if let Some(item) = self.inline.start(id, fut)
@@ -359,12 +371,11 @@ impl HttpTransport {
                 }
             } else {
                 let rt = Handle::try_current().map_err(|_| no_runtime())?;
-                self.spawn(
-                    &rt,
-                    Some(id),
-                    false,
-                    Box::pin(posted(wait, post, shared, None)),
-                )?;
+                let mut fut: BoxFuture<'static, ()> = Box::pin(posted(wait, post, shared, None));
+                if let Some(span) = span {
+                    fut = Box::pin(tracing::Instrument::instrument(fut, span));
+                }
+                self.spawn(&rt, Some(id), false, fut)?;
             }
         } else {
             let (done, rx) = watch::channel(false);
@@ -472,12 +483,40 @@ impl Drop for HttpTransport {
     }
 }
 
+/// The span the client hands a request over in, when a subscriber records
+/// it (one atomic load when no subscriber was ever set).
+fn request_span() -> Option<tracing::Span> {
+    if !tracing::dispatcher::has_been_set() {
+        return None;
+    }
+    Some(tracing::Span::current()).filter(|s| !s.is_disabled())
+}
+
 fn cancelled_request_id(params: Option<&RawJson>) -> Option<RequestId> {
     let v: serde_json::Value = params?.decode().ok()?;
     serde_json::from_value(v.get("requestId")?.clone()).ok()
 }
 
 impl Transport for HttpTransport {
+    /// `tcp`, `http`, and the configured URL's host and port (the
+    /// scheme's default when it names none).
+    fn endpoint(&self) -> mcp_proto::transport::Endpoint {
+        let url = &self.shared.cfg.url;
+        let port = url
+            .port_u16()
+            .unwrap_or(if url.scheme_str() == Some("https") {
+                443
+            } else {
+                80
+            });
+        let host = url
+            .host()
+            .unwrap_or("")
+            .trim_start_matches('[')
+            .trim_end_matches(']');
+        mcp_proto::transport::Endpoint::tcp(host, port).with_protocol("http")
+    }
+
     fn poll_recv(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Item>> {
         if self.done {
             return Poll::Ready(None);
@@ -694,7 +733,7 @@ async fn close_session(shared: &Shared) {
             let body = http_body_util::Limited::new(resp.into_body(), DELETE_BODY_LIMIT);
             let _ = http_body_util::BodyExt::collect(body).await;
         }
-        Err(e) => tracing::debug!(error = %e, "session DELETE failed"),
+        Err(e) => tracing::debug!(error = %mcp_proto::error::chain(&e), "session DELETE failed"),
     }
 }
 

@@ -99,6 +99,11 @@ impl Post {
         }
     }
 
+    /// The session this message is sent in (handshake era), as text.
+    pub(super) fn sent_session(&self) -> Option<&str> {
+        self.sent_session.as_ref()?.to_str().ok()
+    }
+
     /// The request id, if this message is a request.
     pub(super) fn request_id(&self) -> Option<&RequestId> {
         self.request_id.as_ref()
@@ -135,7 +140,7 @@ impl Post {
                 None => {
                     tracing::warn!(
                         method = self.method.as_deref().unwrap_or("<response>"),
-                        error = %e,
+                        error = %mcp_proto::error::chain(&e),
                         "a notification or response POST failed"
                     );
                     None
@@ -546,7 +551,9 @@ impl Post {
                         },
                     ));
                 }
-                Err(e) => tracing::debug!(error = %e, "HTTP+SSE fallback did not work"),
+                Err(e) => {
+                    tracing::debug!(error = %mcp_proto::error::chain(&e), "HTTP+SSE fallback did not work")
+                }
             }
         }
         Err(err(TransportErrorKind::Protocol, status_err()))

@@ -45,7 +45,7 @@ impl Shared {
             }),
             Ok(msg) => EventOutcome::Deliver(msg),
             Err((e, text)) => {
-                tracing::warn!(error = %e, "undecodable SSE event skipped");
+                tracing::warn!(error = %mcp_proto::error::chain(&e), "undecodable SSE event skipped");
                 let (te, ours) = undecodable_event(e, &text, expect);
                 if ours {
                     EventOutcome::Dropped(te)
@@ -213,7 +213,7 @@ pub(super) async fn read_sse(
                         }
                         Ok(None) => break,
                         Err(e @ SseError::EventTooLarge { .. }) => {
-                            tracing::warn!(error = %e, "oversized SSE event discarded");
+                            tracing::warn!(error = %mcp_proto::error::chain(&e), "oversized SSE event discarded");
                             // Reported the moment the limit is crossed: the
                             // call it answered fails now, even if the event
                             // never ends.

@@ -77,7 +77,7 @@ async fn the_providers_error_is_the_cause_of_the_failed_request() {
     let why = std::error::Error::source(http).expect("the provider's error");
     assert!(why.downcast_ref::<ProviderDown>().is_some(), "{why:?}");
     assert_eq!(
-        e.to_string(),
+        chain(&e).to_string(),
         "unauthorized: the MCP server answered HTTP 401 Unauthorized and authorization failed: the identity provider is down"
     );
     assert_eq!(server.requests().len(), 1, "not retried");

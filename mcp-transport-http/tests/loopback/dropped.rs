@@ -59,7 +59,7 @@ async fn an_endless_json_body_fails_its_request_at_the_limit() {
             if *limit == 1 << 20 && *received > 1 << 20),
         "{e:?}"
     );
-    let text = e.to_string();
+    let text = chain(&e).to_string();
     assert!(
         text.contains("at least") && text.contains("1 MiB limit"),
         "{text}"
@@ -85,7 +85,7 @@ async fn an_endless_sse_answer_fails_its_request_at_the_limit() {
     let e = prompt_err(&mut t, "endless SSE event").await;
     assert!(e.is_dropped_answer(), "{e:?}");
     assert_eq!(e.request_id(), Some(&1.into()));
-    let text = e.to_string();
+    let text = chain(&e).to_string();
     assert!(
         text.contains("at least") && text.contains("1 MiB limit"),
         "{text}"
@@ -167,7 +167,7 @@ async fn a_json_answer_with_invalid_utf8_fails_its_request() {
     let e = prompt_err(&mut t, "invalid UTF-8 JSON").await;
     assert!(e.is_dropped_answer(), "{e:?}");
     assert_eq!(e.request_id(), Some(&5.into()));
-    assert!(e.to_string().contains("invalid unicode"), "{e}");
+    assert!(chain(&e).to_string().contains("invalid unicode"), "{e}");
 }
 
 /// The 2024-11-05 HTTP+SSE stream carries every answer: one over the limit

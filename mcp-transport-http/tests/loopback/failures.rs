@@ -49,7 +49,7 @@ async fn bad_answers_are_typed_errors_with_status_and_excerpt() {
     t.send(req(1, "html", json!({}))).await.unwrap();
     let e = recv_err(&mut t).await;
     assert_eq!(e.kind(), TransportErrorKind::Protocol);
-    let s = e.to_string();
+    let s = chain(&e).to_string();
     assert!(
         s.contains("200") && s.contains("text/html") && s.contains("login page"),
         "{s}"

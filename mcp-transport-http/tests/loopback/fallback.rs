@@ -67,7 +67,7 @@ async fn no_fallback_when_get_is_refused_too() {
     let e = recv_err(&mut t).await;
     assert_eq!(e.kind(), TransportErrorKind::Protocol);
     assert!(
-        e.to_string().contains("404") && e.to_string().contains("nothing here"),
+        chain(&e).to_string().contains("404") && chain(&e).to_string().contains("nothing here"),
         "{e}"
     );
 }

@@ -26,6 +26,7 @@ use std::time::{Duration, Instant};
 
 use http::StatusCode;
 use mcp_proto::RawJson;
+use mcp_proto::error::chain;
 use mcp_proto::jsonrpc::{Message, Notification, Request, RequestId, Response};
 use mcp_proto::transport::{Transport, TransportError, TransportErrorKind, TransportExt};
 use mcp_proto::version::ProtocolVersion;

@@ -97,7 +97,7 @@ async fn modern_era_detection_reads_the_400_body() {
     let e = recv_err(&mut t).await;
     assert_eq!(e.kind(), TransportErrorKind::Protocol);
     assert_eq!(e.request_id(), Some(&RequestId::Number(1)));
-    assert!(e.to_string().contains("no session"), "{e}");
+    assert!(chain(&e).to_string().contains("no session"), "{e}");
 }
 
 #[tokio::test]

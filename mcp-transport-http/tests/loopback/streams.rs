@@ -138,7 +138,7 @@ async fn huge_event_is_a_scoped_decode_error() {
     let e = recv_err(&mut t).await;
     assert_eq!(e.kind(), TransportErrorKind::Decode);
     assert_eq!(e.request_id(), Some(&RequestId::Number(1)));
-    assert!(e.to_string().contains("4096"), "{e}");
+    assert!(chain(&e).to_string().contains("4096"), "{e}");
     t.send(req(2, "small", json!({}))).await.unwrap();
     assert_eq!(result_of(&recv_ok(&mut t).await), json!("small"));
 }

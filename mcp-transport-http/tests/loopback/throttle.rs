@@ -144,7 +144,7 @@ async fn a_503_is_retried_only_for_what_is_safe_to_send_twice() {
     );
     assert_eq!(delay, Some(Duration::from_secs(1)));
     assert_eq!(posts(&server, "tools/call"), 1);
-    let text = e.to_string();
+    let text = chain(&e).to_string();
     assert!(
         text.contains("503") && text.contains("in 1s") && text.contains("tools/call"),
         "{text}"
@@ -187,7 +187,7 @@ async fn a_retry_after_beyond_the_deadline_fails_at_once_saying_when() {
         "{why:?}"
     );
     assert_eq!(delay, Some(Duration::from_secs(30)));
-    let text = e.to_string();
+    let text = chain(&e).to_string();
     assert!(
         text.contains("429")
             && text.contains("in 30s")

@@ -324,7 +324,12 @@ fn an_answer_that_is_not_json_names_its_request() {
         let te: TransportError = got.into_iter().next().unwrap().unwrap_err().into();
         assert_eq!(te.request_id(), Some(&5.into()));
         assert!(te.is_dropped_answer() && !te.is_terminal());
-        assert!(te.to_string().contains("invalid unicode"), "{te}");
+        assert!(
+            mcp_proto::error::chain(&te)
+                .to_string()
+                .contains("invalid unicode"),
+            "{te}"
+        );
     }
 }
 

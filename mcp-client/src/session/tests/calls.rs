@@ -318,7 +318,7 @@ fn a_dropped_answer_fails_its_call_at_once() {
             got,
             [(
                 CallId(1),
-                Err("the response to tools/call was dropped: 64.0 MiB, over the 16 MiB limit; raise it with `max_message_size`".into())
+                Err("the response to tools/call was dropped: undecodable message: 64.0 MiB, over the 16 MiB limit; raise it with `max_message_size`".into())
             )]
         );
         assert_eq!(s.in_flight(), 1, "not left pending");

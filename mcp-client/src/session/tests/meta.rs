@@ -18,6 +18,7 @@ fn compose(
         protocol: protocol.as_ref(),
         progress_token: token.as_ref(),
         caller: caller.as_ref(),
+        trace: None,
     };
     match compose_params(params.as_ref(), &parts) {
         Some(p) => serde_json::from_str(p.get()).unwrap(),
@@ -51,6 +52,7 @@ fn nothing_to_add_leaves_the_params_as_they_are() {
         protocol: None,
         progress_token: None,
         caller: None,
+        trace: None,
     };
     assert!(compose_params(Some(&raw(json!({"a": 1}))), &parts).is_none());
     assert!(compose_params(None, &parts).is_none());
@@ -72,6 +74,7 @@ fn compose_handles_empty_whitespace_and_nested_meta() {
         protocol: Some(&a),
         progress_token: None,
         caller: None,
+        trace: None,
     };
     let p = compose_params(Some(&spaced), &parts).unwrap();
     assert_eq!(
@@ -185,4 +188,46 @@ fn caller_meta_is_composed_again_on_every_send() {
         "2026-07-28"
     );
     assert_eq!(again["params"]["requestState"], "s");
+}
+
+/// The W3C trace context is the lowest tier: it fills `traceparent`,
+/// `tracestate` and `baggage` only where no one else named them (the
+/// params' own `_meta`, `.meta()`), on the fast path and the parsing one.
+#[test]
+fn trace_context_is_the_lowest_tier() {
+    let trace: crate::telemetry::TraceMeta = vec![
+        ("traceparent", "00-aa-bb-01".into()),
+        ("tracestate", "k=v".into()),
+        ("baggage", "user=alice".into()),
+    ];
+    let compose_traced = |params: Option<Value>, caller: Option<Value>| -> Value {
+        let params = params.map(raw);
+        let caller: Option<JsonObject> = caller.map(|c| serde_json::from_value(c).unwrap());
+        let parts = MetaParts {
+            protocol: None,
+            progress_token: None,
+            caller: caller.as_ref(),
+            trace: Some(&trace),
+        };
+        let p = compose_params(params.as_ref(), &parts).unwrap();
+        serde_json::from_str(p.get()).unwrap()
+    };
+    // Alone: all three, with the params' own members after `_meta`.
+    assert_eq!(
+        compose_traced(Some(json!({"name": "t"})), None),
+        json!({"_meta": {"traceparent": "00-aa-bb-01", "tracestate": "k=v", "baggage": "user=alice"}, "name": "t"})
+    );
+    // `.meta()` names `traceparent`: its value is sent, the others fill in.
+    assert_eq!(
+        compose_traced(None, Some(json!({"traceparent": "00-caller-01"}))),
+        json!({"_meta": {"traceparent": "00-caller-01", "tracestate": "k=v", "baggage": "user=alice"}})
+    );
+    // The params' own `_meta` (the parsing path) wins over both.
+    assert_eq!(
+        compose_traced(
+            Some(json!({"_meta": {"baggage": "mine"}})),
+            Some(json!({"tracestate": "caller=1"}))
+        ),
+        json!({"_meta": {"traceparent": "00-aa-bb-01", "tracestate": "caller=1", "baggage": "mine"}})
+    );
 }

@@ -138,7 +138,7 @@ fn completed(evs: &[Event]) -> Vec<(CallId, Result<Value, String>)> {
                 result
                     .as_ref()
                     .map(|r| serde_json::from_str(r.get()).unwrap())
-                    .map_err(ToString::to_string),
+                    .map_err(|e| mcp_proto::error::chain(e).to_string()),
             )),
             _ => None,
         })

@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 
 use super::rt::{Probe, join, poll_for, sleep, timeout};
 use super::{Check, DeadPeer, Harness, Peer, Profile};
+use crate::error::chain;
 use crate::jsonrpc::{Message, RequestId};
 use crate::transport::{Transport, TransportError, TransportErrorKind, TransportExt};
 
@@ -149,7 +150,7 @@ async fn recv_in_order<T: Transport + Unpin>(
                     short(&m.to_text())
                 ));
             }
-            Some(Err(e)) => return Err(format!("message {seq} of {count}: error {e}")),
+            Some(Err(e)) => return Err(format!("message {seq} of {count}: error {}", chain(&e))),
             None => {
                 return Err(format!(
                     "poll_recv ended (None) before message {seq} of {count}"
@@ -205,7 +206,7 @@ async fn order_to_peer<T: Transport + Unpin, P: Peer>(t: &mut T, peer: &mut P, p
         let msgs = (0..ORDER_COUNT).map(|i| outgoing(i, 64));
         send_batched(t, msgs, BATCH)
             .await
-            .map_err(|e| format!("sending: {e}"))
+            .map_err(|e| format!("sending: {}", chain(&e)))
     };
     let recv = peer_recv_in_order(peer, p, ORDER_COUNT, |i| outgoing(i, 64).to_text());
     both(join(send, recv).await)
@@ -252,7 +253,8 @@ async fn garbage_is_scoped<T: Transport + Unpin, P: Peer>(
                 Some(Ok(m)) => return Err(format!("unexpected message {}", short(&m.to_text()))),
                 Some(Err(e)) if e.is_terminal() => {
                     return Err(format!(
-                        "a bad frame gave a terminal error ({e}); it must be skipped or a scoped Decode error"
+                        "a bad frame gave a terminal error ({}); it must be skipped or a scoped Decode error",
+                        chain(&e)
                     ));
                 }
                 Some(Err(_)) if errors == garbage.len() => {
@@ -332,7 +334,9 @@ async fn drain_until_end<T: Transport + Unpin>(t: &mut T, p: &Profile) -> Res {
             Some(Err(e)) if e.is_terminal() => {
                 if let Some(first) = terminal.replace(e.clone()) {
                     return Err(format!(
-                        "two terminal errors: {first}, then {e}; the contract allows one, then None"
+                        "two terminal errors: {}, then {}; the contract allows one, then None",
+                        chain(&first),
+                        chain(&e)
                     ));
                 }
             }
@@ -346,8 +350,9 @@ fn dead_kind(e: &TransportError, what: &str) -> Res {
     match e.kind() {
         TransportErrorKind::Closed | TransportErrorKind::Io => Ok(()),
         _ => Err(format!(
-            "{what} after the peer died failed with kind {:?} ({e}); expected Closed or Io",
-            e.kind()
+            "{what} after the peer died failed with kind {:?} ({}); expected Closed or Io",
+            e.kind(),
+            chain(e)
         )),
     }
 }
@@ -457,10 +462,10 @@ async fn close_on_dead_connection<T: Transport + Unpin, P: Peer>(
 async fn close_flushes<T: Transport + Unpin, P: Peer>(t: &mut T, peer: &mut P, p: &Profile) -> Res {
     poll_fn(|cx| Pin::new(&mut *t).poll_ready(cx))
         .await
-        .map_err(|e| format!("poll_ready: {e}"))?;
+        .map_err(|e| format!("poll_ready: {}", chain(&e)))?;
     Pin::new(&mut *t)
         .start_send(outgoing(0, 64))
-        .map_err(|e| format!("start_send: {e}"))?;
+        .map_err(|e| format!("start_send: {}", chain(&e)))?;
     let close = async {
         // An error is informational (the transport is closed either way).
         match timeout(p.close_bound, t.close()).await {
@@ -518,8 +523,9 @@ async fn close_flushes<T: Transport + Unpin, P: Peer>(t: &mut T, peer: &mut P, p
     match refused {
         Some(e) if e.kind() == TransportErrorKind::Closed => Ok(()),
         Some(e) => Err(format!(
-            "sending after close failed with kind {:?} ({e}); expected Closed",
-            e.kind()
+            "sending after close failed with kind {:?} ({}); expected Closed",
+            e.kind(),
+            chain(&e)
         )),
         None => Err("start_send after close accepted a message; it must fail with Closed".into()),
     }
@@ -537,17 +543,19 @@ fn fill<T: Transport + Unpin>(
     while bytes <= cap {
         match poll_with(t, waker, |t, cx| t.poll_ready(cx)) {
             Poll::Pending => break,
-            Poll::Ready(Err(e)) => return Err(format!("poll_ready failed while filling: {e}")),
+            Poll::Ready(Err(e)) => {
+                return Err(format!("poll_ready failed while filling: {}", chain(&e)));
+            }
             Poll::Ready(Ok(())) => {}
         }
         let m = outgoing(*sent, BIG);
         bytes += m.to_text().len();
         Pin::new(&mut *t)
             .start_send(m)
-            .map_err(|e| format!("start_send failed while filling: {e}"))?;
+            .map_err(|e| format!("start_send failed while filling: {}", chain(&e)))?;
         *sent += 1;
         if let Poll::Ready(Err(e)) = poll_with(t, waker, |t, cx| t.poll_flush(cx)) {
-            return Err(format!("poll_flush failed while filling: {e}"));
+            return Err(format!("poll_flush failed while filling: {}", chain(&e)));
         }
     }
     Ok(bytes)
@@ -637,7 +645,7 @@ async fn send_backpressure<T: Transport + Unpin, P: Peer>(
         }
         match poll_with(t, &waker, |t, cx| t.poll_flush(cx)) {
             Poll::Pending => break,
-            Poll::Ready(Err(e)) => return Err(format!("poll_flush failed: {e}")),
+            Poll::Ready(Err(e)) => return Err(format!("poll_flush failed: {}", chain(&e))),
             // It all went into the connection after all: fill on.
             Poll::Ready(Ok(())) => {}
         }
@@ -657,11 +665,11 @@ async fn send_backpressure<T: Transport + Unpin, P: Peer>(
         timeout(p.patience, poll_fn(|cx| Pin::new(&mut *t).poll_flush(cx)))
             .await
             .ok_or("the flush never completed while the peer read")?
-            .map_err(|e| format!("poll_flush: {e}"))?;
+            .map_err(|e| format!("poll_flush: {}", chain(&e)))?;
         let more = (sent..sent + extra).map(|i| outgoing(i, BIG));
         send_batched(t, more, BATCH)
             .await
-            .map_err(|e| format!("sending after the backlog: {e}"))
+            .map_err(|e| format!("sending after the backlog: {}", chain(&e)))
     };
     let reader = peer_recv_in_order(peer, p, sent + extra, |i| outgoing(i, BIG).to_text());
     both(join(kit, reader).await)
