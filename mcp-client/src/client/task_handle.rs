@@ -555,7 +555,12 @@ fn watch_task(st: &mut State, task: &Task) -> Option<watch::Receiver<Task>> {
         return Some(tx.subscribe());
     }
     if st.task_watch.len() >= MAX_WATCHED_TASKS {
-        return None;
+        // Slots no receiver holds any more (handles drop theirs, but a
+        // receiver may outlive its handle's bookkeeping) make room first.
+        st.task_watch.retain(|_, tx| tx.receiver_count() > 0);
+        if st.task_watch.len() >= MAX_WATCHED_TASKS {
+            return None;
+        }
     }
     let (tx, rx) = watch::channel(task.clone());
     st.task_watch.insert(task.task_id.clone(), tx);
@@ -627,4 +632,65 @@ pub(super) async fn run_required(
 #[derive(Deserialize)]
 struct Probe {
     task: Option<serde::de::IgnoredAny>,
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn task(id: &str, status: &str) -> Task {
+        serde_json::from_value(serde_json::json!({
+            "taskId": id, "status": status,
+            "createdAt": "2025-11-25T00:00:00Z", "lastUpdatedAt": "2025-11-25T00:00:00Z",
+        }))
+        .unwrap()
+    }
+
+    /// Status notifications never grow the connection's memory: only
+    /// watched tasks have a slot, at most MAX_WATCHED_TASKS of them, each
+    /// holding the latest status; a slot goes with its last handle.
+    #[tokio::test]
+    async fn watched_tasks_are_bounded_and_notifications_for_others_keep_nothing() {
+        let (transport, _server) = mcp_proto::transport::channel::pair();
+        let (client, _driver) = Client::builder("t", "1").build(transport);
+        let inner = client.inner();
+        let mut st = inner.lock();
+        let mut receivers = Vec::new();
+        for i in 0..MAX_WATCHED_TASKS + 10 {
+            receivers.push(watch_task(&mut st, &task(&format!("t{i}"), "working")));
+        }
+        assert_eq!(st.task_watch.len(), MAX_WATCHED_TASKS);
+        assert!(receivers[MAX_WATCHED_TASKS].is_none());
+        // A second handle on a watched task shares its slot.
+        let again = watch_task(&mut st, &task("t0", "working")).unwrap();
+        assert_eq!(st.task_watch.len(), MAX_WATCHED_TASKS);
+        for i in 0..10_000 {
+            let p = RawJson::from_value(&task(&format!("other-{i}"), "working")).unwrap();
+            on_status_notification(&mut st, Some(&p));
+        }
+        assert_eq!(st.task_watch.len(), MAX_WATCHED_TASKS);
+        for m in ["a", "b", "c"] {
+            let mut t = task("t0", "working");
+            t.status_message = Some(m.into());
+            on_status_notification(&mut st, Some(&RawJson::from_value(&t).unwrap()));
+        }
+        assert_eq!(again.borrow().status_message.as_deref(), Some("c"));
+        // Garbage is ignored.
+        on_status_notification(&mut st, Some(&RawJson::from_value(&"x").unwrap()));
+        on_status_notification(&mut st, None);
+        drop(st);
+        // The slot goes with its last handle.
+        let handle = TaskHandle::new(client.clone(), task("solo", "working"), TaskOptions::new());
+        // At the cap: this one polls only.
+        assert!(handle.unwrap().status.is_none());
+        receivers.clear();
+        drop(again);
+        let handle =
+            TaskHandle::new(client.clone(), task("solo", "working"), TaskOptions::new()).unwrap();
+        assert!(handle.status.is_some());
+        assert!(inner.lock().task_watch.contains_key("solo"));
+        drop(handle);
+        assert!(!inner.lock().task_watch.contains_key("solo"));
+    }
 }
