@@ -529,3 +529,42 @@ async fn call_tool_runs_a_task_required_tool_as_a_task() {
         ]
     );
 }
+
+/// A handle given up (`into_task`, e.g. to store its id) is followed again
+/// with `resume_task`: it asks the server for the state at once.
+#[tokio::test(start_paused = true)]
+async fn a_task_is_resumed_by_its_id() {
+    let (client_end, mut server) = pair();
+    let srv = tokio::spawn(async move {
+        legacy_handshake(&mut server).await;
+        create(&mut server, json!({"pollInterval": 100})).await;
+        let r = next_request(&mut server).await;
+        assert_eq!(
+            (&*r.method, &params(&r)["taskId"]),
+            ("tasks/get", &json!("t1"))
+        );
+        respond(&mut server, r.id, task("t1", "completed", json!({}))).await;
+        let r = next_request(&mut server).await;
+        assert_eq!(r.method, "tasks/result");
+        respond(&mut server, r.id, text_result("resumed")).await;
+    });
+    let client = Client::builder("t", "1").connect(client_end).await.unwrap();
+    let stored =
+        serde_json::to_string(&started(&client, TaskOptions::new()).await.into_task()).unwrap();
+    let task: mcp_proto::schema::Task = serde_json::from_str(&stored).unwrap();
+    let handle = client
+        .resume_task(task.task_id, TaskOptions::new())
+        .await
+        .unwrap();
+    assert_eq!(handle.status(), TaskStatus::Completed);
+    assert_eq!(
+        handle.result().await.unwrap().content[0].as_text(),
+        Some("resumed")
+    );
+    srv.await.unwrap();
+    let err = client
+        .resume_task("", TaskOptions::new())
+        .await
+        .unwrap_err();
+    assert!(matches!(err, ClientError::TaskReport(_)), "{err:?}");
+}
