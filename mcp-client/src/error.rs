@@ -155,6 +155,16 @@ pub enum ClientError {
         /// The task's ttl.
         ttl: Duration,
     },
+    /// The server answered with a 2026-07-28 task handle (`resultType:
+    /// "task"`, the `io.modelcontextprotocol/tasks` extension), which this
+    /// client does not follow yet (it does not declare the extension).
+    #[error(
+        "the server answered {method} with a 2026-07-28 task handle, which this client does not follow"
+    )]
+    TaskExtension {
+        /// The method it answered.
+        method: String,
+    },
     /// The server reported a task that is not the one asked about, or whose
     /// id is malformed.
     #[error("a malformed task report from the server")]

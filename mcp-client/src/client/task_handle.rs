@@ -167,7 +167,9 @@ impl std::fmt::Debug for TaskHandle {
 impl Client {
     /// `tools/call` as a task (2025-11-25): the server answers at once with
     /// a task ([`TaskCall::Started`]), or, if it does not run this call as
-    /// a task, with the result ([`TaskCall::Done`]).
+    /// a task, with the result ([`TaskCall::Done`]). On a 2026-07-28
+    /// connection this is [`ClientError::NotInRevision`] (its tasks are the
+    /// `io.modelcontextprotocol/tasks` extension, not followed yet).
     ///
     /// ```no_run
     /// # async fn f(client: mcp_client::Client) -> Result<(), mcp_client::ClientError> {
@@ -189,6 +191,16 @@ impl Client {
         arguments: A,
         options: TaskOptions,
     ) -> Result<TaskCall, ClientError> {
+        if let Some(v) = self.protocol_version()
+            && v.era() == mcp_proto::Era::Modern
+        {
+            // 2026-07-28 has no `task` member: its tasks are an extension
+            // this client does not speak yet.
+            return Err(ClientError::NotInRevision {
+                method: "tools/call as a task".into(),
+                version: v,
+            });
+        }
         #[derive(Serialize)]
         struct CallParams<'a, A> {
             name: Cow<'a, str>,
@@ -206,8 +218,7 @@ impl Client {
         let mut builder: RequestBuilder<'_, RawJson> = self.request_lazy(CallTool::NAME, params);
         builder.decode = keep_raw;
         let raw = builder.await?;
-        let probe: Probe = super::decode(CallTool::NAME, &raw)?;
-        if probe.task.is_none() {
+        if !Probe::of(&raw)? {
             return decode_tool_result(CallTool::NAME, raw).map(TaskCall::Done);
         }
         let created: CreateTaskResult = super::decode(CallTool::NAME, &raw)?;
@@ -601,8 +612,7 @@ pub(super) async fn run_required(
         request = request.meta(k, v);
     }
     let raw = request.await?;
-    let probe: Probe = super::decode(CallTool::NAME, &raw)?;
-    if probe.task.is_none() {
+    if !Probe::of(&raw)? {
         return Ok(raw);
     }
     let created: CreateTaskResult = super::decode(CallTool::NAME, &raw)?;
@@ -628,10 +638,26 @@ pub(super) async fn run_required(
         .await
 }
 
-/// Whether a `tools/call` result is a task (`{"task": {...}}`).
+/// Whether a `tools/call` result is a task (`{"task": {...}}`), or a
+/// 2026-07-28 task handle (`resultType: "task"`).
 #[derive(Deserialize)]
 struct Probe {
     task: Option<serde::de::IgnoredAny>,
+    #[serde(rename = "resultType")]
+    result_type: Option<String>,
+}
+
+impl Probe {
+    /// `Ok(true)`: a 2025-11-25 task; `Ok(false)`: the result itself.
+    fn of(raw: &RawJson) -> Result<bool, ClientError> {
+        let probe: Probe = super::decode(CallTool::NAME, raw)?;
+        if probe.result_type.as_deref() == Some("task") {
+            return Err(ClientError::TaskExtension {
+                method: CallTool::NAME.to_owned(),
+            });
+        }
+        Ok(probe.task.is_some())
+    }
 }
 
 #[cfg(test)]

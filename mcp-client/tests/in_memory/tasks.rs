@@ -568,3 +568,43 @@ async fn a_task_is_resumed_by_its_id() {
         .unwrap_err();
     assert!(matches!(err, ClientError::TaskReport(_)), "{err:?}");
 }
+
+/// 2026-07-28 has no `task` member (its tasks are an extension this client
+/// does not follow yet): calling as a task there is a typed refusal, and a
+/// task handle (`resultType: "task"`) answered anyway is a typed error,
+/// not an empty result.
+#[tokio::test(start_paused = true)]
+async fn the_2026_extension_form_is_a_typed_error_not_a_wrong_result() {
+    let (client_end, mut server) = pair();
+    let srv = tokio::spawn(async move {
+        modern_handshake(&mut server).await;
+        server
+    });
+    let client = Client::builder("t", "1").connect(client_end).await.unwrap();
+    let err = client
+        .call_tool_as_task("research", json!({}), TaskOptions::new())
+        .await
+        .unwrap_err();
+    assert!(matches!(err, ClientError::NotInRevision { .. }), "{err:?}");
+    drop(srv);
+
+    let (client_end, mut server) = pair();
+    let srv = tokio::spawn(async move {
+        legacy_handshake(&mut server).await;
+        let r = next_request(&mut server).await;
+        respond(
+            &mut server,
+            r.id,
+            json!({"resultType": "task", "taskId": "t1", "status": "working",
+                   "createdAt": "2026-07-28T00:00:00Z", "lastUpdatedAt": "2026-07-28T00:00:00Z"}),
+        )
+        .await;
+    });
+    let client = Client::builder("t", "1").connect(client_end).await.unwrap();
+    let err = client
+        .call_tool_as_task("research", json!({}), TaskOptions::new())
+        .await
+        .unwrap_err();
+    assert!(matches!(err, ClientError::TaskExtension { .. }), "{err:?}");
+    srv.await.unwrap();
+}
