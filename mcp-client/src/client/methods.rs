@@ -148,9 +148,11 @@ impl Client {
     /// said) runs as a task: the future polls it and resolves to its
     /// result; its status messages reach [`on_progress`](RequestBuilder::on_progress);
     /// its deadline is the call's [`max_time`](RequestBuilder::max_time).
-    /// Dropping that future stops following the task but does not cancel
-    /// it on the server: use [`call_tool_as_task`](Self::call_tool_as_task)
-    /// for a handle that can.
+    /// Dropping that future before the task ends sends `tasks/cancel` for
+    /// it (from a task of its own, on the current tokio runtime), as
+    /// dropping a plain call's future sends `notifications/cancelled`; use
+    /// [`call_tool_as_task`](Self::call_tool_as_task) for a handle that
+    /// outlives the call.
     pub fn call_tool<'a, A: Serialize + Send + 'a>(
         &'a self,
         name: impl Into<Cow<'a, str>>,

@@ -421,7 +421,7 @@ enum Stage {
         rx: oneshot::Receiver<Result<RawJson, ClientError>>,
     },
     /// A task-required tool run as a task ([`RequestBuilder::send_as_task`]):
-    /// dropping it stops following the task (the server's task runs on).
+    /// dropping it before the task ends sends `tasks/cancel` for it.
     Task(TaskFuture),
     Failed(ClientError),
     Done,

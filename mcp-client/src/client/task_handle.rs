@@ -633,9 +633,59 @@ pub(super) async fn run_required(
             progress(p);
         });
     }
-    TaskHandle::new(client, created.task, options)?
-        .result_raw()
-        .await
+    let handle = TaskHandle::new(client.clone(), created.task, options)?;
+    // Until the outcome is known, dropping this future (a caller that gave
+    // up on `call_tool`) cancels the task: nothing is left running on the
+    // server that nobody follows.
+    let guard = CancelOnDrop {
+        client,
+        task_id: Some(handle.id().to_owned()),
+    };
+    let result = handle.result_raw().await;
+    guard.disarm();
+    result
+}
+
+/// How long the `tasks/cancel` sent for a dropped task call may take.
+const CANCEL_ON_DROP_WAIT: Duration = Duration::from_secs(5);
+
+/// Sends `tasks/cancel` for a task whose call was dropped before its
+/// outcome was known. A `Drop` cannot wait, so the request goes from a task
+/// of its own on the current runtime, bounded by [`CANCEL_ON_DROP_WAIT`]
+/// (and ended at once by the client's close); without a runtime (the
+/// runtime itself shutting down) nothing is sent and the task lives out its
+/// ttl on the server.
+struct CancelOnDrop {
+    client: Client,
+    task_id: Option<String>,
+}
+
+impl CancelOnDrop {
+    /// The task's outcome is known (or it was cancelled already).
+    fn disarm(mut self) {
+        self.task_id = None;
+    }
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        let Some(task_id) = self.task_id.take() else {
+            return;
+        };
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let client = self.client.clone();
+        runtime.spawn(async move {
+            let cancel = client
+                .cancel_task(task_id)
+                .timeout(CANCEL_ON_DROP_WAIT)
+                .max_time(CANCEL_ON_DROP_WAIT);
+            if let Err(e) = cancel.await {
+                tracing::debug!(error = %mcp_proto::error::chain(&e), "tasks/cancel for a dropped task call failed");
+            }
+        });
+    }
 }
 
 /// Whether a `tools/call` result is a task (`{"task": {...}}`), or a

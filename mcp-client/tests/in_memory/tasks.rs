@@ -608,3 +608,55 @@ async fn the_2026_extension_form_is_a_typed_error_not_a_wrong_result() {
     assert!(matches!(err, ClientError::TaskExtension { .. }), "{err:?}");
     srv.await.unwrap();
 }
+
+/// A caller that gives up on `call_tool` for a task-required tool (its
+/// future dropped mid-task) leaves nothing running: `tasks/cancel` follows.
+#[tokio::test(start_paused = true)]
+async fn dropping_a_task_calls_future_cancels_the_task() {
+    let (client_end, mut server) = pair();
+    let srv = tokio::spawn(async move {
+        legacy_handshake(&mut server).await;
+        let r = next_request(&mut server).await;
+        assert_eq!(r.method, "tools/list");
+        respond(
+            &mut server,
+            r.id,
+            json!({"tools": [
+                {"name": "research", "inputSchema": {"type": "object"}, "execution": {"taskSupport": "required"}},
+            ]}),
+        )
+        .await;
+        create(&mut server, json!({"pollInterval": 1000})).await;
+        loop {
+            let r = next_request(&mut server).await;
+            match &*r.method {
+                "tasks/get" => {
+                    respond(
+                        &mut server,
+                        r.id,
+                        task("t1", "working", json!({"pollInterval": 1000})),
+                    )
+                    .await;
+                }
+                "tasks/cancel" => {
+                    assert_eq!(params(&r)["taskId"], "t1");
+                    respond(&mut server, r.id, task("t1", "cancelled", json!({}))).await;
+                    return;
+                }
+                other => panic!("unexpected {other}"),
+            }
+        }
+    });
+    let client = Client::builder("t", "1").connect(client_end).await.unwrap();
+    client.list_all::<mcp_proto::schema::Tool>().await.unwrap();
+    let gave_up = tokio::time::timeout(
+        Duration::from_millis(2500),
+        client.call_tool("research", json!({"topic": "x"})),
+    )
+    .await;
+    assert!(gave_up.is_err(), "the task ended: {gave_up:?}");
+    tokio::time::timeout(Duration::from_secs(60), srv)
+        .await
+        .expect("no tasks/cancel reached the server after the call was dropped")
+        .unwrap();
+}
