@@ -56,6 +56,7 @@
 //! | answers to the server's requests waiting to be written | [`SessionConfig::max_outbound_backlog`](session::SessionConfig::max_outbound_backlog) | the client stops reading from the server until they are written |
 //! | the server's requests being answered | [`ClientBuilder::max_server_requests`] | answered "client busy" (-32603) at once |
 //! | notifications waiting for the handler | [`MAX_QUEUED_NOTIFICATIONS`] | the client stops reading until the handler catches up |
+//! | tasks the server asked the client to run (2025-11-25), working or finished | [`ClientBuilder::max_kept_tasks`] ([`DEFAULT_MAX_KEPT_TASKS`]), each for at most [`ClientBuilder::max_task_ttl`] | one more is refused "client busy" (-32603); at its ttl a task is dropped |
 //! | bytes waiting to be written | the transport's (stdio: its write buffer; HTTP: `max_unanswered_posts`) | the client stops writing; the backlog above then fills |
 //!
 //! So a server that stops reading while it keeps sending is, after a
@@ -147,9 +148,10 @@ pub use client::skills::LoadedSkill;
 #[cfg(feature = "tokio")]
 #[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
 pub use client::{
-    Client, ClientBuilder, DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_LIST_PAGES, Driver,
-    MAX_QUEUED_NOTIFICATIONS, MAX_WATCHED_TASKS, ProgressFn, RequestBuilder, ResponseFuture,
-    StatusFn, TaskCall, TaskHandle, TaskOptions,
+    Client, ClientBuilder, DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_KEPT_TASKS, DEFAULT_MAX_LIST_PAGES,
+    DEFAULT_MAX_TASK_TTL, Driver, MAX_QUEUED_NOTIFICATIONS, MAX_WATCHED_TASKS, ProgressFn,
+    RequestBuilder, ResponseFuture, StatusFn, TASK_POLL_INTERVAL_MS, TaskCall, TaskHandle,
+    TaskOptions,
 };
 pub use session::{DEFAULT_MAX_OUTBOUND_BACKLOG, DEFAULT_MAX_SERVER_REQUESTS};
 

@@ -9,6 +9,7 @@ use mcp_proto::transport::Transport;
 use tokio::sync::{Notify, Semaphore};
 
 use super::driver::Driver;
+use super::receiver::ReceiverLimits;
 use super::{Client, Inner, State};
 use crate::era_cache::EraCache;
 use crate::error::ClientError;
@@ -23,6 +24,7 @@ pub struct ClientBuilder {
     max_list_pages: usize,
     max_in_flight: usize,
     era_cache: Option<(EraCache, String)>,
+    receiver: ReceiverLimits,
 }
 
 impl std::fmt::Debug for ClientBuilder {
@@ -51,6 +53,7 @@ impl ClientBuilder {
             max_list_pages: DEFAULT_MAX_LIST_PAGES,
             max_in_flight: DEFAULT_MAX_IN_FLIGHT,
             era_cache: None,
+            receiver: ReceiverLimits::default(),
         }
     }
 
@@ -131,6 +134,28 @@ impl ClientBuilder {
         self
     }
 
+    /// How many tasks the server asked the client to run (2025-11-25
+    /// task-augmented `sampling/createMessage` and `elicitation/create`)
+    /// are kept at once, working or finished (default
+    /// [`DEFAULT_MAX_KEPT_TASKS`](crate::DEFAULT_MAX_KEPT_TASKS)); one more
+    /// is refused with a "client busy" error (-32603) without calling the
+    /// handler. `0` takes no tasks: the client then declares no `tasks`
+    /// capability and answers such requests as plain ones.
+    pub fn max_kept_tasks(mut self, n: usize) -> Self {
+        self.receiver.max_tasks = n;
+        self
+    }
+
+    /// The longest a task the server asked the client to run is kept after
+    /// its creation (default [`DEFAULT_MAX_TASK_TTL`](crate::DEFAULT_MAX_TASK_TTL)):
+    /// the server's requested `ttl` is capped at this, and a request without
+    /// one gets it. At its ttl a task is dropped (its handler stopped if it
+    /// still runs) and its id becomes unknown.
+    pub fn max_task_ttl(mut self, ttl: Duration) -> Self {
+        self.receiver.max_ttl = ttl;
+        self
+    }
+
     /// Re-initialize and retry once when an HTTP session expires (default off;
     /// the HTTP transport's users turn it on).
     pub fn resend_on_session_expiry(mut self, on: bool) -> Self {
@@ -167,6 +192,11 @@ impl ClientBuilder {
     /// with [`CloseReason::NoRuntime`](crate::CloseReason::NoRuntime).
     pub fn build(mut self, transport: impl Transport) -> (Client, Driver) {
         let mut caps = self.handler.capabilities();
+        if self.receiver.max_tasks > 0 {
+            // `tasks.requests` names only what the handler declared
+            // (sampling, elicitation); nothing if it declared neither.
+            caps = caps.with_task_requests();
+        }
         if let Some(existing) = self.config.capabilities.experimental.take() {
             caps.experimental
                 .get_or_insert_with(Default::default)
@@ -203,6 +233,7 @@ impl ClientBuilder {
             self.handler,
             Arc::new(caps),
             self.era_cache.map(|(cache, key)| (cache, key, used_hint)),
+            self.receiver,
         );
         (Client::new(inner), driver)
     }

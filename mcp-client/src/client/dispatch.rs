@@ -1,10 +1,10 @@
 //! What the driver does with the session's events.
 
-use mcp_proto::RawJson;
 use mcp_proto::jsonrpc::Notification;
 use mcp_proto::method::{
     NotificationMethod, Progress, PromptListChanged, ResourceListChanged, ToolListChanged,
 };
+use mcp_proto::{ProtocolVersion, RawJson};
 
 use super::driver::Io;
 use super::{Inner, ListKind, State};
@@ -49,7 +49,15 @@ impl Io {
                 }
             }
             Event::InputRequired { call, requests } => self.tasks.input(call, requests),
-            Event::ServerRequest(req) => self.tasks.answer(req),
+            Event::ServerRequest(req) => {
+                let tasks_era = st
+                    .session
+                    .server()
+                    .is_some_and(|s| s.protocol_version == ProtocolVersion::V2025_11_25);
+                for (id, answer) in self.tasks.answer(req, tasks_era) {
+                    st.session.respond(id, answer);
+                }
+            }
             Event::ServerRequestCancelled(id) => self.tasks.cancel(&id),
             Event::Notification(n) => {
                 let kind = match &*n.method {

@@ -12,6 +12,8 @@ use mcp_proto::jsonrpc::Message;
 use mcp_proto::schema::{ClientCapabilities, ProgressParams};
 use mcp_proto::transport::BoxTransport;
 
+use super::receiver::ReceiverLimits;
+use super::task_handle::TASK_STATUS;
 use super::tasks::{Done, Tasks, run_guarded};
 use super::{Inner, ProgressFn, State, now};
 use crate::era_cache::EraCache;
@@ -88,6 +90,7 @@ impl Driver {
         handler: Arc<dyn DynHandler>,
         capabilities: Arc<ClientCapabilities>,
         era_cache: Option<(EraCache, String, bool)>,
+        receiver: ReceiverLimits,
     ) -> Self {
         let recv = Arc::new(RecvReady::default());
         Driver {
@@ -99,7 +102,7 @@ impl Driver {
                 unflushed: false,
                 timer: None,
                 armed: None,
-                tasks: Tasks::new(handler, capabilities),
+                tasks: Tasks::new(handler, capabilities, receiver),
                 deferred: Vec::new(),
                 era_cache,
                 finished: false,
@@ -202,6 +205,21 @@ impl Io {
             match done {
                 Done::Answer { id, result } => st.session.respond(id, result),
                 Done::Input { call, responses } => st.session.provide_input(call, responses, now()),
+                Done::TaskFinished { task, result } => {
+                    let (answers, status) = self.tasks.task_finished(&task, result);
+                    for (id, answer) in answers {
+                        st.session.respond(id, answer);
+                    }
+                    if let Some(status) = status {
+                        // Optional in the spec: dropped if the outbound backlog is full.
+                        let _ = st.session.notify(TASK_STATUS, Some(status));
+                    }
+                }
+                Done::TaskExpired { task } => {
+                    for (id, answer) in self.tasks.task_expired(&task) {
+                        st.session.respond(id, answer);
+                    }
+                }
             }
         }
         any

@@ -28,6 +28,7 @@
 //! | answers to the server's requests waiting for the transport | [`SessionConfig::max_outbound_backlog`](crate::session::SessionConfig::max_outbound_backlog) | the driver stops reading from the server until they are written |
 //! | the server's requests being answered | [`ClientBuilder::max_server_requests`] | answered "client busy" at once |
 //! | notifications waiting for the handler | [`MAX_QUEUED_NOTIFICATIONS`] | the driver stops reading until the handler catches up |
+//! | tasks kept for the server (2025-11-25) | [`ClientBuilder::max_kept_tasks`], each until its ttl ≤ [`ClientBuilder::max_task_ttl`] | refused "client busy" at once |
 //! | outgoing bytes | the transport's own (stdio: its write buffer limit) | the driver stops writing; then the backlog above fills |
 //!
 //! - [`builder`]: [`ClientBuilder`], which configures and splits into a
@@ -38,6 +39,8 @@
 //! - [`driver`]: the [`Driver`] task: transport IO, timer, shutdown.
 //! - [`dispatch`]: what the driver does with the session's events.
 //! - [`tasks`]: the handler's tasks, owned by the driver.
+//! - [`receiver`]: tasks the server asked the client to run (2025-11-25),
+//!   kept by the driver for the server's `tasks/*` requests.
 //! - [`task_handle`]: tools called as tasks (2025-11-25): [`TaskHandle`].
 //! - `skills` (feature `skills`): the Skills extension (SEP-2640).
 
@@ -46,6 +49,7 @@ mod dispatch;
 mod driver;
 mod handle;
 mod methods;
+mod receiver;
 mod request;
 #[cfg(feature = "skills")]
 pub(crate) mod skills;
@@ -55,6 +59,7 @@ mod tasks;
 pub use builder::{ClientBuilder, DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_LIST_PAGES};
 pub use driver::Driver;
 pub use handle::Client;
+pub use receiver::{DEFAULT_MAX_KEPT_TASKS, DEFAULT_MAX_TASK_TTL, TASK_POLL_INTERVAL_MS};
 pub use request::{RequestBuilder, ResponseFuture};
 pub use task_handle::{MAX_WATCHED_TASKS, StatusFn, TaskCall, TaskHandle, TaskOptions};
 pub use tasks::MAX_QUEUED_NOTIFICATIONS;

@@ -24,11 +24,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::task::{Context, Poll};
 
 use mcp_proto::jsonrpc::{Notification, Request, RequestId};
-use mcp_proto::schema::{ClientCapabilities, InputRequest, InputResponses};
+use mcp_proto::schema::{ClientCapabilities, InputRequest, InputResponses, TaskMetadata};
 use mcp_proto::{ErrorCode, ErrorObject, RawJson};
 use tokio::sync::mpsc;
 use tokio::task::{AbortHandle, JoinSet};
 
+use super::receiver::{self, Answers, Receiver, ReceiverLimits, Reply};
 use crate::handler::{BoxFuture, DynHandler};
 use crate::session::{CallId, IdHash};
 
@@ -50,6 +51,13 @@ pub(super) enum Done {
         call: CallId,
         responses: InputResponses,
     },
+    /// The handler answered the request behind task `task` (kept for the server).
+    TaskFinished {
+        task: String,
+        result: Result<RawJson, ErrorObject>,
+    },
+    /// Task `task` reached its ttl.
+    TaskExpired { task: String },
 }
 
 /// The handler and the tasks running it.
@@ -65,10 +73,16 @@ pub(super) struct Tasks {
     /// (most connections never get one).
     notifications: Option<mpsc::UnboundedSender<Notification>>,
     backlog: Arc<Backlog>,
+    /// The tasks kept for the server (2025-11-25 task-augmented requests).
+    receiver: Receiver,
 }
 
 impl Tasks {
-    pub(super) fn new(handler: Arc<dyn DynHandler>, capabilities: Arc<ClientCapabilities>) -> Self {
+    pub(super) fn new(
+        handler: Arc<dyn DynHandler>,
+        capabilities: Arc<ClientCapabilities>,
+        limits: ReceiverLimits,
+    ) -> Self {
         Tasks {
             handler,
             capabilities,
@@ -76,13 +90,30 @@ impl Tasks {
             answering: HashMap::default(),
             notifications: None,
             backlog: Arc::default(),
+            receiver: Receiver::new(limits),
         }
     }
 
-    /// Starts answering the server's request.
-    pub(super) fn answer(&mut self, req: Request) {
+    /// Starts answering the server's request; what to answer at once, if
+    /// anything. `tasks_era`: the connection speaks 2025-11-25, where the
+    /// server may ask the client to run its request as a task.
+    pub(super) fn answer(&mut self, req: Request, tasks_era: bool) -> Answers {
+        if tasks_era && self.capabilities.tasks.is_some() {
+            match &*req.method {
+                "tasks/get" | "tasks/result" | "tasks/list" | "tasks/cancel" => {
+                    return self.answer_task_request(req);
+                }
+                m if self.capabilities.takes_task_request(m) => {
+                    if let Some(meta) = receiver::task_metadata(req.params.as_ref()) {
+                        let answer = self.start_task(req.method.into_owned(), req.params, &meta);
+                        return vec![(req.id, answer)];
+                    }
+                }
+                _ => {}
+            }
+        }
         let Some(runtime) = runtime() else {
-            return;
+            return Vec::new();
         };
         let method = req.method.into_owned();
         let id = req.id;
@@ -122,12 +153,116 @@ impl Tasks {
             &runtime,
         );
         self.answering.insert(id, abort);
+        Vec::new()
+    }
+
+    /// Answers the server's `tasks/*` request about a task it asked for.
+    fn answer_task_request(&mut self, req: Request) -> Answers {
+        let cancel = req.method == "tasks/cancel";
+        match self
+            .receiver
+            .answer(req.id.clone(), &req.method, req.params.as_ref())
+        {
+            Reply::Later => Vec::new(),
+            Reply::Now(answer) => {
+                let task = cancel
+                    .then(|| receiver::task_metadata_id(req.params.as_ref()))
+                    .flatten();
+                let ok = answer.is_ok();
+                let mut answers = vec![(req.id, answer)];
+                if let (true, Some(task)) = (ok, task) {
+                    // A `tasks/result` waiting on it gets the cancellation.
+                    answers.extend(self.receiver.take_waiters(&task));
+                }
+                answers
+            }
+        }
+    }
+
+    /// Runs the server's `method` as a task: the handler runs as for a
+    /// plain request, its outcome kept for `tasks/result`. The
+    /// `CreateTaskResult` (or the refusal) to answer at once.
+    fn start_task(
+        &mut self,
+        method: String,
+        params: Option<RawJson>,
+        meta: &TaskMetadata,
+    ) -> Result<RawJson, ErrorObject> {
+        self.receiver.check_room()?;
+        let Some(runtime) = runtime() else {
+            return Err(ErrorObject::new(
+                ErrorCode::INTERNAL_ERROR,
+                "the client is shutting down",
+            ));
+        };
+        let task = self.receiver.fresh_id();
+        let ttl = self.receiver.ttl(meta);
+        let span = crate::telemetry::server_request_span(
+            &method,
+            &RequestId::String(task.clone().into()),
+            params.as_ref(),
+        );
+        let work = self
+            .handler
+            .clone()
+            .answer(self.capabilities.clone(), method.clone(), params);
+        let task_id = task.clone();
+        let work = self.running.spawn_on(
+            tracing::Instrument::instrument(
+                async move {
+                    let result = match CatchUnwind(work).await {
+                        Ok(answer) => answer.and_then(|v| {
+                            RawJson::from_value(&v).map_err(|e| {
+                                ErrorObject::new(
+                                    ErrorCode::INTERNAL_ERROR,
+                                    format!("could not encode the answer: {e}"),
+                                )
+                            })
+                        }),
+                        Err(panic) => Err(panicked(&method, &*panic)),
+                    };
+                    Done::TaskFinished {
+                        task: task_id,
+                        result,
+                    }
+                },
+                span,
+            ),
+            &runtime,
+        );
+        let task_id = task.clone();
+        let expiry = self.running.spawn_on(
+            async move {
+                tokio::time::sleep(ttl).await;
+                Done::TaskExpired { task: task_id }
+            },
+            &runtime,
+        );
+        self.receiver.insert(task, ttl, work, expiry)
+    }
+
+    /// The handler finished task `task`: its outcome is kept; the answers
+    /// to send (waiting `tasks/result`s) and the status notification's params.
+    pub(super) fn task_finished(
+        &mut self,
+        task: &str,
+        result: Result<RawJson, ErrorObject>,
+    ) -> (Answers, Option<RawJson>) {
+        let answers = self.receiver.finished(task, result);
+        (answers, self.receiver.status_params(task))
+    }
+
+    /// Task `task` reached its ttl: dropped; the answers to send.
+    pub(super) fn task_expired(&mut self, task: &str) -> Answers {
+        self.receiver.expired(task)
     }
 
     /// The server cancelled its request `id`: its task stops.
     pub(super) fn cancel(&mut self, id: &RequestId) {
         if let Some(task) = self.answering.remove(id) {
             task.abort();
+        } else {
+            self.receiver.forget_waiter(id);
         }
     }
 
@@ -221,6 +356,7 @@ impl Tasks {
     pub(super) fn shutdown(&mut self) {
         self.running.abort_all();
         self.answering.clear();
+        self.receiver.clear();
         self.notifications = None;
     }
 }

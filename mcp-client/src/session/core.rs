@@ -469,11 +469,14 @@ impl Session {
     fn meta_members(&self, v: ProtocolVersion) -> JsonObject {
         let mut m = JsonObject::new();
         m.insert(META_PROTOCOL_VERSION.into(), Value::from(v.as_str()));
-        m.insert(
-            META_CLIENT_CAPABILITIES.into(),
-            serde_json::to_value(&self.config.capabilities)
-                .unwrap_or_else(|_| Value::Object(JsonObject::new())),
-        );
+        let mut caps = serde_json::to_value(&self.config.capabilities)
+            .unwrap_or_else(|_| Value::Object(JsonObject::new()));
+        // `tasks` is the 2025-11-25 capability; the 2026-07-28 era has none
+        // (tasks there are the `io.modelcontextprotocol/tasks` extension).
+        if let Some(o) = caps.as_object_mut() {
+            o.remove("tasks");
+        }
+        m.insert(META_CLIENT_CAPABILITIES.into(), caps);
         if let Ok(info) = serde_json::to_value(&self.config.client_info) {
             m.insert(META_CLIENT_INFO.into(), info);
         }
