@@ -91,7 +91,8 @@ async fn legacy_server_requests_and_notifications_reach_the_handler() {
         };
         assert_eq!(
             params(&r)["capabilities"],
-            json!({"elicitation": {"form": {}}, "roots": {}})
+            json!({"elicitation": {"form": {}}, "roots": {},
+                "tasks": {"list": {}, "cancel": {}, "requests": {"elicitation": {"create": {}}}}})
         );
         respond(&mut server, r.id, json!({"protocolVersion": "2025-06-18", "capabilities": {}, "serverInfo": {"name": "s", "version": "0"}})).await;
         let _initialized = server.recv().await;
@@ -235,6 +236,7 @@ async fn modern_input_required_is_answered_by_the_handler_and_retried() {
         );
         assert_eq!(
             p["_meta"]["io.modelcontextprotocol/clientCapabilities"],
+            // No `tasks`: the 2025-11-25 capability is not declared in the 2026-07-28 era.
             json!({"elicitation": {"form": {}}, "roots": {}})
         );
         respond(

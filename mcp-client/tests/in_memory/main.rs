@@ -7,6 +7,7 @@
 //! - [`handler`]: server requests, notifications and `input_required`
 //!   reaching the handler; backpressure and the concurrency cap.
 //! - [`tasks`]: tools called as tasks (2025-11-25).
+//! - [`receiver`]: the server's requests run as tasks by the client (2025-11-25).
 
 #![allow(clippy::unwrap_used)]
 
@@ -28,6 +29,7 @@ mod calls;
 mod connection;
 mod handler;
 mod limits;
+mod receiver;
 mod tasks;
 
 /// A connected pair: the client's end panics if anything but the driver
