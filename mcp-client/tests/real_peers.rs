@@ -391,6 +391,78 @@ async fn server_everything_sampling_and_elicitation_reach_the_handler() {
     client.close().await;
 }
 
+/// server-everything's `trigger-*-request-async` tools send
+/// `sampling/createMessage` / `elicitation/create` with a `task`: the
+/// client answers with a task, runs the handler, and answers the server's
+/// `tasks/get` polls and its `tasks/result` with the handler's result.
+/// The tools exist only because the client declares `tasks.requests`.
+#[tokio::test]
+async fn server_everything_runs_its_requests_as_tasks_on_the_client() {
+    let Some(cmd) = everything() else { return };
+    let handler = TestHandler::default();
+    let asked = handler.asked.clone();
+    let client = connect(cmd, VersionChoice::Auto, handler).await;
+    let mut tools = Vec::new();
+    for _ in 0..50 {
+        tools = client
+            .list_all::<Tool>()
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|t| t.name)
+            .collect::<Vec<_>>();
+        if tools.iter().any(|t| t.ends_with("-async")) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    for t in [
+        "trigger-sampling-request-async",
+        "trigger-elicitation-request-async",
+    ] {
+        assert!(tools.iter().any(|n| n == t), "{t} missing from {tools:?}");
+    }
+    let r = client
+        .call_tool(
+            "trigger-sampling-request-async",
+            json!({"prompt": "hi", "maxTokens": 10}),
+        )
+        .await
+        .unwrap();
+    let out = text(&r);
+    // Not "[SYNC]": the client made a task, the server polled it, then
+    // fetched the handler's result with tasks/result.
+    assert!(
+        out.contains("[COMPLETED] Async sampling completed!"),
+        "{out}"
+    );
+    assert!(out.contains("Task created: "), "{out}");
+    assert!(out.contains("completed"), "{out}");
+    assert!(out.contains("sampled by the test handler"), "{out}");
+    assert!(
+        out.contains("io.modelcontextprotocol/related-task"),
+        "{out}"
+    );
+
+    let r = client
+        .call_tool("trigger-elicitation-request-async", json!({}))
+        .await
+        .unwrap();
+    let out = text(&r);
+    assert!(
+        out.contains("[COMPLETED] User provided the requested information!"),
+        "{out}"
+    );
+    assert!(out.contains("Name: octocat"), "{out}");
+    let asked = asked.lock().unwrap().clone();
+    // (The server also asks for roots on its own.)
+    for m in ["sampling/createMessage", "elicitation/create"] {
+        let n = asked.iter().filter(|a| *a == m).count();
+        assert_eq!(n, 1, "the handler runs once per task: {asked:?}");
+    }
+    client.close().await;
+}
+
 /// A transport that records the method of every request the client sends.
 struct Recording {
     inner: mcp_proto::transport::BoxTransport,
