@@ -46,9 +46,16 @@ pub enum ListKind {
 ///
 /// Defaults: sampling and roots answer "method not found", elicitation
 /// declines, notifications are ignored. Methods this trait does not name
-/// (extensions, `tasks/*`) reach [`other_request`](ClientHandler::other_request)
-/// and [`other_notification`](ClientHandler::other_notification) raw. A
+/// (extensions, `tasks/*` when the client keeps no tasks) reach
+/// [`other_request`](ClientHandler::other_request) and
+/// [`other_notification`](ClientHandler::other_notification) raw. A
 /// server's `ping` is answered by the session itself, at once.
+///
+/// A 2025-11-25 server may ask for `sampling/createMessage` or
+/// `elicitation/create` as a task: the client answers with the task at
+/// once, calls the same method, and answers the server's `tasks/*` about
+/// it itself (see [`ClientBuilder::max_kept_tasks`](crate::ClientBuilder::max_kept_tasks)).
+/// If the task is cancelled or expires, the method's future is dropped.
 ///
 /// ```
 /// use mcp_client::ClientHandler;
@@ -114,7 +121,8 @@ pub trait ClientHandler: Send + Sync + 'static {
         async { Err(ErrorObject::method_not_found(LIST_ROOTS)) }
     }
 
-    /// Any other server request (extensions, `tasks/*`), raw: returns the
+    /// Any other server request (extensions; `tasks/*` unless the client
+    /// keeps tasks for the server), raw: returns the
     /// result object. Default: method not found.
     fn other_request(
         &self,

@@ -81,8 +81,26 @@
 //! deadline and the ttl, which status reports to take) is the sans-IO
 //! [`session::TaskTracker`]; `tasks/get`, `tasks/result`, `tasks/cancel`
 //! and `list_page::<Task>` are typed calls. The 2026-07-28 tasks extension
-//! (`io.modelcontextprotocol/tasks`) and the client as a task receiver are
-//! not built yet: the client declares neither.
+//! (`io.modelcontextprotocol/tasks`) is not built yet: the client does not
+//! declare it.
+//!
+//! # The server's requests as tasks (2025-11-25)
+//!
+//! On a 2025-11-25 connection the client is also a task receiver: it
+//! declares `tasks.requests` for `sampling/createMessage` and
+//! `elicitation/create` (each only if the handler's capabilities declare
+//! sampling / elicitation), plus `tasks.list` and `tasks.cancel`. A request
+//! of those carrying `params.task` is answered at once with a
+//! `CreateTaskResult` (a fresh random id, `working`, the server's `ttl`
+//! capped at [`ClientBuilder::max_task_ttl`], `pollInterval`
+//! [`TASK_POLL_INTERVAL_MS`]); the handler's typed method runs as for a
+//! plain request, and its outcome is kept for the server's `tasks/get`,
+//! `tasks/result` (which waits until the task ends), `tasks/list` and
+//! `tasks/cancel` (which aborts the handler). `notifications/tasks/status`
+//! goes out when the handler finishes. At most [`ClientBuilder::max_kept_tasks`]
+//! are kept; each is dropped at its ttl; an unknown id is `-32602`.
+//! `max_kept_tasks(0)` turns all of it off. The state lives in the driver,
+//! beside the handler's tasks, not in the sans-IO session.
 //!
 //! # Feature flags
 //!

@@ -95,7 +95,11 @@ async fn next_answer(
     notes: &mut Vec<Notification>,
 ) -> (RequestId, Result<Value, ErrorObject>) {
     loop {
-        match t.recv().await {
+        // A broken client fails the test instead of hanging it.
+        let next = tokio::time::timeout(Duration::from_secs(30), t.recv())
+            .await
+            .expect("no answer from the client within 30 s");
+        match next {
             Some(Ok(Message::Response(r))) => return (r.id, Ok(r.result.decode().unwrap())),
             Some(Ok(Message::Error(e))) => return (e.id.unwrap(), Err(e.error)),
             Some(Ok(Message::Notification(n))) => notes.push(n),
@@ -156,6 +160,13 @@ async fn create(t: &mut ChannelTransport, id: &str, ttl: Option<u64>) -> String 
     task["taskId"].as_str().unwrap().to_owned()
 }
 
+/// Waits for the handler to start one sampling call.
+async fn started(h: &Gated) {
+    tokio::time::timeout(Duration::from_secs(30), h.started_one.notified())
+        .await
+        .expect("the handler never started");
+}
+
 fn id_params(task: &str) -> Value {
     json!({"taskId": task})
 }
@@ -187,7 +198,7 @@ async fn a_task_augmented_request_gets_a_task_then_the_handlers_result() {
     assert_eq!(task["ttl"], 60_000);
     assert!(task["pollInterval"].as_u64().unwrap() > 0);
     assert!(task["createdAt"].as_str().unwrap().ends_with('Z'));
-    h.started_one.notified().await;
+    started(&h).await;
 
     let got = ask(&mut server, "g1", "tasks/get", id_params(&id))
         .await
@@ -239,7 +250,7 @@ async fn tasks_result_before_the_task_is_done_waits_for_it() {
     let h = Gated::default();
     let (_client, mut server, _) = connect(Client::builder("t", "1").handler(h.clone())).await;
     let id = create(&mut server, "c1", None).await;
-    h.started_one.notified().await;
+    started(&h).await;
     send(&mut server, "r1", "tasks/result", id_params(&id)).await;
     // Answered in order: had `tasks/result` been answered at once, its
     // answer would come before this one.
@@ -270,7 +281,7 @@ async fn tasks_cancel_aborts_the_handler_and_ends_a_waiting_result() {
     let h = Gated::default();
     let (_client, mut server, _) = connect(Client::builder("t", "1").handler(h.clone())).await;
     let id = create(&mut server, "c1", None).await;
-    h.started_one.notified().await;
+    started(&h).await;
     send(&mut server, "r1", "tasks/result", id_params(&id)).await;
     send(&mut server, "x1", "tasks/cancel", id_params(&id)).await;
     let mut notes = Vec::new();
