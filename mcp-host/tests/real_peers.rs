@@ -768,3 +768,31 @@ fn a_filter_pattern_that_matches_no_tool_is_logged() {
     );
     assert!(!lines.iter().any(|l| l.contains("ech*")), "{lines:?}");
 }
+
+/// A tool the server runs only as a task (server-everything's
+/// `simulate-research-query`, `taskSupport: required`), listed through the
+/// host's response cache, is called as a task by the host: the call ends
+/// with the research report, not the server's "requires task augmentation".
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_required_tool_listed_through_the_cache_runs_as_a_task() {
+    let Some(everything) = everything() else {
+        return;
+    };
+    let pids = Pids::default();
+    let host = Host::builder()
+        .server(ServerSpec::new("everything", launcher(everything, &pids)))
+        .cache(ResponseCache::memory())
+        .start()
+        .await
+        .unwrap();
+    let out = tokio::time::timeout(
+        WAIT,
+        host.call("simulate-research-query", json!({"topic": "tasks"})),
+    )
+    .await
+    .expect("the task did not finish")
+    .unwrap();
+    assert!(out.text.contains("research report"), "{}", out.text);
+    host.close().await;
+    assert_all_gone(&pids).await;
+}
