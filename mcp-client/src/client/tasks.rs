@@ -129,20 +129,7 @@ impl Tasks {
         let abort = self.running.spawn_on(
             tracing::Instrument::instrument(
                 async move {
-                    let result = match CatchUnwind(work).await {
-                        Ok(answer) => answer.and_then(|v| {
-                            RawJson::from_value(&v).map_err(|e| {
-                                ErrorObject::new(
-                                    ErrorCode::INTERNAL_ERROR,
-                                    format!("could not encode the answer: {e}"),
-                                )
-                            })
-                        }),
-                        Err(panic) => Err(panicked(&method, &*panic)),
-                    };
-                    if let Err(e) = &result {
-                        crate::telemetry::server_request_failed(e);
-                    }
+                    let result = handler_answer(work, &method).await;
                     Done::Answer {
                         id: task_id,
                         result,
@@ -210,17 +197,7 @@ impl Tasks {
         let work = self.running.spawn_on(
             tracing::Instrument::instrument(
                 async move {
-                    let result = match CatchUnwind(work).await {
-                        Ok(answer) => answer.and_then(|v| {
-                            RawJson::from_value(&v).map_err(|e| {
-                                ErrorObject::new(
-                                    ErrorCode::INTERNAL_ERROR,
-                                    format!("could not encode the answer: {e}"),
-                                )
-                            })
-                        }),
-                        Err(panic) => Err(panicked(&method, &*panic)),
-                    };
+                    let result = handler_answer(work, &method).await;
                     Done::TaskFinished {
                         task: task_id,
                         result,
@@ -425,6 +402,30 @@ pub(super) fn run_guarded(what: &str, f: impl FnOnce()) {
             "application code panicked"
         );
     }
+}
+
+/// The handler's answer to the server's `method` (a plain request or a
+/// task), as the JSON to send: a panic or an answer that does not encode
+/// is an internal error, and a failure is recorded on the current span.
+async fn handler_answer(
+    work: BoxFuture<Result<serde_json::Value, ErrorObject>>,
+    method: &str,
+) -> Result<RawJson, ErrorObject> {
+    let result = match CatchUnwind(work).await {
+        Ok(answer) => answer.and_then(|v| {
+            RawJson::from_value(&v).map_err(|e| {
+                ErrorObject::new(
+                    ErrorCode::INTERNAL_ERROR,
+                    format!("could not encode the answer: {e}"),
+                )
+            })
+        }),
+        Err(panic) => Err(panicked(method, &*panic)),
+    };
+    if let Err(e) = &result {
+        crate::telemetry::server_request_failed(e);
+    }
+    result
 }
 
 /// A handler's future, with a panic turned into a value.
