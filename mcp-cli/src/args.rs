@@ -7,6 +7,7 @@
 
 use std::time::Duration;
 
+use crate::tasks::TasksAction;
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 use clap_complete::Shell;
 use mcp_client::VersionChoice;
@@ -344,32 +345,6 @@ impl Command {
             Command::Trust { .. } => "trust",
         }
     }
-}
-
-/// `mcp tasks …`.
-#[derive(Debug, Clone, PartialEq, Eq, Subcommand)]
-pub(crate) enum TasksAction {
-    /// Every task the server keeps for this session, all pages (tasks/list)
-    List,
-    /// One task's status (tasks/get)
-    Get {
-        /// The task's id
-        #[arg(value_name = "ID")]
-        id: String,
-    },
-    /// A finished task's result, as a tool call's (tasks/result; waits
-    /// for the task, up to --timeout × 10)
-    Result {
-        /// The task's id
-        #[arg(value_name = "ID")]
-        id: String,
-    },
-    /// Cancel a task (tasks/cancel)
-    Cancel {
-        /// The task's id
-        #[arg(value_name = "ID")]
-        id: String,
-    },
 }
 
 /// Parsed command line.

@@ -8,11 +8,37 @@ use mcp_client::{Client, TaskCall, TaskOptions};
 use mcp_proto::schema::{CallToolResult, Task, Tool};
 use serde_json::value::RawValue;
 
-use crate::args::{Options, TasksAction};
+use crate::args::Options;
 use crate::connect::max_request_time;
 use crate::failure::Failure;
 use crate::progress::say;
 use mcp_cli::terminal::line;
+
+/// `mcp tasks …`.
+#[derive(Debug, Clone, PartialEq, Eq, clap::Subcommand)]
+pub(crate) enum TasksAction {
+    /// Every task the server keeps for this session, all pages (tasks/list)
+    List,
+    /// One task's status (tasks/get)
+    Get {
+        /// The task's id
+        #[arg(value_name = "ID")]
+        id: String,
+    },
+    /// A finished task's result, as a tool call's (tasks/result; waits
+    /// for the task, up to --timeout × 10)
+    Result {
+        /// The task's id
+        #[arg(value_name = "ID")]
+        id: String,
+    },
+    /// Cancel a task (tasks/cancel)
+    Cancel {
+        /// The task's id
+        #[arg(value_name = "ID")]
+        id: String,
+    },
+}
 
 /// The task `mcp call` is waiting for, if any: Ctrl-C cancels it.
 static RUNNING: Mutex<Option<String>> = Mutex::new(None);
