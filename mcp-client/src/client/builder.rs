@@ -19,7 +19,9 @@ use crate::session::{Session, SessionConfig, VersionChoice};
 /// Configures and connects a [`Client`].
 #[must_use]
 pub struct ClientBuilder {
-    config: SessionConfig,
+    /// Boxed: the builder moves by value through every setter and into
+    /// `connect`'s future; a pointer is cheaper to move than ~540 bytes.
+    config: Box<SessionConfig>,
     handler: Arc<dyn DynHandler>,
     max_list_pages: usize,
     max_in_flight: usize,
@@ -48,7 +50,9 @@ impl ClientBuilder {
     /// A builder for a client named `name` at `version`.
     pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
         ClientBuilder {
-            config: SessionConfig::new(mcp_proto::schema::Implementation::new(name, version)),
+            config: Box::new(SessionConfig::new(mcp_proto::schema::Implementation::new(
+                name, version,
+            ))),
             handler: Arc::new(NoHandler),
             max_list_pages: DEFAULT_MAX_LIST_PAGES,
             max_in_flight: DEFAULT_MAX_IN_FLIGHT,
@@ -204,7 +208,7 @@ impl ClientBuilder {
         }
         self.config.capabilities = caps.clone();
         self.config.endpoint = transport.endpoint();
-        let mut session = Session::new(self.config);
+        let mut session = Session::with_config(self.config);
         let hint = self.era_cache.as_ref().and_then(|(c, k)| c.get(k));
         let used_hint = hint.is_some();
         session.start_with_hint(super::now(), hint);
