@@ -120,7 +120,8 @@ macro_rules! string_enum {
 
 /// `Deserialize` for a struct the server sends whose unknown members are
 /// kept raw in `extra: RawObject` (see [`RawObject`](crate::RawObject) for
-/// why not a `serde_json::Map`).
+/// why not a `serde_json::Map`), or, where the public type says so
+/// (`extra JsonObject;` first), in `extra: JsonObject`.
 ///
 /// What `#[serde(flatten)]` cannot do: a flattened struct is first buffered
 /// whole into serde's intermediate tree (which costs as much as a `Value`, its
@@ -132,6 +133,7 @@ macro_rules! string_enum {
 /// refuse the whole (its error's `Display` is the decode error).
 macro_rules! decode_keeping_unknown_raw {
     ($ty:ident $what:literal {
+        $(extra $extra:ty;)?
         required { $($req:ident: $req_wire:literal),* $(,)? }
         optional { $($opt:ident: $opt_wire:literal),* $(,)? }
         $(defaulted { $($def:ident: $def_wire:literal => $default:expr),* $(,)? })?
@@ -153,7 +155,8 @@ macro_rules! decode_keeping_unknown_raw {
                         $(let mut $req = None;)*
                         $(let mut $opt = None;)*
                         $($(let mut $def = None;)*)?
-                        let mut extra = $crate::RawObject::new();
+                        let mut extra: unknown_members_type!($($extra)?) =
+                            $crate::schema::UnknownMembers::empty();
                         while let Some(key) =
                             map.next_key::<$crate::schema::MaybeBorrowed<'de>>()?
                         {
@@ -176,10 +179,14 @@ macro_rules! decode_keeping_unknown_raw {
                                     }
                                     $def = Some(map.next_value()?);
                                 })*)?
-                                _ => extra.push_next(key.as_str(), &mut map)?,
+                                _ => $crate::schema::UnknownMembers::push_next(
+                                    &mut extra,
+                                    key.as_str(),
+                                    &mut map,
+                                )?,
                             }
                         }
-                        extra.shrink();
+                        $crate::schema::UnknownMembers::shrink(&mut extra);
                         let built = $ty {
                             $($req: $req.ok_or_else(|| A::Error::missing_field($req_wire))?,)*
                             $($opt: $opt.unwrap_or_default(),)*
@@ -197,6 +204,67 @@ macro_rules! decode_keeping_unknown_raw {
             }
         }
     };
+}
+
+/// The type of `extra` in [`decode_keeping_unknown_raw`]: `RawObject`
+/// unless given.
+macro_rules! unknown_members_type {
+    () => {
+        $crate::RawObject
+    };
+    ($t:ty) => {
+        $t
+    };
+}
+
+/// Where [`decode_keeping_unknown_raw`] keeps the members it does not know.
+pub(crate) trait UnknownMembers: Sized {
+    fn empty() -> Self;
+    /// Reads the value of the member `key` from `map` into `self`.
+    fn push_next<'de, A: serde::de::MapAccess<'de>>(
+        &mut self,
+        key: &str,
+        map: &mut A,
+    ) -> Result<(), A::Error>;
+    /// Releases spare capacity, after the last member.
+    fn shrink(&mut self);
+}
+
+impl UnknownMembers for crate::RawObject {
+    #[inline]
+    fn empty() -> Self {
+        crate::RawObject::new()
+    }
+    #[inline]
+    fn push_next<'de, A: serde::de::MapAccess<'de>>(
+        &mut self,
+        key: &str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        crate::RawObject::push_next(self, key, map)
+    }
+    #[inline]
+    fn shrink(&mut self) {
+        crate::RawObject::shrink(self);
+    }
+}
+
+impl UnknownMembers for JsonObject {
+    #[inline]
+    fn empty() -> Self {
+        JsonObject::new()
+    }
+    fn push_next<'de, A: serde::de::MapAccess<'de>>(
+        &mut self,
+        key: &str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        let value: Value = map.next_value()?;
+        self.insert(key.to_owned(), value);
+        Ok(())
+    }
+    #[inline]
+    fn shrink(&mut self) {}
 }
 
 mod capabilities;
@@ -249,7 +317,7 @@ use serde_json::{Map, Value};
 pub type JsonObject = Map<String, Value>;
 
 /// Name and version of an MCP implementation (client or server).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct Implementation {
@@ -273,6 +341,17 @@ pub struct Implementation {
     #[serde(flatten)]
     pub extra: JsonObject,
 }
+
+decode_keeping_unknown_raw!(Implementation "an implementation object" {
+    extra JsonObject;
+    required { name: "name", version: "version" }
+    optional {
+        title: "title",
+        description: "description",
+        website_url: "websiteUrl",
+        icons: "icons",
+    }
+});
 
 impl Implementation {
     /// An implementation with a name and version.
