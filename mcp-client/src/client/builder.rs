@@ -46,6 +46,13 @@ pub const DEFAULT_MAX_LIST_PAGES: usize = 1000;
 /// that answers slowly or not at all.
 pub const DEFAULT_MAX_IN_FLIGHT: usize = 1024;
 
+/// The default handler, one for every client (an `Arc` of it costs an
+/// allocation per client otherwise).
+fn no_handler() -> Arc<dyn DynHandler> {
+    static NO_HANDLER: std::sync::OnceLock<Arc<dyn DynHandler>> = std::sync::OnceLock::new();
+    NO_HANDLER.get_or_init(|| Arc::new(NoHandler)).clone()
+}
+
 impl ClientBuilder {
     /// A builder for a client named `name` at `version`.
     pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
@@ -53,7 +60,7 @@ impl ClientBuilder {
             config: Box::new(SessionConfig::new(mcp_proto::schema::Implementation::new(
                 name, version,
             ))),
-            handler: Arc::new(NoHandler),
+            handler: no_handler(),
             max_list_pages: DEFAULT_MAX_LIST_PAGES,
             max_in_flight: DEFAULT_MAX_IN_FLIGHT,
             era_cache: None,
