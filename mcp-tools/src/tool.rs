@@ -176,8 +176,10 @@ pub struct McpTool {
 }
 
 struct ToolInner {
-    name: String,
-    server: Option<String>,
+    /// Shared with the toolbox's name index (one copy of each name).
+    name: Arc<str>,
+    /// Shared by every tool of the server (one copy per server).
+    server: Option<Arc<str>>,
     /// The server's listing this tool is `list[index]` of, shared with
     /// every other tool of that listing (and with whoever listed it): a
     /// catalog of thousands of tools holds each definition once.
@@ -235,7 +237,7 @@ impl McpTool {
         definition: mcp_proto::schema::Tool,
         options: ToolOptions,
     ) -> Self {
-        let name = definition.name.clone();
+        let name = Arc::from(definition.name.as_str());
         Self::build(
             client,
             Arc::new(vec![definition]),
@@ -264,8 +266,8 @@ impl McpTool {
         client: Client,
         list: Arc<Vec<mcp_proto::schema::Tool>>,
         index: usize,
-        name: String,
-        server: Option<String>,
+        name: Arc<str>,
+        server: Option<Arc<str>>,
         options: ToolOptions,
         toolbox: Weak<ToolboxInner>,
     ) -> Option<Self> {
@@ -327,7 +329,7 @@ impl McpTool {
                     .await
                     .map_err(|e| self.fatal(e))?;
                 let not_found = || ToolError::NotFound {
-                    name: self.inner.name.clone(),
+                    name: self.inner.name.to_string(),
                 };
                 let index = fresh
                     .iter()
@@ -363,7 +365,7 @@ impl McpTool {
 
     fn fatal(&self, source: ClientError) -> ToolError {
         ToolError::Fatal {
-            tool: self.inner.name.clone(),
+            tool: self.inner.name.to_string(),
             source,
         }
     }
@@ -371,10 +373,10 @@ impl McpTool {
     /// Checks the arguments, sends `tools/call` once, and sorts the outcome
     /// by owner.
     pub(crate) async fn attempt(&self, arguments: &Value) -> Result<ToolOutput, AttemptError> {
-        let tool = &self.inner.name;
+        let tool: &str = &self.inner.name;
         let invalid = |message: String| {
             AttemptError::Final(ToolError::InvalidArguments {
-                tool: tool.clone(),
+                tool: tool.to_owned(),
                 message,
             })
         };
@@ -432,7 +434,7 @@ impl McpTool {
                 message = "the tool reported an error without an explanation".into();
             }
             return Err(AttemptError::Final(ToolError::ToolFailed {
-                tool: tool.clone(),
+                tool: tool.to_owned(),
                 message,
                 result: Box::new(result),
             }));
@@ -474,7 +476,7 @@ impl McpTool {
             };
             if let Some(message) = problem {
                 return Err(AttemptError::Final(ToolError::InvalidOutput {
-                    tool: tool.clone(),
+                    tool: tool.to_owned(),
                     message,
                     result: Box::new(result),
                 }));
