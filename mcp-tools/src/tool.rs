@@ -193,7 +193,9 @@ struct ToolInner {
     /// of thousands of tools keeps each schema as text only (a compiled
     /// checker holds it decoded, several times its size), and most tools of
     /// a large catalog are never called. Same for `output`.
-    checker: std::sync::OnceLock<Option<Checker>>,
+    /// Boxed: an unused checker (most tools') costs a pointer, not the
+    /// checker's 32 bytes, in every tool of the catalog.
+    checker: std::sync::OnceLock<Option<Box<Checker>>>,
     #[cfg(feature = "jsonschema")]
     output: std::sync::OnceLock<Option<Box<jsonschema::Validator>>>,
     toolbox: Weak<ToolboxInner>,
@@ -395,7 +397,7 @@ impl McpTool {
             inner
                 .options
                 .validate_arguments
-                .then(|| Checker::new(&inner.def().input_schema))
+                .then(|| Box::new(Checker::new(&inner.def().input_schema)))
         });
         if let Some(checker) = checker {
             checker.check(&arguments).map_err(invalid)?;
