@@ -150,6 +150,7 @@ pub mod handler;
 mod pages;
 pub mod session;
 pub mod telemetry;
+mod ticket;
 
 #[cfg(feature = "tokio")]
 mod client;
@@ -159,6 +160,7 @@ pub use error::{ClientError, CloseReason, HandshakeError, SerdeError};
 pub use handler::{ClientHandler, ListKind, NoHandler};
 pub use pages::{MAX_CURSOR_LEN, PageCursors};
 pub use session::{EraHint, ServerInfo, VersionChoice};
+pub use ticket::{ServerIdentity, TICKET_FORMAT, TaskEra, TaskTicket, TicketError};
 
 #[cfg(feature = "skills")]
 #[cfg_attr(docsrs, doc(cfg(feature = "skills")))]
