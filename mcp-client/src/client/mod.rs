@@ -61,7 +61,9 @@ mod ticket;
 pub use builder::{ClientBuilder, DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_LIST_PAGES};
 pub use driver::Driver;
 pub use handle::Client;
-pub use receiver::{DEFAULT_MAX_KEPT_TASKS, DEFAULT_MAX_TASK_TTL, TASK_POLL_INTERVAL_MS};
+pub use receiver::{
+    DEFAULT_MAX_KEPT_TASKS, DEFAULT_MAX_TASK_TTL, TASK_LIST_PAGE_SIZE, TASK_POLL_INTERVAL_MS,
+};
 pub use request::{RequestBuilder, ResponseFuture};
 pub use task_handle::{MAX_WATCHED_TASKS, StatusFn, TaskCall, TaskHandle, TaskOptions};
 pub use tasks::MAX_QUEUED_NOTIFICATIONS;
