@@ -14,7 +14,7 @@
 //! wait.
 
 use mcp_client::{ClientError, TaskCall, TaskOptions, TaskTicket};
-use mcp_proto::schema::CallToolResult;
+use mcp_proto::schema::{CallToolResult, TaskSupport};
 use serde_json::Value;
 
 use crate::Host;
@@ -54,13 +54,25 @@ impl Host {
     /// Calls the tool the model knows as `name` as a task (2025-11-25) and
     /// records its ticket in the host's store, so that [`tasks`](Self::tasks)
     /// lists it after a restart. Without a [cache](crate::HostBuilder::cache)
-    /// the ticket is returned but not kept.
+    /// the ticket is returned but not kept. A tool whose `taskSupport` is
+    /// `forbidden` (or unsaid) is not called as a task (the spec forbids
+    /// it): it is called plainly and its result is [`HostTask::Done`].
     pub async fn start_task(
         &self,
         name: &str,
         arguments: Value,
         options: TaskOptions,
     ) -> Result<HostTask, HostTaskError> {
+        if let Some(tool) = self.toolbox().get(name)
+            && tool.definition().task_support() == TaskSupport::Forbidden
+        {
+            let client = tool.client().clone();
+            let result = client
+                .call_tool(tool.wire_name(), &arguments)
+                .await
+                .map_err(HostTaskError::Client)?;
+            return Ok(HostTask::Done(result));
+        }
         let route = self
             .toolbox()
             .resolve(name)
