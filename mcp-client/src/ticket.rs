@@ -61,7 +61,15 @@ impl ServerIdentity {
 }
 
 /// A task written down: serialize it (serde), keep it across a restart,
-/// resume it with [`Client::resume_ticket`]. See the [module docs](self).
+/// resume it with [`Client::resume_ticket`](crate::Client::resume_ticket),
+/// which says what a resume checks.
+///
+/// It names the server (the application's name for it, and the
+/// `serverInfo` name and version it reported, to check a reconnection
+/// reached the same server), the task id, the wire form ([`TaskEra`]), and
+/// the caller's deadline and the task's expiry as wall-clock times (Unix
+/// ms): an `Instant` does not survive a restart, and a ttl counted again
+/// from the resume would outlive the task.
 ///
 /// ```
 /// # fn f(handle: &mcp_client::TaskHandle) -> Result<(), serde_json::Error> {

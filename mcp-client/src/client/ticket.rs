@@ -2,27 +2,8 @@
 //! a program writes down and, after a restart, resumes with
 //! [`Client::resume_ticket`].
 //!
-//! A ticket names the server (the name the application gives it, and the
-//! `serverInfo` name and version it reported, to check a reconnection
-//! reached the same server), the task id, the wire form the task follows
-//! ([`TaskEra`]), and the caller's deadline and the task's expiry as
-//! wall-clock times (Unix milliseconds): an [`Instant`] does not survive a
-//! restart, and a ttl counted again from the resume would outlive the task.
-//!
-//! Resuming never waits on a task that is gone:
-//! - past its expiry, the ticket fails at once ([`TicketError::Expired`]),
-//!   without a request;
-//! - past its deadline, `tasks/cancel` is sent and the resume fails with
-//!   [`ClientError::TaskDeadline`];
-//! - a server that does not know the task (`tasks/get` answered `-32602`,
-//!   which the 2025-11-25 spec requires for an unknown id) gives
-//!   [`TicketError::Unknown`];
-//! - a connection to another server, or in a revision without the ticket's
-//!   tasks, gives [`TicketError::OtherServer`] / [`TicketError::OtherEra`].
-//!
-//! The handle a resume returns is bounded as the original was: by the
-//! remaining time to the deadline and by the task's expiry as the ticket
-//! says (never later than the ttl the server reports now).
+//! What a resume checks is on [`Client::resume_ticket`]; the ticket's
+//! fields on [`TaskTicket`].
 
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -85,12 +66,24 @@ impl TaskHandle {
 
 impl Client {
     /// Follows the task a [`TaskTicket`] names, on this connection (to the
-    /// server the ticket names, reconnected after a restart). Checks the
-    /// ticket before asking: an expired task fails at once, one past its
-    /// deadline is cancelled; then `tasks/get`: a server that does not
-    /// know the task is [`TicketError::Unknown`]. See the [module
-    /// docs](self). `options`' deadline and ttl are ignored (the ticket's
-    /// hold); its status callback is used.
+    /// server the ticket names, reconnected after a restart). Never waits
+    /// on a task that is gone:
+    /// - past its expiry, the ticket fails at once
+    ///   ([`TicketError::Expired`]), without a request;
+    /// - past its deadline, `tasks/cancel` is sent and the resume fails
+    ///   with [`ClientError::TaskDeadline`];
+    /// - a server that does not know the task (`tasks/get` answered
+    ///   `-32602`, which the 2025-11-25 spec requires for an unknown id)
+    ///   gives [`TicketError::Unknown`];
+    /// - a connection to another server (its `serverInfo` name or version
+    ///   differs from the ticket's), in a revision without the ticket's
+    ///   tasks, or a ticket of another format: [`TicketError::OtherServer`],
+    ///   [`TicketError::OtherEra`], [`TicketError::Format`].
+    ///
+    /// The handle it returns is bounded by what is left of the ticket's
+    /// deadline and by the task's expiry as the ticket says (never later
+    /// than the ttl the server reports now). `options`' deadline and ttl
+    /// are ignored (the ticket's hold); its status callback is used.
     pub async fn resume_ticket(
         &self,
         ticket: &TaskTicket,
