@@ -149,9 +149,10 @@ impl TaskCall {
 /// is for a client that *runs* tasks (task-augmented sampling and
 /// elicitation), which this one does not yet.
 pub struct TaskHandle {
-    client: Client,
-    tracker: TaskTracker,
-    deadline: Option<Duration>,
+    pub(super) client: Client,
+    pub(super) tracker: TaskTracker,
+    /// The deadline the caller set (for [`ClientError::TaskDeadline`]).
+    pub(super) deadline: Option<Duration>,
     status: Option<watch::Receiver<Task>>,
     on_status: Option<StatusFn>,
 }
@@ -261,7 +262,11 @@ impl Client {
 }
 
 impl TaskHandle {
-    fn new(client: Client, task: Task, options: TaskOptions) -> Result<Self, ClientError> {
+    pub(super) fn new(
+        client: Client,
+        task: Task,
+        options: TaskOptions,
+    ) -> Result<Self, ClientError> {
         let start = now();
         let deadline = options.deadline.and_then(|d| start.checked_add(d));
         let tracker = TaskTracker::new(task, start, deadline).map_err(ClientError::TaskReport)?;
