@@ -155,8 +155,7 @@ macro_rules! decode_keeping_unknown_raw {
                         $(let mut $req = None;)*
                         $(let mut $opt = None;)*
                         $($(let mut $def = None;)*)?
-                        let mut extra: unknown_members_type!($($extra)?) =
-                            $crate::schema::UnknownMembers::empty();
+                        let mut extra = unknown_members!(new $($extra)?);
                         while let Some(key) =
                             map.next_key::<$crate::schema::MaybeBorrowed<'de>>()?
                         {
@@ -179,14 +178,10 @@ macro_rules! decode_keeping_unknown_raw {
                                     }
                                     $def = Some(map.next_value()?);
                                 })*)?
-                                _ => $crate::schema::UnknownMembers::push_next(
-                                    &mut extra,
-                                    key.as_str(),
-                                    &mut map,
-                                )?,
+                                _ => unknown_members!(push extra key map $($extra)?),
                             }
                         }
-                        $crate::schema::UnknownMembers::shrink(&mut extra);
+                        unknown_members!(shrink extra $($extra)?);
                         let built = $ty {
                             $($req: $req.ok_or_else(|| A::Error::missing_field($req_wire))?,)*
                             $($opt: $opt.unwrap_or_default(),)*
@@ -206,65 +201,26 @@ macro_rules! decode_keeping_unknown_raw {
     };
 }
 
-/// The type of `extra` in [`decode_keeping_unknown_raw`]: `RawObject`
-/// unless given.
-macro_rules! unknown_members_type {
-    () => {
-        $crate::RawObject
+/// The pieces of [`decode_keeping_unknown_raw`] that depend on where the
+/// unknown members go: a `RawObject` (no type given) or a `JsonObject`.
+macro_rules! unknown_members {
+    (new) => {
+        $crate::RawObject::new()
     };
-    ($t:ty) => {
-        $t
+    (new $t:ty) => {
+        <$t>::new()
     };
-}
-
-/// Where [`decode_keeping_unknown_raw`] keeps the members it does not know.
-pub(crate) trait UnknownMembers: Sized {
-    fn empty() -> Self;
-    /// Reads the value of the member `key` from `map` into `self`.
-    fn push_next<'de, A: serde::de::MapAccess<'de>>(
-        &mut self,
-        key: &str,
-        map: &mut A,
-    ) -> Result<(), A::Error>;
-    /// Releases spare capacity, after the last member.
-    fn shrink(&mut self);
-}
-
-impl UnknownMembers for crate::RawObject {
-    #[inline]
-    fn empty() -> Self {
-        crate::RawObject::new()
-    }
-    #[inline]
-    fn push_next<'de, A: serde::de::MapAccess<'de>>(
-        &mut self,
-        key: &str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        crate::RawObject::push_next(self, key, map)
-    }
-    #[inline]
-    fn shrink(&mut self) {
-        crate::RawObject::shrink(self);
-    }
-}
-
-impl UnknownMembers for JsonObject {
-    #[inline]
-    fn empty() -> Self {
-        JsonObject::new()
-    }
-    fn push_next<'de, A: serde::de::MapAccess<'de>>(
-        &mut self,
-        key: &str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        let value: Value = map.next_value()?;
-        self.insert(key.to_owned(), value);
-        Ok(())
-    }
-    #[inline]
-    fn shrink(&mut self) {}
+    (push $extra:ident $key:ident $map:ident) => {
+        $extra.push_next($key.as_str(), &mut $map)?
+    };
+    (push $extra:ident $key:ident $map:ident $t:ty) => {{
+        let value: serde_json::Value = $map.next_value()?;
+        $extra.insert($key.as_str().to_owned(), value);
+    }};
+    (shrink $extra:ident) => {
+        $extra.shrink()
+    };
+    (shrink $extra:ident $t:ty) => {};
 }
 
 mod capabilities;
