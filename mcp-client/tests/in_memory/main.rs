@@ -31,6 +31,7 @@ mod handler;
 mod limits;
 mod receiver;
 mod tasks;
+mod tasks_modern;
 
 /// A connected pair: the client's end panics if anything but the driver
 /// task touches it ([`DriverOnly`]), the server's end is the test's.
