@@ -332,28 +332,26 @@ impl Tasks {
 /// the handler refuses (or panics on) is left out, and the server sees it
 /// unanswered. What the client did not declare is refused without calling
 /// the handler.
-pub(super) fn answer_inputs(
+pub(super) async fn answer_inputs(
     handler: Arc<dyn DynHandler>,
     caps: Arc<ClientCapabilities>,
     requests: Vec<(String, InputRequest)>,
-) -> impl Future<Output = InputResponses> + Send + 'static {
-    async move {
-        let mut responses = InputResponses::new();
-        for (key, req) in requests {
-            let method = req.method.clone();
-            let work = handler.clone().answer(caps.clone(), req.method, req.params);
-            let why = match CatchUnwind(work).await {
-                Ok(Ok(v)) => {
-                    responses.insert(key, v);
-                    continue;
-                }
-                Ok(Err(e)) => e,
-                Err(panic) => panicked(&method, &*panic),
-            };
-            tracing::warn!(%method, error = %why, "could not answer an input request; leaving it unanswered");
-        }
-        responses
+) -> InputResponses {
+    let mut responses = InputResponses::new();
+    for (key, req) in requests {
+        let method = req.method.clone();
+        let work = handler.clone().answer(caps.clone(), req.method, req.params);
+        let why = match CatchUnwind(work).await {
+            Ok(Ok(v)) => {
+                responses.insert(key, v);
+                continue;
+            }
+            Ok(Err(e)) => e,
+            Err(panic) => panicked(&method, &*panic),
+        };
+        tracing::warn!(%method, error = %why, "could not answer an input request; leaving it unanswered");
     }
+    responses
 }
 
 /// The runtime to spawn on: the driver's (it runs inside one; a driver
