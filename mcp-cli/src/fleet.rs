@@ -212,13 +212,16 @@ async fn tools(host: &Host, started: &[Started], json: bool, verbose: bool) -> R
                     eprintln!("mcp: server {:?} went away", line(&s.name));
                     continue;
                 };
-                let tools = match crate::list_items(&client, crate::Listing::Tools).await {
-                    Ok(t) => crate::config::offered_tools(&s.config, t),
-                    Err(f) => {
-                        eprintln!("mcp: server {:?}: {}", line(&s.name), why(&f));
-                        continue;
-                    }
-                };
+                let tools =
+                    match crate::commands::list_items(&client, crate::commands::Listing::Tools)
+                        .await
+                    {
+                        Ok(t) => crate::config::offered_tools(&s.config, t),
+                        Err(f) => {
+                            eprintln!("mcp: server {:?}: {}", line(&s.name), why(&f));
+                            continue;
+                        }
+                    };
                 if !json {
                     text.push_str(&human::tools(&tools, verbose, &format!("{}/", s.name)));
                     continue;

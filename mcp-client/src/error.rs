@@ -166,6 +166,12 @@ pub enum ClientError {
         /// The method it answered.
         method: String,
     },
+    /// A [`TaskTicket`](crate::TaskTicket) could not be resumed: the task
+    /// expired, the server does not know it, or the connection is to
+    /// another server or revision (the [`TicketError`](crate::TicketError)
+    /// says which).
+    #[error("could not resume the task from its ticket")]
+    Ticket(#[source] crate::TicketError),
     /// The server reported a task that is not the one asked about, or whose
     /// id is malformed.
     #[error("a malformed task report from the server")]

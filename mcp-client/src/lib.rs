@@ -92,6 +92,13 @@
 //! (2025-11-25) are typed calls. See [`TaskHandle`] for the differences
 //! between the two forms.
 //!
+//! A task outlives the program that started it: [`TaskHandle::ticket`]
+//! writes it down as a serde [`TaskTicket`] (server identity, task id,
+//! [`TaskEra`], deadline and expiry as wall-clock times), and
+//! [`Client::resume_ticket`] follows it again after a restart, bounded by
+//! what is left of them; an expired or unknown task is a typed
+//! [`TicketError`], never a wait.
+//!
 //! # The server's requests as tasks (2025-11-25)
 //!
 //! On a 2025-11-25 connection the client is also a task receiver: it
@@ -105,7 +112,8 @@
 //! plain request, and its outcome is kept for the server's `tasks/get`,
 //! `tasks/result` (which waits until the task ends), `tasks/list` and
 //! `tasks/cancel` (which aborts the handler). `notifications/tasks/status`
-//! goes out when the handler finishes. At most [`ClientBuilder::max_kept_tasks`]
+//! goes out when the handler finishes and when the server cancels the task;
+//! `tasks/list` answers in pages of [`TASK_LIST_PAGE_SIZE`] with a cursor. At most [`ClientBuilder::max_kept_tasks`]
 //! are kept; each is dropped at its ttl; an unknown id is `-32602`.
 //! `max_kept_tasks(0)` turns all of it off. The state lives in the driver,
 //! beside the handler's tasks, not in the sans-IO session.
@@ -158,6 +166,7 @@ pub mod handler;
 mod pages;
 pub mod session;
 pub mod telemetry;
+mod ticket;
 
 #[cfg(feature = "tokio")]
 mod client;
@@ -167,6 +176,7 @@ pub use error::{ClientError, CloseReason, HandshakeError, SerdeError};
 pub use handler::{ClientHandler, ListKind, NoHandler};
 pub use pages::{MAX_CURSOR_LEN, PageCursors};
 pub use session::{EraHint, ServerInfo, VersionChoice};
+pub use ticket::{ServerIdentity, TICKET_FORMAT, TaskEra, TaskTicket, TicketError};
 
 #[cfg(feature = "skills")]
 #[cfg_attr(docsrs, doc(cfg(feature = "skills")))]
@@ -176,8 +186,8 @@ pub use client::skills::LoadedSkill;
 pub use client::{
     Client, ClientBuilder, DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_KEPT_TASKS, DEFAULT_MAX_LIST_PAGES,
     DEFAULT_MAX_TASK_TTL, Driver, MAX_QUEUED_NOTIFICATIONS, MAX_WATCHED_TASKS, ProgressFn,
-    RequestBuilder, ResponseFuture, StatusFn, TASK_POLL_INTERVAL_MS, TaskCall, TaskHandle,
-    TaskOptions,
+    RequestBuilder, ResponseFuture, StatusFn, TASK_LIST_PAGE_SIZE, TASK_POLL_INTERVAL_MS, TaskCall,
+    TaskHandle, TaskOptions,
 };
 pub use session::{DEFAULT_MAX_OUTBOUND_BACKLOG, DEFAULT_MAX_SERVER_REQUESTS};
 

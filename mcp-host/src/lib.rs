@@ -44,6 +44,12 @@
 //!   by `list_changed`; in memory or in a [`FileStore`], so a host that
 //!   restarts sends no `tools/list` to a server whose answer is still
 //!   fresh.
+//! - **Durable tasks.** [`Host::start_task`] calls a tool as a task and
+//!   records its [`TaskTicket`](mcp_client::TaskTicket) in the cache's
+//!   store; after a restart (even a killed host, with a [`FileStore`])
+//!   [`Host::tasks`] lists them and [`Host::task_result`] follows one to
+//!   its result, or to a typed error if the task is gone (bounded by
+//!   [`DEFAULT_MAX_TICKETS`], pruned at their deadline or expiry).
 //!
 //! # Example
 //!
@@ -147,6 +153,7 @@ mod host;
 mod spec;
 mod status;
 mod supervisor;
+mod tasks;
 
 pub use cache::{
     CacheEntry, CacheKey, CacheStats, CacheStore, CacheTarget, DEFAULT_MAX_ENTRIES, MAX_TTL,
@@ -156,6 +163,7 @@ pub use file_store::{DEFAULT_MAX_FILE_BYTES, FILE_FORMAT_VERSION, FileStore};
 pub use host::{Host, HostBuilder, HostError};
 pub use spec::{DEFAULT_STARTUP_TIMEOUT, LaunchError, Launcher, MAX_REASON_CHARS, ServerSpec};
 pub use status::{Backoff, ServerReport, ServerStatus};
+pub use tasks::{DEFAULT_MAX_TICKETS, HostTask, HostTaskError};
 
 #[cfg(feature = "config")]
 #[cfg_attr(docsrs, doc(cfg(feature = "config")))]

@@ -77,6 +77,53 @@
 //! anyway, and the common model mistakes (missing field, wrong type, value
 //! not in an enum, typo'd property name) are in the subset.
 //!
+//! # Long-running tools (tasks)
+//!
+//! A tool the server runs as a task (2025-11-25 `execution.taskSupport:
+//! "required"`, like server-everything's `simulate-research-query`) is an
+//! ordinary agent tool: [`Toolbox::call`] waits for its result, and each
+//! status change reaches [`ToolOptions::on_progress`] as progress. An agent
+//! that polls instead starts it with [`Toolbox::start`], which returns a
+//! serializable [`TaskTicket`](mcp_client::TaskTicket) at once, and asks
+//! [`Toolbox::poll`] until it is [`TaskPoll::Done`]:
+//!
+//! ```no_run
+//! # async fn run(client: mcp_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+//! use mcp_tools::{Server, TaskPoll, ToolOptions, ToolTask, Toolbox};
+//! use serde_json::json;
+//!
+//! let toolbox = Toolbox::builder()
+//!     .server(Server::new("everything", client))
+//!     .tool_options(ToolOptions::new().on_progress(|tool, p| {
+//!         eprintln!("{tool}: {}", p.message.as_deref().unwrap_or(""));
+//!     }))
+//!     .build()
+//!     .await?;
+//! // Waits, with "working: Gathering sources..." and so on on stderr:
+//! let out = toolbox.call("simulate-research-query", json!({"topic": "rust"})).await?;
+//! println!("{}", out.text);
+//! // Or start it and poll (the ticket serializes: keep it across a restart):
+//! if let ToolTask::Started(ticket) =
+//!     toolbox.start("simulate-research-query", json!({"topic": "tokio"})).await?
+//! {
+//!     loop {
+//!         match toolbox.poll(&ticket).await? {
+//!             TaskPoll::Done(out) => break println!("{}", out.text),
+//!             TaskPoll::Running { message, .. } => eprintln!("{}", message.unwrap_or_default()),
+//!             _ => {}
+//!         }
+//!         tokio::time::sleep(std::time::Duration::from_millis(
+//!             ticket.poll_interval_ms.unwrap_or(1000),
+//!         ))
+//!         .await;
+//!     }
+//! }
+//! # Ok(()) }
+//! ```
+//!
+//! `cargo run -p examples --bin tool_tasks` runs this against
+//! server-everything.
+//!
 //! # Staying current
 //!
 //! A [`Toolbox`] watches each client's [`list_changed`](mcp_client::Client::list_changed)
@@ -115,6 +162,7 @@ mod error;
 mod fold;
 mod names;
 mod schema;
+mod task;
 mod tool;
 mod toolbox;
 
@@ -131,8 +179,9 @@ pub use names::{
     Filter, Glob, MAX_TOOL_NAME_LEN, SEGMENT_SEPARATORS, is_valid_model_name, sanitize_name,
 };
 pub use schema::{MAX_REPORTED_PROBLEMS, check_arguments};
+pub use task::{TaskPoll, ToolTask};
 pub use tool::{
-    McpTool, ModelApi, ModelTool, Tool, ToolFuture, ToolOptions, ToolOutput, anthropic_tool,
-    openai_function,
+    McpTool, ModelApi, ModelTool, Tool, ToolFuture, ToolOptions, ToolOutput, ToolProgressFn,
+    anthropic_tool, openai_function,
 };
 pub use toolbox::{Collision, OnCollision, Route, Server, Toolbox, ToolboxBuilder};

@@ -8,7 +8,7 @@ use std::time::Duration;
 use mcp_client::{Client, ClientError};
 use mcp_proto::ErrorCode;
 use mcp_proto::RawJson;
-use mcp_proto::schema::{CallToolResult, ContentBlock, ToolAnnotations};
+use mcp_proto::schema::{CallToolResult, ContentBlock, ProgressParams, ToolAnnotations};
 use serde_json::Value;
 
 use crate::error::ToolError;
@@ -113,7 +113,7 @@ fn empty_result() -> CallToolResult {
 }
 
 /// How an [`McpTool`] calls its server.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 #[non_exhaustive]
 pub struct ToolOptions {
     /// Check arguments against the input schema before sending (default on).
@@ -124,6 +124,23 @@ pub struct ToolOptions {
     pub validate_output: bool,
     /// Per-call timeout, reset by progress (default: the client's).
     pub timeout: Option<Duration>,
+    /// Called with each progress notification of a call (the tool's
+    /// model-facing name, the progress), see [`on_progress`](Self::on_progress).
+    on_progress: Option<ToolProgressFn>,
+}
+
+/// Called with a tool's name and a progress notification of its call.
+pub type ToolProgressFn = Arc<dyn Fn(&str, ProgressParams) + Send + Sync>;
+
+impl std::fmt::Debug for ToolOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolOptions")
+            .field("validate_arguments", &self.validate_arguments)
+            .field("validate_output", &self.validate_output)
+            .field("timeout", &self.timeout)
+            .field("on_progress", &self.on_progress.is_some())
+            .finish()
+    }
 }
 
 impl Default for ToolOptions {
@@ -132,6 +149,7 @@ impl Default for ToolOptions {
             validate_arguments: true,
             validate_output: true,
             timeout: None,
+            on_progress: None,
         }
     }
 }
@@ -160,6 +178,17 @@ impl ToolOptions {
     #[must_use]
     pub fn timeout(mut self, t: Duration) -> Self {
         self.timeout = Some(t);
+        self
+    }
+
+    /// Calls `f` with each progress notification of a call: the tool's
+    /// model-facing name and the progress. A tool the server runs as a
+    /// task reports each status change this way (the message is
+    /// `"<status>: <status message>"`), so a long-running tool shows what
+    /// it is doing. `f` runs on the connection's task: keep it short.
+    #[must_use]
+    pub fn on_progress(mut self, f: impl Fn(&str, ProgressParams) + Send + Sync + 'static) -> Self {
+        self.on_progress = Some(Arc::new(f));
         self
     }
 }
@@ -361,22 +390,14 @@ impl McpTool {
         self.call(arguments).await
     }
 
-    fn fatal(&self, source: ClientError) -> ToolError {
-        ToolError::Fatal {
+    /// The model's arguments as the object to send: `null` is no
+    /// arguments; anything but an object, or (with
+    /// [`ToolOptions::validate_arguments`]) an object the input schema
+    /// refuses, is [`ToolError::InvalidArguments`].
+    pub(crate) fn checked_arguments(&self, arguments: &Value) -> Result<Value, ToolError> {
+        let invalid = |message: String| ToolError::InvalidArguments {
             tool: self.inner.name.clone(),
-            source,
-        }
-    }
-
-    /// Checks the arguments, sends `tools/call` once, and sorts the outcome
-    /// by owner.
-    pub(crate) async fn attempt(&self, arguments: &Value) -> Result<ToolOutput, AttemptError> {
-        let tool = &self.inner.name;
-        let invalid = |message: String| {
-            AttemptError::Final(ToolError::InvalidArguments {
-                tool: tool.clone(),
-                message,
-            })
+            message,
         };
         let arguments = match arguments {
             Value::Null => Value::Object(serde_json::Map::new()),
@@ -398,6 +419,33 @@ impl McpTool {
         if let Some(checker) = checker {
             checker.check(&arguments).map_err(invalid)?;
         }
+        Ok(arguments)
+    }
+
+    pub(crate) fn fatal_error(&self, source: ClientError) -> ToolError {
+        self.fatal(source)
+    }
+
+    fn fatal(&self, source: ClientError) -> ToolError {
+        ToolError::Fatal {
+            tool: self.inner.name.clone(),
+            source,
+        }
+    }
+
+    /// Checks the arguments, sends `tools/call` once, and sorts the outcome
+    /// by owner.
+    pub(crate) async fn attempt(&self, arguments: &Value) -> Result<ToolOutput, AttemptError> {
+        let tool = &self.inner.name;
+        let invalid = |message: String| {
+            AttemptError::Final(ToolError::InvalidArguments {
+                tool: tool.clone(),
+                message,
+            })
+        };
+        let arguments = self
+            .checked_arguments(arguments)
+            .map_err(AttemptError::Final)?;
         // Agents' tools may run long: asking for progress lets a server that
         // reports it keep the call alive past the timeout.
         let mut request = self
@@ -405,6 +453,10 @@ impl McpTool {
             .client
             .call_tool(&self.inner.def().name, &arguments)
             .progress(true);
+        if let Some(f) = &self.inner.options.on_progress {
+            let (f, name) = (f.clone(), self.inner.name.clone());
+            request = request.on_progress(move |p| f(&name, p));
+        }
         if let Some(t) = self.inner.options.timeout {
             request = request.timeout(t);
         }

@@ -63,6 +63,12 @@ impl Io {
                 for (id, answer) in self.tasks.answer(req, tasks_era) {
                     st.session.respond(id, answer);
                 }
+                if let Some(status) = self.tasks.take_cancelled_status() {
+                    // Optional in the spec: dropped if the outbound backlog is full.
+                    let _ = st
+                        .session
+                        .notify(super::task_handle::TASK_STATUS, Some(status));
+                }
             }
             Event::ServerRequestCancelled(id) => self.tasks.cancel(&id),
             Event::Notification(n) => {

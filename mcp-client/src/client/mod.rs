@@ -42,6 +42,7 @@
 //! - [`receiver`]: tasks the server asked the client to run (2025-11-25),
 //!   kept by the driver for the server's `tasks/*` requests.
 //! - [`task_handle`]: tools called as tasks (2025-11-25): [`TaskHandle`].
+//! - [`ticket`]: durable tasks: [`TaskHandle::ticket`], [`Client::resume_ticket`].
 //! - `skills` (feature `skills`): the Skills extension (SEP-2640).
 
 mod builder;
@@ -55,11 +56,14 @@ mod request;
 pub(crate) mod skills;
 mod task_handle;
 mod tasks;
+mod ticket;
 
 pub use builder::{ClientBuilder, DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_LIST_PAGES};
 pub use driver::Driver;
 pub use handle::Client;
-pub use receiver::{DEFAULT_MAX_KEPT_TASKS, DEFAULT_MAX_TASK_TTL, TASK_POLL_INTERVAL_MS};
+pub use receiver::{
+    DEFAULT_MAX_KEPT_TASKS, DEFAULT_MAX_TASK_TTL, TASK_LIST_PAGE_SIZE, TASK_POLL_INTERVAL_MS,
+};
 pub use request::{RequestBuilder, ResponseFuture};
 pub use task_handle::{MAX_WATCHED_TASKS, StatusFn, TaskCall, TaskHandle, TaskOptions};
 pub use tasks::MAX_QUEUED_NOTIFICATIONS;

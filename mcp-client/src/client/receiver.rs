@@ -17,6 +17,13 @@
 //! - A `tasks/result` for a working task is answered when the task ends
 //!   (finished, cancelled or expired); meanwhile it counts as one of the
 //!   server's requests being answered (`max_server_requests`).
+//! - `tasks/list` answers at most [`TASK_LIST_PAGE_SIZE`] tasks, in task id
+//!   order; the `nextCursor` is the last id of the page, and the next page
+//!   starts after it (a task dropped meanwhile does not break the cursor).
+//!   A cursor that is not one of ours is -32602.
+//! - A task that ends (finished, failed, cancelled) is reported with a
+//!   `notifications/tasks/status` (the spec's optional status notification);
+//!   a task dropped at its ttl has no status left to report, and is not.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasher, Hasher};
@@ -39,6 +46,10 @@ pub const DEFAULT_MAX_TASK_TTL: Duration = Duration::from_secs(10 * 60);
 
 /// The `pollInterval` (ms) the client suggests for its tasks.
 pub const TASK_POLL_INTERVAL_MS: u64 = 500;
+
+/// How many tasks one `tasks/list` answer holds at most; more come in
+/// later pages (`nextCursor`).
+pub const TASK_LIST_PAGE_SIZE: usize = 10;
 
 /// Bounds on the tasks the client keeps for the server.
 #[derive(Debug, Clone, Copy)]
@@ -218,8 +229,7 @@ impl Receiver {
         params: Option<&RawJson>,
     ) -> Reply {
         if method == "tasks/list" {
-            let tasks: Vec<Value> = self.kept.iter().map(|(id, k)| k.to_json(id)).collect();
-            return Reply::Now(encode(&json!({ "tasks": tasks })));
+            return Reply::Now(self.list_page(params));
         }
         let id = match params.map(RawJson::decode::<TaskIdParams>) {
             Some(Ok(p)) => p.task_id,
@@ -259,6 +269,50 @@ impl Receiver {
                 Reply::Now(encode(&kept.to_json(&id)))
             }
         }
+    }
+
+    /// One page of `tasks/list`: the tasks after the cursor, in id order.
+    fn list_page(&self, params: Option<&RawJson>) -> Result<RawJson, ErrorObject> {
+        #[derive(serde::Deserialize)]
+        struct ListParams {
+            cursor: Option<String>,
+        }
+        let cursor = match params.map(RawJson::decode::<ListParams>) {
+            None => None,
+            Some(Ok(p)) => p.cursor,
+            Some(Err(_)) => {
+                return Err(ErrorObject::new(
+                    ErrorCode::INVALID_PARAMS,
+                    "tasks/list params must be an object with an optional string cursor",
+                ));
+            }
+        };
+        // Our cursors are task ids: 32 hex digits (see `fresh_id`).
+        if let Some(c) = &cursor
+            && !(c.len() == 32 && c.bytes().all(|b| b.is_ascii_hexdigit()))
+        {
+            return Err(ErrorObject::new(
+                ErrorCode::INVALID_PARAMS,
+                "invalid tasks/list cursor (not one this client gave)",
+            ));
+        }
+        let mut ids: Vec<&String> = self
+            .kept
+            .keys()
+            .filter(|id| cursor.as_ref().is_none_or(|c| *id > c))
+            .collect();
+        ids.sort_unstable();
+        let more = ids.len() > TASK_LIST_PAGE_SIZE;
+        ids.truncate(TASK_LIST_PAGE_SIZE);
+        let tasks: Vec<Value> = ids
+            .iter()
+            .filter_map(|id| self.kept.get(*id).map(|k| k.to_json(id)))
+            .collect();
+        let mut page = json!({ "tasks": tasks });
+        if let (true, Some(last), Some(o)) = (more, ids.last(), page.as_object_mut()) {
+            o.insert("nextCursor".into(), Value::from(last.as_str()));
+        }
+        encode(&page)
     }
 
     /// What waiting `tasks/result` requests get now that `id` ended (by

@@ -174,10 +174,11 @@ impl TaskCall {
 /// is for a client that *runs* tasks (task-augmented sampling and
 /// elicitation), which this one does not yet.
 pub struct TaskHandle {
-    client: Client,
-    tracker: TaskTracker,
+    pub(super) client: Client,
+    pub(super) tracker: TaskTracker,
     era: Era,
-    deadline: Option<Duration>,
+    /// The deadline the caller set (for [`ClientError::TaskDeadline`]).
+    pub(super) deadline: Option<Duration>,
     status: Option<watch::Receiver<Task>>,
     on_status: Option<StatusFn>,
 }
@@ -300,7 +301,7 @@ impl Client {
 }
 
 impl TaskHandle {
-    fn new(
+    pub(super) fn new(
         client: Client,
         task: Task,
         era: Era,

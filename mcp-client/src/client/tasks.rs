@@ -75,6 +75,9 @@ pub(super) struct Tasks {
     backlog: Arc<Backlog>,
     /// The tasks kept for the server (2025-11-25 task-augmented requests).
     receiver: Receiver,
+    /// The `notifications/tasks/status` params of a task the server
+    /// cancelled, for the driver to send after the answer.
+    cancelled_status: Option<RawJson>,
 }
 
 impl Tasks {
@@ -91,6 +94,7 @@ impl Tasks {
             notifications: None,
             backlog: Arc::default(),
             receiver: Receiver::new(limits),
+            cancelled_status: None,
         }
     }
 
@@ -160,6 +164,7 @@ impl Tasks {
                 if let (true, Some(task)) = (ok, task) {
                     // A `tasks/result` waiting on it gets the cancellation.
                     answers.extend(self.receiver.take_waiters(&task));
+                    self.cancelled_status = self.receiver.status_params(&task);
                 }
                 answers
             }
@@ -227,6 +232,12 @@ impl Tasks {
     ) -> (Answers, Option<RawJson>) {
         let answers = self.receiver.finished(task, result);
         (answers, self.receiver.status_params(task))
+    }
+
+    /// The status notification's params for a task just cancelled by the
+    /// server's `tasks/cancel` (sent after its answer), if any.
+    pub(super) fn take_cancelled_status(&mut self) -> Option<RawJson> {
+        self.cancelled_status.take()
     }
 
     /// Task `task` reached its ttl: dropped; the answers to send.

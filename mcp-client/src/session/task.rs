@@ -134,6 +134,8 @@ pub struct TaskTracker {
     interval: Duration,
     /// When the last poll was answered, or the task learned of.
     last: Instant,
+    /// When the tracker learned of the task.
+    learned: Instant,
     deadline: Option<Instant>,
     expires: Option<Instant>,
     /// Set when [`TaskNext::FetchInput`] was returned for the current
@@ -176,6 +178,7 @@ impl TaskTracker {
             floor,
             interval: floor,
             last: now,
+            learned: now,
             deadline,
             expires,
             input_fetched: false,
@@ -204,6 +207,11 @@ impl TaskTracker {
         self.interval
     }
 
+    /// When the tracker learned of the task.
+    pub fn started(&self) -> Instant {
+        self.learned
+    }
+
     /// When the caller's deadline passes, if it set one.
     pub fn deadline(&self) -> Option<Instant> {
         self.deadline
@@ -212,6 +220,13 @@ impl TaskTracker {
     /// When the task's ttl runs out, if it has one.
     pub fn expires(&self) -> Option<Instant> {
         self.expires
+    }
+
+    /// Brings the expiry forward to `at` if that is sooner (a task resumed
+    /// from a [ticket](crate::TaskTicket): its ttl ran from when it was
+    /// created, not from when this tracker learned of it). Never later.
+    pub fn expire_by(&mut self, at: Instant) {
+        self.expires = Some(self.expires.map_or(at, |e| e.min(at)));
     }
 
     /// Takes a status report (a notification: it does not count as a

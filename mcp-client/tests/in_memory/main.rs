@@ -7,6 +7,7 @@
 //! - [`handler`]: server requests, notifications and `input_required`
 //!   reaching the handler; backpressure and the concurrency cap.
 //! - [`tasks`]: tools called as tasks (2025-11-25).
+//! - [`tickets`]: durable tasks: a ticket resumed with its deadline and expiry.
 //! - [`receiver`]: the server's requests run as tasks by the client (2025-11-25).
 
 #![allow(clippy::unwrap_used)]
@@ -32,6 +33,7 @@ mod limits;
 mod receiver;
 mod tasks;
 mod tasks_modern;
+mod tickets;
 
 /// A connected pair: the client's end panics if anything but the driver
 /// task touches it ([`DriverOnly`]), the server's end is the test's.

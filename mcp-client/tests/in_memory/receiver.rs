@@ -439,3 +439,91 @@ async fn a_task_is_dropped_at_its_ttl_capped_by_max_task_ttl() {
         .unwrap();
     assert_eq!(listed["tasks"], json!([]));
 }
+
+/// A task the server cancels is reported with `notifications/tasks/status`
+/// (`cancelled`), as a finished one is.
+#[tokio::test]
+async fn a_cancelled_task_is_reported_with_a_status_notification() {
+    let h = Gated::default();
+    let (_client, mut server, _) = connect(Client::builder("t", "1").handler(h.clone())).await;
+    let id = create(&mut server, "c1", None).await;
+    started(&h).await;
+    let mut notes = Vec::new();
+    let cancelled = ask_collecting(
+        &mut server,
+        "x1",
+        "tasks/cancel",
+        id_params(&id),
+        &mut notes,
+    )
+    .await
+    .unwrap();
+    assert_eq!(cancelled["status"], "cancelled");
+    // Collected before the answer to a later request.
+    let _ = ask_collecting(&mut server, "g1", "tasks/get", id_params(&id), &mut notes).await;
+    let status = notes
+        .into_iter()
+        .find(|n| n.method == "notifications/tasks/status")
+        .expect("no status notification for the cancelled task");
+    let p = status.params.unwrap().decode::<Value>().unwrap();
+    assert_eq!(
+        (&p["taskId"], &p["status"]),
+        (&json!(id), &json!("cancelled"))
+    );
+}
+
+/// `tasks/list` answers in pages of at most TASK_LIST_PAGE_SIZE, each
+/// task once, the last page without `nextCursor`; a cursor the client did
+/// not give is -32602.
+#[tokio::test]
+async fn tasks_list_is_paged_with_a_cursor() {
+    let page = mcp_client::TASK_LIST_PAGE_SIZE;
+    let h = Gated::default();
+    let (_client, mut server, _) = connect(
+        Client::builder("t", "1")
+            .handler(h.clone())
+            .max_kept_tasks(3 * page),
+    )
+    .await;
+    let total = 2 * page + 3;
+    let mut made = Vec::new();
+    for i in 0..total {
+        made.push(create(&mut server, &format!("c{i}"), None).await);
+    }
+    let mut seen = Vec::new();
+    let mut cursor: Option<String> = None;
+    for n in 0.. {
+        assert!(n < 10, "tasks/list never ends");
+        let p = match &cursor {
+            Some(c) => json!({"cursor": c}),
+            None => json!({}),
+        };
+        let listed = ask(&mut server, &format!("l{n}"), "tasks/list", p)
+            .await
+            .unwrap();
+        let tasks = listed["tasks"].as_array().unwrap();
+        assert!(tasks.len() <= page, "a page of {}", tasks.len());
+        seen.extend(
+            tasks
+                .iter()
+                .map(|t| t["taskId"].as_str().unwrap().to_owned()),
+        );
+        match listed.get("nextCursor").and_then(Value::as_str) {
+            Some(c) => cursor = Some(c.to_owned()),
+            None => break,
+        }
+    }
+    let mut expected = made.clone();
+    expected.sort();
+    assert_eq!(seen, expected, "each task once, in order");
+    for bad in [
+        json!({"cursor": "not-ours"}),
+        json!({"cursor": 7}),
+        json!([1]),
+    ] {
+        let e = ask(&mut server, "lb", "tasks/list", bad.clone())
+            .await
+            .unwrap_err();
+        assert_eq!(e.code, ErrorCode::INVALID_PARAMS, "{bad}");
+    }
+}

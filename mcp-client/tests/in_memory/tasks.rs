@@ -10,7 +10,7 @@ use tokio::time::Instant;
 
 use super::*;
 
-fn task(id: &str, status: &str, extra: Value) -> Value {
+pub(super) fn task(id: &str, status: &str, extra: Value) -> Value {
     let mut t = json!({
         "taskId": id,
         "status": status,
@@ -23,7 +23,7 @@ fn task(id: &str, status: &str, extra: Value) -> Value {
     t
 }
 
-fn text_result(text: &str) -> Value {
+pub(super) fn text_result(text: &str) -> Value {
     json!({"content": [{"type": "text", "text": text}]})
 }
 
@@ -33,14 +33,14 @@ async fn notify(t: &mut ChannelTransport, method: &'static str, v: Value) {
         .unwrap();
 }
 
-async fn fail(t: &mut ChannelTransport, id: RequestId, code: ErrorCode, msg: &str) {
+pub(super) async fn fail(t: &mut ChannelTransport, id: RequestId, code: ErrorCode, msg: &str) {
     t.send(ErrorResponse::new(Some(id), ErrorObject::new(code, msg)).into())
         .await
         .unwrap();
 }
 
 /// Answers `tools/call` (checking it asks for a task) with task `t1`.
-async fn create(t: &mut ChannelTransport, extra: Value) {
+pub(super) async fn create(t: &mut ChannelTransport, extra: Value) {
     let r = next_request(t).await;
     assert_eq!(r.method, "tools/call");
     let p = params(&r);
@@ -48,7 +48,7 @@ async fn create(t: &mut ChannelTransport, extra: Value) {
     respond(t, r.id, json!({"task": task("t1", "working", extra)})).await;
 }
 
-async fn started(client: &Client, options: TaskOptions) -> TaskHandle {
+pub(super) async fn started(client: &Client, options: TaskOptions) -> TaskHandle {
     match client
         .call_tool_as_task("research", json!({"topic": "x"}), options)
         .await

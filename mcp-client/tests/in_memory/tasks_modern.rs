@@ -512,3 +512,46 @@ async fn the_extension_can_be_turned_off() {
     client.call_tool("job", json!({})).await.unwrap();
     srv.await.unwrap();
 }
+
+/// A 2026-07-28 task's ticket names the extension, and resumes on a
+/// 2026-07-28 connection (the result from `tasks/get`, as for the handle).
+#[tokio::test(start_paused = true)]
+async fn a_modern_tasks_ticket_names_the_extension_and_resumes() {
+    let (client_end, mut server) = pair();
+    let srv = tokio::spawn(async move {
+        modern_handshake(&mut server).await;
+        create(&mut server, handle(json!({}))).await;
+        let r = next_request(&mut server).await;
+        assert_eq!(r.method, "tasks/get");
+        respond(&mut server, r.id, got("working", json!({}))).await;
+        let r = next_request(&mut server).await;
+        assert_eq!(r.method, "tasks/get");
+        respond(
+            &mut server,
+            r.id,
+            got("completed", json!({"result": text_result("resumed")})),
+        )
+        .await;
+    });
+    let client = Client::builder("t", "1").connect(client_end).await.unwrap();
+    let call = client
+        .call_tool_as_task("job", json!({}), TaskOptions::new())
+        .await
+        .unwrap();
+    let TaskCall::Started(h) = call else {
+        panic!("{call:?}")
+    };
+    let ticket = h.ticket("peer");
+    assert_eq!(ticket.era, mcp_client::TaskEra::Extension);
+    drop(h);
+    let resumed = client
+        .resume_ticket(&ticket, TaskOptions::new())
+        .await
+        .unwrap();
+    assert_eq!(resumed.era(), Era::Modern);
+    assert_eq!(
+        resumed.result().await.unwrap().content[0].as_text(),
+        Some("resumed")
+    );
+    srv.await.unwrap();
+}
