@@ -7,10 +7,15 @@
 //   node tasks_server.mjs --http 0   serves Streamable HTTP on 127.0.0.1 (port 0:
 //                                    any free one), printing "listening on <url>"
 //
-// Tools (every one but `echo` and `task_state` answers with a task, and only
-// to a client that declares the extension; others get -32021):
+// Tools (taskSupport "optional" ones answer with a task to a client that
+// declares the extension and run at once for one that does not; "required"
+// ones refuse such a client with -32021). Besides the ones below, the
+// conformance suite's tasks-* fixtures: greet, slow_compute {seconds},
+// multi_input, protocol_error_job, test_tool_with_task (an MRTR round, then
+// a task).
 //   slow_task {topic, ms?}   completes after `ms` (default 300) with "done: <topic>"
-//   failing_job              fails (status "failed", a JSON-RPC error -32603)
+//   failing_job              completes with a tool error (isError; not "failed")
+//   protocol_error_job       fails (status "failed", the JSON-RPC error -32603 "job failed")
 //   confirm_delete {filename} goes input_required (one elicitation), then
 //                            completes with "deleted <filename>" or "kept <filename>"
 //   never_finishes           stays "working" until cancelled or its ttl passes
@@ -18,7 +23,7 @@
 //   task_state {taskId}      answers at once with the task's status (to check a cancel)
 import http from "node:http";
 import { z } from "zod/v4";
-import { Server, ProtocolError, createMcpHandler } from "@modelcontextprotocol/server";
+import { Server, ProtocolError, createMcpHandler, inputRequired } from "@modelcontextprotocol/server";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import {
   GetTaskResultV2Schema,
@@ -103,75 +108,130 @@ function create(run) {
 
 const text = (s, isError = false) => ({ content: [{ type: "text", text: s }], isError });
 
+const obj = (properties = {}) => ({ type: "object", properties });
+const optional = { taskSupport: "optional" };
+const required = { taskSupport: "required" };
 const tools = [
-  { name: "slow_task", description: "Completes after a while", inputSchema: { type: "object", properties: { topic: { type: "string" }, ms: { type: "number" } } } },
-  { name: "failing_job", description: "Fails with a JSON-RPC error", inputSchema: { type: "object" } },
-  { name: "confirm_delete", description: "Asks for confirmation, then completes", inputSchema: { type: "object", properties: { filename: { type: "string" } } } },
-  { name: "never_finishes", description: "Runs until cancelled", inputSchema: { type: "object" } },
-  { name: "echo", description: "Answers at once", inputSchema: { type: "object", properties: { text: { type: "string" } } } },
-  { name: "task_state", description: "A task's status, at once", inputSchema: { type: "object", properties: { taskId: { type: "string" } } } },
+  { name: "slow_task", description: "Completes after a while", inputSchema: obj({ topic: { type: "string" }, ms: { type: "number" } }), execution: optional },
+  { name: "failing_job", description: "Completes with a tool error", inputSchema: obj(), execution: required },
+  { name: "protocol_error_job", description: "Fails with a JSON-RPC error", inputSchema: obj(), execution: optional },
+  { name: "confirm_delete", description: "Asks for confirmation, then completes", inputSchema: obj({ filename: { type: "string" } }), execution: optional },
+  { name: "multi_input", description: "Asks two questions at once", inputSchema: obj(), execution: optional },
+  { name: "never_finishes", description: "Runs until cancelled", inputSchema: obj(), execution: optional },
+  { name: "slow_compute", description: "Sleeps `seconds`, then answers", inputSchema: obj({ seconds: { type: "number" }, label: { type: "string" } }), execution: optional },
+  { name: "test_tool_with_task", description: "Asks for a name (MRTR), then runs as a task", inputSchema: obj(), execution: required },
+  { name: "greet", description: "Answers at once", inputSchema: obj({ name: { type: "string" } }) },
+  { name: "echo", description: "Answers at once", inputSchema: obj({ text: { type: "string" } }) },
+  { name: "task_state", description: "A task's status, at once", inputSchema: obj({ taskId: { type: "string" } }) },
 ];
+
+const elicit = (message, properties, req) => ({
+  method: "elicitation/create",
+  params: { mode: "form", message, requestedSchema: { type: "object", properties, required: req } },
+});
+
+/** Parks `t` on `requests` until every key is answered, then `then(answers)`. */
+function ask(t, requests, then) {
+  t.inputRequests = requests;
+  touch(t, "input_required", "waiting for input");
+  t.onAnswers = () => {
+    for (const k of Object.keys(t.inputRequests ?? {})) {
+      if (t.answers[k]) delete t.inputRequests[k];
+    }
+    if (Object.keys(t.inputRequests ?? {}).length > 0) return;
+    delete t.inputRequests;
+    t.onAnswers = undefined;
+    touch(t, "working", "resumed");
+    then(t.answers);
+  };
+}
+
+function complete(t, result, after) {
+  setTimeout(() => {
+    if (t.status !== "working") return;
+    t.result = result;
+    touch(t, "completed", "finished");
+  }, after);
+}
+
+/** What the tool does as a task (`t` just created). */
+function runAsTask(name, args, t) {
+  switch (name) {
+    case "slow_task":
+      setTimeout(() => touch(t, "working", "halfway"), Math.floor((args.ms ?? 300) / 2));
+      return complete(t, text(`done: ${args.topic ?? ""}`), args.ms ?? 300);
+    case "slow_compute":
+      return complete(t, text(`computed ${args.label ?? ""}`), (args.seconds ?? 1) * 1000);
+    case "failing_job":
+      return complete(t, text("job failed: bad input", true), 100);
+    case "protocol_error_job":
+      return setTimeout(() => {
+        t.error = { code: -32603, message: "job failed" };
+        touch(t, "failed", "job failed");
+      }, 100);
+    case "confirm_delete":
+      return setTimeout(() => {
+        const q = elicit(`Delete ${args.filename}?`, { confirm: { type: "boolean" } }, ["confirm"]);
+        ask(t, { confirm: q }, (a) => {
+          const yes = a.confirm.action === "accept" && a.confirm.content?.confirm === true;
+          complete(t, text(`${yes ? "deleted" : "kept"} ${args.filename}`), 100);
+        });
+      }, 100);
+    case "multi_input":
+      return setTimeout(() => {
+        const q = (m) => elicit(m, { answer: { type: "string" } }, ["answer"]);
+        ask(t, { first: q("First?"), second: q("Second?") }, () => complete(t, text("both answered"), 50));
+      }, 50);
+    case "test_tool_with_task":
+      return complete(t, text(`Hello, ${args.__name}!`), 100);
+    case "never_finishes":
+      return;
+  }
+}
+
+const syncResult = (name, args) => {
+  switch (name) {
+    case "slow_task":
+      return text(`done: ${args.topic ?? ""}`);
+    case "slow_compute":
+      return text(`computed ${args.label ?? ""}`);
+    case "protocol_error_job":
+      throw new ProtocolError(-32603, "job failed");
+    default:
+      throw new ProtocolError(-32602, `${name} needs the tasks extension`);
+  }
+};
 
 function callTool(params, ctx) {
   const args = params.arguments ?? {};
-  switch (params.name) {
+  const name = params.name;
+  switch (name) {
     case "echo":
       return text(String(args.text ?? ""));
+    case "greet":
+      return text(`Hello, ${args.name ?? ""}!`);
     case "task_state": {
       const t = tasks.get(String(args.taskId));
       return text(t ? t.status : "unknown");
     }
   }
-  requireExtension(ctx);
-  switch (params.name) {
-    case "slow_task":
-      return create((t) => {
-        setTimeout(() => touch(t, "working", "halfway"), Math.floor((args.ms ?? 300) / 2));
-        setTimeout(() => {
-          if (t.status !== "working") return;
-          t.result = text(`done: ${args.topic ?? ""}`);
-          touch(t, "completed", "finished");
-        }, args.ms ?? 300);
-      });
-    case "failing_job":
-      return create((t) =>
-        setTimeout(() => {
-          t.error = { code: -32603, message: "job failed" };
-          touch(t, "failed", "job failed");
-        }, 100),
-      );
-    case "confirm_delete":
-      return create((t) =>
-        setTimeout(() => {
-          t.inputRequests = {
-            confirm: {
-              method: "elicitation/create",
-              params: {
-                mode: "form",
-                message: `Delete ${args.filename}?`,
-                requestedSchema: { type: "object", properties: { confirm: { type: "boolean" } }, required: ["confirm"] },
-              },
-            },
-          };
-          touch(t, "input_required", "waiting for confirmation");
-          t.onAnswers = () => {
-            const a = t.answers.confirm;
-            if (!a) return;
-            delete t.inputRequests;
-            touch(t, "working", "deleting");
-            setTimeout(() => {
-              const yes = a.action === "accept" && a.content?.confirm === true;
-              t.result = text(`${yes ? "deleted" : "kept"} ${args.filename}`);
-              touch(t, "completed", "done");
-            }, 100);
-          };
-        }, 100),
-      );
-    case "never_finishes":
-      return create(() => {});
-    default:
-      throw new ProtocolError(-32602, `Unknown tool: ${params.name}`);
+  const tool = tools.find((t) => t.name === name);
+  if (!tool) throw new ProtocolError(-32602, `Unknown tool: ${name}`);
+  if (!declared(ctx)) {
+    if (tool.execution?.taskSupport === "required") requireExtension(ctx);
+    return syncResult(name, args);
   }
+  if (name === "test_tool_with_task") {
+    // An MRTR round first (synchronous), then the task.
+    const answer = ctx.mcpReq.inputResponses?.user_name;
+    if (!answer) {
+      return inputRequired({ inputRequests: { user_name: elicit("Your name?", { name: { type: "string" } }, ["name"]) } });
+    }
+    args.__name = answer.content?.name ?? "";
+  }
+  // A fast computation may skip the task (the spec allows either).
+  if (name === "slow_compute" && (args.seconds ?? 1) === 0) return syncResult(name, args);
+  return create((t) => runAsTask(name, args, t));
 }
 
 const TaskIdParams = z.object({ taskId: z.string() }).passthrough();

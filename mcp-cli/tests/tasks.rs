@@ -183,7 +183,7 @@ fn modern_a_tool_the_server_runs_as_a_task_exits_0_with_its_result() {
     assert_code(&r, 0);
     assert_eq!(r.stdout.trim(), "done: rust");
     // A task that fails: its JSON-RPC error, exit 4.
-    let r = mcp(&["--http", &url, "call", "failing_job"]);
+    let r = mcp(&["--http", &url, "call", "protocol_error_job"]);
     assert_code(&r, 4);
     assert!(
         r.stderr.contains("job failed (code -32603)"),

@@ -84,15 +84,35 @@ async fn scenario(client: Client, handler: Confirm) {
         "{progress:?}"
     );
 
-    // Fails: the task's JSON-RPC error.
+    // Fails: the task's JSON-RPC error ("failed").
     let err = client
-        .call_tool("failing_job", json!({}))
+        .call_tool("protocol_error_job", json!({}))
         .await
         .unwrap_err();
     assert!(
         matches!(err.rpc(), Some(e) if e.message == "job failed"),
         "{err:?}"
     );
+    // A tool error is "completed" with `isError`, a result like any other.
+    let r = client.call_tool("failing_job", json!({})).await.unwrap();
+    assert_eq!(r.is_error, Some(true));
+    assert_eq!(text(&r), "job failed: bad input");
+
+    // An MRTR round before the task (the SDK's input_required), then the
+    // task: both through the same call.
+    let r = client
+        .call_tool("test_tool_with_task", json!({}))
+        .await
+        .unwrap();
+    assert!(text(&r).starts_with("Hello, "), "{r:?}");
+    assert_eq!(handler.asked.lock().unwrap().len(), 1);
+    handler.asked.lock().unwrap().clear();
+
+    // Two input requests at once: both answered in one tasks/update.
+    let r = client.call_tool("multi_input", json!({})).await.unwrap();
+    assert_eq!(text(&r), "both answered");
+    assert_eq!(handler.asked.lock().unwrap().len(), 2);
+    handler.asked.lock().unwrap().clear();
 
     // input_required: the elicitation reaches the handler once, its answer
     // goes back with tasks/update, and the task completes.
@@ -189,15 +209,21 @@ async fn the_tasks_extension_against_the_typescript_sdk_over_http() {
         .unwrap();
     scenario(client, handler).await;
 
-    // Without the extension declared, a task-only tool is refused with
-    // -32021 naming the extension.
+    // Without the extension declared, a tool that may run as a task runs
+    // at once, and a task-only tool is refused with -32021 naming the
+    // extension.
     let client = Client::builder("tasks-peer-test", "1")
         .tasks_extension(false)
         .connect(HttpTransport::new(&url).unwrap())
         .await
         .unwrap();
-    let err = client
+    let r = client
         .call_tool("slow_task", json!({"topic": "x"}))
+        .await
+        .unwrap();
+    assert_eq!(text(&r), "done: x");
+    let err = client
+        .call_tool("failing_job", json!({}))
         .await
         .unwrap_err();
     let e = err.rpc().unwrap();
