@@ -85,7 +85,17 @@ pub struct Session {
 
 impl Session {
     /// A new session. Call [`start`](Session::start) to begin negotiating.
-    pub fn new(config: SessionConfig) -> Self {
+    pub fn new(mut config: SessionConfig) -> Self {
+        // Capabilities that declare the tasks extension already get task
+        // handles followed.
+        if config
+            .capabilities
+            .extensions
+            .as_ref()
+            .is_some_and(|e| e.contains_key(mcp_proto::schema::TASKS_EXTENSION))
+        {
+            config.tasks_extension = true;
+        }
         let telemetry =
             crate::telemetry::Conn::new(config.endpoint.clone(), config.record_tool_content);
         Session {
@@ -475,6 +485,15 @@ impl Session {
         // (tasks there are the `io.modelcontextprotocol/tasks` extension).
         if let Some(o) = caps.as_object_mut() {
             o.remove("tasks");
+            if self.config.tasks_extension {
+                let ext = o
+                    .entry("extensions")
+                    .or_insert_with(|| Value::Object(JsonObject::new()));
+                if let Some(ext) = ext.as_object_mut() {
+                    ext.entry(mcp_proto::schema::TASKS_EXTENSION)
+                        .or_insert_with(|| Value::Object(JsonObject::new()));
+                }
+            }
         }
         m.insert(META_CLIENT_CAPABILITIES.into(), caps);
         if let Ok(info) = serde_json::to_value(&self.config.client_info) {
