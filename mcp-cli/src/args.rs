@@ -209,9 +209,10 @@ enum CliCommand {
     /// Every tool, all pages
     Tools,
     /// Call a tool; progress notifications drawn as a bar on stderr. A tool
-    /// whose taskSupport is `required` runs as a task (2025-11-25): its
-    /// status messages are drawn as progress lines, Ctrl-C cancels it on
-    /// the server (tasks/cancel)
+    /// whose taskSupport is `required` runs as a task (2025-11-25), as does
+    /// any call a 2026-07-28 server with the tasks extension answers with a
+    /// task: its status messages are drawn as progress lines, Ctrl-C
+    /// cancels it on the server (tasks/cancel)
     Call {
         /// The tool's name
         #[arg(value_name = "TOOL")]
@@ -220,12 +221,13 @@ enum CliCommand {
         #[arg(value_name = "JSON_ARGS")]
         args: Option<String>,
         /// Run the call as a task even when the tool's taskSupport is
-        /// optional (a tool whose taskSupport is `required` always runs as one)
+        /// optional (a tool whose taskSupport is `required` always runs as
+        /// one; 2025-11-25: in 2026-07-28 the server decides)
         #[arg(long)]
         task: bool,
     },
-    /// The server's tasks (2025-11-25): list them, or get one's status,
-    /// result, or cancel it
+    /// The server's tasks: list them (2025-11-25), or get one's status,
+    /// result, or cancel it (both eras)
     Tasks {
         #[command(subcommand)]
         action: TasksAction,

@@ -370,7 +370,7 @@ async fn call(
 ) -> Result<(), Failure> {
     let json = opts.json;
     let args = json_args(args, &format!("tool {tool:?}"))?;
-    if task || tasks::required(client, tool).await {
+    if task || tasks::modern(client) || tasks::required(client, tool).await {
         return tasks::call(client, opts, tool, args.as_deref()).await;
     }
     let params = named_params("name", tool, args.as_deref())?;

@@ -1,11 +1,16 @@
-//! `mcp call` of a tool run as a task (2025-11-25): its status messages as
-//! progress lines on stderr, its result on stdout like any call's, and on
-//! Ctrl-C a `tasks/cancel` for it ([`cancel_running`]) before exit 130.
+//! `mcp call` of a tool run as a task: its status messages as progress
+//! lines on stderr, its result on stdout like any call's, and on Ctrl-C a
+//! `tasks/cancel` for it ([`cancel_running`]) before exit 130. Both wire
+//! forms: 2025-11-25 (the client asks: `--task`, or a tool whose
+//! `taskSupport` is `required`) and the 2026-07-28 extension
+//! `io.modelcontextprotocol/tasks` (the server decides, on any call to a
+//! server that declares the extension: see [`modern`]).
 
 use std::sync::Mutex;
 
 use mcp_client::{Client, TaskCall, TaskOptions};
-use mcp_proto::schema::{CallToolResult, Task, Tool};
+use mcp_proto::Era;
+use mcp_proto::schema::{CallToolResult, TASKS_EXTENSION, Task, Tool};
 use serde_json::value::RawValue;
 
 use crate::args::Options;
@@ -17,7 +22,8 @@ use mcp_cli::terminal::line;
 /// `mcp tasks …`.
 #[derive(Debug, Clone, PartialEq, Eq, clap::Subcommand)]
 pub(crate) enum TasksAction {
-    /// Every task the server keeps for this session, all pages (tasks/list)
+    /// Every task the server keeps for this session, all pages (tasks/list;
+    /// 2025-11-25 only: the 2026-07-28 extension has no list)
     List,
     /// One task's status (tasks/get)
     Get {
@@ -25,8 +31,9 @@ pub(crate) enum TasksAction {
         #[arg(value_name = "ID")]
         id: String,
     },
-    /// A finished task's result, as a tool call's (tasks/result; waits
-    /// for the task, up to --timeout × 10)
+    /// A finished task's result, as a tool call's (tasks/result, or in
+    /// 2026-07-28 tasks/get polled until the task ends; waits for the
+    /// task, up to --timeout × 10)
     Result {
         /// The task's id
         #[arg(value_name = "ID")]
@@ -45,6 +52,17 @@ static RUNNING: Mutex<Option<String>> = Mutex::new(None);
 
 /// How long a `tasks/cancel` after Ctrl-C may take.
 const CANCEL_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Whether calls go the task way because the server may answer any call
+/// with a task: a 2026-07-28 server that declares the tasks extension
+/// (the client declares it too, so such a server may; the task path then
+/// follows a task and prints a synchronous answer as any call's).
+pub(crate) fn modern(client: &Client) -> bool {
+    client.era() == Some(Era::Modern)
+        && client
+            .server()
+            .is_some_and(|s| s.capabilities.has_extension(TASKS_EXTENSION))
+}
 
 /// Whether `tool` must run as a task: only asked (with `tools/list`) of a
 /// server that takes tool calls as tasks. A listing that fails counts as
@@ -174,6 +192,11 @@ pub(crate) async fn run(
         move |e: mcp_client::ClientError| Failure::from_client(&what, &e)
     };
     match action {
+        TasksAction::List if client.era() == Some(Era::Modern) => Err(Failure::Usage(
+            "the server speaks 2026-07-28, whose tasks extension has no tasks/list: \
+             use `mcp tasks get ID` with the id `mcp call` printed"
+                .into(),
+        )),
         TasksAction::List => {
             let tasks = client
                 .list_all::<Task>()
@@ -198,6 +221,16 @@ pub(crate) async fn run(
                 crate::out(&(task_line(&got.task) + "\n"));
                 Ok(())
             }
+        }
+        TasksAction::Result { id } if client.era() == Some(Era::Modern) => {
+            // No tasks/result: tasks/get carries the result once the task ends.
+            let options = TaskOptions::new().deadline(max_request_time(opts));
+            let handle = client
+                .resume_task(id.as_str(), options)
+                .await
+                .map_err(failed("tasks/get"))?;
+            let result = handle.result().await.map_err(failed("tasks/get"))?;
+            print(opts, &result)
         }
         TasksAction::Result { id } => {
             let t = max_request_time(opts);

@@ -1,7 +1,10 @@
 //! `mcp call` of a task-required tool against server-everything over stdio
 //! (its `simulate-research-query`, `taskSupport: "required"`): run as a
 //! task with status lines on stderr and exit 0 with the report; Ctrl-C
-//! cancels the task on the server and exits 130.
+//! cancels the task on the server and exits 130. The same in 2026-07-28
+//! (the `io.modelcontextprotocol/tasks` extension) against
+//! `peers/tasks_server.mjs` (the TypeScript SDK) over Streamable HTTP, where
+//! tasks outlive one `mcp` run: `mcp tasks get | result | cancel ID`.
 
 #![allow(clippy::unwrap_used)] // test code: a failed unwrap is a failed test
 
@@ -131,4 +134,167 @@ fn tasks_subcommands_ask_the_server() {
             r.stderr
         );
     }
+}
+
+/// The 2026-07-28 tasks peer over Streamable HTTP, and its URL.
+fn tasks_peer() -> Option<(test_support::KillOnDrop, String)> {
+    let port = test_support::free_port();
+    let cmd = test_support::tasks_server()?
+        .arg("--http")
+        .arg(port.to_string())
+        .to_std();
+    let server = test_support::listening_blocking(cmd, port);
+    Some((server, format!("http://127.0.0.1:{port}/mcp")))
+}
+
+/// The id in `mcp: task ID started: …`.
+fn started_id(stderr: &str) -> String {
+    stderr
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("mcp: task ")?
+                .split_once(" started")?
+                .0
+                .into()
+        })
+        .map(str::to_owned)
+        .unwrap_or_else(|| panic!("no task started in\n{stderr}"))
+}
+
+#[test]
+fn modern_a_tool_the_server_runs_as_a_task_exits_0_with_its_result() {
+    let Some((_server, url)) = tasks_peer() else {
+        return;
+    };
+    let r = mcp(&["--http", &url, "call", "slow_task", r#"{"topic":"rust"}"#]);
+    assert_code(&r, 0);
+    assert_eq!(r.stdout.trim(), "done: rust");
+    assert!(r.stderr.contains(": completed: finished"), "{}", r.stderr);
+    let id = started_id(&r.stderr);
+    // The task outlives the run: its status and result, by id.
+    let r = mcp(&["--http", &url, "tasks", "get", &id]);
+    assert_code(&r, 0);
+    assert!(
+        r.stdout.starts_with(&format!("{id}  completed")),
+        "{}",
+        r.stdout
+    );
+    let r = mcp(&["--http", &url, "tasks", "result", &id]);
+    assert_code(&r, 0);
+    assert_eq!(r.stdout.trim(), "done: rust");
+    // A task that fails: its JSON-RPC error, exit 4.
+    let r = mcp(&["--http", &url, "call", "protocol_error_job"]);
+    assert_code(&r, 4);
+    assert!(
+        r.stderr.contains("job failed (code -32603)"),
+        "{}",
+        r.stderr
+    );
+    // No tasks/list in the extension: a usage error that says so.
+    let r = mcp(&["--http", &url, "tasks", "list"]);
+    assert_code(&r, 2);
+    assert!(r.stderr.contains("no tasks/list"), "{}", r.stderr);
+    let r = mcp(&["--http", &url, "tasks", "get", "nope"]);
+    assert_code(&r, 4);
+    assert!(r.stderr.contains("Task not found"), "{}", r.stderr);
+}
+
+#[test]
+fn modern_tasks_cancel_and_result_of_a_running_task() {
+    let Some((_server, url)) = tasks_peer() else {
+        return;
+    };
+    // Started by one run, waited for by another.
+    let mut child = Command::new(MCP)
+        .args([
+            "--http",
+            &url,
+            "call",
+            "slow_task",
+            r#"{"topic":"later","ms":1500}"#,
+        ])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn mcp");
+    let stderr = child.stderr.take().expect("stderr");
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let first = rx
+        .recv_timeout(Duration::from_secs(30))
+        .expect("a status line");
+    let id = started_id(&first);
+    let r = mcp(&["--http", &url, "tasks", "result", &id]);
+    assert_code(&r, 0);
+    assert_eq!(r.stdout.trim(), "done: later");
+    assert!(wait_exit(&mut child, Duration::from_secs(15)).success());
+    // Cancelled by id while it runs: the server says so on the next get.
+    let r = mcp(&["--http", &url, "call", "never_finishes", "--timeout", "0.2"]);
+    assert_code(&r, 3);
+    let id = started_id(&r.stderr);
+    let r = mcp(&["--http", &url, "tasks", "get", &id]);
+    assert!(
+        r.stdout.contains("  cancelled"),
+        "the deadline cancels: {}",
+        r.stdout
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn modern_ctrl_c_during_a_task_cancels_it_on_the_server_and_exits_130() {
+    let Some((_server, url)) = tasks_peer() else {
+        return;
+    };
+    let mut child = Command::new(MCP)
+        .args(["--http", &url, "call", "never_finishes"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn mcp");
+    let stderr = child.stderr.take().expect("stderr");
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let first = rx
+        .recv_timeout(Duration::from_secs(30))
+        .expect("a status line");
+    let id = started_id(&first);
+    let pid = child.id().to_string();
+    assert!(
+        Command::new("kill")
+            .args(["-INT", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let status = wait_exit(&mut child, Duration::from_secs(15));
+    assert_eq!(status.code(), Some(130));
+    wait_line(&rx, Duration::from_secs(5), |l| {
+        l == format!("mcp: task {id} cancelled")
+    });
+    let r = mcp(&[
+        "--http",
+        &url,
+        "call",
+        "task_state",
+        &format!(r#"{{"taskId":"{id}"}}"#),
+    ]);
+    assert_code(&r, 0);
+    assert_eq!(r.stdout.trim(), "cancelled");
 }

@@ -156,10 +156,11 @@ pub enum ClientError {
         ttl: Duration,
     },
     /// The server answered with a 2026-07-28 task handle (`resultType:
-    /// "task"`, the `io.modelcontextprotocol/tasks` extension), which this
-    /// client does not follow yet (it does not declare the extension).
+    /// "task"`, the `io.modelcontextprotocol/tasks` extension) on a
+    /// connection where the extension is not in use (a legacy revision):
+    /// an invalid answer, as the extension says.
     #[error(
-        "the server answered {method} with a 2026-07-28 task handle, which this client does not follow"
+        "the server answered {method} with a 2026-07-28 task handle on a connection that does not use the tasks extension"
     )]
     TaskExtension {
         /// The method it answered.

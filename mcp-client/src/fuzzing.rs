@@ -197,7 +197,7 @@ impl Owner {
         }
         while let Some(e) = self.session.poll_event() {
             match e {
-                Event::Completed { call, .. } => {
+                Event::Completed { call, .. } | Event::TaskCreated { call, .. } => {
                     assert!(
                         self.calls.remove(&call).is_some(),
                         "{call:?} completed twice or unknown"

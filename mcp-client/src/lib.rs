@@ -71,18 +71,26 @@
 //! answer; closing aborts them all; a handler that panics has its request
 //! answered with an internal error and leaves every count right.
 //!
-//! # Tools that run as tasks (2025-11-25)
+//! # Tools that run as tasks (2025-11-25 and the 2026-07-28 extension)
 //!
 //! [`Client::call_tool_as_task`] calls a tool as a task and returns a
-//! [`TaskHandle`] (status, `wait`, `result`, `cancel`); [`Client::call_tool`]
-//! does so by itself for a tool whose `taskSupport` is `required` (known
-//! from [`Client::list_all`] or [`Client::remember_tools`]). The protocol
-//! state (poll pacing at the server's `pollInterval` with backoff, the
-//! deadline and the ttl, which status reports to take) is the sans-IO
-//! [`session::TaskTracker`]; `tasks/get`, `tasks/result`, `tasks/cancel`
-//! and `list_page::<Task>` are typed calls. The 2026-07-28 tasks extension
-//! (`io.modelcontextprotocol/tasks`) is not built yet: the client does not
-//! declare it.
+//! [`TaskHandle`] (status, `wait`, `result`, `cancel`, `era`);
+//! [`Client::call_tool`] does so by itself for a tool whose `taskSupport` is
+//! `required` (known from [`Client::list_all`] or
+//! [`Client::remember_tools`]). In 2026-07-28 tasks are the extension
+//! `io.modelcontextprotocol/tasks` (SEP-2663): the client declares it in
+//! every request's capabilities (on by default, see
+//! [`ClientBuilder::tasks_extension`]) and the server decides per call;
+//! `call_tool` follows a task the server answers with to its
+//! `CallToolResult` (the result inline in `tasks/get`, status messages as
+//! progress, the task's input requests answered through the handler and
+//! sent with `tasks/update`). The protocol state of both forms (poll pacing
+//! at the server's interval with backoff, the deadline and the ttl, which
+//! reports to take, which input requests to answer) is the sans-IO
+//! [`session::TaskTracker`]; `tasks/get`, `tasks/result` (2025-11-25),
+//! `tasks/update` (2026-07-28), `tasks/cancel` and `list_page::<Task>`
+//! (2025-11-25) are typed calls. See [`TaskHandle`] for the differences
+//! between the two forms.
 //!
 //! A task outlives the program that started it: [`TaskHandle::ticket`]
 //! writes it down as a serde [`TaskTicket`] (server identity, task id,

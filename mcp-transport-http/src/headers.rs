@@ -202,6 +202,23 @@ struct HeaderFields<'a> {
     arguments: Option<&'a serde_json::value::RawValue>,
 }
 
+/// `params.taskId` of a `tasks/*` request, when it is a string.
+fn task_id(params: &RawJson) -> Option<Cow<'_, str>> {
+    #[derive(serde::Deserialize)]
+    struct TaskIdField<'a> {
+        #[serde(borrow, rename = "taskId")]
+        task_id: Option<&'a serde_json::value::RawValue>,
+    }
+    let [raw] = match params.members(["taskId"]) {
+        Some(found) => found,
+        None => [serde_json::from_str::<TaskIdField<'_>>(params.get())
+            .ok()?
+            .task_id
+            .map(RawValue::get)],
+    };
+    raw.and_then(json_string)
+}
+
 /// A JSON string's value, borrowed when it has no escapes.
 fn json_string(raw: &str) -> Option<Cow<'_, str>> {
     match serde_json::from_str::<&str>(raw) {
@@ -237,6 +254,9 @@ fn method_value(method: &str) -> HeaderValue {
         "ping",
         "server/discover",
         "subscriptions/listen",
+        "tasks/get",
+        "tasks/update",
+        "tasks/cancel",
         "notifications/cancelled",
         "notifications/progress",
         "notifications/roots/list_changed",
@@ -254,6 +274,15 @@ pub(crate) fn add_modern_headers(
     let by_uri = match method {
         "tools/call" | "prompts/get" => false,
         "resources/read" => true,
+        // The tasks extension (SEP-2663): `Mcp-Name` is the task id, so
+        // that intermediaries route every request for a task to the
+        // instance holding it.
+        "tasks/get" | "tasks/update" | "tasks/cancel" => {
+            if let Some(id) = params.and_then(task_id) {
+                headers.insert(MCP_NAME, encode_header_value(&id));
+            }
+            return;
+        }
         _ => return,
     };
     let Some(params) = params else {
@@ -408,6 +437,30 @@ mod tests {
         assert_eq!(headers["mcp-name"], "t");
         assert_eq!(headers["mcp-param-region"], "=?base64?ZXUgMSA=?=");
         assert_eq!(headers["mcp-param-dry"], "true");
+    }
+
+    /// The tasks extension's requests carry their task id as `Mcp-Name`
+    /// (SEP-2663's Streamable HTTP binding); other methods none.
+    #[test]
+    fn tasks_requests_name_their_task() {
+        for method in ["tasks/get", "tasks/update", "tasks/cancel"] {
+            let mut headers = HeaderMap::new();
+            let params = RawJson::from_value(
+                &json!({"_meta": {"taskId": "no"}, "taskId": "786512e2", "inputResponses": {}}),
+            )
+            .unwrap();
+            add_modern_headers(&mut headers, method, Some(&params), &HashMap::new());
+            assert_eq!(headers["mcp-method"], method);
+            assert_eq!(headers["mcp-name"], "786512e2", "{method}");
+        }
+        let mut headers = HeaderMap::new();
+        let params = RawJson::from_value(&json!({"taskId": 7})).unwrap();
+        add_modern_headers(&mut headers, "tasks/get", Some(&params), &HashMap::new());
+        assert!(headers.get("mcp-name").is_none());
+        let mut headers = HeaderMap::new();
+        let params = RawJson::from_value(&json!({"taskId": "x"})).unwrap();
+        add_modern_headers(&mut headers, "tasks/list", Some(&params), &HashMap::new());
+        assert!(headers.get("mcp-name").is_none());
     }
 
     /// `Mcp-Name` comes from the params however they are written: with

@@ -345,6 +345,62 @@ pub fn everything() -> Option<PeerCommand> {
     })
 }
 
+/// `node <peers/tasks_server.mjs>`: a 2026-07-28 server with the tasks
+/// extension (SEP-2663) built on the pinned TypeScript SDK
+/// (`@modelcontextprotocol/server`) and the extension's schemas
+/// (`@modelcontextprotocol/ext-tasks`); append `--http <port>` for
+/// Streamable HTTP (default: stdio). See the script for its tools. `None`
+/// (after a skip message) when the packages are not installed.
+///
+/// Node resolves the script's imports from the script's own folder, so it
+/// runs from a copy in a folder of the temporary directory (one per
+/// workspace) whose `node_modules` links to the installed peers: nothing is
+/// written into the shared peers folder.
+///
+/// # Panics
+///
+/// When the packages are missing and [`peers_required`], or the copy
+/// cannot be made.
+pub fn tasks_server() -> Option<PeerCommand> {
+    peer("npm/node_modules/@modelcontextprotocol/ext-tasks/package.json")?;
+    let modules = peer("npm/node_modules/@modelcontextprotocol/server/package.json")?
+        .parent()
+        .and_then(Path::parent)
+        .and_then(Path::parent)
+        .map(Path::to_path_buf)?;
+    let workspace = workspace_dir();
+    let tag: u64 = workspace
+        .as_os_str()
+        .as_encoded_bytes()
+        .iter()
+        .fold(0xcbf2_9ce4_8422_2325, |h, b| {
+            (h ^ u64::from(*b)).wrapping_mul(0x100_0000_01b3)
+        });
+    let dir = std::env::temp_dir().join(format!("mcp-tasks-peer-{tag:016x}"));
+    std::fs::create_dir_all(&dir).expect("the tasks peer's folder");
+    let link = dir.join("node_modules");
+    if std::fs::read_link(&link).ok().as_deref() != Some(modules.as_path()) {
+        let _ = std::fs::remove_file(&link);
+        #[cfg(unix)]
+        if let Err(e) = std::os::unix::fs::symlink(&modules, &link) {
+            assert!(
+                e.kind() == std::io::ErrorKind::AlreadyExists,
+                "{link:?}: {e}"
+            );
+        }
+    }
+    // Copied whole, then renamed: a test running at the same time never
+    // starts a half-written script.
+    let script = dir.join("tasks_server.mjs");
+    let part = dir.join(format!("tasks_server.mjs.{}", std::process::id()));
+    std::fs::copy(workspace.join("peers/tasks_server.mjs"), &part).expect("copy tasks_server.mjs");
+    std::fs::rename(&part, &script).expect("place tasks_server.mjs");
+    Some(PeerCommand {
+        program: node(),
+        args: vec![script.into()],
+    })
+}
+
 /// The pinned Python SDK's interpreter (`py/bin/python`, a venv), or `None`
 /// (after a skip message) when it is not installed.
 ///

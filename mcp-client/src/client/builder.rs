@@ -167,6 +167,31 @@ impl ClientBuilder {
         self
     }
 
+    /// Declare the 2026-07-28 tasks extension (`io.modelcontextprotocol/tasks`)
+    /// in each request's client capabilities (default on).
+    ///
+    /// Declared, the server may answer any `tools/call` with a task instead
+    /// of a result, and the client follows it for you: [`Client::call_tool`]
+    /// still resolves to the `CallToolResult` (polling `tasks/get`, answering
+    /// the task's input requests through the handler), and
+    /// [`Client::call_tool_as_task`] hands you the [`TaskHandle`](crate::TaskHandle).
+    /// Not declared, a server whose tool can only run as a task refuses the
+    /// call with -32021 (missing required client capability), and one that
+    /// could run it either way keeps the caller waiting on one long request
+    /// instead. That is why it is on: a long-running tool works with no
+    /// setup, as a task-required tool does in 2025-11-25. The cost is the
+    /// extension's ~50 bytes in each modern request's `_meta`, and, on a
+    /// `tools/call` result, one substring check for `"task"` (the decode
+    /// that confirms `resultType` runs only when it matches). Turn it off
+    /// for a server that must never hold work for this client between
+    /// requests. No effect on a legacy (2025-11-25 and earlier) connection,
+    /// whose tasks are driven by [`Client::call_tool_as_task`] and tools'
+    /// `taskSupport`.
+    pub fn tasks_extension(mut self, on: bool) -> Self {
+        self.config.tasks_extension = on;
+        self
+    }
+
     /// Re-initialize and retry once when an HTTP session expires (default off;
     /// the HTTP transport's users turn it on).
     pub fn resend_on_session_expiry(mut self, on: bool) -> Self {
@@ -214,6 +239,7 @@ impl ClientBuilder {
                 .extend(existing);
         }
         self.config.capabilities = caps.clone();
+        let caps = Arc::new(caps);
         self.config.endpoint = transport.endpoint();
         let mut session = Session::with_config(self.config);
         let hint = self.era_cache.as_ref().and_then(|(c, k)| c.get(k));
@@ -237,12 +263,14 @@ impl ClientBuilder {
             params_size_hint: AtomicUsize::new(0),
             task_tools: Default::default(),
             has_task_tools: Default::default(),
+            handler: self.handler.clone(),
+            capabilities: caps.clone(),
         });
         let driver = Driver::new(
             inner.clone(),
             Box::pin(transport),
             self.handler,
-            Arc::new(caps),
+            caps,
             self.era_cache.map(|(cache, key)| (cache, key, used_hint)),
             self.receiver,
         );

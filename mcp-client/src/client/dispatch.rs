@@ -7,7 +7,7 @@ use mcp_proto::method::{
 use mcp_proto::{ProtocolVersion, RawJson};
 
 use super::driver::Io;
-use super::{Inner, ListKind, State};
+use super::{Answer, Inner, ListKind, State};
 use crate::error::ClientError;
 use crate::session::Event;
 
@@ -34,7 +34,13 @@ impl Io {
             Event::Completed { call, result } => {
                 // Dropping the waiter releases the call's slot.
                 if let Some(w) = st.waiters.remove(&call) {
-                    let _ = w.reply.send(result);
+                    let _ = w.reply.send(Answer::Done(result));
+                }
+            }
+            Event::TaskCreated { call, handle } => {
+                if let Some(w) = st.waiters.remove(&call) {
+                    let progress = w.progress.clone();
+                    let _ = w.reply.send(Answer::Task { handle, progress });
                 }
             }
             Event::Progress { call, progress } => {
@@ -74,7 +80,10 @@ impl Io {
                 };
                 if let Some(kind) = kind {
                     inner.changes(kind).send_modify(|v| *v += 1);
-                } else if n.method == super::task_handle::TASK_STATUS && !st.task_watch.is_empty() {
+                } else if (n.method == super::task_handle::TASK_STATUS
+                    || n.method == super::task_handle::TASK_STATUS_MODERN)
+                    && !st.task_watch.is_empty()
+                {
                     super::task_handle::on_status_notification(st, n.params.as_ref());
                 }
                 self.tasks.notify(n);

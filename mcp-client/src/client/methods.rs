@@ -170,6 +170,7 @@ impl Client {
         let as_task = self.requires_task(&params.name);
         let mut builder = self.request_lazy(CallTool::NAME, params);
         builder.decode = decode_tool_result;
+        builder.follow_task = true;
         if as_task {
             if let Params::Lazy(encode) = builder.params {
                 builder.params = Params::Task(encode);

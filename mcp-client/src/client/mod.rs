@@ -85,7 +85,20 @@ use crate::session::{CallId, IdHash, Session};
 /// A progress callback.
 pub type ProgressFn = Arc<dyn Fn(ProgressParams) + Send + Sync>;
 
-type Reply = oneshot::Sender<Result<RawJson, ClientError>>;
+type Reply = oneshot::Sender<Answer>;
+
+/// What the driver hands a waiting call.
+enum Answer {
+    /// The call's result or error.
+    Done(Result<RawJson, ClientError>),
+    /// A `tools/call` answered with a 2026-07-28 task handle: a
+    /// [`Client::call_tool`] future follows the task (with the call's
+    /// progress callback); any other request takes the handle as its result.
+    Task {
+        handle: RawJson,
+        progress: Option<ProgressFn>,
+    },
+}
 
 /// What a connection's callers and its driver share.
 struct Inner {
@@ -108,6 +121,11 @@ struct Inner {
     /// so a plain call only reads `has_task_tools`.
     task_tools: std::sync::RwLock<std::collections::HashSet<String>>,
     has_task_tools: std::sync::atomic::AtomicBool,
+    /// The application's handler and what the client declares: a task
+    /// handle (2026-07-28) answers its task's input requests with them, on
+    /// the caller's task.
+    handler: Arc<dyn crate::handler::DynHandler>,
+    capabilities: Arc<mcp_proto::schema::ClientCapabilities>,
 }
 
 /// The connection's state. Callers change it and wake the driver; the

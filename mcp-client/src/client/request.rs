@@ -15,7 +15,7 @@ use mcp_proto::schema::{JsonObject, ProgressParams};
 use serde::de::DeserializeOwned;
 use tokio::sync::{AcquireError, OwnedSemaphorePermit, TryAcquireError, oneshot};
 
-use super::{Client, Inner, ProgressFn, Waiter, decode, now};
+use super::{Answer, Client, Inner, ProgressFn, Waiter, decode, now};
 use crate::error::ClientError;
 use crate::session::{CallId, CallOptions};
 
@@ -51,6 +51,9 @@ pub struct RequestBuilder<'a, R = RawJson> {
     /// Boxed: a builder is moved by value, and nearly every call has none.
     pub(super) span: Option<Box<tracing::Span>>,
     pub(super) decode: DecodeFn<R>,
+    /// A task handle answering it is followed to the result (2026-07-28
+    /// tasks extension; [`Client::call_tool`] sets it).
+    pub(super) follow_task: bool,
 }
 
 /// Turns the raw result into the method's result type.
@@ -138,6 +141,7 @@ impl<'a, R> RequestBuilder<'a, R> {
             meta: None,
             span: None,
             decode,
+            follow_task: false,
         }
     }
 
@@ -215,6 +219,7 @@ impl<'a, R> RequestBuilder<'a, R> {
             return self.send_as_task();
         }
         let client = self.client;
+        let follow = self.follow_task.then_some(self.options);
         let (outgoing, decode) = match self.encode() {
             Ok(parts) => parts,
             Err((method, decode, e)) => return ResponseFuture::failed(client, method, decode, e),
@@ -234,6 +239,7 @@ impl<'a, R> RequestBuilder<'a, R> {
             stage,
             method,
             decode,
+            follow,
             client: client.clone(),
         }
     }
@@ -256,12 +262,14 @@ impl<'a, R> RequestBuilder<'a, R> {
             }
             Err(TryAcquireError::Closed) => return Err(client.inner().closed_error()),
         };
+        let follow = self.follow_task.then_some(self.options);
         let (outgoing, decode) = self.encode().map_err(|(_, _, e)| e)?;
         let method = outgoing.method.clone();
         Ok(ResponseFuture {
             stage: submit(client.inner(), outgoing, slot),
             method,
             decode,
+            follow,
             client: client.clone(),
         })
     }
@@ -273,14 +281,7 @@ impl<'a, R> RequestBuilder<'a, R> {
     /// status messages reach the progress callback.
     fn send_as_task(self) -> ResponseFuture<R> {
         let client = self.client.clone();
-        let deadline =
-            if self.options.unbounded {
-                None
-            } else {
-                Some(self.options.max_time.unwrap_or_else(|| {
-                    self.client.inner().lock().session.config().max_request_time
-                }))
-            };
+        let deadline = task_deadline(self.client, &self.options);
         let progress = self.progress.clone();
         let meta = self.meta.clone();
         let (outgoing, decode) = match self.encode() {
@@ -301,6 +302,7 @@ impl<'a, R> RequestBuilder<'a, R> {
             stage: Stage::Task(Box::pin(work)),
             method,
             decode,
+            follow: None,
             client,
         }
     }
@@ -347,6 +349,20 @@ impl<R> IntoFuture for RequestBuilder<'_, R> {
     fn into_future(self) -> ResponseFuture<R> {
         self.send()
     }
+}
+
+/// How long a call followed as a task may run: the call's max time
+/// (default: the client's [`max_request_time`](crate::ClientBuilder::max_request_time));
+/// `None` for an unbounded call.
+fn task_deadline(client: &Client, options: &CallOptions) -> Option<Duration> {
+    if options.unbounded {
+        return None;
+    }
+    Some(
+        options
+            .max_time
+            .unwrap_or_else(|| client.inner().lock().session.config().max_request_time),
+    )
 }
 
 /// A request as the session takes it.
@@ -418,7 +434,7 @@ enum Stage {
     /// Handed to the session; the driver answers on `rx`.
     Sent {
         call: CallId,
-        rx: oneshot::Receiver<Result<RawJson, ClientError>>,
+        rx: oneshot::Receiver<Answer>,
     },
     /// A task-required tool run as a task ([`RequestBuilder::send_as_task`]):
     /// dropping it before the task ends sends `tasks/cancel` for it.
@@ -435,6 +451,9 @@ pub struct ResponseFuture<R = RawJson> {
     stage: Stage,
     method: Cow<'static, str>,
     decode: DecodeFn<R>,
+    /// Set for a call that follows a task handle answering it (the call's
+    /// options, for the task's deadline): see [`RequestBuilder::follow_task`].
+    follow: Option<CallOptions>,
     /// Keeps the connection open while the call is pending.
     client: Client,
 }
@@ -472,6 +491,7 @@ impl<R> ResponseFuture<R> {
             stage: Stage::Failed(err),
             method: method.into(),
             decode,
+            follow: None,
             client: client.clone(),
         }
     }
@@ -519,8 +539,24 @@ impl<R> Future for ResponseFuture<R> {
                     let answer = ready!(Pin::new(rx).poll(cx));
                     this.stage = Stage::Done;
                     return Poll::Ready(match answer {
-                        Ok(Ok(raw)) => (this.decode)(&this.method, raw),
-                        Ok(Err(e)) => Err(e),
+                        Ok(Answer::Done(Ok(raw))) => (this.decode)(&this.method, raw),
+                        Ok(Answer::Done(Err(e))) => Err(e),
+                        Ok(Answer::Task { handle, progress }) => match this.follow {
+                            Some(options) => {
+                                let deadline = task_deadline(&this.client, &options);
+                                let work = super::task_handle::follow_created(
+                                    this.client.clone(),
+                                    handle,
+                                    progress,
+                                    deadline,
+                                );
+                                this.stage = Stage::Task(Box::pin(work));
+                                continue;
+                            }
+                            // The raw escape hatch and `call_tool_as_task`
+                            // take the handle itself.
+                            None => (this.decode)(&this.method, handle),
+                        },
                         // The driver dropped the waiter without an answer:
                         // it is gone.
                         Err(_) => Err(this.client.inner().closed_error()),

@@ -1,17 +1,35 @@
-//! Tasks (2025-11-25 core, experimental): call a tool now, fetch its result
-//! later.
+//! Tasks: call a tool now, fetch its result later. One API over both wire
+//! forms: the 2025-11-25 core tasks (experimental) and the 2026-07-28
+//! extension `io.modelcontextprotocol/tasks` (SEP-2663).
 //!
-//! [`Client::call_tool_as_task`] sends `tools/call` with a `task` member;
-//! the server answers at once with a task, and the returned [`TaskHandle`]
-//! follows it: [`TaskHandle::wait`] polls `tasks/get` at the server's
-//! `pollInterval` (never faster, backing off while nothing changes; see
-//! [`TaskTracker`]), takes `notifications/tasks/status` as they come, and
-//! [`TaskHandle::result`] fetches the result with `tasks/result`. The
-//! caller's deadline ([`TaskOptions::deadline`]) and the task's ttl bound
-//! the wait; past the deadline the task is cancelled on the server
-//! (`tasks/cancel`). While a task is `input_required`, the handle asks for
-//! its result: that is how the server delivers its requests (elicitation,
-//! sampling), which reach the [`ClientHandler`](crate::ClientHandler).
+//! [`Client::call_tool_as_task`] returns a [`TaskHandle`] when the server
+//! runs the call as a task, and the result when it answered at once.
+//! [`TaskHandle::wait`] polls `tasks/get` at the server's poll interval
+//! (never faster, backing off while nothing changes; see [`TaskTracker`])
+//! and takes status notifications as they come; [`TaskHandle::result`]
+//! gives the result. The caller's deadline ([`TaskOptions::deadline`]) and
+//! the task's ttl bound the wait; past either the task is cancelled on the
+//! server (`tasks/cancel`). [`TaskHandle::era`] says which form a task
+//! speaks.
+//!
+//! | | 2025-11-25 | 2026-07-28 extension |
+//! |---|---|---|
+//! | who decides | the client asks (`task` member in `tools/call`) | the server, per request, when the client declares the extension ([`ClientBuilder::tasks_extension`](crate::ClientBuilder::tasks_extension), on by default) |
+//! | timing fields | `ttl`, `pollInterval` | `ttlMs`, `pollIntervalMs` |
+//! | the result | `tasks/result` | inline in `tasks/get` (`result`, or `error` when `failed`) |
+//! | the server's requests (`input_required`) | delivered while `tasks/result` waits | `inputRequests` in `tasks/get`; answered with `tasks/update` |
+//! | status notifications | `notifications/tasks/status` | `notifications/tasks` on a `subscriptions/listen` stream |
+//!
+//! Either way, the server's requests reach the
+//! [`ClientHandler`](crate::ClientHandler) (elicitation, sampling, roots)
+//! like any other. In 2026-07-28 each `inputRequests` key is answered once
+//! over the task's life (a server repeats outstanding ones on each poll).
+//!
+//! A 2026-07-28 handle polls only: it opens no `subscriptions/listen`
+//! stream of its own (one long-lived request per task would cost the server
+//! more than polling at its own interval). A stream the application opens
+//! with [`Client::listen`] naming the task's id feeds the handle's status
+//! like the 2025-11-25 notifications do.
 //!
 //! Dropping a handle does not cancel the task (call now, fetch later):
 //! [`TaskHandle::cancel`] does. The typed `tasks/*` calls are
@@ -31,12 +49,13 @@ use std::sync::Arc;
 use std::task::Poll;
 use std::time::Duration;
 
-use mcp_proto::RawJson;
 use mcp_proto::method::{CallTool, Method};
 use mcp_proto::schema::{
-    CallToolResult, CancelTaskResult, CreateTaskResult, GetTaskResult, ProgressParams, Task,
-    TaskIdParams, TaskMetadata, TaskStatus, TaskStatusParams,
+    CallToolResult, CancelTaskResult, CreateTaskResult, GetTaskResult, InputResponses,
+    ProgressParams, Task, TaskIdParams, TaskMetadata, TaskStatus, TaskStatusParams,
+    UpdateTaskParams,
 };
+use mcp_proto::{Era, RawJson};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use tokio::sync::watch;
@@ -53,6 +72,8 @@ pub const MAX_WATCHED_TASKS: usize = 256;
 
 /// The notification that reports a task's status (2025-11-25).
 pub(super) const TASK_STATUS: &str = "notifications/tasks/status";
+/// The notification that reports a task's status (2026-07-28 extension).
+pub(super) const TASK_STATUS_MODERN: &str = "notifications/tasks";
 
 /// Called with each new status of a task (on the caller's task, from
 /// [`TaskHandle::wait`]).
@@ -83,15 +104,16 @@ impl TaskOptions {
 
     /// Asks the server to keep the task (and its result) this long after
     /// it is created (the `task.ttl` member, in ms; the server may choose
-    /// another). The ttl it chose bounds [`TaskHandle::wait`].
+    /// another). The ttl it chose bounds [`TaskHandle::wait`]. 2025-11-25
+    /// only: in 2026-07-28 the server alone sets `ttlMs`.
     #[must_use]
     pub fn ttl(mut self, ttl: Duration) -> Self {
         self.ttl = Some(ttl);
         self
     }
 
-    /// Gives up on the task this long after it was created: `tasks/cancel`
-    /// is sent and the wait ends with [`ClientError::TaskDeadline`].
+    /// Gives up on the task this long after the handle learned of it:
+    /// `tasks/cancel` is sent and the wait ends with [`ClientError::TaskDeadline`].
     #[must_use]
     pub fn deadline(mut self, after: Duration) -> Self {
         self.deadline = Some(after);
@@ -127,18 +149,21 @@ impl TaskCall {
     }
 }
 
-/// A task the server runs for this client (2025-11-25 core tasks), from
-/// [`Client::call_tool_as_task`] or [`Client::resume_task`].
+/// A task the server runs for this client, in either wire form ([`era`](Self::era)),
+/// from [`Client::call_tool_as_task`] or [`Client::resume_task`].
 ///
-/// [`wait`](Self::wait) polls `tasks/get` at the server's `pollInterval`
+/// [`wait`](Self::wait) polls `tasks/get` at the server's poll interval
 /// (never faster, backing off while nothing changes; see
-/// [`TaskTracker`]) and takes `notifications/tasks/status` as they come;
-/// [`result`](Self::result) then fetches the result with `tasks/result`.
+/// [`TaskTracker`]) and takes status notifications as they come;
+/// [`result`](Self::result) then gives the result (2025-11-25: fetched
+/// with `tasks/result`; 2026-07-28: inline in the last `tasks/get`).
 /// The deadline ([`TaskOptions::deadline`]) and the task's ttl bound the
-/// wait; past the deadline the task is cancelled on the server. While the
-/// task is `input_required` the handle asks for its result: that is how
-/// the server delivers its requests (elicitation, sampling), which reach
-/// the [`ClientHandler`](crate::ClientHandler).
+/// wait; past either the task is cancelled on the server. While the task
+/// is `input_required` its requests (elicitation, sampling, roots) reach
+/// the [`ClientHandler`](crate::ClientHandler): in 2025-11-25 the handle
+/// asks for the result, which is how the server delivers them; in
+/// 2026-07-28 it answers the `inputRequests` of `tasks/get` with
+/// `tasks/update`, each key once.
 ///
 /// Dropping a handle does not cancel the task (call now, fetch later):
 /// [`cancel`](Self::cancel) does. At most [`MAX_WATCHED_TASKS`] handles
@@ -151,6 +176,7 @@ impl TaskCall {
 pub struct TaskHandle {
     pub(super) client: Client,
     pub(super) tracker: TaskTracker,
+    era: Era,
     /// The deadline the caller set (for [`ClientError::TaskDeadline`]).
     pub(super) deadline: Option<Duration>,
     status: Option<watch::Receiver<Task>>,
@@ -160,17 +186,20 @@ pub struct TaskHandle {
 impl std::fmt::Debug for TaskHandle {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("TaskHandle")
+            .field("era", &self.era)
             .field("task", self.tracker.task())
             .finish()
     }
 }
 
 impl Client {
-    /// `tools/call` as a task (2025-11-25): the server answers at once with
-    /// a task ([`TaskCall::Started`]), or, if it does not run this call as
-    /// a task, with the result ([`TaskCall::Done`]). On a 2026-07-28
-    /// connection this is [`ClientError::NotInRevision`] (its tasks are the
-    /// `io.modelcontextprotocol/tasks` extension, not followed yet).
+    /// `tools/call` as a task: the server answers at once with a task
+    /// ([`TaskCall::Started`]), or, if it does not run this call as a task,
+    /// with the result ([`TaskCall::Done`]). In 2025-11-25 the request
+    /// carries the `task` member (with [`TaskOptions::ttl`]); in 2026-07-28
+    /// the server decides (the client declares the tasks extension unless
+    /// [`ClientBuilder::tasks_extension`](crate::ClientBuilder::tasks_extension)
+    /// turned it off, and then never gets a task).
     ///
     /// ```no_run
     /// # async fn f(client: mcp_client::Client) -> Result<(), mcp_client::ClientError> {
@@ -192,38 +221,33 @@ impl Client {
         arguments: A,
         options: TaskOptions,
     ) -> Result<TaskCall, ClientError> {
-        if let Some(v) = self.protocol_version()
-            && v.era() == mcp_proto::Era::Modern
-        {
-            // 2026-07-28 has no `task` member: its tasks are an extension
-            // this client does not speak yet.
-            return Err(ClientError::NotInRevision {
-                method: "tools/call as a task".into(),
-                version: v,
-            });
-        }
         #[derive(Serialize)]
         struct CallParams<'a, A> {
             name: Cow<'a, str>,
             arguments: A,
-            task: TaskMetadata,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            task: Option<TaskMetadata>,
         }
+        // The era decides the request's shape: wait for the handshake.
+        self.wait_ready().await?;
+        let modern = self.era() == Some(Era::Modern);
         let ttl = options
             .ttl
             .map(|t| u64::try_from(t.as_millis()).unwrap_or(u64::MAX));
         let params = CallParams {
             name: name.into(),
             arguments,
-            task: TaskMetadata::new(ttl),
+            task: (!modern).then(|| TaskMetadata::new(ttl)),
         };
         let mut builder: RequestBuilder<'_, RawJson> = self.request_lazy(CallTool::NAME, params);
         builder.decode = keep_raw;
         let raw = builder.await?;
-        if !Probe::of(&raw)? {
-            return decode_tool_result(CallTool::NAME, raw).map(TaskCall::Done);
-        }
-        let created: CreateTaskResult = super::decode(CallTool::NAME, &raw)?;
-        TaskHandle::new(self.clone(), created.task, options).map(|h| TaskCall::Started(Box::new(h)))
+        let era = if modern { Era::Modern } else { Era::Legacy };
+        let (task, era) = match created(&raw, era)? {
+            None => return decode_tool_result(CallTool::NAME, raw).map(TaskCall::Done),
+            Some(created) => created,
+        };
+        TaskHandle::new(self.clone(), task, era, options).map(|h| TaskCall::Started(Box::new(h)))
     }
 
     /// `tasks/get`: a task's current state.
@@ -231,7 +255,8 @@ impl Client {
         self.request_typed("tasks/get", &TaskIdParams::new(task_id))
     }
 
-    /// `tasks/result`: a finished task's result, decoded as the original
+    /// `tasks/result` (2025-11-25 only; in 2026-07-28 `tasks/get` carries
+    /// the result): a finished task's result, decoded as the original
     /// request's result type (`CallToolResult` for `tools/call`). The
     /// server holds the answer until the task finishes, so give it a
     /// timeout that fits the task (or `no_timeout`).
@@ -247,8 +272,21 @@ impl Client {
         self.request_typed("tasks/cancel", &TaskIdParams::new(task_id))
     }
 
+    /// `tasks/update` (2026-07-28 extension): answers to an `input_required`
+    /// task's `inputRequests`, by key. The server acknowledges with an empty
+    /// result and takes the answers eventually (poll `tasks/get` to see it).
+    /// A [`TaskHandle`] sends this itself with the handler's answers.
+    pub fn update_task(
+        &self,
+        task_id: impl Into<String>,
+        responses: InputResponses,
+    ) -> RequestBuilder<'_, mcp_proto::schema::EmptyResult> {
+        self.request_typed("tasks/update", &UpdateTaskParams::new(task_id, responses))
+    }
+
     /// Follows a task this client started earlier (known by its id), e.g.
     /// after [`TaskHandle::into_task`]: asks the server for its state now.
+    /// The task speaks the connection's era.
     pub async fn resume_task(
         &self,
         task_id: impl Into<String>,
@@ -257,7 +295,8 @@ impl Client {
         let task_id = task_id.into();
         check_task_id(&task_id).map_err(ClientError::TaskReport)?;
         let got = self.get_task(task_id).await?;
-        TaskHandle::new(self.clone(), got.task, options)
+        let era = self.era().unwrap_or(Era::Legacy);
+        TaskHandle::new(self.clone(), got.task, era, options)
     }
 }
 
@@ -265,17 +304,20 @@ impl TaskHandle {
     pub(super) fn new(
         client: Client,
         task: Task,
+        era: Era,
         options: TaskOptions,
     ) -> Result<Self, ClientError> {
         let start = now();
         let deadline = options.deadline.and_then(|d| start.checked_add(d));
-        let tracker = TaskTracker::new(task, start, deadline).map_err(ClientError::TaskReport)?;
+        let tracker =
+            TaskTracker::for_era(task, era, start, deadline).map_err(ClientError::TaskReport)?;
         let status = client
             .inner()
             .update(|st| (watch_task(st, tracker.task()), false));
         Ok(TaskHandle {
             client,
             tracker,
+            era,
             deadline: options.deadline,
             status,
             on_status: options.on_status,
@@ -285,6 +327,13 @@ impl TaskHandle {
     /// The task id.
     pub fn id(&self) -> &str {
         self.tracker.id()
+    }
+
+    /// The wire form the task speaks: [`Era::Legacy`] for the 2025-11-25
+    /// core tasks, [`Era::Modern`] for the 2026-07-28 extension. A task is
+    /// followed only on a connection of its era.
+    pub fn era(&self) -> Era {
+        self.era
     }
 
     /// The latest state the server reported (from a poll or a notification).
@@ -329,10 +378,10 @@ impl TaskHandle {
     }
 
     /// Waits until the task finishes; returns its final status. While it
-    /// is `input_required`, its result is asked for (the server's requests
-    /// reach the handler). Past the deadline, the task is cancelled on the
-    /// server ([`ClientError::TaskDeadline`]); past its ttl,
-    /// [`ClientError::TaskExpired`].
+    /// is `input_required`, the server's requests reach the handler (see
+    /// the [type docs](Self)). Past the deadline the task is cancelled on
+    /// the server ([`ClientError::TaskDeadline`]); past its ttl too
+    /// ([`ClientError::TaskExpired`]).
     pub async fn wait(&mut self) -> Result<TaskStatus, ClientError> {
         match self.run(false).await? {
             Finished::Status(s) => Ok(s),
@@ -340,11 +389,13 @@ impl TaskHandle {
         }
     }
 
-    /// Waits for the task and fetches its result (`tasks/result`). A task
-    /// that ended `failed` gives the result the server holds for it (a
-    /// `CallToolResult` with `is_error`, or its JSON-RPC error as
-    /// [`ClientError::Rpc`]); one that ended `cancelled`,
-    /// [`ClientError::TaskCancelled`].
+    /// Waits for the task and gives its result (2025-11-25: fetched with
+    /// `tasks/result`; 2026-07-28: the `result` of the last `tasks/get`). A
+    /// task that ended `failed` gives the JSON-RPC error as
+    /// [`ClientError::Rpc`] (2025-11-25: or the `CallToolResult` with
+    /// `is_error` the server holds for it); one that ended `cancelled`,
+    /// [`ClientError::TaskCancelled`]; a 2026-07-28 task that reported its
+    /// end without the outcome, [`ClientError::TaskReport`].
     pub async fn result(self) -> Result<CallToolResult, ClientError> {
         let raw = self.result_raw().await?;
         decode_tool_result("tasks/result", raw)
@@ -359,9 +410,29 @@ impl TaskHandle {
                     task_id: self.id().to_owned(),
                 });
             }
+            Finished::Status(_) if self.era == Era::Modern => self.outcome()?,
             Finished::Status(_) => self.fetch_result().await?,
         };
         Ok(raw)
+    }
+
+    /// A finished 2026-07-28 task's outcome, inline in its last report (the
+    /// tracker refused a terminal report without it).
+    fn outcome(&self) -> Result<RawJson, ClientError> {
+        let task = self.tracker.task();
+        if let Some(error) = &task.error {
+            return Err(ClientError::Rpc(error.clone()));
+        }
+        match &task.result {
+            Some(result) => RawJson::from_value(result)
+                .map_err(|e| super::request::encode_error("tasks/get", e)),
+            None => Err(ClientError::TaskReport(
+                crate::session::TaskReportError::NoOutcome {
+                    task_id: self.id().to_owned(),
+                    status: task.status.clone(),
+                },
+            )),
+        }
     }
 
     /// Cancels the task on the server (`tasks/cancel`).
@@ -376,13 +447,23 @@ impl TaskHandle {
             self.take_notified()?;
             match self.tracker.next(now()) {
                 TaskNext::Finished(s) => return Ok(Finished::Status(s)),
-                TaskNext::DeadlinePassed => return Err(self.give_up().await),
+                TaskNext::DeadlinePassed => {
+                    self.send_cancel("the deadline").await;
+                    return Err(ClientError::TaskDeadline {
+                        task_id: self.id().to_owned(),
+                        after: self.deadline.unwrap_or_default(),
+                    });
+                }
                 TaskNext::Expired => {
+                    // The server may have dropped it already; if not, it
+                    // stops working for a client that no longer waits.
+                    self.send_cancel("the ttl").await;
                     return Err(ClientError::TaskExpired {
                         task_id: self.id().to_owned(),
                         ttl: self.ttl().unwrap_or_default(),
                     });
                 }
+                TaskNext::AnswerInput => self.answer_input().await?,
                 TaskNext::WaitUntil(at) => self.sleep_or_status(at).await?,
                 TaskNext::Poll => {
                     let timeout = self.bound();
@@ -451,19 +532,62 @@ impl TaskHandle {
             })
     }
 
-    /// The deadline passed: cancels the task on the server.
-    async fn give_up(&mut self) -> ClientError {
+    /// The deadline or the ttl passed: cancels the task on the server
+    /// (bounded by [`CANCEL_ON_DROP_WAIT`]).
+    async fn send_cancel(&self, why: &str) {
         let cancel = self
             .client
             .cancel_task(self.id())
-            .timeout(Duration::from_secs(5));
+            .timeout(CANCEL_ON_DROP_WAIT)
+            .max_time(CANCEL_ON_DROP_WAIT);
         if let Err(e) = cancel.await {
-            tracing::warn!(task = self.id(), error = %e, "tasks/cancel after the deadline failed");
+            tracing::warn!(task = self.id(), error = %e, "tasks/cancel after {why} failed");
         }
-        ClientError::TaskDeadline {
-            task_id: self.id().to_owned(),
-            after: self.deadline.unwrap_or_default(),
+    }
+
+    /// Answers the task's input requests not answered before (2026-07-28):
+    /// the handler answers them (bounded by the deadline and the ttl), and
+    /// `tasks/update` carries the answers. A request the handler refuses is
+    /// left unanswered (and not asked again): the task stays
+    /// `input_required` until the deadline or the ttl ends the wait.
+    async fn answer_input(&mut self) -> Result<(), ClientError> {
+        let requests = self
+            .tracker
+            .take_input_requests()
+            .map_err(ClientError::TaskReport)?;
+        // The next poll comes an interval after this round.
+        self.tracker.input_fetched(now());
+        if requests.is_empty() {
+            return Ok(());
         }
+        let inner = self.client.inner();
+        let work = super::tasks::answer_inputs(
+            inner.handler.clone(),
+            inner.capabilities.clone(),
+            requests,
+        );
+        let responses = match self.bound() {
+            Some(t) => match tokio::time::timeout(t, work).await {
+                Ok(r) => r,
+                // The loop finds the deadline (or the ttl) passed.
+                Err(_) => return Ok(()),
+            },
+            None => work.await,
+        };
+        if responses.is_empty() {
+            return Ok(());
+        }
+        let mut update = self.client.update_task(self.id(), responses);
+        if let Some(t) = self.bound() {
+            update = update.timeout(t).max_time(t);
+        }
+        match update.await {
+            Ok(_) => {}
+            Err(e) if e.is_timeout() => {}
+            Err(e) => return Err(e),
+        }
+        self.tracker.input_fetched(now());
+        Ok(())
     }
 
     /// Takes the latest status notification, if one came since the last look.
@@ -595,9 +719,11 @@ pub(super) fn on_status_notification(st: &mut State, params: Option<&RawJson>) {
 
 /// Runs `tools/call` (its `params` without `task`) as a task, for
 /// [`Client::call_tool`] on a tool whose `taskSupport` is `required`: the
-/// raw result of `tasks/result` (or of `tools/call`, if the server answered
-/// at once). Status changes reach `progress` as progress notifications
-/// (the count of changes so far, and the status message).
+/// raw result of the task (or of `tools/call`, if the server answered at
+/// once). In 2025-11-25 the request asks for a task (`task: {}`); in
+/// 2026-07-28 it goes as it is and the server decides. Status changes reach
+/// `progress` as progress notifications (the count of changes so far, and
+/// the status message).
 pub(super) async fn run_required(
     client: Client,
     params: Option<RawJson>,
@@ -605,28 +731,58 @@ pub(super) async fn run_required(
     progress: Option<super::ProgressFn>,
     deadline: Option<Duration>,
 ) -> Result<RawJson, ClientError> {
-    let mut params: serde_json::Map<String, serde_json::Value> = match &params {
-        Some(p) => super::decode(CallTool::NAME, p)?,
-        None => serde_json::Map::new(),
+    client.wait_ready().await?;
+    let era = client.era().unwrap_or(Era::Legacy);
+    let params = if era == Era::Modern {
+        params
+    } else {
+        let mut params: serde_json::Map<String, serde_json::Value> = match &params {
+            Some(p) => super::decode(CallTool::NAME, p)?,
+            None => serde_json::Map::new(),
+        };
+        params.insert("task".into(), serde_json::json!({}));
+        Some(
+            RawJson::from_value(&params)
+                .map_err(|e| super::request::encode_error(CallTool::NAME, e))?,
+        )
     };
-    params.insert("task".into(), serde_json::json!({}));
-    let params = RawJson::from_value(&params)
-        .map_err(|e| super::request::encode_error(CallTool::NAME, e))?;
-    let mut request = client.request_raw(CallTool::NAME, Some(params));
+    let mut request = client.request_raw(CallTool::NAME, params);
     for (k, v) in meta.into_iter().flatten() {
         request = request.meta(k, v);
     }
     let raw = request.await?;
-    if !Probe::of(&raw)? {
-        return Ok(raw);
+    match created(&raw, era)? {
+        None => Ok(raw),
+        Some((task, era)) => follow(client, task, era, progress, deadline).await,
     }
-    let created: CreateTaskResult = super::decode(CallTool::NAME, &raw)?;
+}
+
+/// Follows the task a `tools/call` of [`Client::call_tool`] was answered
+/// with (2026-07-28, `resultType: "task"`) to its raw result.
+pub(super) async fn follow_created(
+    client: Client,
+    handle: RawJson,
+    progress: Option<super::ProgressFn>,
+    deadline: Option<Duration>,
+) -> Result<RawJson, ClientError> {
+    let got: GetTaskResult = super::decode(CallTool::NAME, &handle)?;
+    follow(client, got.task, Era::Modern, progress, deadline).await
+}
+
+/// Follows `task` to its raw result, with status changes as progress.
+async fn follow(
+    client: Client,
+    task: Task,
+    era: Era,
+    progress: Option<super::ProgressFn>,
+    deadline: Option<Duration>,
+) -> Result<RawJson, ClientError> {
     let mut options = TaskOptions::new();
     if let Some(d) = deadline {
         options = options.deadline(d);
     }
     if let Some(progress) = progress {
-        let token = mcp_proto::RequestId::from(created.task.task_id.clone());
+        let token = mcp_proto::RequestId::from(task.task_id.clone());
         let changes = std::sync::atomic::AtomicU64::new(0);
         options = options.on_status(move |t| {
             let n = changes.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
@@ -638,7 +794,7 @@ pub(super) async fn run_required(
             progress(p);
         });
     }
-    let handle = TaskHandle::new(client.clone(), created.task, options)?;
+    let handle = TaskHandle::new(client.clone(), task, era, options)?;
     // Until the outcome is known, dropping this future (a caller that gave
     // up on `call_tool`) cancels the task: nothing is left running on the
     // server that nobody follows.
@@ -702,17 +858,27 @@ struct Probe {
     result_type: Option<String>,
 }
 
-impl Probe {
-    /// `Ok(true)`: a 2025-11-25 task; `Ok(false)`: the result itself.
-    fn of(raw: &RawJson) -> Result<bool, ClientError> {
-        let probe: Probe = super::decode(CallTool::NAME, raw)?;
-        if probe.result_type.as_deref() == Some("task") {
+/// The task a `tools/call` result created on a connection of `era`, and
+/// its wire form; `None` when it is the result itself. A 2026-07-28 handle
+/// on a legacy connection (where the extension cannot be in use) is
+/// [`ClientError::TaskExtension`]; the 2025-11-25 shape counts only on a
+/// legacy connection.
+fn created(raw: &RawJson, era: Era) -> Result<Option<(Task, Era)>, ClientError> {
+    let probe: Probe = super::decode(CallTool::NAME, raw)?;
+    if probe.result_type.as_deref() == Some("task") {
+        if era != Era::Modern {
             return Err(ClientError::TaskExtension {
                 method: CallTool::NAME.to_owned(),
             });
         }
-        Ok(probe.task.is_some())
+        let got: GetTaskResult = super::decode(CallTool::NAME, raw)?;
+        return Ok(Some((got.task, Era::Modern)));
     }
+    if era == Era::Legacy && probe.task.is_some() {
+        let created: CreateTaskResult = super::decode(CallTool::NAME, raw)?;
+        return Ok(Some((created.task, Era::Legacy)));
+    }
+    Ok(None)
 }
 
 #[cfg(test)]
@@ -762,13 +928,23 @@ mod tests {
         on_status_notification(&mut st, None);
         drop(st);
         // The slot goes with its last handle.
-        let handle = TaskHandle::new(client.clone(), task("solo", "working"), TaskOptions::new());
+        let handle = TaskHandle::new(
+            client.clone(),
+            task("solo", "working"),
+            Era::Legacy,
+            TaskOptions::new(),
+        );
         // At the cap: this one polls only.
         assert!(handle.unwrap().status.is_none());
         receivers.clear();
         drop(again);
-        let handle =
-            TaskHandle::new(client.clone(), task("solo", "working"), TaskOptions::new()).unwrap();
+        let handle = TaskHandle::new(
+            client.clone(),
+            task("solo", "working"),
+            Era::Legacy,
+            TaskOptions::new(),
+        )
+        .unwrap();
         assert!(handle.status.is_some());
         assert!(inner.lock().task_watch.contains_key("solo"));
         drop(handle);

@@ -259,25 +259,14 @@ impl Tasks {
         let Some(runtime) = runtime() else {
             return;
         };
-        let handler = self.handler.clone();
-        let caps = self.capabilities.clone();
-        self.running().spawn_on(async move {
-            let mut responses = InputResponses::new();
-            for (key, req) in requests {
-                let method = req.method.clone();
-                let work = handler.clone().answer(caps.clone(), req.method, req.params);
-                let why = match CatchUnwind(work).await {
-                    Ok(Ok(v)) => {
-                        responses.insert(key, v);
-                        continue;
-                    }
-                    Ok(Err(e)) => e,
-                    Err(panic) => panicked(&method, &*panic),
-                };
-                tracing::warn!(%method, error = %why, "could not answer an input request; retrying without it");
-            }
-            Done::Input { call, responses }
-        }, &runtime);
+        let work = answer_inputs(self.handler.clone(), self.capabilities.clone(), requests);
+        self.running().spawn_on(
+            async move {
+                let responses = work.await;
+                Done::Input { call, responses }
+            },
+            &runtime,
+        );
     }
 
     /// The next finished task's result; `Pending` (with the waker kept)
@@ -354,6 +343,33 @@ impl Tasks {
         self.receiver.clear();
         self.notifications = None;
     }
+}
+
+/// The handler's answers to input requests (an `input_required` round of
+/// a call, or of a 2026-07-28 task), one at a time in key order. A request
+/// the handler refuses (or panics on) is left out, and the server sees it
+/// unanswered. What the client did not declare is refused without calling
+/// the handler.
+pub(super) async fn answer_inputs(
+    handler: Arc<dyn DynHandler>,
+    caps: Arc<ClientCapabilities>,
+    requests: Vec<(String, InputRequest)>,
+) -> InputResponses {
+    let mut responses = InputResponses::new();
+    for (key, req) in requests {
+        let method = req.method.clone();
+        let work = handler.clone().answer(caps.clone(), req.method, req.params);
+        let why = match CatchUnwind(work).await {
+            Ok(Ok(v)) => {
+                responses.insert(key, v);
+                continue;
+            }
+            Ok(Err(e)) => e,
+            Err(panic) => panicked(&method, &*panic),
+        };
+        tracing::warn!(%method, error = %why, "could not answer an input request; leaving it unanswered");
+    }
+    responses
 }
 
 /// The runtime to spawn on: the driver's (it runs inside one; a driver

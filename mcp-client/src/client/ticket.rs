@@ -54,7 +54,11 @@ impl TaskHandle {
                 version: implementation.map(|i| i.version),
             },
             task_id: task.task_id.clone(),
-            era: TaskEra::Core,
+            era: if self.era() == mcp_proto::Era::Modern {
+                TaskEra::Extension
+            } else {
+                TaskEra::Core
+            },
             started_at_ms: wall_ms(self.tracker.started(), t, t_ms),
             deadline_at_ms: self.tracker.deadline().map(|d| wall_ms(d, t, t_ms)),
             expires_at_ms: self.tracker.expires().map(|e| wall_ms(e, t, t_ms)),
@@ -144,7 +148,11 @@ impl Client {
         if let Some(d) = ticket.deadline_at_ms {
             options = options.deadline(Duration::from_millis(d.saturating_sub(t_ms)));
         }
-        let mut handle = TaskHandle::new(self.clone(), got.task, options)?;
+        let era = match ticket.era {
+            TaskEra::Core => mcp_proto::Era::Legacy,
+            TaskEra::Extension => mcp_proto::Era::Modern,
+        };
+        let mut handle = TaskHandle::new(self.clone(), got.task, era, options)?;
         handle.deadline = after;
         if let Some(e) = ticket.expires_at_ms {
             let left = Duration::from_millis(e.saturating_sub(t_ms));
@@ -173,8 +181,7 @@ impl Client {
         let version = server.protocol_version;
         let speaks = match ticket.era {
             TaskEra::Core => version.era() == mcp_proto::Era::Legacy,
-            // Followed by the extension's code, not by this resume.
-            TaskEra::Extension => false,
+            TaskEra::Extension => version.era() == mcp_proto::Era::Modern,
         };
         if !speaks {
             return Err(ClientError::Ticket(TicketError::OtherEra {

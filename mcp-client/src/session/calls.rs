@@ -13,7 +13,9 @@ use mcp_proto::schema::{
 use mcp_proto::{Era, ErrorObject};
 
 use super::era::HintState;
-use super::wire::{InputRequiredWire, MetaParts, compose_params, input_required, merge_input};
+use super::wire::{
+    InputRequiredWire, MetaParts, compose_params, input_required, is_task_handle, merge_input,
+};
 use super::{Event, Session, Transmit};
 use crate::error::ClientError;
 
@@ -404,10 +406,29 @@ impl Session {
                         self.on_input_required(call, p, ir, now.now());
                         return;
                     }
+                    // The one method the tasks extension covers.
+                    if self.config.tasks_extension
+                        && p.method == "tools/call"
+                        && is_task_handle(result.get())
+                    {
+                        self.task_created(call, p, result);
+                        return;
+                    }
                 }
                 self.complete(call, p.trace, &p.method, Ok(result));
             }
         }
+    }
+
+    /// The server answered call `call` with a task handle: the call ends
+    /// for the session (its span records the handle), and the owner follows
+    /// the task.
+    #[inline(never)]
+    fn task_created(&mut self, call: CallId, p: Pending, handle: RawJson) {
+        if let Some(t) = &p.trace {
+            self.finish_call(t, &p.method, &Ok(handle.clone()));
+        }
+        self.events.push_back(Event::TaskCreated { call, handle });
     }
 
     fn on_input_required(&mut self, call: CallId, p: Pending, ir: InputRequiredWire, now: Instant) {

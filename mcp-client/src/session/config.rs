@@ -75,6 +75,13 @@ pub struct SessionConfig {
     /// [`telemetry`](crate::telemetry)); the client fills it from
     /// [`Transport::endpoint`](mcp_proto::transport::Transport::endpoint).
     pub endpoint: Endpoint,
+    /// Declare the 2026-07-28 tasks extension (`io.modelcontextprotocol/tasks`)
+    /// in every modern request's client capabilities: the server may then
+    /// answer a `tools/call` with a task handle, reported as
+    /// [`Event::TaskCreated`](super::Event::TaskCreated). Default on (see
+    /// [`ClientBuilder::tasks_extension`](crate::ClientBuilder::tasks_extension)
+    /// for why). No effect on a legacy session.
+    pub tasks_extension: bool,
     /// Record `tools/call` arguments and results on the call's span
     /// (`gen_ai.tool.call.arguments`, `gen_ai.tool.call.result`). They may
     /// hold sensitive data: default off.
@@ -114,6 +121,7 @@ impl SessionConfig {
             max_session_renewals: DEFAULT_MAX_SESSION_RENEWALS,
             endpoint: Endpoint::default(),
             record_tool_content: false,
+            tasks_extension: true,
         }
     }
 }

@@ -94,7 +94,17 @@ impl Session {
 
     /// [`Session::new`] with the configuration already boxed (the client's
     /// builder keeps it so).
-    pub(crate) fn with_config(config: Box<SessionConfig>) -> Self {
+    pub(crate) fn with_config(mut config: Box<SessionConfig>) -> Self {
+        // Capabilities that declare the tasks extension already get task
+        // handles followed.
+        if config
+            .capabilities
+            .extensions
+            .as_ref()
+            .is_some_and(|e| e.contains_key(mcp_proto::schema::TASKS_EXTENSION))
+        {
+            config.tasks_extension = true;
+        }
         let telemetry =
             crate::telemetry::Conn::new(config.endpoint.clone(), config.record_tool_content);
         Session {
@@ -484,6 +494,15 @@ impl Session {
         // (tasks there are the `io.modelcontextprotocol/tasks` extension).
         if let Some(o) = caps.as_object_mut() {
             o.remove("tasks");
+            if self.config.tasks_extension {
+                let ext = o
+                    .entry("extensions")
+                    .or_insert_with(|| Value::Object(JsonObject::new()));
+                if let Some(ext) = ext.as_object_mut() {
+                    ext.entry(mcp_proto::schema::TASKS_EXTENSION)
+                        .or_insert_with(|| Value::Object(JsonObject::new()));
+                }
+            }
         }
         m.insert(META_CLIENT_CAPABILITIES.into(), caps);
         if let Ok(info) = serde_json::to_value(&self.config.client_info) {

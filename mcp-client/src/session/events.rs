@@ -32,6 +32,18 @@ pub enum Event {
         /// The raw `result`, or why it failed.
         result: Result<RawJson, ClientError>,
     },
+    /// A `tools/call` the server answered with a task handle (2026-07-28,
+    /// `resultType: "task"`; only when the client declares the
+    /// `io.modelcontextprotocol/tasks` extension, see
+    /// [`SessionConfig::tasks_extension`](super::SessionConfig::tasks_extension)).
+    /// The call is over for the session: its outcome comes from following
+    /// the task (`tasks/get`), which is the owner's to do.
+    TaskCreated {
+        /// The call.
+        call: CallId,
+        /// The raw result: the task handle (a `Task` with `resultType`).
+        handle: RawJson,
+    },
     /// A call reported progress.
     Progress {
         /// The call.

@@ -1,11 +1,14 @@
 //! A task's protocol state, without IO: what a requester knows about a task
-//! the server runs (2025-11-25 core tasks), and when it may next ask.
+//! the server runs, and when it may next ask. Both wire forms: the
+//! 2025-11-25 core tasks and the 2026-07-28 extension
+//! `io.modelcontextprotocol/tasks` ([`TaskTracker::for_era`]).
 //!
 //! [`TaskTracker`] takes every status the server reports (a `tasks/get`
-//! answer or a `notifications/tasks/status`), and says what to do next
-//! ([`TaskTracker::next`]): wait until an instant, poll now, fetch the
-//! result, or give up. Its owner does the IO and passes the time in, so
-//! every state and transition is testable without a clock or a server.
+//! answer, or a `notifications/tasks/status` / `notifications/tasks`), and
+//! says what to do next ([`TaskTracker::next`]): wait until an instant, poll
+//! now, fetch the result (2025-11-25) or answer the server's input requests
+//! (2026-07-28), or give up. Its owner does the IO and passes the time in,
+//! so every state and transition is testable without a clock or a server.
 //!
 //! Invariants:
 //! - Polls are never closer together than the server's `pollInterval`
@@ -22,10 +25,21 @@
 //!   [`TaskNext::DeadlinePassed`] / [`TaskNext::Expired`].
 //! - The tracker holds one [`Task`] (the latest): a flood of status reports
 //!   costs time, not memory.
+//! - 2026-07-28: a terminal report carries its outcome inline (`completed`
+//!   its `result`, `failed` its `error`); one without is refused
+//!   ([`TaskReportError::NoOutcome`]). Each `inputRequests` key is handed out
+//!   once over the task's life ([`TaskTracker::take_input_requests`]; the
+//!   spec makes keys unique per task, and a server repeats outstanding ones
+//!   on every poll until its state reflects the answer); at most
+//!   [`MAX_TASK_INPUT_KEYS`] keys per task are remembered, and a task that
+//!   asks for more is refused ([`TaskReportError::TooManyInputRequests`]).
 
 use std::time::{Duration, Instant};
 
-use mcp_proto::schema::{Task, TaskStatus};
+use std::collections::HashSet;
+
+use mcp_proto::Era;
+use mcp_proto::schema::{InputRequest, Task, TaskStatus};
 
 /// The interval between polls when the server suggests none.
 pub const DEFAULT_POLL_INTERVAL: Duration = Duration::from_secs(1);
@@ -35,6 +49,10 @@ pub const MIN_POLL_INTERVAL: Duration = Duration::from_millis(50);
 pub const MAX_POLL_INTERVAL: Duration = Duration::from_secs(30);
 /// The longest task id accepted from a server, in bytes.
 pub const MAX_TASK_ID_LEN: usize = 1024;
+/// How many distinct `inputRequests` keys one task (2026-07-28) may use
+/// over its life: the keys already answered are remembered so that none is
+/// put to the user twice.
+pub const MAX_TASK_INPUT_KEYS: usize = 1024;
 
 /// What to do next about a task.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -44,9 +62,14 @@ pub enum TaskNext {
     WaitUntil(Instant),
     /// Ask the server for the task's status now (`tasks/get`).
     Poll,
-    /// The task needs input (`input_required`): ask for its result
-    /// (`tasks/result`), which is how the server delivers its requests.
+    /// The task needs input (`input_required`, 2025-11-25): ask for its
+    /// result (`tasks/result`), which is how the server delivers its requests.
     FetchInput,
+    /// The task needs input (`input_required`, 2026-07-28) and named
+    /// requests not answered yet: take them with
+    /// [`TaskTracker::take_input_requests`], answer them and send the
+    /// answers with `tasks/update`.
+    AnswerInput,
     /// The task finished with this status: fetch its result (`completed`,
     /// `failed`) or report it (`cancelled`).
     Finished(TaskStatus),
@@ -75,6 +98,22 @@ pub enum TaskReportError {
         /// The id's length in bytes.
         len: usize,
     },
+    /// A 2026-07-28 task reported `completed` without its `result`, or
+    /// `failed` without its `error`: its outcome is lost.
+    #[error("task {task_id} reported {status} without its outcome (`result` or `error`)")]
+    NoOutcome {
+        /// The task.
+        task_id: String,
+        /// The status it reported.
+        status: TaskStatus,
+    },
+    /// A 2026-07-28 task asked for more than [`MAX_TASK_INPUT_KEYS`]
+    /// distinct input requests.
+    #[error("task {task_id} asked for more than {MAX_TASK_INPUT_KEYS} input requests")]
+    TooManyInputRequests {
+        /// The task.
+        task_id: String,
+    },
 }
 
 /// Checks a task id a server sent.
@@ -102,17 +141,34 @@ pub struct TaskTracker {
     /// Set when [`TaskNext::FetchInput`] was returned for the current
     /// `input_required` spell: the result is asked for once per spell.
     input_fetched: bool,
+    /// Which wire form the task speaks.
+    era: Era,
+    /// 2026-07-28: the `inputRequests` keys already handed out (at most
+    /// [`MAX_TASK_INPUT_KEYS`]).
+    answered: HashSet<String>,
 }
 
 impl TaskTracker {
-    /// Starts tracking `task` (as the server created it), learned of at
-    /// `now`, to be given up at `deadline`.
+    /// Starts tracking a 2025-11-25 `task` (as the server created it),
+    /// learned of at `now`, to be given up at `deadline`.
     pub fn new(
         task: Task,
         now: Instant,
         deadline: Option<Instant>,
     ) -> Result<Self, TaskReportError> {
+        Self::for_era(task, Era::Legacy, now, deadline)
+    }
+
+    /// Starts tracking `task` in the wire form of `era`: [`Era::Legacy`] is
+    /// the 2025-11-25 core tasks, [`Era::Modern`] the 2026-07-28 extension.
+    pub fn for_era(
+        task: Task,
+        era: Era,
+        now: Instant,
+        deadline: Option<Instant>,
+    ) -> Result<Self, TaskReportError> {
         check_task_id(&task.task_id)?;
+        check_outcome(&task, era)?;
         let floor = server_interval(&task);
         let expires = task
             .ttl_millis()
@@ -126,7 +182,14 @@ impl TaskTracker {
             deadline,
             expires,
             input_fetched: false,
+            era,
+            answered: HashSet::new(),
         })
+    }
+
+    /// The wire form the task speaks.
+    pub fn era(&self) -> Era {
+        self.era
     }
 
     /// The latest state the server reported.
@@ -179,8 +242,10 @@ impl TaskTracker {
         if self.task.status.is_terminal() {
             return Ok(false);
         }
-        let changed =
-            task.status != self.task.status || task.status_message != self.task.status_message;
+        check_outcome(&task, self.era)?;
+        let changed = task.status != self.task.status
+            || task.status_message != self.task.status_message
+            || (self.era == Era::Modern && !same_keys(&task, &self.task));
         if task.status != self.task.status {
             self.input_fetched = false;
         }
@@ -212,6 +277,39 @@ impl TaskTracker {
         self.last = now;
     }
 
+    /// The input requests (2026-07-28) of the latest report not handed out
+    /// before, now marked as handed out: each key is answered at most once
+    /// over the task's life. Past [`MAX_TASK_INPUT_KEYS`] keys, an error
+    /// (and nothing is handed out).
+    pub fn take_input_requests(&mut self) -> Result<Vec<(String, InputRequest)>, TaskReportError> {
+        if self.task.status != TaskStatus::InputRequired {
+            return Ok(Vec::new());
+        }
+        let Some(requests) = &self.task.input_requests else {
+            return Ok(Vec::new());
+        };
+        let fresh: Vec<(String, InputRequest)> = requests
+            .iter()
+            .filter(|(k, _)| !self.answered.contains(*k))
+            .map(|(k, r)| (k.clone(), r.clone()))
+            .collect();
+        if self.answered.len() + fresh.len() > MAX_TASK_INPUT_KEYS {
+            return Err(TaskReportError::TooManyInputRequests {
+                task_id: self.task.task_id.clone(),
+            });
+        }
+        self.answered.extend(fresh.iter().map(|(k, _)| k.clone()));
+        Ok(fresh)
+    }
+
+    /// Whether the latest report names input requests not handed out yet.
+    fn has_fresh_input(&self) -> bool {
+        self.task
+            .input_requests
+            .as_ref()
+            .is_some_and(|r| r.keys().any(|k| !self.answered.contains(k)))
+    }
+
     /// What to do at `now`.
     pub fn next(&self, now: Instant) -> TaskNext {
         let status = &self.task.status;
@@ -224,8 +322,14 @@ impl TaskTracker {
         if self.expires.is_some_and(|e| now >= e) {
             return TaskNext::Expired;
         }
-        if *status == TaskStatus::InputRequired && !self.input_fetched {
-            return TaskNext::FetchInput;
+        if *status == TaskStatus::InputRequired {
+            match self.era {
+                Era::Legacy if !self.input_fetched => return TaskNext::FetchInput,
+                // Keys answered already wait for the server to take the
+                // answers: polling goes on at the interval.
+                Era::Modern if self.has_fresh_input() => return TaskNext::AnswerInput,
+                _ => {}
+            }
         }
         let at = self.last.checked_add(self.interval).unwrap_or(self.last);
         if now >= at {
@@ -239,6 +343,33 @@ impl TaskTracker {
             .unwrap_or(at);
         TaskNext::WaitUntil(at)
     }
+}
+
+/// Whether two reports name the same input requests.
+fn same_keys(a: &Task, b: &Task) -> bool {
+    let keys = |t: &Task| {
+        t.input_requests
+            .as_ref()
+            .map(|m| m.keys().cloned().collect::<Vec<_>>())
+    };
+    keys(a) == keys(b)
+}
+
+/// A 2026-07-28 terminal report must carry its outcome inline.
+fn check_outcome(task: &Task, era: Era) -> Result<(), TaskReportError> {
+    let missing = era == Era::Modern
+        && match task.status {
+            TaskStatus::Completed => task.result.is_none(),
+            TaskStatus::Failed => task.error.is_none(),
+            _ => false,
+        };
+    if missing {
+        return Err(TaskReportError::NoOutcome {
+            task_id: task.task_id.chars().take(64).collect(),
+            status: task.status.clone(),
+        });
+    }
+    Ok(())
 }
 
 /// The server's `pollInterval`, clamped to at least [`MIN_POLL_INTERVAL`].
@@ -373,5 +504,135 @@ mod tests {
         assert!(matches!(err, TaskReportError::OtherTask { .. }), "{err:?}");
         assert!(tr.report(task(&long, "completed", None, None)).is_err());
         assert_eq!(tr.task().status, TaskStatus::Working);
+    }
+
+    /// A 2026-07-28 task (flat fields, `ttlMs` / `pollIntervalMs`).
+    fn modern(status: &str, extra: serde_json::Value) -> Task {
+        let mut t = json!({
+            "taskId": "m", "status": status, "pollIntervalMs": 100, "ttlMs": 60_000,
+            "createdAt": "2026-07-28T00:00:00Z", "lastUpdatedAt": "2026-07-28T00:00:00Z",
+        });
+        if let (Some(t), serde_json::Value::Object(extra)) = (t.as_object_mut(), extra) {
+            t.extend(extra);
+        }
+        serde_json::from_value(t).unwrap()
+    }
+
+    fn elicit(keys: &[&str]) -> serde_json::Value {
+        let m: serde_json::Map<String, serde_json::Value> = keys
+            .iter()
+            .map(|k| {
+                let r = json!({"method": "elicitation/create", "params": {"message": k, "requestedSchema": {"type": "object"}}});
+                ((*k).to_owned(), r)
+            })
+            .collect();
+        json!({ "inputRequests": m })
+    }
+
+    #[test]
+    fn modern_every_status_and_transition() {
+        let t0 = Instant::now();
+        let mut tr =
+            TaskTracker::for_era(modern("working", json!({})), Era::Modern, t0, None).unwrap();
+        assert_eq!(tr.era(), Era::Modern);
+        // The renamed timing fields are honoured.
+        assert_eq!(tr.interval(), ms(100));
+        assert_eq!(tr.expires(), Some(t0 + ms(60_000)));
+        assert_eq!(tr.next(t0), TaskNext::WaitUntil(t0 + ms(100)));
+        assert_eq!(tr.next(t0 + ms(100)), TaskNext::Poll);
+        // working → input_required with a request: answer it (never FetchInput).
+        assert!(
+            tr.polled(modern("input_required", elicit(&["a"])), t0 + ms(100))
+                .unwrap()
+        );
+        assert_eq!(tr.next(t0 + ms(100)), TaskNext::AnswerInput);
+        let taken = tr.take_input_requests().unwrap();
+        assert_eq!(taken.len(), 1);
+        assert_eq!(taken[0].0, "a");
+        assert_eq!(taken[0].1.method, "elicitation/create");
+        tr.input_fetched(t0 + ms(120));
+        // The server repeats the key until it takes the answer: poll, never re-answer.
+        assert_eq!(tr.next(t0 + ms(120)), TaskNext::WaitUntil(t0 + ms(220)));
+        assert!(
+            !tr.polled(modern("input_required", elicit(&["a"])), t0 + ms(220))
+                .unwrap()
+        );
+        assert!(matches!(tr.next(t0 + ms(220)), TaskNext::WaitUntil(_)));
+        assert!(tr.take_input_requests().unwrap().is_empty());
+        // A second request alongside: only the new key is handed out.
+        assert!(
+            tr.polled(modern("input_required", elicit(&["a", "b"])), t0 + ms(400))
+                .unwrap()
+        );
+        assert_eq!(tr.next(t0 + ms(400)), TaskNext::AnswerInput);
+        let taken = tr.take_input_requests().unwrap();
+        assert_eq!(
+            taken.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>(),
+            ["b"]
+        );
+        // input_required → working → terminal, with the outcome inline.
+        assert!(tr.report(modern("working", json!({}))).unwrap());
+        // A key answered before stays answered over the task's life.
+        assert!(tr.report(modern("input_required", elicit(&["a"]))).unwrap());
+        assert!(tr.take_input_requests().unwrap().is_empty());
+        let done = modern("completed", json!({"result": {"content": []}}));
+        let mut c = tr.clone();
+        assert!(c.report(done).unwrap());
+        assert_eq!(
+            c.next(t0 + ms(500)),
+            TaskNext::Finished(TaskStatus::Completed)
+        );
+        assert!(!c.report(modern("working", json!({}))).unwrap());
+        let mut f = tr.clone();
+        assert!(
+            f.report(modern(
+                "failed",
+                json!({"error": {"code": -32603, "message": "x"}})
+            ))
+            .unwrap()
+        );
+        assert_eq!(f.next(t0 + ms(500)), TaskNext::Finished(TaskStatus::Failed));
+        let mut k = tr.clone();
+        assert!(k.report(modern("cancelled", json!({}))).unwrap());
+        assert_eq!(
+            k.next(t0 + ms(500)),
+            TaskNext::Finished(TaskStatus::Cancelled)
+        );
+    }
+
+    #[test]
+    fn modern_terminal_reports_without_their_outcome_are_refused() {
+        let t0 = Instant::now();
+        let mut tr =
+            TaskTracker::for_era(modern("working", json!({})), Era::Modern, t0, None).unwrap();
+        for bad in [modern("completed", json!({})), modern("failed", json!({}))] {
+            let err = tr.report(bad).unwrap_err();
+            assert!(matches!(err, TaskReportError::NoOutcome { .. }), "{err:?}");
+            assert_eq!(tr.task().status, TaskStatus::Working);
+        }
+        // Also as the handle's first state.
+        assert!(
+            TaskTracker::for_era(modern("completed", json!({})), Era::Modern, t0, None).is_err()
+        );
+        // The legacy form carries no outcome in its status: nothing to refuse.
+        assert!(TaskTracker::new(task("a", "completed", None, None), t0, None).is_ok());
+    }
+
+    #[test]
+    fn modern_input_keys_are_bounded_per_task() {
+        let t0 = Instant::now();
+        let mut tr =
+            TaskTracker::for_era(modern("working", json!({})), Era::Modern, t0, None).unwrap();
+        let keys: Vec<String> = (0..MAX_TASK_INPUT_KEYS).map(|i| format!("k{i}")).collect();
+        let refs: Vec<&str> = keys.iter().map(String::as_str).collect();
+        tr.report(modern("input_required", elicit(&refs))).unwrap();
+        assert_eq!(tr.take_input_requests().unwrap().len(), MAX_TASK_INPUT_KEYS);
+        tr.report(modern("input_required", elicit(&["one-more"])))
+            .unwrap();
+        let err = tr.take_input_requests().unwrap_err();
+        assert!(
+            matches!(err, TaskReportError::TooManyInputRequests { .. }),
+            "{err:?}"
+        );
     }
 }

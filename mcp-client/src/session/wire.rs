@@ -39,6 +39,25 @@ pub(super) fn input_required(text: &str) -> Option<InputRequiredWire> {
     (w.result_type.as_deref() == Some("input_required")).then_some(w)
 }
 
+/// Whether a result is a 2026-07-28 task handle (`resultType: "task"`, the
+/// `io.modelcontextprotocol/tasks` extension), detected without decoding
+/// ordinary results: a substring check for the string `"task"` first (an
+/// escaped quote inside a string value cannot match it), then a decode of
+/// `resultType` alone that skips every other member.
+pub(super) fn is_task_handle(text: &str) -> bool {
+    static NEEDLE: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"\"task\""));
+    if NEEDLE.find(text.as_bytes()).is_none() {
+        return false;
+    }
+    #[derive(Deserialize)]
+    struct Probe<'a> {
+        #[serde(rename = "resultType", borrow)]
+        result_type: Option<std::borrow::Cow<'a, str>>,
+    }
+    serde_json::from_str::<Probe<'_>>(text).is_ok_and(|p| p.result_type.as_deref() == Some("task"))
+}
+
 /// What goes into one request's `_meta`, by who decides it (see the
 /// [session docs](super#meta) for the order).
 pub(super) struct MetaParts<'a> {

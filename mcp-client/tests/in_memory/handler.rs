@@ -236,8 +236,10 @@ async fn modern_input_required_is_answered_by_the_handler_and_retried() {
         );
         assert_eq!(
             p["_meta"]["io.modelcontextprotocol/clientCapabilities"],
-            // No `tasks`: the 2025-11-25 capability is not declared in the 2026-07-28 era.
-            json!({"elicitation": {"form": {}}, "roots": {}})
+            // No `tasks`: the 2025-11-25 capability is not declared in the
+            // 2026-07-28 era; its tasks extension is (on by default).
+            json!({"elicitation": {"form": {}}, "roots": {},
+                   "extensions": {"io.modelcontextprotocol/tasks": {}}})
         );
         respond(
             &mut server,

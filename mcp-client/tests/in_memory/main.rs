@@ -32,6 +32,7 @@ mod handler;
 mod limits;
 mod receiver;
 mod tasks;
+mod tasks_modern;
 mod tickets;
 
 /// A connected pair: the client's end panics if anything but the driver

@@ -108,6 +108,11 @@ async fn a_resumed_task_expires_when_the_ticket_says_not_a_ttl_later() {
             let Some(Ok(Message::Request(r))) = server.recv().await else {
                 return;
             };
+            // At the expiry the client tells the server to stop.
+            if r.method == "tasks/cancel" {
+                respond(&mut server, r.id, task("t1", "cancelled", json!({}))).await;
+                continue;
+            }
             assert_eq!(r.method, "tasks/get");
             let working = task("t1", "working", json!({"pollInterval": 500, "ttl": 60_000}));
             respond(&mut server, r.id, working).await;

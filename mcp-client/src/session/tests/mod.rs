@@ -15,6 +15,7 @@ mod meta;
 mod negotiation;
 mod renewal;
 mod retries;
+mod tasks;
 
 use std::time::{Duration, Instant};
 
