@@ -390,9 +390,12 @@ pub fn tasks_server() -> Option<PeerCommand> {
         }
     }
     // Copied whole, then renamed: a test running at the same time never
-    // starts a half-written script.
+    // starts a half-written script. The part's name is this copy's alone
+    // (tests of one binary share the process id).
+    static COPIES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let copy = COPIES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let script = dir.join("tasks_server.mjs");
-    let part = dir.join(format!("tasks_server.mjs.{}", std::process::id()));
+    let part = dir.join(format!("tasks_server.mjs.{}.{copy}", std::process::id()));
     std::fs::copy(workspace.join("peers/tasks_server.mjs"), &part).expect("copy tasks_server.mjs");
     std::fs::rename(&part, &script).expect("place tasks_server.mjs");
     Some(PeerCommand {
