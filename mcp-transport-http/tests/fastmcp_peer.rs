@@ -10,7 +10,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use mcp_client::{Client, ClientHandler, TaskCall, TaskOptions};
+use mcp_client::{Client, ClientHandler, TaskCall, TaskOptions, VersionChoice};
 use mcp_proto::schema::{
     CallToolResult, ClientCapabilities, ElicitParams, ElicitResult, TaskStatus, Tool,
 };
@@ -256,6 +256,35 @@ async fn fastmcp_over_http() {
         .await
         .unwrap();
     let r = client.call_tool("sleepy", json!({"ms": 10})).await.unwrap();
+    assert_eq!(text(&r), "slept 10 ms");
+    let err = client
+        .call_tool("slow_report", json!({"topic": "x"}))
+        .await
+        .unwrap_err();
+    assert_eq!(err.rpc().map(|e| e.code.0), Some(-32021), "{err:?}");
+    client.close().await;
+
+    // On 2025-11-25 FastMCP 4 serves no tasks (no `tasks` capability; its
+    // extension exists on 2026-07-28 only), yet lists `execution.taskSupport`:
+    // plain tools work, an optional task tool asked as a task runs at once,
+    // and a task-only tool is refused with -32021, typed.
+    let client = Client::builder("fastmcp-peer-test", "1")
+        .protocol(VersionChoice::Era(Era::Legacy))
+        .connect(HttpTransport::new(&url).unwrap())
+        .await
+        .unwrap();
+    assert_eq!(
+        client.protocol_version(),
+        Some(ProtocolVersion::V2025_11_25)
+    );
+    plain(&client).await;
+    let call = client
+        .call_tool_as_task("sleepy", json!({"ms": 10}), TaskOptions::new())
+        .await
+        .unwrap();
+    let TaskCall::Done(r) = call else {
+        panic!("{call:?}")
+    };
     assert_eq!(text(&r), "slept 10 ms");
     let err = client
         .call_tool("slow_report", json!({"topic": "x"}))
