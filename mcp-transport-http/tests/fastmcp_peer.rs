@@ -131,7 +131,7 @@ async fn tasks(client: &Client, handler: &Confirm) {
         )
         .await
         .unwrap();
-    let TaskCall::Started(mut handle) = call else {
+    let TaskCall::Started(handle) = call else {
         panic!("{call:?}")
     };
     assert_eq!(handle.era(), Era::Modern);
