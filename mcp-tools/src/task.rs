@@ -1,7 +1,8 @@
 //! Long-running tools (MCP tasks) for agents.
 //!
 //! A tool the server runs as a task (2025-11-25, `execution.taskSupport`
-//! `required`) is an ordinary agent tool: [`McpTool::call`] and
+//! `required`; 2026-07-28, any call the server answers with a task under
+//! the tasks extension) is an ordinary agent tool: [`McpTool::call`] and
 //! [`Toolbox::call`] wait for its result, bounded as any call, and its
 //! status messages arrive as progress ([`ToolOptions::on_progress`](crate::ToolOptions::on_progress)).
 //!
