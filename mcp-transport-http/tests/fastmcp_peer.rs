@@ -136,7 +136,8 @@ async fn tasks(client: &Client, handler: &Confirm) {
     };
     assert_eq!(handle.era(), Era::Modern);
     assert!(!handle.id().is_empty());
-    assert!(handle.poll_interval() > Duration::ZERO);
+    // The server's pollIntervalMs (peers/fastmcp_server.py: 200 ms).
+    assert_eq!(handle.poll_interval(), Duration::from_millis(200));
     let id = handle.id().to_owned();
     let got = client.get_task(&id).await.unwrap();
     assert!(
