@@ -26,8 +26,12 @@ Tools:
     failing_task()              a task ("required") whose tool raises: completed with isError
 """
 
+import os
 import sys
 from datetime import timedelta
+
+# Nothing leaves the machine: no banner, and no update check on PyPI (FastMCP's banner does one).
+os.environ.setdefault("FASTMCP_CHECK_FOR_UPDATES", "off")
 
 import anyio
 import mcp_types
@@ -108,8 +112,9 @@ async def failing_task() -> str:
 if __name__ == "__main__":
     mode = sys.argv[1] if len(sys.argv) > 1 else "stdio"
     if mode == "stdio":
-        mcp.run(transport="stdio", show_banner=False)
+        mcp.run(transport="stdio", show_banner=False, log_level="warning")
     elif mode == "http":
-        mcp.run(transport="http", host="127.0.0.1", port=int(sys.argv[2]), path="/mcp", show_banner=False)
+        # Warnings only: uvicorn logs every request otherwise, into the output of the tests that run this.
+        mcp.run(transport="http", host="127.0.0.1", port=int(sys.argv[2]), path="/mcp", show_banner=False, log_level="warning")
     else:
         sys.exit(f"usage: {sys.argv[0]} stdio | http PORT")
