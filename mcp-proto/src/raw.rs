@@ -88,6 +88,7 @@ impl RawJson {
     /// encoded length is released. The bytes are `serde_json::to_writer`'s
     /// (strings are checked for what needs escaping in one vectorized pass
     /// rather than a byte at a time; see `raw/compact.rs`).
+    #[inline]
     pub fn from_value_with_capacity<T: Serialize + ?Sized>(
         value: &T,
         capacity: usize,

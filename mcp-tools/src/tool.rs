@@ -205,8 +205,10 @@ pub struct McpTool {
 }
 
 struct ToolInner {
-    name: String,
-    server: Option<String>,
+    /// Shared with the toolbox's name index (one copy of each name).
+    name: Arc<str>,
+    /// Shared by every tool of the server (one copy per server).
+    server: Option<Arc<str>>,
     /// The server's listing this tool is `list[index]` of, shared with
     /// every other tool of that listing (and with whoever listed it): a
     /// catalog of thousands of tools holds each definition once.
@@ -220,7 +222,9 @@ struct ToolInner {
     /// of thousands of tools keeps each schema as text only (a compiled
     /// checker holds it decoded, several times its size), and most tools of
     /// a large catalog are never called. Same for `output`.
-    checker: std::sync::OnceLock<Option<Checker>>,
+    /// Boxed: an unused checker (most tools') costs a pointer, not the
+    /// checker's 32 bytes, in every tool of the catalog.
+    checker: std::sync::OnceLock<Option<Box<Checker>>>,
     #[cfg(feature = "jsonschema")]
     output: std::sync::OnceLock<Option<Box<jsonschema::Validator>>>,
     toolbox: Weak<ToolboxInner>,
@@ -264,7 +268,7 @@ impl McpTool {
         definition: mcp_proto::schema::Tool,
         options: ToolOptions,
     ) -> Self {
-        let name = definition.name.clone();
+        let name = Arc::from(definition.name.as_str());
         Self::build(
             client,
             Arc::new(vec![definition]),
@@ -293,8 +297,8 @@ impl McpTool {
         client: Client,
         list: Arc<Vec<mcp_proto::schema::Tool>>,
         index: usize,
-        name: String,
-        server: Option<String>,
+        name: Arc<str>,
+        server: Option<Arc<str>>,
         options: ToolOptions,
         toolbox: Weak<ToolboxInner>,
     ) -> Option<Self> {
@@ -356,7 +360,7 @@ impl McpTool {
                     .await
                     .map_err(|e| self.fatal(e))?;
                 let not_found = || ToolError::NotFound {
-                    name: self.inner.name.clone(),
+                    name: self.inner.name.to_string(),
                 };
                 let index = fresh
                     .iter()
@@ -396,7 +400,7 @@ impl McpTool {
     /// refuses, is [`ToolError::InvalidArguments`].
     pub(crate) fn checked_arguments(&self, arguments: &Value) -> Result<Value, ToolError> {
         let invalid = |message: String| ToolError::InvalidArguments {
-            tool: self.inner.name.clone(),
+            tool: self.inner.name.to_string(),
             message,
         };
         let arguments = match arguments {
@@ -414,7 +418,7 @@ impl McpTool {
             inner
                 .options
                 .validate_arguments
-                .then(|| Checker::new(&inner.def().input_schema))
+                .then(|| Box::new(Checker::new(&inner.def().input_schema)))
         });
         if let Some(checker) = checker {
             checker.check(&arguments).map_err(invalid)?;
@@ -428,7 +432,7 @@ impl McpTool {
 
     fn fatal(&self, source: ClientError) -> ToolError {
         ToolError::Fatal {
-            tool: self.inner.name.clone(),
+            tool: self.inner.name.to_string(),
             source,
         }
     }
@@ -436,10 +440,10 @@ impl McpTool {
     /// Checks the arguments, sends `tools/call` once, and sorts the outcome
     /// by owner.
     pub(crate) async fn attempt(&self, arguments: &Value) -> Result<ToolOutput, AttemptError> {
-        let tool = &self.inner.name;
+        let tool: &str = &self.inner.name;
         let invalid = |message: String| {
             AttemptError::Final(ToolError::InvalidArguments {
-                tool: tool.clone(),
+                tool: tool.to_owned(),
                 message,
             })
         };
@@ -484,7 +488,7 @@ impl McpTool {
                 message = "the tool reported an error without an explanation".into();
             }
             return Err(AttemptError::Final(ToolError::ToolFailed {
-                tool: tool.clone(),
+                tool: tool.to_owned(),
                 message,
                 result: Box::new(result),
             }));
@@ -526,7 +530,7 @@ impl McpTool {
             };
             if let Some(message) = problem {
                 return Err(AttemptError::Final(ToolError::InvalidOutput {
-                    tool: tool.clone(),
+                    tool: tool.to_owned(),
                     message,
                     result: Box::new(result),
                 }));

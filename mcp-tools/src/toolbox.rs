@@ -620,7 +620,8 @@ fn fatal(name: &str, source: ClientError) -> ToolError {
 
 struct Catalog {
     tools: Vec<McpTool>,
-    index: HashMap<String, usize>,
+    /// Keys shared with the tools' own names (no second copy).
+    index: HashMap<Arc<str>, usize>,
     /// Each server's last listing, in server order.
     lists: Vec<Arc<Vec<mcp_proto::schema::Tool>>>,
     collisions: Vec<Collision>,
@@ -656,18 +657,24 @@ impl Catalog {
         let (assigned, collisions) = assign_names(&input, policy);
         let mut tools = Vec::with_capacity(assigned.len());
         let mut index = HashMap::with_capacity(assigned.len());
+        // Every tool of a server shares one copy of its name.
+        let server_names: Vec<Arc<str>> = servers.iter().map(|s| Arc::from(&*s.name)).collect();
         for a in assigned {
-            let (Some(server), Some(list)) = (servers.get(a.server), lists.get(a.server)) else {
+            let (Some(server), Some(list), Some(server_name)) = (
+                servers.get(a.server),
+                lists.get(a.server),
+                server_names.get(a.server),
+            ) else {
                 continue;
             };
-            let name = a.name.clone();
+            let name: Arc<str> = Arc::from(a.name);
             // The definition is shared with the listing, not copied.
             let Some(tool) = McpTool::build(
                 server.client.clone(),
                 list.clone(),
                 a.tool,
-                a.name,
-                Some(server.name.clone()),
+                name.clone(),
+                Some(server_name.clone()),
                 options.clone(),
                 me.clone(),
             ) else {

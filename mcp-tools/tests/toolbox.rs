@@ -807,6 +807,14 @@ async fn a_listed_arc_is_shared_not_copied() {
         );
         assert_eq!(t.definition().name, name);
     }
+    // Every tool of a server shares one copy of the server's name (a host
+    // of many servers keeps thousands of tools).
+    let (echo, other) = (tb.get("echo").unwrap(), tb.get("other").unwrap());
+    assert_eq!(echo.server(), Some("a"));
+    assert!(
+        std::ptr::eq(echo.server().unwrap(), other.server().unwrap()),
+        "each tool holds its own copy of the server's name"
+    );
 }
 
 /// `openai_definitions`/`anthropic_definitions` serialize to the same JSON

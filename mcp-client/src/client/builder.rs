@@ -19,7 +19,9 @@ use crate::session::{Session, SessionConfig, VersionChoice};
 /// Configures and connects a [`Client`].
 #[must_use]
 pub struct ClientBuilder {
-    config: SessionConfig,
+    /// Boxed: the builder moves by value through every setter and into
+    /// `connect`'s future; a pointer is cheaper to move than ~540 bytes.
+    config: Box<SessionConfig>,
     handler: Arc<dyn DynHandler>,
     max_list_pages: usize,
     max_in_flight: usize,
@@ -44,12 +46,21 @@ pub const DEFAULT_MAX_LIST_PAGES: usize = 1000;
 /// that answers slowly or not at all.
 pub const DEFAULT_MAX_IN_FLIGHT: usize = 1024;
 
+/// The default handler, one for every client (an `Arc` of it costs an
+/// allocation per client otherwise).
+fn no_handler() -> Arc<dyn DynHandler> {
+    static NO_HANDLER: std::sync::OnceLock<Arc<dyn DynHandler>> = std::sync::OnceLock::new();
+    NO_HANDLER.get_or_init(|| Arc::new(NoHandler)).clone()
+}
+
 impl ClientBuilder {
     /// A builder for a client named `name` at `version`.
     pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
         ClientBuilder {
-            config: SessionConfig::new(mcp_proto::schema::Implementation::new(name, version)),
-            handler: Arc::new(NoHandler),
+            config: Box::new(SessionConfig::new(mcp_proto::schema::Implementation::new(
+                name, version,
+            ))),
+            handler: no_handler(),
             max_list_pages: DEFAULT_MAX_LIST_PAGES,
             max_in_flight: DEFAULT_MAX_IN_FLIGHT,
             era_cache: None,
@@ -230,7 +241,7 @@ impl ClientBuilder {
         self.config.capabilities = caps.clone();
         let caps = Arc::new(caps);
         self.config.endpoint = transport.endpoint();
-        let mut session = Session::new(self.config);
+        let mut session = Session::with_config(self.config);
         let hint = self.era_cache.as_ref().and_then(|(c, k)| c.get(k));
         let used_hint = hint.is_some();
         session.start_with_hint(super::now(), hint);

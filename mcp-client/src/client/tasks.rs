@@ -66,13 +66,14 @@ pub(super) struct Tasks {
     /// What the client advertised (requests outside it are refused without
     /// calling the handler).
     capabilities: Arc<ClientCapabilities>,
-    running: JoinSet<Done>,
+    /// Made with the first task (most connections never run one: a
+    /// `JoinSet` allocates when made).
+    running: Option<JoinSet<Done>>,
     /// The task answering each of the server's requests.
     answering: HashMap<RequestId, AbortHandle, IdHash>,
-    /// The notification task's queue, made with the first notification
-    /// (most connections never get one).
-    notifications: Option<mpsc::UnboundedSender<Notification>>,
-    backlog: Arc<Backlog>,
+    /// The notification task's queue and its count, made with the first
+    /// notification (most connections never get one).
+    notifications: Option<(mpsc::UnboundedSender<Notification>, Arc<Backlog>)>,
     /// The tasks kept for the server (2025-11-25 task-augmented requests).
     receiver: Receiver,
     /// The `notifications/tasks/status` params of a task the server
@@ -89,10 +90,9 @@ impl Tasks {
         Tasks {
             handler,
             capabilities,
-            running: JoinSet::new(),
+            running: None,
             answering: HashMap::default(),
             notifications: None,
-            backlog: Arc::default(),
             receiver: Receiver::new(limits),
             cancelled_status: None,
         }
@@ -130,7 +130,7 @@ impl Tasks {
                 .clone()
                 .answer(self.capabilities.clone(), method.clone(), req.params);
         let task_id = id.clone();
-        let abort = self.running.spawn_on(
+        let abort = self.running().spawn_on(
             tracing::Instrument::instrument(
                 async move {
                     let result = handler_answer(work, &method).await;
@@ -199,7 +199,7 @@ impl Tasks {
             .clone()
             .answer(self.capabilities.clone(), method.clone(), params);
         let task_id = task.clone();
-        let work = self.running.spawn_on(
+        let work = self.running().spawn_on(
             tracing::Instrument::instrument(
                 async move {
                     let result = handler_answer(work, &method).await;
@@ -213,7 +213,7 @@ impl Tasks {
             &runtime,
         );
         let task_id = task.clone();
-        let expiry = self.running.spawn_on(
+        let expiry = self.running().spawn_on(
             async move {
                 tokio::time::sleep(ttl).await;
                 Done::TaskExpired { task: task_id }
@@ -260,7 +260,7 @@ impl Tasks {
             return;
         };
         let work = answer_inputs(self.handler.clone(), self.capabilities.clone(), requests);
-        self.running.spawn_on(
+        self.running().spawn_on(
             async move {
                 let responses = work.await;
                 Done::Input { call, responses }
@@ -272,11 +272,11 @@ impl Tasks {
     /// The next finished task's result; `Pending` (with the waker kept)
     /// while tasks run, `Ready(None)` when none is running.
     pub(super) fn poll_done(&mut self, cx: &mut Context<'_>) -> Poll<Option<Done>> {
-        if self.running.is_empty() {
+        let Some(running) = self.running.as_mut().filter(|r| !r.is_empty()) else {
             return Poll::Ready(None);
-        }
+        };
         loop {
-            match self.running.poll_join_next(cx) {
+            match running.poll_join_next(cx) {
                 Poll::Ready(Some(Ok(done))) => {
                     if let Done::Answer { id, .. } = &done {
                         self.answering.remove(id);
@@ -294,23 +294,20 @@ impl Tasks {
 
     /// Queues a notification for the handler (starting its task with the first).
     pub(super) fn notify(&mut self, n: Notification) {
-        let tx = match &self.notifications {
-            Some(tx) => tx,
+        let (tx, backlog) = match &self.notifications {
+            Some(queue) => queue,
             None => {
                 let Some(runtime) = runtime() else {
                     return;
                 };
                 let (tx, rx) = mpsc::unbounded_channel();
-                runtime.spawn(notification_loop(
-                    rx,
-                    self.handler.clone(),
-                    self.backlog.clone(),
-                ));
-                self.notifications.insert(tx)
+                let backlog = Arc::new(Backlog::default());
+                runtime.spawn(notification_loop(rx, self.handler.clone(), backlog.clone()));
+                self.notifications.insert((tx, backlog))
             }
         };
         if tx.send(n).is_ok() {
-            self.backlog.push();
+            backlog.push();
         }
     }
 
@@ -318,20 +315,30 @@ impl Tasks {
     /// woken when it does.
     #[inline(always)]
     pub(super) fn has_room(&self, cx: &Context<'_>) -> bool {
-        self.notifications.is_none() || self.backlog.has_room(cx)
+        match &self.notifications {
+            None => true,
+            Some((_, backlog)) => backlog.has_room(cx),
+        }
     }
 
     /// Whether no task is running (nothing to collect).
     #[inline]
     pub(super) fn is_idle(&self) -> bool {
-        self.running.is_empty()
+        self.running.as_ref().is_none_or(JoinSet::is_empty)
+    }
+
+    /// The set the handler's tasks run in, made on first use.
+    fn running(&mut self) -> &mut JoinSet<Done> {
+        self.running.get_or_insert_with(JoinSet::new)
     }
 
     /// Ends every task answering the server (their answers are not sent)
     /// and lets the notification task end once it has handed over what is
     /// queued.
     pub(super) fn shutdown(&mut self) {
-        self.running.abort_all();
+        if let Some(running) = &mut self.running {
+            running.abort_all();
+        }
         self.answering.clear();
         self.receiver.clear();
         self.notifications = None;

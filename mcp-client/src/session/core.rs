@@ -34,7 +34,10 @@ pub(super) enum Phase {
 /// The session state machine. See the [module docs](crate::session).
 #[derive(Debug)]
 pub struct Session {
-    pub(super) config: SessionConfig,
+    /// Boxed: the session is built on the stack and moved into the
+    /// client's shared state; a pointer moves for a fraction of what the
+    /// configuration (identity, capabilities: ~540 bytes) costs to copy.
+    pub(super) config: Box<SessionConfig>,
     pub(super) phase: Phase,
     /// Shared with the client's handle and the remembered era (one copy
     /// per connection).
@@ -85,7 +88,13 @@ pub struct Session {
 
 impl Session {
     /// A new session. Call [`start`](Session::start) to begin negotiating.
-    pub fn new(mut config: SessionConfig) -> Self {
+    pub fn new(config: SessionConfig) -> Self {
+        Self::with_config(Box::new(config))
+    }
+
+    /// [`Session::new`] with the configuration already boxed (the client's
+    /// builder keeps it so).
+    pub(crate) fn with_config(mut config: Box<SessionConfig>) -> Self {
         // Capabilities that declare the tasks extension already get task
         // handles followed.
         if config

@@ -7,9 +7,7 @@ use std::time::{Duration, Instant};
 
 use mcp_proto::error::ErrorCode;
 use mcp_proto::jsonrpc::{Notification, Request};
-use mcp_proto::schema::{
-    DiscoverResult, Implementation, InitializeParams, InitializeResult, ServerCapabilities,
-};
+use mcp_proto::schema::{DiscoverResult, Implementation, InitializeResult, ServerCapabilities};
 use mcp_proto::{Era, ErrorObject, ProtocolVersion, RawJson};
 
 use super::calls::{Pending, Purpose};
@@ -44,6 +42,15 @@ impl ServerInfo {
     pub fn era(&self) -> Era {
         self.protocol_version.era()
     }
+}
+
+/// [`InitializeParams`](mcp_proto::schema::InitializeParams) by reference: encodes to the same JSON (no `_meta`).
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct InitializeParamsRef<'a> {
+    protocol_version: &'a str,
+    capabilities: &'a mcp_proto::schema::ClientCapabilities,
+    client_info: &'a Implementation,
 }
 
 impl Session {
@@ -110,11 +117,14 @@ impl Session {
 
     pub(super) fn send_initialize(&mut self, v: ProtocolVersion, now: Instant) {
         self.phase = Phase::Initializing { offered: v };
-        let params = InitializeParams::new(
-            v.as_str(),
-            self.config.capabilities.clone(),
-            self.config.client_info.clone(),
-        );
+        // Encoded from the configuration in place: `InitializeParams` owns
+        // its members, and building one would copy the capabilities and
+        // identity only to drop them once encoded.
+        let params = InitializeParamsRef {
+            protocol_version: v.as_str(),
+            capabilities: &self.config.capabilities,
+            client_info: &self.config.client_info,
+        };
         let raw = match RawJson::from_value(&params) {
             Ok(r) => r,
             Err(e) => {

@@ -153,7 +153,7 @@ pub struct RootsCapability {
 }
 
 /// What the server supports.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct ServerCapabilities {
@@ -185,6 +185,21 @@ pub struct ServerCapabilities {
     #[serde(flatten)]
     pub extra: JsonObject,
 }
+
+decode_keeping_unknown_raw!(ServerCapabilities "a server capabilities object" {
+    extra JsonObject;
+    required {}
+    optional {
+        tools: "tools",
+        resources: "resources",
+        prompts: "prompts",
+        logging: "logging",
+        completions: "completions",
+        experimental: "experimental",
+        extensions: "extensions",
+        tasks: "tasks",
+    }
+});
 
 impl ServerCapabilities {
     /// Whether the server takes `tools/call` as a task: the 2025-11-25

@@ -40,7 +40,7 @@ impl InitializeParams {
 }
 
 /// Result of `initialize`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct InitializeResult {
@@ -61,6 +61,16 @@ pub struct InitializeResult {
     #[serde(flatten)]
     pub extra: JsonObject,
 }
+
+decode_keeping_unknown_raw!(InitializeResult "an initialize result object" {
+    extra JsonObject;
+    required { protocol_version: "protocolVersion", server_info: "serverInfo" }
+    optional {
+        capabilities: "capabilities",
+        instructions: "instructions",
+        meta: "_meta",
+    }
+});
 
 /// Params of `server/discover`: only `_meta`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

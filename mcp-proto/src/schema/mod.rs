@@ -120,7 +120,8 @@ macro_rules! string_enum {
 
 /// `Deserialize` for a struct the server sends whose unknown members are
 /// kept raw in `extra: RawObject` (see [`RawObject`](crate::RawObject) for
-/// why not a `serde_json::Map`).
+/// why not a `serde_json::Map`), or, where the public type says so
+/// (`extra JsonObject;` first), in `extra: JsonObject`.
 ///
 /// What `#[serde(flatten)]` cannot do: a flattened struct is first buffered
 /// whole into serde's intermediate tree (which costs as much as a `Value`, its
@@ -132,6 +133,7 @@ macro_rules! string_enum {
 /// refuse the whole (its error's `Display` is the decode error).
 macro_rules! decode_keeping_unknown_raw {
     ($ty:ident $what:literal {
+        $(extra $extra:ty;)?
         required { $($req:ident: $req_wire:literal),* $(,)? }
         optional { $($opt:ident: $opt_wire:literal),* $(,)? }
         $(defaulted { $($def:ident: $def_wire:literal => $default:expr),* $(,)? })?
@@ -153,7 +155,7 @@ macro_rules! decode_keeping_unknown_raw {
                         $(let mut $req = None;)*
                         $(let mut $opt = None;)*
                         $($(let mut $def = None;)*)?
-                        let mut extra = $crate::RawObject::new();
+                        let mut extra = unknown_members!(new $($extra)?);
                         while let Some(key) =
                             map.next_key::<$crate::schema::MaybeBorrowed<'de>>()?
                         {
@@ -176,10 +178,10 @@ macro_rules! decode_keeping_unknown_raw {
                                     }
                                     $def = Some(map.next_value()?);
                                 })*)?
-                                _ => extra.push_next(key.as_str(), &mut map)?,
+                                _ => unknown_members!(push extra key map $($extra)?),
                             }
                         }
-                        extra.shrink();
+                        unknown_members!(shrink extra $($extra)?);
                         let built = $ty {
                             $($req: $req.ok_or_else(|| A::Error::missing_field($req_wire))?,)*
                             $($opt: $opt.unwrap_or_default(),)*
@@ -197,6 +199,28 @@ macro_rules! decode_keeping_unknown_raw {
             }
         }
     };
+}
+
+/// The pieces of [`decode_keeping_unknown_raw`] that depend on where the
+/// unknown members go: a `RawObject` (no type given) or a `JsonObject`.
+macro_rules! unknown_members {
+    (new) => {
+        $crate::RawObject::new()
+    };
+    (new $t:ty) => {
+        <$t>::new()
+    };
+    (push $extra:ident $key:ident $map:ident) => {
+        $extra.push_next($key.as_str(), &mut $map)?
+    };
+    (push $extra:ident $key:ident $map:ident $t:ty) => {{
+        let value: serde_json::Value = $map.next_value()?;
+        $extra.insert($key.as_str().to_owned(), value);
+    }};
+    (shrink $extra:ident) => {
+        $extra.shrink()
+    };
+    (shrink $extra:ident $t:ty) => {};
 }
 
 mod capabilities;
@@ -249,7 +273,7 @@ use serde_json::{Map, Value};
 pub type JsonObject = Map<String, Value>;
 
 /// Name and version of an MCP implementation (client or server).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct Implementation {
@@ -273,6 +297,17 @@ pub struct Implementation {
     #[serde(flatten)]
     pub extra: JsonObject,
 }
+
+decode_keeping_unknown_raw!(Implementation "an implementation object" {
+    extra JsonObject;
+    required { name: "name", version: "version" }
+    optional {
+        title: "title",
+        description: "description",
+        website_url: "websiteUrl",
+        icons: "icons",
+    }
+});
 
 impl Implementation {
     /// An implementation with a name and version.

@@ -500,3 +500,61 @@ fn tool_input_schema_keeps_every_2020_12_keyword() {
     assert_eq!(tool.input_schema.decode::<Value>().unwrap(), schema);
     assert_eq!(serde_json::to_value(tool).unwrap()["inputSchema"], schema);
 }
+
+/// The handshake's result decodes member by member: unknown members are
+/// kept at every level (result, capabilities, server identity), `null`
+/// is an absent optional member, and it encodes back to what was sent.
+#[test]
+fn initialize_result_keeps_unknown_members_at_every_level() {
+    let sent = json!({
+        "protocolVersion": "2025-11-25",
+        "capabilities": {
+            "tools": {"listChanged": true},
+            "prompts": null,
+            "x-cap": {"deep": [1, {"a": null}]}
+        },
+        "serverInfo": {"name": "s", "version": "1", "x-build": 7},
+        "instructions": "use it",
+        "_meta": {"k": "v"},
+        "x-top": "kept"
+    });
+    let r: InitializeResult = serde_json::from_value(sent.clone()).unwrap();
+    assert_eq!(r.protocol_version, "2025-11-25");
+    assert_eq!(
+        r.capabilities.tools.as_ref().unwrap().list_changed,
+        Some(true)
+    );
+    assert!(r.capabilities.prompts.is_none());
+    assert_eq!(
+        r.capabilities.extra["x-cap"],
+        json!({"deep": [1, {"a": null}]})
+    );
+    assert_eq!(r.server_info.name, "s");
+    assert_eq!(r.server_info.extra["x-build"], json!(7));
+    assert_eq!(r.instructions.as_deref(), Some("use it"));
+    assert_eq!(r.meta.as_ref().unwrap()["k"], json!("v"));
+    assert_eq!(r.extra["x-top"], json!("kept"));
+    let mut back = serde_json::to_value(&r).unwrap();
+    back["capabilities"]
+        .as_object_mut()
+        .unwrap()
+        .insert("prompts".into(), serde_json::Value::Null);
+    assert_eq!(back, sent);
+
+    // No capabilities: the default. No serverInfo, or a repeated member: an error.
+    let r: InitializeResult = serde_json::from_value(
+        json!({"protocolVersion": "2025-11-25", "serverInfo": {"name": "s", "version": "1"}}),
+    )
+    .unwrap();
+    assert_eq!(r.capabilities, ServerCapabilities::default());
+    let missing = serde_json::from_value::<InitializeResult>(json!({"protocolVersion": "x"}))
+        .unwrap_err()
+        .to_string();
+    assert!(missing.contains("serverInfo"), "{missing}");
+    let repeated = serde_json::from_str::<InitializeResult>(
+        r#"{"protocolVersion": "a", "protocolVersion": "b", "serverInfo": {"name": "s", "version": "1"}}"#,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(repeated.contains("duplicate field"), "{repeated}");
+}
