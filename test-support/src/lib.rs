@@ -430,6 +430,21 @@ pub fn python_server() -> Option<PeerCommand> {
     python_running(workspace_dir().join("peers/python_server.py"))
 }
 
+/// `python peers/fastmcp_server.py` on the pinned FastMCP venv
+/// (`fastmcp/bin/python`, FastMCP with its tasks extra; append the mode:
+/// `stdio`, `http <port>`), or `None` (after a skip message) when it is not
+/// installed. See the script for its tools.
+///
+/// # Panics
+///
+/// When it is missing and [`peers_required`].
+pub fn fastmcp_server() -> Option<PeerCommand> {
+    Some(PeerCommand {
+        program: peer("fastmcp/bin/python")?,
+        args: vec![workspace_dir().join("peers/fastmcp_server.py").into()],
+    })
+}
+
 /// `python -m uvicorn --uds <path> … python_server:socket_app`: the
 /// workspace's Python SDK server ([`python_server`]) served by uvicorn on
 /// the Unix socket `path`, at `unix://<path>#/mcp`, or `None` as
