@@ -35,7 +35,8 @@ pub struct ServerIdentity {
     /// reports another is [`TicketError::OtherServer`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub implementation: Option<String>,
-    /// The `serverInfo.version` the server reported (checked as the name).
+    /// The `serverInfo.version` the server reported: shown in errors, not
+    /// checked (a server upgraded in place may still keep its tasks).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub version: Option<String>,
 }

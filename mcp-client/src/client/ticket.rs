@@ -79,7 +79,7 @@ impl Client {
     /// - a server that does not know the task (`tasks/get` answered
     ///   `-32602`, which the 2025-11-25 spec requires for an unknown id)
     ///   gives [`TicketError::Unknown`];
-    /// - a connection to another server (its `serverInfo` name or version
+    /// - a connection to another server (its `serverInfo` name
     ///   differs from the ticket's), in a revision without the ticket's
     ///   tasks, or a ticket of another format: [`TicketError::OtherServer`],
     ///   [`TicketError::OtherEra`], [`TicketError::Format`].
@@ -169,8 +169,9 @@ impl Client {
         };
         let i = &server.implementation;
         let id = &ticket.server;
-        let same = id.implementation.as_ref().is_none_or(|n| *n == i.name)
-            && id.version.as_ref().is_none_or(|v| *v == i.version);
+        // The name only: a server upgraded in place reports another version
+        // and may still keep the task (it answers -32602 if not: `Unknown`).
+        let same = id.implementation.as_ref().is_none_or(|n| *n == i.name);
         if !same {
             return Err(ClientError::Ticket(TicketError::OtherServer {
                 name: id.name.clone(),
