@@ -298,3 +298,91 @@ fn modern_ctrl_c_during_a_task_cancels_it_on_the_server_and_exits_130() {
     assert_code(&r, 0);
     assert_eq!(r.stdout.trim(), "cancelled");
 }
+
+/// FastMCP (`peers/fastmcp_server.py`, the tasks extension) over
+/// Streamable HTTP, and its URL.
+fn fastmcp_peer() -> Option<(test_support::KillOnDrop, String)> {
+    let port = test_support::free_port();
+    let mut cmd = test_support::fastmcp_server()?
+        .arg("http")
+        .arg(port.to_string())
+        .to_std();
+    cmd.stderr(Stdio::null());
+    let server = test_support::listening_blocking(cmd, port);
+    Some((server, format!("http://127.0.0.1:{port}/mcp")))
+}
+
+/// `mcp call` of FastMCP's task tool: its status lines (FastMCP's progress
+/// messages), exit 0 with the result; the task by id afterwards; Ctrl-C
+/// during another cancels it on the server and exits 130.
+#[cfg(unix)]
+#[test]
+fn modern_fastmcp_task_tool_through_the_cli() {
+    let Some((_server, url)) = fastmcp_peer() else {
+        return;
+    };
+    let r = mcp(&[
+        "--http",
+        &url,
+        "call",
+        "slow_report",
+        r#"{"topic":"cli","steps":4,"step_ms":400}"#,
+    ]);
+    assert_code(&r, 0);
+    assert_eq!(r.stdout.trim(), "report on cli");
+    assert!(r.stderr.contains("step "), "{}", r.stderr);
+    let id = started_id(&r.stderr);
+    let r = mcp(&["--http", &url, "tasks", "get", &id]);
+    assert_code(&r, 0);
+    assert!(
+        r.stdout.starts_with(&format!("{id}  completed")),
+        "{}",
+        r.stdout
+    );
+    let r = mcp(&["--http", &url, "tasks", "result", &id]);
+    assert_code(&r, 0);
+    assert_eq!(r.stdout.trim(), "report on cli");
+
+    let mut child = Command::new(MCP)
+        .args([
+            "--http",
+            &url,
+            "call",
+            "slow_report",
+            r#"{"topic":"never","steps":100,"step_ms":500}"#,
+        ])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn mcp");
+    let stderr = child.stderr.take().expect("stderr");
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let first = rx
+        .recv_timeout(Duration::from_secs(30))
+        .expect("a status line");
+    let id = started_id(&first);
+    let pid = child.id().to_string();
+    assert!(
+        Command::new("kill")
+            .args(["-INT", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let status = wait_exit(&mut child, Duration::from_secs(15));
+    assert_eq!(status.code(), Some(130));
+    wait_line(&rx, Duration::from_secs(5), |l| {
+        l == format!("mcp: task {id} cancelled")
+    });
+    let r = mcp(&["--http", &url, "tasks", "get", &id]);
+    assert!(r.stdout.contains("  cancelled"), "{}", r.stdout);
+}

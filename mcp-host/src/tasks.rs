@@ -14,6 +14,7 @@
 //! wait.
 
 use mcp_client::{ClientError, TaskCall, TaskOptions, TaskTicket};
+use mcp_proto::Era;
 use mcp_proto::schema::{CallToolResult, TaskSupport};
 use serde_json::Value;
 
@@ -51,12 +52,15 @@ pub enum HostTaskError {
 }
 
 impl Host {
-    /// Calls the tool the model knows as `name` as a task (2025-11-25) and
-    /// records its ticket in the host's store, so that [`tasks`](Self::tasks)
-    /// lists it after a restart. Without a [cache](crate::HostBuilder::cache)
-    /// the ticket is returned but not kept. A tool whose `taskSupport` is
-    /// `forbidden` (or unsaid) is not called as a task (the spec forbids
-    /// it): it is called plainly and its result is [`HostTask::Done`].
+    /// Calls the tool the model knows as `name` as a task and records its
+    /// ticket in the host's store, so that [`tasks`](Self::tasks) lists it
+    /// after a restart. Without a [cache](crate::HostBuilder::cache) the
+    /// ticket is returned but not kept. On a 2025-11-25 connection a tool
+    /// whose `taskSupport` is `forbidden` (or unsaid) is not called as a
+    /// task (the spec forbids it): it is called plainly and its result is
+    /// [`HostTask::Done`]. On a 2026-07-28 connection tools say nothing of
+    /// tasks (the revision's `Tool` has no `execution`): the call goes with
+    /// the tasks extension declared and the server decides.
     pub async fn start_task(
         &self,
         name: &str,
@@ -64,6 +68,7 @@ impl Host {
         options: TaskOptions,
     ) -> Result<HostTask, HostTaskError> {
         if let Some(tool) = self.toolbox().get(name)
+            && tool.client().era() != Some(Era::Modern)
             && tool.definition().task_support() == TaskSupport::Forbidden
         {
             let client = tool.client().clone();

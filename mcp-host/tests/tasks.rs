@@ -6,6 +6,11 @@
 //! - Against a server that keeps its tasks across processes (the test's
 //!   `durable_task_server.py`, tasks in a state file as a database would
 //!   keep them), the new host gets the task's result.
+//! - Against FastMCP (`peers/fastmcp_server.py`, PyPI `fastmcp[tasks]`
+//!   4.1.4: the 2026-07-28 tasks extension, SEP-2663) over Streamable
+//!   HTTP: the server outlives the killed host (tasks in its in-process
+//!   `memory://` backend), and the new host, on a new connection, gets the
+//!   task's result from it.
 //! - Against server-everything 2026.8.31 over stdio, whose tasks live in
 //!   the memory of the process the killed host spawned, the new host's
 //!   server process does not know the task: the outcome is a typed
@@ -21,6 +26,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use mcp_client::{Client, ClientError, TaskOptions, TicketError};
+use mcp_host::http::HttpTransport;
 use mcp_host::{FileStore, Host, HostTask, HostTaskError, Launcher, ResponseCache, ServerSpec};
 use mcp_transport_stdio::{ServerCommand, Stderr, StdioTransport};
 use serde_json::json;
@@ -52,6 +58,10 @@ fn server_command(which: &str, dir: &Path) -> Option<ServerCommand> {
 /// `STARTED <id>`, then waits to be killed; `=resume` prints `TICKETS <n>`,
 /// then each recorded task's outcome (`RESULT <text>` / `ERROR <debug>`),
 /// then `LEFT <n>`. Without the variable (a normal test run) it does nothing.
+///
+/// `MCP_TASK_SERVER` names the server: `everything` and `durable` are
+/// spawned over stdio by the host (it prints `SERVER_PID <pid>`); `fastmcp`
+/// is the Streamable HTTP server at `MCP_TASK_URL`, started by the test.
 #[test]
 fn child_host() {
     let Ok(mode) = std::env::var("MCP_TASK_CHILD") else {
@@ -61,25 +71,42 @@ fn child_host() {
     let which = std::env::var("MCP_TASK_SERVER").unwrap();
     let (tool, args) = match which.as_str() {
         "everything" => ("simulate-research-query", json!({"topic": "durable"})),
+        // About 6 s: the host is killed while it runs.
+        "fastmcp" => (
+            "slow_report",
+            json!({"topic": "durable", "steps": 12, "step_ms": 500}),
+        ),
         _ => ("slow-report", json!({"topic": "durable"})),
     };
-    let cmd = server_command(&which, &dir)
-        .unwrap()
-        .stderr(Stderr::discard());
     let runtime = tokio::runtime::Runtime::new().unwrap();
     runtime.block_on(async move {
-        let launcher = Launcher::new(move || {
-            let cmd = cmd.clone();
-            async move {
-                let transport = StdioTransport::spawn(cmd)?;
-                if let Some(pid) = transport.pid() {
-                    println!("SERVER_PID {pid}");
+        let launcher = if which == "fastmcp" {
+            let url = std::env::var("MCP_TASK_URL").unwrap();
+            Launcher::new(move || {
+                let url = url.clone();
+                async move {
+                    Ok(Client::builder("durable-host", "1")
+                        .connect(HttpTransport::new(&url)?)
+                        .await?)
                 }
-                Ok(Client::builder("durable-host", "1")
-                    .connect(transport)
-                    .await?)
-            }
-        });
+            })
+        } else {
+            let cmd = server_command(&which, &dir)
+                .unwrap()
+                .stderr(Stderr::discard());
+            Launcher::new(move || {
+                let cmd = cmd.clone();
+                async move {
+                    let transport = StdioTransport::spawn(cmd)?;
+                    if let Some(pid) = transport.pid() {
+                        println!("SERVER_PID {pid}");
+                    }
+                    Ok(Client::builder("durable-host", "1")
+                        .connect(transport)
+                        .await?)
+                }
+            })
+        };
         let host = Host::builder()
             .server(ServerSpec::new("research", launcher).startup_timeout(STEP))
             .cache(ResponseCache::new(FileStore::open(dir.join("host.json"))))
@@ -109,9 +136,12 @@ fn child_host() {
     });
 }
 
-fn child(mode: &str, which: &str, dir: &Path) -> Child {
-    Command::new(std::env::current_exe().unwrap())
-        .args(["child_host", "--exact", "--nocapture", "--test-threads=1"])
+fn child(mode: &str, which: &str, dir: &Path, url: Option<&str>) -> Child {
+    let mut cmd = Command::new(std::env::current_exe().unwrap());
+    if let Some(url) = url {
+        cmd.env("MCP_TASK_URL", url);
+    }
+    cmd.args(["child_host", "--exact", "--nocapture", "--test-threads=1"])
         .env("MCP_TASK_CHILD", mode)
         .env("MCP_TASK_SERVER", which)
         .env("MCP_TASK_DIR", dir)
@@ -173,18 +203,23 @@ impl Drop for Reap {
 
 /// Starts a task in one host process, SIGKILLs it, and runs a second host
 /// process on the same file: what the second one printed, after it exited.
-fn kill_and_resume(which: &str, dir: &Path) -> (String, Vec<String>) {
-    let mut first = child("start", which, dir);
+/// `url` is the HTTP server's (which outlives the hosts); without it the
+/// hosts spawn their server over stdio.
+fn kill_and_resume(which: &str, dir: &Path, url: Option<&str>) -> (String, Vec<String>) {
+    let mut first = child("start", which, dir, url);
     let out = lines(&mut first);
-    let server: u32 = expect(&out, &mut first, "SERVER_PID ").parse().unwrap();
+    let server: Option<u32> = match url {
+        Some(_) => None,
+        None => Some(expect(&out, &mut first, "SERVER_PID ").parse().unwrap()),
+    };
     let id = expect(&out, &mut first, "STARTED ");
     // SIGKILL: no destructor, no clean shutdown; only the file remains.
     first.kill().unwrap();
     first.wait().unwrap();
     // The killed host could not stop its server; a server that does not
     // exit when its stdin closes (server-everything) is left running.
-    let _reap = Reap(server);
-    let mut second = child("resume", which, dir);
+    let _reap = server.map(Reap);
+    let mut second = child("resume", which, dir, url);
     let out = lines(&mut second);
     let tickets = expect(&out, &mut second, "TICKETS ");
     assert_eq!(
@@ -225,12 +260,40 @@ fn a_killed_host_started_again_gets_the_result_of_its_task() {
         return;
     }
     let dir = scratch("durable");
-    let (_, outcome) = kill_and_resume("durable", &dir);
+    let (_, outcome) = kill_and_resume("durable", &dir, None);
     assert_eq!(
         outcome,
         ["RESULT report on durable", "LEFT 0"],
         "{outcome:?}"
     );
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// The same against a server nobody here wrote: a host killed while its
+/// task runs on FastMCP (Streamable HTTP, the tasks extension), started
+/// again on the same file, gets the result from the server that stayed up,
+/// and forgets the ticket after.
+#[test]
+fn a_killed_host_started_again_gets_the_result_of_its_fastmcp_task() {
+    let Some(peer) = test_support::fastmcp_server() else {
+        return;
+    };
+    let dir = scratch("fastmcp");
+    let port = test_support::free_port();
+    let mut cmd = peer.arg("http").arg(port.to_string()).to_std();
+    cmd.stderr(Stdio::null());
+    let _server = test_support::listening_blocking(cmd, port);
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let t0 = Instant::now();
+    let (_, outcome) = kill_and_resume("fastmcp", &dir, Some(&url));
+    assert_eq!(
+        outcome,
+        ["RESULT report on durable", "LEFT 0"],
+        "{outcome:?}"
+    );
+    // The task was still running when the first host was killed: the
+    // result came from the server, after the kill (the task takes 6 s).
+    assert!(t0.elapsed() >= Duration::from_secs(5), "{:?}", t0.elapsed());
     let _ = std::fs::remove_dir_all(dir);
 }
 
@@ -244,7 +307,7 @@ fn a_task_of_server_everything_lost_with_its_process_is_a_typed_outcome() {
     }
     let dir = scratch("everything");
     let t0 = Instant::now();
-    let (id, outcome) = kill_and_resume("everything", &dir);
+    let (id, outcome) = kill_and_resume("everything", &dir, None);
     assert_eq!(outcome.len(), 2, "{outcome:?}");
     assert!(
         outcome[0].starts_with("ERROR Client(Ticket(Unknown {") && outcome[0].contains(&id),

@@ -80,7 +80,9 @@
 //! # Long-running tools (tasks)
 //!
 //! A tool the server runs as a task (2025-11-25 `execution.taskSupport:
-//! "required"`, like server-everything's `simulate-research-query`) is an
+//! "required"`, like server-everything's `simulate-research-query`; in
+//! 2026-07-28 any tool the server chooses to, through the tasks extension,
+//! like FastMCP's task tools) is an
 //! ordinary agent tool: [`Toolbox::call`] waits for its result, and each
 //! status change reaches [`ToolOptions::on_progress`] as progress. An agent
 //! that polls instead starts it with [`Toolbox::start`], which returns a

@@ -1,7 +1,8 @@
 //! Long-running tools (MCP tasks) for agents.
 //!
 //! A tool the server runs as a task (2025-11-25, `execution.taskSupport`
-//! `required`) is an ordinary agent tool: [`McpTool::call`] and
+//! `required`; 2026-07-28, any call the server answers with a task under
+//! the tasks extension) is an ordinary agent tool: [`McpTool::call`] and
 //! [`Toolbox::call`] wait for its result, bounded as any call, and its
 //! status messages arrive as progress ([`ToolOptions::on_progress`](crate::ToolOptions::on_progress)).
 //!
@@ -13,6 +14,7 @@
 //! its output straight away ([`ToolTask::Done`]).
 
 use mcp_client::{ClientError, TaskCall, TaskOptions, TaskTicket};
+use mcp_proto::Era;
 use mcp_proto::schema::{CallToolResult, TaskStatus, TaskSupport};
 use serde_json::Value;
 
@@ -44,14 +46,18 @@ pub enum TaskPoll {
 }
 
 impl McpTool {
-    /// Starts the tool as a task (2025-11-25) and returns at once: its
-    /// ticket, or the output if the server ran it at once. The arguments
-    /// are checked as for [`call`](Self::call). A tool whose `taskSupport`
-    /// is `forbidden` (or unsaid) must not be called as a task (the spec;
-    /// servers refuse it): it is [called](Self::call) and its output
-    /// returned.
+    /// Starts the tool as a task and returns at once: its ticket, or the
+    /// output if the server ran it at once. The arguments are checked as
+    /// for [`call`](Self::call). On a 2025-11-25 connection a tool whose
+    /// `taskSupport` is `forbidden` (or unsaid) must not be called as a
+    /// task (the spec; servers refuse it): it is [called](Self::call) and
+    /// its output returned. On a 2026-07-28 connection tools say nothing of
+    /// tasks (the revision's `Tool` has no `execution`) and the server
+    /// decides per call (the tasks extension).
     pub async fn start(&self, arguments: Value) -> Result<ToolTask, ToolError> {
-        if self.definition().task_support() == TaskSupport::Forbidden {
+        if self.client().era() != Some(Era::Modern)
+            && self.definition().task_support() == TaskSupport::Forbidden
+        {
             return self.call(arguments).await.map(ToolTask::Done);
         }
         let arguments = self.checked_arguments(&arguments)?;

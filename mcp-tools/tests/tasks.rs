@@ -4,6 +4,11 @@
 //! status changes as progress; started instead, it returns a ticket at once
 //! and is polled to its output; a tool the server runs at once gives its
 //! output from `start`.
+//!
+//! The same against FastMCP (`peers/fastmcp_server.py`, 2026-07-28 and
+//! the tasks extension), whose tools say nothing of tasks on that revision
+//! (its `Tool` has no `execution`): `start` still gets a task, as the
+//! server decides.
 #![allow(clippy::unwrap_used)]
 
 use std::sync::{Arc, Mutex};
@@ -96,5 +101,53 @@ async fn a_task_tool_is_an_agent_tool_and_can_be_started_and_polled() {
         .await
         .unwrap_err();
     assert!(err.is_model_correctable(), "{err:?}");
+    client.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fastmcp_task_tool_started_on_2026_07_28_is_a_task() {
+    let Some(peer) = test_support::fastmcp_server() else {
+        return;
+    };
+    let cmd = ServerCommand::new(peer.program)
+        .args(peer.args)
+        .arg("stdio")
+        .stderr(Stderr::discard());
+    let client = Client::builder("mcp-tools-tests", "0.1.0")
+        .connect(StdioTransport::spawn(cmd).unwrap())
+        .await
+        .unwrap();
+    let toolbox = Toolbox::builder()
+        .server(Server::new("fastmcp", client.clone()))
+        .build()
+        .await
+        .unwrap();
+    let started = toolbox
+        .start(
+            "slow_report",
+            json!({"topic": "agents", "steps": 4, "step_ms": 300}),
+        )
+        .await
+        .unwrap();
+    let ToolTask::Started(ticket) = started else {
+        panic!("not started as a task: {started:?}")
+    };
+    let t0 = Instant::now();
+    let out = loop {
+        assert!(t0.elapsed() < Duration::from_secs(60), "never done");
+        match toolbox.poll(&ticket).await.unwrap() {
+            TaskPoll::Done(out) => break out,
+            TaskPoll::Running { .. } => {}
+            other => panic!("{other:?}"),
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    assert_eq!(out.text, "report on agents");
+    // A tool the server runs at once: its output from start.
+    let done = toolbox.start("echo", json!({"text": "now"})).await.unwrap();
+    let ToolTask::Done(out) = done else {
+        panic!("{done:?}")
+    };
+    assert_eq!(out.text, "now");
     client.close().await;
 }

@@ -390,9 +390,12 @@ pub fn tasks_server() -> Option<PeerCommand> {
         }
     }
     // Copied whole, then renamed: a test running at the same time never
-    // starts a half-written script.
+    // starts a half-written script. The part's name is this copy's alone
+    // (tests of one binary share the process id).
+    static COPIES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let copy = COPIES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let script = dir.join("tasks_server.mjs");
-    let part = dir.join(format!("tasks_server.mjs.{}", std::process::id()));
+    let part = dir.join(format!("tasks_server.mjs.{}.{copy}", std::process::id()));
     std::fs::copy(workspace.join("peers/tasks_server.mjs"), &part).expect("copy tasks_server.mjs");
     std::fs::rename(&part, &script).expect("place tasks_server.mjs");
     Some(PeerCommand {
@@ -425,6 +428,21 @@ pub fn python_running(script: impl Into<PathBuf>) -> Option<PeerCommand> {
 /// append the mode: `stdio`, `http <port>`, …), or `None` as [`python`].
 pub fn python_server() -> Option<PeerCommand> {
     python_running(workspace_dir().join("peers/python_server.py"))
+}
+
+/// `python peers/fastmcp_server.py` on the pinned FastMCP venv
+/// (`fastmcp/bin/python`, FastMCP with its tasks extra; append the mode:
+/// `stdio`, `http <port>`), or `None` (after a skip message) when it is not
+/// installed. See the script for its tools.
+///
+/// # Panics
+///
+/// When it is missing and [`peers_required`].
+pub fn fastmcp_server() -> Option<PeerCommand> {
+    Some(PeerCommand {
+        program: peer("fastmcp/bin/python")?,
+        args: vec![workspace_dir().join("peers/fastmcp_server.py").into()],
+    })
 }
 
 /// `python -m uvicorn --uds <path> … python_server:socket_app`: the

@@ -2,7 +2,8 @@
 //!
 //! - `peers`: install the pinned real MCP peers the tests run against into
 //!   the git-ignored `.peers/` folder (npm: server-everything, the
-//!   conformance suite and Node 22; PyPI: the Python SDK). Re-runs only when
+//!   conformance suite and Node 22; PyPI: the Python SDK in `py/`, FastMCP with
+//!   its tasks extra in `fastmcp/`, each its own venv). Re-runs only when
 //!   the pins change.
 //! - `test`: `peers`, then every test of the workspace with the peers
 //!   required (a missing peer fails the run instead of skipping).
@@ -138,23 +139,37 @@ pub(crate) fn peers() -> Result {
             .current_dir(&npm_dir))?;
         mark_done(&npm_dir, &npm_files)?;
     }
-    let py_dir = base.join("py");
-    let py_files = ["requirements.txt", "constraints.txt"];
-    if stage(&py_dir, &py_files)? || !py_dir.join("bin/python").exists() {
-        let python = env::var("PYTHON").unwrap_or_else(|_| "python3".into());
-        run(Command::new(&python)
-            .args(["-m", "venv", "--clear"])
-            .arg(&py_dir))?;
-        // --clear wiped the staged files; stage them again.
-        stage(&py_dir, &py_files)?;
-        run(Command::new(py_dir.join("bin/pip"))
-            .args(["install", "--quiet", "--disable-pip-version-check"])
-            .args(["-r", "requirements.txt", "-c", "constraints.txt"])
-            .current_dir(&py_dir))?;
-        mark_done(&py_dir, &py_files)?;
-    }
+    // Two venvs: the Python SDK's servers (`py`) and FastMCP's (`fastmcp`),
+    // which brings its own dependency set; one venv would let either move
+    // the other's pins.
+    venv(&base.join("py"), ["requirements.txt", "constraints.txt"])?;
+    venv(
+        &base.join("fastmcp"),
+        ["fastmcp-requirements.txt", "fastmcp-constraints.txt"],
+    )?;
     eprintln!("xtask: peers ready in {}", base.display());
     Ok(())
+}
+
+/// Creates (or re-creates, when `files` changed) the venv `dir` and installs
+/// `files[0]` (the requirements) with every version pinned by `files[1]` (the
+/// constraints), both from `peers/`. `$PYTHON` names the interpreter
+/// (default `python3`).
+fn venv(dir: &Path, files: [&str; 2]) -> Result {
+    if !stage(dir, &files)? && dir.join("bin/python").exists() {
+        return Ok(());
+    }
+    let python = env::var("PYTHON").unwrap_or_else(|_| "python3".into());
+    run(Command::new(&python)
+        .args(["-m", "venv", "--clear"])
+        .arg(dir))?;
+    // --clear wiped the staged files; stage them again.
+    stage(dir, &files)?;
+    run(Command::new(dir.join("bin/pip"))
+        .args(["install", "--quiet", "--disable-pip-version-check"])
+        .args(["-r", files[0], "-c", files[1]])
+        .current_dir(dir))?;
+    mark_done(dir, &files)
 }
 
 fn test(extra: &[String]) -> Result {
