@@ -180,9 +180,9 @@ impl ClientBuilder {
     /// could run it either way keeps the caller waiting on one long request
     /// instead. That is why it is on: a long-running tool works with no
     /// setup, as a task-required tool does in 2025-11-25. The cost is the
-    /// extension's ~50 bytes in each modern request's `_meta`, and, on a
-    /// `tools/call` result, one substring check for `"task"` (the decode
-    /// that confirms `resultType` runs only when it matches). Turn it off
+    /// extension's ~50 bytes in each modern request's `_meta`; a result's
+    /// `resultType` is read anyway (for `input_required`), so telling a
+    /// task handle apart costs nothing more. Turn it off
     /// for a server that must never hold work for this client between
     /// requests. No effect on a legacy (2025-11-25 and earlier) connection,
     /// whose tasks are driven by [`Client::call_tool_as_task`] and tools'

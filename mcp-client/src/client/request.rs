@@ -219,7 +219,6 @@ impl<'a, R> RequestBuilder<'a, R> {
             return self.send_as_task();
         }
         let client = self.client;
-        let follow = self.follow_task.then_some(self.options);
         let (outgoing, decode) = match self.encode() {
             Ok(parts) => parts,
             Err((method, decode, e)) => return ResponseFuture::failed(client, method, decode, e),
@@ -239,7 +238,6 @@ impl<'a, R> RequestBuilder<'a, R> {
             stage,
             method,
             decode,
-            follow,
             client: client.clone(),
         }
     }
@@ -262,14 +260,12 @@ impl<'a, R> RequestBuilder<'a, R> {
             }
             Err(TryAcquireError::Closed) => return Err(client.inner().closed_error()),
         };
-        let follow = self.follow_task.then_some(self.options);
         let (outgoing, decode) = self.encode().map_err(|(_, _, e)| e)?;
         let method = outgoing.method.clone();
         Ok(ResponseFuture {
             stage: submit(client.inner(), outgoing, slot),
             method,
             decode,
-            follow,
             client: client.clone(),
         })
     }
@@ -302,7 +298,6 @@ impl<'a, R> RequestBuilder<'a, R> {
             stage: Stage::Task(Box::pin(work)),
             method,
             decode,
-            follow: None,
             client,
         }
     }
@@ -337,6 +332,7 @@ impl<'a, R> RequestBuilder<'a, R> {
                 options: self.options,
                 progress: self.progress,
                 span: self.span,
+                follow_task: self.follow_task,
             },
             self.decode,
         ))
@@ -355,14 +351,36 @@ impl<R> IntoFuture for RequestBuilder<'_, R> {
 /// (default: the client's [`max_request_time`](crate::ClientBuilder::max_request_time));
 /// `None` for an unbounded call.
 fn task_deadline(client: &Client, options: &CallOptions) -> Option<Duration> {
-    if options.unbounded {
-        return None;
+    Follow::of(options).deadline(client)
+}
+
+/// What a call that follows a task handle answering it keeps of its
+/// options: the task's time cap (see [`task_deadline`]). In
+/// [`Stage::Sent`], not the future itself: that stage is smaller than
+/// [`Stage::Failed`], so plain calls carry it for free.
+#[derive(Clone, Copy)]
+struct Follow {
+    max_time: Option<Duration>,
+    unbounded: bool,
+}
+
+impl Follow {
+    fn of(options: &CallOptions) -> Self {
+        Follow {
+            max_time: options.max_time,
+            unbounded: options.unbounded,
+        }
     }
-    Some(
-        options
-            .max_time
-            .unwrap_or_else(|| client.inner().lock().session.config().max_request_time),
-    )
+
+    fn deadline(self, client: &Client) -> Option<Duration> {
+        if self.unbounded {
+            return None;
+        }
+        Some(
+            self.max_time
+                .unwrap_or_else(|| client.inner().lock().session.config().max_request_time),
+        )
+    }
 }
 
 /// A request as the session takes it.
@@ -373,10 +391,13 @@ struct Outgoing {
     options: CallOptions,
     progress: Option<ProgressFn>,
     span: Option<Box<tracing::Span>>,
+    /// See [`RequestBuilder::follow_task`].
+    follow_task: bool,
 }
 
 /// Hands the request to the session under the lock and wakes the driver.
 fn submit(inner: &Inner, request: Outgoing, slot: OwnedSemaphorePermit) -> Stage {
+    let follow = request.follow_task.then(|| Follow::of(&request.options));
     let (tx, rx) = oneshot::channel();
     let now = now();
     let submitted = inner.update(|st| {
@@ -417,7 +438,7 @@ fn submit(inner: &Inner, request: Outgoing, slot: OwnedSemaphorePermit) -> Stage
         }
     });
     match submitted {
-        Ok(call) => Stage::Sent { call, rx },
+        Ok(call) => Stage::Sent { call, rx, follow },
         Err(e) => Stage::Failed(e),
     }
 }
@@ -435,6 +456,8 @@ enum Stage {
     Sent {
         call: CallId,
         rx: oneshot::Receiver<Answer>,
+        /// Set for a call that follows a task handle answering it.
+        follow: Option<Follow>,
     },
     /// A task-required tool run as a task ([`RequestBuilder::send_as_task`]):
     /// dropping it before the task ends sends `tasks/cancel` for it.
@@ -451,9 +474,6 @@ pub struct ResponseFuture<R = RawJson> {
     stage: Stage,
     method: Cow<'static, str>,
     decode: DecodeFn<R>,
-    /// Set for a call that follows a task handle answering it (the call's
-    /// options, for the task's deadline): see [`RequestBuilder::follow_task`].
-    follow: Option<CallOptions>,
     /// Keeps the connection open while the call is pending.
     client: Client,
 }
@@ -491,7 +511,6 @@ impl<R> ResponseFuture<R> {
             stage: Stage::Failed(err),
             method: method.into(),
             decode,
-            follow: None,
             client: client.clone(),
         }
     }
@@ -535,15 +554,16 @@ impl<R> Future for ResponseFuture<R> {
                         Err(_) => Stage::Failed(this.client.inner().closed_error()),
                     };
                 }
-                Stage::Sent { rx, .. } => {
+                Stage::Sent { rx, follow, .. } => {
                     let answer = ready!(Pin::new(rx).poll(cx));
+                    let follow = *follow;
                     this.stage = Stage::Done;
                     return Poll::Ready(match answer {
                         Ok(Answer::Done(Ok(raw))) => (this.decode)(&this.method, raw),
                         Ok(Answer::Done(Err(e))) => Err(e),
-                        Ok(Answer::Task { handle, progress }) => match this.follow {
-                            Some(options) => {
-                                let deadline = task_deadline(&this.client, &options);
+                        Ok(Answer::Task { handle, progress }) => match follow {
+                            Some(follow) => {
+                                let deadline = follow.deadline(&this.client);
                                 let work = super::task_handle::follow_created(
                                     this.client.clone(),
                                     handle,

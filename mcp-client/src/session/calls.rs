@@ -14,7 +14,7 @@ use mcp_proto::{Era, ErrorObject};
 
 use super::era::HintState;
 use super::wire::{
-    InputRequiredWire, MetaParts, compose_params, input_required, is_task_handle, merge_input,
+    InputRequiredWire, MetaParts, ResultKind, compose_params, merge_input, result_kind,
 };
 use super::{Event, Session, Transmit};
 use crate::error::ClientError;
@@ -402,17 +402,19 @@ impl Session {
                 };
                 let modern = self.server.as_ref().is_some_and(|s| s.era() == Era::Modern);
                 if modern && MRTR_METHODS.contains(&&*p.method) {
-                    if let Some(ir) = input_required(result.get()) {
-                        self.on_input_required(call, p, ir, now.now());
-                        return;
-                    }
-                    // The one method the tasks extension covers.
-                    if self.config.tasks_extension
-                        && p.method == "tools/call"
-                        && is_task_handle(result.get())
-                    {
-                        self.task_created(call, p, result);
-                        return;
+                    match result_kind(&result) {
+                        ResultKind::InputRequired(ir) => {
+                            self.on_input_required(call, p, ir, now.now());
+                            return;
+                        }
+                        // The one method the tasks extension covers.
+                        ResultKind::Task
+                            if self.config.tasks_extension && p.method == "tools/call" =>
+                        {
+                            self.task_created(call, p, result);
+                            return;
+                        }
+                        ResultKind::Task | ResultKind::Complete => {}
                     }
                 }
                 self.complete(call, p.trace, &p.method, Ok(result));
