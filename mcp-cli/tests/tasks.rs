@@ -72,42 +72,17 @@ fn ctrl_c_during_a_task_cancels_it_on_the_server_and_exits_130() {
     let Some(server) = everything_stdio() else {
         return;
     };
-    let mut child = Command::new(MCP)
-        .args([
-            "--stdio",
-            &server,
-            "call",
-            "simulate-research-query",
-            r#"{"topic":"x"}"#,
-        ])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn mcp");
-    let stderr = child.stderr.take().expect("stderr");
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stderr).lines() {
-            let Ok(line) = line else { break };
-            if tx.send(line).is_err() {
-                break;
-            }
-        }
-    });
+    let (mut child, rx) = spawn_mcp(&[
+        "--stdio",
+        &server,
+        "call",
+        "simulate-research-query",
+        r#"{"topic":"x"}"#,
+    ]);
     wait_line(&rx, Duration::from_secs(30), |l| {
         l.starts_with("mcp: task ") && l.contains("started")
     });
-    let pid = child.id().to_string();
-    assert!(
-        Command::new("kill")
-            .args(["-INT", &pid])
-            .status()
-            .unwrap()
-            .success()
-    );
-    let status = wait_exit(&mut child, Duration::from_secs(15));
-    assert_eq!(status.code(), Some(130));
+    interrupt(&mut child);
     // The line mcp writes once the server answered tasks/cancel.
     wait_line(&rx, Duration::from_secs(5), |l| {
         l.starts_with("mcp: task ") && l.ends_with(" cancelled")
@@ -145,6 +120,43 @@ fn tasks_peer() -> Option<(test_support::KillOnDrop, String)> {
         .to_std();
     let server = test_support::listening_blocking(cmd, port);
     Some((server, format!("http://127.0.0.1:{port}/mcp")))
+}
+
+/// `mcp ARGS` running, and its stderr's lines as they come.
+fn spawn_mcp(args: &[&str]) -> (std::process::Child, mpsc::Receiver<String>) {
+    let mut child = Command::new(MCP)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn mcp");
+    let stderr = child.stderr.take().expect("stderr");
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    (child, rx)
+}
+
+/// Ctrl-C to a running `mcp`: it exits 130.
+#[cfg(unix)]
+fn interrupt(child: &mut std::process::Child) {
+    let pid = child.id().to_string();
+    assert!(
+        Command::new("kill")
+            .args(["-INT", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let status = wait_exit(child, Duration::from_secs(15));
+    assert_eq!(status.code(), Some(130));
 }
 
 /// The id in `mcp: task ID started: …`.
@@ -205,29 +217,13 @@ fn modern_tasks_cancel_and_result_of_a_running_task() {
         return;
     };
     // Started by one run, waited for by another.
-    let mut child = Command::new(MCP)
-        .args([
-            "--http",
-            &url,
-            "call",
-            "slow_task",
-            r#"{"topic":"later","ms":1500}"#,
-        ])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn mcp");
-    let stderr = child.stderr.take().expect("stderr");
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stderr).lines() {
-            let Ok(line) = line else { break };
-            if tx.send(line).is_err() {
-                break;
-            }
-        }
-    });
+    let (mut child, rx) = spawn_mcp(&[
+        "--http",
+        &url,
+        "call",
+        "slow_task",
+        r#"{"topic":"later","ms":1500}"#,
+    ]);
     let first = rx
         .recv_timeout(Duration::from_secs(30))
         .expect("a status line");
@@ -254,37 +250,12 @@ fn modern_ctrl_c_during_a_task_cancels_it_on_the_server_and_exits_130() {
     let Some((_server, url)) = tasks_peer() else {
         return;
     };
-    let mut child = Command::new(MCP)
-        .args(["--http", &url, "call", "never_finishes"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn mcp");
-    let stderr = child.stderr.take().expect("stderr");
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stderr).lines() {
-            let Ok(line) = line else { break };
-            if tx.send(line).is_err() {
-                break;
-            }
-        }
-    });
+    let (mut child, rx) = spawn_mcp(&["--http", &url, "call", "never_finishes"]);
     let first = rx
         .recv_timeout(Duration::from_secs(30))
         .expect("a status line");
     let id = started_id(&first);
-    let pid = child.id().to_string();
-    assert!(
-        Command::new("kill")
-            .args(["-INT", &pid])
-            .status()
-            .unwrap()
-            .success()
-    );
-    let status = wait_exit(&mut child, Duration::from_secs(15));
-    assert_eq!(status.code(), Some(130));
+    interrupt(&mut child);
     wait_line(&rx, Duration::from_secs(5), |l| {
         l == format!("mcp: task {id} cancelled")
     });
@@ -343,43 +314,18 @@ fn modern_fastmcp_task_tool_through_the_cli() {
     assert_code(&r, 0);
     assert_eq!(r.stdout.trim(), "report on cli");
 
-    let mut child = Command::new(MCP)
-        .args([
-            "--http",
-            &url,
-            "call",
-            "slow_report",
-            r#"{"topic":"never","steps":100,"step_ms":500}"#,
-        ])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn mcp");
-    let stderr = child.stderr.take().expect("stderr");
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stderr).lines() {
-            let Ok(line) = line else { break };
-            if tx.send(line).is_err() {
-                break;
-            }
-        }
-    });
+    let (mut child, rx) = spawn_mcp(&[
+        "--http",
+        &url,
+        "call",
+        "slow_report",
+        r#"{"topic":"never","steps":100,"step_ms":500}"#,
+    ]);
     let first = rx
         .recv_timeout(Duration::from_secs(30))
         .expect("a status line");
     let id = started_id(&first);
-    let pid = child.id().to_string();
-    assert!(
-        Command::new("kill")
-            .args(["-INT", &pid])
-            .status()
-            .unwrap()
-            .success()
-    );
-    let status = wait_exit(&mut child, Duration::from_secs(15));
-    assert_eq!(status.code(), Some(130));
+    interrupt(&mut child);
     wait_line(&rx, Duration::from_secs(5), |l| {
         l == format!("mcp: task {id} cancelled")
     });
