@@ -54,6 +54,7 @@ mod receiver;
 mod request;
 #[cfg(feature = "skills")]
 pub(crate) mod skills;
+mod task_follow;
 mod task_handle;
 mod tasks;
 mod ticket;
