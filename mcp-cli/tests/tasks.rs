@@ -159,6 +159,21 @@ fn interrupt(child: &mut std::process::Child) {
     assert_eq!(status.code(), Some(130));
 }
 
+/// A finished task, asked about by a later run: `mcp tasks get ID` says
+/// `completed`, `mcp tasks result ID` prints `result`.
+fn assert_completed_later(url: &str, id: &str, result: &str) {
+    let r = mcp(&["--http", url, "tasks", "get", id]);
+    assert_code(&r, 0);
+    assert!(
+        r.stdout.starts_with(&format!("{id}  completed")),
+        "{}",
+        r.stdout
+    );
+    let r = mcp(&["--http", url, "tasks", "result", id]);
+    assert_code(&r, 0);
+    assert_eq!(r.stdout.trim(), result);
+}
+
 /// The id in `mcp: task ID started: …`.
 fn started_id(stderr: &str) -> String {
     stderr
@@ -184,16 +199,7 @@ fn modern_a_tool_the_server_runs_as_a_task_exits_0_with_its_result() {
     assert!(r.stderr.contains(": completed: finished"), "{}", r.stderr);
     let id = started_id(&r.stderr);
     // The task outlives the run: its status and result, by id.
-    let r = mcp(&["--http", &url, "tasks", "get", &id]);
-    assert_code(&r, 0);
-    assert!(
-        r.stdout.starts_with(&format!("{id}  completed")),
-        "{}",
-        r.stdout
-    );
-    let r = mcp(&["--http", &url, "tasks", "result", &id]);
-    assert_code(&r, 0);
-    assert_eq!(r.stdout.trim(), "done: rust");
+    assert_completed_later(&url, &id, "done: rust");
     // A task that fails: its JSON-RPC error, exit 4.
     let r = mcp(&["--http", &url, "call", "protocol_error_job"]);
     assert_code(&r, 4);
@@ -303,16 +309,7 @@ fn modern_fastmcp_task_tool_through_the_cli() {
     assert_eq!(r.stdout.trim(), "report on cli");
     assert!(r.stderr.contains("step "), "{}", r.stderr);
     let id = started_id(&r.stderr);
-    let r = mcp(&["--http", &url, "tasks", "get", &id]);
-    assert_code(&r, 0);
-    assert!(
-        r.stdout.starts_with(&format!("{id}  completed")),
-        "{}",
-        r.stdout
-    );
-    let r = mcp(&["--http", &url, "tasks", "result", &id]);
-    assert_code(&r, 0);
-    assert_eq!(r.stdout.trim(), "report on cli");
+    assert_completed_later(&url, &id, "report on cli");
 
     let (mut child, rx) = spawn_mcp(&[
         "--http",
