@@ -220,8 +220,8 @@ mod trust;
 pub use discover::{DISCOVERED_FILES, ServerList, Shadowed, discover, load_all, resolve_all};
 pub use error::ConfigError;
 pub use model::{
-    Expanded, Format, InputSpec, OAuthConfig, RemoteConfig, ServerConfig, Source, StdioConfig,
-    TransportConfig,
+    Expanded, Format, InputSpec, OAuthConfig, RemoteConfig, SandboxConfig, ServerConfig, Source,
+    StdioConfig, TransportConfig,
 };
 pub use parse::{ConfigFile, MAX_CONFIG_SIZE};
 pub use resolve::{InputError, InputMissing, InputProvider, Resolver};
