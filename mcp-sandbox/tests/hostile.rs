@@ -200,9 +200,11 @@ async fn a_sandbox_that_cannot_be_had_starts_nothing() {
     let cmd = cmd
         .env(mcp_sandbox::PRETEND_UNAVAILABLE_VAR, "landlock")
         .env("HOSTILE_RAN", &ran);
+    // The marker is writable in the sandbox: had the server run at all,
+    // confined or not, it would be there.
     let t = mcp_transport_stdio::StdioTransport::spawn(common::maybe_sandboxed(
         cmd,
-        Some(&Sandbox::new()),
+        Some(&Sandbox::new().allow_write(marker.path())),
     ))
     .unwrap();
     let err = mcp_client::Client::builder("sandbox-test", "1")
