@@ -129,3 +129,31 @@ fn trust_shows_what_the_sandbox_allows() {
         assert!(text.contains(shown), "{shown:?} missing from\n{text}");
     }
 }
+
+#[test]
+fn the_host_starts_a_sandboxed_server_or_says_why_not() {
+    // `mcp servers` goes through mcp-host (ServerSpec::from_config).
+    let Some(dir) = project("sandbox-host", true) else {
+        return;
+    };
+    let r = mcp_in(&dir, &["--config", &config(&dir), "servers", "--json"], &[]);
+    assert_code(&r, 0);
+    let list = r.json();
+    let s = &list[0];
+    assert_eq!(s["status"], "ready", "{s}");
+    assert!(s["tools"].as_u64().unwrap() >= 5, "{s}");
+    let r = mcp_in(
+        &dir,
+        &["--config", &config(&dir), "servers", "--json"],
+        &[(mcp_sandbox_var(), "userns")],
+    );
+    let list = r.json();
+    let s = &list[0];
+    assert_eq!(s["status"], "failed", "{s}");
+    let why = s["error"].as_str().unwrap();
+    assert!(
+        why.contains("user namespaces") && why.contains("sandboxEnabled"),
+        "{why}"
+    );
+    assert!(!dir.join("work/ran").exists(), "the server ran");
+}

@@ -10,8 +10,11 @@ pub const PRETEND_UNAVAILABLE_VAR: &str = "MCP_SANDBOX_PRETEND_UNAVAILABLE";
 /// writable folders could still be emptied).
 pub const MIN_LANDLOCK_ABI: u8 = 3;
 
-/// How to run the server without a sandbox: said by every [`Unavailable`].
-pub const OPT_OUT: &str = "to run it unconfined, remove \"sandboxEnabled\": true from its configuration (or do not call ServerCommand::sandbox)";
+/// How to run the server without a sandbox: said by every [`Unavailable`],
+/// right after what is missing (a host that shortens a long reason keeps
+/// its beginning).
+pub const OPT_OUT: &str =
+    "to run it unconfined, drop \"sandboxEnabled\": true (or ServerCommand::sandbox)";
 
 /// Why a server that asked for a sandbox is not started.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -26,7 +29,7 @@ pub enum Unavailable {
     },
     /// The kernel has no (or too old a) Landlock.
     #[error(
-        "the kernel offers no Landlock ABI {MIN_LANDLOCK_ABI} or later ({found}): Linux 6.2 or later with Landlock enabled (`lsm=...,landlock` on the kernel command line) is needed; {OPT_OUT}"
+        "the kernel offers no Landlock ABI {MIN_LANDLOCK_ABI} or later ({found}); {OPT_OUT}, or use Linux 6.2 or later with Landlock enabled (`lsm=...,landlock` on the kernel command line)"
     )]
     Landlock {
         /// What was found.
@@ -34,7 +37,7 @@ pub enum Unavailable {
     },
     /// Unprivileged user namespaces are off.
     #[error(
-        "unprivileged user namespaces are disabled ({found}); enable them (sysctl user.max_user_namespaces, kernel.unprivileged_userns_clone, or an AppArmor profile allowing userns) or {OPT_OUT}"
+        "unprivileged user namespaces are disabled ({found}); {OPT_OUT}, or enable them (sysctl user.max_user_namespaces, kernel.unprivileged_userns_clone, or an AppArmor profile allowing userns)"
     )]
     UserNamespaces {
         /// What was found.
@@ -42,7 +45,7 @@ pub enum Unavailable {
     },
     /// No launcher program was found.
     #[error(
-        "no sandbox launcher found (looked for {looked}): call mcp_sandbox::hook() first in main, install mcp-sandbox-launch next to the program or in PATH, or set MCP_SANDBOX_LAUNCHER; {OPT_OUT}"
+        "no sandbox launcher found ({looked}); {OPT_OUT}, or call mcp_sandbox::hook() first in main, install mcp-sandbox-launch beside the program or in PATH, or set MCP_SANDBOX_LAUNCHER"
     )]
     NoLauncher {
         /// Where it looked.

@@ -35,6 +35,7 @@ pub(crate) struct LaunchSpec {
 
 impl LaunchSpec {
     /// As one argument; fails on a path that is not UTF-8.
+    #[cfg(feature = "host")]
     pub(crate) fn to_arg(&self) -> Result<OsString, String> {
         serde_json::to_string(self)
             .map(OsString::from)

@@ -205,6 +205,10 @@ const FEATURE_BUILDS: &[&[&str]] = &[
     &["-p", "mcp-proto", "--features", "framed"],
     &["-p", "mcp-proto", "--features", "test-kit", "--all-targets"],
     &["-p", "mcp-transport-stdio"],
+    &["-p", "mcp-transport-stdio", "--features", "sandbox"],
+    // the launcher alone (no tokio); with the host side and its proxy
+    &["-p", "mcp-sandbox"],
+    &["-p", "mcp-sandbox", "--features", "host"],
     // the sans-IO session core only
     &["-p", "mcp-client", "--no-default-features"],
     &["-p", "mcp-client"],
