@@ -5,7 +5,6 @@
 //! [`LaunchSpec`] as JSON. Paths and flags only: no secret is ever part of
 //! it (it is visible in `ps`).
 
-use std::ffi::OsString;
 use std::path::PathBuf;
 
 /// `argv[1]` of a launcher run by a host.
@@ -36,9 +35,9 @@ pub(crate) struct LaunchSpec {
 impl LaunchSpec {
     /// As one argument; fails on a path that is not UTF-8.
     #[cfg(feature = "host")]
-    pub(crate) fn to_arg(&self) -> Result<OsString, String> {
+    pub(crate) fn to_arg(&self) -> Result<std::ffi::OsString, String> {
         serde_json::to_string(self)
-            .map(OsString::from)
+            .map(std::ffi::OsString::from)
             .map_err(|e| format!("a sandbox path cannot be passed to the launcher: {e}"))
     }
 
