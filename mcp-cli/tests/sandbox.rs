@@ -142,6 +142,7 @@ fn the_host_starts_a_sandboxed_server_or_says_why_not() {
     let s = &list[0];
     assert_eq!(s["status"], "ready", "{s}");
     assert!(s["tools"].as_u64().unwrap() >= 5, "{s}");
+    std::fs::remove_file(dir.join("work/ran")).unwrap();
     let r = mcp_in(
         &dir,
         &["--config", &config(&dir), "servers", "--json"],

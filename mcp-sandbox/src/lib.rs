@@ -48,6 +48,7 @@
 //! | no host Unix sockets (D-Bus, ssh-agent, Docker) | seccomp refuses new `AF_UNIX` and `AF_VSOCK` sockets (`socketpair` stays) |
 //! | no escape through io_uring, the kernel keyring | seccomp refuses `io_uring_setup`, `keyctl`, `add_key`, `request_key` |
 //! | no undoing it | Landlock forbids mounting and unmounting; `no_new_privs` is set |
+//! | not handed the host's secrets | `mcp-transport-stdio` starts a sandboxed server's environment from its variable allowlist (`HOME`, `PATH`, `LANG`...) plus what its entry sets, not the host's whole environment |
 //!
 //! Domain patterns have VS Code's meaning ([`DomainPattern`]): `*.example.com`
 //! matches hosts under `example.com` but not `example.com` itself; no match

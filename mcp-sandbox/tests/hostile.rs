@@ -101,6 +101,12 @@ async fn the_hosts_processes_are_out_of_reach() {
         verdict(&text, sandboxed, "signalling the host");
         let text = attempt(&client, "ptrace", json!({"pid": me})).await;
         verdict(&text, sandboxed, "tracing the host");
+        // Nor is the host's environment handed over: a sandboxed server
+        // starts from the variable allowlist (cargo sets CARGO_PKG_NAME
+        // for this test process).
+        let text = attempt(&client, "getenv", json!({"name": "CARGO_PKG_NAME"})).await;
+        let want = if sandboxed { "ok: " } else { "ok: mcp-sandbox" };
+        assert_eq!(text, want, "inherited environment (sandboxed: {sandboxed})");
     });
 }
 
@@ -154,6 +160,24 @@ async fn allowed_domains_are_reached_through_the_proxy_and_nothing_else() {
         let url = format!("http://127.0.0.1:{http}/");
         let text = attempt(&client, "http_get", json!({"url": url})).await;
         verdict(&text, sandboxed, "a host in deniedDomains");
+        assert!(!sandboxed || text.contains("403"), "{text}");
+        // A CONNECT tunnel (what https goes through) to the allowed host,
+        // and refused to one that is denied.
+        let port = http.to_string();
+        let text = attempt(
+            &client,
+            "tunnel",
+            json!({"host": "localhost", "port": port}),
+        )
+        .await;
+        assert_eq!(text, format!("ok: hello from {http}"));
+        let text = attempt(
+            &client,
+            "tunnel",
+            json!({"host": "127.0.0.1", "port": port}),
+        )
+        .await;
+        verdict(&text, sandboxed, "a CONNECT tunnel to a denied host");
         assert!(!sandboxed || text.contains("403"), "{text}");
         // Around the proxy: no direct connection.
         let text = attempt(

@@ -319,6 +319,13 @@ impl ServerCommand {
     /// sandbox can be had, [`StdioTransport::spawn`](crate::StdioTransport::spawn)
     /// returns [`SpawnError::Sandbox`] and starts nothing.
     ///
+    /// A sandboxed server's environment starts from
+    /// [`DEFAULT_ENV_ALLOWLIST`] unless an allowlist was chosen already
+    /// ([`env_allowlist`](Self::env_allowlist)): handing it this process's
+    /// whole environment would give it the secrets the sandbox keeps it
+    /// from reading in `/proc`. Variables set with [`env`](Self::env) are
+    /// added on top, as always.
+    ///
     /// ```no_run
     /// use mcp_transport_stdio::{ServerCommand, StdioTransport};
     /// use mcp_transport_stdio::sandbox::Sandbox;
@@ -339,6 +346,9 @@ impl ServerCommand {
     #[must_use]
     pub fn sandbox(mut self, sandbox: mcp_sandbox::Sandbox) -> Self {
         self.sandbox = Some(sandbox);
+        if matches!(self.env_base, EnvBase::Inherit) {
+            self = self.env_clear_to_allowlist();
+        }
         self
     }
 
