@@ -128,12 +128,11 @@ async fn handle(mut client: UnixStream, rules: &Sandbox) -> io::Result<()> {
         return refuse(&mut client, 403, &why).await;
     };
     let loopback_ok = pattern.is_loopback();
-    let upstream = match timeout(CONNECT_TIMEOUT, connect(&target, loopback_ok)).await {
+    let mut upstream = match timeout(CONNECT_TIMEOUT, connect(&target, loopback_ok)).await {
         Ok(Ok(s)) => s,
         Ok(Err(why)) => return refuse(&mut client, 502, &why).await,
         Err(_) => return refuse(&mut client, 504, "connecting timed out").await,
     };
-    let mut upstream = upstream;
     if target.tunnel {
         client
             .write_all(b"HTTP/1.1 200 Connection Established\r\n\r\n")
@@ -264,7 +263,22 @@ async fn refuse(client: &mut UnixStream, status: u16, why: &str) -> io::Result<(
         body.len()
     );
     client.write_all(reply.as_bytes()).await?;
-    client.shutdown().await
+    client.shutdown().await?;
+    // A lingering close: what the client still sends is read (and dropped),
+    // bounded, so that closing with it unread does not reset the
+    // connection before the client has read the refusal.
+    let mut sink = [0u8; 4096];
+    let mut left = MAX_HEAD * 4;
+    let _ = timeout(Duration::from_secs(1), async {
+        while left > 0 {
+            match client.read(&mut sink).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => left = left.saturating_sub(n),
+            }
+        }
+    })
+    .await;
+    Ok(())
 }
 
 /// Copies both ways until both ends closed, or neither sent anything for

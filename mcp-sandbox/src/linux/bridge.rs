@@ -51,29 +51,18 @@ fn spawn_relay(tcp: TcpStream, proxy: PathBuf, active: Arc<AtomicUsize>) -> io::
     active.fetch_add(1, Ordering::Relaxed);
     let slot = Arc::new(Slot(active));
     let unix = UnixStream::connect(&proxy)?;
-    let (tcp2, unix2) = (tcp.try_clone()?, unix.try_clone()?);
-    let slot2 = slot.clone();
+    let (mut tcp_in, mut unix_out) = (tcp.try_clone()?, unix.try_clone()?);
+    let (mut unix_in, mut tcp_out) = (unix, tcp);
+    let up = slot.clone();
     std::thread::Builder::new().spawn(move || {
-        let _slot = slot2;
-        pump(tcp2, unix2, |t, u| {
-            let _ = io::copy(t, u);
-            let _ = u.shutdown(Shutdown::Write);
-        });
+        let _slot = up;
+        let _ = io::copy(&mut tcp_in, &mut unix_out);
+        let _ = unix_out.shutdown(Shutdown::Write);
     })?;
     std::thread::Builder::new().spawn(move || {
         let _slot = slot;
-        pump(tcp, unix, |t, u| {
-            let _ = io::copy(u, t);
-            let _ = t.shutdown(Shutdown::Write);
-        });
+        let _ = io::copy(&mut unix_in, &mut tcp_out);
+        let _ = tcp_out.shutdown(Shutdown::Write);
     })?;
     Ok(())
-}
-
-fn pump(
-    mut tcp: TcpStream,
-    mut unix: UnixStream,
-    copy: impl FnOnce(&mut TcpStream, &mut UnixStream),
-) {
-    copy(&mut tcp, &mut unix);
 }
