@@ -14,8 +14,11 @@ use crate::spec::{LAUNCH_MARKER, LaunchSpec};
 
 /// What to spawn instead of the server, and what the host keeps while it
 /// runs ([`Sandbox::prepare`]).
+///
+/// Needs the `host` feature.
 #[derive(Debug)]
 #[non_exhaustive]
+#[cfg_attr(docsrs, doc(cfg(feature = "host")))]
 pub struct Confined {
     /// The launcher program.
     pub program: PathBuf,
@@ -28,7 +31,10 @@ pub struct Confined {
 
 /// The server's private folder (its `TMPDIR`, the proxy's socket) and the
 /// proxy. Dropping it stops the proxy and removes the folder.
+///
+/// Needs the `host` feature.
 #[derive(Debug)]
+#[cfg_attr(docsrs, doc(cfg(feature = "host")))]
 pub struct Running {
     dir: PathBuf,
     /// Stopped when dropped.
@@ -63,6 +69,9 @@ impl Sandbox {
     /// itself) and keep [`Confined::running`].
     ///
     /// Fails closed: any problem is an [`Unavailable`] and nothing starts.
+    ///
+    /// Needs the `host` feature.
+    #[cfg_attr(docsrs, doc(cfg(feature = "host")))]
     pub fn prepare(&self, program: &OsStr, args: &[OsString]) -> Result<Confined, Unavailable> {
         check()?;
         let launcher = Launcher::find(self.launcher.as_deref())?;

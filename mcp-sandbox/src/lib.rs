@@ -50,6 +50,24 @@
 //! | no undoing it | Landlock forbids mounting and unmounting; `no_new_privs` is set |
 //! | not handed the host's secrets | `mcp-transport-stdio` starts a sandboxed server's environment from its variable allowlist (`HOME`, `PATH`, `LANG`...) plus what its entry sets, not the host's whole environment |
 //!
+//! **Why a launcher of our own, not bubblewrap.** `bwrap` does the
+//! namespace and mount part well, but it is a separate install a library
+//! user may not have, it does not apply Landlock or a proxy, and a sandbox
+//! that works only where an extra package is present fails closed for most
+//! users. The launcher here is the host's own executable ([`hook`]) or a
+//! small binary of this crate, and needs nothing but the kernel.
+//!
+//! **Why mounts for the denials.** Landlock only grants: "read everything
+//! but X" would have to grant each sibling along X's path, and then a file
+//! created later next to X (by the server, in a writable folder) could not
+//! be read back, nor a new file created beside a `denyWrite` folder without
+//! the right to create inside it too. A mount over X, in the server's own
+//! mount namespace, is exact; Landlock keeps the server from undoing it.
+//!
+//! The server's private folder (its `TMPDIR` and the proxy's socket) is in
+//! the host's temporary folder: a `denyRead` of that whole folder (`/tmp`)
+//! hides it from the server too.
+//!
 //! Domain patterns have VS Code's meaning ([`DomainPattern`]): `*.example.com`
 //! matches hosts under `example.com` but not `example.com` itself; no match
 //! is a refusal.
@@ -138,13 +156,13 @@ mod launcher;
 mod linux;
 mod policy;
 #[cfg(feature = "host")]
+#[cfg_attr(docsrs, doc(cfg(feature = "host")))]
 pub mod proxy;
 mod spec;
 
 pub use check::{MIN_LANDLOCK_ABI, OPT_OUT, PRETEND_UNAVAILABLE_VAR, Unavailable, check};
 pub use domain::{DomainPattern, DomainPatternError};
 #[cfg(feature = "host")]
-#[cfg_attr(docsrs, doc(cfg(feature = "host")))]
 pub use host::{Confined, Running};
 pub use launcher::{LAUNCHER_NAME, LAUNCHER_VAR, Launcher, hook, launcher_main};
 pub use policy::Sandbox;

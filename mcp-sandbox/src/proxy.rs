@@ -16,6 +16,8 @@
 //! of at most [`MAX_HEAD`] bytes read within [`HEAD_TIMEOUT`], connecting
 //! within [`CONNECT_TIMEOUT`], a tunnel closed after [`IDLE_TIMEOUT`]
 //! without traffic, [`RELAY_BUFFER`] bytes buffered per direction.
+//!
+//! Needs the `host` feature.
 
 use std::io;
 use std::net::SocketAddr;

@@ -32,7 +32,7 @@ def write_file(path: str, text: str) -> str:
 
 @mcp.tool
 def fetch(url: str) -> str:
-    with urllib.request.urlopen(url, timeout=5) as r:
+    with urllib.request.urlopen(url, timeout=15) as r:
         return r.read().decode()
 
 

@@ -65,18 +65,18 @@ def ptrace(a):
 
 
 def http_get(a):
-    with urllib.request.urlopen(a["url"], timeout=5) as r:
+    with urllib.request.urlopen(a["url"], timeout=15) as r:
         return "%s %s" % (r.status, r.read(200).decode("utf-8", "replace"))
 
 
 def connect(a):
-    with socket.create_connection((a["host"], int(a["port"])), timeout=3):
+    with socket.create_connection((a["host"], int(a["port"])), timeout=10):
         return "connected"
 
 
 def udp(a):
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-        s.settimeout(1)
+        s.settimeout(5)
         s.sendto(b"hostile", (a["host"], int(a["port"])))
         data, _ = s.recvfrom(100)
         return data.decode()
@@ -93,7 +93,7 @@ def tunnel(a):
     proxy = os.environ.get("HTTPS_PROXY")
     if proxy:
         where = proxy.split("://", 1)[-1].rstrip("/").rsplit(":", 1)
-        s = socket.create_connection((where[0], int(where[1])), timeout=5)
+        s = socket.create_connection((where[0], int(where[1])), timeout=15)
         s.sendall(("CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n" % (target, target)).encode())
         head = b""
         while b"\r\n\r\n" not in head:
@@ -106,7 +106,7 @@ def tunnel(a):
             s.close()
             raise OSError("proxy refused: " + status)
     else:
-        s = socket.create_connection((a["host"], int(a["port"])), timeout=5)
+        s = socket.create_connection((a["host"], int(a["port"])), timeout=15)
     with s:
         s.sendall(b"GET / HTTP/1.0\r\nHost: x\r\n\r\n")
         data = b""

@@ -326,6 +326,8 @@ impl ServerCommand {
     /// from reading in `/proc`. Variables set with [`env`](Self::env) are
     /// added on top, as always.
     ///
+    /// Needs the `sandbox` feature.
+    ///
     /// ```no_run
     /// use mcp_transport_stdio::{ServerCommand, StdioTransport};
     /// use mcp_transport_stdio::sandbox::Sandbox;
@@ -353,6 +355,8 @@ impl ServerCommand {
     }
 
     /// The sandbox the server runs in, if any.
+    ///
+    /// Needs the `sandbox` feature.
     #[cfg(feature = "sandbox")]
     #[cfg_attr(docsrs, doc(cfg(feature = "sandbox")))]
     pub fn get_sandbox(&self) -> Option<&mcp_sandbox::Sandbox> {
@@ -441,6 +445,8 @@ pub enum SpawnError {
     },
     /// The server asked for a sandbox that cannot be had here: it was not
     /// started (the reason says why and how to opt out).
+    ///
+    /// Needs the `sandbox` feature.
     #[cfg(feature = "sandbox")]
     #[cfg_attr(docsrs, doc(cfg(feature = "sandbox")))]
     #[error("cannot start MCP server `{program}` sandboxed")]

@@ -163,8 +163,10 @@ pub use line::{DEFAULT_CLOSE_TIMEOUT, DEFAULT_WRITE_BUFFER_LIMIT, LineTransport}
 pub use stderr::{MAX_STDERR_LINE, STDERR_TAIL_LINES};
 pub use stdio::{ServerExited, StdioTransport};
 
-/// Sandboxed servers (feature `sandbox`): the `mcp-sandbox` crate, for
+/// Sandboxed servers: the `mcp-sandbox` crate, for
 /// [`ServerCommand::sandbox`].
+///
+/// Needs the `sandbox` feature.
 #[cfg(feature = "sandbox")]
 #[cfg_attr(docsrs, doc(cfg(feature = "sandbox")))]
 pub use mcp_sandbox as sandbox;
