@@ -212,6 +212,14 @@ async fn the_server_gets_a_private_writable_temp_folder() {
     let text = attempt(&client, "write", json!({"path": file, "text": "x"})).await;
     assert_eq!(text, "ok: wrote");
     client.close().await;
+    // Closed: the private folder (TMPDIR's parent) is removed with the
+    // transport.
+    let private = std::path::Path::new(tmp).parent().unwrap().to_path_buf();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while private.exists() && std::time::Instant::now() < deadline {
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert!(!private.exists(), "{} left behind", private.display());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
