@@ -65,5 +65,21 @@ pub(super) fn run(spec_arg: &OsStr, program: &OsStr, args: &[OsString]) -> Resul
     let status = stage2
         .wait()
         .map_err(|e| format!("waiting for the server: {e}"))?;
+    clean_up(&spec);
     Ok(super::stage2::exit_code(status))
+}
+
+/// Removes the server's private folder once nothing in the sandbox is left
+/// (pid 1 has exited): the host removes it too when it drops its handle,
+/// but a host that exits without dropping it (`process::exit`) would leave
+/// it behind. Only what the host made there is removed: the temporary
+/// folder, the proxy's socket, then the folder if empty.
+fn clean_up(spec: &LaunchSpec) {
+    let _ = std::fs::remove_dir_all(&spec.tmp_dir);
+    if let Some(socket) = &spec.proxy {
+        let _ = std::fs::remove_file(socket);
+    }
+    if let Some(dir) = spec.tmp_dir.parent() {
+        let _ = std::fs::remove_dir(dir);
+    }
 }
