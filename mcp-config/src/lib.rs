@@ -210,6 +210,7 @@
 
 mod discover;
 mod error;
+mod hidden;
 mod jsonc;
 mod model;
 mod parse;
@@ -219,6 +220,7 @@ mod trust;
 
 pub use discover::{DISCOVERED_FILES, ServerList, Shadowed, discover, load_all, resolve_all};
 pub use error::ConfigError;
+pub use hidden::{HiddenChar, HiddenChars, hidden_chars, is_hiding_char, reveal};
 pub use model::{
     Expanded, Format, InputSpec, OAuthConfig, RemoteConfig, ServerConfig, Source, StdioConfig,
     TransportConfig,

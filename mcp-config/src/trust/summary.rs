@@ -62,6 +62,15 @@ pub enum Warning {
         /// The command as written.
         command: String,
     },
+    /// A value holds characters that hide text from a person
+    /// ([`hidden_chars`](crate::hidden_chars): zero-width, bidi, tag or
+    /// control characters); the summary shows each escaped.
+    HiddenText {
+        /// Which value: `name`, `command`, `args[2]`, `env`, `url`, ...
+        field: String,
+        /// How many such characters it holds.
+        count: usize,
+    },
 }
 
 impl fmt::Display for Warning {
@@ -84,6 +93,11 @@ impl fmt::Display for Warning {
             Warning::ProjectProgram { command } => {
                 write!(f, "{} is a program of the project itself", Shown(command))
             }
+            Warning::HiddenText { field, count } => write!(
+                f,
+                "{field} hides {count} character{} from view (shown escaped above)",
+                if *count == 1 { "" } else { "s" }
+            ),
         }
     }
 }
@@ -235,6 +249,7 @@ impl ConfigFile {
                         header_names: headers.iter().map(|(k, _)| k.clone()).collect(),
                     },
                 };
+                hidden_text(name, &launch, &mut warnings);
                 ServerSummary {
                     name: name.to_owned(),
                     launch,
@@ -247,6 +262,47 @@ impl ConfigFile {
             path: self.path().to_owned(),
             hash: self.hash,
             servers,
+        }
+    }
+}
+
+/// A [`Warning::HiddenText`] for each value of the entry that hides text.
+fn hidden_text(name: &str, launch: &Launch, warnings: &mut Vec<Warning>) {
+    let mut values: Vec<(String, &str)> = vec![("name".into(), name)];
+    match launch {
+        Launch::Stdio {
+            command,
+            args,
+            env_names,
+            cwd,
+            env_file,
+        } => {
+            values.push(("command".into(), command));
+            values.extend(
+                args.iter()
+                    .enumerate()
+                    .map(|(i, a)| (format!("args[{i}]"), a.as_str())),
+            );
+            values.extend(env_names.iter().map(|n| ("env".to_owned(), n.as_str())));
+            values.extend(cwd.iter().map(|c| ("cwd".to_owned(), c.as_str())));
+            values.extend(env_file.iter().map(|e| ("envFile".to_owned(), e.as_str())));
+        }
+        Launch::Remote {
+            url, header_names, ..
+        } => {
+            values.push(("url".into(), url));
+            values.extend(
+                header_names
+                    .iter()
+                    .map(|n| ("headers".to_owned(), n.as_str())),
+            );
+        }
+        Launch::Invalid => {}
+    }
+    for (field, value) in values {
+        let count = crate::hidden_chars(value).count();
+        if count > 0 {
+            warnings.push(Warning::HiddenText { field, count });
         }
     }
 }
@@ -437,5 +493,38 @@ mod tests {
         );
         assert!(!text.contains('\u{202e}'), "{text:?}");
         assert!(text.contains(r#""ok\r\u{1b}[2Kharmless""#), "{text}");
+        // Each value that hides text is flagged, by field.
+        for flag in [
+            "warning: name hides 1 character",
+            "warning: args[0] hides 2 characters",
+            "warning: args[1] hides 1 character",
+            "warning: args[2] hides 1 character",
+        ] {
+            assert!(text.contains(flag), "{flag:?} missing from\n{text}");
+        }
+        // Zero-width and tag characters too, which Rust's escaping alone
+        // would show but not flag.
+        let f = ConfigFile::parse(
+            ".mcp.json",
+            "{\"mcpServers\": {\"x\": {\"command\": \"np\\u200bx\", \"args\": [\"\\udb40\\udc41\"]}}}",
+            None,
+        )
+        .unwrap();
+        let s = f.summary();
+        assert_eq!(
+            s.servers[0].warnings,
+            [
+                Warning::HiddenText {
+                    field: "command".into(),
+                    count: 1
+                },
+                Warning::HiddenText {
+                    field: "args[0]".into(),
+                    count: 1
+                }
+            ]
+        );
+        let text = s.to_string();
+        assert!(text.contains(r#""np\u{200b}x""#), "{text}");
     }
 }
