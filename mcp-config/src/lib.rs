@@ -214,7 +214,9 @@ mod hidden;
 mod jsonc;
 mod model;
 mod parse;
+mod pins;
 mod resolve;
+mod store_file;
 mod transport;
 mod trust;
 
@@ -226,6 +228,11 @@ pub use model::{
     TransportConfig,
 };
 pub use parse::{ConfigFile, MAX_CONFIG_SIZE};
+pub use pins::{
+    ChangeKind, Diff, HiddenText, MAX_KEPT_DEFINITION, MAX_PIN_STORE_SIZE, MAX_PINNED_SERVERS,
+    PINNED_MEMBERS, PinCheck, PinStore, ToolChange, canonical_json, hidden_text, pin_key,
+    tool_definition, tool_digest,
+};
 pub use resolve::{InputError, InputMissing, InputProvider, Resolver};
 pub use transport::{BuildError, Prepared};
 pub use trust::{
