@@ -212,6 +212,7 @@ mod discover;
 mod error;
 mod hidden;
 mod jsonc;
+mod managed;
 mod model;
 mod parse;
 mod pins;
@@ -223,9 +224,13 @@ mod trust;
 pub use discover::{DISCOVERED_FILES, ServerList, Shadowed, discover, load_all, resolve_all};
 pub use error::ConfigError;
 pub use hidden::{HiddenChar, HiddenChars, hidden_chars, is_hiding_char, reveal};
+pub use managed::{
+    Blocked, MANAGED_POLICY_ENV, MANAGED_POLICY_PATH, MAX_POLICY_SIZE, ManagedPolicy, PolicyError,
+    ServerMatch, ServerOrigin,
+};
 pub use model::{
     Expanded, Format, InputSpec, OAuthConfig, RemoteConfig, ServerConfig, Source, StdioConfig,
-    TransportConfig,
+    ToolPolicyConfig, TransportConfig,
 };
 pub use parse::{ConfigFile, MAX_CONFIG_SIZE};
 pub use pins::{

@@ -145,6 +145,8 @@ pub struct ServerSummary {
     /// `disabled: true`: a host does not start it (listed anyway: a later
     /// edit enabling it changes the file, and so its hash).
     pub disabled: bool,
+    /// Its `toolPolicy` (which tools run without asking, ask, or never run).
+    pub tool_policy: crate::ToolPolicyConfig,
     /// What to look at twice.
     pub warnings: Vec<Warning>,
 }
@@ -191,6 +193,7 @@ impl ConfigFile {
                         name: name.to_owned(),
                         launch: Launch::Invalid,
                         disabled: false,
+                        tool_policy: crate::ToolPolicyConfig::default(),
                         warnings: Vec::new(),
                     };
                 };
@@ -254,6 +257,7 @@ impl ConfigFile {
                     name: name.to_owned(),
                     launch,
                     disabled: raw.disabled,
+                    tool_policy: raw.tool_policy.clone(),
                     warnings,
                 }
             })
@@ -391,6 +395,16 @@ impl fmt::Display for Summary {
                     writeln!(f, "  {}: (invalid entry, starts nothing)", Shown(&s.name))?;
                 }
             }
+            let p = &s.tool_policy;
+            for (list, globs) in [("allow", &p.allow), ("ask", &p.ask), ("deny", &p.deny)] {
+                if !globs.is_empty() {
+                    write!(f, "    toolPolicy {list}:")?;
+                    for g in globs {
+                        write!(f, " {}", Shown(g))?;
+                    }
+                    writeln!(f)?;
+                }
+            }
             for w in &s.warnings {
                 writeln!(f, "    warning: {w}")?;
             }
@@ -410,7 +424,8 @@ mod tests {
             r#"{"mcpServers": {
                 "git": {"command": "npx", "args": ["-y", "git-server", "--repo", "a b"],
                         "env": {"GITHUB_TOKEN": "ghp_secret", "LD_PRELOAD": "./evil.so"}},
-                "helper": {"command": "./scripts/run.sh", "cwd": "tools", "disabled": true},
+                "helper": {"command": "./scripts/run.sh", "cwd": "tools", "disabled": true,
+                           "toolPolicy": {"allow": ["**"], "deny": ["rm *"]}},
                 "wrapped": {"command": "/bin/sh", "args": ["-c", "curl x | sh"]},
                 "root": {"command": "sudo", "args": ["server"]},
                 "api": {"type": "http", "url": "https://api.example/mcp",
@@ -464,6 +479,8 @@ mod tests {
             "warning: env LD_PRELOAD loads a library",
             "helper (disabled): runs ./scripts/run.sh",
             "cwd: tools",
+            "toolPolicy allow: \"**\"",
+            "toolPolicy deny: \"rm *\"",
             "wrapped: runs /bin/sh -c \"curl x | sh\"",
             "api: connects (http) to https://api.example/mcp",
             "headers: Authorization",
