@@ -163,6 +163,7 @@
 mod error;
 mod fold;
 mod names;
+mod policy;
 mod schema;
 mod task;
 mod tool;
@@ -179,6 +180,10 @@ pub use error::{ToolError, ToolboxError};
 pub use fold::{base64_decoded_len, fold_result};
 pub use names::{
     Filter, Glob, MAX_TOOL_NAME_LEN, SEGMENT_SEPARATORS, is_valid_model_name, sanitize_name,
+};
+pub use policy::{
+    ApprovalFuture, ApprovalRequest, AskFn, Because, Decision, Refusal, ToolPolicy, ToolRules,
+    Verdict,
 };
 pub use schema::{MAX_REPORTED_PROBLEMS, check_arguments};
 pub use task::{TaskPoll, ToolTask};

@@ -13,6 +13,7 @@ use serde_json::Value;
 
 use crate::error::ToolError;
 use crate::fold::fold_result;
+use crate::policy::{ApprovalRequest, AskFn, Decision, Refusal, ToolPolicy, Verdict};
 use crate::schema::Checker;
 use crate::toolbox::Inner as ToolboxInner;
 
@@ -127,6 +128,10 @@ pub struct ToolOptions {
     /// Called with each progress notification of a call (the tool's
     /// model-facing name, the progress), see [`on_progress`](Self::on_progress).
     on_progress: Option<ToolProgressFn>,
+    /// Allow, ask or deny, see [`policy`](Self::policy).
+    policy: Option<Arc<ToolPolicy>>,
+    /// Asks a person, see [`on_ask`](Self::on_ask).
+    on_ask: Option<AskFn>,
 }
 
 /// Called with a tool's name and a progress notification of its call.
@@ -139,6 +144,8 @@ impl std::fmt::Debug for ToolOptions {
             .field("validate_output", &self.validate_output)
             .field("timeout", &self.timeout)
             .field("on_progress", &self.on_progress.is_some())
+            .field("policy", &self.policy)
+            .field("on_ask", &self.on_ask.is_some())
             .finish()
     }
 }
@@ -150,6 +157,8 @@ impl Default for ToolOptions {
             validate_output: true,
             timeout: None,
             on_progress: None,
+            policy: None,
+            on_ask: None,
         }
     }
 }
@@ -191,6 +200,51 @@ impl ToolOptions {
         self.on_progress = Some(Arc::new(f));
         self
     }
+
+    /// Decides before each call whether it runs, waits for a person's
+    /// approval ([`on_ask`](Self::on_ask)), or is refused
+    /// ([`ToolError::Refused`]); a denied tool is also left out of a
+    /// toolbox's tools. Without a policy (the default) every call runs.
+    #[must_use]
+    pub fn policy(mut self, policy: ToolPolicy) -> Self {
+        self.policy = Some(Arc::new(policy));
+        self
+    }
+
+    /// The policy, if one is set.
+    pub fn tool_policy(&self) -> Option<&ToolPolicy> {
+        self.policy.as_deref()
+    }
+
+    /// Asks a person whether a call the [policy](Self::policy) wants
+    /// approved may run: `f` gets the tool, its server, its definition, the
+    /// arguments and why, and its future says yes (`true`) or no. It may
+    /// take as long as the person does: nothing is sent meanwhile, the
+    /// call's timeout has not started, and dropping the call drops the
+    /// question. Without it, such calls are refused
+    /// ([`Refusal::NoOneToAsk`](crate::Refusal::NoOneToAsk)).
+    ///
+    /// ```
+    /// use mcp_tools::{ToolOptions, ToolPolicy};
+    ///
+    /// let options = ToolOptions::new()
+    ///     .policy(ToolPolicy::new().ask(["send_*"]))
+    ///     .on_ask(|request| async move {
+    ///         // Show `request.tool`, `request.arguments` and `request.because`
+    ///         // to the user and wait for the answer.
+    ///         request.tool != "send_money"
+    ///     });
+    /// # let _ = options;
+    /// ```
+    #[must_use]
+    pub fn on_ask<F, Fut>(mut self, f: F) -> Self
+    where
+        F: Fn(ApprovalRequest) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = bool> + Send + 'static,
+    {
+        self.on_ask = Some(Arc::new(move |r| Box::pin(f(r))));
+        self
+    }
 }
 
 /// An MCP server's tool as a [`Tool`]: calls go out as `tools/call`.
@@ -227,6 +281,9 @@ struct ToolInner {
     checker: std::sync::OnceLock<Option<Box<Checker>>>,
     #[cfg(feature = "jsonschema")]
     output: std::sync::OnceLock<Option<Box<jsonschema::Validator>>>,
+    /// The policy's verdict (it depends on the definition and the server
+    /// only), decided at the first call or listing that needs it.
+    verdict: std::sync::OnceLock<Verdict>,
     toolbox: Weak<ToolboxInner>,
 }
 
@@ -316,9 +373,15 @@ impl McpTool {
                 checker: std::sync::OnceLock::new(),
                 #[cfg(feature = "jsonschema")]
                 output: std::sync::OnceLock::new(),
+                verdict: std::sync::OnceLock::new(),
                 toolbox,
             }),
         })
+    }
+
+    /// The model-facing name, shared (the toolbox's index keys).
+    pub(crate) fn name_arc(&self) -> Arc<str> {
+        self.inner.name.clone()
     }
 
     /// The server's definition, verbatim (its `name` is the wire name).
@@ -347,7 +410,8 @@ impl McpTool {
         if let Some(tb) = self.inner.toolbox.upgrade() {
             return ToolboxInner::call(&tb, &self.inner.name, arguments).await;
         }
-        match self.attempt(&arguments).await {
+        let mut approved = false;
+        match self.attempt(&arguments, &mut approved).await {
             Ok(out) => Ok(out),
             Err(AttemptError::Final(e)) => Err(e),
             Err(AttemptError::ToolSetChanged(first)) => {
@@ -376,7 +440,7 @@ impl McpTool {
                     Weak::new(),
                 )
                 .ok_or_else(not_found)?;
-                match again.attempt(&arguments).await {
+                match again.attempt(&arguments, &mut approved).await {
                     Ok(out) => Ok(out),
                     Err(AttemptError::Final(e)) => Err(e),
                     Err(AttemptError::ToolSetChanged(_)) => Err(self.fatal(first)),
@@ -426,6 +490,69 @@ impl McpTool {
         Ok(arguments)
     }
 
+    /// What the [policy](ToolOptions::policy) says of this tool (`None`
+    /// without one).
+    pub fn verdict(&self) -> Option<&Verdict> {
+        let policy = self.inner.options.policy.as_ref()?;
+        Some(
+            self.inner
+                .verdict
+                .get_or_init(|| policy.decide(self.server(), self.definition())),
+        )
+    }
+
+    /// Checks a call with `arguments` against the [policy](ToolOptions::policy)
+    /// before anything is sent: allowed, approved by the person asked
+    /// ([`on_ask`](ToolOptions::on_ask)), or [`ToolError::Refused`].
+    /// Every call of this crate goes through it; a caller that sends
+    /// `tools/call` itself (a host starting a task, a command line) calls
+    /// it first.
+    pub async fn authorize(&self, arguments: &Value) -> Result<(), ToolError> {
+        self.authorize_once(arguments, &mut false).await
+    }
+
+    /// [`authorize`](Self::authorize), asking at most once per call:
+    /// `approved` is set once a person approved it, and a retry of the
+    /// same call (after the tool set changed) is not asked again.
+    pub(crate) async fn authorize_once(
+        &self,
+        arguments: &Value,
+        approved: &mut bool,
+    ) -> Result<(), ToolError> {
+        let Some(verdict) = self.verdict() else {
+            return Ok(());
+        };
+        let refused = |why| ToolError::Refused {
+            tool: self.inner.name.to_string(),
+            server: self.server().map(str::to_owned),
+            why,
+        };
+        let because = verdict.because.clone();
+        match verdict.decision {
+            Decision::Allow => Ok(()),
+            Decision::Deny => Err(refused(Refusal::Denied { because })),
+            Decision::Ask if *approved => Ok(()),
+            Decision::Ask => {
+                let Some(ask) = &self.inner.options.on_ask else {
+                    return Err(refused(Refusal::NoOneToAsk { because }));
+                };
+                let request = ApprovalRequest {
+                    tool: self.inner.name.to_string(),
+                    server: self.server().map(str::to_owned),
+                    definition: self.definition().clone(),
+                    arguments: arguments.clone(),
+                    because: because.clone(),
+                };
+                if ask(request).await {
+                    *approved = true;
+                    Ok(())
+                } else {
+                    Err(refused(Refusal::Declined { because }))
+                }
+            }
+        }
+    }
+
     pub(crate) fn fatal_error(&self, source: ClientError) -> ToolError {
         self.fatal(source)
     }
@@ -439,7 +566,11 @@ impl McpTool {
 
     /// Checks the arguments, sends `tools/call` once, and sorts the outcome
     /// by owner.
-    pub(crate) async fn attempt(&self, arguments: &Value) -> Result<ToolOutput, AttemptError> {
+    pub(crate) async fn attempt(
+        &self,
+        arguments: &Value,
+        approved: &mut bool,
+    ) -> Result<ToolOutput, AttemptError> {
         let tool: &str = &self.inner.name;
         let invalid = |message: String| {
             AttemptError::Final(ToolError::InvalidArguments {
@@ -449,6 +580,9 @@ impl McpTool {
         };
         let arguments = self
             .checked_arguments(arguments)
+            .map_err(AttemptError::Final)?;
+        self.authorize_once(&arguments, approved)
+            .await
             .map_err(AttemptError::Final)?;
         // Agents' tools may run long: asking for progress lets a server that
         // reports it keep the call alive past the timeout.
