@@ -6,9 +6,12 @@ use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Instant, SystemTime};
 
 use mcp_client::Client;
+use mcp_config::{ManagedPolicy, PinStore, ToolChange, TrustError};
 use mcp_proto::error::chain;
 use mcp_proto::schema::Tool;
-use mcp_tools::{McpTool, OnCollision, Server, ToolError, ToolOptions, ToolOutput, Toolbox};
+use mcp_tools::{
+    McpTool, OnCollision, Refusal, Server, ToolError, ToolOptions, ToolOutput, Toolbox,
+};
 use serde_json::Value;
 use tokio::sync::watch;
 
@@ -29,6 +32,14 @@ pub enum HostError {
     /// [`Host::close`] was called: no server can be added.
     #[error("the host was closed; build a new one to start servers")]
     Closed,
+    /// [`Host::approve`] needs a pin store ([`HostBuilder::pins`]).
+    #[error(
+        "the host has no pin store, so there is nothing to approve; give it one with HostBuilder::pins"
+    )]
+    NoPinStore,
+    /// The pin store could not be read or written.
+    #[error("the pin store failed")]
+    Pins(#[source] Arc<TrustError>),
 }
 
 /// Builds a [`Host`].
@@ -39,6 +50,8 @@ pub struct HostBuilder {
     pub(crate) cache: Option<ResponseCache>,
     on_collision: OnCollision,
     tool_options: ToolOptions,
+    pins: Option<PinStore>,
+    managed: Option<ManagedPolicy>,
 }
 
 impl HostBuilder {
@@ -61,9 +74,34 @@ impl HostBuilder {
         self
     }
 
-    /// How tools call their servers.
+    /// How tools call their servers, and the [`ToolPolicy`](mcp_tools::ToolPolicy)
+    /// (allow, ask, deny) every call is checked against
+    /// ([`ToolOptions::policy`], [`ToolOptions::on_ask`]); each server's
+    /// own rules ([`ServerSpec::tool_rules`]) come first.
     pub fn tool_options(mut self, options: ToolOptions) -> Self {
         self.tool_options = options;
+        self
+    }
+
+    /// Pins each server's tool definitions in `store`: at a server's first
+    /// use they are remembered; a later listing's new or changed tools are
+    /// held back (not offered, calls refused with
+    /// [`Refusal::Unapproved`](mcp_tools::Refusal::Unapproved)) until
+    /// [`Host::approve`] approves what [`Host::held`] shows. The store
+    /// survives restarts (`mcp_config::PinStore::default_path`); each
+    /// server is known in it by its [`ServerSpec::pin_key`]. A store that
+    /// cannot be read fails the server's start (nothing unapproved runs).
+    pub fn pins(mut self, store: PinStore) -> Self {
+        self.pins = Some(store);
+        self
+    }
+
+    /// Starts no server `policy` refuses (the administrator's allow and
+    /// deny lists, `mcp_config::ManagedPolicy::system()`): such a server is
+    /// [`Blocked`](ServerStatus::Blocked) and never launched, whatever
+    /// configuration named it.
+    pub fn managed_policy(mut self, policy: ManagedPolicy) -> Self {
+        self.managed = Some(policy);
         self
     }
 
@@ -115,6 +153,7 @@ impl HostBuilder {
                     view: RwLock::new(Arc::new(View {
                         toolbox: Toolbox::default(),
                         unavailable: HashMap::new(),
+                        held: HashMap::new(),
                         ready: HashMap::new(),
                     })),
                     rebuild: tokio::sync::Mutex::new(()),
@@ -123,6 +162,8 @@ impl HostBuilder {
                     cache: self.cache,
                     on_collision: self.on_collision,
                     tool_options: self.tool_options,
+                    pins: self.pins,
+                    managed: self.managed,
                 }),
             }),
         };
@@ -202,6 +243,12 @@ impl Host {
         self.inner.shared.view().toolbox.clone()
     }
 
+    /// The refusal of a call to `name` when it is a tool held back until
+    /// approved.
+    pub(crate) fn held_refusal(&self, name: &str) -> Option<ToolError> {
+        self.inner.shared.view().held_refusal(name)
+    }
+
     /// The tools of the servers that are ready: their definitions for the
     /// model. Call them through [`call`](Host::call), which fails fast
     /// with [`ToolError::Unavailable`] while a server is down; an
@@ -242,6 +289,9 @@ impl Host {
                 }
                 other => other,
             };
+        }
+        if let Some(refused) = view.held_refusal(name) {
+            return Err(refused);
         }
         if let Some(server) = view.unavailable.get(name) {
             let report = shared
@@ -377,9 +427,12 @@ impl Host {
     }
 
     /// The servers, in order.
-    #[cfg(feature = "config")]
     pub(crate) fn slots(&self) -> Vec<Arc<Slot>> {
         self.inner.shared.slots()
+    }
+
+    pub(crate) fn shared(&self) -> &Arc<Shared> {
+        &self.inner.shared
     }
 
     /// Waits for any other [`apply_config`](Host::apply_config) to end.
@@ -442,6 +495,9 @@ pub(crate) struct Slot {
     /// away, so the host reconnects.
     pub(crate) lost: watch::Sender<(u64, String)>,
     live: Mutex<Live>,
+    /// Held while its listing is sorted by its pins and published (the
+    /// supervisor's re-listing, [`Host::approve`]).
+    pub(crate) sorting: tokio::sync::Mutex<()>,
     /// Set when its first attempt ended (ready, failed, timed out,
     /// disabled), or its supervisor ended before that.
     first: watch::Sender<bool>,
@@ -459,6 +515,7 @@ impl Slot {
             }),
             lost: watch::Sender::new((0, String::new())),
             live: Mutex::new(Live::default()),
+            sorting: tokio::sync::Mutex::new(()),
             first: watch::Sender::new(false),
             done: watch::Sender::new(false),
             spec,
@@ -481,7 +538,7 @@ impl Slot {
         }
     }
 
-    fn live(&self) -> Live {
+    pub(crate) fn live(&self) -> Live {
         match self.live.lock() {
             Ok(l) => l.clone(),
             Err(p) => p.into_inner().clone(),
@@ -529,10 +586,24 @@ pub(crate) struct Live {
     pub(crate) client: Option<Client>,
     /// Which start of the server `client` is (from 1).
     pub(crate) generation: u64,
-    /// The tools offered (after include/exclude) at the last listing,
-    /// shared with the toolbox built from them (each rebuild of the view
-    /// clones the `Arc`, not the definitions).
+    /// The tools offered (after include/exclude, without those held back)
+    /// at the last listing, shared with the toolbox built from them (each
+    /// rebuild of the view clones the `Arc`, not the definitions).
     pub(crate) tools: Option<Arc<Vec<Tool>>>,
+    /// The last listing after include/exclude, held-back tools included
+    /// (the same `Arc` as `tools` when none is held).
+    pub(crate) listed: Option<Arc<Vec<Tool>>>,
+    /// The tools held back: new or changed since approved.
+    pub(crate) held: Arc<Vec<ToolChange>>,
+}
+
+impl Live {
+    /// Takes a sorted listing.
+    pub(crate) fn sorted(&mut self, s: crate::trust::Sorted) {
+        self.tools = Some(s.tools);
+        self.listed = Some(s.listed);
+        self.held = s.held;
+    }
 }
 
 /// What the model sees: the ready servers' toolbox, and the names of the
@@ -542,8 +613,23 @@ struct View {
     toolbox: Toolbox,
     /// The tools of servers that are down: tool name → server name.
     unavailable: HashMap<String, String>,
+    /// The tools of ready servers held back until approved: tool name →
+    /// (server name, whether the tool is new).
+    held: HashMap<String, (String, bool)>,
     /// The ready servers: name → (slot, generation).
     ready: HashMap<String, (Arc<Slot>, u64)>,
+}
+
+impl View {
+    /// The refusal of a call to `name`, a tool held back until approved.
+    fn held_refusal(&self, name: &str) -> Option<ToolError> {
+        let (server, added) = self.held.get(name)?;
+        Some(ToolError::Refused {
+            tool: name.to_owned(),
+            server: Some(server.clone()),
+            why: Refusal::Unapproved { added: *added },
+        })
+    }
 }
 
 #[derive(Debug)]
@@ -565,6 +651,8 @@ pub(crate) struct Shared {
     pub(crate) cache: Option<ResponseCache>,
     on_collision: OnCollision,
     tool_options: ToolOptions,
+    pub(crate) pins: Option<PinStore>,
+    pub(crate) managed: Option<ManagedPolicy>,
 }
 
 impl Shared {
@@ -608,6 +696,26 @@ impl Shared {
         });
     }
 
+    /// A ready server's tool counts after its listing was sorted again
+    /// ([`Host::approve`]); another status is left as it is.
+    pub(crate) fn set_tool_counts(&self, slot: &Slot, tools: usize, held: usize) {
+        self.status.send_if_modified(|all| {
+            match all
+                .iter_mut()
+                .find(|r| r.name == slot.name())
+                .map(|r| &mut r.status)
+            {
+                Some(ServerStatus::Ready {
+                    tools: t, held: h, ..
+                }) if (*t, *h) != (tools, held) => {
+                    (*t, *h) = (tools, held);
+                    true
+                }
+                _ => false,
+            }
+        });
+    }
+
     /// Moves a `Failed` or `Restarting` status's `next_retry` (and its
     /// wall-clock reading) to now if it is later: the retry is under way.
     pub(crate) fn retry_now(&self, slot: &Slot) {
@@ -646,13 +754,15 @@ impl Shared {
         let mut builder = Toolbox::builder()
             .listen(false)
             .on_collision(self.on_collision)
-            .tool_options(self.tool_options.clone());
+            .tool_options(crate::trust::with_server_rules(&self.tool_options, &slots));
         let mut down = Vec::new();
         let mut ready = HashMap::new();
+        let mut held_back = Vec::new();
         for slot in &slots {
             let l = slot.live();
             match (l.client, l.tools) {
                 (Some(client), Some(tools)) => {
+                    held_back.push((slot, l.held));
                     ready.insert(slot.spec.name.clone(), (slot.clone(), l.generation));
                     builder = builder.server(
                         Server::new(slot.spec.name.clone(), client)
@@ -683,9 +793,21 @@ impl Shared {
                 }
             }
         }
+        let mut held = HashMap::new();
+        for (slot, changes) in held_back {
+            for c in changes.iter() {
+                let name = mcp_tools::sanitize_name(&format!("{}{}", slot.spec.prefix, c.tool));
+                if toolbox.get(&name).is_none() {
+                    let added = c.kind == mcp_config::ChangeKind::Added;
+                    held.entry(name)
+                        .or_insert_with(|| (slot.spec.name.clone(), added));
+                }
+            }
+        }
         let view = Arc::new(View {
             toolbox,
             unavailable,
+            held,
             ready,
         });
         match self.view.write() {
