@@ -179,7 +179,7 @@ impl ServerSpec {
     /// The server's key in the host's [pin store](crate::HostBuilder::pins)
     /// (default: its name). Give each server a key that stays the same
     /// from run to run and is its own: two hosts' servers of one name share
-    /// pins if they share a key. [`from_config`](Self::from_config) uses
+    /// pins if they share a key. `from_config` (feature `config`) uses
     /// the configuration file and entry name (`mcp_config::pin_key`).
     pub fn pin_key(mut self, key: impl Into<String>) -> Self {
         self.pin_key = Some(key.into());
@@ -189,7 +189,7 @@ impl ServerSpec {
     /// How the server starts, for the `serverCommand` and `serverUrl`
     /// entries of the host's [managed policy](crate::HostBuilder::managed_policy)
     /// (without it, only `serverName` entries apply).
-    /// [`from_config`](Self::from_config) sets it from the entry.
+    /// `from_config` (feature `config`) sets it from the entry.
     pub fn origin(mut self, origin: Origin) -> Self {
         self.origin = Some(origin);
         self
@@ -197,7 +197,7 @@ impl ServerSpec {
 
     /// Allow, ask and deny rules for this server's tools (by its own tool
     /// names), before the host's [`ToolPolicy`](mcp_tools::ToolPolicy)'s
-    /// rules for every server. [`from_config`](Self::from_config) takes the
+    /// rules for every server. `from_config` (feature `config`) takes the
     /// entry's `toolPolicy`.
     pub fn tool_rules(mut self, rules: ToolRules) -> Self {
         self.tool_rules = rules;
