@@ -1,34 +1,9 @@
-//! Characters that hide text from a person reading it.
-//!
-//! A tool's name or description is read by two parties: the model, which
-//! sees every code point, and a person reviewing it, who sees what a
-//! terminal or a browser draws. Whatever the second does not see can carry
-//! instructions to the first ("tool poisoning"): text in Unicode tag
-//! characters (U+E0000 block, drawn as nothing), bytes smuggled in
-//! variation selectors, zero-width spaces between words, bidi overrides
-//! that reorder what is shown, control characters that move the cursor
-//! and overwrite a line. [`hidden_chars`] finds them and [`reveal`] shows
-//! each as `<U+XXXX>`.
-//!
-//! | hidden | code points |
-//! |---|---|
-//! | control characters (Cc) but tab, newline, and CR before a newline | U+0000–U+001F, U+007F–U+009F |
-//! | format characters (Cf): zero-width space and joiners, bidi marks, embeddings, overrides and isolates, word joiner and invisible operators, BOM, soft hyphen, Arabic and other format marks, tags | U+00AD, U+0600–U+0605, U+061C, U+06DD, U+070F, U+0890–U+0891, U+08E2, U+180E, U+200B–U+200F, U+202A–U+202E, U+2060–U+2064, U+2066–U+206F, U+FEFF, U+FFF9–U+FFFB, U+110BD, U+110CD, U+13430–U+1343F, U+1BCA0–U+1BCA3, U+1D173–U+1D17A, U+E0001, U+E0020–U+E007F |
-//! | line and paragraph separators (Zl, Zp) | U+2028, U+2029 |
-//! | other default-ignorable code points (drawn as nothing): combining grapheme joiner, Hangul fillers, Khmer inherent vowels, Mongolian and other variation selectors, the rest of the tag block | U+034F, U+115F, U+1160, U+17B4, U+17B5, U+180B–U+180F, U+3164, U+FE00–U+FE0F, U+FFA0, U+FFF0–U+FFF8, U+E0000–U+E0FFF |
-//!
-//! Two uses of them in ordinary text are not flagged, so emoji and scripts
-//! that need them read as written: a single zero-width joiner or non-joiner
-//! (U+200D, U+200C) between two visible non-ASCII characters (`👩‍💻`, Persian
-//! and Indic words), and a single emoji or text presentation selector
-//! (U+FE0F, U+FE0E) right after a visible character (`❤️`). A run of
-//! them, or one after ASCII text, is flagged: that is how bytes are
-//! smuggled.
+//! Characters that hide text from a person reading it ([`hidden_chars`]).
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
 
-/// A character that hides text (see the [module docs](self)), wherever it
+/// A character that hides text (see [`hidden_chars`]), wherever it
 /// stands. [`hidden_chars`] also looks at the neighbours: a joiner between
 /// two visible characters, or one presentation selector after a visible
 /// character, is not flagged there.
@@ -55,8 +30,32 @@ pub struct HiddenChar {
     pub ch: char,
 }
 
-/// The characters of `text` that hide text from a person (see the
-/// [module docs](self)), in order.
+/// The characters of `text` that hide text from a person, in order.
+///
+/// A tool's name or description is read by two parties: the model, which
+/// sees every code point, and a person reviewing it, who sees what a
+/// terminal or a browser draws. Whatever the second does not see can carry
+/// instructions to the first ("tool poisoning"): text in Unicode tag
+/// characters (U+E0000 block, drawn as nothing), bytes smuggled in
+/// variation selectors, zero-width spaces between words, bidi overrides
+/// that reorder what is shown, control characters that move the cursor
+/// and overwrite a line. This finds them; [`reveal`] shows each as
+/// `<U+XXXX>`.
+///
+/// | hidden | code points |
+/// |---|---|
+/// | control characters (Cc) but tab, newline, and CR before a newline | U+0000–U+001F, U+007F–U+009F |
+/// | format characters (Cf): zero-width space and joiners, bidi marks, embeddings, overrides and isolates, word joiner and invisible operators, BOM, soft hyphen, Arabic and other format marks, tags | U+00AD, U+0600–U+0605, U+061C, U+06DD, U+070F, U+0890–U+0891, U+08E2, U+180E, U+200B–U+200F, U+202A–U+202E, U+2060–U+2064, U+2066–U+206F, U+FEFF, U+FFF9–U+FFFB, U+110BD, U+110CD, U+13430–U+1343F, U+1BCA0–U+1BCA3, U+1D173–U+1D17A, U+E0001, U+E0020–U+E007F |
+/// | line and paragraph separators (Zl, Zp) | U+2028, U+2029 |
+/// | other default-ignorable code points (drawn as nothing): combining grapheme joiner, Hangul fillers, Khmer inherent vowels, Mongolian and other variation selectors, the rest of the tag block | U+034F, U+115F, U+1160, U+17B4, U+17B5, U+180B–U+180F, U+3164, U+FE00–U+FE0F, U+FFA0, U+FFF0–U+FFF8, U+E0000–U+E0FFF |
+///
+/// Two uses of them in ordinary text are not flagged, so emoji and scripts
+/// that need them read as written: a single zero-width joiner or non-joiner
+/// (U+200D, U+200C) between two visible non-ASCII characters (`👩‍💻`, Persian
+/// and Indic words), and a single emoji or text presentation selector
+/// (U+FE0F, U+FE0E) right after a visible character (`❤️`). A run of
+/// them, or one after ASCII text, is flagged: that is how bytes are
+/// smuggled.
 ///
 /// ```
 /// use mcp_config::hidden_chars;
