@@ -214,7 +214,7 @@ pub(crate) fn tools(items: &[Box<RawValue>], verbose: bool, prefix: &str) -> Str
 /// description, and for a tool every member a model reads.
 fn hidden_warnings(raw: &RawValue, item: &Object) -> Vec<String> {
     if let Ok(tool) = serde_json::from_str::<mcp_proto::schema::Tool>(raw.get()) {
-        return mcp_config::hidden_text(&mcp_config::tool_definition(&tool))
+        return mcp_config::tool_hidden_text(&tool)
             .iter()
             .map(ToString::to_string)
             .collect();

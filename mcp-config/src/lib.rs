@@ -236,7 +236,7 @@ pub use parse::{ConfigFile, MAX_CONFIG_SIZE};
 pub use pins::{
     ChangeKind, Diff, HiddenText, MAX_KEPT_DEFINITION, MAX_PIN_STORE_SIZE, MAX_PINNED_SERVERS,
     PINNED_MEMBERS, PinCheck, PinStore, ToolChange, canonical_json, hidden_text, pin_key,
-    tool_definition, tool_digest,
+    tool_definition, tool_digest, tool_hidden_text,
 };
 pub use resolve::{InputError, InputMissing, InputProvider, Resolver};
 pub use transport::{BuildError, Prepared};

@@ -35,18 +35,17 @@ pub struct ToolChange {
     /// The approved [definition](super::tool_definition), if the store kept
     /// it (not over [`MAX_KEPT_DEFINITION`](super::MAX_KEPT_DEFINITION)).
     pub before: Option<Value>,
-    /// The definition offered now.
+    /// The definition offered now; `Null` when it is over
+    /// [`MAX_KEPT_DEFINITION`](super::MAX_KEPT_DEFINITION) (it is not
+    /// decoded, nor shown).
     pub after: Value,
-    /// The digest of `after`: what approving pins.
+    /// The digest of the definition offered now: what approving pins.
     pub digest: ContentHash,
+    /// The members of the offered definition that hide text from a person.
+    pub hidden: Vec<HiddenText>,
 }
 
 impl ToolChange {
-    /// The members of the offered definition that hide text from a person.
-    pub fn hidden_text(&self) -> Vec<HiddenText> {
-        hidden_text(&self.after)
-    }
-
     /// What changed, as text for a person: member by member, lines
     /// removed (`-`) and added (`+`) with a little context, schemas as
     /// indented JSON with sorted keys; every character that hides text
@@ -87,6 +86,7 @@ impl ToolChange {
             } else {
                 ChangeKind::Added
             },
+            hidden: hidden_text(&after),
             before,
             after,
             digest,
@@ -123,6 +123,13 @@ impl fmt::Display for Diff<'_> {
                 "tool \"{name}\" of {server} changed since it was approved (the approved definition was too large to keep; here is the new one):"
             )?,
         }
+        if c.after.is_null() {
+            writeln!(
+                f,
+                "  (its definition is larger than {} bytes: not shown; list the server's tools to read it)",
+                super::MAX_KEPT_DEFINITION
+            )?;
+        }
         for member in PINNED_MEMBERS {
             let old = c.before.as_ref().and_then(|b| b.get(*member));
             let new = c.after.get(*member);
@@ -140,7 +147,7 @@ impl fmt::Display for Diff<'_> {
                 }
             }
         }
-        for h in c.hidden_text() {
+        for h in &c.hidden {
             writeln!(f, "  warning: {h}")?;
         }
         Ok(())

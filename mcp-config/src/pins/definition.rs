@@ -19,6 +19,8 @@ pub const PINNED_MEMBERS: &[&str] = &[
 ];
 
 /// The model-facing part of `tool` ([`PINNED_MEMBERS`]) as a JSON object.
+/// It decodes the schemas into a tree (for a digest, [`tool_digest`] reads
+/// them as text, at a fraction of the memory).
 ///
 /// ```
 /// use mcp_config::tool_definition;
@@ -75,7 +77,55 @@ pub fn tool_definition(tool: &Tool) -> Value {
 /// # Ok::<(), serde_json::Error>(())
 /// ```
 pub fn tool_digest(tool: &Tool) -> ContentHash {
-    ContentHash::of(canonical_json(&tool_definition(tool)).as_bytes())
+    ContentHash::of(tool_canonical(tool).as_bytes())
+}
+
+/// The canonical text of `tool`'s [definition](tool_definition), built from
+/// its schemas' text without decoding them into a tree.
+pub(crate) fn tool_canonical(tool: &Tool) -> String {
+    let mut members: Vec<(&str, String)> = Vec::with_capacity(PINNED_MEMBERS.len());
+    let string = |s: &str| {
+        let mut out = String::new();
+        write_string(s, &mut out);
+        out
+    };
+    // A listed tool's schemas are JSON objects; text that does not decode
+    // (deeper than the decoder goes) is pinned as its text, as a string.
+    let json = |text: &str| {
+        let mut out = String::with_capacity(text.len());
+        match super::stream::canonical_text(text, &mut out) {
+            Some(()) => out,
+            None => string(text),
+        }
+    };
+    members.push(("name", string(&tool.name)));
+    if let Some(t) = &tool.title {
+        members.push(("title", string(t)));
+    }
+    if let Some(d) = &tool.description {
+        members.push(("description", string(d)));
+    }
+    members.push(("inputSchema", json(tool.input_schema.get())));
+    if let Some(o) = &tool.output_schema {
+        members.push(("outputSchema", json(o.get())));
+    }
+    if let Some(a) = &tool.annotations {
+        if let Ok(text) = serde_json::to_string(a) {
+            members.push(("annotations", json(&text)));
+        }
+    }
+    members.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    let mut out = String::from("{");
+    for (i, (key, value)) in members.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        write_string(key, &mut out);
+        out.push(':');
+        out.push_str(value);
+    }
+    out.push('}');
+    out
 }
 
 /// `value` as canonical JSON text: object members sorted by key (by code
@@ -160,7 +210,7 @@ fn write_json(value: &Value, out: &mut String, indent: Option<usize>) {
     }
 }
 
-fn write_string(s: &str, out: &mut String) {
+pub(crate) fn write_string(s: &str, out: &mut String) {
     // serde_json's escaping is fixed: `"`, `\`, and controls as `\n`,
     // `\u001b`, ...; encoding a `&str` cannot fail.
     out.push_str(&serde_json::to_string(s).unwrap_or_default());
@@ -169,7 +219,7 @@ fn write_string(s: &str, out: &mut String) {
 /// The largest magnitude below which every integer is an exact `f64`.
 const EXACT_INTEGERS: f64 = 9_007_199_254_740_992.0;
 
-fn canonical_number(n: &serde_json::Number) -> String {
+pub(crate) fn canonical_number(n: &serde_json::Number) -> String {
     if n.is_f64() {
         if let Some(f) = n.as_f64() {
             if f.fract() == 0.0 && f.abs() < EXACT_INTEGERS {
@@ -205,6 +255,45 @@ impl std::fmt::Display for HiddenText {
             if self.count == 1 { "" } else { "s" }
         )
     }
+}
+
+/// The members of `tool`'s [definition](tool_definition) that hold
+/// characters hiding text, in [`PINNED_MEMBERS`] order, read from the
+/// schemas' text (a huge schema is not decoded into a tree).
+///
+/// ```
+/// let tool: mcp_proto::schema::Tool = serde_json::from_str(
+///     r#"{"name": "add", "inputSchema": {"properties": {"a": {"description": "\u202eevil"}}}}"#,
+/// )?;
+/// assert_eq!(mcp_config::tool_hidden_text(&tool)[0].member, "inputSchema");
+/// # Ok::<(), serde_json::Error>(())
+/// ```
+pub fn tool_hidden_text(tool: &Tool) -> Vec<HiddenText> {
+    let text = |s: &Option<String>| s.as_deref().map_or(0, |s| crate::hidden_chars(s).count());
+    let json = |s: Option<&str>| s.map_or(0, super::stream::hidden_count);
+    let annotations = tool
+        .annotations
+        .as_ref()
+        .and_then(|a| serde_json::to_string(a).ok());
+    let counts = [
+        ("name", crate::hidden_chars(&tool.name).count()),
+        ("title", text(&tool.title)),
+        ("description", text(&tool.description)),
+        ("inputSchema", json(Some(tool.input_schema.get()))),
+        (
+            "outputSchema",
+            json(tool.output_schema.as_ref().map(|o| o.get())),
+        ),
+        ("annotations", json(annotations.as_deref())),
+    ];
+    counts
+        .into_iter()
+        .filter(|(_, n)| *n > 0)
+        .map(|(member, count)| HiddenText {
+            member: member.to_owned(),
+            count,
+        })
+        .collect()
 }
 
 /// The members of a [definition](tool_definition) (a JSON object) that
@@ -301,5 +390,27 @@ mod tests {
             canonical_json(&json!([1e300, 0.1, u64::MAX])),
             "[1e+300,0.1,18446744073709551615]"
         );
+    }
+
+    #[test]
+    fn the_text_reading_agrees_with_the_tree() {
+        for text in [
+            r#"{"name": "a", "inputSchema": {"type": "object"}}"#,
+            r#"{"name": "b\u0000", "title": "T", "description": "d\u200b",
+                "inputSchema": {"z": [1.0, -0.0, 2.5, 1e300, 18446744073709551615, -3, null, true, "é\u202e"], "a": {"a": {}, "a": []}},
+                "outputSchema": {"type": "object"}, "annotations": {"readOnlyHint": true, "x": {"b": 1, "a": 2}}}"#,
+        ] {
+            let t = tool(text);
+            assert_eq!(
+                tool_canonical(&t),
+                canonical_json(&tool_definition(&t)),
+                "{text}"
+            );
+            assert_eq!(
+                tool_hidden_text(&t),
+                hidden_text(&tool_definition(&t)),
+                "{text}"
+            );
+        }
     }
 }

@@ -25,10 +25,12 @@ use crate::trust::{ContentHash, TrustError};
 
 mod change;
 mod definition;
+mod stream;
 
 pub use change::{ChangeKind, Diff, ToolChange};
 pub use definition::{
     HiddenText, PINNED_MEMBERS, canonical_json, hidden_text, tool_definition, tool_digest,
+    tool_hidden_text,
 };
 
 /// Largest pin store read or written: 16 MiB. A write that would pass it
@@ -151,7 +153,8 @@ struct Pin {
 #[derive(Debug, Clone, PartialEq)]
 struct Pending {
     digest: ContentHash,
-    definition: Value,
+    /// Kept when not over [`MAX_KEPT_DEFINITION`].
+    definition: Option<Value>,
     seen_at: u64,
 }
 
@@ -196,18 +199,23 @@ impl PinStore {
         let _one = self.lock.lock().unwrap_or_else(|p| p.into_inner());
         let now = store_file::now();
         let mut entries = self.read()?;
-        let offered: Vec<(&str, Value, ContentHash)> = tools
+        // Each definition read from its text: its digest, and its tree only
+        // when it is small enough to keep.
+        let offered: Vec<(&Tool, ContentHash, Option<Value>)> = tools
             .iter()
             .map(|t| {
-                let def = tool_definition(t);
-                let digest = ContentHash::of(canonical_json(&def).as_bytes());
-                (t.name.as_str(), def, digest)
+                let text = definition::tool_canonical(t);
+                let digest = ContentHash::of(text.as_bytes());
+                let kept = (text.len() <= MAX_KEPT_DEFINITION)
+                    .then(|| serde_json::from_str(&text).ok())
+                    .flatten();
+                (t, digest, kept)
             })
             .collect();
         let Some(entry) = entries.iter_mut().find(|e| e.server == server) else {
             let tools = offered
                 .into_iter()
-                .map(|(name, def, digest)| (name.to_owned(), pin(digest, def)))
+                .map(|(t, digest, definition)| (t.name.clone(), Pin { digest, definition }))
                 .collect();
             entries.push(Entry {
                 server: server.to_owned(),
@@ -223,7 +231,8 @@ impl PinStore {
         };
         let mut held = Vec::new();
         let mut pending = BTreeMap::new();
-        for (name, def, digest) in offered {
+        for (tool, digest, definition) in offered {
+            let name = tool.name.as_str();
             let before = match entry.tools.get(name) {
                 Some(p) if p.digest == digest => continue,
                 Some(p) => Some(p.definition.clone()),
@@ -237,7 +246,7 @@ impl PinStore {
                 name.to_owned(),
                 Pending {
                     digest,
-                    definition: def.clone(),
+                    definition: definition.clone(),
                     seen_at,
                 },
             );
@@ -250,8 +259,9 @@ impl PinStore {
                     ChangeKind::Added
                 },
                 before: before.flatten(),
-                after: def,
+                after: definition.unwrap_or(Value::Null),
                 digest,
+                hidden: tool_hidden_text(tool),
             });
         }
         let stale = now.saturating_sub(entry.seen_at) > SEEN_PRECISION;
@@ -275,6 +285,7 @@ impl PinStore {
         for e in &entries {
             for (name, p) in &e.pending {
                 let before = e.tools.get(name).map(|pin| pin.definition.clone());
+                let after = p.definition.clone().unwrap_or(Value::Null);
                 out.push(ToolChange {
                     server: e.server.clone(),
                     tool: name.clone(),
@@ -284,7 +295,8 @@ impl PinStore {
                         ChangeKind::Added
                     },
                     before: before.flatten(),
-                    after: p.definition.clone(),
+                    hidden: hidden_text(&after),
+                    after,
                     digest: p.digest,
                 });
             }
@@ -292,13 +304,13 @@ impl PinStore {
         Ok(out)
     }
 
-    /// Approves the definition `change` shows ([`ToolChange::after`]; its
-    /// digest is computed again from it): the tool passes while the server
+    /// Approves the definition `change` shows (its
+    /// [`digest`](ToolChange::digest)): the tool passes while the server
     /// offers exactly that. A further change is held again.
     pub fn approve(&self, change: &ToolChange) -> Result<(), TrustError> {
         let _one = self.lock.lock().unwrap_or_else(|p| p.into_inner());
         let mut entries = self.read()?;
-        let digest = ContentHash::of(canonical_json(&change.after).as_bytes());
+        let digest = change.digest;
         let now = store_file::now();
         let entry = match entries.iter_mut().position(|e| e.server == change.server) {
             Some(i) => &mut entries[i],
@@ -313,9 +325,12 @@ impl PinStore {
                 &mut entries[last]
             }
         };
+        let kept =
+            change.after.is_object() && canonical_json(&change.after).len() <= MAX_KEPT_DEFINITION;
+        let definition = kept.then(|| change.after.clone());
         entry
             .tools
-            .insert(change.tool.clone(), pin(digest, change.after.clone()));
+            .insert(change.tool.clone(), Pin { digest, definition });
         if entry
             .pending
             .get(&change.tool)
@@ -401,15 +416,6 @@ impl PinStore {
     }
 }
 
-/// A pin of `definition`, its text kept if small enough.
-fn pin(digest: ContentHash, definition: Value) -> Pin {
-    let kept = canonical_json(&definition).len() <= MAX_KEPT_DEFINITION;
-    Pin {
-        digest,
-        definition: kept.then_some(definition),
-    }
-}
-
 fn entry_json(e: &Entry) -> Value {
     let mut tools = Map::new();
     for (name, p) in &e.tools {
@@ -422,10 +428,15 @@ fn entry_json(e: &Entry) -> Value {
     }
     let mut pending = Map::new();
     for (name, p) in &e.pending {
-        pending.insert(
-            name.clone(),
-            json!({"sha256": p.digest.to_string(), "definition": p.definition, "seenAt": p.seen_at}),
-        );
+        pending.insert(name.clone(), {
+            let mut t = Map::new();
+            t.insert("sha256".into(), Value::from(p.digest.to_string()));
+            if let Some(d) = &p.definition {
+                t.insert("definition".into(), d.clone());
+            }
+            t.insert("seenAt".into(), Value::from(p.seen_at));
+            Value::Object(t)
+        });
     }
     json!({"server": e.server, "seenAt": e.seen_at, "tools": tools, "pending": pending})
 }
@@ -448,7 +459,7 @@ fn parse_entry(v: &Value) -> Option<Entry> {
             name.clone(),
             Pending {
                 digest: digest(p)?,
-                definition: p.get("definition").filter(|d| d.is_object())?.clone(),
+                definition: p.get("definition").filter(|d| d.is_object()).cloned(),
                 seen_at: p.get("seenAt")?.as_u64()?,
             },
         );
