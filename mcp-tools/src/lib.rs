@@ -204,6 +204,7 @@
 mod error;
 mod fold;
 mod names;
+mod options;
 mod policy;
 mod schema;
 mod task;
@@ -222,6 +223,7 @@ pub use fold::{base64_decoded_len, fold_result};
 pub use names::{
     Filter, Glob, MAX_TOOL_NAME_LEN, SEGMENT_SEPARATORS, is_valid_model_name, sanitize_name,
 };
+pub use options::{ToolOptions, ToolProgressFn};
 pub use policy::{
     ApprovalFuture, ApprovalRequest, AskFn, Because, Decision, Refusal, ToolPolicy, ToolRules,
     Verdict,
@@ -229,7 +231,6 @@ pub use policy::{
 pub use schema::{MAX_REPORTED_PROBLEMS, check_arguments};
 pub use task::{TaskPoll, ToolTask};
 pub use tool::{
-    McpTool, ModelApi, ModelTool, Tool, ToolFuture, ToolOptions, ToolOutput, ToolProgressFn,
-    anthropic_tool, openai_function,
+    McpTool, ModelApi, ModelTool, Tool, ToolFuture, ToolOutput, anthropic_tool, openai_function,
 };
 pub use toolbox::{Collision, OnCollision, Route, Server, Toolbox, ToolboxBuilder};

@@ -12,10 +12,10 @@ use tokio::sync::watch;
 
 use crate::error::{ToolError, ToolboxError};
 use crate::names::{Filter, MAX_TOOL_NAME_LEN, sanitize_name, with_suffix};
+use crate::options::ToolOptions;
 use crate::policy::Decision;
 use crate::tool::{
-    AttemptError, McpTool, ModelApi, ModelTool, ToolOptions, ToolOutput, anthropic_tool,
-    openai_function,
+    AttemptError, McpTool, ModelApi, ModelTool, ToolOutput, anthropic_tool, openai_function,
 };
 
 /// What to do when two tools end up with the same model-facing name (after
