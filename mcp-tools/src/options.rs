@@ -14,7 +14,7 @@ use crate::policy::{ApprovalRequest, AskFn, ToolPolicy};
 #[non_exhaustive]
 pub struct ToolOptions {
     /// Check arguments against the input schema before sending (default on).
-    /// A mismatch is [`ToolError::InvalidArguments`] and nothing is sent.
+    /// A mismatch is [`ToolError::InvalidArguments`](crate::ToolError::InvalidArguments) and nothing is sent.
     pub validate_arguments: bool,
     /// Check `structuredContent` against the output schema (default on;
     /// only with the `jsonschema` feature, a no-op without it).
@@ -99,7 +99,7 @@ impl ToolOptions {
 
     /// Decides before each call whether it runs, waits for a person's
     /// approval ([`on_ask`](Self::on_ask)), or is refused
-    /// ([`ToolError::Refused`]); a denied tool is also left out of a
+    /// ([`ToolError::Refused`](crate::ToolError::Refused)); a denied tool is also left out of a
     /// toolbox's tools. Without a policy (the default) every call runs.
     #[must_use]
     pub fn policy(mut self, policy: ToolPolicy) -> Self {
