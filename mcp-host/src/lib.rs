@@ -213,6 +213,7 @@ mod file_store;
 #[cfg(feature = "config")]
 mod from_config;
 mod host;
+mod slot;
 mod spec;
 mod status;
 mod supervisor;

@@ -15,7 +15,8 @@ use mcp_proto::schema::{SubscriptionFilter, Tool};
 use tokio::sync::watch;
 
 use crate::cache::CacheTarget;
-use crate::host::{Desired, Done, Shared, Slot};
+use crate::host::Shared;
+use crate::slot::{Desired, Done, Slot};
 use crate::spec::{LaunchError, ServerSpec, reason};
 use crate::status::ServerStatus;
 use crate::trust::Sorted;

@@ -9,7 +9,8 @@ use mcp_config::{ManagedPolicy, PinStore, ServerOrigin, ToolChange, TrustError};
 use mcp_proto::schema::Tool;
 use mcp_tools::{ToolOptions, ToolPolicy};
 
-use crate::host::{Host, HostError, Slot};
+use crate::host::{Host, HostError};
+use crate::slot::Slot;
 use crate::spec::ServerSpec;
 
 /// How a server starts, for the `serverCommand` and `serverUrl` entries of
