@@ -164,6 +164,7 @@ mod error;
 mod fold;
 mod names;
 mod schema;
+pub mod search;
 mod task;
 mod tool;
 mod toolbox;
@@ -181,6 +182,7 @@ pub use names::{
     Filter, Glob, MAX_TOOL_NAME_LEN, SEGMENT_SEPARATORS, is_valid_model_name, sanitize_name,
 };
 pub use schema::{MAX_REPORTED_PROBLEMS, check_arguments};
+pub use search::SearchHit;
 pub use task::{TaskPoll, ToolTask};
 pub use tool::{
     McpTool, ModelApi, ModelTool, Tool, ToolFuture, ToolOptions, ToolOutput, ToolProgressFn,
