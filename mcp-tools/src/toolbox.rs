@@ -719,16 +719,13 @@ impl Catalog {
         }
     }
 
-    /// The search index, built once per catalog: every [`searchable`]
-    /// tool, with its server's name and instructions.
+    /// The search index, built once per catalog: the tools, with their
+    /// servers' names and instructions.
     fn search_index(&self) -> &ToolIndex {
         self.search.get_or_init(|| {
             let mut b = ToolIndex::builder();
             let mut current: Option<&str> = None;
             for (i, tool) in self.tools.iter().enumerate() {
-                if !searchable(tool) {
-                    continue;
-                }
                 if current != tool.server() {
                     current = tool.server();
                     let info = tool.client().server();
@@ -743,10 +740,4 @@ impl Catalog {
             b.build()
         })
     }
-}
-
-/// Whether the search index holds `tool`: the one place that decides
-/// which tools [`Toolbox::search`] can return.
-fn searchable(_tool: &McpTool) -> bool {
-    true
 }

@@ -108,6 +108,13 @@ pub struct IndexHit {
     pub score: f32,
 }
 
+/// Whether a search may return `tool`: the one place that decides which
+/// tools an index holds (every [`ToolIndex`], so [`Toolbox::search`](crate::Toolbox::search)
+/// and `mcp tools --search` too).
+pub fn is_searchable(_tool: &Tool) -> bool {
+    true
+}
+
 /// The fields of a tool, in the order of [`WEIGHT`] and [`NORM`].
 const FIELDS: usize = 4;
 const NAME: usize = 0;
@@ -298,8 +305,12 @@ impl ToolIndexBuilder {
     }
 
     /// Adds `tool`, which [`search`](ToolIndex::search) will return as
-    /// `id`, to the current server.
+    /// `id`, to the current server. A tool the index does not hold
+    /// ([`is_searchable`]) is left out.
     pub fn tool(&mut self, id: usize, tool: &Tool) -> &mut Self {
+        if !is_searchable(tool) {
+            return self;
+        }
         if self.servers.is_empty() {
             self.servers.push((Vec::new(), 0));
         }
