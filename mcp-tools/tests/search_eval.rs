@@ -300,7 +300,7 @@ fn tune_on_dev() {
     let mut best_score = dev_objective(&catalog, &dev, best);
     println!("start {best_score:.4} {best:?}");
     for round in 0..3 {
-        for knob in 0..12 {
+        for knob in 0..14 {
             let current = get(&best, knob);
             for factor in [0.0, 0.25, 0.5, 0.75, 1.5, 2.0, 3.0] {
                 let mut r = best;
@@ -327,8 +327,10 @@ fn get(r: &Ranking, knob: usize) -> f32 {
         4..8 => r.norm[knob - 4],
         8 => r.k1,
         9 => r.server,
-        10 => r.synonym,
-        _ => r.coverage,
+        10 => r.same,
+        11 => r.related,
+        12 => r.coverage,
+        _ => r.name,
     }
 }
 
@@ -338,7 +340,9 @@ fn set(r: &mut Ranking, knob: usize, v: f32) {
         4..8 => r.norm[knob - 4] = v.min(1.0),
         8 => r.k1 = v,
         9 => r.server = v,
-        10 => r.synonym = v.min(1.0),
-        _ => r.coverage = v,
+        10 => r.same = v.min(1.0),
+        11 => r.related = v.min(1.0),
+        12 => r.coverage = v,
+        _ => r.name = v,
     }
 }

@@ -52,14 +52,27 @@ type Words<V> = HashMap<Box<str>, V, BuildHasherDefault<WordHasher>>;
 #[derive(Debug, Default)]
 struct Postings {
     offsets: Vec<u32>,
+    /// The documents, each with [`IN_NAME`] set when the term is in its
+    /// name.
     docs: Vec<u32>,
     values: Vec<f32>,
     /// Inverse document frequency per term.
     idf: Vec<f32>,
 }
 
+/// The bit of a posting's document number that says the term is in the
+/// tool's name (documents are numbered below it).
+const IN_NAME: u32 = 1 << 31;
+
+/// The most terms a query word stands for as their beginning.
+const MAX_PREFIXED: usize = 4;
+
+/// The most tools an index holds (document numbers leave [`IN_NAME`] free).
+pub(crate) const MAX_TOOLS: usize = IN_NAME as usize;
+
 impl Postings {
-    /// `(term, doc, value)` triples as rows; `terms` is the vocabulary size.
+    /// `(term, doc, value)` triples as rows (`doc` with [`IN_NAME`]);
+    /// `terms` is the vocabulary size.
     fn new(terms: usize, docs: usize, triples: &[(u32, u32, f32)]) -> Postings {
         let mut counts = vec![0u32; terms + 1];
         for &(t, _, _) in triples {
@@ -94,8 +107,9 @@ impl Postings {
         }
     }
 
-    /// The documents holding `term`, with `idf × saturated frequency`.
-    fn row(&self, term: u32) -> impl Iterator<Item = (u32, f32)> + '_ {
+    /// The documents holding `term`, with `idf × saturated frequency` and
+    /// whether the term is in the document's name.
+    fn row(&self, term: u32) -> impl Iterator<Item = (u32, f32, bool)> + '_ {
         let t = term as usize;
         let (start, end) = match (self.offsets.get(t), self.offsets.get(t + 1)) {
             (Some(&s), Some(&e)) => (s as usize, e as usize),
@@ -105,7 +119,7 @@ impl Postings {
         self.docs[start..end]
             .iter()
             .zip(&self.values[start..end])
-            .map(move |(&d, &v)| (d, idf * v))
+            .map(move |(&d, &v)| (d & !IN_NAME, idf * v, d & IN_NAME != 0))
     }
 
     fn heap_bytes(&self) -> usize {
@@ -198,7 +212,7 @@ impl ToolIndexBuilder {
     /// `id`, to the current server. A tool the index does not hold
     /// ([`is_searchable`]) is left out.
     pub fn tool(&mut self, id: usize, tool: &Tool) -> &mut Self {
-        if !is_searchable(tool) {
+        if !is_searchable(tool) || self.docs.len() >= MAX_TOOLS {
             return self;
         }
         if self.servers.is_empty() {
@@ -268,6 +282,7 @@ impl ToolIndexBuilder {
             *a /= n.max(1) as f32;
         }
         let mut triples = Vec::with_capacity(self.entries.len());
+        let mut names = vec![0u16; n];
         let mut start = 0usize;
         for (d, (&end, (_, _, lens))) in self.ends.iter().zip(&self.docs).enumerate() {
             let entries = &self.entries[start..end as usize];
@@ -282,7 +297,13 @@ impl ToolIndexBuilder {
                     counts[f as usize] = c;
                     i += 1;
                 }
-                triples.push((term, d as u32, saturate(&self.ranking, &counts, lens, &avg)));
+                let named = if counts[NAME] > 0 { IN_NAME } else { 0 };
+                names[d] += u16::from(counts[NAME] > 0);
+                triples.push((
+                    term,
+                    d as u32 | named,
+                    saturate(&self.ranking, &counts, lens, &avg),
+                ));
             }
         }
         let terms = self.vocab.len();
@@ -304,9 +325,14 @@ impl ToolIndexBuilder {
         }
         let servers = Postings::new(terms, self.servers.len(), &server_triples);
         ToolIndex {
-            vocab: self.vocab,
+            vocab: {
+                let mut v: Vec<(Box<str>, u32)> = self.vocab.into_iter().collect();
+                v.sort_unstable();
+                v
+            },
             ids: self.docs.iter().map(|d| d.0).collect(),
             tool_server: self.docs.iter().map(|d| d.1).collect(),
+            names,
             tools,
             servers,
             ranking: self.ranking,
@@ -317,11 +343,14 @@ impl ToolIndexBuilder {
 /// A searchable index of tools (see the [module docs](self)).
 #[derive(Default)]
 pub struct ToolIndex {
-    vocab: Words<u32>,
+    /// Every term with its number, sorted (exact and prefix look-ups).
+    vocab: Vec<(Box<str>, u32)>,
     /// The caller's id of each tool.
     ids: Vec<usize>,
     /// Each tool's server.
     tool_server: Vec<u32>,
+    /// How many distinct terms each tool's name has.
+    names: Vec<u16>,
     tools: Postings,
     servers: Postings,
     ranking: Ranking,
@@ -355,13 +384,34 @@ impl ToolIndex {
     /// The heap memory the index holds, in bytes (an estimate: the
     /// vocabulary's table is counted at its capacity).
     pub fn heap_bytes(&self) -> usize {
-        let vocab = self.vocab.capacity() * (std::mem::size_of::<(Box<str>, u32)>() + 1)
-            + self.vocab.keys().map(|k| k.len()).sum::<usize>();
+        let vocab = self.vocab.capacity() * std::mem::size_of::<(Box<str>, u32)>()
+            + self.vocab.iter().map(|(k, _)| k.len()).sum::<usize>();
         vocab
             + self.ids.capacity() * std::mem::size_of::<usize>()
             + self.tool_server.capacity() * 4
+            + self.names.capacity() * 2
             + self.tools.heap_bytes()
             + self.servers.heap_bytes()
+    }
+
+    /// The number of term `w`.
+    fn term(&self, w: &str) -> Option<u32> {
+        let i = self.vocab.binary_search_by(|(k, _)| (**k).cmp(w)).ok()?;
+        self.vocab.get(i).map(|(_, id)| *id)
+    }
+
+    /// The terms `w` is the beginning of (`mongo` → `mongodb`), at most
+    /// [`MAX_PREFIXED`], shortest first.
+    fn prefixed(&self, w: &str) -> Vec<u32> {
+        let start = self.vocab.partition_point(|(k, _)| &**k <= w);
+        let mut found: Vec<(usize, u32)> = self.vocab[start..]
+            .iter()
+            .take_while(|(k, _)| k.starts_with(w))
+            .map(|(k, id)| (k.len(), *id))
+            .collect();
+        found.sort_unstable();
+        found.truncate(MAX_PREFIXED);
+        found.into_iter().map(|(_, id)| id).collect()
     }
 
     /// The tools that best match `query`, best first, at most `limit`.
@@ -372,7 +422,7 @@ impl ToolIndex {
             return Vec::new();
         }
         let r = &self.ranking;
-        let groups = groups(query, r.synonym, |w| self.vocab.get(w).copied());
+        let groups = groups(query, r, |w| self.term(w), |w| self.prefixed(w));
         let n = self.ids.len();
         let servers = self.servers.offsets.len().saturating_sub(1);
         // Per tool: its score from its own fields, and which query words
@@ -384,7 +434,9 @@ impl ToolIndex {
         let mut server_total = vec![0f32; servers];
         let mut server_matched = vec![0u64; servers];
         let mut server_best = vec![0f32; servers];
-        let mut phrase: Vec<(u32, f32)> = Vec::new();
+        let mut named = vec![false; n];
+        let mut name_matched = vec![0u16; n];
+        let mut phrase: Vec<(u32, f32, bool)> = Vec::new();
         for (g, group) in groups.iter().enumerate() {
             let bit = 1u64 << g.min(63);
             for (terms, weight) in group {
@@ -392,7 +444,7 @@ impl ToolIndex {
                 // A phrase's words add up; alternatives take the best.
                 phrase.clear();
                 for &t in terms {
-                    phrase.extend(self.tools.row(t).map(|(d, s)| (d, s * share)));
+                    phrase.extend(self.tools.row(t).map(|(d, s, name)| (d, s * share, name)));
                 }
                 if terms.len() > 1 {
                     phrase.sort_unstable_by_key(|p| p.0);
@@ -401,10 +453,12 @@ impl ToolIndex {
                 while i < phrase.len() {
                     let d = phrase[i].0;
                     let mut s = 0.0;
-                    while let Some(&(pd, ps)) = phrase.get(i)
+                    let mut in_name = false;
+                    while let Some(&(pd, ps, pn)) = phrase.get(i)
                         && pd == d
                     {
                         s += ps;
+                        in_name |= pn;
                         i += 1;
                     }
                     let b = &mut best[d as usize];
@@ -413,19 +467,23 @@ impl ToolIndex {
                     }
                     if s > *b {
                         *b = s;
+                        named[d as usize] = in_name;
                     }
                 }
                 for &t in terms {
-                    for (s, v) in self.servers.row(t) {
+                    for (s, v, _) in self.servers.row(t) {
                         let b = &mut server_best[s as usize];
                         *b = b.max(v * share);
                     }
                 }
             }
             for d in touched.drain(..) {
-                total[d as usize] += best[d as usize];
-                matched[d as usize] |= bit;
-                best[d as usize] = 0.0;
+                let d = d as usize;
+                total[d] += best[d];
+                matched[d] |= bit;
+                name_matched[d] += u16::from(named[d]);
+                best[d] = 0.0;
+                named[d] = false;
             }
             for s in 0..servers {
                 if server_best[s] > 0.0 {
@@ -443,7 +501,9 @@ impl ToolIndex {
             if s > 0.0 {
                 let m = matched[d] | server_matched.get(server).copied().unwrap_or(0);
                 let coverage = (m.count_ones() as f32 / words).powf(r.coverage);
-                hits.push((s * coverage, d as u32));
+                // How much of the tool's name the query said.
+                let name = f32::from(name_matched[d]) / f32::from(self.names[d].max(1));
+                hits.push((s * coverage * (1.0 + r.name * name.min(1.0)), d as u32));
             }
         }
         let by_rank = |a: &(f32, u32), b: &(f32, u32)| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1));

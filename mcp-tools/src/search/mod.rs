@@ -62,8 +62,8 @@
 //! - Each field of each tool is indexed up to [`MAX_FIELD_TERMS`] terms (a
 //!   longer description is indexed by its beginning), so memory is bounded
 //!   by the number of tools whatever a server sends.
-//! - Tools are numbered by `u32`: an index holds at most 4 billion tools
-//!   (memory runs out long before).
+//! - An index holds at most 2³¹ tools (memory runs out long before); more
+//!   are left out.
 
 mod concepts;
 mod index;
@@ -136,22 +136,30 @@ pub struct Ranking {
     pub k1: f32,
     /// How much the server's text counts beside the tool's own.
     pub server: f32,
-    /// How much a match through a synonym counts beside a literal one.
-    pub synonym: f32,
+    /// How much a match through a word of the same meaning counts beside
+    /// a literal one.
+    pub same: f32,
+    /// How much a match through a related word counts.
+    pub related: f32,
     /// How much a tool matching only some of the query's words is
     /// discounted: the score is multiplied by `(matched / words)^coverage`.
     pub coverage: f32,
+    /// How much a tool whose name the query says gains: the score is
+    /// multiplied by `1 + name × (name words matched / name words)`.
+    pub name: f32,
 }
 
 impl Default for Ranking {
     fn default() -> Self {
         Ranking {
-            weight: [2.25, 4.5, 0.375, 0.0],
-            norm: [0.45, 0.9, 1.0, 0.75],
+            weight: [2.25, 4.5, 0.375, 0.05],
+            norm: [1.0, 0.25, 1.0, 0.75],
             k1: 1.2,
-            server: 0.9,
-            synonym: 0.525,
-            coverage: 0.25,
+            server: 0.7,
+            same: 1.0,
+            related: 0.525,
+            coverage: 0.75,
+            name: 0.5,
         }
     }
 }

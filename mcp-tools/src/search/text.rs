@@ -35,6 +35,25 @@ pub(crate) fn words(text: &str, mut f: impl FnMut(&str)) {
         prev = Some(c);
     }
     emit(&text[start..], &mut word, &mut f);
+    joined(text, &mut f);
+}
+
+/// Calls `f` with each lowercase word written with one hyphen and a short
+/// side (`to-do`, `e-mail`, `sign-in`, `get-env`) joined: `todo`, `email`.
+fn joined(text: &str, f: &mut impl FnMut(&str)) {
+    let mut buf = String::new();
+    for chunk in text.split(|c: char| !(c.is_ascii_lowercase() || c == '-')) {
+        let Some((a, b)) = chunk.split_once('-') else {
+            continue;
+        };
+        if a.is_empty() || b.is_empty() || b.contains('-') || a.len().min(b.len()) > 3 {
+            continue;
+        }
+        buf.clear();
+        buf.push_str(a);
+        buf.push_str(b);
+        f(&buf);
+    }
 }
 
 /// Lowercases `raw` into `buf` and gives it to `f`; a word mixing letters
@@ -73,7 +92,7 @@ const STOP_WORDS: &[&str] = &[
     "some", "such", "than", "that", "the", "their", "them", "then", "there", "these", "they",
     "this", "those", "to", "too", "tool", "tools", "up", "us", "use", "used", "uses", "using",
     "very", "via", "want", "was", "we", "were", "what", "when", "where", "which", "while", "who",
-    "whose", "why", "will", "with", "within", "would", "you", "your",
+    "whose", "will", "with", "within", "would", "you", "your",
 ];
 
 /// Whether `word` (lowercased) is a stop word.
@@ -194,7 +213,11 @@ mod tests {
     #[test]
     fn splits_names_as_they_are_written() {
         assert_eq!(all_words("list_issues"), ["list", "issues"]);
-        assert_eq!(all_words("git-log.v2/run"), ["git", "log", "v2", "run"]);
+        assert_eq!(
+            all_words("git-log.v2/run"),
+            ["git", "log", "v2", "run", "gitlog"]
+        );
+        assert_eq!(all_words("my to-dos"), ["my", "to", "dos", "todos"]);
         assert_eq!(all_words("listIssues"), ["list", "issues"]);
         assert_eq!(all_words("HTMLParser"), ["html", "parser"]);
         assert_eq!(all_words("getS3Object"), ["get", "s3", "object"]);
