@@ -221,10 +221,12 @@ const RELATED: &[&[&str]] = &[
 
 /// Each term (stemmed; a phrase's terms joined by a space) → the terms
 /// of its groups, each marked whether it is the [`SAME`].
-fn table() -> &'static HashMap<Box<str>, Vec<(Box<str>, bool)>> {
-    static TABLE: OnceLock<HashMap<Box<str>, Vec<(Box<str>, bool)>>> = OnceLock::new();
+type Table = HashMap<Box<str>, Vec<(Box<str>, bool)>>;
+
+fn table() -> &'static Table {
+    static TABLE: OnceLock<Table> = OnceLock::new();
     TABLE.get_or_init(|| {
-        let mut out: HashMap<Box<str>, Vec<(Box<str>, bool)>> = HashMap::new();
+        let mut out = Table::new();
         for (groups, same) in [(SAME, true), (RELATED, false)] {
             for group in groups {
                 let keys: Vec<Box<str>> = group.iter().filter_map(|w| key(w)).collect();
