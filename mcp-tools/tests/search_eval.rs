@@ -300,7 +300,7 @@ fn tune_on_dev() {
     let mut best_score = dev_objective(&catalog, &dev, best);
     println!("start {best_score:.4} {best:?}");
     for round in 0..3 {
-        for knob in 0..14 {
+        for knob in 0..16 {
             let current = get(&best, knob);
             for factor in [0.0, 0.25, 0.5, 0.75, 1.5, 2.0, 3.0] {
                 let mut r = best;
@@ -323,26 +323,26 @@ fn tune_on_dev() {
 
 fn get(r: &Ranking, knob: usize) -> f32 {
     match knob {
-        0..4 => r.weight[knob],
-        4..8 => r.norm[knob - 4],
-        8 => r.k1,
-        9 => r.server,
-        10 => r.same,
-        11 => r.related,
-        12 => r.coverage,
+        0..5 => r.weight[knob],
+        5..10 => r.norm[knob - 5],
+        10 => r.k1,
+        11 => r.server,
+        12 => r.same,
+        13 => r.related,
+        14 => r.coverage,
         _ => r.name,
     }
 }
 
 fn set(r: &mut Ranking, knob: usize, v: f32) {
     match knob {
-        0..4 => r.weight[knob] = v,
-        4..8 => r.norm[knob - 4] = v.min(1.0),
-        8 => r.k1 = v,
-        9 => r.server = v,
-        10 => r.same = v.min(1.0),
-        11 => r.related = v.min(1.0),
-        12 => r.coverage = v,
+        0..5 => r.weight[knob] = v,
+        5..10 => r.norm[knob - 5] = v.min(1.0),
+        10 => r.k1 = v,
+        11 => r.server = v,
+        12 => r.same = v.min(1.0),
+        13 => r.related = v.min(1.0),
+        14 => r.coverage = v,
         _ => r.name = v,
     }
 }

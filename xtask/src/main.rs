@@ -41,6 +41,8 @@
 //!   (`mcp-tools/tests/search/catalog.json`; see `search.rs`).
 //! - `search-eval`: the tool-search evaluation: recall@5 and MRR@10 on the
 //!   dev and held-out queries, beside plain BM25; fails below the floors.
+//! - `search-bench`: tool search over 10,000 tools: build and query times,
+//!   heap per tool, instructions per build and per query (needs valgrind).
 
 mod catalog;
 mod conformance;
@@ -74,9 +76,10 @@ fn main() -> ExitCode {
         Some("catalog-shapes") => catalog::shapes(),
         Some("search-catalog") => search::catalog(),
         Some("search-eval") => search::eval(),
+        Some("search-bench") => search::bench(),
         _ => {
             eprintln!(
-                "usage: cargo xtask <peers|test|conformance|fuzz|ci|features|docs|soak|scale|catalog|catalog-shapes|search-catalog|search-eval> [args]"
+                "usage: cargo xtask <peers|test|conformance|fuzz|ci|features|docs|soak|scale|catalog|catalog-shapes|search-catalog|search-eval|search-bench> [args]"
             );
             return ExitCode::from(2);
         }

@@ -10,6 +10,10 @@
 //! - `search-eval`: the evaluation itself, `mcp-tools`' `search_eval` test
 //!   with its report shown: recall@5 and MRR@10 per split (dev, held-out
 //!   test), beside plain BM25; fails below the floors.
+//! - `search-bench`: `examples`' `search-bench` in release over 10,000
+//!   tools: the median build and query times and the heap per tool, then
+//!   instructions (valgrind's callgrind) per build (runs of 1 and 2
+//!   builds, the difference) and per query (1,000 and 2,000 queries).
 
 use std::path::Path;
 use std::process::Command;
@@ -27,6 +31,41 @@ pub(crate) fn eval() -> Result {
         "--",
         "--nocapture",
     ]))
+}
+
+/// `cargo xtask search-bench`.
+pub(crate) fn bench() -> Result {
+    run(cargo().args([
+        "build",
+        "--release",
+        "-p",
+        "examples",
+        "--bin",
+        "search-bench",
+    ]))?;
+    let bin = root().join("target/release/search-bench");
+    run(Command::new(&bin).arg("time"))?;
+    let count = |args: &[&str]| -> Result<u64> {
+        let out = Command::new("valgrind")
+            .args(["--tool=callgrind", "--callgrind-out-file=/dev/null"])
+            .arg(&bin)
+            .args(args)
+            .output()
+            .map_err(|e| format!("valgrind: {e} (apt-get install valgrind)"))?;
+        let log = String::from_utf8_lossy(&out.stderr);
+        log.lines()
+            .filter_map(|l| l.split("Collected : ").nth(1))
+            .find_map(|n| n.trim().parse().ok())
+            .ok_or_else(|| format!("no instruction count from valgrind: {log}"))
+    };
+    let build = count(&["build", "2"])?.saturating_sub(count(&["build", "1"])?);
+    let query = count(&["query", "2000"])?.saturating_sub(count(&["query", "1000"])?);
+    println!(
+        "instructions: {:.1} M per build of 10,000 tools; {:.0} k per query",
+        build as f64 / 1e6,
+        query as f64 / 1e3 / 1000.0
+    );
+    Ok(())
 }
 
 /// `cargo xtask search-catalog`.

@@ -156,7 +156,7 @@ const RELATED: &[&[&str]] = &[
     &["repository", "project", "codebase"],
     &["branch", "ref"],
     &["commit", "revision", "changeset"],
-    &["web", "website", "page", "site", "url", "link", "webpage", "internet", "online"],
+    &["web", "website", "page", "site", "url", "link", "webpage", "internet", "online", "http", "https", "www"],
     &["browser", "tab", "window", "page"],
     &["navigate", "go", "visit", "goto", "open", "load"],
     &["click", "press", "tap", "button", "submit"],

@@ -8,7 +8,7 @@ use mcp_proto::schema::Tool;
 
 use super::query::groups;
 use super::{
-    DESCRIPTION, FIELDS, IndexHit, MAX_FIELD_TERMS, NAME, PARAMETERS, Ranking, TITLE,
+    DESCRIPTION, FIELDS, IndexHit, MAX_FIELD_TERMS, NAME, PARAMETERS, Ranking, SUMMARY, TITLE,
     is_searchable, params, text,
 };
 
@@ -17,7 +17,7 @@ use super::{
 /// chosen collisions buys nothing here (a server's words only slow its own
 /// index's build, bounded by [`MAX_FIELD_TERMS`]).
 #[derive(Default, Clone, Copy)]
-struct WordHasher(u64);
+pub(crate) struct WordHasher(u64);
 
 impl Hasher for WordHasher {
     fn write(&mut self, bytes: &[u8]) {
@@ -149,15 +149,29 @@ pub struct ToolIndexBuilder {
     vocab: Words<u32>,
     /// Per tool: its id, its server, its fields' lengths.
     docs: Vec<(usize, u32, [u32; FIELDS])>,
-    /// Per tool, its terms: `(term, field)` with a count, tools one after
-    /// another (`ends[i]` is where tool `i`'s end).
-    entries: Vec<(u32, u8, u16)>,
+    /// Per tool, its terms with their count in each field, tools one
+    /// after another (`ends[i]` is where tool `i`'s end).
+    entries: Vec<(u32, [u16; FIELDS])>,
     ends: Vec<u32>,
+    /// Per term, where it is in `entries` if the tool being added has it
+    /// (an index from before that tool's start means it has not).
+    slot: Vec<u32>,
     /// Per server: its terms with counts, and its length.
     servers: Vec<(Vec<(u32, u16)>, u32)>,
     scratch: Vec<(u32, u8)>,
+    /// Each word met (lowercased, as written) → its term, or [`NO_TERM`].
+    words: Words<u32>,
+    stem: String,
     ranking: Ranking,
 }
+
+/// The most terms taken from the rest of a tool's description (after its
+/// first sentence) and from its parameters: what a tool does is said
+/// early; the rest weighs little in the ranking and most in the build.
+const MAX_DETAIL_TERMS: usize = 128;
+
+/// A word with no term (a stop word, a number).
+const NO_TERM: u32 = u32::MAX;
 
 impl std::fmt::Debug for ToolIndexBuilder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -174,6 +188,20 @@ impl ToolIndexBuilder {
     pub fn ranking(&mut self, ranking: Ranking) -> &mut Self {
         self.ranking = ranking;
         self
+    }
+
+    /// The term of a word as written (lowercased), or `None` for a stop
+    /// word or a number; each word is stemmed once per index, then looked
+    /// up.
+    fn word(&mut self, w: &str) -> Option<u32> {
+        if let Some(&id) = self.words.get(w) {
+            return (id != NO_TERM).then_some(id);
+        }
+        let mut stem = std::mem::take(&mut self.stem);
+        let id = text::term(w, &mut stem).map_or(NO_TERM, |t| self.term(t));
+        self.stem = stem;
+        self.words.insert(w.into(), id);
+        (id != NO_TERM).then_some(id)
     }
 
     fn term(&mut self, t: &str) -> u32 {
@@ -223,11 +251,17 @@ impl ToolIndexBuilder {
         scratch.clear();
         let mut lens = [0u32; FIELDS];
         let mut add = |this: &mut Self, field: usize, text: &str, budget: &mut usize| {
-            text::terms(text, *budget, |t| {
-                let id = this.term(t);
+            if *budget == 0 {
+                return;
+            }
+            text::words(text, |w| {
+                let Some(id) = this.word(w) else {
+                    return true;
+                };
                 scratch.push((id, field as u8));
                 lens[field] += 1;
                 *budget -= 1;
+                *budget > 0
             });
         };
         let mut budget = MAX_FIELD_TERMS;
@@ -244,22 +278,34 @@ impl ToolIndexBuilder {
         }
         let mut budget = MAX_FIELD_TERMS;
         if let Some(d) = &tool.description {
-            add(self, DESCRIPTION, d, &mut budget);
+            let (summary, rest) = text::first_sentence(d);
+            add(self, SUMMARY, summary, &mut budget);
+            let mut budget = budget.min(MAX_DETAIL_TERMS);
+            add(self, DESCRIPTION, rest, &mut budget);
         }
-        let mut budget = MAX_FIELD_TERMS;
+        let mut budget = MAX_DETAIL_TERMS;
         params::parameter_text(tool.input_schema.as_str(), |p| {
-            if budget > 0 {
-                add(self, PARAMETERS, p, &mut budget);
-            }
+            add(self, PARAMETERS, p, &mut budget);
+            budget > 0
         });
-        // Each (term, field) once, with its count.
-        scratch.sort_unstable();
+        // Each term once, with its count in each field.
         let start = self.entries.len();
         for &(t, f) in &scratch {
-            let ours = self.entries.len() > start;
-            match self.entries.last_mut() {
-                Some((lt, lf, c)) if ours && *lt == t && *lf == f => *c = c.saturating_add(1),
-                _ => self.entries.push((t, f, 1)),
+            let t_at = t as usize;
+            if self.slot.len() <= t_at {
+                self.slot.resize(t_at + 1, u32::MAX);
+            }
+            let at = self.slot[t_at] as usize;
+            match self.entries.get_mut(at) {
+                Some((_, counts)) if at >= start => {
+                    counts[f as usize] = counts[f as usize].saturating_add(1);
+                }
+                _ => {
+                    self.slot[t_at] = u32::try_from(self.entries.len()).unwrap_or(u32::MAX);
+                    let mut counts = [0u16; FIELDS];
+                    counts[f as usize] = 1;
+                    self.entries.push((t, counts));
+                }
             }
         }
         self.ends
@@ -287,16 +333,7 @@ impl ToolIndexBuilder {
         for (d, (&end, (_, _, lens))) in self.ends.iter().zip(&self.docs).enumerate() {
             let entries = &self.entries[start..end as usize];
             start = end as usize;
-            let mut i = 0;
-            while i < entries.len() {
-                let term = entries[i].0;
-                let mut counts = [0u16; FIELDS];
-                while let Some(&(t, f, c)) = entries.get(i)
-                    && t == term
-                {
-                    counts[f as usize] = c;
-                    i += 1;
-                }
+            for &(term, counts) in entries {
                 let named = if counts[NAME] > 0 { IN_NAME } else { 0 };
                 names[d] += u16::from(counts[NAME] > 0);
                 triples.push((

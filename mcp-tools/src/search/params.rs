@@ -11,14 +11,16 @@ use serde::Deserialize;
 use serde::de::{IgnoredAny, MapAccess, SeqAccess, Visitor};
 
 /// Calls `f` with each piece of parameter text in `schema` (a JSON
-/// object's text); nothing if it is not one.
-pub(crate) fn parameter_text(schema: &str, mut f: impl FnMut(&str)) {
+/// object's text) until `f` says stop (returns `false`); nothing if it is
+/// not one.
+pub(crate) fn parameter_text(schema: &str, mut f: impl FnMut(&str) -> bool) {
     let Ok(root) = serde_json::from_str::<Root<'_>>(schema) else {
         return;
     };
     for (name, p) in root.properties.map(|p| p.0).unwrap_or_default() {
-        f(&name);
-        p.visit(&mut f, true);
+        if !f(&name) || !p.visit(&mut f, true) {
+            return;
+        }
     }
 }
 
@@ -44,28 +46,27 @@ struct Property<'a> {
 
 impl Property<'_> {
     /// Gives this property's text, and (when `nested`) that of its own
-    /// properties and items, one level further and no more.
-    fn visit(&self, f: &mut impl FnMut(&str), nested: bool) {
-        for s in [&self.title, &self.description].into_iter().flatten() {
-            f(s);
-        }
-        for v in self.values.iter().flat_map(|v| &v.0) {
-            f(v);
+    /// properties and items, one level further and no more; whether to go
+    /// on.
+    fn visit(&self, f: &mut impl FnMut(&str) -> bool, nested: bool) -> bool {
+        let own = [&self.title, &self.description].into_iter().flatten();
+        let values = self.values.iter().flat_map(|v| &v.0);
+        if !own.chain(values).all(|s| f(s)) {
+            return false;
         }
         if !nested {
-            return;
+            return true;
         }
-        for (name, p) in self.properties.iter().flat_map(|p| &p.0) {
-            f(name);
-            p.visit(f, false);
-        }
-        if let Some(items) = &self.items {
-            items.visit(f, false);
-            for (name, p) in items.properties.iter().flat_map(|p| &p.0) {
-                f(name);
-                p.visit(f, false);
-            }
-        }
+        let items = self.items.as_deref();
+        let children = self
+            .properties
+            .iter()
+            .chain(items.and_then(|i| i.properties.as_ref()))
+            .flat_map(|p| &p.0);
+        items.is_none_or(|i| i.visit(f, false))
+            && children
+                .into_iter()
+                .all(|(name, p)| f(name) && p.visit(f, false))
     }
 }
 
@@ -215,7 +216,10 @@ mod tests {
 
     fn text(schema: &str) -> Vec<String> {
         let mut v = Vec::new();
-        parameter_text(schema, |s| v.push(s.to_owned()));
+        parameter_text(schema, |s| {
+            v.push(s.to_owned());
+            true
+        });
         v
     }
 

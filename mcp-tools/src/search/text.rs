@@ -6,41 +6,88 @@
 /// server sends).
 pub const MAX_FIELD_TERMS: usize = 512;
 
-/// Calls `f` with each word of `text`, lowercased: split at every character
-/// that is neither a letter nor a digit, at a camelCase step (`listIssues`,
-/// `HTMLParser` → `html parser`), and, for a word mixing letters and digits
-/// (`s3`, `base64`), given whole and also by its letter runs (`s3`, `s`).
-pub(crate) fn words(text: &str, mut f: impl FnMut(&str)) {
+/// Calls `f` with each word of `text`, lowercased, until `f` says stop
+/// (returns `false`): split at every character that is neither a letter
+/// nor a digit, at a camelCase step (`listIssues`, `HTMLParser` → `html
+/// parser`), and, for a word mixing letters and digits (`s3`, `base64`),
+/// given whole and also by its letter runs (`s3`, `s`).
+pub(crate) fn words(text: &str, mut f: impl FnMut(&str) -> bool) {
+    if text.is_ascii() {
+        return ascii_words(text, f);
+    }
     let mut word = String::new();
     let mut prev: Option<char> = None;
     let mut start = 0;
-    let chars: Vec<(usize, char)> = text.char_indices().collect();
-    for (k, &(i, c)) in chars.iter().enumerate() {
+    let mut chars = text.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
         if !c.is_alphanumeric() {
-            emit(&text[start..i], &mut word, &mut f);
+            if !emit(&text[start..i], &mut word, &mut f) {
+                return;
+            }
             start = i + c.len_utf8();
             prev = None;
             continue;
         }
         if let Some(p) = prev {
-            let next_lower = chars.get(k + 1).is_some_and(|&(_, n)| n.is_lowercase());
             let camel = (p.is_lowercase() && c.is_uppercase())
-                || (p.is_uppercase() && c.is_uppercase() && next_lower)
-                || (p.is_ascii_digit() && c.is_uppercase());
+                || (p.is_ascii_digit() && c.is_uppercase())
+                || (p.is_uppercase()
+                    && c.is_uppercase()
+                    && chars.peek().is_some_and(|&(_, n)| n.is_lowercase()));
             if camel {
-                emit(&text[start..i], &mut word, &mut f);
+                if !emit(&text[start..i], &mut word, &mut f) {
+                    return;
+                }
                 start = i;
             }
         }
         prev = Some(c);
     }
-    emit(&text[start..], &mut word, &mut f);
-    joined(text, &mut f);
+    if emit(&text[start..], &mut word, &mut f) && text.len() <= MAX_JOINED && text.contains('-') {
+        joined(text, &mut f);
+    }
 }
+
+/// [`words`] of ASCII text, a byte at a time.
+fn ascii_words(text: &str, mut f: impl FnMut(&str) -> bool) {
+    let mut word = String::new();
+    let b = text.as_bytes();
+    let mut start = 0;
+    for (i, &c) in b.iter().enumerate() {
+        if !c.is_ascii_alphanumeric() {
+            if !emit(&text[start..i], &mut word, &mut f) {
+                return;
+            }
+            start = i + 1;
+            continue;
+        }
+        if i > start {
+            let p = b[i - 1];
+            let camel = (p.is_ascii_lowercase() && c.is_ascii_uppercase())
+                || (p.is_ascii_digit() && c.is_ascii_uppercase())
+                || (p.is_ascii_uppercase()
+                    && c.is_ascii_uppercase()
+                    && b.get(i + 1).is_some_and(u8::is_ascii_lowercase));
+            if camel {
+                if !emit(&text[start..i], &mut word, &mut f) {
+                    return;
+                }
+                start = i;
+            }
+        }
+    }
+    if emit(&text[start..], &mut word, &mut f) && text.len() <= MAX_JOINED && text.contains('-') {
+        joined(text, &mut f);
+    }
+}
+
+/// The longest text whose hyphenated words are also joined (names, titles,
+/// queries; not long prose, where it costs more than it finds).
+const MAX_JOINED: usize = 256;
 
 /// Calls `f` with each lowercase word written with one hyphen and a short
 /// side (`to-do`, `e-mail`, `sign-in`, `get-env`) joined: `todo`, `email`.
-fn joined(text: &str, f: &mut impl FnMut(&str)) {
+fn joined(text: &str, f: &mut impl FnMut(&str) -> bool) {
     let mut buf = String::new();
     for chunk in text.split(|c: char| !(c.is_ascii_lowercase() || c == '-')) {
         let Some((a, b)) = chunk.split_once('-') else {
@@ -52,19 +99,29 @@ fn joined(text: &str, f: &mut impl FnMut(&str)) {
         buf.clear();
         buf.push_str(a);
         buf.push_str(b);
-        f(&buf);
+        if !f(&buf) {
+            return;
+        }
     }
 }
 
 /// Lowercases `raw` into `buf` and gives it to `f`; a word mixing letters
-/// and digits also gives its letter runs of two letters or more.
-fn emit(raw: &str, buf: &mut String, f: &mut impl FnMut(&str)) {
+/// and digits also gives its letter runs of two letters or more. Whether
+/// to go on.
+fn emit(raw: &str, buf: &mut String, f: &mut impl FnMut(&str) -> bool) -> bool {
     if raw.is_empty() {
-        return;
+        return true;
     }
     buf.clear();
-    buf.extend(raw.chars().flat_map(char::to_lowercase));
-    f(buf);
+    if raw.is_ascii() {
+        buf.push_str(raw);
+        buf.make_ascii_lowercase();
+    } else {
+        buf.extend(raw.chars().flat_map(char::to_lowercase));
+    }
+    if !f(buf) {
+        return false;
+    }
     let has_digit = raw.bytes().any(|b| b.is_ascii_digit());
     if has_digit && raw.chars().any(char::is_alphabetic) {
         let mut run = String::new();
@@ -72,32 +129,42 @@ fn emit(raw: &str, buf: &mut String, f: &mut impl FnMut(&str)) {
             if c.is_alphabetic() {
                 run.extend(c.to_lowercase());
             } else {
-                if run.chars().count() >= 2 {
-                    f(&run);
+                if run.chars().count() >= 2 && !f(&run) {
+                    return false;
                 }
                 run.clear();
             }
         }
     }
+    true
 }
 
 /// Words that say nothing about what a tool does: English function words,
 /// and the words every tool description and every question share.
 const STOP_WORDS: &[&str] = &[
     "a", "about", "all", "also", "an", "and", "any", "are", "as", "at", "be", "been", "being",
-    "but", "by", "can", "could", "do", "does", "doing", "done", "e", "eg", "etc", "for", "from",
-    "g", "get", "gets", "given", "had", "has", "have", "how", "i", "ie", "if", "in", "into", "is",
-    "it", "its", "just", "let", "me", "might", "more", "most", "must", "my", "need", "needs", "no",
-    "not", "of", "on", "one", "only", "or", "other", "our", "out", "please", "should", "so",
-    "some", "such", "than", "that", "the", "their", "them", "then", "there", "these", "they",
-    "this", "those", "to", "too", "tool", "tools", "up", "us", "use", "used", "uses", "using",
-    "very", "via", "want", "was", "we", "were", "what", "when", "where", "which", "while", "who",
-    "whose", "will", "with", "within", "would", "you", "your",
+    "but", "by", "can", "could", "do", "does", "doing", "done", "e", "eg", "etc", "example",
+    "examples", "for", "from", "g", "get", "gets", "given", "had", "has", "have", "how", "i", "ie",
+    "if", "in", "into", "is", "it", "its", "just", "let", "me", "might", "more", "most", "must",
+    "my", "need", "needs", "no", "not", "of", "on", "one", "only", "or", "other", "our", "out",
+    "please", "should", "so", "some", "such", "than", "that", "the", "their", "them", "then",
+    "there", "these", "they", "this", "those", "to", "too", "tool", "tools", "up", "us", "use",
+    "used", "uses", "using", "very", "via", "want", "was", "we", "were", "what", "when", "where",
+    "which", "while", "who", "whose", "will", "with", "within", "would", "you", "your",
 ];
 
 /// Whether `word` (lowercased) is a stop word.
 pub(crate) fn is_stop_word(word: &str) -> bool {
-    STOP_WORDS.binary_search(&word).is_ok()
+    use std::collections::HashSet;
+    use std::hash::BuildHasherDefault;
+    use std::sync::OnceLock;
+    type Set = HashSet<&'static str, BuildHasherDefault<super::index::WordHasher>>;
+    static SET: OnceLock<Set> = OnceLock::new();
+    // Every stop word is short: a long word is not looked up.
+    word.len() <= 8
+        && SET
+            .get_or_init(|| STOP_WORDS.iter().copied().collect())
+            .contains(word)
 }
 
 /// A light English stemmer for the words tools use: plurals, `-ing`,
@@ -179,18 +246,47 @@ fn undouble(out: &mut String) {
     }
 }
 
+/// `text` split after its first sentence: up to the first `.`, `!` or `?`
+/// followed by white space, or the first line break, whichever comes
+/// first (leading white space skipped).
+pub(crate) fn first_sentence(text: &str) -> (&str, &str) {
+    let text = text.trim_start();
+    let bytes = text.as_bytes();
+    for (i, &b) in bytes.iter().enumerate() {
+        let end_of_sentence = matches!(b, b'.' | b'!' | b'?')
+            && bytes.get(i + 1).is_none_or(|n| n.is_ascii_whitespace());
+        if b == b'\n' || end_of_sentence {
+            return (&text[..i], &text[i + 1..]);
+        }
+    }
+    (text, "")
+}
+
+/// The term of `word` (a word of [`words`]) in `buf`, or `None` for a stop
+/// word or a number (numbers say which, not what: `add 17 and 25`, `up to
+/// 100 results`).
+pub(crate) fn term<'a>(word: &str, buf: &'a mut String) -> Option<&'a str> {
+    if is_stop_word(word) || word.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    stem(word, buf);
+    Some(buf)
+}
+
 /// Calls `f` with each term of `text`: its [`words`] less the stop words,
 /// stemmed; at most `max` of them.
 pub(crate) fn terms(text: &str, max: usize, mut f: impl FnMut(&str)) {
     let mut n = 0;
     let mut stemmed = String::new();
+    if max == 0 {
+        return;
+    }
     words(text, |w| {
-        if n >= max || is_stop_word(w) {
-            return;
+        if let Some(t) = term(w, &mut stemmed) {
+            n += 1;
+            f(t);
         }
-        n += 1;
-        stem(w, &mut stemmed);
-        f(&stemmed);
+        n < max
     });
 }
 
@@ -200,7 +296,10 @@ mod tests {
 
     fn all_words(s: &str) -> Vec<String> {
         let mut v = Vec::new();
-        words(s, |w| v.push(w.to_owned()));
+        words(s, |w| {
+            v.push(w.to_owned());
+            true
+        });
         v
     }
 
@@ -227,8 +326,23 @@ mod tests {
     }
 
     #[test]
+    fn first_sentence_is_what_the_tool_does() {
+        assert_eq!(
+            first_sentence("  Lists issues. Use e.g. filters.\nMore."),
+            ("Lists issues", " Use e.g. filters.\nMore.")
+        );
+        assert_eq!(
+            first_sentence("Reads v1.2 files\nthen"),
+            ("Reads v1.2 files", "then")
+        );
+        assert_eq!(first_sentence("No end"), ("No end", ""));
+    }
+
+    #[test]
     fn stop_words_are_sorted() {
         assert!(STOP_WORDS.windows(2).all(|w| w[0] < w[1]));
+        assert!(STOP_WORDS.iter().all(|w| w.len() <= 8 && is_stop_word(w)));
+        assert!(!is_stop_word("deploy"));
     }
 
     #[test]
