@@ -255,9 +255,11 @@ fn search_quality_on_real_catalogs() {
     }
 }
 
-/// The floors (issue 41's targets).
+/// The floors: a ranking change must not fall below them on either split.
+/// (Issue 41's targets are 0.90 and 0.80, on a held-out set of its own;
+/// not met yet: see the report printed above.)
 const FLOOR_RECALL5: f64 = 0.75;
-const FLOOR_MRR10: f64 = 0.65;
+const FLOOR_MRR10: f64 = 0.70;
 
 /// Recall@5 + MRR@10 of `ranking` on the dev split.
 fn dev_objective(catalog: &Catalog, queries: &[(Vec<usize>, &str)], ranking: Ranking) -> f64 {

@@ -40,17 +40,17 @@
 //!
 //! | field | what | weight | length normalization |
 //! |---|---|---|---|
-//! | name | the tool's name, split into words | 6.75 | 0.75 |
-//! | title | `title` and `annotations.title` | 13.5 | none |
+//! | name | the tool's name, split into words | 2.5 | 0.75 |
+//! | title | `title` and `annotations.title` | 10 | 0.675 |
 //! | summary | the description's first sentence: what the tool does | 1.5 | full |
 //! | description | the rest of it: how to use it, caveats | 0.19 | full |
-//! | parameters | each input property's name, title, description and string `enum` values, and those of the properties one level below | 0.075 | 0.75 |
+//! | parameters | each input property's name, title, description and string `enum` values, and those of the properties one level below | 0.085 | full |
 //! | server | the server's name and `instructions`, scored as a document of their own and added to each of its tools | × 0.7 | full |
 //!
 //! Two factors follow: a tool matching only some of the query's words is
 //! discounted (`(matched / words)^0.75`, so tools answering the whole
 //! request come first), and a tool whose name the query says gains up to
-//! double (`create a shared calendar` → `create_calendar`).
+//! 75 % (`create a shared calendar` → `create_calendar`).
 //!
 //! The weights were tuned on real catalogs: `tests/search_eval.rs` in the
 //! repository measures recall@5 and MRR@10 on 48 real servers' 1,015
@@ -188,14 +188,14 @@ pub struct Ranking {
 impl Default for Ranking {
     fn default() -> Self {
         Ranking {
-            weight: [6.75, 13.5, 1.5, 0.1875, 0.075],
-            norm: [0.75, 0.0, 1.0, 1.0, 0.75],
+            weight: [2.5, 10.0, 1.5, 0.1875, 0.085],
+            norm: [0.75, 0.675, 1.0, 1.0, 1.0],
             k1: 1.2,
             server: 0.7,
             same: 1.0,
             related: 0.525,
             coverage: 0.75,
-            name: 1.0,
+            name: 0.75,
         }
     }
 }
