@@ -23,6 +23,11 @@
 //!   deterministic [collisions](OnCollision), OpenAI and Anthropic export
 //!   ([`ModelTool`]: schemas written verbatim, never decoded),
 //!   and re-listing when a server's tools change.
+//! - [`Toolbox::search`]: the tools that best answer a request in plain
+//!   words (`"roll back the deployment"`), ranked over everything a tool
+//!   says about itself and its server's instructions, with stemming and
+//!   synonym tables; the index ([`search::ToolIndex`], sans-IO, usable
+//!   alone) is built once per listing and follows `list_changed`.
 //!
 //! # What it is not
 //!
