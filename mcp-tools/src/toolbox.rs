@@ -249,7 +249,7 @@ fn open_listen(client: &Client) -> Option<ResponseFuture<ListenResult>> {
 /// Many MCP servers' tools as one set of model-facing tools.
 ///
 /// - **Names.** Each tool is exposed as `prefix + name`, sanitized to what
-///   model APIs accept ([`sanitize_name`]); [`resolve`](Toolbox::resolve)
+///   model APIs accept ([`sanitize_name`](crate::sanitize_name)); [`resolve`](Toolbox::resolve)
 ///   maps a model-facing name back to its server and wire name. Collisions
 ///   are resolved deterministically ([`OnCollision`]) and reported
 ///   ([`collisions`](Toolbox::collisions)).

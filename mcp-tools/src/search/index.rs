@@ -377,7 +377,7 @@ impl ToolIndexBuilder {
     }
 }
 
-/// A searchable index of tools (see the [module docs](self)).
+/// A searchable index of tools (see the [module docs](crate::search)).
 #[derive(Default)]
 pub struct ToolIndex {
     /// Every term with its number, sorted (exact and prefix look-ups).
