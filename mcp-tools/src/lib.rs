@@ -25,6 +25,11 @@
 //!   and re-listing when a server's tools change.
 //! - [`ToolPolicy`]: allow, ask or deny each call before anything is sent
 //!   (see "Tool policy" below).
+//! - [`Toolbox::search`]: the tools that best answer a request in plain
+//!   words (`"roll back the deployment"`), ranked over everything a tool
+//!   says about itself and its server's instructions, with stemming and
+//!   synonym tables; the index ([`search::ToolIndex`], sans-IO, usable
+//!   alone) is built once per listing and follows `list_changed`.
 //!
 //! # What it is not
 //!
@@ -207,6 +212,7 @@ mod names;
 mod options;
 mod policy;
 mod schema;
+pub mod search;
 mod task;
 mod tool;
 mod toolbox;
@@ -229,6 +235,7 @@ pub use policy::{
     Verdict,
 };
 pub use schema::{MAX_REPORTED_PROBLEMS, check_arguments};
+pub use search::SearchHit;
 pub use task::{TaskPoll, ToolTask};
 pub use tool::{
     McpTool, ModelApi, ModelTool, Tool, ToolFuture, ToolOutput, anthropic_tool, openai_function,

@@ -36,6 +36,13 @@
 //!   no-framework floor and rmcp (see `catalog.rs`).
 //! - `catalog-shapes`: captures the catalog server's tool shapes from real
 //!   servers' `tools/list` (pinned in `peers/` and `peers/catalog/`).
+//! - `search-catalog`: installs the real servers pinned in `peers/search/`
+//!   and captures their tools into the tool-search evaluation's catalog
+//!   (`mcp-tools/tests/search/catalog.json`; see `search.rs`).
+//! - `search-eval`: the tool-search evaluation: recall@5 and MRR@10 on the
+//!   dev and held-out queries, beside plain BM25; fails below the floors.
+//! - `search-bench`: tool search over 10,000 tools: build and query times,
+//!   heap per tool, instructions per build and per query (needs valgrind).
 
 mod catalog;
 mod conformance;
@@ -43,6 +50,7 @@ mod docs;
 mod fuzz;
 mod json;
 mod scale;
+mod search;
 mod soak;
 
 use std::env;
@@ -66,9 +74,12 @@ fn main() -> ExitCode {
         Some("scale") => scale::scale(&args[1..]),
         Some("catalog") => catalog::catalog(&args[1..]),
         Some("catalog-shapes") => catalog::shapes(),
+        Some("search-catalog") => search::catalog(),
+        Some("search-eval") => search::eval(),
+        Some("search-bench") => search::bench(),
         _ => {
             eprintln!(
-                "usage: cargo xtask <peers|test|conformance|fuzz|ci|features|docs|soak|scale|catalog|catalog-shapes> [args]"
+                "usage: cargo xtask <peers|test|conformance|fuzz|ci|features|docs|soak|scale|catalog|catalog-shapes|search-catalog|search-eval|search-bench> [args]"
             );
             return ExitCode::from(2);
         }
