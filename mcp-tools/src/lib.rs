@@ -137,6 +137,48 @@
 //! (-32602) makes the toolbox list that server again and retry the call
 //! once.
 //!
+//! # MCP Apps
+//!
+//! A server using the MCP Apps extension (`io.modelcontextprotocol/ui`)
+//! gives some tools an interactive UI (`_meta.ui.resourceUri`, a
+//! `ui://` HTML resource the host renders in a sandboxed iframe) and may
+//! mark tools as its UI's only (`_meta.ui.visibility: ["app"]`). Those
+//! app-only tools never reach a model: not in [`Toolbox::tools`], the
+//! exports or anything built on them, and a model that names one gets
+//! [`ToolError::NotFound`]. One predicate decides it,
+//! [`Tool::is_model_visible`](mcp_proto::schema::Tool::is_model_visible).
+//!
+//! The host renders the UI and relays its calls; this crate gives it the
+//! pieces. A client that renders apps says so
+//! ([`ClientBuilder::ui_extension`](mcp_client::ClientBuilder::ui_extension)),
+//! reads a tool's UI typed ([`read_ui_resource`]: the HTML and its CSP
+//! domains and permissions), and calls tools for the app with
+//! [`Toolbox::call_from_app`] (app-only tools included; a model-only tool is
+//! refused, [`ToolError::NotForApp`]):
+//!
+//! ```no_run
+//! # async fn run(client: mcp_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+//! use mcp_tools::{Server, Toolbox, read_ui_resource};
+//! use serde_json::json;
+//!
+//! // `client` was built with `.ui_extension(true)`.
+//! let toolbox = Toolbox::builder().server(Server::new("weather", client)).build().await?;
+//! // The model calls `get_weather`; its result comes with a UI.
+//! let out = toolbox.call("get_weather", json!({"city": "Oslo"})).await?;
+//! let tool = toolbox.get("get_weather").expect("listed");
+//! if let Some(uri) = tool.definition().ui().and_then(|ui| ui.resource_uri) {
+//!     let ui = read_ui_resource(tool.client(), &uri).await?;
+//!     // ... render `ui.html` with a CSP built from `ui.meta.csp`, hand it `out.result` ...
+//! #   let _ = (ui, &out);
+//! }
+//! // The dashboard's refresh button calls an app-only tool of its server:
+//! let fresh = toolbox
+//!     .call_from_app("weather", "refresh_dashboard", json!({"city": "Oslo"}))
+//!     .await?;
+//! # let _ = fresh;
+//! # Ok(()) }
+//! ```
+//!
 //! # Cancel safety
 //!
 //! Dropping a call's future cancels the request on the server
@@ -160,6 +202,7 @@
 // platform carries a badge saying which.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+mod apps;
 mod error;
 mod fold;
 mod names;
@@ -175,6 +218,7 @@ pub mod rig;
 #[cfg(test)]
 mod tests;
 
+pub use apps::{UiResource, UiResourceError, read_ui_resource};
 pub use error::{ToolError, ToolboxError};
 pub use fold::{base64_decoded_len, fold_result};
 pub use names::{

@@ -281,12 +281,15 @@ impl McpTool {
         .unwrap_or_else(|| unreachable!("index 0 of a list of one"))
     }
 
-    /// Lists `client`'s tools and wraps each one.
+    /// Lists `client`'s tools and wraps each one a model may be offered:
+    /// MCP Apps tools for their app only (`_meta.ui.visibility` without
+    /// `"model"`) are left out, as from a [`Toolbox`](crate::Toolbox).
     pub async fn list(client: &Client) -> Result<Vec<McpTool>, ClientError> {
         Ok(client
             .list_all::<mcp_proto::schema::Tool>()
             .await?
             .into_iter()
+            .filter(mcp_proto::schema::Tool::is_model_visible)
             .map(|t| McpTool::new(client.clone(), t))
             .collect())
     }

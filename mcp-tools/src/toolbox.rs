@@ -263,6 +263,17 @@ fn open_listen(client: &Client) -> Option<ResponseFuture<ListenResult>> {
 ///   once.
 /// - **Export.** [`openai_tools`](Toolbox::openai_tools) and
 ///   [`anthropic_tools`](Toolbox::anthropic_tools).
+/// - **The model's tools only.** A toolbox's tools are the tools a model
+///   may be offered: [`tools`](Toolbox::tools), [`snapshot`](Toolbox::snapshot),
+///   [`get`](Toolbox::get), [`call`](Toolbox::call), the exports and
+///   everything built on them leave out MCP Apps tools whose
+///   `_meta.ui.visibility` leaves out `"model"` (an app-only tool, for its
+///   UI's buttons), decided by one predicate,
+///   [`Tool::is_model_visible`](mcp_proto::schema::Tool::is_model_visible).
+///   Such a tool takes no model-facing name (it never makes another
+///   tool `_2`), and a model that calls it by name gets
+///   [`ToolError::NotFound`]. The application calls it for the app with
+///   [`call_from_app`](Toolbox::call_from_app).
 ///
 /// Cheap to clone; clones share state.
 #[derive(Clone)]
@@ -358,6 +369,21 @@ impl Toolbox {
         self.inner.snapshot().collisions.clone()
     }
 
+    /// The server named `server`: its client, its last listing (whole: app-only
+    /// tools too), its filter and the tool options, after re-listing stale
+    /// servers. For calls that do not go by a model-facing name.
+    pub(crate) async fn server_listing(&self, server: &str) -> Option<ServerListing> {
+        self.inner.refresh_stale().await;
+        let i = self.inner.servers.iter().position(|s| s.name == server)?;
+        let state = self.inner.servers.get(i)?;
+        Some(ServerListing {
+            client: state.client.clone(),
+            tools: self.inner.snapshot().lists.get(i)?.clone(),
+            filter: state.filter.clone(),
+            options: self.inner.options.clone(),
+        })
+    }
+
     /// Calls the tool the model knows as `name` with the model's arguments.
     /// Lists again first if a server said its tools changed; on a "tool set
     /// changed" error, lists that server again and retries once.
@@ -424,6 +450,14 @@ impl Toolbox {
             .map(|t| ModelTool::new(t.clone(), api))
             .collect()
     }
+}
+
+/// One server's listing, for [`Toolbox::server_listing`].
+pub(crate) struct ServerListing {
+    pub(crate) client: Client,
+    pub(crate) tools: Arc<Vec<mcp_proto::schema::Tool>>,
+    pub(crate) filter: Filter,
+    pub(crate) options: ToolOptions,
 }
 
 /// Marks servers stale again when dropped with a non-empty `stale`.
@@ -647,6 +681,10 @@ impl Catalog {
                 prefix: &s.prefix,
                 filter: &s.filter,
                 tools: tools.iter().map(|t| t.name.as_str()).collect(),
+                // MCP Apps: a tool for its app's UI only is never the model's.
+                app_only: (0..tools.len())
+                    .filter(|&i| tools.get(i).is_some_and(|t| !t.is_model_visible()))
+                    .collect(),
             })
             .collect();
         // A pattern that matches nothing is said at each listing (a server
@@ -699,6 +737,8 @@ pub(crate) struct NamingInput<'a> {
     pub(crate) prefix: &'a str,
     pub(crate) filter: &'a Filter,
     pub(crate) tools: Vec<&'a str>,
+    /// Indices into `tools` of the tools no model may see (ascending).
+    pub(crate) app_only: Vec<usize>,
 }
 
 /// A model-facing name given to `tools[tool]` of `input[server]`.
@@ -722,7 +762,7 @@ pub(crate) fn assign_names(
     let mut losers = Vec::new();
     for (si, server) in input.iter().enumerate() {
         for (ti, tool) in server.tools.iter().enumerate() {
-            if !server.filter.allows(tool) {
+            if !server.filter.allows(tool) || server.app_only.binary_search(&ti).is_ok() {
                 continue;
             }
             let name = sanitize_name(&format!("{}{}", server.prefix, tool));
