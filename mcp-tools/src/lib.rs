@@ -137,6 +137,44 @@
 //! (-32602) makes the toolbox list that server again and retry the call
 //! once.
 //!
+//! # Result budgets
+//!
+//! A tool may return megabytes; a model should read a few thousand tokens
+//! of it. A budget (per tool, per server, or the toolbox's default, in
+//! [estimated](estimate_tokens) tokens) caps what reaches the model:
+//! past it, [`ToolOutput::text`] is cut at a line (else word, else
+//! character) boundary and ends with a note saying how much was shown and
+//! how to read on, with the `read_result` tool the toolbox then offers and
+//! answers itself. [`ToolOutput::result`] keeps the whole result;
+//! [`ToolOutput::cut`] says what was cut. Cut results are kept in a bounded
+//! store (the least recently read go first, [`ToolboxBuilder::kept_results`]);
+//! one too large to keep gets a note pointing at the server's resource
+//! link, if it gave one. Images, audio and blobs reach the model as one
+//! descriptive line each ([`fold_result`]) and count as that line; text
+//! and `structuredContent` are not both sent (the structured content is
+//! shown only when the result has no text). With no budget set, a call
+//! costs what it did.
+//!
+//! ```no_run
+//! # async fn run(files: mcp_client::Client, db: mcp_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+//! use mcp_tools::{Server, Toolbox};
+//! use serde_json::json;
+//!
+//! let toolbox = Toolbox::builder()
+//!     .server(Server::new("files", files).tool_result_budget("read_file", 20_000))
+//!     .server(Server::new("db", db).result_budget(4_000))
+//!     .result_budget(8_000)
+//!     .build()
+//!     .await?;
+//! let out = toolbox.call("read_file", json!({"path": "server.log"})).await?;
+//! if let Some(cut) = &out.cut {
+//!     // The model reads ~20,000 tokens and a note; when it calls
+//!     // `read_result` with the id and offset, `toolbox.call` answers.
+//!     println!("showed {} of {} bytes", cut.shown_bytes, cut.total_bytes);
+//! }
+//! # Ok(()) }
+//! ```
+//!
 //! # MCP Apps
 //!
 //! A server using the MCP Apps extension (`io.modelcontextprotocol/ui`)
@@ -203,11 +241,15 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod apps;
+mod budget;
 mod error;
+mod export;
 mod fold;
+mod meta;
 mod names;
 mod schema;
 mod task;
+pub mod tokens;
 mod tool;
 mod toolbox;
 
@@ -219,15 +261,15 @@ pub mod rig;
 mod tests;
 
 pub use apps::{UiResource, UiResourceError, read_ui_resource};
+pub use budget::{Cut, DEFAULT_KEPT_BYTES, DEFAULT_KEPT_RESULTS, MIN_RESULT_BUDGET};
 pub use error::{ToolError, ToolboxError};
+pub use export::{ModelApi, ModelTool, anthropic_tool, openai_function};
 pub use fold::{base64_decoded_len, fold_result};
 pub use names::{
     Filter, Glob, MAX_TOOL_NAME_LEN, SEGMENT_SEPARATORS, is_valid_model_name, sanitize_name,
 };
 pub use schema::{MAX_REPORTED_PROBLEMS, check_arguments};
 pub use task::{TaskPoll, ToolTask};
-pub use tool::{
-    McpTool, ModelApi, ModelTool, Tool, ToolFuture, ToolOptions, ToolOutput, ToolProgressFn,
-    anthropic_tool, openai_function,
-};
+pub use tokens::estimate_tokens;
+pub use tool::{McpTool, Tool, ToolFuture, ToolOptions, ToolOutput, ToolProgressFn};
 pub use toolbox::{Collision, OnCollision, Route, Server, Toolbox, ToolboxBuilder};

@@ -10,12 +10,12 @@ use mcp_proto::schema::{ListenResult, SubscriptionFilter};
 use serde_json::Value;
 use tokio::sync::watch;
 
+use crate::budget::{ResultStore, ResultsConfig, ServerBudgets};
 use crate::error::{ToolError, ToolboxError};
+use crate::export::{ModelApi, ModelTool};
+use crate::meta::{Meta, free_name};
 use crate::names::{Filter, MAX_TOOL_NAME_LEN, sanitize_name, with_suffix};
-use crate::tool::{
-    AttemptError, McpTool, ModelApi, ModelTool, ToolOptions, ToolOutput, anthropic_tool,
-    openai_function,
-};
+use crate::tool::{AttemptError, McpTool, ToolOptions, ToolOutput};
 
 /// What to do when two tools end up with the same model-facing name (after
 /// prefixing and sanitizing). The tool met first keeps the name: servers in
@@ -68,6 +68,8 @@ pub struct Server {
     prefix: String,
     filter: Filter,
     listed: Option<Arc<Vec<mcp_proto::schema::Tool>>>,
+    /// Result budgets (set in `budget.rs`).
+    pub(crate) budgets: ServerBudgets,
 }
 
 impl Server {
@@ -80,6 +82,7 @@ impl Server {
             prefix: String::new(),
             filter: Filter::All,
             listed: None,
+            budgets: ServerBudgets::default(),
         }
     }
 
@@ -121,6 +124,8 @@ pub struct ToolboxBuilder {
     on_collision: OnCollision,
     options: ToolOptions,
     listen: bool,
+    /// Result budgets and their store (set in `budget.rs`).
+    pub(crate) results: ResultsConfig,
 }
 
 impl Default for ToolboxBuilder {
@@ -130,6 +135,7 @@ impl Default for ToolboxBuilder {
             on_collision: OnCollision::default(),
             options: ToolOptions::default(),
             listen: true,
+            results: ResultsConfig::default(),
         }
     }
 }
@@ -199,6 +205,7 @@ impl ToolboxBuilder {
                 name: s.name,
                 prefix: s.prefix,
                 filter: s.filter,
+                budgets: s.budgets,
                 client: s.client,
                 changes: Mutex::new(changes),
                 forced: AtomicBool::new(false),
@@ -210,6 +217,7 @@ impl ToolboxBuilder {
             lists,
             self.on_collision,
             self.options,
+            self.results,
         ))
     }
 }
@@ -307,6 +315,7 @@ impl Default for Toolbox {
             Vec::new(),
             OnCollision::default(),
             ToolOptions::default(),
+            ResultsConfig::default(),
         )
     }
 }
@@ -323,13 +332,20 @@ impl Toolbox {
         lists: Vec<Arc<Vec<mcp_proto::schema::Tool>>>,
         on_collision: OnCollision,
         options: ToolOptions,
+        results: ResultsConfig,
     ) -> Toolbox {
+        let budgets = results.any(states.iter().map(|s| &s.budgets));
+        let results = Results {
+            default: results.default,
+            store: budgets.then(|| results.store()),
+        };
         let inner = Arc::new_cyclic(|me: &Weak<Inner>| {
-            let catalog = Catalog::build(&states, lists, on_collision, &options, me);
+            let catalog = Catalog::build(&states, lists, on_collision, &options, &results, me);
             Inner {
                 servers: states,
                 on_collision,
                 options,
+                results,
                 catalog: RwLock::new(Arc::new(catalog)),
                 refresh: tokio::sync::Mutex::new(()),
                 me: me.clone(),
@@ -351,7 +367,7 @@ impl Toolbox {
 
     /// The tool the model knows as `name` (no I/O).
     pub fn get(&self, name: &str) -> Option<McpTool> {
-        self.inner.snapshot().get(name).cloned()
+        self.inner.snapshot().get(name).map(|(tool, _)| tool)
     }
 
     /// Where the model-facing `name` leads: the server and the tool's own
@@ -417,14 +433,26 @@ impl Toolbox {
         self.inner.is_stale()
     }
 
-    /// Every tool in the OpenAI function-calling shape ([`openai_function`]).
+    /// Every tool in the OpenAI function-calling shape
+    /// ([`openai_function`](crate::openai_function)), with the toolbox's own
+    /// as in [`openai_definitions`](Self::openai_definitions).
     pub async fn openai_tools(&self) -> Vec<Value> {
-        self.tools().await.iter().map(openai_function).collect()
+        self.definitions(ModelApi::OpenAiChat)
+            .await
+            .iter()
+            .map(ModelTool::to_value)
+            .collect()
     }
 
-    /// Every tool in the Anthropic tool shape ([`anthropic_tool`]).
+    /// Every tool in the Anthropic tool shape
+    /// ([`anthropic_tool`](crate::anthropic_tool)), with the toolbox's own
+    /// as in [`anthropic_definitions`](Self::anthropic_definitions).
     pub async fn anthropic_tools(&self) -> Vec<Value> {
-        self.tools().await.iter().map(anthropic_tool).collect()
+        self.definitions(ModelApi::Anthropic)
+            .await
+            .iter()
+            .map(ModelTool::to_value)
+            .collect()
     }
 
     /// Every tool in the OpenAI function-calling shape, to serialize into
@@ -444,11 +472,15 @@ impl Toolbox {
     async fn definitions(&self, api: ModelApi) -> Vec<ModelTool> {
         self.inner.refresh_stale().await;
         let catalog = self.inner.snapshot();
-        catalog
+        let mut all: Vec<ModelTool> = catalog
             .tools
             .iter()
             .map(|t| ModelTool::new(t.clone(), api))
-            .collect()
+            .collect();
+        if let Some(name) = &catalog.read_result {
+            all.push(ModelTool::meta(name.clone(), Meta::ReadResult, api));
+        }
+        all
     }
 }
 
@@ -480,16 +512,26 @@ pub(crate) struct Inner {
     servers: Vec<ServerState>,
     on_collision: OnCollision,
     options: ToolOptions,
+    results: Results,
     catalog: RwLock<Arc<Catalog>>,
     /// Held while re-listing, so concurrent callers list once.
     refresh: tokio::sync::Mutex<()>,
     me: Weak<Inner>,
 }
 
+/// The toolbox's result budgets at run time.
+struct Results {
+    /// The toolbox's default budget.
+    default: Option<usize>,
+    /// Where cut results are kept; `None` when no budget is set anywhere.
+    store: Option<ResultStore>,
+}
+
 struct ServerState {
     name: String,
     prefix: String,
     filter: Filter,
+    budgets: ServerBudgets,
     client: Client,
     /// `None` for servers whose tools were handed in ([`Server::listed`]).
     changes: Mutex<Option<watch::Receiver<u64>>>,
@@ -593,6 +635,7 @@ impl Inner {
                 lists,
                 self.on_collision,
                 &self.options,
+                &self.results,
                 &self.me,
             );
             match self.catalog.write() {
@@ -613,10 +656,16 @@ impl Inner {
         let not_found = || ToolError::NotFound {
             name: name.to_owned(),
         };
-        let tool = this.snapshot().get(name).cloned().ok_or_else(not_found)?;
+        let (tool, budget) = {
+            let catalog = this.snapshot();
+            match catalog.get(name) {
+                Some(found) => found,
+                None => return this.call_own(&catalog, name, &arguments),
+            }
+        };
         let first = match tool.attempt(&arguments).await {
-            Ok(out) => return Ok(out),
-            Err(AttemptError::Final(e)) => return Err(e),
+            Ok(out) => return Ok(this.cut(out, budget)),
+            Err(AttemptError::Final(e)) => return Err(this.cut_error(e, budget)),
             Err(AttemptError::ToolSetChanged(e)) => e,
         };
         let server = this
@@ -636,11 +685,51 @@ impl Inner {
                 source,
             });
         }
-        let tool = this.snapshot().get(name).cloned().ok_or_else(not_found)?;
+        let (tool, budget) = this.snapshot().get(name).ok_or_else(not_found)?;
         match tool.attempt(&arguments).await {
-            Ok(out) => Ok(out),
-            Err(AttemptError::Final(e)) => Err(e),
+            Ok(out) => Ok(this.cut(out, budget)),
+            Err(AttemptError::Final(e)) => Err(this.cut_error(e, budget)),
             Err(AttemptError::ToolSetChanged(_)) => Err(fatal(name, first)),
+        }
+    }
+
+    /// `out` cut to `budget` (no budget: as it is, at the cost of a branch).
+    fn cut(&self, out: ToolOutput, budget: Option<usize>) -> ToolOutput {
+        let Some(budget) = budget else {
+            return out;
+        };
+        match (&self.results.store, &self.snapshot().read_result) {
+            (Some(store), Some(read)) => crate::budget::apply(out, budget, store, read),
+            _ => out,
+        }
+    }
+
+    /// A failed call's explanation cut to `budget`.
+    fn cut_error(&self, e: ToolError, budget: Option<usize>) -> ToolError {
+        let Some(budget) = budget else {
+            return e;
+        };
+        match (&self.results.store, &self.snapshot().read_result) {
+            (Some(store), Some(read)) => crate::budget::apply_to_error(e, budget, store, read),
+            _ => e,
+        }
+    }
+
+    /// A name no server's tool has: one of the toolbox's own tools, or
+    /// [`ToolError::NotFound`].
+    fn call_own(
+        &self,
+        catalog: &Catalog,
+        name: &str,
+        arguments: &Value,
+    ) -> Result<ToolOutput, ToolError> {
+        match (&catalog.read_result, &self.results.store) {
+            (Some(read), Some(store)) if **read == *name => {
+                crate::budget::read_result(store, read, arguments)
+            }
+            _ => Err(ToolError::NotFound {
+                name: name.to_owned(),
+            }),
         }
     }
 }
@@ -654,6 +743,10 @@ fn fatal(name: &str, source: ClientError) -> ToolError {
 
 struct Catalog {
     tools: Vec<McpTool>,
+    /// Each tool's result budget, in the order of `tools`.
+    budgets: Vec<Option<usize>>,
+    /// The name `read_result` got, when results are cut.
+    read_result: Option<Arc<str>>,
     /// Keys shared with the tools' own names (no second copy).
     index: HashMap<Arc<str>, usize>,
     /// Each server's last listing, in server order.
@@ -662,8 +755,13 @@ struct Catalog {
 }
 
 impl Catalog {
-    fn get(&self, name: &str) -> Option<&McpTool> {
-        self.index.get(name).and_then(|&i| self.tools.get(i))
+    /// The tool the model knows as `name`, and its result budget.
+    fn get(&self, name: &str) -> Option<(McpTool, Option<usize>)> {
+        let &i = self.index.get(name)?;
+        Some((
+            self.tools.get(i)?.clone(),
+            self.budgets.get(i).copied().flatten(),
+        ))
     }
 
     fn build(
@@ -671,6 +769,7 @@ impl Catalog {
         lists: Vec<Arc<Vec<mcp_proto::schema::Tool>>>,
         policy: OnCollision,
         options: &ToolOptions,
+        results: &Results,
         me: &Weak<Inner>,
     ) -> Catalog {
         let input: Vec<NamingInput<'_>> = servers
@@ -694,6 +793,7 @@ impl Catalog {
         }
         let (assigned, collisions) = assign_names(&input, policy);
         let mut tools = Vec::with_capacity(assigned.len());
+        let mut budgets = Vec::with_capacity(assigned.len());
         let mut index = HashMap::with_capacity(assigned.len());
         // Every tool of a server shares one copy of its name.
         let server_names: Vec<Arc<str>> = servers.iter().map(|s| Arc::from(&*s.name)).collect();
@@ -719,10 +819,17 @@ impl Catalog {
                 continue;
             };
             index.insert(name, tools.len());
+            budgets.push(server.budgets.of(tool.wire_name(), results.default));
             tools.push(tool);
         }
+        let read_result = results
+            .store
+            .is_some()
+            .then(|| free_name(Meta::ReadResult.base_name(), |n| index.contains_key(n)));
         Catalog {
             tools,
+            budgets,
+            read_result,
             index,
             lists,
             collisions,
