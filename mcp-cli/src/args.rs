@@ -69,7 +69,8 @@ Examples:
   mcp --http unix:///run/app/mcp.sock#/mcp tools   (a server on a Unix socket)
   mcp --root . --log-level info call summarize    (roots, server log messages)
   mcp servers                      (the servers of ./.mcp.json, .vscode/mcp.json, .cursor/mcp.json)
-  mcp --config ~/.config/Claude/claude_desktop_config.json --server git tools";
+  mcp --config ~/.config/Claude/claude_desktop_config.json --server git tools
+  mcp tools --search \"unstage everything\" --limit 3   (every configured server's tools, ranked)";
 
 /// The command line as clap parses it.
 #[derive(Debug, Parser)]
@@ -206,8 +207,19 @@ enum CliCommand {
     Info,
     /// Every configured server: name, transport, status, protocol revision, tools, start time
     Servers,
-    /// Every tool, all pages
-    Tools,
+    /// Every tool, all pages; with --search, the tools that best match a
+    /// request, best first
+    Tools {
+        /// Rank the tools by how well they match QUERY, words as you would
+        /// ask for a tool ("unstage everything", "who is free tomorrow"):
+        /// name, title, description, parameters and the server's name and
+        /// instructions, with stemming and synonyms (see mcp_tools::search)
+        #[arg(long, value_name = "QUERY")]
+        search: Option<String>,
+        /// With --search: show at most K tools
+        #[arg(long, value_name = "K", requires = "search", default_value_t = DEFAULT_SEARCH_LIMIT)]
+        limit: usize,
+    },
     /// Call a tool; progress notifications drawn as a bar on stderr. A tool
     /// whose taskSupport is `required` runs as a task (2025-11-25), as does
     /// any call a 2026-07-28 server with the tasks extension answers with a
@@ -297,12 +309,23 @@ pub(crate) enum Server {
     },
 }
 
+/// Default `tools --limit`.
+pub(crate) const DEFAULT_SEARCH_LIMIT: usize = 10;
+
+/// `tools --search QUERY --limit K`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Search {
+    pub(crate) query: String,
+    pub(crate) limit: usize,
+}
+
 /// What to do.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Command {
     Info,
     Servers,
-    Tools,
+    /// `None`: every tool; `Some`: the best matches of a search.
+    Tools(Option<Search>),
     Call {
         tool: String,
         args: Option<String>,
@@ -334,7 +357,7 @@ impl Command {
         match self {
             Command::Info => "info",
             Command::Servers => "servers",
-            Command::Tools => "tools",
+            Command::Tools(_) => "tools",
             Command::Call { .. } => "call",
             Command::Tasks(_) => "tasks",
             Command::Resources => "resources",
@@ -432,7 +455,9 @@ pub(crate) fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Options, 
     let command = match cli.command.unwrap_or(CliCommand::Info) {
         CliCommand::Info => Command::Info,
         CliCommand::Servers => Command::Servers,
-        CliCommand::Tools => Command::Tools,
+        CliCommand::Tools { search, limit } => {
+            Command::Tools(search.map(|query| Search { query, limit }))
+        }
         CliCommand::Call { tool, args, task } => Command::Call { tool, args, task },
         CliCommand::Tasks { action } => Command::Tasks(action),
         CliCommand::Resources => Command::Resources,

@@ -11,7 +11,7 @@ use mcp_proto::RawJson;
 use mcp_proto::schema::{CallToolResult, ProgressParams, ResourceContents, ServerCapabilities};
 use serde_json::value::RawValue;
 
-use crate::args::{Command, Options, Server};
+use crate::args::{Command, Options, Search, Server};
 use crate::connect::max_request_time;
 use crate::failure::Failure;
 use crate::progress::ProgressBar;
@@ -22,7 +22,12 @@ pub(crate) async fn command(client: &Client, opts: &Options) -> Result<(), Failu
     let verbose = opts.verbose > 0;
     match &opts.command {
         Command::Info => info(client, opts.json),
-        Command::Tools => list(client, &opts.server, opts.json, verbose, Listing::Tools).await,
+        Command::Tools(None) => {
+            list(client, &opts.server, opts.json, verbose, Listing::Tools).await
+        }
+        Command::Tools(Some(search)) => {
+            search_tools(client, &opts.server, opts.json, verbose, search).await
+        }
         Command::Resources => {
             list(client, &opts.server, opts.json, verbose, Listing::Resources).await
         }
@@ -231,6 +236,47 @@ async fn list(
         out_json(|w| write_pretty_array(w, items.iter().map(|b| &**b)));
     } else {
         out(&what.human(&items, verbose));
+    }
+    Ok(())
+}
+
+/// `tools --search`: the server's tools (as `tools` lists them) that best
+/// match the query, best first, printed as `tools` prints them.
+async fn search_tools(
+    client: &Client,
+    server: &Server,
+    json: bool,
+    verbose: bool,
+    search: &Search,
+) -> Result<(), Failure> {
+    let info = client.server();
+    let mut items = match &info {
+        Some(s) if !Listing::Tools.offered(&s.capabilities) => Vec::new(),
+        _ => list_items(client, Listing::Tools).await?,
+    };
+    let name = match server {
+        Server::Configured(cfg) => cfg.name.clone(),
+        _ => info
+            .as_ref()
+            .map(|s| s.implementation.name.clone())
+            .unwrap_or_default(),
+    };
+    if let Server::Configured(cfg) = server {
+        items = config::offered_tools(cfg, items);
+    }
+    let listed = [crate::search::Listed {
+        server: &name,
+        instructions: info.as_ref().and_then(|s| s.instructions.as_deref()),
+        tools: &items,
+    }];
+    let ranked: Vec<Box<RawValue>> = crate::search::rank(&listed, &search.query, search.limit)
+        .into_iter()
+        .filter_map(|(_, t)| items.get(t).cloned())
+        .collect();
+    if json {
+        out_json(|w| write_pretty_array(w, ranked.iter().map(|b| &**b)));
+    } else {
+        out(&human::tools(&ranked, verbose, ""));
     }
     Ok(())
 }

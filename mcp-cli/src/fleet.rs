@@ -13,7 +13,7 @@ use mcp_host::{Host, ServerSpec, ServerStatus};
 use mcp_proto::ProtocolVersion;
 use serde_json::value::RawValue;
 
-use crate::args::{Command, Options, Server};
+use crate::args::{Command, Options, Search, Server};
 use crate::config::Configured;
 use crate::failure::Failure;
 use crate::{CLOSE_TIMEOUT, Interrupts, client_builder, human, out, out_json};
@@ -117,7 +117,17 @@ pub(crate) async fn run(opts: Options, configured: Configured) -> Result<(), Fai
         .collect();
     let result = match opts.command {
         Command::Servers => servers(&started, opts.json),
-        _ => tools(&host, &started, opts.json, opts.verbose > 0).await,
+        Command::Tools(search) => {
+            tools(
+                &host,
+                &started,
+                opts.json,
+                opts.verbose > 0,
+                search.as_ref(),
+            )
+            .await
+        }
+        _ => Ok(()),
     };
     if tokio::time::timeout(CLOSE_TIMEOUT, host.close())
         .await
@@ -200,11 +210,25 @@ fn server_json(s: &Started) -> String {
     )
 }
 
+/// One ready server's tools, as `mcp tools` offers them.
+struct ServerTools<'a> {
+    name: &'a str,
+    instructions: Option<String>,
+    tools: Vec<Box<RawValue>>,
+}
+
 /// `mcp tools` over every server: `<server>/<tool>` names, the objects as
 /// each server sent them; each server that failed gets one line on stderr.
-async fn tools(host: &Host, started: &[Started], json: bool, verbose: bool) -> Result<(), Failure> {
-    let mut listed = Vec::new();
-    let mut text = String::new();
+/// With `--search`, the best matches over all of them, best first.
+async fn tools(
+    host: &Host,
+    started: &[Started],
+    json: bool,
+    verbose: bool,
+    search: Option<&Search>,
+) -> Result<(), Failure> {
+    // Each ready server's name, instructions and offered tools.
+    let mut lists: Vec<ServerTools<'_>> = Vec::new();
     for s in started {
         match &s.outcome {
             Outcome::Ready { .. } => {
@@ -212,32 +236,13 @@ async fn tools(host: &Host, started: &[Started], json: bool, verbose: bool) -> R
                     eprintln!("mcp: server {:?} went away", line(&s.name));
                     continue;
                 };
-                let tools =
-                    match crate::commands::list_items(&client, crate::commands::Listing::Tools)
-                        .await
-                    {
-                        Ok(t) => crate::config::offered_tools(&s.config, t),
-                        Err(f) => {
-                            eprintln!("mcp: server {:?}: {}", line(&s.name), why(&f));
-                            continue;
-                        }
-                    };
-                if !json {
-                    text.push_str(&human::tools(&tools, verbose, &format!("{}/", s.name)));
-                    continue;
-                }
-                let enc = |v: &str| serde_json::to_string(v).unwrap_or_default();
-                for t in tools {
-                    let tool_name = Object::parse(t.get())
-                        .ok()
-                        .and_then(|o| o.str("name"))
-                        .unwrap_or_default();
-                    listed.push(format!(
-                        "{{\"server\":{},\"name\":{},\"tool\":{}}}",
-                        enc(&s.name),
-                        enc(&format!("{}/{tool_name}", s.name)),
-                        t.get()
-                    ));
+                match crate::commands::list_items(&client, crate::commands::Listing::Tools).await {
+                    Ok(t) => lists.push(ServerTools {
+                        name: &s.name,
+                        instructions: client.server().and_then(|i| i.instructions.clone()),
+                        tools: crate::config::offered_tools(&s.config, t),
+                    }),
+                    Err(f) => eprintln!("mcp: server {:?}: {}", line(&s.name), why(&f)),
                 }
             }
             Outcome::Failed(why) => {
@@ -246,13 +251,61 @@ async fn tools(host: &Host, started: &[Started], json: bool, verbose: bool) -> R
             Outcome::Disabled => {}
         }
     }
+    // The (server, tool) positions to print, in order.
+    let order: Vec<(usize, usize)> = match search {
+        None => lists
+            .iter()
+            .enumerate()
+            .flat_map(|(s, l)| (0..l.tools.len()).map(move |t| (s, t)))
+            .collect(),
+        Some(search) => {
+            let listed: Vec<crate::search::Listed<'_>> = lists
+                .iter()
+                .map(|l| crate::search::Listed {
+                    server: l.name,
+                    instructions: l.instructions.as_deref(),
+                    tools: &l.tools,
+                })
+                .collect();
+            crate::search::rank(&listed, &search.query, search.limit)
+        }
+    };
+    let picked = order
+        .into_iter()
+        .filter_map(|(s, t)| lists.get(s).and_then(|l| Some((l.name, l.tools.get(t)?))));
     if json {
-        let raw: Vec<Box<RawValue>> = listed
-            .into_iter()
-            .filter_map(|l| RawValue::from_string(l).ok())
+        let enc = |v: &str| serde_json::to_string(v).unwrap_or_default();
+        let raw: Vec<Box<RawValue>> = picked
+            .filter_map(|(server, t)| {
+                let tool_name = Object::parse(t.get())
+                    .ok()
+                    .and_then(|o| o.str("name"))
+                    .unwrap_or_default();
+                RawValue::from_string(format!(
+                    "{{\"server\":{},\"name\":{},\"tool\":{}}}",
+                    enc(server),
+                    enc(&format!("{server}/{tool_name}")),
+                    t.get()
+                ))
+                .ok()
+            })
             .collect();
         out_json(|w| write_pretty_array(w, raw.iter().map(|b| &**b)));
+    } else if search.is_none() {
+        let mut text = String::new();
+        for l in &lists {
+            text.push_str(&human::tools(&l.tools, verbose, &format!("{}/", l.name)));
+        }
+        out(&text);
     } else {
+        let mut text = String::new();
+        for (server, t) in picked {
+            let one = std::slice::from_ref(t);
+            text.push_str(&human::tools(one, verbose, &format!("{server}/")));
+        }
+        if text.is_empty() {
+            text = human::tools(&[], verbose, "");
+        }
         out(&text);
     }
     none_ready(started).map_or(Ok(()), Err)

@@ -54,6 +54,7 @@ mod form;
 mod handler;
 mod human;
 mod progress;
+mod search;
 mod tasks;
 #[cfg(feature = "otel")]
 mod telemetry;
@@ -259,7 +260,7 @@ fn pick(mut opts: Options) -> Result<Pick, Failure> {
         opts.server = Server::Configured(Box::new(server));
         return Ok(Pick::One(opts));
     }
-    if matches!(opts.command, Command::Servers | Command::Tools) {
+    if matches!(opts.command, Command::Servers | Command::Tools(_)) {
         return Ok(Pick::All(opts, configured));
     }
     // `call <server>/<tool>`, as `mcp tools` lists it.

@@ -39,6 +39,22 @@ fn tools_with_an_app_ui_are_marked_and_a_call_says_where_the_ui_is() {
     ] {
         assert!(r.stdout.contains(&want), "{want:?} in\n{}", r.stdout);
     }
+    // `--search` finds the model's tools only.
+    let r = mcp(&[
+        "--stdio",
+        &apps,
+        "--protocol",
+        LEGACY,
+        "tools",
+        "--search",
+        "refresh the dashboard",
+    ]);
+    assert_code(&r, 0);
+    assert!(
+        r.stdout.contains("get_weather") && !r.stdout.contains("refresh_dashboard"),
+        "{}",
+        r.stdout
+    );
 
     let r = mcp(&[
         "--stdio",

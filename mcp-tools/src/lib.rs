@@ -248,6 +248,7 @@ mod fold;
 mod meta;
 mod names;
 mod schema;
+pub mod search;
 mod task;
 pub mod tokens;
 mod tool;
@@ -269,6 +270,7 @@ pub use names::{
     Filter, Glob, MAX_TOOL_NAME_LEN, SEGMENT_SEPARATORS, is_valid_model_name, sanitize_name,
 };
 pub use schema::{MAX_REPORTED_PROBLEMS, check_arguments};
+pub use search::SearchHit;
 pub use task::{TaskPoll, ToolTask};
 pub use tokens::estimate_tokens;
 pub use tool::{McpTool, Tool, ToolFuture, ToolOptions, ToolOutput, ToolProgressFn};

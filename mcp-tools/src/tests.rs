@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 
 use crate::fold::base64_decoded_len;
 use crate::names::with_suffix;
-use crate::toolbox::{NamingInput, assign_names};
+use crate::names::{NamingInput, assign_names};
 use crate::*;
 
 fn result(v: Value) -> CallToolResult {

@@ -2,7 +2,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, RwLock, Weak};
+use std::sync::{Arc, Mutex, OnceLock, RwLock, Weak};
 
 use mcp_client::{Client, ClientError, ListKind, ResponseFuture};
 use mcp_proto::Era;
@@ -14,7 +14,8 @@ use crate::budget::{ResultStore, ResultsConfig, ServerBudgets};
 use crate::error::{ToolError, ToolboxError};
 use crate::export::{ModelApi, ModelTool};
 use crate::meta::{Meta, free_name};
-use crate::names::{Filter, MAX_TOOL_NAME_LEN, sanitize_name, with_suffix};
+use crate::names::{Filter, NamingInput, assign_names};
+use crate::search::{SearchHit, ToolIndex};
 use crate::tool::{AttemptError, McpTool, ToolOptions, ToolOutput};
 
 /// What to do when two tools end up with the same model-facing name (after
@@ -378,6 +379,29 @@ impl Toolbox {
             server: tool.server().unwrap_or_default().to_owned(),
             tool: tool.wire_name().to_owned(),
         })
+    }
+
+    /// The tools that best match `query` (words as a person would write
+    /// them), best first, at most `limit`; after listing again any server
+    /// that said its tools changed. What a tool is matched on, and how, is
+    /// in the [`search`](crate::search) module's docs. The index is built at
+    /// the first search after each listing and kept until the next.
+    pub async fn search(&self, query: &str, limit: usize) -> Vec<SearchHit> {
+        self.inner.refresh_stale().await;
+        let catalog = self.inner.snapshot();
+        catalog
+            .search_index()
+            .search(query, limit)
+            .into_iter()
+            .filter_map(|hit| {
+                let tool = catalog.tools.get(hit.id)?.clone();
+                Some(SearchHit {
+                    name: crate::Tool::name(&tool).to_owned(),
+                    tool,
+                    score: hit.score,
+                })
+            })
+            .collect()
     }
 
     /// The name collisions of the last listing.
@@ -749,6 +773,9 @@ struct Catalog {
     read_result: Option<Arc<str>>,
     /// Keys shared with the tools' own names (no second copy).
     index: HashMap<Arc<str>, usize>,
+    /// The search index of `tools`, built at the first search of this
+    /// listing (a new listing is a new catalog, so it is never stale).
+    search: OnceLock<ToolIndex>,
     /// Each server's last listing, in server order.
     lists: Vec<Arc<Vec<mcp_proto::schema::Tool>>>,
     collisions: Vec<Collision>,
@@ -831,105 +858,31 @@ impl Catalog {
             budgets,
             read_result,
             index,
+            search: OnceLock::new(),
             lists,
             collisions,
         }
     }
-}
 
-/// One server's tool names, for [`assign_names`].
-#[derive(Debug)]
-pub(crate) struct NamingInput<'a> {
-    pub(crate) server: &'a str,
-    pub(crate) prefix: &'a str,
-    pub(crate) filter: &'a Filter,
-    pub(crate) tools: Vec<&'a str>,
-    /// Indices into `tools` of the tools no model may see (ascending).
-    pub(crate) app_only: Vec<usize>,
-}
-
-/// A model-facing name given to `tools[tool]` of `input[server]`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Assigned {
-    pub(crate) server: usize,
-    pub(crate) tool: usize,
-    pub(crate) name: String,
-}
-
-/// Names every kept tool, deterministically: servers in order, tools in
-/// listing order. A first pass gives each tool its sanitized
-/// `prefix + name` if still free; a second pass renames (or drops) the
-/// losers, so a generated `x_2` never takes a name a real tool has.
-pub(crate) fn assign_names(
-    input: &[NamingInput<'_>],
-    policy: OnCollision,
-) -> (Vec<Assigned>, Vec<Collision>) {
-    let mut taken: HashMap<String, (usize, usize)> = HashMap::new();
-    let mut slots: Vec<Option<Assigned>> = Vec::new();
-    let mut losers = Vec::new();
-    for (si, server) in input.iter().enumerate() {
-        for (ti, tool) in server.tools.iter().enumerate() {
-            if !server.filter.allows(tool) || server.app_only.binary_search(&ti).is_ok() {
-                continue;
-            }
-            let name = sanitize_name(&format!("{}{}", server.prefix, tool));
-            if taken.contains_key(&name) {
-                losers.push((slots.len(), si, ti, name));
-                slots.push(None);
-            } else {
-                taken.insert(name.clone(), (si, ti));
-                slots.push(Some(Assigned {
-                    server: si,
-                    tool: ti,
-                    name,
-                }));
-            }
-        }
-    }
-    let mut collisions = Vec::new();
-    for (slot, si, ti, name) in losers {
-        let &(wsi, wti) = match taken.get(&name) {
-            Some(w) => w,
-            None => continue,
-        };
-        let renamed_to = match policy {
-            OnCollision::Drop => None,
-            OnCollision::Rename => {
-                let mut n = 2;
-                let mut candidate = with_suffix(&name, n);
-                while taken.contains_key(&candidate) {
-                    n += 1;
-                    candidate = with_suffix(&name, n);
+    /// The search index, built once per catalog: the tools, with their
+    /// servers' names and instructions.
+    fn search_index(&self) -> &ToolIndex {
+        self.search.get_or_init(|| {
+            let mut b = ToolIndex::builder();
+            let mut current: Option<&str> = None;
+            for (i, tool) in self.tools.iter().enumerate() {
+                if current != tool.server() {
+                    current = tool.server();
+                    let info = tool.client().server();
+                    let name = match &info {
+                        Some(i) => format!("{} {}", current.unwrap_or(""), i.implementation.name),
+                        None => current.unwrap_or("").to_owned(),
+                    };
+                    b.server(&name, info.as_ref().and_then(|i| i.instructions.as_deref()));
                 }
-                debug_assert!(candidate.len() <= MAX_TOOL_NAME_LEN);
-                taken.insert(candidate.clone(), (si, ti));
-                if let Some(s) = slots.get_mut(slot) {
-                    *s = Some(Assigned {
-                        server: si,
-                        tool: ti,
-                        name: candidate.clone(),
-                    });
-                }
-                Some(candidate)
+                b.tool(i, tool.definition());
             }
-        };
-        let get = |s: usize, t: usize| {
-            input
-                .get(s)
-                .map(|i| (i.server, i.tools.get(t).copied().unwrap_or_default()))
-                .unwrap_or_default()
-        };
-        let (winner_server, winner_tool) = get(wsi, wti);
-        let (server, tool) = get(si, ti);
-        tracing::debug!(name = %name, server, tool, winner_server, winner_tool, renamed_to = ?renamed_to, "tool name collision");
-        collisions.push(Collision {
-            name,
-            winner_server: winner_server.to_owned(),
-            winner_tool: winner_tool.to_owned(),
-            server: server.to_owned(),
-            tool: tool.to_owned(),
-            renamed_to,
-        });
+            b.build()
+        })
     }
-    (slots.into_iter().flatten().collect(), collisions)
 }

@@ -80,6 +80,17 @@ async fn app_only_tools_never_reach_the_model_and_stay_callable_for_the_app() {
         assert!(e.contains("get_weather"), "{e}");
         assert!(!e.contains(APP_ONLY), "an app-only tool in an export: {e}");
     }
+    // Search: the words of its description find the model's tools only.
+    let hits: Vec<String> = toolbox
+        .search("refresh the dashboard data", 10)
+        .await
+        .into_iter()
+        .map(|h| h.name)
+        .collect();
+    assert!(
+        !hits.is_empty() && !hits.iter().any(|n| n == APP_ONLY),
+        "{hits:?}"
+    );
     let bare: Vec<String> = McpTool::list(&client)
         .await
         .unwrap()

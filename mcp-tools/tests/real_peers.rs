@@ -91,6 +91,18 @@ async fn server_everything_and_the_python_sdk_as_one_toolbox() {
     );
     assert_eq!(toolbox.resolve("ev_get-sum").unwrap().tool, "get-sum");
 
+    // Search answers with model-facing names, over both servers; a filtered
+    // tool is not found.
+    let hits = toolbox.search("add up two numbers", 3).await;
+    assert_eq!(hits[0].name, "ev_get-sum", "{hits:?}");
+    assert_eq!(hits[0].tool.wire_name(), "get-sum");
+    assert!(hits.windows(2).all(|w| w[0].score >= w[1].score));
+    let hits = toolbox.search("long running operation", 10).await;
+    assert!(
+        hits.iter().all(|h| !h.name.starts_with("ev_trigger-")),
+        "{hits:?}"
+    );
+
     // Definitions keep the server's schema verbatim.
     let openai = toolbox.openai_tools().await;
     let echo = openai
@@ -210,6 +222,11 @@ async fn toolbox_follows_a_changing_tool_set(choice: VersionChoice, era: Era) {
         tools.iter().map(|t| t.name().to_owned()).collect()
     };
     assert_eq!(names(toolbox.tools().await), ["unlock"]);
+    let found = |hits: Vec<mcp_tools::SearchHit>| -> Vec<String> {
+        hits.into_iter().map(|h| h.name).collect()
+    };
+    // The index is built here, before the change...
+    assert!(!found(toolbox.search("say hello", 5).await).contains(&"hello".to_owned()));
     let err = toolbox.call("hello", json!({})).await.unwrap_err();
     assert!(matches!(err, ToolError::NotFound { .. }), "{err:?}");
 
@@ -231,6 +248,9 @@ async fn toolbox_follows_a_changing_tool_set(choice: VersionChoice, era: Era) {
         }
     }
     assert!(announced, "no tools/list_changed arrived ({era:?})");
+    // ...and follows it: the search lists again and finds the new tool.
+    assert_eq!(found(toolbox.search("say hello", 5).await)[0], "hello");
+    assert!(!toolbox.is_stale());
     assert_eq!(names(toolbox.tools().await), ["unlock", "hello"]);
     let out = toolbox.call("hello", json!({})).await.unwrap();
     assert_eq!(out.text, "hello from a new tool");
