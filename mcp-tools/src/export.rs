@@ -6,6 +6,7 @@ use mcp_proto::RawJson;
 use serde_json::Value;
 
 use crate::meta::Meta;
+use crate::tokens::estimate_tokens;
 use crate::tool::{McpTool, Tool, schema_value};
 
 /// A tool in the OpenAI Chat Completions function-calling shape:
@@ -45,6 +46,9 @@ pub enum ModelApi {
     /// Anthropic Messages: `{"name", "description", "input_schema"}` (what
     /// [`anthropic_tool`] builds as a `Value`).
     Anthropic,
+    /// OpenAI Responses: `{"type": "function", "name", "description",
+    /// "parameters"}` (the Chat Completions members, flat).
+    OpenAiResponses,
 }
 
 /// A tool as a model API takes it, ready to be serialized into the request
@@ -73,6 +77,8 @@ pub enum ModelApi {
 pub struct ModelTool {
     entry: Entry,
     api: ModelApi,
+    /// `defer_loading: true` (Anthropic, OpenAI Responses).
+    deferred: bool,
 }
 
 /// What a [`ModelTool`] writes.
@@ -82,6 +88,58 @@ enum Entry {
     Mcp(McpTool),
     /// One of the toolbox's own tools, under the name it got.
     Meta(Arc<str>, Meta),
+    /// A provider's own tool (its tool search), written as is.
+    Native(NativeSearch),
+}
+
+/// A model provider's built-in tool search: written into the tools array as
+/// the provider documents it, and run by the provider, not by the toolbox
+/// ([`Deferred::native_definitions`](crate::Deferred::native_definitions)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum NativeSearch {
+    /// Anthropic's BM25 tool search tool:
+    /// `{"type": "tool_search_tool_bm25_20251119", "name": "tool_search_tool_bm25"}`
+    /// (beta header `advanced-tool-use-2025-11-20`).
+    AnthropicBm25,
+    /// Anthropic's regex tool search tool:
+    /// `{"type": "tool_search_tool_regex_20251119", "name": "tool_search_tool_regex"}`.
+    AnthropicRegex,
+    /// OpenAI's hosted tool search (Responses API, gpt-5.4 and later):
+    /// `{"type": "tool_search"}`.
+    OpenAiHosted,
+}
+
+impl NativeSearch {
+    /// The model API it belongs to.
+    pub fn api(self) -> ModelApi {
+        match self {
+            NativeSearch::AnthropicBm25 | NativeSearch::AnthropicRegex => ModelApi::Anthropic,
+            NativeSearch::OpenAiHosted => ModelApi::OpenAiResponses,
+        }
+    }
+
+    /// Its name in the tools array (`tool_search` for OpenAI's, which has none).
+    pub fn name(self) -> &'static str {
+        match self {
+            NativeSearch::AnthropicBm25 => "tool_search_tool_bm25",
+            NativeSearch::AnthropicRegex => "tool_search_tool_regex",
+            NativeSearch::OpenAiHosted => "tool_search",
+        }
+    }
+
+    /// Its entry in the tools array.
+    fn json(self) -> &'static str {
+        match self {
+            NativeSearch::AnthropicBm25 => {
+                r#"{"type":"tool_search_tool_bm25_20251119","name":"tool_search_tool_bm25"}"#
+            }
+            NativeSearch::AnthropicRegex => {
+                r#"{"type":"tool_search_tool_regex_20251119","name":"tool_search_tool_regex"}"#
+            }
+            NativeSearch::OpenAiHosted => r#"{"type":"tool_search"}"#,
+        }
+    }
 }
 
 impl ModelTool {
@@ -90,6 +148,7 @@ impl ModelTool {
         ModelTool {
             entry: Entry::Mcp(tool),
             api,
+            deferred: false,
         }
     }
 
@@ -98,7 +157,31 @@ impl ModelTool {
         ModelTool {
             entry: Entry::Meta(name, meta),
             api,
+            deferred: false,
         }
+    }
+
+    /// A provider's tool search.
+    pub(crate) fn native(search: NativeSearch) -> Self {
+        ModelTool {
+            entry: Entry::Native(search),
+            api: search.api(),
+            deferred: false,
+        }
+    }
+
+    /// The same, written with `defer_loading: true` (the provider's tool
+    /// search finds it; it is not in the model's context until then). Only
+    /// Anthropic's and OpenAI Responses' shapes have the member; a Chat
+    /// Completions tool is written as before.
+    pub(crate) fn deferred(mut self) -> Self {
+        self.deferred = true;
+        self
+    }
+
+    /// Whether it is written with `defer_loading: true`.
+    pub fn is_deferred(&self) -> bool {
+        self.deferred && self.api != ModelApi::OpenAiChat
     }
 
     /// The name the model calls it by.
@@ -106,17 +189,19 @@ impl ModelTool {
         match &self.entry {
             Entry::Mcp(t) => Tool::name(t),
             Entry::Meta(name, _) => name,
+            Entry::Native(n) => n.name(),
         }
     }
 
     /// The server's tool it is, or `None` for one of the toolbox's own
-    /// tools (`read_result` for result budgets, `search_tools` for
-    /// deferred loading), which [`Toolbox::call`](crate::Toolbox::call)
-    /// answers itself.
+    /// tools (`read_result` for result budgets, `search_tools` for deferred
+    /// loading: [`Toolbox::call`](crate::Toolbox::call) and
+    /// [`Deferred::call`](crate::Deferred::call) answer them) or a
+    /// provider's tool search (the provider runs it).
     pub fn mcp_tool(&self) -> Option<&McpTool> {
         match &self.entry {
             Entry::Mcp(t) => Some(t),
-            Entry::Meta(..) => None,
+            Entry::Meta(..) | Entry::Native(_) => None,
         }
     }
 
@@ -125,84 +210,119 @@ impl ModelTool {
         self.api
     }
 
+    /// Its definition's estimated tokens: [`estimate_tokens`] of the JSON
+    /// it serializes to. What a model API adds around each definition (its
+    /// own framing, which differs between APIs and is not published) is not
+    /// counted.
+    pub fn estimated_tokens(&self) -> usize {
+        serde_json::to_string(self).map_or(0, |j| estimate_tokens(&j))
+    }
+
     /// As a `serde_json::Value` (decodes the schema: prefer serializing
     /// the `ModelTool` itself).
     pub fn to_value(&self) -> Value {
-        let (name, description, schema) = self.parts();
-        let mut f = serde_json::Map::new();
-        f.insert("name".into(), Value::from(name));
-        if let Some(d) = description {
-            f.insert("description".into(), Value::from(d));
-        }
-        let schema = schema_value(schema);
-        match self.api {
-            ModelApi::OpenAiChat => {
-                f.insert("parameters".into(), schema);
-                serde_json::json!({"type": "function", "function": Value::Object(f)})
-            }
-            ModelApi::Anthropic => {
-                f.insert("input_schema".into(), schema);
-                Value::Object(f)
-            }
-        }
+        serde_json::to_value(self).unwrap_or(Value::Null)
     }
 
-    /// Name, description and input schema.
-    fn parts(&self) -> (&str, Option<&str>, &RawJson) {
+    /// Name, description and input schema (`None` for a provider's tool).
+    fn parts(&self) -> Option<(&str, Option<&str>, &RawJson)> {
         match &self.entry {
-            Entry::Mcp(t) => (Tool::name(t), Tool::description(t), Tool::input_schema(t)),
-            Entry::Meta(name, m) => (name, Some(m.description()), m.schema()),
+            Entry::Mcp(t) => Some((Tool::name(t), Tool::description(t), Tool::input_schema(t))),
+            Entry::Meta(name, m) => Some((name, Some(m.description()), m.schema())),
+            Entry::Native(_) => None,
         }
     }
+}
+
+/// The tools of `tools` (in order of preference) whose definitions fit in
+/// `max_tokens` together, by [`ModelTool::estimated_tokens`]: each is taken
+/// if it still fits, so one too large is skipped and smaller ones after it
+/// may still come in.
+///
+/// ```no_run
+/// # async fn f(toolbox: mcp_tools::Toolbox) {
+/// use mcp_tools::{ModelApi, fit_tools};
+/// // The most-used tools first, as many as fit in 2,000 tokens.
+/// let always = fit_tools(toolbox.definitions(ModelApi::Anthropic).await, 2_000);
+/// # let _ = always; }
+/// ```
+pub fn fit_tools(tools: impl IntoIterator<Item = ModelTool>, max_tokens: usize) -> Vec<ModelTool> {
+    let mut left = max_tokens;
+    tools
+        .into_iter()
+        .filter(|t| {
+            let n = t.estimated_tokens();
+            let fits = n <= left;
+            if fits {
+                left -= n;
+            }
+            fits
+        })
+        .collect()
 }
 
 impl serde::Serialize for ModelTool {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
-        let (name, description, schema) = self.parts();
+        let Some((name, description, schema)) = self.parts() else {
+            let Entry::Native(n) = &self.entry else {
+                return s.serialize_unit();
+            };
+            let raw: &serde_json::value::RawValue =
+                serde_json::from_str(n.json()).map_err(serde::ser::Error::custom)?;
+            return raw.serialize(s);
+        };
+        let def = |kind, schema_key| Definition {
+            kind,
+            name,
+            description,
+            schema,
+            schema_key,
+            deferred: self.is_deferred(),
+        };
         match self.api {
             ModelApi::OpenAiChat => {
                 let mut m = s.serialize_map(Some(2))?;
                 m.serialize_entry("type", "function")?;
-                m.serialize_entry(
-                    "function",
-                    &Definition {
-                        name,
-                        description,
-                        schema,
-                        schema_key: "parameters",
-                    },
-                )?;
+                m.serialize_entry("function", &def(None, "parameters"))?;
                 m.end()
             }
-            ModelApi::Anthropic => Definition {
-                name,
-                description,
-                schema,
-                schema_key: "input_schema",
-            }
-            .serialize(s),
+            ModelApi::OpenAiResponses => def(Some("function"), "parameters").serialize(s),
+            ModelApi::Anthropic => def(None, "input_schema").serialize(s),
         }
     }
 }
 
-/// `{"name", "description", <schema_key>}` with the schema verbatim.
+/// `{["type",] "name", "description", <schema_key> [, "defer_loading"]}`
+/// with the schema verbatim.
 struct Definition<'a> {
+    kind: Option<&'static str>,
     name: &'a str,
     description: Option<&'a str>,
     schema: &'a RawJson,
     schema_key: &'static str,
+    deferred: bool,
 }
 
 impl serde::Serialize for Definition<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
-        let mut m = s.serialize_map(Some(2 + usize::from(self.description.is_some())))?;
+        let n = 2
+            + usize::from(self.kind.is_some())
+            + usize::from(self.description.is_some())
+            + usize::from(self.deferred);
+        let mut m = s.serialize_map(Some(n))?;
+        if let Some(kind) = self.kind {
+            m.serialize_entry("type", kind)?;
+        }
         m.serialize_entry("name", self.name)?;
         if let Some(d) = self.description {
             m.serialize_entry("description", d)?;
         }
         m.serialize_entry(self.schema_key, self.schema)?;
+        if self.deferred {
+            m.serialize_entry("defer_loading", &true)?;
+        }
         m.end()
     }
 }

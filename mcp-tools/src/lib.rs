@@ -242,6 +242,7 @@
 
 mod apps;
 mod budget;
+pub mod deferred;
 mod error;
 mod export;
 mod fold;
@@ -263,8 +264,9 @@ mod tests;
 
 pub use apps::{UiResource, UiResourceError, read_ui_resource};
 pub use budget::{Cut, DEFAULT_KEPT_BYTES, DEFAULT_KEPT_RESULTS, MIN_RESULT_BUDGET};
+pub use deferred::{Deferred, DeferredOptions};
 pub use error::{ToolError, ToolboxError};
-pub use export::{ModelApi, ModelTool, anthropic_tool, openai_function};
+pub use export::{ModelApi, ModelTool, NativeSearch, anthropic_tool, fit_tools, openai_function};
 pub use fold::{base64_decoded_len, fold_result};
 pub use names::{
     Filter, Glob, MAX_TOOL_NAME_LEN, SEGMENT_SEPARATORS, is_valid_model_name, sanitize_name,

@@ -15,6 +15,8 @@ use mcp_proto::RawJson;
 pub(crate) enum Meta {
     /// `read_result`: more of a result that was cut to its budget.
     ReadResult,
+    /// `search_tools`: find tools by what they do and load them.
+    SearchTools,
 }
 
 impl Meta {
@@ -22,6 +24,7 @@ impl Meta {
     pub(crate) fn base_name(self) -> &'static str {
         match self {
             Meta::ReadResult => "read_result",
+            Meta::SearchTools => "search_tools",
         }
     }
 
@@ -32,16 +35,26 @@ impl Meta {
                 "Reads more of a tool result that was cut short. A cut result ends with a note \
                  giving its id and the offset where it stopped; call this with both to read on."
             }
+            Meta::SearchTools => {
+                "Searches the tools you can use but do not see yet, by what you want to do, and \
+                 loads the best matches: their definitions come back, and you can call them from \
+                 the next turn on. Search again with other words if none fits."
+            }
         }
     }
 
     /// The JSON Schema of its arguments.
     pub(crate) fn schema(self) -> &'static RawJson {
         static READ: OnceLock<RawJson> = OnceLock::new();
+        static SEARCH: OnceLock<RawJson> = OnceLock::new();
         let (cell, text) = match self {
             Meta::ReadResult => (
                 &READ,
                 r#"{"type":"object","properties":{"id":{"type":"string","description":"The result's id, from the note at its end."},"offset":{"type":"integer","minimum":0,"description":"Where to go on from, from the same note."}},"required":["id","offset"],"additionalProperties":false}"#,
+            ),
+            Meta::SearchTools => (
+                &SEARCH,
+                r#"{"type":"object","properties":{"query":{"type":"string","description":"What you want to do, in a few words."},"limit":{"type":"integer","minimum":1,"maximum":20,"description":"How many tools to load at most (default 5)."}},"required":["query"],"additionalProperties":false}"#,
             ),
         };
         cell.get_or_init(|| {
@@ -71,10 +84,11 @@ mod tests {
 
     #[test]
     fn schemas_are_json_objects_and_names_avoid_server_tools() {
-        let m = Meta::ReadResult;
-        let v: serde_json::Value = m.schema().decode().unwrap_or_default();
-        assert_eq!(v["type"], "object", "{m:?}");
-        assert!(crate::is_valid_model_name(m.base_name()));
+        for m in [Meta::ReadResult, Meta::SearchTools] {
+            let v: serde_json::Value = m.schema().decode().unwrap_or_default();
+            assert_eq!(v["type"], "object", "{m:?}");
+            assert!(crate::is_valid_model_name(m.base_name()));
+        }
         let taken = ["read_result", "read_result_2"];
         assert_eq!(
             &*free_name("read_result", |n| taken.contains(&n)),

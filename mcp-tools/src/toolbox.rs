@@ -493,7 +493,11 @@ impl Toolbox {
         self.definitions(ModelApi::Anthropic).await
     }
 
-    async fn definitions(&self, api: ModelApi) -> Vec<ModelTool> {
+    /// Every tool in `api`'s shape ([`openai_definitions`](Self::openai_definitions)
+    /// and [`anthropic_definitions`](Self::anthropic_definitions) for one
+    /// API each; [`ModelApi::OpenAiResponses`] for OpenAI's Responses API),
+    /// with the toolbox's own (`read_result` when a result budget is set).
+    pub async fn definitions(&self, api: ModelApi) -> Vec<ModelTool> {
         self.inner.refresh_stale().await;
         let catalog = self.inner.snapshot();
         let mut all: Vec<ModelTool> = catalog
@@ -501,10 +505,16 @@ impl Toolbox {
             .iter()
             .map(|t| ModelTool::new(t.clone(), api))
             .collect();
-        if let Some(name) = &catalog.read_result {
-            all.push(ModelTool::meta(name.clone(), Meta::ReadResult, api));
-        }
+        all.extend(self.own_definitions(api));
         all
+    }
+
+    /// The toolbox's own tools in `api`'s shape, as of the last listing:
+    /// `read_result` when a result budget is set.
+    pub(crate) fn own_definitions(&self, api: ModelApi) -> Option<ModelTool> {
+        let catalog = self.inner.snapshot();
+        let name = catalog.read_result.as_ref()?;
+        Some(ModelTool::meta(name.clone(), Meta::ReadResult, api))
     }
 }
 

@@ -12,7 +12,10 @@ use std::time::Duration;
 
 use mcp_client::{Client, VersionChoice};
 use mcp_proto::{Era, ProtocolVersion};
-use mcp_tools::{Filter, Server, Tool, ToolError, Toolbox, estimate_tokens, is_valid_model_name};
+use mcp_tools::{
+    DeferredOptions, Filter, ModelApi, ModelTool, Server, Tool, ToolError, Toolbox,
+    estimate_tokens, is_valid_model_name,
+};
 use mcp_transport_stdio::{ServerCommand, Stderr, StdioTransport};
 use serde_json::json;
 
@@ -255,6 +258,44 @@ async fn toolbox_follows_a_changing_tool_set(choice: VersionChoice, era: Era) {
     let out = toolbox.call("hello", json!({})).await.unwrap();
     assert_eq!(out.text, "hello from a new tool");
     client.close().await;
+}
+
+/// Deferred loading over server-everything: the model starts with
+/// `search_tools` only, finds `echo` by what it does, sees it the next
+/// turn and calls it.
+#[tokio::test]
+async fn deferred_loading_finds_and_loads_a_real_servers_tool() {
+    let Some(ev) = everything() else {
+        return;
+    };
+    let toolbox = Toolbox::builder()
+        .server(Server::new("everything", connect(ev).await))
+        .build()
+        .await
+        .unwrap();
+    let conversation = toolbox.deferred(DeferredOptions::new());
+    let names = |defs: Vec<ModelTool>| -> Vec<String> {
+        defs.iter().map(|t| t.name().to_owned()).collect()
+    };
+    assert_eq!(
+        names(conversation.definitions(ModelApi::OpenAiChat).await),
+        ["search_tools"]
+    );
+    let out = conversation
+        .call(
+            "search_tools",
+            json!({"query": "repeat back the message I give", "limit": 3}),
+        )
+        .await
+        .unwrap();
+    assert!(out.text.contains(r#""name":"echo""#), "{}", out.text);
+    let next = names(conversation.definitions(ModelApi::OpenAiChat).await);
+    assert!(next.contains(&"echo".to_owned()), "{next:?}");
+    let out = conversation
+        .call("echo", json!({"message": "deferred"}))
+        .await
+        .unwrap();
+    assert!(out.text.contains("deferred"), "{}", out.text);
 }
 
 /// A 5 MiB text result (the Python SDK's `blob` tool) reaches the model as
