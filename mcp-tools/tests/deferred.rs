@@ -125,6 +125,19 @@ async fn a_turn_starts_with_at_most_5_percent_of_the_catalogs_tokens() {
         start.len()
     );
     assert!(at_start * 20 <= all, "{at_start} of {all}");
+    // The same with a real tokenizer (OpenAI's o200k_base).
+    let o200k = tiktoken_rs::o200k_base().unwrap();
+    let real = |defs: &[ModelTool]| {
+        o200k
+            .encode_ordinary(&serde_json::to_string(defs).unwrap())
+            .len()
+    };
+    let (all_real, start_real) = (real(&everything), real(&start));
+    println!(
+        "o200k: all {all_real} tokens; a turn's start: {start_real} ({:.2} %)",
+        start_real as f64 * 100.0 / all_real as f64
+    );
+    assert!(start_real * 20 <= all_real, "{start_real} of {all_real}");
 
     // The model searches; the hits are loaded for the next turn.
     let out = conversation
