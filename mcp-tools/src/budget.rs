@@ -171,7 +171,7 @@ pub(crate) fn apply(
     let link = resource_link(&out.result);
     if let Some((text, cut)) = cut_text(&out.text, budget, store, read_name, link) {
         out.text = text;
-        out.cut = Some(cut);
+        out.cut = Some(Box::new(cut));
     }
     out
 }

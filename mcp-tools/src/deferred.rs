@@ -185,7 +185,7 @@ impl Deferred {
             return self.search(name, &arguments).await;
         }
         let out = self.toolbox.call(name, arguments).await;
-        if let Some(t) = self.toolbox.get(name).filter(|_| !self.is_always(name)) {
+        if let Some(t) = self.toolbox.get(name) {
             self.load([t]);
         }
         out
@@ -205,10 +205,12 @@ impl Deferred {
     }
 
     /// Marks `tools` used, the last most recently, and unloads the least
-    /// recently used past the bounds (never the last one marked).
+    /// recently used past the bounds (never the last one marked). An
+    /// always-loaded tool is not in the set.
     fn load(&self, tools: impl IntoIterator<Item = crate::McpTool>) {
         let mut loaded = self.lock();
-        for t in tools {
+        // The always-loaded tools are offered anyway: they take no room.
+        for t in tools.into_iter().filter(|t| !self.is_always(t.name())) {
             let name: Arc<str> = Arc::from(t.name());
             let tokens = ModelTool::new(t, ModelApi::Anthropic).estimated_tokens();
             loaded.retain(|(n, _)| *n != name);

@@ -137,6 +137,43 @@
 //! (-32602) makes the toolbox list that server again and retry the call
 //! once.
 //!
+//! # Deferred loading
+//!
+//! A host with twenty servers holds thousands of tools, hundreds of
+//! thousands of tokens of definitions; models choose worse past a few
+//! dozen. With deferred loading ([`Toolbox::deferred`], one [`Deferred`]
+//! per conversation) the model sees a few always-loaded tools and a
+//! `search_tools` tool; searching ([`Toolbox::search`]) returns the best
+//! matches' definitions and loads them for the following turns, within a
+//! bounded loaded set (least recently used out first; see the
+//! [`deferred`] module). On the repository's 2,000-tool catalog a turn
+//! starts with about 1 % of the definitions' tokens. It is just a tool, so
+//! it works with any model API; Anthropic's and OpenAI's Responses API
+//! also take the native form ([`Deferred::native_definitions`]:
+//! `defer_loading` and their own tool search tool). [`ModelTool::estimated_tokens`]
+//! and [`fit_tools`] size definitions ([`estimate_tokens`], within about
+//! 10 % of OpenAI's tokenizers on tool definitions).
+//!
+//! ```
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! use mcp_tools::{DeferredOptions, ModelApi, Toolbox};
+//! use serde_json::json;
+//!
+//! let toolbox = Toolbox::default(); // its servers added as usual
+//! let conversation = toolbox.deferred(DeferredOptions::new().always(["read_file"]));
+//! // Each turn: what the model is offered...
+//! let offered = conversation.definitions(ModelApi::Anthropic).await;
+//! assert_eq!(offered.iter().map(|t| t.name()).collect::<Vec<_>>(), ["search_tools"]);
+//! // ...and its calls, `search_tools` included.
+//! let out = conversation.call("search_tools", json!({"query": "tail a log file"})).await?;
+//! assert!(out.text.starts_with("No tool matches"));
+//! # Ok(()) }
+//! ```
+//!
+//! `cargo run -p examples --bin agent_tools` runs a scripted agent loop
+//! with deferred loading and result budgets against server-everything.
+//!
 //! # Result budgets
 //!
 //! A tool may return megabytes; a model should read a few thousand tokens

@@ -78,7 +78,9 @@ pub struct ToolOutput {
     pub result: CallToolResult,
     /// How `text` was cut to the tool's result budget, if it was (the
     /// [`Toolbox`](crate::Toolbox)'s budgets; `result` is never cut).
-    pub cut: Option<crate::Cut>,
+    /// Boxed: an output moves through every call's futures, and most are
+    /// not cut.
+    pub cut: Option<Box<crate::Cut>>,
 }
 
 impl ToolOutput {

@@ -257,7 +257,7 @@ fn open_listen(client: &Client) -> Option<ResponseFuture<ListenResult>> {
 /// Many MCP servers' tools as one set of model-facing tools.
 ///
 /// - **Names.** Each tool is exposed as `prefix + name`, sanitized to what
-///   model APIs accept ([`sanitize_name`]); [`resolve`](Toolbox::resolve)
+///   model APIs accept ([`sanitize_name`](crate::sanitize_name)); [`resolve`](Toolbox::resolve)
 ///   maps a model-facing name back to its server and wire name. Collisions
 ///   are resolved deterministically ([`OnCollision`]) and reported
 ///   ([`collisions`](Toolbox::collisions)).
@@ -368,7 +368,7 @@ impl Toolbox {
 
     /// The tool the model knows as `name` (no I/O).
     pub fn get(&self, name: &str) -> Option<McpTool> {
-        self.inner.snapshot().get(name).map(|(tool, _)| tool)
+        self.inner.snapshot().get(name).cloned()
     }
 
     /// Where the model-facing `name` leads: the server and the tool's own
@@ -690,16 +690,12 @@ impl Inner {
         let not_found = || ToolError::NotFound {
             name: name.to_owned(),
         };
-        let (tool, budget) = {
-            let catalog = this.snapshot();
-            match catalog.get(name) {
-                Some(found) => found,
-                None => return this.call_own(&catalog, name, &arguments),
-            }
+        let Some(tool) = this.snapshot().get(name).cloned() else {
+            return this.call_own(name, &arguments);
         };
         let first = match tool.attempt(&arguments).await {
-            Ok(out) => return Ok(this.cut(out, budget)),
-            Err(AttemptError::Final(e)) => return Err(this.cut_error(e, budget)),
+            Ok(out) => return Ok(this.cut(name, out)),
+            Err(AttemptError::Final(e)) => return Err(this.cut_error(name, e)),
             Err(AttemptError::ToolSetChanged(e)) => e,
         };
         let server = this
@@ -719,44 +715,49 @@ impl Inner {
                 source,
             });
         }
-        let (tool, budget) = this.snapshot().get(name).ok_or_else(not_found)?;
+        let tool = this.snapshot().get(name).cloned().ok_or_else(not_found)?;
         match tool.attempt(&arguments).await {
-            Ok(out) => Ok(this.cut(out, budget)),
-            Err(AttemptError::Final(e)) => Err(this.cut_error(e, budget)),
+            Ok(out) => Ok(this.cut(name, out)),
+            Err(AttemptError::Final(e)) => Err(this.cut_error(name, e)),
             Err(AttemptError::ToolSetChanged(_)) => Err(fatal(name, first)),
         }
     }
 
-    /// `out` cut to `budget` (no budget: as it is, at the cost of a branch).
-    fn cut(&self, out: ToolOutput, budget: Option<usize>) -> ToolOutput {
-        let Some(budget) = budget else {
-            return out;
-        };
-        match (&self.results.store, &self.snapshot().read_result) {
-            (Some(store), Some(read)) => crate::budget::apply(out, budget, store, read),
+    /// `out` of the tool `name` cut to its budget. A toolbox without
+    /// budgets has no store: one branch, and the output as it is.
+    #[inline]
+    fn cut(&self, name: &str, out: ToolOutput) -> ToolOutput {
+        match &self.results.store {
+            None => out,
+            Some(store) => self.cut_to_budget(store, name, out),
+        }
+    }
+
+    #[inline(never)]
+    fn cut_to_budget(&self, store: &ResultStore, name: &str, out: ToolOutput) -> ToolOutput {
+        let catalog = self.snapshot();
+        match (catalog.budget(name), &catalog.read_result) {
+            (Some(budget), Some(read)) => crate::budget::apply(out, budget, store, read),
             _ => out,
         }
     }
 
-    /// A failed call's explanation cut to `budget`.
-    fn cut_error(&self, e: ToolError, budget: Option<usize>) -> ToolError {
-        let Some(budget) = budget else {
+    /// A failed call's explanation cut like an output.
+    fn cut_error(&self, name: &str, e: ToolError) -> ToolError {
+        let (Some(store), ToolError::ToolFailed { .. }) = (&self.results.store, &e) else {
             return e;
         };
-        match (&self.results.store, &self.snapshot().read_result) {
-            (Some(store), Some(read)) => crate::budget::apply_to_error(e, budget, store, read),
+        let catalog = self.snapshot();
+        match (catalog.budget(name), &catalog.read_result) {
+            (Some(budget), Some(read)) => crate::budget::apply_to_error(e, budget, store, read),
             _ => e,
         }
     }
 
     /// A name no server's tool has: one of the toolbox's own tools, or
     /// [`ToolError::NotFound`].
-    fn call_own(
-        &self,
-        catalog: &Catalog,
-        name: &str,
-        arguments: &Value,
-    ) -> Result<ToolOutput, ToolError> {
+    fn call_own(&self, name: &str, arguments: &Value) -> Result<ToolOutput, ToolError> {
+        let catalog = self.snapshot();
         match (&catalog.read_result, &self.results.store) {
             (Some(read), Some(store)) if **read == *name => {
                 crate::budget::read_result(store, read, arguments)
@@ -792,13 +793,15 @@ struct Catalog {
 }
 
 impl Catalog {
-    /// The tool the model knows as `name`, and its result budget.
-    fn get(&self, name: &str) -> Option<(McpTool, Option<usize>)> {
-        let &i = self.index.get(name)?;
-        Some((
-            self.tools.get(i)?.clone(),
-            self.budgets.get(i).copied().flatten(),
-        ))
+    fn get(&self, name: &str) -> Option<&McpTool> {
+        self.index.get(name).and_then(|&i| self.tools.get(i))
+    }
+
+    /// The result budget of the tool the model knows as `name`.
+    fn budget(&self, name: &str) -> Option<usize> {
+        self.index
+            .get(name)
+            .and_then(|&i| self.budgets.get(i).copied().flatten())
     }
 
     fn build(
