@@ -408,7 +408,62 @@ async fn ask(
     raw.map_err(|e| Failure::from_client(&format!("{method} {what}"), &e))
 }
 
+/// How long `mcp call` still waits for the tool's UI lookup once the call
+/// is over: a listing slower than the call plus this is not waited for.
+const UI_LOOKUP_GRACE: Duration = Duration::from_secs(1);
+
+/// `mcp call`, and on a terminal's reading (not `--json`) where the tool's
+/// MCP Apps UI resource is, if it has one: looked up (`tools/list`) while
+/// the call runs, and waited for at most [`UI_LOOKUP_GRACE`] after it.
 async fn call(
+    client: &Client,
+    opts: &Options,
+    tool: &str,
+    args: Option<&str>,
+    task: bool,
+) -> Result<(), Failure> {
+    let lookup = ui_resource_of(client, tool, !opts.json);
+    tokio::pin!(lookup);
+    let call = call_tool(client, opts, tool, args, task);
+    tokio::pin!(call);
+    let mut ui = None;
+    let outcome = tokio::select! {
+        outcome = &mut call => outcome,
+        found = &mut lookup => {
+            ui = Some(found);
+            call.await
+        }
+    };
+    let ui = match ui {
+        Some(found) => found,
+        None => tokio::time::timeout(UI_LOOKUP_GRACE, lookup)
+            .await
+            .ok()
+            .flatten(),
+    };
+    if let Some(uri) = ui {
+        crate::progress::say(mcp_cli::terminal::line(&format!(
+            "UI: {uri} (`mcp read {uri}` shows its HTML)"
+        )));
+    }
+    outcome
+}
+
+/// The UI resource of `tool` (`_meta.ui.resourceUri` or the older
+/// `_meta["ui/resourceUri"]`), when `wanted`; a listing that fails is no UI.
+async fn ui_resource_of(client: &Client, tool: &str, wanted: bool) -> Option<String> {
+    if !wanted {
+        return None;
+    }
+    let tools = client
+        .list_all::<mcp_proto::schema::Tool>()
+        .await
+        .inspect_err(|e| tracing::debug!(error = %e, "tools/list for the tool's UI failed"))
+        .ok()?;
+    tools.iter().find(|t| t.name == tool)?.ui()?.resource_uri
+}
+
+async fn call_tool(
     client: &Client,
     opts: &Options,
     tool: &str,

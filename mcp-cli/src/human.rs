@@ -199,14 +199,18 @@ fn shortened(description: &str, verbose: bool) -> (String, bool) {
     (out, cut)
 }
 
-/// `tools`, each name after `prefix` (`<server>/` over several servers).
-/// A tool whose definition hides text from a person (in its name,
-/// description, schemas or annotations) gets a warning line for each
-/// member that does.
+/// `tools`, each name after `prefix` (`<server>/` over several servers), and
+/// after the signature what the tool says of MCP Apps ([`ui_mark`]). A tool
+/// whose definition hides text from a person (in its name, description,
+/// schemas or annotations) gets a warning line for each member that does.
 pub(crate) fn tools(items: &[Box<RawValue>], verbose: bool, prefix: &str) -> String {
     listing(items, "(no tools)", verbose, |t| {
         let name = t.str("name").unwrap_or_else(|| "<unnamed>".into());
-        format!("{prefix}{name}{}", signature(t.object("inputSchema")))
+        format!(
+            "{prefix}{name}{}{}",
+            signature(t.object("inputSchema")),
+            ui_mark(t)
+        )
     })
 }
 
@@ -231,6 +235,34 @@ fn hidden_warnings(raw: &RawValue, item: &Object) -> Vec<String> {
             })
         })
         .collect()
+}
+
+/// A tool's MCP Apps `_meta.ui`, read as the library reads it
+/// ([`Tool::ui`](mcp_proto::schema::Tool::ui), both spellings).
+pub(crate) fn tool_ui(t: &Object) -> Option<mcp_proto::schema::ToolUi> {
+    let meta = t.get("_meta")?;
+    let tool: mcp_proto::schema::Tool =
+        serde_json::from_str(&format!("{{\"name\":\"\",\"_meta\":{}}}", meta.get())).ok()?;
+    tool.ui()
+}
+
+/// `  [UI ui://…]` for a tool with an MCP Apps UI, `  [app only, UI ui://…]`
+/// for one no model is offered; empty for any other tool.
+fn ui_mark(t: &Object) -> String {
+    let Some(ui) = tool_ui(t) else {
+        return String::new();
+    };
+    let mut parts = Vec::new();
+    if !ui.is_model_visible() {
+        parts.push("app only".to_owned());
+    }
+    if let Some(uri) = &ui.resource_uri {
+        parts.push(format!("UI {uri}"));
+    }
+    if parts.is_empty() {
+        return String::new();
+    }
+    format!("  [{}]", parts.join(", "))
 }
 
 /// `resources`.

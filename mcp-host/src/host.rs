@@ -656,7 +656,8 @@ impl Shared {
         };
         let mut unavailable = HashMap::new();
         for (slot, tools) in down {
-            for t in tools.iter() {
+            // An app-only tool (MCP Apps) is no model's, up or down.
+            for t in tools.iter().filter(|t| t.is_model_visible()) {
                 let name = mcp_tools::sanitize_name(&format!("{}{}", slot.spec.prefix, t.name));
                 if toolbox.get(&name).is_none() {
                     unavailable

@@ -89,6 +89,19 @@ pub enum ToolError {
         /// The raw result.
         result: Box<CallToolResult>,
     },
+    /// An app (an MCP Apps UI) asked for a tool its server does not let
+    /// apps call: its `_meta.ui.visibility` leaves out `"app"`
+    /// ([`Toolbox::call_from_app`](crate::Toolbox::call_from_app)). Nothing
+    /// was sent. Not the model's: the host answers the app with it.
+    #[error(
+        "tool `{tool}` of server `{server}` is not for apps (its _meta.ui.visibility leaves out \"app\"); only the model may call it"
+    )]
+    NotForApp {
+        /// The server's name in the toolbox.
+        server: String,
+        /// The tool's own name.
+        tool: String,
+    },
     /// The call failed below the tool: protocol error, transport failure,
     /// timeout, cancellation, closed connection. The cause is the
     /// [`source`](std::error::Error::source). Fatal.

@@ -366,6 +366,8 @@ pub(crate) struct NamingInput<'a> {
     pub(crate) prefix: &'a str,
     pub(crate) filter: &'a Filter,
     pub(crate) tools: Vec<&'a str>,
+    /// Indices into `tools` of the tools no model may see (ascending).
+    pub(crate) app_only: Vec<usize>,
 }
 
 /// A model-facing name given to `tools[tool]` of `input[server]`.
@@ -389,7 +391,7 @@ pub(crate) fn assign_names(
     let mut losers = Vec::new();
     for (si, server) in input.iter().enumerate() {
         for (ti, tool) in server.tools.iter().enumerate() {
-            if !server.filter.allows(tool) {
+            if !server.filter.allows(tool) || server.app_only.binary_search(&ti).is_ok() {
                 continue;
             }
             let name = sanitize_name(&format!("{}{}", server.prefix, tool));

@@ -276,6 +276,7 @@ fn input<'a>(
         prefix,
         filter,
         tools: tools.to_vec(),
+        app_only: Vec::new(),
     }
 }
 
@@ -320,6 +321,22 @@ fn naming_round_trips_through_the_mapping() {
     assert_eq!(collisions[0].tool, "read_file");
     assert_eq!(collisions[0].winner_tool, "read file");
     assert_eq!(collisions[0].renamed_to.as_deref(), Some("read_file_2"));
+}
+
+#[test]
+fn an_app_only_tool_takes_no_name() {
+    let all = Filter::All;
+    let mut ui = input("ui", "", &all, &["refresh", "show"]);
+    ui.app_only = vec![0];
+    let servers = [ui, input("other", "", &all, &["refresh"])];
+    let (assigned, collisions) = assign_names(&servers, OnCollision::Rename);
+    let names: Vec<(usize, &str)> = assigned
+        .iter()
+        .map(|a| (a.server, a.name.as_str()))
+        .collect();
+    // The model's `refresh` is the other server's, under its own name.
+    assert_eq!(names, [(0, "show"), (1, "refresh")]);
+    assert!(collisions.is_empty());
 }
 
 #[test]

@@ -77,6 +77,11 @@ pub struct ToolOutput {
     pub text: String,
     /// The raw result, with every block and `structuredContent`.
     pub result: CallToolResult,
+    /// How `text` was cut to the tool's result budget, if it was (the
+    /// [`Toolbox`](crate::Toolbox)'s budgets; `result` is never cut).
+    /// Boxed: an output moves through every call's futures, and most are
+    /// not cut.
+    pub cut: Option<Box<crate::Cut>>,
 }
 
 impl ToolOutput {
@@ -85,6 +90,7 @@ impl ToolOutput {
         ToolOutput {
             text: fold_result(&result),
             result,
+            cut: None,
         }
     }
 
@@ -93,7 +99,11 @@ impl ToolOutput {
         let text = text.into();
         let mut result = empty_result();
         result.content.push(ContentBlock::text(text.clone()));
-        ToolOutput { text, result }
+        ToolOutput {
+            text,
+            result,
+            cut: None,
+        }
     }
 
     /// The structured result decoded as `T`, if the tool returned one
@@ -204,12 +214,15 @@ impl McpTool {
         .unwrap_or_else(|| unreachable!("index 0 of a list of one"))
     }
 
-    /// Lists `client`'s tools and wraps each one.
+    /// Lists `client`'s tools and wraps each one a model may be offered:
+    /// MCP Apps tools for their app only (`_meta.ui.visibility` without
+    /// `"model"`) are left out, as from a [`Toolbox`](crate::Toolbox).
     pub async fn list(client: &Client) -> Result<Vec<McpTool>, ClientError> {
         Ok(client
             .list_all::<mcp_proto::schema::Tool>()
             .await?
             .into_iter()
+            .filter(mcp_proto::schema::Tool::is_model_visible)
             .map(|t| McpTool::new(client.clone(), t))
             .collect())
     }
@@ -590,146 +603,10 @@ impl Tool for McpTool {
     }
 }
 
-/// A tool in the OpenAI Chat Completions function-calling shape:
-/// `{"type": "function", "function": {"name", "description", "parameters"}}`,
-/// with the input schema verbatim as `parameters`. (The Responses API takes
-/// the inner object's members at the top level next to `"type"`.)
-pub fn openai_function<T: Tool + ?Sized>(tool: &T) -> Value {
-    let mut f = serde_json::Map::new();
-    f.insert("name".into(), Value::from(tool.name()));
-    if let Some(d) = tool.description() {
-        f.insert("description".into(), Value::from(d));
-    }
-    f.insert("parameters".into(), schema_value(tool.input_schema()));
-    serde_json::json!({"type": "function", "function": Value::Object(f)})
-}
-
-/// A tool in the Anthropic Messages API shape:
-/// `{"name", "description", "input_schema"}`, with the input schema verbatim.
-pub fn anthropic_tool<T: Tool + ?Sized>(tool: &T) -> Value {
-    let mut f = serde_json::Map::new();
-    f.insert("name".into(), Value::from(tool.name()));
-    if let Some(d) = tool.description() {
-        f.insert("description".into(), Value::from(d));
-    }
-    f.insert("input_schema".into(), schema_value(tool.input_schema()));
-    Value::Object(f)
-}
-
 /// A schema's text as a `Value` (an object schema accepting anything if it
 /// does not decode, which a schema received in a message always does).
 pub(crate) fn schema_value(schema: &RawJson) -> Value {
     schema
         .decode()
         .unwrap_or_else(|_| Value::Object(serde_json::Map::new()))
-}
-
-/// Which model API's tool shape a [`ModelTool`] is written in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum ModelApi {
-    /// OpenAI Chat Completions:
-    /// `{"type": "function", "function": {"name", "description", "parameters"}}`
-    /// (what [`openai_function`] builds as a `Value`).
-    OpenAiChat,
-    /// Anthropic Messages: `{"name", "description", "input_schema"}` (what
-    /// [`anthropic_tool`] builds as a `Value`).
-    Anthropic,
-}
-
-/// A tool as a model API takes it, ready to be serialized into the request
-/// ([`Toolbox::openai_definitions`](crate::Toolbox::openai_definitions),
-/// [`Toolbox::anthropic_definitions`](crate::Toolbox::anthropic_definitions)).
-///
-/// Serializing it writes the input schema verbatim, as the server sent it:
-/// nothing is decoded. An agent sends every tool's definition on every turn;
-/// building them as `serde_json::Value`s ([`openai_function`]) decodes each
-/// schema into a tree and encodes it again, some ten times the cost of
-/// encoding the schemas once (BENCHMARKS.md, catalogs), where this costs
-/// less than that one encoding. Cheap to build and clone (it shares the
-/// tool).
-///
-/// ```
-/// # async fn f(toolbox: mcp_tools::Toolbox) -> serde_json::Result<()> {
-/// let body = serde_json::json!({
-///     "model": "gpt-4.1",
-///     "messages": [{"role": "user", "content": "What changed in the repo?"}],
-///     "tools": toolbox.openai_definitions().await,
-/// });
-/// let bytes = serde_json::to_vec(&body)?; // or serde_json::to_writer(socket, ...)
-/// # let _ = bytes; Ok(()) }
-/// ```
-#[derive(Debug, Clone)]
-pub struct ModelTool {
-    tool: McpTool,
-    api: ModelApi,
-}
-
-impl ModelTool {
-    /// `tool` in `api`'s shape.
-    pub fn new(tool: McpTool, api: ModelApi) -> Self {
-        ModelTool { tool, api }
-    }
-
-    /// The tool.
-    pub fn tool(&self) -> &McpTool {
-        &self.tool
-    }
-
-    /// The API whose shape it is written in.
-    pub fn api(&self) -> ModelApi {
-        self.api
-    }
-
-    /// As a `serde_json::Value` (decodes the schema: prefer serializing
-    /// the `ModelTool` itself).
-    pub fn to_value(&self) -> Value {
-        match self.api {
-            ModelApi::OpenAiChat => openai_function(&self.tool),
-            ModelApi::Anthropic => anthropic_tool(&self.tool),
-        }
-    }
-}
-
-impl serde::Serialize for ModelTool {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeMap;
-        let t = &self.tool;
-        match self.api {
-            ModelApi::OpenAiChat => {
-                let mut m = s.serialize_map(Some(2))?;
-                m.serialize_entry("type", "function")?;
-                m.serialize_entry("function", &Definition::new(t, "parameters"))?;
-                m.end()
-            }
-            ModelApi::Anthropic => Definition::new(t, "input_schema").serialize(s),
-        }
-    }
-}
-
-/// `{"name", "description", <schema_key>}` with the schema verbatim.
-struct Definition<'a> {
-    tool: &'a McpTool,
-    schema_key: &'static str,
-}
-
-impl<'a> Definition<'a> {
-    fn new(tool: &'a McpTool, schema_key: &'static str) -> Self {
-        Definition { tool, schema_key }
-    }
-}
-
-impl serde::Serialize for Definition<'_> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeMap;
-        let t = self.tool;
-        let description = Tool::description(t);
-        let mut m = s.serialize_map(Some(2 + usize::from(description.is_some())))?;
-        m.serialize_entry("name", Tool::name(t))?;
-        if let Some(d) = description {
-            m.serialize_entry("description", d)?;
-        }
-        m.serialize_entry(self.schema_key, Tool::input_schema(t))?;
-        m.end()
-    }
 }

@@ -462,6 +462,21 @@ pub fn fastmcp_server() -> Option<PeerCommand> {
     })
 }
 
+/// `python peers/fastmcp_apps.py` on the pinned FastMCP venv: a server
+/// using MCP Apps through FastMCP's own support (a UI resource, an
+/// app-only tool, a model-only one; append `stdio`), or `None` as
+/// [`fastmcp_server`]. See the script for its tools.
+///
+/// # Panics
+///
+/// When it is missing and [`peers_required`].
+pub fn fastmcp_apps() -> Option<PeerCommand> {
+    Some(PeerCommand {
+        program: peer("fastmcp/bin/python")?,
+        args: vec![workspace_dir().join("peers/fastmcp_apps.py").into()],
+    })
+}
+
 /// `python -m uvicorn --uds <path> … python_server:socket_app`: the
 /// workspace's Python SDK server ([`python_server`]) served by uvicorn on
 /// the Unix socket `path`, at `unix://<path>#/mcp`, or `None` as

@@ -144,8 +144,12 @@ pub struct IndexHit {
 /// Whether a search may return `tool`: the one place that decides which
 /// tools an index holds (every [`ToolIndex`], so [`Toolbox::search`](crate::Toolbox::search)
 /// and `mcp tools --search` too).
-pub fn is_searchable(_tool: &Tool) -> bool {
-    true
+///
+/// A tool no model may be offered (MCP Apps: `_meta.ui.visibility` without
+/// `"model"`, [`Tool::is_model_visible`]) is never held: a search result is
+/// a model-facing surface, and `search_tools` hands its hits to the model.
+pub fn is_searchable(tool: &Tool) -> bool {
+    tool.is_model_visible()
 }
 
 /// The fields of a tool, in the order of [`Ranking::weight`].
