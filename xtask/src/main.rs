@@ -38,6 +38,10 @@
 //!   a user's own lock file gives (part of `ci`; see `newest.rs`).
 //! - `soak [--seconds N]`: the chaos soak over stdio and HTTP, both eras,
 //!   N split between the four (`xtask/src/soak.rs`).
+//! - `bench [--no-rmcp] [--pooled] [--time] [--scenario NAME]...`: the
+//!   per-call benchmark from a clone alone: a reference server, our
+//!   client, a no-framework floor and rmcp 3.11, all built here;
+//!   instructions per call with valgrind, else throughput (see `bench.rs`).
 //! - `scale [ARGS]`: the scale benchmark (100 stdio servers and 1,000 HTTP
 //!   clients in one process; see `scale.rs`).
 //! - `catalog [--no-rmcp] [--only list|convert|cold|host]...`: the catalog
@@ -47,6 +51,7 @@
 //! - `catalog-shapes`: captures the catalog server's tool shapes from real
 //!   servers' `tools/list` (pinned in `peers/` and `peers/catalog/`).
 
+mod bench;
 mod catalog;
 mod conformance;
 mod doc_facts;
@@ -78,13 +83,14 @@ fn main() -> ExitCode {
         Some("soak") => soak::soak(&args[1..]),
         Some("scale") => scale::scale(&args[1..]),
         Some("catalog") => catalog::catalog(&args[1..]),
+        Some("bench") => bench::bench(&args[1..]),
         Some("package") => release::package(),
         Some("release-check") => release::release_check(),
         Some("newest-deps") => newest::newest_deps(),
         Some("catalog-shapes") => catalog::shapes(),
         _ => {
             eprintln!(
-                "usage: cargo xtask <peers|test|conformance|fuzz|ci|features|docs|package|release-check|newest-deps|soak|scale|catalog|catalog-shapes> [args]"
+                "usage: cargo xtask <peers|test|conformance|fuzz|ci|features|docs|package|release-check|newest-deps|soak|bench|scale|catalog|catalog-shapes> [args]"
             );
             return ExitCode::from(2);
         }
