@@ -254,6 +254,11 @@ async fn exchange(request: Request<Bytes>) -> Result<Response<Bytes>, HttpError>
     let response = if https {
         let roots =
             rustls::RootCertStore::from_iter(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
+        // ring is the workspace's TLS crypto (no cmake or clang to build).
+        // rustls 0.23.48 deprecates its ring provider only to steer users to
+        // aws-lc-rs's post-quantum key exchange: the same provider, and a
+        // build with the newest dependencies stays free of warnings.
+        #[allow(deprecated)]
         let config = rustls::ClientConfig::builder_with_provider(Arc::new(
             rustls::crypto::ring::default_provider(),
         ))

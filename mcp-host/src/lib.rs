@@ -60,6 +60,31 @@
 //!   its result, or to a typed error if the task is gone (bounded by
 //!   [`DEFAULT_MAX_TICKETS`], pruned at their deadline or expiry).
 //!
+//! # Which tasks survive a host restart
+//!
+//! A ticket names a task on a server, so a task outlives the host only
+//! where its server does:
+//!
+//! - **A server that outlives the host** (Streamable HTTP: its own process,
+//!   reached over the network) still holds its tasks when a new host starts,
+//!   in memory or in its database; the new host follows the ticket on a new
+//!   connection to the task's result.
+//! - **A stdio server is the host's child** and ends with it (its stdin
+//!   closes; a host that shuts down sends SIGTERM, then SIGKILL, to its
+//!   process group). A new host spawns a new process, which knows nothing of
+//!   the old one's tasks unless the server keeps them outside its process
+//!   (in a file or a database). Following such a ticket ends at once in a
+//!   typed error, never a wait: [`HostTaskError::Client`] with
+//!   [`ClientError::Ticket`](mcp_client::ClientError::Ticket)`(`[`TicketError::Unknown`](mcp_client::TicketError::Unknown)`)`
+//!   (the new process answers `tasks/get` with -32602), and the ticket is
+//!   forgotten.
+//!
+//! So a host that must not lose long tasks across its own restarts runs
+//! their servers over HTTP, or servers that keep their tasks on disk.
+//! (`tests/tasks.rs` kills a host with SIGKILL mid-task and starts another:
+//! FastMCP over HTTP and a stdio server that keeps its tasks in a file give
+//! the result; server-everything over stdio gives `TicketError::Unknown`.)
+//!
 //! # Example
 //!
 //! ```no_run

@@ -11,7 +11,8 @@
 //! oldest go); a ticket past its deadline or expiry is dropped whenever the
 //! store changes or is opened. A ticket whose task is gone (expired,
 //! unknown to the server, past its deadline) ends in a typed error, never a
-//! wait.
+//! wait. Which servers keep a task across a host restart (those that
+//! outlive the host: HTTP) is in the [crate docs](crate#which-tasks-survive-a-host-restart).
 
 use mcp_client::{ClientError, TaskCall, TaskOptions, TaskTicket};
 use mcp_proto::Era;

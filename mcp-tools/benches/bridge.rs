@@ -2,7 +2,7 @@
 //! and a whole `Toolbox::call` against a raw `Client::call_tool` over the
 //! in-memory transport (the difference is the bridge's overhead).
 //!
-//! `cargo bench -p mcp-tools --bench bridge`
+//! `cargo bench -p mcpio-tools --bench bridge`
 
 #![allow(clippy::unwrap_used, missing_docs)]
 

@@ -25,7 +25,7 @@ pub(crate) fn eval() -> Result {
     run(cargo().args([
         "test",
         "-p",
-        "mcp-tools",
+        "mcpio-tools",
         "--test",
         "search_eval",
         "--",

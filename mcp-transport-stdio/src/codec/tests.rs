@@ -546,7 +546,7 @@ fn buffered_large_lines_are_not_shifted_line_by_line() {
 /// best-effort (one ULP off for `3.4e+44`), so a number a server sent reached
 /// the client changed. Tested here because this crate's tests, unlike
 /// mcp-proto's, do not pull in a dev-dependency that turns `float_roundtrip`
-/// on by feature unification (run it alone: `cargo test -p mcp-transport-stdio`).
+/// on by feature unification (run it alone: `cargo test -p mcpio-transport-stdio`).
 #[test]
 fn fuzz_regression_numbers_from_the_server_arrive_unchanged() {
     let mut codec = JsonLineCodec::new();
