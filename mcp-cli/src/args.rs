@@ -31,7 +31,7 @@ it talks to its built-in demo server, which it runs by spawning itself as
 const AFTER_HELP: &str = "\
 Command forms:
   mcp [info]                       mcp call <TOOL> [JSON_ARGS]
-  mcp servers                      mcp tools | resources | templates | prompts
+  mcp servers [--start|--no-start] mcp tools | resources | templates | prompts
   mcp read <URI>                   mcp prompt <NAME> [JSON_ARGS]
   mcp completions bash|zsh|fish    mcp demo-server
   mcp trust [--revoke] [FILE]...
@@ -43,6 +43,24 @@ says how to trust it. `mcp trust [FILE]...` trusts files (default: the
 project files here), remembered by path and content until the file changes,
 in $MCP_TRUST_FILE or ~/.config/mcp/trusted-configs.json; `--config FILE`
 trusts the file it names for that run. Files in your home folder are yours.
+
+--from SOURCES reads the servers other hosts keep for you instead:
+claude-code (~/.claude.json, and its servers kept for this directory),
+claude-desktop, codex (~/.codex/config.toml), cursor (~/.cursor/mcp.json),
+gemini (~/.gemini/settings.json), goose (config.yaml), vscode (the user
+profile's mcp.json), windsurf, zed (settings.json), project (the files
+above), or all; comma-separated, the first to name a server wins.
+`mcp servers --from ...` lists what each file defines and starts nothing
+(--start starts them and shows their status); `tools`, `call` and the
+others start only the servers they need, once trusted: Claude Code's
+servers for one project are trusted like a project file (`mcp trust`
+here). A key a host's format does not document gets a warning line.
+
+`mcp call TOOL key=value ...` types each value by the tool's inputSchema
+(string, number, integer, boolean, enum; an array by repeating the key;
+a.b=value inside an object), `key:=JSON` takes raw JSON, `@FILE` a JSON
+object from a file and `-` one from stdin; a key or value the schema does
+not take is refused before anything is sent (exit 2).
 
 When the server asks a question (elicitation), mcp asks it on the terminal
 as a form on stderr: Enter takes a [default], a wrong answer is asked
@@ -198,14 +216,31 @@ struct ServerArgs {
     /// the tools of every configured server as SERVER/TOOL
     #[arg(long, value_name = "NAME", global = true)]
     server: Option<String>,
+
+    /// Read the servers your hosts keep instead of the project's files:
+    /// project, claude-code, claude-desktop, codex, cursor, gemini, goose,
+    /// vscode, windsurf, zed, or all (comma-separated; the first to define
+    /// a server name wins). `servers` then lists without starting
+    #[arg(long, value_name = "SOURCES", value_parser = crate::hosts::parse, global = true)]
+    from: Option<crate::hosts::Sources>,
 }
 
 #[derive(Debug, Subcommand)]
 enum CliCommand {
     /// Server identity, negotiated protocol revision, capabilities, instructions (the default)
     Info,
-    /// Every configured server: name, transport, status, protocol revision, tools, start time
-    Servers,
+    /// Every configured server: name, transport, status, protocol revision,
+    /// tools, start time; with --from (or --no-start), each server as its
+    /// file defines it, with its source, and nothing started
+    Servers {
+        /// Start the servers to show their status (the default without --from)
+        #[arg(long)]
+        start: bool,
+        /// Only list what the files define: start nothing, trust nothing
+        /// (the default with --from)
+        #[arg(long, conflicts_with = "start")]
+        no_start: bool,
+    },
     /// Every tool, all pages
     Tools,
     /// Call a tool; progress notifications drawn as a bar on stderr. A tool
@@ -294,6 +329,9 @@ pub(crate) enum Server {
         file: Option<std::path::PathBuf>,
         /// `--server NAME`.
         name: Option<String>,
+        /// `--from`: the hosts' files (and the project's) to read instead;
+        /// empty: `--config` or the project files.
+        from: Vec<crate::hosts::Origin>,
     },
 }
 
@@ -301,7 +339,10 @@ pub(crate) enum Server {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Command {
     Info,
-    Servers,
+    /// `start`: `--start` (`Some(true)`), `--no-start` (`Some(false)`).
+    Servers {
+        start: Option<bool>,
+    },
     Tools,
     Call {
         tool: String,
@@ -333,7 +374,7 @@ impl Command {
     pub(crate) fn name(&self) -> &'static str {
         match self {
             Command::Info => "info",
-            Command::Servers => "servers",
+            Command::Servers { .. } => "servers",
             Command::Tools => "tools",
             Command::Call { .. } => "call",
             Command::Tasks(_) => "tasks",
@@ -399,6 +440,7 @@ pub(crate) fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Options, 
         ("--stdio", cli.server.stdio.is_some()),
         ("--http", cli.server.http.is_some()),
         ("--config", cli.server.config.is_some()),
+        ("--from", cli.server.from.is_some()),
     ];
     let named: Vec<&str> = given.iter().filter(|g| g.1).map(|g| g.0).collect();
     if named.len() > 1 {
@@ -424,6 +466,7 @@ pub(crate) fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Options, 
         (None, None) => Server::Config {
             file: cli.server.config,
             name: cli.server.server,
+            from: cli.server.from.map(|s| s.0).unwrap_or_default(),
         },
     };
     if !cli.headers.is_empty() && !matches!(server, Server::Http(_)) {
@@ -431,7 +474,9 @@ pub(crate) fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Options, 
     }
     let command = match cli.command.unwrap_or(CliCommand::Info) {
         CliCommand::Info => Command::Info,
-        CliCommand::Servers => Command::Servers,
+        CliCommand::Servers { start, no_start } => Command::Servers {
+            start: (start || no_start).then_some(start),
+        },
         CliCommand::Tools => Command::Tools,
         CliCommand::Call { tool, args, task } => Command::Call { tool, args, task },
         CliCommand::Tasks { action } => Command::Tasks(action),
@@ -682,7 +727,8 @@ mod tests {
             o.server,
             Server::Config {
                 file: None,
-                name: None
+                name: None,
+                from: Vec::new(),
             }
         );
         assert_eq!(o.command, Command::Info);
@@ -778,6 +824,9 @@ mod tests {
             &["completions", "tcsh"],
             &["--config", "a.json", "--stdio", "x"],
             &["--server", "a", "--http", "http://x"],
+            &["--from", "codex", "--config", "a.json"],
+            &["--from", "emacs"],
+            &["servers", "--start", "--no-start"],
         ] {
             match p(bad) {
                 Err(Stop::Usage(line)) => {

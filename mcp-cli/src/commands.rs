@@ -37,7 +37,7 @@ pub(crate) async fn command(client: &Client, opts: &Options) -> Result<(), Failu
         Command::Read { uri } => read(client, opts, uri).await,
         Command::Prompt { name, args } => prompt(client, opts, name, args.as_deref()).await,
         // Handled before a server is picked.
-        Command::Servers
+        Command::Servers { .. }
         | Command::DemoServer
         | Command::Completions(_)
         | Command::Trust { .. } => Ok(()),

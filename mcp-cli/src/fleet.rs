@@ -116,7 +116,7 @@ pub(crate) async fn run(opts: Options, configured: Configured) -> Result<(), Fai
         })
         .collect();
     let result = match opts.command {
-        Command::Servers => servers(&started, opts.json),
+        Command::Servers { .. } => servers(&started, opts.json),
         _ => tools(&host, &started, opts.json, opts.verbose > 0).await,
     };
     if tokio::time::timeout(CLOSE_TIMEOUT, host.close())

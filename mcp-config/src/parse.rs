@@ -286,6 +286,18 @@ impl ConfigFile {
             .map(|e| (e.name.as_str(), e.parsed.as_ref().ok()))
     }
 
+    /// Why the entry `name` cannot be started as written (its shape, or
+    /// an entry only its host can run), found without expanding anything;
+    /// `None` when it can be (or the file has no such entry).
+    pub fn entry_error(&self, name: &str) -> Option<ConfigError> {
+        let entry = self.servers.iter().find(|e| e.name == name)?;
+        entry
+            .parsed
+            .as_ref()
+            .err()
+            .map(|p| p.to_error(&self.source.path, name))
+    }
+
     /// The VS Code `inputs` declared in the file.
     pub fn inputs(&self) -> &[InputSpec] {
         &self.inputs

@@ -240,6 +240,20 @@ impl TrustStore {
         self.write(entries).map(|()| true)
     }
 
+    /// Forgets the decision about `file` alone (for a part of a file, that
+    /// part: [`Source::section`](crate::Source::section)); `true` if there
+    /// was one.
+    pub fn forget(&self, file: &ConfigFile) -> Result<bool, TrustError> {
+        let key = key_of(file)?;
+        let mut entries = self.read()?;
+        let before = entries.len();
+        entries.retain(|e| e.get("path").and_then(Value::as_str) != Some(key.as_str()));
+        if entries.len() == before {
+            return Ok(false);
+        }
+        self.write(entries).map(|()| true)
+    }
+
     fn read(&self) -> Result<Vec<Value>, TrustError> {
         let io = |what, source| TrustError::Io {
             path: self.path.clone(),
