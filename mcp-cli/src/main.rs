@@ -42,6 +42,11 @@
 //! A spawned stdio server runs in its own process group and never outlives
 //! `mcp`: every exit path closes the client (stdin EOF, then SIGTERM, then
 //! SIGKILL to the group), and a dropped transport kills the group.
+//!
+//! A configured server with `"sandboxEnabled": true` runs confined
+//! (mcp-sandbox): `mcp` itself is the launcher (`mcp_sandbox::hook()` is
+//! the first thing `main` does); where no sandbox can be had it is not
+//! started and `mcp` says why.
 
 mod args;
 mod commands;
@@ -158,6 +163,9 @@ const EXIT_INTERRUPTED: u8 = 130;
 const EXIT_TERMINATED: u8 = 143;
 
 fn main() -> ExitCode {
+    // `mcp` is its own sandbox launcher: started as one, this confines the
+    // process and runs the server in its place (never returns).
+    mcp_transport_stdio::sandbox::hook();
     let opts = match args::parse(std::env::args().skip(1)) {
         Ok(o) => o,
         Err(args::Stop::Print(text)) => {

@@ -94,6 +94,21 @@
 //!   answer is treated as a password.
 //! - `:-` uses the default when the variable is unset or empty (POSIX).
 //!
+//! **Sandboxed servers.** VS Code's `"sandboxEnabled": true` with its
+//! `sandbox` object (`filesystem.allowWrite`, `denyRead`, `denyWrite`, with
+//! `${workspaceFolder}`, `${userHome}` and the other variables expanded in
+//! paths, relative ones joined to the workspace folder;
+//! `network.allowedDomains`, `deniedDomains`, `*.` wildcards) become
+//! [`StdioConfig::sandbox`], and [`ServerConfig::prepare`] confines the
+//! server with them (feature `sandbox`, default; Linux, see
+//! `mcp_transport_stdio::sandbox`). Claude Code, Claude Desktop, Cursor and
+//! SEP-2633 document no such keys; they are read in every format anyway,
+//! so that a file asking for a sandbox gets one or its server does not
+//! start, never silently none. `sandbox` without `sandboxEnabled: true` is
+//! ignored, as VS Code ignores it. Where no sandbox can be had, or without
+//! the `sandbox` feature, such a server is not started (the error says why
+//! and how to opt out).
+//!
 //! Fields no format above documents but other hosts write, read so the
 //! layer above can honour them: `"disabled": true` / `"enabled": false`
 //! (Cline, Roo, Windsurf), `includeTools` / `excludeTools` (Gemini CLI),
@@ -235,6 +250,9 @@
 //!   for stdio servers, with `mcp-transport-stdio`.
 //! - `http` (default): the same for `http` and `sse` servers, with
 //!   `mcp-transport-http` (rustls for https).
+//! - `sandbox` (default): `"sandboxEnabled": true` honoured (Linux:
+//!   `mcp-transport-stdio`'s `sandbox` feature); without it such a server
+//!   does not start.
 //! - `toml`: Codex's `config.toml`, with the `toml` crate.
 //! - `yaml`: Goose's `config.yaml`, with `yaml-rust2` (pure Rust; aliases
 //!   refused and nesting bounded). Without these two, such a file is an
@@ -270,8 +288,8 @@ pub use error::ConfigError;
 pub use formats::UnknownKey;
 pub use hosts::{Host, HostFile, HostFiles, MAX_CLAUDE_STATE_SIZE, Places, Platform, load_hosts};
 pub use model::{
-    Expanded, Format, InputSpec, OAuthConfig, RemoteConfig, ServerConfig, Source, StdioConfig,
-    TransportConfig,
+    Expanded, Format, InputSpec, OAuthConfig, RemoteConfig, SandboxConfig, ServerConfig, Source,
+    StdioConfig, TransportConfig,
 };
 pub use parse::{ConfigFile, MAX_CONFIG_SIZE};
 pub use resolve::{InputError, InputMissing, InputProvider, Resolver};

@@ -212,6 +212,32 @@ pub struct StdioConfig {
     /// VS Code's and Cursor's `envFile`: a dotenv file read when the
     /// transport is built (so edits apply on restart); `env` wins over it.
     pub env_file: Option<PathBuf>,
+    /// VS Code's `"sandboxEnabled": true` with its `sandbox` object: the
+    /// server runs confined (see [`SandboxConfig`]); `None` when not
+    /// enabled (a `sandbox` object without `sandboxEnabled` is ignored, as
+    /// VS Code does).
+    pub sandbox: Option<SandboxConfig>,
+}
+
+/// VS Code's `sandbox` object of a server with `"sandboxEnabled": true`.
+///
+/// Resolved (in a [`ServerConfig`]), paths are expanded (`${workspaceFolder}`,
+/// `${userHome}`, ...) and relative ones joined to the workspace folder; in
+/// a [`Summary`](crate::Summary) they are as written.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct SandboxConfig {
+    /// `filesystem.allowWrite`: where the server may write.
+    pub allow_write: Vec<PathBuf>,
+    /// `filesystem.denyRead`: what the server may not read.
+    pub deny_read: Vec<PathBuf>,
+    /// `filesystem.denyWrite`: where it may not write, even if allowed.
+    pub deny_write: Vec<PathBuf>,
+    /// `network.allowedDomains`: the hosts it may reach (`*.` wildcards);
+    /// empty: no network.
+    pub allowed_domains: Vec<String>,
+    /// `network.deniedDomains`: refused even when allowed.
+    pub denied_domains: Vec<String>,
 }
 
 impl StdioConfig {
@@ -223,6 +249,7 @@ impl StdioConfig {
             env: Vec::new(),
             cwd: None,
             env_file: None,
+            sandbox: None,
         }
     }
 }

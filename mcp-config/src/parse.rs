@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 
 use crate::error::ConfigError;
 use crate::formats::{self, UnknownKey};
-use crate::model::{Expanded, Format, InputSpec, OAuthConfig, ServerConfig, Source};
+use crate::model::{Expanded, Format, InputSpec, OAuthConfig, SandboxConfig, ServerConfig, Source};
 use crate::resolve::Resolver;
 use crate::trust::ContentHash;
 
@@ -118,6 +118,8 @@ pub(crate) enum RawTransport {
         env: Vec<(String, Expanded)>,
         cwd: Option<String>,
         env_file: Option<String>,
+        /// Paths still hold `${...}`.
+        sandbox: Option<SandboxConfig>,
     },
     Remote {
         sse: bool,
@@ -603,6 +605,7 @@ fn parse_server(format: Format, name: &str, v: &Value) -> Result<RawServer, Shap
             env: string_map(o, "env")?,
             cwd: opt_string(o, "cwd")?,
             env_file: opt_string(o, "envFile")?,
+            sandbox: parse_sandbox(o)?,
         }
     } else {
         if strict {
@@ -641,6 +644,57 @@ fn parse_server(format: Format, name: &str, v: &Value) -> Result<RawServer, Shap
         title: opt_string(o, "title")?,
         description: opt_string(o, "description")?,
     })
+}
+
+/// `sandboxEnabled` and `sandbox` (VS Code's keys; read in every format:
+/// a file that asks for a sandbox gets one or fails, never silently none).
+pub(crate) fn parse_sandbox(o: &Map<String, Value>) -> Result<Option<SandboxConfig>, ShapeProblem> {
+    let bad = |field: &str, message: &str| ShapeProblem::Shape {
+        field: field.to_owned(),
+        message: message.to_owned(),
+    };
+    match o.get("sandboxEnabled") {
+        None | Some(Value::Null | Value::Bool(false)) => return Ok(None),
+        Some(Value::Bool(true)) => {}
+        Some(_) => return Err(bad("sandboxEnabled", "expected true or false")),
+    }
+    fn section<'a>(
+        v: Option<&'a Value>,
+        empty: &'a Map<String, Value>,
+        field: &str,
+    ) -> Result<&'a Map<String, Value>, ShapeProblem> {
+        match v {
+            None | Some(Value::Null) => Ok(empty),
+            Some(Value::Object(m)) => Ok(m),
+            Some(_) => Err(ShapeProblem::Shape {
+                field: field.to_owned(),
+                message: "expected an object".into(),
+            }),
+        }
+    }
+    let empty = Map::new();
+    let sandbox = section(o.get("sandbox"), &empty, "sandbox")?;
+    let fs = section(sandbox.get("filesystem"), &empty, "sandbox.filesystem")?;
+    let net = section(sandbox.get("network"), &empty, "sandbox.network")?;
+    let list = |m: &Map<String, Value>, section: &str, key: &str| {
+        string_array(m, key)
+            .map(Option::unwrap_or_default)
+            .map_err(|p| match p {
+                ShapeProblem::Shape { field, message } => ShapeProblem::Shape {
+                    field: format!("sandbox.{section}.{field}"),
+                    message,
+                },
+                other => other,
+            })
+    };
+    let paths = |key| list(fs, "filesystem", key).map(|v| v.into_iter().map(Into::into).collect());
+    Ok(Some(SandboxConfig {
+        allow_write: paths("allowWrite")?,
+        deny_read: paths("denyRead")?,
+        deny_write: paths("denyWrite")?,
+        allowed_domains: list(net, "network", "allowedDomains")?,
+        denied_domains: list(net, "network", "deniedDomains")?,
+    }))
 }
 
 fn parse_oauth(o: &Map<String, Value>) -> Result<Option<OAuthConfig>, ShapeProblem> {

@@ -7,7 +7,8 @@ use std::sync::Mutex;
 
 use crate::error::ConfigError;
 use crate::model::{
-    Expanded, Format, InputSpec, RemoteConfig, ServerConfig, StdioConfig, TransportConfig,
+    Expanded, Format, InputSpec, RemoteConfig, SandboxConfig, ServerConfig, StdioConfig,
+    TransportConfig,
 };
 use crate::parse::{ConfigFile, RawServer, RawTransport};
 
@@ -176,6 +177,7 @@ impl Resolver {
                 env,
                 cwd,
                 env_file,
+                sandbox,
             } => {
                 let mut out = StdioConfig::new("");
                 out.command = x("command", command)?;
@@ -193,6 +195,10 @@ impl Resolver {
                 out.env_file = env_file
                     .as_ref()
                     .map(|f| x("envFile", f).map(|f| self.path(&f)))
+                    .transpose()?;
+                out.sandbox = sandbox
+                    .as_ref()
+                    .map(|sb| self.sandbox_paths(file, name, sb))
                     .transpose()?;
                 TransportConfig::Stdio(out)
             }
@@ -251,6 +257,32 @@ impl Resolver {
         server.title = raw.title.clone();
         server.description = raw.description.clone();
         Ok(server)
+    }
+
+    /// The sandbox's paths expanded (VS Code expands variables in them) and
+    /// joined to the workspace folder when relative; domains as written.
+    fn sandbox_paths(
+        &self,
+        file: &ConfigFile,
+        name: &str,
+        raw: &SandboxConfig,
+    ) -> Result<SandboxConfig, ConfigError> {
+        let expand = |key: &str, paths: &[PathBuf]| -> Result<Vec<PathBuf>, ConfigError> {
+            paths
+                .iter()
+                .enumerate()
+                .map(|(i, p)| {
+                    let field = format!("sandbox.filesystem.{key}[{i}]");
+                    self.expand(file, name, &field, &p.to_string_lossy())
+                        .map(|e| self.path(&e))
+                })
+                .collect()
+        };
+        let mut out = raw.clone();
+        out.allow_write = expand("allowWrite", &raw.allow_write)?;
+        out.deny_read = expand("denyRead", &raw.deny_read)?;
+        out.deny_write = expand("denyWrite", &raw.deny_write)?;
+        Ok(out)
     }
 
     fn path(&self, p: &Expanded) -> PathBuf {

@@ -50,6 +50,15 @@ pub enum BuildError {
     /// The `envFile` could not be read.
     #[error(transparent)]
     Config(#[from] ConfigError),
+    /// The server's `sandbox` settings cannot be used (a domain pattern
+    /// that is not one): it is not started.
+    #[error("server {server:?}: {reason}")]
+    Sandbox {
+        /// The server.
+        server: String,
+        /// What is wrong.
+        reason: String,
+    },
     /// This kind of server needs a feature of `mcp-config` that is off.
     #[error("server {server:?}: {kind} servers need the `{feature}` feature of mcp-config")]
     FeatureOff {
@@ -212,7 +221,62 @@ impl ServerConfig {
         if let Some(dir) = &s.cwd {
             cmd = cmd.cwd(dir);
         }
+        if let Some(sb) = &s.sandbox {
+            cmd = self.sandboxed(cmd, sb)?;
+        }
         Ok(Prepared::Stdio(cmd))
+    }
+
+    /// The command confined as `sb` says (feature `sandbox`).
+    #[cfg(feature = "sandbox")]
+    fn sandboxed(
+        &self,
+        cmd: mcp_transport_stdio::ServerCommand,
+        sb: &crate::model::SandboxConfig,
+    ) -> Result<mcp_transport_stdio::ServerCommand, BuildError> {
+        use mcp_transport_stdio::sandbox::Sandbox;
+        let mut sandbox = Sandbox::new();
+        for p in &sb.allow_write {
+            sandbox = sandbox.allow_write(p);
+        }
+        for p in &sb.deny_read {
+            sandbox = sandbox.deny_read(p);
+        }
+        for p in &sb.deny_write {
+            sandbox = sandbox.deny_write(p);
+        }
+        let bad = |field: &str, e: mcp_transport_stdio::sandbox::DomainPatternError| {
+            BuildError::Sandbox {
+                server: self.name.clone(),
+                reason: format!("sandbox.network.{field}: {e}"),
+            }
+        };
+        for d in &sb.allowed_domains {
+            sandbox = sandbox
+                .allow_domain(d)
+                .map_err(|e| bad("allowedDomains", e))?;
+        }
+        for d in &sb.denied_domains {
+            sandbox = sandbox
+                .deny_domain(d)
+                .map_err(|e| bad("deniedDomains", e))?;
+        }
+        Ok(cmd.sandbox(sandbox))
+    }
+
+    /// Without the `sandbox` feature a server that asked for a sandbox is
+    /// not started (never unconfined).
+    #[cfg(all(feature = "stdio", not(feature = "sandbox")))]
+    fn sandboxed(
+        &self,
+        _: mcp_transport_stdio::ServerCommand,
+        _: &crate::model::SandboxConfig,
+    ) -> Result<mcp_transport_stdio::ServerCommand, BuildError> {
+        Err(BuildError::FeatureOff {
+            server: self.name.clone(),
+            kind: "sandboxed stdio",
+            feature: "sandbox",
+        })
     }
 
     #[cfg(not(feature = "stdio"))]

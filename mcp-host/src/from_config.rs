@@ -33,6 +33,13 @@ impl ServerSpec {
     /// URL (secret parts left out), so an edited entry does not reuse an
     /// old answer.
     ///
+    /// An entry with `"sandboxEnabled": true` starts confined (see
+    /// `mcp_config::StdioConfig::sandbox`; Linux), through the sandbox
+    /// launcher: call `mcp_host::stdio::sandbox::hook()` first in `main` so
+    /// that the host's own executable is the launcher. Where no sandbox can
+    /// be had, each start fails (never unconfined) and the server's
+    /// [`ServerStatus`](crate::ServerStatus) says why and how to opt out.
+    ///
     /// Needs the `config` feature.
     ///
     /// ```no_run

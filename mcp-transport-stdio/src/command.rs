@@ -143,6 +143,8 @@ pub struct ServerCommand {
     pub(crate) write_buffer_limit: usize,
     pub(crate) stdin_grace: Duration,
     pub(crate) term_grace: Duration,
+    #[cfg(feature = "sandbox")]
+    pub(crate) sandbox: Option<mcp_sandbox::Sandbox>,
 }
 
 impl ServerCommand {
@@ -161,6 +163,8 @@ impl ServerCommand {
             write_buffer_limit: DEFAULT_WRITE_BUFFER_LIMIT,
             stdin_grace: DEFAULT_STDIN_GRACE,
             term_grace: DEFAULT_TERM_GRACE,
+            #[cfg(feature = "sandbox")]
+            sandbox: None,
         }
     }
 
@@ -309,6 +313,56 @@ impl ServerCommand {
         self
     }
 
+    /// Runs the server confined by `sandbox` (feature `sandbox`; Linux):
+    /// the transport spawns the sandbox launcher, which confines itself and
+    /// starts the server (see `mcp_sandbox`). Fails closed: where no
+    /// sandbox can be had, [`StdioTransport::spawn`](crate::StdioTransport::spawn)
+    /// returns [`SpawnError::Sandbox`] and starts nothing.
+    ///
+    /// A sandboxed server's environment starts from
+    /// [`DEFAULT_ENV_ALLOWLIST`] unless an allowlist was chosen already
+    /// ([`env_allowlist`](Self::env_allowlist)): handing it this process's
+    /// whole environment would give it the secrets the sandbox keeps it
+    /// from reading in `/proc`. Variables set with [`env`](Self::env) are
+    /// added on top, as always.
+    ///
+    /// Needs the `sandbox` feature.
+    ///
+    /// ```no_run
+    /// use mcp_transport_stdio::{ServerCommand, StdioTransport};
+    /// use mcp_transport_stdio::sandbox::Sandbox;
+    ///
+    /// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+    /// let cmd = ServerCommand::new("node")
+    ///     .args(["/opt/servers/filesystem/index.js", "/home/me/project"])
+    ///     .sandbox(
+    ///         Sandbox::new()
+    ///             .allow_write("/home/me/project")
+    ///             .deny_read("/home/me/.ssh"),
+    ///     );
+    /// let server = StdioTransport::spawn(cmd)?;
+    /// # drop(server); Ok(()) }
+    /// ```
+    #[cfg(feature = "sandbox")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "sandbox")))]
+    #[must_use]
+    pub fn sandbox(mut self, sandbox: mcp_sandbox::Sandbox) -> Self {
+        self.sandbox = Some(sandbox);
+        if matches!(self.env_base, EnvBase::Inherit) {
+            self = self.env_clear_to_allowlist();
+        }
+        self
+    }
+
+    /// The sandbox the server runs in, if any.
+    ///
+    /// Needs the `sandbox` feature.
+    #[cfg(feature = "sandbox")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "sandbox")))]
+    pub fn get_sandbox(&self) -> Option<&mcp_sandbox::Sandbox> {
+        self.sandbox.as_ref()
+    }
+
     /// The program to run.
     pub fn get_program(&self) -> &OsStr {
         &self.program
@@ -328,9 +382,8 @@ impl ServerCommand {
         self.program.to_string_lossy().into_owned()
     }
 
-    /// Applies directory and environment to `cmd`.
+    /// Applies directory and environment to `cmd` (not the arguments).
     pub(crate) fn configure(&self, cmd: &mut tokio::process::Command) {
-        cmd.args(&self.args);
         if let Some(dir) = &self.cwd {
             cmd.current_dir(dir);
         }
@@ -390,6 +443,20 @@ pub enum SpawnError {
         /// The program as given.
         program: String,
     },
+    /// The server asked for a sandbox that cannot be had here: it was not
+    /// started (the reason says why and how to opt out).
+    ///
+    /// Needs the `sandbox` feature.
+    #[cfg(feature = "sandbox")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "sandbox")))]
+    #[error("cannot start MCP server `{program}` sandboxed")]
+    Sandbox {
+        /// The program as given.
+        program: String,
+        /// Why.
+        #[source]
+        reason: mcp_sandbox::Unavailable,
+    },
     /// Any other OS error (the [`source`](std::error::Error::source)).
     #[error("cannot start MCP server `{program}`")]
     Io {
@@ -418,6 +485,8 @@ impl SpawnError {
             | SpawnError::WorkingDirectory { program, .. }
             | SpawnError::NoRuntime { program }
             | SpawnError::Io { program, .. } => program,
+            #[cfg(feature = "sandbox")]
+            SpawnError::Sandbox { program, .. } => program,
         }
     }
 }

@@ -122,6 +122,23 @@
 //! Windows, launchers are `.cmd` files: spawn `npx.cmd`, or `cmd /c npx`.)
 //!
 //! `StdioTransport::spawn` needs a Tokio runtime with IO and time enabled.
+//!
+//! # Sandbox
+//!
+//! With the `sandbox` feature, `ServerCommand::sandbox` runs the server
+//! confined (Linux: what it may read, write and reach, and no host process
+//! in sight; see the `mcp-sandbox` crate, re-exported as `sandbox`). The
+//! transport then spawns the sandbox launcher instead of the server, keeps
+//! the sandbox's proxy and private folder while the server runs, and
+//! signals and kills as above (the launcher and the server share the
+//! process group; the server's exit status comes back through the
+//! launcher, a signal as 128 + its number). Where no sandbox can be had,
+//! `spawn` returns `SpawnError::Sandbox` and starts nothing.
+//!
+//! # Feature flags
+//!
+//! - `sandbox`: `ServerCommand::sandbox` (adds `mcp-sandbox`: Landlock,
+//!   seccomp, nix's namespace calls, and tokio's `net` for the proxy).
 
 // docs.rs (`--cfg docsrs`, nightly): each item gated by a feature or a
 // platform carries a badge saying which.
@@ -145,3 +162,11 @@ pub use command::{
 pub use line::{DEFAULT_CLOSE_TIMEOUT, DEFAULT_WRITE_BUFFER_LIMIT, LineTransport};
 pub use stderr::{MAX_STDERR_LINE, STDERR_TAIL_LINES};
 pub use stdio::{ServerExited, StdioTransport};
+
+/// Sandboxed servers: the `mcp-sandbox` crate, for
+/// [`ServerCommand::sandbox`].
+///
+/// Needs the `sandbox` feature.
+#[cfg(feature = "sandbox")]
+#[cfg_attr(docsrs, doc(cfg(feature = "sandbox")))]
+pub use mcp_sandbox as sandbox;

@@ -188,6 +188,9 @@ pub struct StdioTransport {
     term_grace: Duration,
     /// The group was killed after the server's exit; nothing left to do on drop.
     swept: bool,
+    /// The sandbox's proxy and private folder, kept while the server runs.
+    #[cfg(feature = "sandbox")]
+    _sandbox: Option<mcp_sandbox::Running>,
 }
 
 impl fmt::Debug for StdioTransport {
@@ -225,7 +228,31 @@ impl StdioTransport {
             });
         }
 
-        let mut c = tokio::process::Command::new(&cmd.program);
+        #[cfg(feature = "sandbox")]
+        let (mut c, sandbox) = match &cmd.sandbox {
+            Some(s) => {
+                let confined =
+                    s.prepare(&cmd.program, &cmd.args)
+                        .map_err(|reason| SpawnError::Sandbox {
+                            program: program.clone(),
+                            reason,
+                        })?;
+                let mut c = tokio::process::Command::new(&confined.program);
+                c.args(&confined.args);
+                (c, Some(confined.running))
+            }
+            None => {
+                let mut c = tokio::process::Command::new(&cmd.program);
+                c.args(&cmd.args);
+                (c, None)
+            }
+        };
+        #[cfg(not(feature = "sandbox"))]
+        let mut c = {
+            let mut c = tokio::process::Command::new(&cmd.program);
+            c.args(&cmd.args);
+            c
+        };
         cmd.configure(&mut c);
         c.stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -292,6 +319,8 @@ impl StdioTransport {
             stdin_grace: cmd.stdin_grace,
             term_grace: cmd.term_grace,
             swept: false,
+            #[cfg(feature = "sandbox")]
+            _sandbox: sandbox,
         })
     }
 

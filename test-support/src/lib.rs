@@ -345,6 +345,23 @@ pub fn everything() -> Option<PeerCommand> {
     })
 }
 
+/// `node <server-filesystem's dist/index.js>` (the reference filesystem
+/// server, pinned in `peers/catalog/`, installed in `.peers/catalog/npm`;
+/// append the folders it may serve), or `None` (after a skip message) when
+/// it is not installed.
+///
+/// # Panics
+///
+/// When it is missing and [`peers_required`].
+pub fn filesystem_server() -> Option<PeerCommand> {
+    let script =
+        peer("catalog/npm/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js")?;
+    Some(PeerCommand {
+        program: node(),
+        args: vec![script.into()],
+    })
+}
+
 /// `node <peers/tasks_server.mjs>`: a 2026-07-28 server with the tasks
 /// extension (SEP-2663) built on the pinned TypeScript SDK
 /// (`@modelcontextprotocol/server`) and the extension's schemas

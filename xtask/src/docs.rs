@@ -67,6 +67,14 @@ const GATED_PAGES: &[(&str, &str)] = &[
         "mcp_transport_http/struct.HttpTransportBuilder.html",
         "native_roots",
     ),
+    (
+        "mcp_transport_stdio/struct.ServerCommand.html",
+        "Needs the <code>sandbox</code> feature",
+    ),
+    (
+        "mcp_sandbox/struct.Sandbox.html",
+        "Needs the <code>host</code> feature",
+    ),
 ];
 
 /// One publishable library crate.

@@ -109,10 +109,15 @@ fn cargo() -> Command {
 /// Copies `files` from `peers/` into `dest` and returns whether anything changed
 /// since the last successful install (recorded in `dest/.stamp`).
 fn stage(dest: &Path, files: &[&str]) -> Result<bool> {
+    stage_from(&root().join("peers"), dest, files)
+}
+
+/// [`stage`] from another folder of pins.
+fn stage_from(pins: &Path, dest: &Path, files: &[&str]) -> Result<bool> {
     fs::create_dir_all(dest).map_err(|e| format!("create {}: {e}", dest.display()))?;
     let mut stamp = String::new();
     for f in files {
-        let src = root().join("peers").join(f);
+        let src = pins.join(f);
         let text = fs::read_to_string(&src).map_err(|e| format!("read {}: {e}", src.display()))?;
         fs::write(dest.join(f), &text).map_err(|e| format!("write {f}: {e}"))?;
         stamp.push_str(&text);
@@ -131,13 +136,19 @@ fn mark_done(dest: &Path, files: &[&str]) -> Result {
 
 pub(crate) fn peers() -> Result {
     let base = root().join(".peers");
-    let npm_dir = base.join("npm");
     let npm_files = ["package.json", "package-lock.json"];
-    if stage(&npm_dir, &npm_files)? || !npm_dir.join("node_modules").exists() {
-        run(Command::new("npm")
-            .args(["ci", "--no-audit", "--no-fund", "--loglevel=error"])
-            .current_dir(&npm_dir))?;
-        mark_done(&npm_dir, &npm_files)?;
+    // The main npm peers, and the catalog's (the reference filesystem
+    // server, which the sandbox tests run confined).
+    for (pins, npm_dir) in [
+        (root().join("peers"), base.join("npm")),
+        (root().join("peers/catalog"), base.join("catalog/npm")),
+    ] {
+        if stage_from(&pins, &npm_dir, &npm_files)? || !npm_dir.join("node_modules").exists() {
+            run(Command::new("npm")
+                .args(["ci", "--no-audit", "--no-fund", "--loglevel=error"])
+                .current_dir(&npm_dir))?;
+            mark_done(&npm_dir, &npm_files)?;
+        }
     }
     // Two venvs: the Python SDK's servers (`py`) and FastMCP's (`fastmcp`),
     // which brings its own dependency set; one venv would let either move
@@ -194,6 +205,10 @@ const FEATURE_BUILDS: &[&[&str]] = &[
     &["-p", "mcp-proto", "--features", "framed"],
     &["-p", "mcp-proto", "--features", "test-kit", "--all-targets"],
     &["-p", "mcp-transport-stdio"],
+    &["-p", "mcp-transport-stdio", "--features", "sandbox"],
+    // the launcher alone (no tokio); with the host side and its proxy
+    &["-p", "mcp-sandbox"],
+    &["-p", "mcp-sandbox", "--features", "host"],
     // the sans-IO session core only
     &["-p", "mcp-client", "--no-default-features"],
     &["-p", "mcp-client"],

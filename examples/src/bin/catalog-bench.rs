@@ -15,12 +15,14 @@
 //!   / [`anthropic_definitions`](Toolbox::anthropic_definitions),
 //!   `*-value` with the `serde_json::Value` forms
 //!   ([`Toolbox::openai_tools`]).
-//! - `--bench cold --starts K --era legacy|auto|cached|modern`: K times
+//! - `--bench cold --starts K --era legacy|auto|cached|modern [--sandbox on]`: K times
 //!   spawn + connect, each connection kept (the process exits holding
 //!   them: shutting down is not part of a cold start). `legacy` pins the legacy era (no probe),
 //!   `auto` probes `server/discover` and falls back, `cached` is `auto`
 //!   with an [`EraCache`] warmed by one connection before the K, `modern`
-//!   pins 2026-07-28 (give the server `--modern`).
+//!   pins 2026-07-28 (give the server `--modern`). `--sandbox on` confines
+//!   each server (an empty `Sandbox`: no writes, no network), this program
+//!   being its own launcher. Prints the wall time per start.
 //! - `--bench host --servers N --tools T --startup-ms MS`: one
 //!   `mcp_host::Host` of N stdio `catalog-server`s (T tools each; server
 //!   `i` takes `MS * (i + 1) / N` to start). Prints the time from `start()`
@@ -53,6 +55,8 @@ struct Args {
     tools: usize,
     startup_ms: u64,
     idle: Duration,
+    /// Each server confined by an (empty) sandbox, this program its launcher.
+    sandbox: bool,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -68,6 +72,7 @@ fn parse_args() -> Result<Args, String> {
         tools: 100,
         startup_ms: 200,
         idle: Duration::from_millis(2000),
+        sandbox: false,
     };
     examples::flags::each_flag(std::env::args().skip(1), |flag, v| {
         match flag {
@@ -82,6 +87,13 @@ fn parse_args() -> Result<Args, String> {
             "--tools" => a.tools = v.number()?,
             "--startup-ms" => a.startup_ms = v.number()?,
             "--idle-ms" => a.idle = Duration::from_millis(v.number()?),
+            "--sandbox" => {
+                a.sandbox = match v.as_str() {
+                    "on" => true,
+                    "off" => false,
+                    other => return Err(format!("--sandbox: {other:?} is not on or off")),
+                }
+            }
             other => return Err(format!("unknown flag {other}")),
         }
         Ok(())
@@ -185,6 +197,17 @@ async fn convert(a: &Args) -> Result<(), String> {
     std::process::exit(0);
 }
 
+/// `command(line)`, confined by a sandbox allowing nothing (no writes but
+/// its temporary folder, no network) when `sandbox`.
+fn maybe_sandboxed(line: &str, sandbox: bool) -> Result<ServerCommand, String> {
+    let cmd = command(line)?;
+    Ok(if sandbox {
+        cmd.sandbox(mcp_transport_stdio::sandbox::Sandbox::new())
+    } else {
+        cmd
+    })
+}
+
 async fn cold(a: &Args) -> Result<(), String> {
     let eras = EraCache::new();
     let b = |eras: &EraCache| -> Result<mcp_client::ClientBuilder, String> {
@@ -200,12 +223,21 @@ async fn cold(a: &Args) -> Result<(), String> {
         connect(&a.server_cmd, b(&eras)?).await?.close().await;
     }
     let mut held = Vec::with_capacity(a.starts);
+    let t0 = Instant::now();
     for _ in 0..a.starts {
-        held.push(connect(&a.server_cmd, b(&eras)?).await?);
+        let transport = StdioTransport::spawn(maybe_sandboxed(&a.server_cmd, a.sandbox)?)
+            .map_err(|e| format!("spawn: {}", mcp_proto::error::chain(&e)))?;
+        let client = b(&eras)?
+            .connect(transport)
+            .await
+            .map_err(|e| format!("connect: {}", mcp_proto::error::chain(&e)))?;
+        held.push(client);
     }
+    #[allow(clippy::cast_precision_loss)]
+    let ms_per_start = ms(t0.elapsed()) / a.starts.max(1) as f64;
     println!(
-        r#"{{"client":"ours","bench":"cold","era":"{}","starts":{}}}"#,
-        a.era, a.starts
+        r#"{{"client":"ours","bench":"cold","era":"{}","starts":{},"sandbox":{},"ms_per_start":{ms_per_start:.3}}}"#,
+        a.era, a.starts, a.sandbox
     );
     // Exit with every connection held: what is counted is spawn +
     // handshake, not shutting down (each server exits at EOF on its stdin).
@@ -333,5 +365,7 @@ async fn run(a: Args) -> Result<(), String> {
 }
 
 fn main() -> ExitCode {
+    // This program is its own sandbox launcher (`--sandbox on`).
+    mcp_transport_stdio::sandbox::hook();
     examples::scale::main("catalog-bench", parse_args, run)
 }

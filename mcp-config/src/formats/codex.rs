@@ -8,7 +8,8 @@
 use serde_json::{Map, Value};
 
 use crate::parse::{
-    EnvHeader, RawServer, RawTransport, ShapeProblem, opt_string, string_array, string_map,
+    EnvHeader, RawServer, RawTransport, ShapeProblem, opt_string, parse_sandbox, string_array,
+    string_map,
 };
 
 pub(super) const KEYS: &[&str] = &[
@@ -49,6 +50,7 @@ pub(super) fn parse(o: &Map<String, Value>) -> Result<RawServer, ShapeProblem> {
             env: string_map(o, "env")?,
             cwd: opt_string(o, "cwd")?,
             env_file: None,
+            sandbox: parse_sandbox(o)?,
         },
         (None, Some(url)) if !url.is_empty() => {
             let mut env_headers = Vec::new();

@@ -8,7 +8,9 @@
 
 use serde_json::{Map, Value};
 
-use crate::parse::{RawServer, RawTransport, ShapeProblem, opt_string, string_array, string_map};
+use crate::parse::{
+    RawServer, RawTransport, ShapeProblem, opt_string, parse_sandbox, string_array, string_map,
+};
 
 pub(super) const KEYS: &[&str] = &[
     "command",
@@ -39,6 +41,7 @@ pub(super) fn parse(o: &Map<String, Value>) -> Result<RawServer, ShapeProblem> {
             env: string_map(o, "env")?,
             cwd: opt_string(o, "cwd")?,
             env_file: None,
+            sandbox: parse_sandbox(o)?,
         },
         (None, Some(url), None) => remote(o, url, false)?,
         (None, None, Some(url)) => {

@@ -7,7 +7,9 @@
 
 use serde_json::{Map, Value};
 
-use crate::parse::{RawServer, RawTransport, ShapeProblem, opt_string, string_array, string_map};
+use crate::parse::{
+    RawServer, RawTransport, ShapeProblem, opt_string, parse_sandbox, string_array, string_map,
+};
 
 pub(super) const KEYS: &[&str] = &[
     "type",
@@ -53,6 +55,7 @@ pub(super) fn parse(o: &Map<String, Value>) -> Result<RawServer, ShapeProblem> {
                 env: string_map(o, "envs")?,
                 cwd: None,
                 env_file: None,
+                sandbox: parse_sandbox(o)?,
             }
         }
         Some(kind @ ("streamable_http" | "sse")) => {

@@ -62,6 +62,10 @@ const SHARED: &[&str] = &[
     "description",
 ];
 
+/// Keys read in every format: VS Code's sandbox keys (a file that asks for
+/// a sandbox gets one or fails, never silently none).
+const EVERYWHERE: &[&str] = &["sandboxEnabled", "sandbox"];
+
 /// The keys `format` documents for a server entry, beyond [`SHARED`] where
 /// that applies. Documented keys this crate does not act on (a host's
 /// timeouts, Gemini's `trust`) are listed too: they are known, not lost.
@@ -130,7 +134,9 @@ pub(crate) fn unknown_keys(format: Format, entry: &Map<String, Value>) -> Vec<St
     entry
         .keys()
         .filter(|k| {
-            let known = keys.contains(&k.as_str()) || (shared && SHARED.contains(&k.as_str()));
+            let k = k.as_str();
+            let known =
+                keys.contains(&k) || EVERYWHERE.contains(&k) || (shared && SHARED.contains(&k));
             !known
         })
         .cloned()

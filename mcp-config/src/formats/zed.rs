@@ -7,7 +7,9 @@
 
 use serde_json::{Map, Value};
 
-use crate::parse::{RawServer, RawTransport, ShapeProblem, opt_string, string_array, string_map};
+use crate::parse::{
+    RawServer, RawTransport, ShapeProblem, opt_string, parse_sandbox, string_array, string_map,
+};
 
 pub(super) const KEYS: &[&str] = &[
     "source", "enabled", "command", "args", "env", "url", "headers", "timeout", "settings",
@@ -28,6 +30,7 @@ pub(super) fn parse(o: &Map<String, Value>) -> Result<RawServer, ShapeProblem> {
             env: string_map(o, "env")?,
             cwd: None,
             env_file: None,
+            sandbox: parse_sandbox(o)?,
         },
         // The older nested form.
         (Some(Value::Object(c)), None) => {
@@ -43,6 +46,7 @@ pub(super) fn parse(o: &Map<String, Value>) -> Result<RawServer, ShapeProblem> {
                 env: string_map(c, "env")?,
                 cwd: None,
                 env_file: None,
+                sandbox: parse_sandbox(o)?,
             }
         }
         (None | Some(Value::Null), Some(url)) if !url.is_empty() => RawTransport::Remote {

@@ -4,6 +4,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use super::{ContentHash, injection_risk};
+use crate::model::SandboxConfig;
 use crate::parse::{ConfigFile, RawTransport};
 
 /// Programs that run a command line given as an argument.
@@ -105,6 +106,8 @@ pub enum Launch {
         cwd: Option<String>,
         /// `envFile`, if set.
         env_file: Option<String>,
+        /// `"sandboxEnabled": true`: what the sandbox allows, as written.
+        sandbox: Option<SandboxConfig>,
     },
     /// An HTTP or SSE server.
     Remote {
@@ -191,6 +194,7 @@ impl ConfigFile {
                         env,
                         cwd,
                         env_file,
+                        sandbox,
                     } => {
                         let program = program_name(command);
                         if SHELLS.contains(&program.as_str()) {
@@ -228,6 +232,7 @@ impl ConfigFile {
                             env_names: env.iter().map(|(k, _)| k.clone()).collect(),
                             cwd: cwd.clone(),
                             env_file: env_file.clone(),
+                            sandbox: sandbox.clone(),
                         }
                     }
                     RawTransport::Remote {
@@ -283,6 +288,39 @@ impl fmt::Display for Shown<'_> {
     }
 }
 
+/// `sandboxed: writes ...; no reads of ...; network: ...` lines.
+fn write_sandbox(f: &mut fmt::Formatter<'_>, sb: &SandboxConfig) -> fmt::Result {
+    let list =
+        |f: &mut fmt::Formatter<'_>, label: &str, items: &mut dyn Iterator<Item = String>| {
+            write!(f, "      {label}:")?;
+            let mut any = false;
+            for i in items {
+                write!(f, " {}", Shown(&i))?;
+                any = true;
+            }
+            if !any {
+                write!(f, " none")?;
+            }
+            writeln!(f)
+        };
+    let paths = |p: &[std::path::PathBuf]| -> Vec<String> {
+        p.iter().map(|p| p.display().to_string()).collect()
+    };
+    writeln!(f, "    sandboxed (reads everything but what is denied):")?;
+    list(f, "writes", &mut paths(&sb.allow_write).into_iter())?;
+    if !sb.deny_read.is_empty() {
+        list(f, "no reads of", &mut paths(&sb.deny_read).into_iter())?;
+    }
+    if !sb.deny_write.is_empty() {
+        list(f, "no writes to", &mut paths(&sb.deny_write).into_iter())?;
+    }
+    list(f, "network", &mut sb.allowed_domains.iter().cloned())?;
+    if !sb.denied_domains.is_empty() {
+        list(f, "never", &mut sb.denied_domains.iter().cloned())?;
+    }
+    Ok(())
+}
+
 impl fmt::Display for Summary {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", Shown(&self.path.display().to_string()))?;
@@ -302,6 +340,7 @@ impl fmt::Display for Summary {
                     env_names,
                     cwd,
                     env_file,
+                    sandbox,
                 } => {
                     write!(f, "  {}{off}: runs {}", Shown(&s.name), Shown(command))?;
                     for a in args {
@@ -320,6 +359,10 @@ impl fmt::Display for Summary {
                     }
                     if let Some(e) = env_file {
                         writeln!(f, "    envFile: {}", Shown(e))?;
+                    }
+                    match sandbox {
+                        Some(sb) => write_sandbox(f, sb)?,
+                        None => writeln!(f, "    not sandboxed (all of the user's rights)")?,
                     }
                 }
                 Launch::Remote {
@@ -393,6 +436,7 @@ mod tests {
                 env_names: vec!["GITHUB_TOKEN".into(), "LD_PRELOAD".into()],
                 cwd: None,
                 env_file: None,
+                sandbox: None,
             }
         );
         assert!(
