@@ -30,7 +30,7 @@ it talks to its built-in demo server, which it runs by spawning itself as
 
 const AFTER_HELP: &str = "\
 Command forms:
-  mcp [info]                       mcp call <TOOL> [JSON_ARGS]
+  mcp [info]                       mcp call <TOOL> [JSON_ARGS | key=value...]
   mcp servers [--start|--no-start] mcp tools | resources | templates | prompts
   mcp read <URI>                   mcp prompt <NAME> [JSON_ARGS]
   mcp completions bash|zsh|fish    mcp demo-server
@@ -82,6 +82,7 @@ OTLP/HTTP when it ends. -v prints each request's duration.
 
 Examples:
   mcp call slow_sum '{\"a\": 2, \"b\": 3}'
+  mcp call slow_sum a=2 b=3        (typed by the tool's inputSchema)
   mcp --stdio \"npx -y @modelcontextprotocol/server-everything\" tools
   mcp --http https://example.com/mcp -H \"Authorization: Bearer $TOKEN\" info --json
   mcp --http unix:///run/app/mcp.sock#/mcp tools   (a server on a Unix socket)
@@ -252,9 +253,12 @@ enum CliCommand {
         /// The tool's name
         #[arg(value_name = "TOOL")]
         tool: String,
-        /// The arguments, a JSON object like '{"a": 1}'
-        #[arg(value_name = "JSON_ARGS")]
-        args: Option<String>,
+        /// The arguments: one JSON object like '{"a": 1}', or key=value
+        /// items typed by the tool's inputSchema (key:=JSON raw, an array
+        /// by repeating the key, a.b=value inside an object), @FILE (a JSON
+        /// object) or - (one from stdin)
+        #[arg(value_name = "ARGS")]
+        args: Vec<String>,
         /// Run the call as a task even when the tool's taskSupport is
         /// optional (a tool whose taskSupport is `required` always runs as
         /// one; 2025-11-25: in 2026-07-28 the server decides)
@@ -346,7 +350,11 @@ pub(crate) enum Command {
     Tools,
     Call {
         tool: String,
+        /// The JSON form: one object, sent as typed.
         args: Option<String>,
+        /// `key=value` items, typed by the tool's schema
+        /// ([`crate::typed_args`]).
+        typed: Vec<String>,
         /// `--task`.
         task: bool,
     },
@@ -478,7 +486,27 @@ pub(crate) fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Options, 
             start: (start || no_start).then_some(start),
         },
         CliCommand::Tools => Command::Tools,
-        CliCommand::Call { tool, args, task } => Command::Call { tool, args, task },
+        CliCommand::Call { tool, args, task } => {
+            // One argument that opens with `{` is the JSON form, as before.
+            let json = args.len() == 1 && args[0].trim_start().starts_with('{');
+            if json {
+                let args = args.into_iter().next();
+                Command::Call {
+                    tool,
+                    args,
+                    typed: Vec::new(),
+                    task,
+                }
+            } else {
+                crate::typed_args::check_syntax(&args).map_err(usage)?;
+                Command::Call {
+                    tool,
+                    args: None,
+                    typed: args,
+                    task,
+                }
+            }
+        }
         CliCommand::Tasks { action } => Command::Tasks(action),
         CliCommand::Resources => Command::Resources,
         CliCommand::Templates => Command::Templates,
@@ -755,6 +783,7 @@ mod tests {
             Command::Call {
                 tool: "slow_sum".into(),
                 args: Some(r#"{"a":1}"#.into()),
+                typed: Vec::new(),
                 task: false,
             }
         );

@@ -65,6 +65,7 @@ mod tasks;
 #[cfg(feature = "otel")]
 mod telemetry;
 mod trust;
+mod typed_args;
 
 /// Without the `otel` feature: the log lines of `-v` only.
 #[cfg(not(feature = "otel"))]
