@@ -30,11 +30,12 @@ it talks to its built-in demo server, which it runs by spawning itself as
 
 const AFTER_HELP: &str = "\
 Command forms:
-  mcp [info]                       mcp call <TOOL> [JSON_ARGS | key=value...]
+  mcp [info]                       mcp call <TOOL> [JSON_ARGS]
+  mcp call <TOOL> key=value... | key:=JSON... | @FILE | -
   mcp servers [--start|--no-start] mcp tools | resources | templates | prompts
   mcp read <URI>                   mcp prompt <NAME> [JSON_ARGS]
   mcp completions bash|zsh|fish    mcp demo-server
-  mcp trust [--revoke] [FILE]...
+  mcp trust [--revoke] [FILE]...   mcp trust --pending | --approve SERVER[/TOOL]...
 
 Project config files (.mcp.json, .vscode/mcp.json, .cursor/mcp.json in the
 current directory) start nothing until you trusted them: mcp shows what such
@@ -43,6 +44,19 @@ says how to trust it. `mcp trust [FILE]...` trusts files (default: the
 project files here), remembered by path and content until the file changes,
 in $MCP_TRUST_FILE or ~/.config/mcp/trusted-configs.json; `--config FILE`
 trusts the file it names for that run. Files in your home folder are yours.
+
+A configured server's tools are pinned at its first use (in
+$MCP_PINS_FILE or ~/.config/mcp/pinned-tools.json): a tool whose definition
+changes later, or a new one, is held back (not listed, not called) until you
+review it with `mcp trust --pending` and approve it with `mcp trust
+--approve SERVER[/TOOL]`. Hidden characters (zero-width, bidi, tag, control)
+in what a server sends are shown as <U+XXXX> and flagged. A config entry's
+\"toolPolicy\": {\"allow\": [...], \"ask\": [...], \"deny\": [...]} (tool globs)
+decides which calls run, ask first, or are refused; a tool the server marks
+destructive asks: on a terminal mcp asks, without one it refuses unless
+--yes. An administrator's /etc/mcp/managed-policy.json (allowedMcpServers,
+deniedMcpServers: by serverName, serverCommand or serverUrl) keeps servers
+from starting at all; MCP_MANAGED_POLICY names one more such file.
 
 --from SOURCES reads the servers other hosts keep for you instead:
 claude-code (~/.claude.json, and its servers kept for this directory),
@@ -70,7 +84,8 @@ to open is shown (http and https only). Without a terminal on stdin the
 question is declined with a line saying why. Server text is shown with
 control characters escaped; --json output is as sent.
 
-Exit status: 0 success, 1 the tool reported isError, 2 usage error,
+Exit status: 0 success, 1 the tool reported isError, 2 usage error or a
+call or server refused by policy (nothing was sent),
 3 connection/transport/protocol/timeout error, 4 the server answered with a
 JSON-RPC error (unknown tool, invalid arguments, method not found),
 130 interrupted (Ctrl-C), 143 terminated (SIGTERM).
@@ -181,6 +196,13 @@ struct Cli {
     /// Tracing to stderr (repeat for more), each request's duration; full descriptions in listings
     #[arg(short, long, action = clap::ArgAction::Count, global = true)]
     verbose: u8,
+
+    /// Approve a tool call the tool policy would ask you about (a tool the
+    /// server marks destructive, or a configured toolPolicy "ask" rule):
+    /// without it, mcp asks on the terminal, and without a terminal refuses
+    /// the call
+    #[arg(short = 'y', long, global = true)]
+    yes: bool,
 
     #[command(flatten)]
     server: ServerArgs,
@@ -302,13 +324,22 @@ enum CliCommand {
     DemoServer,
     /// Trust project config files (default: .mcp.json, .vscode/mcp.json,
     /// .cursor/mcp.json here): shows what each would run and remembers it
-    /// until the file changes
+    /// until the file changes. With --pending or --approve: the tools held
+    /// back because they are new or changed since you approved their
+    /// server's tools
     Trust {
         /// Forget the files instead
-        #[arg(long)]
+        #[arg(long, conflicts_with_all = ["pending", "approve"])]
         revoke: bool,
+        /// Show every tool held back, with what changed
+        #[arg(long, conflicts_with = "approve")]
+        pending: bool,
+        /// Approve the held-back tools of SERVER, or one of them
+        /// (SERVER/TOOL), as --pending shows them (repeatable)
+        #[arg(long, value_name = "SERVER[/TOOL]")]
+        approve: Vec<String>,
         /// The files
-        #[arg(value_name = "FILE")]
+        #[arg(value_name = "FILE", conflicts_with_all = ["pending", "approve"])]
         files: Vec<std::path::PathBuf>,
     },
 }
@@ -375,6 +406,10 @@ pub(crate) enum Command {
         files: Vec<std::path::PathBuf>,
         revoke: bool,
     },
+    /// `trust --pending` (empty `approve`) or `trust --approve ...`.
+    Approve {
+        approve: Vec<String>,
+    },
 }
 
 impl Command {
@@ -393,7 +428,7 @@ impl Command {
             Command::Prompt { .. } => "prompt",
             Command::DemoServer => "demo-server",
             Command::Completions(_) => "completions",
-            Command::Trust { .. } => "trust",
+            Command::Trust { .. } | Command::Approve { .. } => "trust",
         }
     }
 }
@@ -414,6 +449,8 @@ pub(crate) struct Options {
     pub(crate) max_message_size: Option<usize>,
     pub(crate) json: bool,
     pub(crate) verbose: u8,
+    /// `--yes`: approve what the tool policy would ask about.
+    pub(crate) yes: bool,
     /// `--root`: each directory canonicalized, as a `file://` root.
     pub(crate) roots: Vec<Root>,
     /// `--log-level`.
@@ -487,8 +524,15 @@ pub(crate) fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Options, 
         },
         CliCommand::Tools => Command::Tools,
         CliCommand::Call { tool, args, task } => {
-            // One argument that opens with `{` is the JSON form, as before.
-            let json = args.len() == 1 && args[0].trim_start().starts_with('{');
+            // One argument that opens with `{`, or that is no typed item
+            // at all, is the JSON form, as before (its mistakes are JSON's).
+            let json = match args.as_slice() {
+                [one] => {
+                    one.trim_start().starts_with('{')
+                        || (!one.contains('=') && one != "-" && !one.starts_with('@'))
+                }
+                _ => false,
+            };
             if json {
                 let args = args.into_iter().next();
                 Command::Call {
@@ -515,7 +559,13 @@ pub(crate) fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Options, 
         CliCommand::Prompt { name, args } => Command::Prompt { name, args },
         CliCommand::Completions { shell } => Command::Completions(shell),
         CliCommand::DemoServer => Command::DemoServer,
-        CliCommand::Trust { revoke, files } => Command::Trust { files, revoke },
+        CliCommand::Trust {
+            pending: true,
+            approve,
+            ..
+        } => Command::Approve { approve },
+        CliCommand::Trust { approve, .. } if !approve.is_empty() => Command::Approve { approve },
+        CliCommand::Trust { revoke, files, .. } => Command::Trust { files, revoke },
     };
     let roots = cli
         .roots
@@ -534,6 +584,7 @@ pub(crate) fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Options, 
         max_message_size: cli.max_message_size,
         json: cli.json,
         verbose: cli.verbose,
+        yes: cli.yes,
         command,
     })
 }

@@ -52,7 +52,8 @@ pub(crate) async fn command(client: &Client, opts: &Options) -> Result<(), Failu
         Command::Servers { .. }
         | Command::DemoServer
         | Command::Completions(_)
-        | Command::Trust { .. } => Ok(()),
+        | Command::Trust { .. }
+        | Command::Approve { .. } => Ok(()),
     }
 }
 
@@ -237,7 +238,7 @@ async fn list(
     }
     let mut items = list_items(client, what).await?;
     if let (Listing::Tools, Server::Configured(cfg)) = (what, server) {
-        items = config::offered_tools(cfg, items);
+        items = crate::policy::hold_back(cfg, config::offered_tools(cfg, items))?;
     }
     if json {
         out_json(|w| write_pretty_array(w, items.iter().map(|b| &**b)));
@@ -410,6 +411,7 @@ async fn call(
 ) -> Result<(), Failure> {
     let json = opts.json;
     let args = json_args(args, &format!("tool {tool:?}"))?;
+    crate::policy::authorize_call(client, opts, tool, args.as_deref()).await?;
     if task || tasks::modern(client) || tasks::required(client, tool).await {
         return tasks::call(client, opts, tool, args.as_deref()).await;
     }

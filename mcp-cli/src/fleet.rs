@@ -25,8 +25,12 @@ enum Outcome {
     Ready {
         version: ProtocolVersion,
         tools: usize,
+        /// Held back: new or changed since approved.
+        held: usize,
     },
     Failed(String),
+    /// The managed policy keeps it from starting.
+    Blocked(String),
     Disabled,
 }
 
@@ -66,7 +70,10 @@ fn spec(cfg: &ServerConfig, opts: &Options) -> ServerSpec {
 pub(crate) async fn run(opts: Options, configured: Configured) -> Result<(), Failure> {
     let mut interrupts = Interrupts::listen();
     let began = Instant::now();
-    let mut builder = Host::builder();
+    let mut builder = Host::builder().managed_policy(crate::policy::managed()?);
+    if let Some(store) = crate::policy::pins() {
+        builder = builder.pins(store);
+    }
     for cfg in &configured.servers {
         builder = builder.server(spec(cfg, &opts));
     }
@@ -89,6 +96,7 @@ pub(crate) async fn run(opts: Options, configured: Configured) -> Result<(), Fai
                 Some(ServerStatus::Ready {
                     protocol_version,
                     tools,
+                    held,
                     since,
                     ..
                 }) => (
@@ -96,9 +104,11 @@ pub(crate) async fn run(opts: Options, configured: Configured) -> Result<(), Fai
                     Outcome::Ready {
                         version: protocol_version,
                         tools,
+                        held,
                     },
                 ),
                 Some(ServerStatus::Disabled) => (Duration::ZERO, Outcome::Disabled),
+                Some(ServerStatus::Blocked { why }) => (Duration::ZERO, Outcome::Blocked(why)),
                 Some(ServerStatus::Failed { why, .. } | ServerStatus::Restarting { why, .. }) => {
                     (Duration::ZERO, Outcome::Failed(why))
                 }
@@ -154,10 +164,29 @@ fn servers(started: &[Started], json: bool) -> Result<(), Failure> {
         for (s, name) in started.iter().zip(&names) {
             let took = s.took.as_secs_f64();
             let _ = match &s.outcome {
-                Outcome::Ready { version, tools } => writeln!(
+                Outcome::Ready {
+                    version,
+                    tools,
+                    held: 0,
+                } => writeln!(
                     text,
                     "{name:<width$}  {:<5}  ready  {version}  {tools} tools  started in {took:.1} s",
                     s.transport,
+                ),
+                Outcome::Ready {
+                    version,
+                    tools,
+                    held,
+                } => writeln!(
+                    text,
+                    "{name:<width$}  {:<5}  ready  {version}  {tools} tools ({held} held back: mcp trust --pending)  started in {took:.1} s",
+                    s.transport,
+                ),
+                Outcome::Blocked(why) => writeln!(
+                    text,
+                    "{name:<width$}  {:<5}  blocked: {}",
+                    s.transport,
+                    line(why)
                 ),
                 Outcome::Failed(why) => writeln!(
                     text,
@@ -182,13 +211,14 @@ fn server_json(s: &Started) -> String {
         _ => "null".into(),
     };
     let (status, version, tools, error) = match &s.outcome {
-        Outcome::Ready { version, tools } => (
+        Outcome::Ready { version, tools, .. } => (
             "ready",
             enc(version.as_str()),
             tools.to_string(),
             "null".into(),
         ),
         Outcome::Failed(why) => ("failed", "null".into(), "null".into(), enc(why)),
+        Outcome::Blocked(why) => ("blocked", "null".into(), "null".into(), enc(why)),
         Outcome::Disabled => ("disabled", "null".into(), "null".into(), "null".into()),
     };
     format!(
@@ -212,11 +242,27 @@ async fn tools(host: &Host, started: &[Started], json: bool, verbose: bool) -> R
                     eprintln!("mcp: server {:?} went away", line(&s.name));
                     continue;
                 };
+                // The host sorted the listing by its pins already.
+                let key = mcp_config::pin_key(&s.config);
+                let held: Vec<mcp_config::ToolChange> = host
+                    .held()
+                    .into_iter()
+                    .filter(|c| c.server == key)
+                    .collect();
+                for c in &held {
+                    eprintln!("mcp: {}", crate::policy::held_line(&s.name, c));
+                }
                 let tools =
                     match crate::commands::list_items(&client, crate::commands::Listing::Tools)
                         .await
                     {
-                        Ok(t) => crate::config::offered_tools(&s.config, t),
+                        Ok(t) => crate::config::offered_tools(&s.config, t)
+                            .into_iter()
+                            .filter(|t| {
+                                let name = Object::parse(t.get()).ok().and_then(|o| o.str("name"));
+                                !held.iter().any(|c| Some(&c.tool) == name.as_ref())
+                            })
+                            .collect::<Vec<_>>(),
                         Err(f) => {
                             eprintln!("mcp: server {:?}: {}", line(&s.name), why(&f));
                             continue;
@@ -242,6 +288,9 @@ async fn tools(host: &Host, started: &[Started], json: bool, verbose: bool) -> R
             }
             Outcome::Failed(why) => {
                 eprintln!("mcp: server {:?} failed: {}", line(&s.name), line(why))
+            }
+            Outcome::Blocked(why) => {
+                eprintln!("mcp: server {:?} is blocked: {}", line(&s.name), line(why))
             }
             Outcome::Disabled => {}
         }

@@ -200,11 +200,37 @@ fn shortened(description: &str, verbose: bool) -> (String, bool) {
 }
 
 /// `tools`, each name after `prefix` (`<server>/` over several servers).
+/// A tool whose definition hides text from a person (in its name,
+/// description, schemas or annotations) gets a warning line for each
+/// member that does.
 pub(crate) fn tools(items: &[Box<RawValue>], verbose: bool, prefix: &str) -> String {
     listing(items, "(no tools)", verbose, |t| {
         let name = t.str("name").unwrap_or_else(|| "<unnamed>".into());
         format!("{prefix}{name}{}", signature(t.object("inputSchema")))
     })
+}
+
+/// The warnings for a listed item that hides text: its name, title and
+/// description, and for a tool every member a model reads.
+fn hidden_warnings(raw: &RawValue, item: &Object) -> Vec<String> {
+    if let Ok(tool) = serde_json::from_str::<mcp_proto::schema::Tool>(raw.get()) {
+        return mcp_config::tool_hidden_text(&tool)
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+    }
+    ["name", "title", "description"]
+        .into_iter()
+        .filter_map(|member| {
+            let count = mcp_config::hidden_chars(&item.str(member)?).count();
+            (count > 0).then(|| {
+                format!(
+                    "{member} hides {count} character{} from view (shown as <U+XXXX>)",
+                    if count == 1 { "" } else { "s" }
+                )
+            })
+        })
+        .collect()
 }
 
 /// `resources`.
@@ -251,8 +277,8 @@ fn listing(
 ) -> String {
     let mut out = String::new();
     let mut any_cut = false;
-    for item in items {
-        let Ok(item) = Object::parse(item.get()) else {
+    for raw in items {
+        let Ok(item) = Object::parse(raw.get()) else {
             continue;
         };
         let _ = writeln!(out, "{}", line(&head(&item)));
@@ -262,6 +288,9 @@ fn listing(
             for l in shown.lines() {
                 let _ = writeln!(out, "    {l}");
             }
+        }
+        for w in hidden_warnings(raw, &item) {
+            let _ = writeln!(out, "    warning: {w}");
         }
     }
     if items.is_empty() {

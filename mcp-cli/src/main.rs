@@ -10,7 +10,12 @@
 //!
 //! Project config files found in the current directory start nothing until
 //! the user trusted them (shown in full, asked on a terminal, or `mcp
-//! trust`; kept by path and content hash): see the `trust` module.
+//! trust`; kept by path and content hash): see the `trust` module. After
+//! that, the `policy` module checks before anything is sent: the managed
+//! policy (may the server start), a configured server's pinned tool
+//! definitions (is the tool as approved: `mcp trust --pending`,
+//! `--approve`, in the `approve` module), and the tool policy (allow, ask
+//! on the terminal or `--yes`, deny).
 //!
 //! Over every configured server (`servers`, and `tools` without
 //! `--server`), `--json` prints an array of one object per server
@@ -48,6 +53,7 @@
 //! the first thing `main` does); where no sandbox can be had it is not
 //! started and `mcp` says why.
 
+mod approve;
 mod args;
 mod commands;
 mod config;
@@ -60,6 +66,7 @@ mod form;
 mod handler;
 mod hosts;
 mod human;
+mod policy;
 mod progress;
 mod tasks;
 #[cfg(feature = "otel")]
@@ -120,6 +127,12 @@ mod form {
     pub(crate) async fn ask_url(_: String, _: ElicitUrlParams) -> ElicitResult {
         eprintln!("mcp: declined the server's request to open a URL: this needs a Unix terminal");
         ElicitResult::decline()
+    }
+    pub(crate) async fn confirm(_: String, _: String) -> bool {
+        eprintln!(
+            "mcp: cannot ask on this terminal (this needs a Unix terminal); pass --yes to approve"
+        );
+        false
     }
 }
 
@@ -187,6 +200,12 @@ fn main() -> ExitCode {
             Err(f) => report(f),
         };
     }
+    if let Command::Approve { approve } = &opts.command {
+        return match approve::command(approve) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(f) => report(f),
+        };
+    }
     let telemetry = telemetry::init(opts.verbose, opts.command != Command::DemoServer);
     let run_span = telemetry.run_span(opts.command.name());
     let runtime = match tokio::runtime::Builder::new_current_thread()
@@ -208,7 +227,10 @@ fn main() -> ExitCode {
     } else {
         use tracing::Instrument as _;
         match pick(opts) {
-            Ok(Pick::One(opts)) => runtime.block_on(run(opts).instrument(run_span)),
+            Ok(Pick::One(opts)) => match policy::check_start(&opts) {
+                Ok(()) => runtime.block_on(run(opts).instrument(run_span)),
+                Err(f) => Err(f),
+            },
             Ok(Pick::All(opts, configured)) => {
                 runtime.block_on(fleet::run(opts, configured).instrument(run_span))
             }

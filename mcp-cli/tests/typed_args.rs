@@ -234,7 +234,7 @@ fn fastmcp_arguments_of_every_type() {
 
 #[test]
 fn malformed_items_are_usage_errors_before_connecting() {
-    let r = mcp(&["call", "echo", "message"]);
+    let r = mcp(&["call", "echo", "message", "hi"]);
     assert_one_line_error(&r, 2, "mcp: argument \"message\" is not key=value");
     let r = mcp(&["call", "echo", "-", "-"]);
     assert_one_line_error(&r, 2, "mcp: stdin (-) can be read once");

@@ -306,6 +306,9 @@ pub struct ServerConfig {
     pub include_tools: Option<Vec<String>>,
     /// `excludeTools`: never these tools.
     pub exclude_tools: Vec<String>,
+    /// `toolPolicy`: which tools run without asking, ask first, or never
+    /// run (see [`ToolPolicyConfig`]).
+    pub tool_policy: ToolPolicyConfig,
     /// SEP-2633 `title`: a display name.
     pub title: Option<String>,
     /// SEP-2633 `description`.
@@ -323,10 +326,43 @@ impl ServerConfig {
             disabled: false,
             include_tools: None,
             exclude_tools: Vec::new(),
+            tool_policy: ToolPolicyConfig::default(),
             title: None,
             description: None,
             source,
         }
+    }
+}
+
+/// A server entry's `toolPolicy`: tool-name globs (`*` within a segment,
+/// `**` across, as `includeTools`) whose calls run without asking
+/// (`allow`), need a person's approval each time (`ask`), or are refused
+/// (`deny`). A key of this crate's own (no host documents per-tool
+/// approval in these files; others ignore it):
+///
+/// ```json
+/// "files": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "."],
+///           "toolPolicy": {"allow": ["read_*", "list_*"], "ask": ["write_file"], "deny": ["move_file"]}}
+/// ```
+///
+/// Where a tool matches several lists, `deny` beats `ask` beats `allow`;
+/// a tool matching none is decided by the host's policy (by default from
+/// the tool's annotations: `mcp_tools::ToolPolicy`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ToolPolicyConfig {
+    /// Run without asking.
+    pub allow: Vec<String>,
+    /// Ask a person before each call.
+    pub ask: Vec<String>,
+    /// Never call.
+    pub deny: Vec<String>,
+}
+
+impl ToolPolicyConfig {
+    /// Whether no list has any pattern.
+    pub fn is_empty(&self) -> bool {
+        self.allow.is_empty() && self.ask.is_empty() && self.deny.is_empty()
     }
 }
 

@@ -7,7 +7,9 @@ use serde_json::{Map, Value};
 
 use crate::error::ConfigError;
 use crate::formats::{self, UnknownKey};
-use crate::model::{Expanded, Format, InputSpec, OAuthConfig, SandboxConfig, ServerConfig, Source};
+use crate::model::{
+    Expanded, Format, InputSpec, OAuthConfig, SandboxConfig, ServerConfig, Source, ToolPolicyConfig,
+};
 use crate::resolve::Resolver;
 use crate::trust::ContentHash;
 
@@ -78,6 +80,7 @@ pub(crate) struct RawServer {
     pub(crate) disabled: bool,
     pub(crate) include_tools: Option<Vec<String>>,
     pub(crate) exclude_tools: Vec<String>,
+    pub(crate) tool_policy: ToolPolicyConfig,
     pub(crate) title: Option<String>,
     pub(crate) description: Option<String>,
 }
@@ -91,6 +94,7 @@ impl RawServer {
             disabled: false,
             include_tools: None,
             exclude_tools: Vec::new(),
+            tool_policy: ToolPolicyConfig::default(),
             title: None,
             description: None,
         }
@@ -641,6 +645,7 @@ fn parse_server(format: Format, name: &str, v: &Value) -> Result<RawServer, Shap
         disabled,
         include_tools: string_array(o, "includeTools")?,
         exclude_tools: string_array(o, "excludeTools")?.unwrap_or_default(),
+        tool_policy: parse_tool_policy(o)?,
         title: opt_string(o, "title")?,
         description: opt_string(o, "description")?,
     })
@@ -695,6 +700,43 @@ pub(crate) fn parse_sandbox(o: &Map<String, Value>) -> Result<Option<SandboxConf
         allowed_domains: list(net, "network", "allowedDomains")?,
         denied_domains: list(net, "network", "deniedDomains")?,
     }))
+}
+
+pub(crate) fn parse_tool_policy(o: &Map<String, Value>) -> Result<ToolPolicyConfig, ShapeProblem> {
+    match o.get("toolPolicy") {
+        None | Some(Value::Null) => Ok(ToolPolicyConfig::default()),
+        Some(Value::Object(p)) => {
+            if let Some(k) = p
+                .keys()
+                .find(|k| !["allow", "ask", "deny"].contains(&k.as_str()))
+            {
+                return Err(ShapeProblem::Shape {
+                    field: format!("toolPolicy.{k}"),
+                    message: "unknown list (expected allow, ask or deny)".into(),
+                });
+            }
+            let list = |key: &str| {
+                string_array(p, key)
+                    .map(Option::unwrap_or_default)
+                    .map_err(|e| match e {
+                        ShapeProblem::Shape { field, message } => ShapeProblem::Shape {
+                            field: format!("toolPolicy.{field}"),
+                            message,
+                        },
+                        other => other,
+                    })
+            };
+            Ok(ToolPolicyConfig {
+                allow: list("allow")?,
+                ask: list("ask")?,
+                deny: list("deny")?,
+            })
+        }
+        Some(_) => Err(ShapeProblem::Shape {
+            field: "toolPolicy".into(),
+            message: "expected an object with allow, ask and deny lists".into(),
+        }),
+    }
 }
 
 fn parse_oauth(o: &Map<String, Value>) -> Result<Option<OAuthConfig>, ShapeProblem> {

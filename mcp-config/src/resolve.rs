@@ -254,6 +254,7 @@ impl Resolver {
         server.disabled = raw.disabled;
         server.include_tools = raw.include_tools.clone();
         server.exclude_tools = raw.exclude_tools.clone();
+        server.tool_policy = raw.tool_policy.clone();
         server.title = raw.title.clone();
         server.description = raw.description.clone();
         Ok(server)

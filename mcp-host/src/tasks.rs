@@ -16,6 +16,7 @@
 use mcp_client::{ClientError, TaskCall, TaskOptions, TaskTicket};
 use mcp_proto::Era;
 use mcp_proto::schema::{CallToolResult, TaskSupport};
+use mcp_tools::ToolError;
 use serde_json::Value;
 
 use crate::Host;
@@ -49,6 +50,11 @@ pub enum HostTaskError {
     /// past its deadline, unknown to the server) or the connection's.
     #[error("the task call failed")]
     Client(#[source] ClientError),
+    /// The call was refused before anything was sent: the tool policy (see
+    /// [`HostBuilder::tool_options`](crate::HostBuilder::tool_options)), or
+    /// a tool held back until the user approves it ([`ToolError::Refused`]).
+    #[error("the task call was refused")]
+    Refused(#[source] ToolError),
 }
 
 impl Host {
@@ -67,6 +73,18 @@ impl Host {
         arguments: Value,
         options: TaskOptions,
     ) -> Result<HostTask, HostTaskError> {
+        // The policy, and the pins, before anything is sent.
+        match self.toolbox().get(name) {
+            Some(tool) => tool
+                .authorize(&arguments)
+                .await
+                .map_err(HostTaskError::Refused)?,
+            None => {
+                if let Some(refused) = self.held_refusal(name) {
+                    return Err(HostTaskError::Refused(refused));
+                }
+            }
+        }
         if let Some(tool) = self.toolbox().get(name)
             && tool.client().era() != Some(Era::Modern)
             && tool.definition().task_support() == TaskSupport::Forbidden

@@ -157,3 +157,27 @@ fn call_through_toolbox(b: Bencher<'_, '_>) {
             .unwrap()
     });
 }
+
+/// The same call with a tool policy whose rules do not match the tool: the
+/// cost of the check when it is on (the verdict is decided once per tool).
+#[divan::bench]
+fn call_through_toolbox_with_a_policy(b: Bencher<'_, '_>) {
+    let rt = runtime();
+    let client = spawn_server(&rt);
+    let policy = mcp_tools::ToolPolicy::new()
+        .deny(["**delete**", "admin.**"])
+        .server("gh", mcp_tools::ToolRules::new().ask(["create_*"]));
+    let toolbox = rt
+        .block_on(
+            Toolbox::builder()
+                .server(Server::new("gh", client).prefix("gh_"))
+                .tool_options(mcp_tools::ToolOptions::new().policy(policy))
+                .build(),
+        )
+        .unwrap();
+    let args = json!({"query": "is:open", "limit": 20});
+    b.bench_local(|| {
+        rt.block_on(toolbox.call("gh_search", args.clone()))
+            .unwrap()
+    });
+}

@@ -23,6 +23,8 @@
 //!   deterministic [collisions](OnCollision), OpenAI and Anthropic export
 //!   ([`ModelTool`]: schemas written verbatim, never decoded),
 //!   and re-listing when a server's tools change.
+//! - [`ToolPolicy`]: allow, ask or deny each call before anything is sent
+//!   (see "Tool policy" below).
 //!
 //! # What it is not
 //!
@@ -76,6 +78,45 @@
 //! syn) to every agent that only wants to proxy calls; the server validates
 //! anyway, and the common model mistakes (missing field, wrong type, value
 //! not in an enum, typo'd property name) are in the subset.
+//!
+//! # Tool policy
+//!
+//! [`ToolOptions::policy`] decides, before anything is sent, whether a call
+//! runs ([`Decision::Allow`]), waits for a person ([`Decision::Ask`],
+//! through the application's [`ToolOptions::on_ask`]) or is refused
+//! ([`Decision::Deny`]; the tool is also left out of the model's tools).
+//! Rules are [`Glob`]s over the server's own tool names, per server
+//! ([`ToolPolicy::server`], [`ToolRules`]) and for every server; where no
+//! rule applies the tool's annotations decide (`readOnlyHint` allows,
+//! `destructiveHint` asks; the server's own claims, so rules are what
+//! holds), then [`ToolPolicy::otherwise`] (allow by default). A refused
+//! call is [`ToolError::Refused`] with the [`Refusal`] and the rule
+//! ([`Because`]): model-correctable, so the agent tells the model and goes
+//! on.
+//!
+//! Every call path runs the same check, [`McpTool::authorize`]:
+//! [`McpTool::call`], [`Toolbox::call`] (a retry after the tool set
+//! changed does not ask again), [`Toolbox::start`]; a caller that sends
+//! `tools/call` itself (a host starting a task, a command line) calls it
+//! first. Without a policy nothing is checked, and a call costs what it
+//! did; with one, a tool's verdict is decided once and kept.
+//!
+//! ```
+//! use mcp_tools::{Decision, ToolOptions, ToolPolicy, ToolRules};
+//!
+//! let options = ToolOptions::new()
+//!     .policy(
+//!         ToolPolicy::new()
+//!             .deny(["**delete**", "**drop**"])
+//!             .server("github", ToolRules::new().allow(["get_*", "list_*", "search_*"]).ask(["create_*"]))
+//!             .otherwise(Decision::Ask),
+//!     )
+//!     .on_ask(|request| async move {
+//!         eprintln!("allow {} with {}? ({})", request.tool, request.arguments, request.because);
+//!         false // a real host waits for the user's answer here
+//!     });
+//! # let _ = options;
+//! ```
 //!
 //! # Long-running tools (tasks)
 //!
@@ -163,6 +204,8 @@
 mod error;
 mod fold;
 mod names;
+mod options;
+mod policy;
 mod schema;
 mod task;
 mod tool;
@@ -180,10 +223,14 @@ pub use fold::{base64_decoded_len, fold_result};
 pub use names::{
     Filter, Glob, MAX_TOOL_NAME_LEN, SEGMENT_SEPARATORS, is_valid_model_name, sanitize_name,
 };
+pub use options::{ToolOptions, ToolProgressFn};
+pub use policy::{
+    ApprovalFuture, ApprovalRequest, AskFn, Because, Decision, Refusal, ToolPolicy, ToolRules,
+    Verdict,
+};
 pub use schema::{MAX_REPORTED_PROBLEMS, check_arguments};
 pub use task::{TaskPoll, ToolTask};
 pub use tool::{
-    McpTool, ModelApi, ModelTool, Tool, ToolFuture, ToolOptions, ToolOutput, ToolProgressFn,
-    anthropic_tool, openai_function,
+    McpTool, ModelApi, ModelTool, Tool, ToolFuture, ToolOutput, anthropic_tool, openai_function,
 };
 pub use toolbox::{Collision, OnCollision, Route, Server, Toolbox, ToolboxBuilder};

@@ -3,16 +3,17 @@
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Weak};
-use std::time::Duration;
 
 use mcp_client::{Client, ClientError};
 use mcp_proto::ErrorCode;
 use mcp_proto::RawJson;
-use mcp_proto::schema::{CallToolResult, ContentBlock, ProgressParams, ToolAnnotations};
+use mcp_proto::schema::{CallToolResult, ContentBlock, ToolAnnotations};
 use serde_json::Value;
 
 use crate::error::ToolError;
 use crate::fold::fold_result;
+use crate::options::ToolOptions;
+use crate::policy::{ApprovalRequest, Decision, Refusal, Verdict};
 use crate::schema::Checker;
 use crate::toolbox::Inner as ToolboxInner;
 
@@ -112,87 +113,6 @@ fn empty_result() -> CallToolResult {
     }
 }
 
-/// How an [`McpTool`] calls its server.
-#[derive(Clone)]
-#[non_exhaustive]
-pub struct ToolOptions {
-    /// Check arguments against the input schema before sending (default on).
-    /// A mismatch is [`ToolError::InvalidArguments`] and nothing is sent.
-    pub validate_arguments: bool,
-    /// Check `structuredContent` against the output schema (default on;
-    /// only with the `jsonschema` feature, a no-op without it).
-    pub validate_output: bool,
-    /// Per-call timeout, reset by progress (default: the client's).
-    pub timeout: Option<Duration>,
-    /// Called with each progress notification of a call (the tool's
-    /// model-facing name, the progress), see [`on_progress`](Self::on_progress).
-    on_progress: Option<ToolProgressFn>,
-}
-
-/// Called with a tool's name and a progress notification of its call.
-pub type ToolProgressFn = Arc<dyn Fn(&str, ProgressParams) + Send + Sync>;
-
-impl std::fmt::Debug for ToolOptions {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ToolOptions")
-            .field("validate_arguments", &self.validate_arguments)
-            .field("validate_output", &self.validate_output)
-            .field("timeout", &self.timeout)
-            .field("on_progress", &self.on_progress.is_some())
-            .finish()
-    }
-}
-
-impl Default for ToolOptions {
-    fn default() -> Self {
-        ToolOptions {
-            validate_arguments: true,
-            validate_output: true,
-            timeout: None,
-            on_progress: None,
-        }
-    }
-}
-
-impl ToolOptions {
-    /// The defaults.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Turns argument checking on or off.
-    #[must_use]
-    pub fn validate_arguments(mut self, on: bool) -> Self {
-        self.validate_arguments = on;
-        self
-    }
-
-    /// Turns output-schema checking on or off (feature `jsonschema`).
-    #[must_use]
-    pub fn validate_output(mut self, on: bool) -> Self {
-        self.validate_output = on;
-        self
-    }
-
-    /// Sets the per-call timeout.
-    #[must_use]
-    pub fn timeout(mut self, t: Duration) -> Self {
-        self.timeout = Some(t);
-        self
-    }
-
-    /// Calls `f` with each progress notification of a call: the tool's
-    /// model-facing name and the progress. A tool the server runs as a
-    /// task reports each status change this way (the message is
-    /// `"<status>: <status message>"`), so a long-running tool shows what
-    /// it is doing. `f` runs on the connection's task: keep it short.
-    #[must_use]
-    pub fn on_progress(mut self, f: impl Fn(&str, ProgressParams) + Send + Sync + 'static) -> Self {
-        self.on_progress = Some(Arc::new(f));
-        self
-    }
-}
-
 /// An MCP server's tool as a [`Tool`]: calls go out as `tools/call`.
 ///
 /// Cheap to clone. The server's definition is kept verbatim
@@ -227,6 +147,9 @@ struct ToolInner {
     checker: std::sync::OnceLock<Option<Box<Checker>>>,
     #[cfg(feature = "jsonschema")]
     output: std::sync::OnceLock<Option<Box<jsonschema::Validator>>>,
+    /// The policy's verdict (it depends on the definition and the server
+    /// only), decided at the first call or listing that needs it.
+    verdict: std::sync::OnceLock<Verdict>,
     toolbox: Weak<ToolboxInner>,
 }
 
@@ -316,9 +239,15 @@ impl McpTool {
                 checker: std::sync::OnceLock::new(),
                 #[cfg(feature = "jsonschema")]
                 output: std::sync::OnceLock::new(),
+                verdict: std::sync::OnceLock::new(),
                 toolbox,
             }),
         })
+    }
+
+    /// The model-facing name, shared (the toolbox's index keys).
+    pub(crate) fn name_arc(&self) -> Arc<str> {
+        self.inner.name.clone()
     }
 
     /// The server's definition, verbatim (its `name` is the wire name).
@@ -347,7 +276,8 @@ impl McpTool {
         if let Some(tb) = self.inner.toolbox.upgrade() {
             return ToolboxInner::call(&tb, &self.inner.name, arguments).await;
         }
-        match self.attempt(&arguments).await {
+        let mut approved = false;
+        match self.attempt(&arguments, &mut approved).await {
             Ok(out) => Ok(out),
             Err(AttemptError::Final(e)) => Err(e),
             Err(AttemptError::ToolSetChanged(first)) => {
@@ -376,7 +306,7 @@ impl McpTool {
                     Weak::new(),
                 )
                 .ok_or_else(not_found)?;
-                match again.attempt(&arguments).await {
+                match again.attempt(&arguments, &mut approved).await {
                     Ok(out) => Ok(out),
                     Err(AttemptError::Final(e)) => Err(e),
                     Err(AttemptError::ToolSetChanged(_)) => Err(self.fatal(first)),
@@ -426,6 +356,69 @@ impl McpTool {
         Ok(arguments)
     }
 
+    /// What the [policy](ToolOptions::policy) says of this tool (`None`
+    /// without one).
+    pub fn verdict(&self) -> Option<&Verdict> {
+        let policy = self.inner.options.policy.as_ref()?;
+        Some(
+            self.inner
+                .verdict
+                .get_or_init(|| policy.decide(self.server(), self.definition())),
+        )
+    }
+
+    /// Checks a call with `arguments` against the [policy](ToolOptions::policy)
+    /// before anything is sent: allowed, approved by the person asked
+    /// ([`on_ask`](ToolOptions::on_ask)), or [`ToolError::Refused`].
+    /// Every call of this crate goes through it; a caller that sends
+    /// `tools/call` itself (a host starting a task, a command line) calls
+    /// it first.
+    pub async fn authorize(&self, arguments: &Value) -> Result<(), ToolError> {
+        self.authorize_once(arguments, &mut false).await
+    }
+
+    /// [`authorize`](Self::authorize), asking at most once per call:
+    /// `approved` is set once a person approved it, and a retry of the
+    /// same call (after the tool set changed) is not asked again.
+    pub(crate) async fn authorize_once(
+        &self,
+        arguments: &Value,
+        approved: &mut bool,
+    ) -> Result<(), ToolError> {
+        let Some(verdict) = self.verdict() else {
+            return Ok(());
+        };
+        let refused = |why| ToolError::Refused {
+            tool: self.inner.name.to_string(),
+            server: self.server().map(str::to_owned),
+            why,
+        };
+        let because = verdict.because.clone();
+        match verdict.decision {
+            Decision::Allow => Ok(()),
+            Decision::Deny => Err(refused(Refusal::Denied { because })),
+            Decision::Ask if *approved => Ok(()),
+            Decision::Ask => {
+                let Some(ask) = &self.inner.options.on_ask else {
+                    return Err(refused(Refusal::NoOneToAsk { because }));
+                };
+                let request = ApprovalRequest {
+                    tool: self.inner.name.to_string(),
+                    server: self.server().map(str::to_owned),
+                    definition: self.definition().clone(),
+                    arguments: arguments.clone(),
+                    because: because.clone(),
+                };
+                if ask(request).await {
+                    *approved = true;
+                    Ok(())
+                } else {
+                    Err(refused(Refusal::Declined { because }))
+                }
+            }
+        }
+    }
+
     pub(crate) fn fatal_error(&self, source: ClientError) -> ToolError {
         self.fatal(source)
     }
@@ -439,7 +432,11 @@ impl McpTool {
 
     /// Checks the arguments, sends `tools/call` once, and sorts the outcome
     /// by owner.
-    pub(crate) async fn attempt(&self, arguments: &Value) -> Result<ToolOutput, AttemptError> {
+    pub(crate) async fn attempt(
+        &self,
+        arguments: &Value,
+        approved: &mut bool,
+    ) -> Result<ToolOutput, AttemptError> {
         let tool: &str = &self.inner.name;
         let invalid = |message: String| {
             AttemptError::Final(ToolError::InvalidArguments {
@@ -449,6 +446,9 @@ impl McpTool {
         };
         let arguments = self
             .checked_arguments(arguments)
+            .map_err(AttemptError::Final)?;
+        self.authorize_once(&arguments, approved)
+            .await
             .map_err(AttemptError::Final)?;
         // Agents' tools may run long: asking for progress lets a server that
         // reports it keep the call alive past the timeout.

@@ -12,9 +12,10 @@ use tokio::sync::watch;
 
 use crate::error::{ToolError, ToolboxError};
 use crate::names::{Filter, MAX_TOOL_NAME_LEN, sanitize_name, with_suffix};
+use crate::options::ToolOptions;
+use crate::policy::Decision;
 use crate::tool::{
-    AttemptError, McpTool, ModelApi, ModelTool, ToolOptions, ToolOutput, anthropic_tool,
-    openai_function,
+    AttemptError, McpTool, ModelApi, ModelTool, ToolOutput, anthropic_tool, openai_function,
 };
 
 /// What to do when two tools end up with the same model-facing name (after
@@ -283,7 +284,7 @@ impl std::fmt::Debug for Toolbox {
                     .map(|s| &s.name)
                     .collect::<Vec<_>>(),
             )
-            .field("tools", &catalog.tools.len())
+            .field("tools", &catalog.offered().len())
             .finish()
     }
 }
@@ -333,9 +334,10 @@ impl Toolbox {
         self.snapshot()
     }
 
-    /// The tools as of the last listing (no I/O).
+    /// The tools as of the last listing (no I/O), without those the
+    /// [tool policy](crate::ToolOptions::policy) denies.
     pub fn snapshot(&self) -> Vec<McpTool> {
-        self.inner.snapshot().tools.clone()
+        self.inner.snapshot().offered().to_vec()
     }
 
     /// The tool the model knows as `name` (no I/O).
@@ -419,7 +421,7 @@ impl Toolbox {
         self.inner.refresh_stale().await;
         let catalog = self.inner.snapshot();
         catalog
-            .tools
+            .offered()
             .iter()
             .map(|t| ModelTool::new(t.clone(), api))
             .collect()
@@ -580,7 +582,8 @@ impl Inner {
             name: name.to_owned(),
         };
         let tool = this.snapshot().get(name).cloned().ok_or_else(not_found)?;
-        let first = match tool.attempt(&arguments).await {
+        let mut approved = false;
+        let first = match tool.attempt(&arguments, &mut approved).await {
             Ok(out) => return Ok(out),
             Err(AttemptError::Final(e)) => return Err(e),
             Err(AttemptError::ToolSetChanged(e)) => e,
@@ -603,7 +606,7 @@ impl Inner {
             });
         }
         let tool = this.snapshot().get(name).cloned().ok_or_else(not_found)?;
-        match tool.attempt(&arguments).await {
+        match tool.attempt(&arguments, &mut approved).await {
             Ok(out) => Ok(out),
             Err(AttemptError::Final(e)) => Err(e),
             Err(AttemptError::ToolSetChanged(_)) => Err(fatal(name, first)),
@@ -619,7 +622,11 @@ fn fatal(name: &str, source: ClientError) -> ToolError {
 }
 
 struct Catalog {
+    /// The tools offered to the model, then (from `offered` on) those the
+    /// policy denies: still found by name, so a call gets a refusal that
+    /// says why rather than "no such tool".
     tools: Vec<McpTool>,
+    offered: usize,
     /// Keys shared with the tools' own names (no second copy).
     index: HashMap<Arc<str>, usize>,
     /// Each server's last listing, in server order.
@@ -630,6 +637,10 @@ struct Catalog {
 impl Catalog {
     fn get(&self, name: &str) -> Option<&McpTool> {
         self.index.get(name).and_then(|&i| self.tools.get(i))
+    }
+
+    fn offered(&self) -> &[McpTool] {
+        self.tools.get(..self.offered).unwrap_or(&self.tools)
     }
 
     fn build(
@@ -683,8 +694,23 @@ impl Catalog {
             index.insert(name, tools.len());
             tools.push(tool);
         }
+        // Denied tools go last (in order), out of the offered part.
+        let denied = |t: &McpTool| t.verdict().is_some_and(|v| v.decision == Decision::Deny);
+        let mut offered = tools.len();
+        if tools.iter().any(denied) {
+            let (keep, deny): (Vec<McpTool>, Vec<McpTool>) =
+                tools.into_iter().partition(|t| !denied(t));
+            offered = keep.len();
+            tools = keep.into_iter().chain(deny).collect();
+            index = tools
+                .iter()
+                .enumerate()
+                .map(|(i, t)| (t.name_arc(), i))
+                .collect();
+        }
         Catalog {
             tools,
+            offered,
             index,
             lists,
             collisions,

@@ -7,6 +7,8 @@
 
 use serde_json::{Map, Value};
 
+use crate::parse::parse_tool_policy;
+
 use crate::parse::{
     EnvHeader, RawServer, RawTransport, ShapeProblem, opt_string, parse_sandbox, string_array,
     string_map,
@@ -88,6 +90,7 @@ pub(super) fn parse(o: &Map<String, Value>) -> Result<RawServer, ShapeProblem> {
         }
     };
     let mut server = RawServer::new(transport);
+    server.tool_policy = parse_tool_policy(o)?;
     server.disabled = matches!(o.get("enabled"), Some(Value::Bool(false)));
     server.include_tools = string_array(o, "enabled_tools")?;
     server.exclude_tools = string_array(o, "disabled_tools")?.unwrap_or_default();

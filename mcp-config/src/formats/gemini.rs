@@ -8,6 +8,8 @@
 
 use serde_json::{Map, Value};
 
+use crate::parse::parse_tool_policy;
+
 use crate::parse::{
     RawServer, RawTransport, ShapeProblem, opt_string, parse_sandbox, string_array, string_map,
 };
@@ -72,6 +74,7 @@ pub(super) fn parse(o: &Map<String, Value>) -> Result<RawServer, ShapeProblem> {
         }
     };
     let mut server = RawServer::new(transport);
+    server.tool_policy = parse_tool_policy(o)?;
     server.include_tools = string_array(o, "includeTools")?;
     server.exclude_tools = string_array(o, "excludeTools")?.unwrap_or_default();
     server.description = opt_string(o, "description")?;

@@ -7,6 +7,8 @@
 
 use serde_json::{Map, Value};
 
+use crate::parse::parse_tool_policy;
+
 use crate::parse::{
     RawServer, RawTransport, ShapeProblem, opt_string, parse_sandbox, string_array, string_map,
 };
@@ -92,6 +94,7 @@ pub(super) fn parse(o: &Map<String, Value>) -> Result<RawServer, ShapeProblem> {
         }
     };
     let mut server = RawServer::new(transport);
+    server.tool_policy = parse_tool_policy(o)?;
     server.disabled = matches!(o.get("enabled"), Some(Value::Bool(false)));
     server.include_tools = string_array(o, "available_tools")?.filter(|t| !t.is_empty());
     server.description = opt_string(o, "description")?;

@@ -63,8 +63,9 @@ const SHARED: &[&str] = &[
 ];
 
 /// Keys read in every format: VS Code's sandbox keys (a file that asks for
-/// a sandbox gets one or fails, never silently none).
-const EVERYWHERE: &[&str] = &["sandboxEnabled", "sandbox"];
+/// a sandbox gets one or fails, never silently none) and this crate's own
+/// `toolPolicy`.
+const EVERYWHERE: &[&str] = &["sandboxEnabled", "sandbox", "toolPolicy"];
 
 /// The keys `format` documents for a server entry, beyond [`SHARED`] where
 /// that applies. Documented keys this crate does not act on (a host's

@@ -6,6 +6,8 @@
 
 use serde_json::{Map, Value};
 
+use crate::parse::parse_tool_policy;
+
 use crate::parse::{
     RawServer, RawTransport, ShapeProblem, opt_string, parse_sandbox, string_array, string_map,
 };
@@ -57,6 +59,7 @@ pub(super) fn parse(o: &Map<String, Value>) -> Result<RawServer, ShapeProblem> {
         }
     };
     let mut server = RawServer::new(transport);
+    server.tool_policy = parse_tool_policy(o)?;
     server.disabled = matches!(o.get("disabled"), Some(Value::Bool(true)));
     server.exclude_tools = string_array(o, "disabledTools")?.unwrap_or_default();
     Ok(server)
