@@ -282,6 +282,9 @@ const FEATURE_BUILDS: &[&[&str]] = &[
         "http",
     ],
     &["-p", "mcpio-config"],
+    // Codex's TOML and Goose's YAML, each alone
+    &["-p", "mcpio-config", "--no-default-features", "--features", "toml"],
+    &["-p", "mcpio-config", "--no-default-features", "--features", "yaml"],
     &["-p", "mcpio-auth"],
     &["-p", "mcpio-transport-http", "--features", "http2"],
 ];
