@@ -118,9 +118,10 @@ fn type_name(schema: &Value, depth: u8) -> Option<String> {
     for key in ["anyOf", "oneOf"] {
         if let Some(Value::Array(alternatives)) = obj.get(key) {
             let mut names: Vec<String> = Vec::new();
+            let mut seen = std::collections::HashSet::new();
             for alt in alternatives {
                 let name = type_name(alt, depth + 1).unwrap_or_else(|| "any".into());
-                if !names.contains(&name) {
+                if seen.insert(name.clone()) {
                     names.push(name);
                 }
             }
