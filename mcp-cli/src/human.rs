@@ -552,4 +552,28 @@ mod tests {
         .ok();
         assert_eq!(signature(schema), "(b: number, a?)");
     }
+
+    /// The listing's type names over a server's schema are linear
+    /// (`tests/scaling.rs`); `cargo xtask scaling` runs this.
+    #[test]
+    #[ignore = "timing: run by `cargo xtask scaling`"]
+    fn scaling_of_the_listing() {
+        use test_support::scaling::{Shape, check, repeated};
+        check(&[Shape {
+            name: "listing: anyOf type names",
+            build: |n| {
+                repeated(
+                    r#"{"anyOf":["#,
+                    n,
+                    ",",
+                    |i| format!(r##"{{"$ref":"#/d/T{i}"}}"##),
+                    "]}",
+                )
+            },
+            run: |b| {
+                let v: Value = serde_json::from_slice(b).unwrap();
+                assert!(type_name(&v, 0).is_some());
+            },
+        }]);
+    }
 }

@@ -19,8 +19,8 @@
 //!   saves its reproducer under `fuzz/artifacts/` (`fuzz/README.md`).
 //! - `ci`: what `.ci/run` runs: fmt check, clippy (default and all
 //!   features), `test`, all the
-//!   conformance scenarios, the chaos soak for 60 s, `docs`, 30 s of each
-//!   fuzz target.
+//!   conformance scenarios, the chaos soak for 60 s, `scaling`, `docs`, 30 s
+//!   of each fuzz target.
 //! - `features`: `cargo check` of each feature combination a dependent can
 //!   pick (`FEATURE_BUILDS`; part of `ci`).
 //! - `docs`: each library crate's documentation as docs.rs builds it (all
@@ -28,6 +28,9 @@
 //!   toolchain allows; `docs.rs` says what differs (part of `ci`).
 //! - `soak [--seconds N]`: the chaos soak over stdio and HTTP, both eras,
 //!   N split between the four (`xtask/src/soak.rs`).
+//! - `scaling`: every decode and check over a collection a server controls
+//!   measured at 1,000 and 100,000 elements; fails when one is not linear
+//!   (`xtask/src/scaling.rs`).
 //! - `scale [ARGS]`: the scale benchmark (100 stdio servers and 1,000 HTTP
 //!   clients in one process; see `scale.rs`).
 //! - `catalog [--no-rmcp] [--only list|convert|cold|host]...`: the catalog
@@ -43,6 +46,7 @@ mod docs;
 mod fuzz;
 mod json;
 mod scale;
+mod scaling;
 mod soak;
 
 use std::env;
@@ -63,12 +67,13 @@ fn main() -> ExitCode {
         Some("features") => feature_builds(),
         Some("docs") => docs::docs(),
         Some("soak") => soak::soak(&args[1..]),
+        Some("scaling") => scaling::scaling(&args[1..]),
         Some("scale") => scale::scale(&args[1..]),
         Some("catalog") => catalog::catalog(&args[1..]),
         Some("catalog-shapes") => catalog::shapes(),
         _ => {
             eprintln!(
-                "usage: cargo xtask <peers|test|conformance|fuzz|ci|features|docs|soak|scale|catalog|catalog-shapes> [args]"
+                "usage: cargo xtask <peers|test|conformance|fuzz|ci|features|docs|soak|scaling|scale|catalog|catalog-shapes> [args]"
             );
             return ExitCode::from(2);
         }
@@ -300,6 +305,7 @@ fn ci() -> Result {
     // each).
     conformance::conformance(&[])?;
     soak::soak(&[])?;
+    scaling::scaling(&[])?;
     docs::docs()?;
     fuzz::fuzz(&["--seconds".into(), "30".into()])
 }

@@ -577,4 +577,63 @@ mod tests {
             "{all:?}"
         );
     }
+
+    /// The form's own work over a server's form is linear, as every decode
+    /// is (`tests/scaling.rs`); `cargo xtask scaling` runs this.
+    #[test]
+    #[ignore = "timing: run by `cargo xtask scaling`"]
+    fn scaling_of_the_form() {
+        use test_support::scaling::{Shape, check, repeated};
+        fn form(b: &[u8]) -> ElicitFormParams {
+            serde_json::from_slice(b).unwrap()
+        }
+        check(&[
+            Shape {
+                name: "form: required fields",
+                build: |n| {
+                    let props = repeated(
+                        "{",
+                        n,
+                        ",",
+                        |i| format!(r#""f{i}":{{"type":"string"}}"#),
+                        "}",
+                    );
+                    let req = repeated("[", n, ",", |i| format!(r#""f{i}""#), "]");
+                    format!(
+                        r#"{{"message":"m","requestedSchema":{{"type":"object","properties":{},"required":{}}}}}"#,
+                        String::from_utf8(props).unwrap(),
+                        String::from_utf8(req).unwrap()
+                    )
+                    .into_bytes()
+                },
+                run: |b| assert!(fields(&form(b)).iter().all(|f| f.required)),
+            },
+            Shape {
+                name: "form: choices picked",
+                build: |n| {
+                    let opts = repeated(
+                        "[",
+                        n,
+                        ",",
+                        |i| format!(r#"{{"const":"v{i}","title":"T{i}"}}"#),
+                        "]",
+                    );
+                    let typed = repeated("", n, ", ", |i| format!("t{i}"), "");
+                    format!(
+                        "{{\"message\":\"m\",\"requestedSchema\":{{\"type\":\"object\",\"properties\":{{\"c\":{{\"type\":\"array\",\"items\":{{\"anyOf\":{}}}}}}}}}}}\n{}",
+                        String::from_utf8(opts).unwrap(),
+                        String::from_utf8(typed).unwrap()
+                    )
+                    .into_bytes()
+                },
+                run: |b| {
+                    let (json, typed) = std::str::from_utf8(b).unwrap().split_once('\n').unwrap();
+                    let fields = fields(&form(json.as_bytes()));
+                    let picked = fields[0].parse(typed).unwrap().unwrap();
+                    assert!(picked.as_array().is_some_and(|a| !a.is_empty()));
+                    assert!(!fields[0].show(&picked).is_empty());
+                },
+            },
+        ]);
+    }
 }
