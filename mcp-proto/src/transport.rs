@@ -61,6 +61,12 @@
 //!   - [`TransportErrorKind::SessionExpired`] without a request: the server
 //!     ended the session (HTTP 404); the connection goes on, and the client
 //!     starts a new session before it sends anything else.
+//!   - **a dropped request of the server's**: a `Decode` error marked with
+//!     [`refusing_request`](TransportError::refusing_request) says "the
+//!     server's request with this id could not be read, because …". A
+//!     transport that drops such a frame MUST say so whenever it can read
+//!     the frame's top-level `id` (JSON-RPC wants an error answer: the
+//!     server waits for one); the client answers it.
 //!   - **a dropped answer**: a `Decode` error with a `request_id` says "the
 //!     frame answering this request was dropped, because …" (over the size
 //!     limit, not JSON-RPC, undecodable). A transport that drops a frame
@@ -207,6 +213,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Instant;
 
+use crate::error::ErrorCode;
 use crate::jsonrpc::{Message, RequestId};
 use crate::version::ProtocolVersion;
 
@@ -476,6 +483,9 @@ pub struct TransportError {
     request: Option<RequestId>,
     /// A dropped frame that may have answered any pending request.
     unknown_answer: bool,
+    /// A dropped frame that was the server's request: its id and the
+    /// JSON-RPC error to answer it with. Boxed: nearly every error has none.
+    refused: Option<Box<(RequestId, ErrorCode)>>,
     source: Option<Arc<dyn StdError + Send + Sync>>,
 }
 
@@ -489,6 +499,7 @@ impl TransportError {
             kind,
             request: None,
             unknown_answer: false,
+            refused: None,
             source: Some(Arc::from(source.into())),
         }
     }
@@ -499,6 +510,7 @@ impl TransportError {
             kind,
             request: None,
             unknown_answer: false,
+            refused: None,
             source: None,
         }
     }
@@ -518,6 +530,24 @@ impl TransportError {
     pub fn answering_unknown(mut self) -> Self {
         self.unknown_answer = true;
         self
+    }
+
+    /// Marks a dropped frame (a [`Decode`](TransportErrorKind::Decode)
+    /// error) that was a request from the server whose `id` could be read:
+    /// the client answers it with an error of `code` (the cause as its
+    /// message), as JSON-RPC asks, rather than leave the server waiting for
+    /// an answer. `id` names the *server's* request, never one of the
+    /// client's: the error is not [scoped to a request](Self::request_id).
+    #[must_use]
+    pub fn refusing_request(mut self, id: RequestId, code: ErrorCode) -> Self {
+        self.refused = Some(Box::new((id, code)));
+        self
+    }
+
+    /// The server's request this dropped frame was, and the error to
+    /// answer it with ([`refusing_request`](Self::refusing_request)).
+    pub fn refused_request(&self) -> Option<(&RequestId, ErrorCode)> {
+        self.refused.as_deref().map(|(id, code)| (id, *code))
     }
 
     /// Whether this error is a dropped frame that may have answered any
@@ -566,6 +596,10 @@ impl fmt::Debug for TransportError {
         }
         if self.unknown_answer {
             d.field("unknown_answer", &true);
+        }
+        if let Some((id, code)) = self.refused_request() {
+            d.field("refused_request", id);
+            d.field("refused_code", &code.0);
         }
         if let Some(s) = &self.source {
             d.field("source", &s.to_string());
