@@ -268,7 +268,8 @@ async fn answer<H: ClientHandler>(
         tracing::warn!(%method, "the server sent a request whose capability the client did not advertise");
         return Err(ErrorObject::method_not_found(method));
     }
-    let request = match ServerRequest::from_parts(method, params.as_ref()) {
+    let (request, params) = decode_request(method, params).await;
+    let request = match request {
         Ok(r) => r,
         Err(e) => {
             let error = ErrorObject::new(
@@ -289,6 +290,42 @@ async fn answer<H: ClientHandler>(
                 .await
         }
     }
+}
+
+/// [`ServerRequest::from_parts`], on tokio's blocking pool when the params
+/// are [`DECODE_OFF_TASK_BYTES`](crate::DECODE_OFF_TASK_BYTES) or more (a
+/// form of 100,000 fields would otherwise hold the thread that runs the
+/// connection's timers); the params come back with the result. How many
+/// run at once is bounded by
+/// [`max_server_requests`](crate::ClientBuilder::max_server_requests).
+#[cfg_attr(not(feature = "tokio"), allow(dead_code))]
+async fn decode_request(
+    method: &str,
+    params: Option<RawJson>,
+) -> (serde_json::Result<ServerRequest>, Option<RawJson>) {
+    #[cfg(feature = "tokio")]
+    if params
+        .as_ref()
+        .is_some_and(|p| p.len() >= crate::DECODE_OFF_TASK_BYTES)
+    {
+        if let Ok(rt) = tokio::runtime::Handle::try_current() {
+            let m = method.to_owned();
+            let job = rt.spawn_blocking(move || {
+                let r = ServerRequest::from_parts(&m, params.as_ref());
+                (r, params)
+            });
+            return match job.await {
+                Ok(done) => done,
+                Err(e) => (
+                    Err(<serde_json::Error as serde::de::Error>::custom(format!(
+                        "the decode did not finish: {e}"
+                    ))),
+                    None,
+                ),
+            };
+        }
+    }
+    (ServerRequest::from_parts(method, params.as_ref()), params)
 }
 
 #[cfg_attr(not(feature = "tokio"), allow(dead_code))]

@@ -184,10 +184,10 @@ pub use client::skills::LoadedSkill;
 #[cfg(feature = "tokio")]
 #[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
 pub use client::{
-    Client, ClientBuilder, DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_KEPT_TASKS, DEFAULT_MAX_LIST_PAGES,
-    DEFAULT_MAX_TASK_TTL, Driver, MAX_QUEUED_NOTIFICATIONS, MAX_WATCHED_TASKS, ProgressFn,
-    RequestBuilder, ResponseFuture, StatusFn, TASK_LIST_PAGE_SIZE, TASK_POLL_INTERVAL_MS, TaskCall,
-    TaskHandle, TaskOptions,
+    Client, ClientBuilder, DECODE_OFF_TASK_BYTES, DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_KEPT_TASKS,
+    DEFAULT_MAX_LIST_PAGES, DEFAULT_MAX_TASK_TTL, Driver, MAX_QUEUED_NOTIFICATIONS,
+    MAX_WATCHED_TASKS, ProgressFn, RequestBuilder, ResponseFuture, StatusFn, TASK_LIST_PAGE_SIZE,
+    TASK_POLL_INTERVAL_MS, TaskCall, TaskHandle, TaskOptions,
 };
 pub use session::{DEFAULT_MAX_OUTBOUND_BACKLOG, DEFAULT_MAX_SERVER_REQUESTS};
 

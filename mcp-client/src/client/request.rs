@@ -238,6 +238,7 @@ impl<'a, R> RequestBuilder<'a, R> {
             stage,
             method,
             decode,
+            decoding: None,
             client: client.clone(),
         }
     }
@@ -266,6 +267,7 @@ impl<'a, R> RequestBuilder<'a, R> {
             stage: submit(client.inner(), outgoing, slot),
             method,
             decode,
+            decoding: None,
             client: client.clone(),
         })
     }
@@ -298,6 +300,7 @@ impl<'a, R> RequestBuilder<'a, R> {
             stage: Stage::Task(Box::pin(work)),
             method,
             decode,
+            decoding: None,
             client,
         }
     }
@@ -339,7 +342,7 @@ impl<'a, R> RequestBuilder<'a, R> {
     }
 }
 
-impl<R> IntoFuture for RequestBuilder<'_, R> {
+impl<R: Send + 'static> IntoFuture for RequestBuilder<'_, R> {
     type Output = Result<R, ClientError>;
     type IntoFuture = ResponseFuture<R>;
     fn into_future(self) -> ResponseFuture<R> {
@@ -474,6 +477,8 @@ pub struct ResponseFuture<R = RawJson> {
     stage: Stage,
     method: Cow<'static, str>,
     decode: DecodeFn<R>,
+    /// A large result being decoded on the blocking pool.
+    decoding: Option<tokio::task::JoinHandle<Result<R, ClientError>>>,
     /// Keeps the connection open while the call is pending.
     client: Client,
 }
@@ -511,6 +516,7 @@ impl<R> ResponseFuture<R> {
             stage: Stage::Failed(err),
             method: method.into(),
             decode,
+            decoding: None,
             client: client.clone(),
         }
     }
@@ -536,12 +542,58 @@ impl<R> Drop for ResponseFuture<R> {
     }
 }
 
-impl<R> Future for ResponseFuture<R> {
+/// Results at least this large are decoded on tokio's blocking pool, not
+/// on the task awaiting the call: a decode of many megabytes (a
+/// `tools/list` of 100,000 tools) would otherwise hold the thread that
+/// runs the connection's timers and the caller's other work (a
+/// current-thread runtime has only that one), so no deadline or
+/// cancellation could fire meanwhile. Smaller results, every ordinary
+/// call's, decode in place as before. How many run at once is bounded by
+/// the calls in flight ([`ClientBuilder::max_in_flight`](super::ClientBuilder::max_in_flight)).
+pub const DECODE_OFF_TASK_BYTES: usize = 256 * 1024;
+
+/// A result decoded now, or one handed to the blocking pool.
+enum Decoded<R> {
+    Now(Result<R, ClientError>),
+    Later(tokio::task::JoinHandle<Result<R, ClientError>>),
+}
+
+/// Decodes `raw` here, or on the blocking pool when it is at least
+/// [`DECODE_OFF_TASK_BYTES`] and a runtime is current.
+#[inline]
+fn decode_result<R: Send + 'static>(
+    decode: DecodeFn<R>,
+    method: &Cow<'static, str>,
+    raw: RawJson,
+) -> Decoded<R> {
+    if raw.len() >= DECODE_OFF_TASK_BYTES {
+        if let Ok(rt) = tokio::runtime::Handle::try_current() {
+            let method = method.clone();
+            return Decoded::Later(rt.spawn_blocking(move || decode(&method, raw)));
+        }
+    }
+    Decoded::Now(decode(method, raw))
+}
+
+impl<R: Send + 'static> Future for ResponseFuture<R> {
     type Output = Result<R, ClientError>;
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = &mut *self;
         loop {
-            match &mut this.stage {
+            if let Some(job) = &mut this.decoding {
+                let done = ready!(Pin::new(job).poll(cx));
+                this.decoding = None;
+                return Poll::Ready(done.unwrap_or_else(|e| {
+                    Err(ClientError::Decode {
+                        method: this.method.to_string(),
+                        source: <serde_json::Error as serde::de::Error>::custom(format!(
+                            "the decode did not finish: {e}"
+                        ))
+                        .into(),
+                    })
+                }));
+            }
+            let raw = match &mut this.stage {
                 Stage::Admitting { slot, .. } => {
                     let slot = ready!(slot.as_mut().poll(cx));
                     let Stage::Admitting { outgoing, .. } =
@@ -553,14 +605,15 @@ impl<R> Future for ResponseFuture<R> {
                         Ok(slot) => submit(this.client.inner(), *outgoing, slot),
                         Err(_) => Stage::Failed(this.client.inner().closed_error()),
                     };
+                    continue;
                 }
                 Stage::Sent { rx, follow, .. } => {
                     let answer = ready!(Pin::new(rx).poll(cx));
                     let follow = *follow;
                     this.stage = Stage::Done;
-                    return Poll::Ready(match answer {
-                        Ok(Answer::Done(Ok(raw))) => (this.decode)(&this.method, raw),
-                        Ok(Answer::Done(Err(e))) => Err(e),
+                    match answer {
+                        Ok(Answer::Done(Ok(raw))) => raw,
+                        Ok(Answer::Done(Err(e))) => return Poll::Ready(Err(e)),
                         Ok(Answer::Task { handle, progress }) => match follow {
                             Some(follow) => {
                                 let deadline = follow.deadline(&this.client);
@@ -575,17 +628,20 @@ impl<R> Future for ResponseFuture<R> {
                             }
                             // The raw escape hatch and `call_tool_as_task`
                             // take the handle itself.
-                            None => (this.decode)(&this.method, handle),
+                            None => handle,
                         },
                         // The driver dropped the waiter without an answer:
                         // it is gone.
-                        Err(_) => Err(this.client.inner().closed_error()),
-                    });
+                        Err(_) => return Poll::Ready(Err(this.client.inner().closed_error())),
+                    }
                 }
                 Stage::Task(work) => {
                     let answer = ready!(work.as_mut().poll(cx));
                     this.stage = Stage::Done;
-                    return Poll::Ready(answer.and_then(|raw| (this.decode)(&this.method, raw)));
+                    match answer {
+                        Ok(raw) => raw,
+                        Err(e) => return Poll::Ready(Err(e)),
+                    }
                 }
                 Stage::Failed(_) => {
                     let Stage::Failed(e) = std::mem::replace(&mut this.stage, Stage::Done) else {
@@ -594,6 +650,10 @@ impl<R> Future for ResponseFuture<R> {
                     return Poll::Ready(Err(e));
                 }
                 Stage::Done => panic!("ResponseFuture polled after it completed"),
+            };
+            match decode_result(this.decode, &this.method, raw) {
+                Decoded::Now(result) => return Poll::Ready(result),
+                Decoded::Later(job) => this.decoding = Some(job),
             }
         }
     }

@@ -522,3 +522,55 @@ async fn callers_answered_together_send_their_next_requests_in_one_write() {
     }
     assert_eq!(srv.await.unwrap(), vec![1; ROUNDS - 1]);
 }
+
+/// One item of a made-up list, whose decoding notes the thread it ran on.
+#[derive(Debug)]
+struct Probe;
+
+static DECODED_ON: Mutex<Vec<std::thread::ThreadId>> = Mutex::new(Vec::new());
+
+impl<'de> serde::Deserialize<'de> for Probe {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        serde::de::IgnoredAny::deserialize(d)?;
+        DECODED_ON.lock().unwrap().push(std::thread::current().id());
+        Ok(Probe)
+    }
+}
+
+impl mcp_proto::schema::PageItem for Probe {
+    const METHOD: &'static str = "probe/list";
+    const MEMBER: &'static str = "items";
+}
+
+/// A result of `DECODE_OFF_TASK_BYTES` or more is decoded on the blocking
+/// pool, so the thread of a current-thread runtime (the CLI's) stays free
+/// for timers and cancellation; a small one is decoded in place, as every
+/// ordinary call's is.
+#[tokio::test]
+async fn a_large_result_is_decoded_off_the_runtime_thread() {
+    let (client_end, mut server) = pair();
+    let srv = tokio::spawn(async move {
+        legacy_handshake(&mut server).await;
+        for n in [1, mcp_client::DECODE_OFF_TASK_BYTES / 8] {
+            let r = next_request(&mut server).await;
+            let items: Vec<Value> = (0..n).map(|_| json!(1234567)).collect();
+            respond(&mut server, r.id, json!({ "items": items })).await;
+        }
+        server
+    });
+    let client = Client::builder("t", "1").connect(client_end).await.unwrap();
+    let here = std::thread::current().id();
+    for (small, expect_here) in [(true, true), (false, false)] {
+        DECODED_ON.lock().unwrap().clear();
+        let page = client.list_page::<Probe>(None).await.unwrap();
+        assert!(!page.items.is_empty());
+        let on = DECODED_ON.lock().unwrap().clone();
+        assert_eq!(
+            on.iter().all(|t| *t == here),
+            expect_here,
+            "small result: {small}; decoded on {:?}",
+            on.first()
+        );
+    }
+    let _server = srv.await.unwrap();
+}
