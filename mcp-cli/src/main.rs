@@ -58,6 +58,8 @@ mod tasks;
 #[cfg(feature = "otel")]
 mod telemetry;
 mod trust;
+#[cfg(feature = "otel")]
+mod w3c;
 
 /// Without the `otel` feature: the log lines of `-v` only.
 #[cfg(not(feature = "otel"))]

@@ -6,6 +6,7 @@
     python hostile.py silent-probe          stdio: never answers server/discover (a legacy server that ignores it)
     python hostile.py http-dribble PORT     HTTP on 127.0.0.1:PORT: answer headers at once, body one byte per 500 ms
     python hostile.py http-error PORT       HTTP on 127.0.0.1:PORT: every POST answered 500 with escapes in the body
+    python hostile.py echo-meta             stdio: tools/call answers with the request's `_meta` as JSON text
     python hostile.py ask KIND N            stdio: on tools/call, first sends its own request (KIND: `deep`
                                             params nested N deep, `props` a form of N properties, `enum` a
                                             form of one choice among N, `badparams` an elicitation with a
@@ -248,6 +249,10 @@ def main():
         http_server(int(sys.argv[2]), "dribble")
     elif mode == "http-error":
         http_server(int(sys.argv[2]), "error")
+    elif mode == "echo-meta":
+        serve(lambda req: result(req, initialize_result(req)) if req["method"] == "initialize"
+              else result(req, {"content": [{"type": "text", "text": json.dumps(req["params"].get("_meta"))}]})
+              if req["method"] == "tools/call" else error(req, -32601, "method not found"))
     elif mode == "ask":
         ask_server(sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 0)
     else:
