@@ -29,7 +29,7 @@ const MAX_DEPTH: usize = 32;
 /// A compiled argument checker for one schema.
 pub(crate) enum Checker {
     /// The built-in subset validator.
-    Subset(Node),
+    Subset(Box<Node>),
     #[cfg(feature = "jsonschema")]
     /// The full validator.
     Full(Box<jsonschema::Validator>),
@@ -59,7 +59,7 @@ impl Checker {
                 }
             }
         }
-        Checker::Subset(Node::compile(&value, 0))
+        Checker::Subset(Box::new(Node::compile(&value, 0)))
     }
 
     /// Checks `value`; the error lists the problems, one per line-ish,

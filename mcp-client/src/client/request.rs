@@ -561,14 +561,10 @@ enum Decoded<R> {
 /// Decodes `raw` here, or on the blocking pool when it is at least
 /// [`DECODE_OFF_TASK_BYTES`] and a runtime is current.
 #[inline]
-fn decode_result<R: Send + 'static>(
-    decode: DecodeFn<R>,
-    method: &Cow<'static, str>,
-    raw: RawJson,
-) -> Decoded<R> {
+fn decode_result<R: Send + 'static>(decode: DecodeFn<R>, method: &str, raw: RawJson) -> Decoded<R> {
     if raw.len() >= DECODE_OFF_TASK_BYTES {
         if let Ok(rt) = tokio::runtime::Handle::try_current() {
-            let method = method.clone();
+            let method = method.to_owned();
             return Decoded::Later(rt.spawn_blocking(move || decode(&method, raw)));
         }
     }

@@ -294,16 +294,16 @@ impl Tasks {
 
     /// Queues a notification for the handler (starting its task with the first).
     pub(super) fn notify(&mut self, n: Notification) {
-        self.to_handler(ToHandler::Notification(n));
+        self.queue_for_handler(ToHandler::Notification(n));
     }
 
     /// Tells the handler of a request of the server's the session refused
     /// (it could not be read), in order with the notifications.
     pub(super) fn refused(&mut self, error: ErrorObject) {
-        self.to_handler(ToHandler::Refused(error));
+        self.queue_for_handler(ToHandler::Refused(error));
     }
 
-    fn to_handler(&mut self, n: ToHandler) {
+    fn queue_for_handler(&mut self, n: ToHandler) {
         let (tx, backlog) = match &self.notifications {
             Some(queue) => queue,
             None => {
