@@ -238,7 +238,6 @@ impl<'a, R> RequestBuilder<'a, R> {
             stage,
             method,
             decode,
-            decoding: None,
             client: client.clone(),
         }
     }
@@ -267,7 +266,6 @@ impl<'a, R> RequestBuilder<'a, R> {
             stage: submit(client.inner(), outgoing, slot),
             method,
             decode,
-            decoding: None,
             client: client.clone(),
         })
     }
@@ -300,7 +298,6 @@ impl<'a, R> RequestBuilder<'a, R> {
             stage: Stage::Task(Box::pin(work)),
             method,
             decode,
-            decoding: None,
             client,
         }
     }
@@ -462,6 +459,10 @@ enum Stage {
         /// Set for a call that follows a task handle answering it.
         follow: Option<Follow>,
     },
+    /// A large result being decoded on the blocking pool
+    /// ([`DECODE_OFF_TASK_BYTES`]): the call's `Result<R, ClientError>`,
+    /// boxed (the stage is not generic over `R`).
+    Decoding(tokio::task::JoinHandle<Box<dyn std::any::Any + Send>>),
     /// A task-required tool run as a task ([`RequestBuilder::send_as_task`]):
     /// dropping it before the task ends sends `tasks/cancel` for it.
     Task(TaskFuture),
@@ -477,8 +478,6 @@ pub struct ResponseFuture<R = RawJson> {
     stage: Stage,
     method: Cow<'static, str>,
     decode: DecodeFn<R>,
-    /// A large result being decoded on the blocking pool.
-    decoding: Option<tokio::task::JoinHandle<Result<R, ClientError>>>,
     /// Keeps the connection open while the call is pending.
     client: Client,
 }
@@ -516,7 +515,6 @@ impl<R> ResponseFuture<R> {
             stage: Stage::Failed(err),
             method: method.into(),
             decode,
-            decoding: None,
             client: client.clone(),
         }
     }
@@ -552,23 +550,23 @@ impl<R> Drop for ResponseFuture<R> {
 /// the calls in flight ([`ClientBuilder::max_in_flight`](super::ClientBuilder::max_in_flight)).
 pub const DECODE_OFF_TASK_BYTES: usize = 256 * 1024;
 
-/// A result decoded now, or one handed to the blocking pool.
-enum Decoded<R> {
-    Now(Result<R, ClientError>),
-    Later(tokio::task::JoinHandle<Result<R, ClientError>>),
-}
-
-/// Decodes `raw` here, or on the blocking pool when it is at least
-/// [`DECODE_OFF_TASK_BYTES`] and a runtime is current.
-#[inline]
-fn decode_result<R: Send + 'static>(decode: DecodeFn<R>, method: &str, raw: RawJson) -> Decoded<R> {
-    if raw.len() >= DECODE_OFF_TASK_BYTES {
-        if let Ok(rt) = tokio::runtime::Handle::try_current() {
-            let method = method.to_owned();
-            return Decoded::Later(rt.spawn_blocking(move || decode(&method, raw)));
-        }
-    }
-    Decoded::Now(decode(method, raw))
+/// Starts decoding a large `raw` on the blocking pool; hands `raw` back
+/// when no runtime is current. Kept out of line: ordinary results never
+/// come here.
+#[cold]
+#[inline(never)]
+fn decode_off_task<R: Send + 'static>(
+    decode: DecodeFn<R>,
+    method: &str,
+    raw: RawJson,
+) -> Result<tokio::task::JoinHandle<Box<dyn std::any::Any + Send>>, RawJson> {
+    let Ok(rt) = tokio::runtime::Handle::try_current() else {
+        return Err(raw);
+    };
+    let method = method.to_owned();
+    Ok(rt.spawn_blocking(move || -> Box<dyn std::any::Any + Send> {
+        Box::new(decode(&method, raw))
+    }))
 }
 
 impl<R: Send + 'static> Future for ResponseFuture<R> {
@@ -576,19 +574,6 @@ impl<R: Send + 'static> Future for ResponseFuture<R> {
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = &mut *self;
         loop {
-            if let Some(job) = &mut this.decoding {
-                let done = ready!(Pin::new(job).poll(cx));
-                this.decoding = None;
-                return Poll::Ready(done.unwrap_or_else(|e| {
-                    Err(ClientError::Decode {
-                        method: this.method.to_string(),
-                        source: <serde_json::Error as serde::de::Error>::custom(format!(
-                            "the decode did not finish: {e}"
-                        ))
-                        .into(),
-                    })
-                }));
-            }
             let raw = match &mut this.stage {
                 Stage::Admitting { slot, .. } => {
                     let slot = ready!(slot.as_mut().poll(cx));
@@ -645,12 +630,36 @@ impl<R: Send + 'static> Future for ResponseFuture<R> {
                     };
                     return Poll::Ready(Err(e));
                 }
+                Stage::Decoding(job) => {
+                    let done = ready!(Pin::new(job).poll(cx));
+                    this.stage = Stage::Done;
+                    let done = done.map_err(|e| e.to_string()).and_then(|b| {
+                        b.downcast::<Result<R, ClientError>>()
+                            .map_err(|_| "a result of another type".to_owned())
+                    });
+                    return Poll::Ready(match done {
+                        Ok(result) => *result,
+                        Err(why) => Err(ClientError::Decode {
+                            method: this.method.to_string(),
+                            source: <serde_json::Error as serde::de::Error>::custom(format!(
+                                "the decode did not finish: {why}"
+                            ))
+                            .into(),
+                        }),
+                    });
+                }
                 Stage::Done => panic!("ResponseFuture polled after it completed"),
             };
-            match decode_result(this.decode, &this.method, raw) {
-                Decoded::Now(result) => return Poll::Ready(result),
-                Decoded::Later(job) => this.decoding = Some(job),
+            if raw.len() >= DECODE_OFF_TASK_BYTES {
+                match decode_off_task(this.decode, &this.method, raw) {
+                    Ok(job) => {
+                        this.stage = Stage::Decoding(job);
+                        continue;
+                    }
+                    Err(raw) => return Poll::Ready((this.decode)(&this.method, raw)),
+                }
             }
+            return Poll::Ready((this.decode)(&this.method, raw));
         }
     }
 }
