@@ -569,6 +569,30 @@ fn decode_off_task<R: Send + 'static>(
     }))
 }
 
+/// The result a decode on the blocking pool gave. Out of line, as
+/// [`decode_off_task`]: the poll of an ordinary call stays small.
+#[cold]
+#[inline(never)]
+fn decoded<R: 'static>(
+    done: Result<Box<dyn std::any::Any + Send>, tokio::task::JoinError>,
+    method: &str,
+) -> Result<R, ClientError> {
+    let done = done.map_err(|e| e.to_string()).and_then(|b| {
+        b.downcast::<Result<R, ClientError>>()
+            .map_err(|_| "a result of another type".to_owned())
+    });
+    match done {
+        Ok(result) => *result,
+        Err(why) => Err(ClientError::Decode {
+            method: method.to_owned(),
+            source: <serde_json::Error as serde::de::Error>::custom(format!(
+                "the decode did not finish: {why}"
+            ))
+            .into(),
+        }),
+    }
+}
+
 impl<R: Send + 'static> Future for ResponseFuture<R> {
     type Output = Result<R, ClientError>;
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
@@ -633,20 +657,7 @@ impl<R: Send + 'static> Future for ResponseFuture<R> {
                 Stage::Decoding(job) => {
                     let done = ready!(Pin::new(job).poll(cx));
                     this.stage = Stage::Done;
-                    let done = done.map_err(|e| e.to_string()).and_then(|b| {
-                        b.downcast::<Result<R, ClientError>>()
-                            .map_err(|_| "a result of another type".to_owned())
-                    });
-                    return Poll::Ready(match done {
-                        Ok(result) => *result,
-                        Err(why) => Err(ClientError::Decode {
-                            method: this.method.to_string(),
-                            source: <serde_json::Error as serde::de::Error>::custom(format!(
-                                "the decode did not finish: {why}"
-                            ))
-                            .into(),
-                        }),
-                    });
+                    return Poll::Ready(decoded(done, &this.method));
                 }
                 Stage::Done => panic!("ResponseFuture polled after it completed"),
             };
