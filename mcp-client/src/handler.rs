@@ -292,8 +292,17 @@ async fn answer<H: ClientHandler>(
     }
 }
 
+/// A server request's params at least this large are decoded on tokio's
+/// blocking pool, not on the task answering it: a decode of many megabytes
+/// (a form of 100,000 fields) would otherwise hold the thread that runs the
+/// connection's timers (a current-thread runtime has only that one), so no
+/// deadline or cancellation could fire meanwhile. Smaller params decode in
+/// place. How many run at once is bounded by
+/// [`max_server_requests`](crate::ClientBuilder::max_server_requests).
+pub const DECODE_OFF_TASK_BYTES: usize = 256 * 1024;
+
 /// [`ServerRequest::from_parts`], on tokio's blocking pool when the params
-/// are [`DECODE_OFF_TASK_BYTES`](crate::DECODE_OFF_TASK_BYTES) or more (a
+/// are [`DECODE_OFF_TASK_BYTES`] or more (a
 /// form of 100,000 fields would otherwise hold the thread that runs the
 /// connection's timers); the params come back with the result. How many
 /// run at once is bounded by
@@ -306,7 +315,7 @@ async fn decode_request(
     #[cfg(feature = "tokio")]
     if params
         .as_ref()
-        .is_some_and(|p| p.len() >= crate::DECODE_OFF_TASK_BYTES)
+        .is_some_and(|p| p.len() >= DECODE_OFF_TASK_BYTES)
     {
         if let Ok(rt) = tokio::runtime::Handle::try_current() {
             let m = method.to_owned();

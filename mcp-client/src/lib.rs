@@ -59,10 +59,10 @@
 //! | tasks the server asked the client to run (2025-11-25), working or finished | [`ClientBuilder::max_kept_tasks`] ([`DEFAULT_MAX_KEPT_TASKS`]), each for at most [`ClientBuilder::max_task_ttl`] | one more is refused "client busy" (-32603); at its ttl a task is dropped |
 //! | bytes waiting to be written | the transport's (stdio: its write buffer; HTTP: `max_unanswered_posts`) | the client stops writing; the backlog above then fills |
 //!
-//! A result or a server request's params of [`DECODE_OFF_TASK_BYTES`] or
-//! more is decoded on tokio's blocking pool, so that a large message never
-//! holds the thread that fires the connection's timers (a current-thread
-//! runtime has one); a server request that cannot be read at all is
+//! A server request's params of [`DECODE_OFF_TASK_BYTES`] or more are
+//! decoded on tokio's blocking pool, so that a large request never holds
+//! the thread that fires the connection's timers (a current-thread runtime
+//! has one); a server request that cannot be read at all is
 //! answered with JSON-RPC's error at once
 //! ([`ClientHandler::on_refused_request`] hears of it).
 //!
@@ -180,7 +180,7 @@ mod client;
 
 pub use era_cache::{DEFAULT_ERA_CACHE_ENTRIES, EraCache};
 pub use error::{ClientError, CloseReason, HandshakeError, SerdeError};
-pub use handler::{ClientHandler, ListKind, NoHandler};
+pub use handler::{ClientHandler, DECODE_OFF_TASK_BYTES, ListKind, NoHandler};
 pub use pages::{MAX_CURSOR_LEN, PageCursors};
 pub use session::{EraHint, ServerInfo, VersionChoice};
 pub use ticket::{ServerIdentity, TICKET_FORMAT, TaskEra, TaskTicket, TicketError};
@@ -191,10 +191,10 @@ pub use client::skills::LoadedSkill;
 #[cfg(feature = "tokio")]
 #[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
 pub use client::{
-    Client, ClientBuilder, DECODE_OFF_TASK_BYTES, DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_KEPT_TASKS,
-    DEFAULT_MAX_LIST_PAGES, DEFAULT_MAX_TASK_TTL, Driver, MAX_QUEUED_NOTIFICATIONS,
-    MAX_WATCHED_TASKS, ProgressFn, RequestBuilder, ResponseFuture, StatusFn, TASK_LIST_PAGE_SIZE,
-    TASK_POLL_INTERVAL_MS, TaskCall, TaskHandle, TaskOptions,
+    Client, ClientBuilder, DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_KEPT_TASKS, DEFAULT_MAX_LIST_PAGES,
+    DEFAULT_MAX_TASK_TTL, Driver, MAX_QUEUED_NOTIFICATIONS, MAX_WATCHED_TASKS, ProgressFn,
+    RequestBuilder, ResponseFuture, StatusFn, TASK_LIST_PAGE_SIZE, TASK_POLL_INTERVAL_MS, TaskCall,
+    TaskHandle, TaskOptions,
 };
 pub use session::{DEFAULT_MAX_OUTBOUND_BACKLOG, DEFAULT_MAX_SERVER_REQUESTS};
 

@@ -458,7 +458,7 @@ impl ResponseCache {
         target: &CacheTarget,
     ) -> Result<Vec<T>, ClientError>
     where
-        T: PageItem + Serialize + DeserializeOwned + Send + 'static,
+        T: PageItem + Serialize + DeserializeOwned,
     {
         if let Some(items) = self.cached_list::<T>(target) {
             return Ok(items);

@@ -72,7 +72,7 @@ impl Client {
     /// A full tool listing (`list_all::<Tool>()`) is also remembered for
     /// [`call_tool`](Self::call_tool), which runs the tools whose
     /// `taskSupport` is `required` as tasks (see [`remember_tools`](Self::remember_tools)).
-    pub async fn list_all<T: PageItem + DeserializeOwned + Send + 'static>(
+    pub async fn list_all<T: PageItem + DeserializeOwned + 'static>(
         &self,
     ) -> Result<Vec<T>, ClientError> {
         let all = self.list_all_pages::<T>().await?;
@@ -108,9 +108,7 @@ impl Client {
             && inner.task_tools.read().is_ok_and(|set| set.contains(name))
     }
 
-    async fn list_all_pages<T: PageItem + DeserializeOwned + Send + 'static>(
-        &self,
-    ) -> Result<Vec<T>, ClientError> {
+    async fn list_all_pages<T: PageItem + DeserializeOwned>(&self) -> Result<Vec<T>, ClientError> {
         let mut all = Vec::new();
         let mut cursors = crate::PageCursors::new(T::METHOD, self.inner().max_list_pages);
         let mut cursor = None;

@@ -65,7 +65,7 @@ pub use handle::Client;
 pub use receiver::{
     DEFAULT_MAX_KEPT_TASKS, DEFAULT_MAX_TASK_TTL, TASK_LIST_PAGE_SIZE, TASK_POLL_INTERVAL_MS,
 };
-pub use request::{DECODE_OFF_TASK_BYTES, RequestBuilder, ResponseFuture};
+pub use request::{RequestBuilder, ResponseFuture};
 pub use task_handle::{MAX_WATCHED_TASKS, StatusFn, TaskCall, TaskHandle, TaskOptions};
 pub use tasks::MAX_QUEUED_NOTIFICATIONS;
 

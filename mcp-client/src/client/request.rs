@@ -339,7 +339,7 @@ impl<'a, R> RequestBuilder<'a, R> {
     }
 }
 
-impl<R: Send + 'static> IntoFuture for RequestBuilder<'_, R> {
+impl<R> IntoFuture for RequestBuilder<'_, R> {
     type Output = Result<R, ClientError>;
     type IntoFuture = ResponseFuture<R>;
     fn into_future(self) -> ResponseFuture<R> {
@@ -459,10 +459,6 @@ enum Stage {
         /// Set for a call that follows a task handle answering it.
         follow: Option<Follow>,
     },
-    /// A large result being decoded on the blocking pool
-    /// ([`DECODE_OFF_TASK_BYTES`]): the call's `Result<R, ClientError>`,
-    /// boxed (the stage is not generic over `R`).
-    Decoding(tokio::task::JoinHandle<Box<dyn std::any::Any + Send>>),
     /// A task-required tool run as a task ([`RequestBuilder::send_as_task`]):
     /// dropping it before the task ends sends `tasks/cancel` for it.
     Task(TaskFuture),
@@ -540,65 +536,12 @@ impl<R> Drop for ResponseFuture<R> {
     }
 }
 
-/// Results at least this large are decoded on tokio's blocking pool, not
-/// on the task awaiting the call: a decode of many megabytes (a
-/// `tools/list` of 100,000 tools) would otherwise hold the thread that
-/// runs the connection's timers and the caller's other work (a
-/// current-thread runtime has only that one), so no deadline or
-/// cancellation could fire meanwhile. Smaller results, every ordinary
-/// call's, decode in place as before. How many run at once is bounded by
-/// the calls in flight ([`ClientBuilder::max_in_flight`](super::ClientBuilder::max_in_flight)).
-pub const DECODE_OFF_TASK_BYTES: usize = 256 * 1024;
-
-/// Starts decoding a large `raw` on the blocking pool; hands `raw` back
-/// when no runtime is current. Kept out of line: ordinary results never
-/// come here.
-#[cold]
-#[inline(never)]
-fn decode_off_task<R: Send + 'static>(
-    decode: DecodeFn<R>,
-    method: &str,
-    raw: RawJson,
-) -> Result<tokio::task::JoinHandle<Box<dyn std::any::Any + Send>>, RawJson> {
-    let Ok(rt) = tokio::runtime::Handle::try_current() else {
-        return Err(raw);
-    };
-    let method = method.to_owned();
-    Ok(rt.spawn_blocking(move || -> Box<dyn std::any::Any + Send> {
-        Box::new(decode(&method, raw))
-    }))
-}
-
-/// The result a decode on the blocking pool gave. Out of line, as
-/// [`decode_off_task`]: the poll of an ordinary call stays small.
-#[cold]
-#[inline(never)]
-fn decoded<R: 'static>(
-    done: Result<Box<dyn std::any::Any + Send>, tokio::task::JoinError>,
-    method: &str,
-) -> Result<R, ClientError> {
-    let done = done.map_err(|e| e.to_string()).and_then(|b| {
-        b.downcast::<Result<R, ClientError>>()
-            .map_err(|_| "a result of another type".to_owned())
-    });
-    match done {
-        Ok(result) => *result,
-        Err(why) => Err(ClientError::Decode {
-            method: method.to_owned(),
-            source: <serde_json::Error as serde::de::Error>::custom(format!(
-                "the decode did not finish: {why}"
-            ))
-            .into(),
-        }),
-    }
-}
-
-impl<R: Send + 'static> Future for ResponseFuture<R> {
+impl<R> Future for ResponseFuture<R> {
     type Output = Result<R, ClientError>;
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = &mut *self;
         loop {
-            let raw = match &mut this.stage {
+            match &mut this.stage {
                 Stage::Admitting { slot, .. } => {
                     let slot = ready!(slot.as_mut().poll(cx));
                     let Stage::Admitting { outgoing, .. } =
@@ -610,15 +553,14 @@ impl<R: Send + 'static> Future for ResponseFuture<R> {
                         Ok(slot) => submit(this.client.inner(), *outgoing, slot),
                         Err(_) => Stage::Failed(this.client.inner().closed_error()),
                     };
-                    continue;
                 }
                 Stage::Sent { rx, follow, .. } => {
                     let answer = ready!(Pin::new(rx).poll(cx));
                     let follow = *follow;
                     this.stage = Stage::Done;
-                    match answer {
-                        Ok(Answer::Done(Ok(raw))) => raw,
-                        Ok(Answer::Done(Err(e))) => return Poll::Ready(Err(e)),
+                    return Poll::Ready(match answer {
+                        Ok(Answer::Done(Ok(raw))) => (this.decode)(&this.method, raw),
+                        Ok(Answer::Done(Err(e))) => Err(e),
                         Ok(Answer::Task { handle, progress }) => match follow {
                             Some(follow) => {
                                 let deadline = follow.deadline(&this.client);
@@ -633,20 +575,17 @@ impl<R: Send + 'static> Future for ResponseFuture<R> {
                             }
                             // The raw escape hatch and `call_tool_as_task`
                             // take the handle itself.
-                            None => handle,
+                            None => (this.decode)(&this.method, handle),
                         },
                         // The driver dropped the waiter without an answer:
                         // it is gone.
-                        Err(_) => return Poll::Ready(Err(this.client.inner().closed_error())),
-                    }
+                        Err(_) => Err(this.client.inner().closed_error()),
+                    });
                 }
                 Stage::Task(work) => {
                     let answer = ready!(work.as_mut().poll(cx));
                     this.stage = Stage::Done;
-                    match answer {
-                        Ok(raw) => raw,
-                        Err(e) => return Poll::Ready(Err(e)),
-                    }
+                    return Poll::Ready(answer.and_then(|raw| (this.decode)(&this.method, raw)));
                 }
                 Stage::Failed(_) => {
                     let Stage::Failed(e) = std::mem::replace(&mut this.stage, Stage::Done) else {
@@ -654,23 +593,8 @@ impl<R: Send + 'static> Future for ResponseFuture<R> {
                     };
                     return Poll::Ready(Err(e));
                 }
-                Stage::Decoding(job) => {
-                    let done = ready!(Pin::new(job).poll(cx));
-                    this.stage = Stage::Done;
-                    return Poll::Ready(decoded(done, &this.method));
-                }
                 Stage::Done => panic!("ResponseFuture polled after it completed"),
-            };
-            if raw.len() >= DECODE_OFF_TASK_BYTES {
-                match decode_off_task(this.decode, &this.method, raw) {
-                    Ok(job) => {
-                        this.stage = Stage::Decoding(job);
-                        continue;
-                    }
-                    Err(raw) => return Poll::Ready((this.decode)(&this.method, raw)),
-                }
             }
-            return Poll::Ready((this.decode)(&this.method, raw));
         }
     }
 }
