@@ -465,6 +465,14 @@ impl JsonLineCodec {
                 }
             }
         };
+        self.broken_line(err, line)
+    }
+
+    /// What a line that did not decode is (out of line: an ordinary
+    /// message never comes here).
+    #[cold]
+    #[inline(never)]
+    fn broken_line(&mut self, err: DecodeError, line: Vec<u8>) -> Line {
         // Valid JSON of the wrong shape is a broken message the client
         // should hear about.
         if serde_json::from_slice::<&RawValue>(&line).is_ok() {
