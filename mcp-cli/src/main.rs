@@ -74,6 +74,8 @@ mod tasks;
 mod telemetry;
 mod trust;
 mod typed_args;
+#[cfg(feature = "otel")]
+mod w3c;
 
 /// Without the `otel` feature: the log lines of `-v` only.
 #[cfg(not(feature = "otel"))]
