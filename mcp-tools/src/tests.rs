@@ -603,6 +603,7 @@ fn scaling_of_tool_names() {
             prefix: "",
             filter: &filter,
             tools: text.lines().collect(),
+            app_only: Vec::new(),
         }];
         let (assigned, _) = assign_names(&servers, OnCollision::Rename);
         assert_eq!(assigned.len(), text.lines().count());

@@ -70,8 +70,8 @@ mod json;
 mod newest;
 mod release;
 mod scale;
-mod search;
 mod scaling;
+mod search;
 mod soak;
 
 use std::env;
@@ -287,8 +287,20 @@ const FEATURE_BUILDS: &[&[&str]] = &[
     ],
     &["-p", "mcpio-config"],
     // Codex's TOML and Goose's YAML, each alone
-    &["-p", "mcpio-config", "--no-default-features", "--features", "toml"],
-    &["-p", "mcpio-config", "--no-default-features", "--features", "yaml"],
+    &[
+        "-p",
+        "mcpio-config",
+        "--no-default-features",
+        "--features",
+        "toml",
+    ],
+    &[
+        "-p",
+        "mcpio-config",
+        "--no-default-features",
+        "--features",
+        "yaml",
+    ],
     &["-p", "mcpio-auth"],
     &["-p", "mcpio-transport-http", "--features", "http2"],
 ];
