@@ -164,6 +164,7 @@ pub mod error;
 pub mod fuzzing;
 pub mod handler;
 mod pages;
+pub mod relay;
 pub mod session;
 pub mod telemetry;
 mod ticket;
