@@ -22,8 +22,12 @@ pub(super) enum Agreed {
         params: Option<RawJson>,
     },
     /// 2026-07-28: each request names its revision in `_meta`; this is the
-    /// one the transport was last told.
-    Modern(ProtocolVersion),
+    /// one the transport was last told, and whether the server has answered
+    /// one such request successfully yet (a `server/discover` or any other).
+    Modern {
+        version: ProtocolVersion,
+        confirmed: bool,
+    },
 }
 
 /// The revision a 2026-07-28 request names in its `params._meta`, as sent.
@@ -71,6 +75,24 @@ pub(super) fn discover_refused(version: &str, mut error: ErrorObject) -> ErrorOb
         "the server does not speak {version} (it refused server/discover: {}); it speaks \
          the initialize-based revisions (2025-11-25 and earlier), which the host can use \
          by connecting with initialize: mcp bridge does not translate between the two eras",
+        error.message
+    );
+    error
+}
+
+/// A 2026-07-28 request refused before the server ever answered one at
+/// that revision, from a host that did not ask `server/discover` first
+/// (it was pinned to 2026-07-28): the server may be a legacy one. The
+/// error is the server's, with a message that says so.
+pub(super) fn unconfirmed_modern(version: ProtocolVersion, mut error: ErrorObject) -> ErrorObject {
+    if error.code.is_modern_only() {
+        return error;
+    }
+    error.message = format!(
+        "{} (the host sent this request at {version} without server/discover, and the server \
+         has not answered any at {version}: it may speak only the initialize-based revisions, \
+         2025-11-25 and earlier, which the host can use by connecting with initialize; mcp \
+         bridge does not translate between the two eras)",
         error.message
     );
     error

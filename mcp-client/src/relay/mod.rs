@@ -54,7 +54,11 @@
 //!   `initialize`, as it would against a legacy stdio server), the message
 //!   saying the server speaks only the `initialize`-based revisions. An
 //!   HTTP-level refusal (400, 404, 405 without a JSON-RPC body) becomes the
-//!   `-32601` a legacy stdio server sends.
+//!   `-32601` a legacy stdio server sends;
+//! - a host pinned to 2026-07-28 that skips `server/discover`: an error the
+//!   server gives before it has answered any request at that revision
+//!   keeps its code, its message extended to say the server may speak only
+//!   the `initialize`-based revisions.
 //!
 //! A host in auto mode therefore works against either kind of server; a
 //! host pinned to one era gets an error that says what to change.
@@ -337,9 +341,12 @@ impl Relay {
             && let Some(v) = era::request_revision(req.params.as_ref())
                 .and_then(|v| ProtocolVersion::parse(&v))
                 .filter(|v| v.era() == Era::Modern)
-            && !matches!(self.agreed, Agreed::Modern(now) if now == v)
+            && !matches!(self.agreed, Agreed::Modern { version, .. } if version == v)
         {
-            self.agreed = Agreed::Modern(v);
+            self.agreed = Agreed::Modern {
+                version: v,
+                confirmed: false,
+            };
             self.to_server.push_back(ToServer::ProtocolVersion(v));
         }
         let theirs = std::mem::replace(&mut req.id, RequestId::Number(0));
@@ -436,7 +443,11 @@ impl Relay {
                 match o.kind {
                     Kind::Renewal => return self.renewed(Ok(&r.result)),
                     Kind::Initialize { .. } => self.initialized(&r.result),
-                    Kind::Discover { .. } | Kind::Other => {}
+                    Kind::Discover { .. } | Kind::Other => {
+                        if let Agreed::Modern { confirmed, .. } = &mut self.agreed {
+                            *confirmed = true;
+                        }
+                    }
                 }
                 r.id = o.theirs;
                 self.to_host.push_back(r.into());
@@ -451,7 +462,13 @@ impl Relay {
                         Kind::Renewal => return self.renewed(Err(e.error)),
                         Kind::Initialize { offered } => era::initialize_refused(&offered, e.error),
                         Kind::Discover { version } => era::discover_refused(&version, e.error),
-                        Kind::Other => e.error,
+                        Kind::Other => match self.agreed {
+                            Agreed::Modern {
+                                version,
+                                confirmed: false,
+                            } => era::unconfirmed_modern(version, e.error),
+                            _ => e.error,
+                        },
                     };
                     e.id = Some(o.theirs);
                 }

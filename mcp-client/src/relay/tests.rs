@@ -212,6 +212,40 @@ fn across_the_era_line_the_handshake_fails_naming_both_revisions() {
 }
 
 #[test]
+fn a_pinned_modern_host_refused_by_a_legacy_server_is_told_why() {
+    let mut r = Relay::new(RelayConfig::default());
+    let meta =
+        json!({"name": "echo", "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}});
+    r.handle_host(req(1, "tools/call", meta.clone()));
+    to_server(&mut r);
+    let refusal = ErrorObject::new(ErrorCode(-32000), "Bad Request: Server not initialized");
+    r.handle_server(ErrorResponse::new(Some(1.into()), refusal.clone()).into());
+    let msg = to_host(&mut r)[0]["error"]["message"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        msg.starts_with("Bad Request: Server not initialized (the host sent"),
+        "{msg}"
+    );
+    assert!(
+        msg.contains("2026-07-28") && msg.contains("2025-11-25"),
+        "{msg}"
+    );
+    // Once the server answered one at that revision, its errors are its own.
+    r.handle_host(req(2, "tools/list", meta.clone()));
+    to_server(&mut r);
+    r.handle_server(ok(2, json!({"tools": []})));
+    r.handle_host(req(3, "tools/call", meta));
+    to_server(&mut r);
+    r.handle_server(ErrorResponse::new(Some(3.into()), refusal).into());
+    assert_eq!(
+        to_host(&mut r).last().unwrap()["error"]["message"],
+        "Bad Request: Server not initialized"
+    );
+}
+
+#[test]
 fn too_many_requests_in_flight_are_answered_at_once_and_not_sent() {
     let mut r = Relay::new(RelayConfig::default().max_in_flight(2));
     for id in 1..=3 {
