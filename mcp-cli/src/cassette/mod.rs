@@ -84,14 +84,30 @@ impl Cassette {
     /// Reads the cassette at `path`; a usage error (exit 2) says what is
     /// wrong with it and where.
     pub(crate) fn load(path: &Path) -> Result<Self, Failure> {
-        use std::io::BufRead;
+        use std::io::{BufRead, Read};
         let bad = |what: String| Failure::Usage(format!("{}: {what}", path.display()));
         let file = std::fs::File::open(path).map_err(|e| bad(format!("cannot read it: {e}")))?;
-        let mut lines = std::io::BufReader::new(file).lines();
-        let header = lines
-            .next()
-            .ok_or_else(|| bad("empty: not a cassette".into()))?
-            .map_err(|e| bad(format!("cannot read it: {e}")))?;
+        let mut reader = std::io::BufReader::new(file);
+        let mut buf = Vec::new();
+        // One line at a time, never more than MAX_LINE of it in memory.
+        let mut next_line = |n: usize| -> Result<Option<String>, Failure> {
+            buf.clear();
+            let limit = u64::try_from(MAX_LINE).unwrap_or(u64::MAX);
+            let read = (&mut reader)
+                .take(limit + 1)
+                .read_until(b'\n', &mut buf)
+                .map_err(|e| bad(format!("cannot read it: {e}")))?;
+            if read == 0 {
+                return Ok(None);
+            }
+            if buf.len() > MAX_LINE {
+                return Err(bad(format!("line {n} is over {MAX_LINE} bytes")));
+            }
+            String::from_utf8(std::mem::take(&mut buf))
+                .map(Some)
+                .map_err(|_| bad(format!("line {n} is not UTF-8")))
+        };
+        let header = next_line(1)?.ok_or_else(|| bad("empty: not a cassette".into()))?;
         match serde_json::from_str::<Header>(&header) {
             Ok(Header {
                 version: Some(FORMAT_VERSION),
@@ -108,16 +124,13 @@ impl Cassette {
             }
         }
         let mut events = Vec::new();
-        for (n, line) in lines.enumerate() {
-            let line = line.map_err(|e| bad(format!("cannot read it: {e}")))?;
-            if line.len() > MAX_LINE {
-                return Err(bad(format!("line {} is over {MAX_LINE} bytes", n + 2)));
-            }
+        let mut n = 1;
+        while let Some(line) = next_line(n + 1)? {
+            n += 1;
             if line.trim().is_empty() {
                 continue;
             }
-            let l: Line =
-                serde_json::from_str(&line).map_err(|e| bad(format!("line {}: {e}", n + 2)))?;
+            let l: Line = serde_json::from_str(&line).map_err(|e| bad(format!("line {n}: {e}")))?;
             match (l.send, l.recv) {
                 (Some(m), None) => events.push(Event::Send(m)),
                 (None, Some(m)) => events.push(Event::Recv(m)),

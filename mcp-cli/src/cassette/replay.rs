@@ -216,11 +216,13 @@ impl Script {
     }
 }
 
-/// Whether recorded params match the client's: equal, a recorded
-/// `"[REDACTED]"` matching anything.
+/// Whether recorded params match the client's: equal, where a recorded
+/// `"[REDACTED]"` matches any value and `[REDACTED]` inside a recorded
+/// string matches any text there.
 fn matches(recorded: &Value, live: &Value) -> bool {
     match (recorded, live) {
         (Value::String(s), _) if s == REDACTED => true,
+        (Value::String(s), Value::String(l)) if s.contains(REDACTED) => glob(s, l),
         (Value::Object(a), Value::Object(b)) => {
             a.len() == b.len()
                 && a.iter()
@@ -233,6 +235,26 @@ fn matches(recorded: &Value, live: &Value) -> bool {
     }
 }
 
+/// Whether `live` is `pattern` with each `[REDACTED]` standing for any text.
+fn glob(pattern: &str, live: &str) -> bool {
+    let mut parts = pattern.split(REDACTED);
+    let first = parts.next().unwrap_or_default();
+    let Some(mut rest) = live.strip_prefix(first) else {
+        return false;
+    };
+    let parts: Vec<&str> = parts.collect();
+    let Some((last, middle)) = parts.split_last() else {
+        return rest.is_empty();
+    };
+    for part in middle {
+        match rest.find(part) {
+            Some(at) => rest = &rest[at + part.len()..],
+            None => return false,
+        }
+    }
+    rest.ends_with(last)
+}
+
 /// A progress notification's token.
 fn progress_token(m: &Message) -> Option<Value> {
     let Message::Notification(n) = m else {
@@ -243,6 +265,30 @@ fn progress_token(m: &Message) -> Option<Value> {
     }
     let v: Value = n.params.as_ref()?.decode().ok()?;
     v.get("progressToken").cloned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn redacted_values_match_whatever_was_there() {
+        assert!(matches(&json!({"k": "[REDACTED]"}), &json!({"k": 42})));
+        assert!(matches(
+            &json!({"text": "token [REDACTED] and [REDACTED]!"}),
+            &json!({"text": "token abc and def!"})
+        ));
+        assert!(!matches(
+            &json!({"text": "token [REDACTED]!"}),
+            &json!({"text": "key abc!"})
+        ));
+        assert!(!matches(&json!({"a": 1}), &json!({"a": 1, "b": 2})));
+        assert!(matches(
+            &json!({"a": [1, {"b": "x"}]}),
+            &json!({"a": [1, {"b": "x"}]})
+        ));
+    }
 }
 
 /// An exchange being played for one of the client's requests.

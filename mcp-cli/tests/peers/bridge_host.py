@@ -21,6 +21,7 @@ peers/tasks_server.mjs):
 """
 
 import json
+import os
 import sys
 from typing import Any
 
@@ -28,7 +29,7 @@ import anyio
 import mcp_types as types
 
 from mcp.client import Client
-from mcp.client.stdio import StdioServerParameters
+from mcp.client.stdio import StdioServerParameters, get_default_environment
 from mcp.shared.exceptions import MCPError
 
 
@@ -59,7 +60,11 @@ async def main() -> None:
         from mcp.client import advertise
 
         extensions = [advertise("io.modelcontextprotocol/tasks", {})]
-    params = StdioServerParameters(command=command, args=args)
+    # A host passes its server the environment its config names; here the
+    # SDK's default (PATH, HOME, ...) plus the MCP_* variables the test sets
+    # (MCP_TOKEN_FILE: the bridge's token cache).
+    env = {**get_default_environment(), **{k: v for k, v in os.environ.items() if k.startswith("MCP_")}}
+    params = StdioServerParameters(command=command, args=args, env=env)
     progress: list[float] = []
 
     async def on_progress(p, total, message):
