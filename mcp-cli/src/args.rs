@@ -526,6 +526,12 @@ pub(crate) fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Options, 
         .iter()
         .map(|dir| root(dir))
         .collect::<Result<Vec<_>, _>>()?;
+    if matches!(command, Command::Bridge { .. }) && cli.protocol != VersionChoice::Auto {
+        return Err(usage(
+            "--protocol does not apply to mcp bridge: the host negotiates the revision with \
+             the server through it",
+        ));
+    }
     let (record, record_command) = match &command {
         Command::Diff { file, update: true } => {
             (Some(file.clone()), std::env::args().skip(1).collect())

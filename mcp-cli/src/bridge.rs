@@ -5,7 +5,7 @@
 //! The server's transport is the one any `mcp` command gets (`--http` with
 //! its headers, OAuth and token cache, a Unix socket, a configured server
 //! with its trust rules, `--stdio`); the host's is newline-delimited
-//! JSON-RPC over stdin/stdout (`mcp_transport_stdio::LineTransport`).
+//! JSON-RPC over stdin/stdout ([`crate::own_stdio`]).
 //! Between them runs `mcp_client::relay`: every message passes both ways,
 //! ids mapped, backpressure both ways, the era line refused with an error
 //! naming both revisions (see that module).
@@ -19,7 +19,6 @@
 
 use mcp_client::relay::{RelayConfig, RelayDriver, RelayEnd};
 use mcp_proto::error::chain;
-use mcp_transport_stdio::LineTransport;
 
 use crate::Interrupts;
 use crate::args::Options;
@@ -33,11 +32,8 @@ pub(crate) async fn run(opts: Options) -> Result<(), Failure> {
         r = transport(&opts) => r?,
         code = interrupts.recv() => return Err(Failure::Interrupted(code)),
     };
-    let mut host = LineTransport::new(tokio::io::stdin(), tokio::io::stdout());
-    if let Some(n) = opts.max_message_size {
-        host = host.with_max_message_size(n);
-    }
-    let relay = RelayDriver::new(Box::pin(host), server, RelayConfig::default());
+    let host = crate::own_stdio::transport(opts.max_message_size);
+    let relay = RelayDriver::new(host, server, RelayConfig::default());
     let end = tokio::select! {
         end = relay => end,
         // Dropping the relay drops the server's transport: a spawned

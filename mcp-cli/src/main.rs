@@ -60,6 +60,7 @@ mod fleet;
 mod form;
 mod handler;
 mod human;
+mod own_stdio;
 mod progress;
 mod tasks;
 #[cfg(feature = "otel")]

@@ -28,7 +28,6 @@ use std::path::Path;
 use mcp_proto::jsonrpc::{ErrorResponse, Message, RequestId, Response};
 use mcp_proto::transport::{Transport, TransportExt};
 use mcp_proto::{ErrorCode, ErrorObject, RawJson};
-use mcp_transport_stdio::LineTransport;
 use serde_json::Value;
 
 use super::redact::REDACTED;
@@ -38,7 +37,7 @@ use crate::failure::Failure;
 /// Runs the replay server on stdin/stdout until stdin closes.
 pub(crate) async fn run(path: &Path) -> Result<(), Failure> {
     let script = Script::new(Cassette::load(path)?, path);
-    let host = LineTransport::new(tokio::io::stdin(), tokio::io::stdout());
+    let host = crate::own_stdio::transport(None);
     Player::new(script, host).serve().await.map_err(|e| {
         Failure::fatal(
             "transport error",
