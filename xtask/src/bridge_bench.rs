@@ -14,9 +14,11 @@
 //! - **Per-message overhead**: `--calls` sequential `tools/call echo`
 //!   (64 B), p50 and p99 of the round trip; the overhead is the bridge's
 //!   p50 minus the floor's.
-//! - **Memory**: the bridge process's resident set, polled from `/proc`
-//!   every 10 ms while the calls run: the peak (`VmHWM`) and the last
-//!   reading (steady state).
+//! - **Memory and CPU**: the bridge process's resident set, polled from
+//!   `/proc` every 10 ms while the calls run: the peak (`VmHWM`) and the
+//!   last reading (steady state); and its CPU time (user + system) at the
+//!   last reading, per call (start-up included: a few ms over 20,000
+//!   calls). CPU per call is what a loaded machine moves least.
 //!
 //! Builds `mcp`, `bench-client` and `mcp-http` in release; installs the
 //! peers (`peers`) first. Prints a markdown table (BENCHMARKS.md has the
@@ -38,6 +40,8 @@ struct Row {
     calls_per_s: f64,
     peak_rss_kb: Option<u64>,
     last_rss_kb: Option<u64>,
+    /// The bridge's CPU time (user + system), at the last reading.
+    cpu_ticks: Option<u64>,
 }
 
 pub(crate) fn bridge_bench(args: &[String]) -> Result {
@@ -141,9 +145,9 @@ pub(crate) fn bridge_bench(args: &[String]) -> Result {
          server: mcp-http --serve\n"
     );
     println!(
-        "| host → server | start-up (connect_ms) | p50 µs | p99 µs | calls/s | overhead p50 µs | bridge peak RSS | bridge RSS at the end |"
+        "| host → server | start-up (connect_ms) | p50 µs | p99 µs | calls/s | overhead p50 µs | bridge CPU µs/call | bridge peak RSS | bridge RSS at the end |"
     );
-    println!("|---|--:|--:|--:|--:|--:|--:|--:|");
+    println!("|---|--:|--:|--:|--:|--:|--:|--:|--:|");
     for (name, r) in &rows {
         let kb =
             |v: Option<u64>| v.map_or("-".to_owned(), |k| format!("{:.1} MiB", k as f64 / 1024.0));
@@ -152,8 +156,12 @@ pub(crate) fn bridge_bench(args: &[String]) -> Result {
         } else {
             "-".into()
         };
+        // Ticks are 10 ms: over 20,000 calls, 0.5 µs a call.
+        let cpu = r.cpu_ticks.map_or("-".to_owned(), |t| {
+            format!("{:.1}", t as f64 * 10_000.0 / calls as f64)
+        });
         println!(
-            "| {name} | {:.2} ms | {:.1} | {:.1} | {:.0} | {overhead} | {} | {} |",
+            "| {name} | {:.2} ms | {:.1} | {:.1} | {:.0} | {overhead} | {cpu} | {} | {} |",
             r.connect_ms,
             r.p50_us,
             r.p99_us,
@@ -205,6 +213,7 @@ fn measure(mut cmd: Command, watch: bool) -> Result<Row> {
         .map_err(|e| format!("start bench-client: {e}"))?;
     let mut peak: Option<u64> = None;
     let mut last: Option<u64> = None;
+    let mut cpu: Option<u64> = None;
     let deadline = Instant::now() + Duration::from_secs(600);
     loop {
         if watch {
@@ -212,6 +221,9 @@ fn measure(mut cmd: Command, watch: bool) -> Result<Row> {
                 if let Some((rss, hwm)) = memory(&pid) {
                     last = Some(rss);
                     peak = Some(peak.unwrap_or(0).max(hwm));
+                }
+                if let Some(t) = cpu_ticks(&pid) {
+                    cpu = Some(t);
                 }
             }
         }
@@ -243,7 +255,18 @@ fn measure(mut cmd: Command, watch: bool) -> Result<Row> {
         calls_per_s: num("calls_per_s"),
         peak_rss_kb: peak,
         last_rss_kb: last,
+        cpu_ticks: cpu,
     })
+}
+
+/// A process's CPU time (user + system, all threads) in clock ticks
+/// (`USER_HZ`, 100 a second on Linux): fields 14 and 15 of
+/// `/proc/PID/stat`, counted after the command name's closing `)`.
+fn cpu_ticks(pid: &str) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    Some(f.get(11)?.parse::<u64>().ok()? + f.get(12)?.parse::<u64>().ok()?)
 }
 
 /// The ids of `pid`'s children (from `/proc`).

@@ -35,7 +35,10 @@
 //! watches. After a successful `initialize` it tells the server's
 //! transport the revision the server chose (HTTP sends it as a header),
 //! before the host's `notifications/initialized`; a 2026-07-28 request's
-//! `_meta` revision is passed to the transport before the request.
+//! `_meta` revision is passed to the transport before the request (read
+//! from `server/discover` and from each request until the server has
+//! answered one at that revision: a host that moves to another revision
+//! probes again first).
 //!
 //! Across the era line (a host that speaks only `initialize`-based
 //! revisions, a server that speaks only 2026-07-28, or the reverse) the
@@ -323,6 +326,7 @@ impl Relay {
                 .push_back(busy(req.id, self.config.max_in_flight, "host").into());
             return;
         }
+        let mut revision = None;
         let kind = match &*req.method {
             "initialize" => {
                 self.initialize_params = req.params.clone();
@@ -331,15 +335,34 @@ impl Relay {
                         .unwrap_or_default(),
                 }
             }
-            "server/discover" => Kind::Discover {
-                version: era::request_revision(req.params.as_ref()).unwrap_or_default(),
-            },
-            _ => Kind::Other,
+            "server/discover" => {
+                revision = era::request_revision(req.params.as_ref());
+                Kind::Discover {
+                    version: revision.clone().unwrap_or_default(),
+                }
+            }
+            _ => {
+                // Each 2026-07-28 request names its revision; it is read
+                // until the server has answered one at it (a host that
+                // moves to another revision probes again first), so the
+                // scan is not paid on every request.
+                if matches!(
+                    self.agreed,
+                    Agreed::Unknown
+                        | Agreed::Modern {
+                            confirmed: false,
+                            ..
+                        }
+                ) {
+                    revision = era::request_revision(req.params.as_ref());
+                }
+                Kind::Other
+            }
         };
-        if !matches!(kind, Kind::Initialize { .. })
-            && !matches!(self.agreed, Agreed::Legacy { .. })
-            && let Some(v) = era::request_revision(req.params.as_ref())
-                .and_then(|v| ProtocolVersion::parse(&v))
+        if !matches!(self.agreed, Agreed::Legacy { .. })
+            && let Some(v) = revision
+                .as_deref()
+                .and_then(ProtocolVersion::parse)
                 .filter(|v| v.era() == Era::Modern)
             && !matches!(self.agreed, Agreed::Modern { version, .. } if version == v)
         {
