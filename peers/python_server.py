@@ -16,6 +16,9 @@ Test modes, by environment variable:
     MCP_TEST_OTEL_SPANS=PATH       record the SDK's OpenTelemetry spans (OpenTelemetry's Python SDK) and
                                    append each, when it ends, to PATH as one JSON line: name, kind,
                                    trace_id, span_id, parent_span_id (W3C hex) and attributes
+    MCP_TEST_TOOLS=PATH            a JSON object of tool name -> description, read at start: `echo` and
+                                   `add` take the description given; any other name is one more tool
+                                   echoing its `text` (a server whose tools change between runs)
 """
 
 import os
@@ -54,6 +57,7 @@ if _otel_spans:
                         "trace_id": format(s.context.trace_id, "032x"),
                         "span_id": format(s.context.span_id, "016x"),
                         "parent_span_id": format(parent, "016x"),
+                        "trace_state": s.context.trace_state.to_header(),
                         "attributes": {k: v for k, v in (s.attributes or {}).items()},
                     }) + "\n")
             return SpanExportResult.SUCCESS
@@ -63,6 +67,13 @@ if _otel_spans:
     trace.set_tracer_provider(_provider)
 
 server = MCPServer("python-test-server", instructions="A test server for mcp-rs.", cache_hints=_hints)
+
+_described = {}
+if os.environ.get("MCP_TEST_TOOLS"):
+    import json as _json
+
+    with open(os.environ["MCP_TEST_TOOLS"]) as _f:
+        _described = _json.load(_f)
 
 _request_log = os.environ.get("MCP_TEST_REQUEST_LOG")
 _exit_after = int(os.environ.get("MCP_TEST_EXIT_AFTER_CALLS", "0"))
@@ -87,10 +98,15 @@ if _request_log or _exit_after:
     server.middleware.append(_test_modes)
 
 
-@server.tool()
+@server.tool(description=_described.get("echo"))
 def echo(text: str) -> str:
     """Echo the text back."""
     return text
+
+
+for _name, _description in _described.items():
+    if _name not in ("echo", "add"):
+        server.add_tool(echo, name=_name, description=_description)
 
 
 @server.tool(structured_output=False)
@@ -99,7 +115,7 @@ def blob(mib: int) -> str:
     return "x" * (mib << 20)
 
 
-@server.tool()
+@server.tool(description=_described.get("add"))
 def add(a: int, b: int) -> int:
     """Add two integers (structured output)."""
     return a + b

@@ -1,7 +1,7 @@
 //! What the scale benchmarks measure, shared by `scale-bench` and rmcp's
 //! side of it (`bench/rmcp-scale`, which includes this file by path, so
 //! both read memory and start the server the same way): the process's own
-//! memory, fds and threads from `/proc/self`, and the HTTP `refserver`.
+//! memory, fds and threads from `/proc/self`, and the HTTP server (`bench-server`).
 //! Depends only on std, tokio and `flags.rs` (which rmcp-scale includes
 //! by path too).
 
@@ -11,7 +11,7 @@ use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, BufReader};
 
 /// Connects (and calls, and closes) in flight at once, by default: the host's choice, not the
-/// library's (each client is its own transport). refserver listens with
+/// library's (each client is its own transport). The server listens with
 /// tokio's backlog of 128 (`ss -ltn`); with no limit, 1,000 SYNs at once
 /// overflow it whenever the single-threaded server is not scheduled soon
 /// enough (`TcpExt: ListenOverflows`), and each dropped SYN is retried
@@ -34,11 +34,11 @@ use tokio::io::{AsyncBufReadExt, BufReader};
 pub const DEFAULT_MAX_AT_ONCE: usize = 128;
 
 /// The flags both scale benchmarks take, with their defaults: `--server`
-/// (the refserver binary), `--stdio N`, `--http N`, `--idle-ms MS`,
+/// (the server binary, `bench-server`), `--stdio N`, `--http N`, `--idle-ms MS`,
 /// `--max-at-once N` (connects in flight at once; 0: no limit).
 #[derive(Clone, Debug)]
 pub struct Common {
-    /// The refserver binary.
+    /// The server binary (`bench-server`).
     pub server: String,
     /// stdio connections (one server process each).
     pub stdio: usize,
@@ -53,7 +53,7 @@ pub struct Common {
 impl Default for Common {
     fn default() -> Self {
         Common {
-            server: "/tmp/mcp-bench/target/release/refserver".into(),
+            server: "target/release/bench-server".into(),
             stdio: 100,
             http: 1000,
             idle: Duration::from_millis(2000),
@@ -163,7 +163,7 @@ pub fn snapshot() -> Snapshot {
     }
 }
 
-/// Starts `server --http 0` (the shared benchmark's `refserver`, with
+/// Starts `server --http 0` (the benchmark's `bench-server`, with
 /// `--modern` for the 2026-07-28 era) and returns it with its URL. Its
 /// stderr is drained so that it never blocks on a full pipe.
 ///
@@ -185,7 +185,7 @@ pub async fn start_http_server(
         .kill_on_drop(true)
         .spawn()
         .map_err(|e| format!("start {server} --http 0: {e}"))?;
-    let stderr = child.stderr.take().ok_or("refserver: no stderr")?;
+    let stderr = child.stderr.take().ok_or("the server: no stderr")?;
     let mut lines = BufReader::new(stderr).lines();
     let url = tokio::time::timeout(Duration::from_secs(10), async {
         while let Ok(Some(line)) = lines.next_line().await {
@@ -198,7 +198,7 @@ pub async fn start_http_server(
     .await
     .ok()
     .flatten()
-    .ok_or("refserver printed no URL")?;
+    .ok_or("the server printed no URL")?;
     // Keep draining its stderr so it never blocks on a full pipe.
     tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
     Ok((child, url))

@@ -189,6 +189,11 @@ impl HttpClient {
         http.enforce_http(false);
         http.set_connect_timeout(Some(timeout));
         http.set_nodelay(true);
+        // ring is the workspace's TLS crypto (no cmake or clang to build).
+        // rustls 0.23.48 deprecates its ring provider only to steer users to
+        // aws-lc-rs's post-quantum key exchange: the same provider, and a
+        // build with the newest dependencies stays free of warnings.
+        #[allow(deprecated)]
         let provider = Arc::new(rustls::crypto::ring::default_provider());
         let connector = hyper_rustls::HttpsConnectorBuilder::new()
             .with_provider_and_webpki_roots(provider)

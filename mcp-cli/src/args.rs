@@ -31,13 +31,14 @@ it talks to its built-in demo server, which it runs by spawning itself as
 const AFTER_HELP: &str = "\
 Command forms:
   mcp [info]                       mcp call <TOOL> [JSON_ARGS]
-  mcp servers                      mcp tools | resources | templates | prompts
+  mcp call <TOOL> key=value... | key:=JSON... | @FILE | -
+  mcp servers [--start|--no-start] mcp tools | resources | templates | prompts
   mcp read <URI>                   mcp prompt <NAME> [JSON_ARGS]
   mcp completions bash|zsh|fish    mcp demo-server
   mcp bridge (with --http URL, --server NAME or --stdio CMD)
   mcp record FILE -- <command>     mcp replay FILE
   mcp diff [--update] FILE
-  mcp trust [--revoke] [FILE]...
+  mcp trust [--revoke] [FILE]...   mcp trust --pending | --approve SERVER[/TOOL]...
 
 Project config files (.mcp.json, .vscode/mcp.json, .cursor/mcp.json in the
 current directory) start nothing until you trusted them: mcp shows what such
@@ -47,6 +48,37 @@ project files here), remembered by path and content until the file changes,
 in $MCP_TRUST_FILE or ~/.config/mcp/trusted-configs.json; `--config FILE`
 trusts the file it names for that run. Files in your home folder are yours.
 
+A configured server's tools are pinned at its first use (in
+$MCP_PINS_FILE or ~/.config/mcp/pinned-tools.json): a tool whose definition
+changes later, or a new one, is held back (not listed, not called) until you
+review it with `mcp trust --pending` and approve it with `mcp trust
+--approve SERVER[/TOOL]`. Hidden characters (zero-width, bidi, tag, control)
+in what a server sends are shown as <U+XXXX> and flagged. A config entry's
+\"toolPolicy\": {\"allow\": [...], \"ask\": [...], \"deny\": [...]} (tool globs)
+decides which calls run, ask first, or are refused; a tool the server marks
+destructive asks: on a terminal mcp asks, without one it refuses unless
+--yes. An administrator's /etc/mcp/managed-policy.json (allowedMcpServers,
+deniedMcpServers: by serverName, serverCommand or serverUrl) keeps servers
+from starting at all; MCP_MANAGED_POLICY names one more such file.
+
+--from SOURCES reads the servers other hosts keep for you instead:
+claude-code (~/.claude.json, and its servers kept for this directory),
+claude-desktop, codex (~/.codex/config.toml), cursor (~/.cursor/mcp.json),
+gemini (~/.gemini/settings.json), goose (config.yaml), vscode (the user
+profile's mcp.json), windsurf, zed (settings.json), project (the files
+above), or all; comma-separated, the first to name a server wins.
+`mcp servers --from ...` lists what each file defines and starts nothing
+(--start starts them and shows their status); `tools`, `call` and the
+others start only the servers they need, once trusted: Claude Code's
+servers for one project are trusted like a project file (`mcp trust`
+here). A key a host's format does not document gets a warning line.
+
+`mcp call TOOL key=value ...` types each value by the tool's inputSchema
+(string, number, integer, boolean, enum; an array by repeating the key;
+a.b=value inside an object), `key:=JSON` takes raw JSON, `@FILE` a JSON
+object from a file and `-` one from stdin; a key or value the schema does
+not take is refused before anything is sent (exit 2).
+
 When the server asks a question (elicitation), mcp asks it on the terminal
 as a form on stderr: Enter takes a [default], a wrong answer is asked
 again, the answers are shown before they are sent; Ctrl-D declines,
@@ -55,7 +87,8 @@ to open is shown (http and https only). Without a terminal on stdin the
 question is declined with a line saying why. Server text is shown with
 control characters escaped; --json output is as sent.
 
-Exit status: 0 success, 1 the tool reported isError, 2 usage error,
+Exit status: 0 success, 1 the tool reported isError, 2 usage error or a
+call or server refused by policy (nothing was sent),
 3 connection/transport/protocol/timeout error, 4 the server answered with a
 JSON-RPC error (unknown tool, invalid arguments, method not found),
 130 interrupted (Ctrl-C), 143 terminated (SIGTERM).
@@ -67,12 +100,14 @@ OTLP/HTTP when it ends. -v prints each request's duration.
 
 Examples:
   mcp call slow_sum '{\"a\": 2, \"b\": 3}'
+  mcp call slow_sum a=2 b=3        (typed by the tool's inputSchema)
   mcp --stdio \"npx -y @modelcontextprotocol/server-everything\" tools
   mcp --http https://example.com/mcp -H \"Authorization: Bearer $TOKEN\" info --json
   mcp --http unix:///run/app/mcp.sock#/mcp tools   (a server on a Unix socket)
   mcp --root . --log-level info call summarize    (roots, server log messages)
   mcp servers                      (the servers of ./.mcp.json, .vscode/mcp.json, .cursor/mcp.json)
-  mcp --config ~/.config/Claude/claude_desktop_config.json --server git tools";
+  mcp --config ~/.config/Claude/claude_desktop_config.json --server git tools
+  mcp tools --search \"unstage everything\" --limit 3   (every configured server's tools, ranked)";
 
 /// The command line as clap parses it.
 #[derive(Debug, Parser)]
@@ -166,6 +201,13 @@ struct Cli {
     #[arg(short, long, action = clap::ArgAction::Count, global = true)]
     verbose: u8,
 
+    /// Approve a tool call the tool policy would ask you about (a tool the
+    /// server marks destructive, or a configured toolPolicy "ask" rule):
+    /// without it, mcp asks on the terminal, and without a terminal refuses
+    /// the call
+    #[arg(short = 'y', long, global = true)]
+    yes: bool,
+
     #[command(flatten)]
     server: ServerArgs,
 
@@ -201,16 +243,44 @@ struct ServerArgs {
     /// the tools of every configured server as SERVER/TOOL
     #[arg(long, value_name = "NAME", global = true)]
     server: Option<String>,
+
+    /// Read the servers your hosts keep instead of the project's files:
+    /// project, claude-code, claude-desktop, codex, cursor, gemini, goose,
+    /// vscode, windsurf, zed, or all (comma-separated; the first to define
+    /// a server name wins). `servers` then lists without starting
+    #[arg(long, value_name = "SOURCES", value_parser = crate::hosts::parse, global = true)]
+    from: Option<crate::hosts::Sources>,
 }
 
 #[derive(Debug, Subcommand)]
 enum CliCommand {
     /// Server identity, negotiated protocol revision, capabilities, instructions (the default)
     Info,
-    /// Every configured server: name, transport, status, protocol revision, tools, start time
-    Servers,
-    /// Every tool, all pages
-    Tools,
+    /// Every configured server: name, transport, status, protocol revision,
+    /// tools, start time; with --from (or --no-start), each server as its
+    /// file defines it, with its source, and nothing started
+    Servers {
+        /// Start the servers to show their status (the default without --from)
+        #[arg(long)]
+        start: bool,
+        /// Only list what the files define: start nothing, trust nothing
+        /// (the default with --from)
+        #[arg(long, conflicts_with = "start")]
+        no_start: bool,
+    },
+    /// Every tool, all pages; with --search, the tools that best match a
+    /// request, best first
+    Tools {
+        /// Rank the tools by how well they match QUERY, words as you would
+        /// ask for a tool ("unstage everything", "who is free tomorrow"):
+        /// name, title, description, parameters and the server's name and
+        /// instructions, with stemming and synonyms (see mcp_tools::search)
+        #[arg(long, value_name = "QUERY")]
+        search: Option<String>,
+        /// With --search: show at most K tools
+        #[arg(long, value_name = "K", requires = "search", default_value_t = DEFAULT_SEARCH_LIMIT)]
+        limit: usize,
+    },
     /// Call a tool; progress notifications drawn as a bar on stderr. A tool
     /// whose taskSupport is `required` runs as a task (2025-11-25), as does
     /// any call a 2026-07-28 server with the tasks extension answers with a
@@ -220,9 +290,12 @@ enum CliCommand {
         /// The tool's name
         #[arg(value_name = "TOOL")]
         tool: String,
-        /// The arguments, a JSON object like '{"a": 1}'
-        #[arg(value_name = "JSON_ARGS")]
-        args: Option<String>,
+        /// The arguments: one JSON object like '{"a": 1}', or key=value
+        /// items typed by the tool's inputSchema (key:=JSON raw, an array
+        /// by repeating the key, a.b=value inside an object), @FILE (a JSON
+        /// object) or - (one from stdin)
+        #[arg(value_name = "ARGS")]
+        args: Vec<String>,
         /// Run the call as a task even when the tool's taskSupport is
         /// optional (a tool whose taskSupport is `required` always runs as
         /// one; 2025-11-25: in 2026-07-28 the server decides)
@@ -305,13 +378,22 @@ enum CliCommand {
     DemoServer,
     /// Trust project config files (default: .mcp.json, .vscode/mcp.json,
     /// .cursor/mcp.json here): shows what each would run and remembers it
-    /// until the file changes
+    /// until the file changes. With --pending or --approve: the tools held
+    /// back because they are new or changed since you approved their
+    /// server's tools
     Trust {
         /// Forget the files instead
-        #[arg(long)]
+        #[arg(long, conflicts_with_all = ["pending", "approve"])]
         revoke: bool,
+        /// Show every tool held back, with what changed
+        #[arg(long, conflicts_with = "approve")]
+        pending: bool,
+        /// Approve the held-back tools of SERVER, or one of them
+        /// (SERVER/TOOL), as --pending shows them (repeatable)
+        #[arg(long, value_name = "SERVER[/TOOL]")]
+        approve: Vec<String>,
         /// The files
-        #[arg(value_name = "FILE")]
+        #[arg(value_name = "FILE", conflicts_with_all = ["pending", "approve"])]
         files: Vec<std::path::PathBuf>,
     },
 }
@@ -336,18 +418,39 @@ pub(crate) enum Server {
         file: Option<std::path::PathBuf>,
         /// `--server NAME`.
         name: Option<String>,
+        /// `--from`: the hosts' files (and the project's) to read instead;
+        /// empty: `--config` or the project files.
+        from: Vec<crate::hosts::Origin>,
     },
+}
+
+/// Default `tools --limit`.
+pub(crate) const DEFAULT_SEARCH_LIMIT: usize = 10;
+
+/// `tools --search QUERY --limit K`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Search {
+    pub(crate) query: String,
+    pub(crate) limit: usize,
 }
 
 /// What to do.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Command {
     Info,
-    Servers,
-    Tools,
+    /// `start`: `--start` (`Some(true)`), `--no-start` (`Some(false)`).
+    Servers {
+        start: Option<bool>,
+    },
+    /// `None`: every tool; `Some`: the best matches of a search.
+    Tools(Option<Search>),
     Call {
         tool: String,
+        /// The JSON form: one object, sent as typed.
         args: Option<String>,
+        /// `key=value` items, typed by the tool's schema
+        /// ([`crate::typed_args`]).
+        typed: Vec<String>,
         /// `--task`.
         task: bool,
     },
@@ -382,6 +485,10 @@ pub(crate) enum Command {
         files: Vec<std::path::PathBuf>,
         revoke: bool,
     },
+    /// `trust --pending` (empty `approve`) or `trust --approve ...`.
+    Approve {
+        approve: Vec<String>,
+    },
 }
 
 impl Command {
@@ -389,8 +496,8 @@ impl Command {
     pub(crate) fn name(&self) -> &'static str {
         match self {
             Command::Info => "info",
-            Command::Servers => "servers",
-            Command::Tools => "tools",
+            Command::Servers { .. } => "servers",
+            Command::Tools(_) => "tools",
             Command::Call { .. } => "call",
             Command::Tasks(_) => "tasks",
             Command::Resources => "resources",
@@ -403,7 +510,7 @@ impl Command {
             Command::Replay { .. } => "replay",
             Command::Diff { .. } => "diff",
             Command::Completions(_) => "completions",
-            Command::Trust { .. } => "trust",
+            Command::Trust { .. } | Command::Approve { .. } => "trust",
         }
     }
 }
@@ -424,6 +531,8 @@ pub(crate) struct Options {
     pub(crate) max_message_size: Option<usize>,
     pub(crate) json: bool,
     pub(crate) verbose: u8,
+    /// `--yes`: approve what the tool policy would ask about.
+    pub(crate) yes: bool,
     /// `--root`: each directory canonicalized, as a `file://` root.
     pub(crate) roots: Vec<Root>,
     /// `--log-level`.
@@ -464,6 +573,7 @@ pub(crate) fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Options, 
         ("--stdio", cli.server.stdio.is_some()),
         ("--http", cli.server.http.is_some()),
         ("--config", cli.server.config.is_some()),
+        ("--from", cli.server.from.is_some()),
     ];
     let named: Vec<&str> = given.iter().filter(|g| g.1).map(|g| g.0).collect();
     if named.len() > 1 {
@@ -489,6 +599,7 @@ pub(crate) fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Options, 
         (None, None) => Server::Config {
             file: cli.server.config,
             name: cli.server.server,
+            from: cli.server.from.map(|s| s.0).unwrap_or_default(),
         },
     };
     if !cli.headers.is_empty() && !matches!(server, Server::Http(_)) {
@@ -496,9 +607,40 @@ pub(crate) fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Options, 
     }
     let command = match cli.command.unwrap_or(CliCommand::Info) {
         CliCommand::Info => Command::Info,
-        CliCommand::Servers => Command::Servers,
-        CliCommand::Tools => Command::Tools,
-        CliCommand::Call { tool, args, task } => Command::Call { tool, args, task },
+        CliCommand::Servers { start, no_start } => Command::Servers {
+            start: (start || no_start).then_some(start),
+        },
+        CliCommand::Tools { search, limit } => {
+            Command::Tools(search.map(|query| Search { query, limit }))
+        }
+        CliCommand::Call { tool, args, task } => {
+            // One argument that opens with `{`, or that is no typed item
+            // at all, is the JSON form, as before (its mistakes are JSON's).
+            let json = match args.as_slice() {
+                [one] => {
+                    one.trim_start().starts_with('{')
+                        || (!one.contains('=') && one != "-" && !one.starts_with('@'))
+                }
+                _ => false,
+            };
+            if json {
+                let args = args.into_iter().next();
+                Command::Call {
+                    tool,
+                    args,
+                    typed: Vec::new(),
+                    task,
+                }
+            } else {
+                crate::typed_args::check_syntax(&args).map_err(usage)?;
+                Command::Call {
+                    tool,
+                    args: None,
+                    typed: args,
+                    task,
+                }
+            }
+        }
         CliCommand::Tasks { action } => Command::Tasks(action),
         CliCommand::Resources => Command::Resources,
         CliCommand::Templates => Command::Templates,
@@ -519,7 +661,13 @@ pub(crate) fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Options, 
             }
             return record(file, command);
         }
-        CliCommand::Trust { revoke, files } => Command::Trust { files, revoke },
+        CliCommand::Trust {
+            pending: true,
+            approve,
+            ..
+        } => Command::Approve { approve },
+        CliCommand::Trust { approve, .. } if !approve.is_empty() => Command::Approve { approve },
+        CliCommand::Trust { revoke, files, .. } => Command::Trust { files, revoke },
     };
     let roots = cli
         .roots
@@ -552,6 +700,7 @@ pub(crate) fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Options, 
         max_message_size: cli.max_message_size,
         json: cli.json,
         verbose: cli.verbose,
+        yes: cli.yes,
         command,
     })
 }
@@ -799,7 +948,8 @@ mod tests {
             o.server,
             Server::Config {
                 file: None,
-                name: None
+                name: None,
+                from: Vec::new(),
             }
         );
         assert_eq!(o.command, Command::Info);
@@ -826,6 +976,7 @@ mod tests {
             Command::Call {
                 tool: "slow_sum".into(),
                 args: Some(r#"{"a":1}"#.into()),
+                typed: Vec::new(),
                 task: false,
             }
         );
@@ -895,6 +1046,9 @@ mod tests {
             &["completions", "tcsh"],
             &["--config", "a.json", "--stdio", "x"],
             &["--server", "a", "--http", "http://x"],
+            &["--from", "codex", "--config", "a.json"],
+            &["--from", "emacs"],
+            &["servers", "--start", "--no-start"],
         ] {
             match p(bad) {
                 Err(Stop::Usage(line)) => {

@@ -11,7 +11,7 @@ use mcp_proto::RawJson;
 use mcp_proto::schema::{CallToolResult, ProgressParams, ResourceContents, ServerCapabilities};
 use serde_json::value::RawValue;
 
-use crate::args::{Command, Options, Server};
+use crate::args::{Command, Options, Search, Server};
 use crate::connect::max_request_time;
 use crate::failure::Failure;
 use crate::progress::ProgressBar;
@@ -22,7 +22,12 @@ pub(crate) async fn command(client: &Client, opts: &Options) -> Result<(), Failu
     let verbose = opts.verbose > 0;
     match &opts.command {
         Command::Info => info(client, opts.json),
-        Command::Tools => list(client, &opts.server, opts.json, verbose, Listing::Tools).await,
+        Command::Tools(None) => {
+            list(client, &opts.server, opts.json, verbose, Listing::Tools).await
+        }
+        Command::Tools(Some(search)) => {
+            search_tools(client, &opts.server, opts.json, verbose, search).await
+        }
         Command::Resources => {
             list(client, &opts.server, opts.json, verbose, Listing::Resources).await
         }
@@ -30,8 +35,20 @@ pub(crate) async fn command(client: &Client, opts: &Options) -> Result<(), Failu
             list(client, &opts.server, opts.json, verbose, Listing::Templates).await
         }
         Command::Prompts => list(client, &opts.server, opts.json, verbose, Listing::Prompts).await,
-        Command::Call { tool, args, task } => {
-            call(client, opts, tool, args.as_deref(), *task).await
+        Command::Call {
+            tool,
+            args,
+            typed,
+            task,
+        } => {
+            let typed_args;
+            let args = if typed.is_empty() {
+                args.as_deref()
+            } else {
+                typed_args = typed_arguments(client, tool, typed).await?;
+                Some(typed_args.as_str())
+            };
+            call(client, opts, tool, args, *task).await
         }
         Command::Tasks(action) => tasks::run(client, opts, action).await,
         Command::Read { uri } => read(client, opts, uri).await,
@@ -40,12 +57,13 @@ pub(crate) async fn command(client: &Client, opts: &Options) -> Result<(), Failu
             crate::cassette::diff::run(client, file, *update, opts.json).await
         }
         // Handled before a server is picked (or without a client).
-        Command::Servers
+        Command::Servers { .. }
         | Command::Bridge { .. }
         | Command::Replay { .. }
         | Command::DemoServer
         | Command::Completions(_)
-        | Command::Trust { .. } => Ok(()),
+        | Command::Trust { .. }
+        | Command::Approve { .. } => Ok(()),
     }
 }
 
@@ -230,12 +248,53 @@ async fn list(
     }
     let mut items = list_items(client, what).await?;
     if let (Listing::Tools, Server::Configured(cfg)) = (what, server) {
-        items = config::offered_tools(cfg, items);
+        items = crate::policy::hold_back(cfg, config::offered_tools(cfg, items))?;
     }
     if json {
         out_json(|w| write_pretty_array(w, items.iter().map(|b| &**b)));
     } else {
         out(&what.human(&items, verbose));
+    }
+    Ok(())
+}
+
+/// `tools --search`: the server's tools (as `tools` lists them) that best
+/// match the query, best first, printed as `tools` prints them.
+async fn search_tools(
+    client: &Client,
+    server: &Server,
+    json: bool,
+    verbose: bool,
+    search: &Search,
+) -> Result<(), Failure> {
+    let info = client.server();
+    let mut items = match &info {
+        Some(s) if !Listing::Tools.offered(&s.capabilities) => Vec::new(),
+        _ => list_items(client, Listing::Tools).await?,
+    };
+    let name = match server {
+        Server::Configured(cfg) => cfg.name.clone(),
+        _ => info
+            .as_ref()
+            .map(|s| s.implementation.name.clone())
+            .unwrap_or_default(),
+    };
+    if let Server::Configured(cfg) = server {
+        items = config::offered_tools(cfg, items);
+    }
+    let listed = [crate::search::Listed {
+        server: &name,
+        instructions: info.as_ref().and_then(|s| s.instructions.as_deref()),
+        tools: &items,
+    }];
+    let ranked: Vec<Box<RawValue>> = crate::search::rank(&listed, &search.query, search.limit)
+        .into_iter()
+        .filter_map(|(_, t)| items.get(t).cloned())
+        .collect();
+    if json {
+        out_json(|w| write_pretty_array(w, ranked.iter().map(|b| &**b)));
+    } else {
+        out(&human::tools(&ranked, verbose, ""));
     }
     Ok(())
 }
@@ -366,7 +425,90 @@ async fn ask(
     raw.map_err(|e| Failure::from_client(&format!("{method} {what}"), &e))
 }
 
+/// The `key=value` items of `mcp call` as the JSON object the tool's
+/// `inputSchema` (asked with `tools/list`) describes; any mistake is a
+/// usage error before the call is sent ([`crate::typed_args`]).
+async fn typed_arguments(client: &Client, tool: &str, typed: &[String]) -> Result<String, Failure> {
+    let tools = client
+        .list_all::<mcp_proto::schema::Tool>()
+        .await
+        .map_err(|e| Failure::from_client("tools/list", &e))?;
+    let Some(t) = tools.iter().find(|t| t.name == tool) else {
+        let mut names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+        names.sort_unstable();
+        return Err(Failure::Usage(format!(
+            "the server has no tool {:?}, so key=value arguments cannot be typed (tools: {})",
+            mcp_cli::terminal::line(tool),
+            mcp_cli::terminal::line(&names.join(", "))
+        )));
+    };
+    let schema: serde_json::Value = serde_json::from_str(t.input_schema.get()).map_err(|e| {
+        Failure::fatal(
+            "protocol error",
+            format!("tool {tool:?}: its inputSchema is not JSON: {e}"),
+        )
+    })?;
+    let value = crate::typed_args::build(&schema, typed, &mut std::io::stdin().lock())
+        .map_err(|e| Failure::Usage(format!("tool {tool:?}: {}", mcp_cli::terminal::line(&e))))?;
+    Ok(value.to_string())
+}
+
+/// How long `mcp call` still waits for the tool's UI lookup once the call
+/// is over: a listing slower than the call plus this is not waited for.
+const UI_LOOKUP_GRACE: Duration = Duration::from_secs(1);
+
+/// `mcp call`, and on a terminal's reading (not `--json`) where the tool's
+/// MCP Apps UI resource is, if it has one: looked up (`tools/list`) while
+/// the call runs, and waited for at most [`UI_LOOKUP_GRACE`] after it.
 async fn call(
+    client: &Client,
+    opts: &Options,
+    tool: &str,
+    args: Option<&str>,
+    task: bool,
+) -> Result<(), Failure> {
+    let lookup = ui_resource_of(client, tool, !opts.json);
+    tokio::pin!(lookup);
+    let call = call_tool(client, opts, tool, args, task);
+    tokio::pin!(call);
+    let mut ui = None;
+    let outcome = tokio::select! {
+        outcome = &mut call => outcome,
+        found = &mut lookup => {
+            ui = Some(found);
+            call.await
+        }
+    };
+    let ui = match ui {
+        Some(found) => found,
+        None => tokio::time::timeout(UI_LOOKUP_GRACE, lookup)
+            .await
+            .ok()
+            .flatten(),
+    };
+    if let Some(uri) = ui {
+        crate::progress::say(mcp_cli::terminal::line(&format!(
+            "UI: {uri} (`mcp read {uri}` shows its HTML)"
+        )));
+    }
+    outcome
+}
+
+/// The UI resource of `tool` (`_meta.ui.resourceUri` or the older
+/// `_meta["ui/resourceUri"]`), when `wanted`; a listing that fails is no UI.
+async fn ui_resource_of(client: &Client, tool: &str, wanted: bool) -> Option<String> {
+    if !wanted {
+        return None;
+    }
+    let tools = client
+        .list_all::<mcp_proto::schema::Tool>()
+        .await
+        .inspect_err(|e| tracing::debug!(error = %e, "tools/list for the tool's UI failed"))
+        .ok()?;
+    tools.iter().find(|t| t.name == tool)?.ui()?.resource_uri
+}
+
+async fn call_tool(
     client: &Client,
     opts: &Options,
     tool: &str,
@@ -375,6 +517,7 @@ async fn call(
 ) -> Result<(), Failure> {
     let json = opts.json;
     let args = json_args(args, &format!("tool {tool:?}"))?;
+    crate::policy::authorize_call(client, opts, tool, args.as_deref()).await?;
     if task || tasks::modern(client) || tasks::required(client, tool).await {
         return tasks::call(client, opts, tool, args.as_deref()).await;
     }

@@ -13,7 +13,7 @@ use mcp_host::{Host, ServerSpec, ServerStatus};
 use mcp_proto::ProtocolVersion;
 use serde_json::value::RawValue;
 
-use crate::args::{Command, Options, Server};
+use crate::args::{Command, Options, Search, Server};
 use crate::config::Configured;
 use crate::failure::Failure;
 use crate::{CLOSE_TIMEOUT, Interrupts, client_builder, human, out, out_json};
@@ -25,8 +25,12 @@ enum Outcome {
     Ready {
         version: ProtocolVersion,
         tools: usize,
+        /// Held back: new or changed since approved.
+        held: usize,
     },
     Failed(String),
+    /// The managed policy keeps it from starting.
+    Blocked(String),
     Disabled,
 }
 
@@ -66,7 +70,10 @@ fn spec(cfg: &ServerConfig, opts: &Options) -> ServerSpec {
 pub(crate) async fn run(opts: Options, configured: Configured) -> Result<(), Failure> {
     let mut interrupts = Interrupts::listen();
     let began = Instant::now();
-    let mut builder = Host::builder();
+    let mut builder = Host::builder().managed_policy(crate::policy::managed()?);
+    if let Some(store) = crate::policy::pins() {
+        builder = builder.pins(store);
+    }
     for cfg in &configured.servers {
         builder = builder.server(spec(cfg, &opts));
     }
@@ -89,6 +96,7 @@ pub(crate) async fn run(opts: Options, configured: Configured) -> Result<(), Fai
                 Some(ServerStatus::Ready {
                     protocol_version,
                     tools,
+                    held,
                     since,
                     ..
                 }) => (
@@ -96,9 +104,11 @@ pub(crate) async fn run(opts: Options, configured: Configured) -> Result<(), Fai
                     Outcome::Ready {
                         version: protocol_version,
                         tools,
+                        held,
                     },
                 ),
                 Some(ServerStatus::Disabled) => (Duration::ZERO, Outcome::Disabled),
+                Some(ServerStatus::Blocked { why }) => (Duration::ZERO, Outcome::Blocked(why)),
                 Some(ServerStatus::Failed { why, .. } | ServerStatus::Restarting { why, .. }) => {
                     (Duration::ZERO, Outcome::Failed(why))
                 }
@@ -116,8 +126,18 @@ pub(crate) async fn run(opts: Options, configured: Configured) -> Result<(), Fai
         })
         .collect();
     let result = match opts.command {
-        Command::Servers => servers(&started, opts.json),
-        _ => tools(&host, &started, opts.json, opts.verbose > 0).await,
+        Command::Servers { .. } => servers(&started, opts.json),
+        Command::Tools(search) => {
+            tools(
+                &host,
+                &started,
+                opts.json,
+                opts.verbose > 0,
+                search.as_ref(),
+            )
+            .await
+        }
+        _ => Ok(()),
     };
     if tokio::time::timeout(CLOSE_TIMEOUT, host.close())
         .await
@@ -154,10 +174,29 @@ fn servers(started: &[Started], json: bool) -> Result<(), Failure> {
         for (s, name) in started.iter().zip(&names) {
             let took = s.took.as_secs_f64();
             let _ = match &s.outcome {
-                Outcome::Ready { version, tools } => writeln!(
+                Outcome::Ready {
+                    version,
+                    tools,
+                    held: 0,
+                } => writeln!(
                     text,
                     "{name:<width$}  {:<5}  ready  {version}  {tools} tools  started in {took:.1} s",
                     s.transport,
+                ),
+                Outcome::Ready {
+                    version,
+                    tools,
+                    held,
+                } => writeln!(
+                    text,
+                    "{name:<width$}  {:<5}  ready  {version}  {tools} tools ({held} held back: mcp trust --pending)  started in {took:.1} s",
+                    s.transport,
+                ),
+                Outcome::Blocked(why) => writeln!(
+                    text,
+                    "{name:<width$}  {:<5}  blocked: {}",
+                    s.transport,
+                    line(why)
                 ),
                 Outcome::Failed(why) => writeln!(
                     text,
@@ -182,13 +221,14 @@ fn server_json(s: &Started) -> String {
         _ => "null".into(),
     };
     let (status, version, tools, error) = match &s.outcome {
-        Outcome::Ready { version, tools } => (
+        Outcome::Ready { version, tools, .. } => (
             "ready",
             enc(version.as_str()),
             tools.to_string(),
             "null".into(),
         ),
         Outcome::Failed(why) => ("failed", "null".into(), "null".into(), enc(why)),
+        Outcome::Blocked(why) => ("blocked", "null".into(), "null".into(), enc(why)),
         Outcome::Disabled => ("disabled", "null".into(), "null".into(), "null".into()),
     };
     format!(
@@ -200,11 +240,25 @@ fn server_json(s: &Started) -> String {
     )
 }
 
+/// One ready server's tools, as `mcp tools` offers them.
+struct ServerTools<'a> {
+    name: &'a str,
+    instructions: Option<String>,
+    tools: Vec<Box<RawValue>>,
+}
+
 /// `mcp tools` over every server: `<server>/<tool>` names, the objects as
 /// each server sent them; each server that failed gets one line on stderr.
-async fn tools(host: &Host, started: &[Started], json: bool, verbose: bool) -> Result<(), Failure> {
-    let mut listed = Vec::new();
-    let mut text = String::new();
+/// With `--search`, the best matches over all of them, best first.
+async fn tools(
+    host: &Host,
+    started: &[Started],
+    json: bool,
+    verbose: bool,
+    search: Option<&Search>,
+) -> Result<(), Failure> {
+    // Each ready server's name, instructions and offered tools.
+    let mut lists: Vec<ServerTools<'_>> = Vec::new();
     for s in started {
         match &s.outcome {
             Outcome::Ready { .. } => {
@@ -212,47 +266,96 @@ async fn tools(host: &Host, started: &[Started], json: bool, verbose: bool) -> R
                     eprintln!("mcp: server {:?} went away", line(&s.name));
                     continue;
                 };
-                let tools =
-                    match crate::commands::list_items(&client, crate::commands::Listing::Tools)
-                        .await
-                    {
-                        Ok(t) => crate::config::offered_tools(&s.config, t),
-                        Err(f) => {
-                            eprintln!("mcp: server {:?}: {}", line(&s.name), why(&f));
-                            continue;
-                        }
-                    };
-                if !json {
-                    text.push_str(&human::tools(&tools, verbose, &format!("{}/", s.name)));
-                    continue;
+                // The host sorted the listing by its pins already: a held
+                // tool is said once and left out.
+                let key = mcp_config::pin_key(&s.config);
+                let held: Vec<mcp_config::ToolChange> = host
+                    .held()
+                    .into_iter()
+                    .filter(|c| c.server == key)
+                    .collect();
+                for c in &held {
+                    eprintln!("mcp: {}", crate::policy::held_line(&s.name, c));
                 }
-                let enc = |v: &str| serde_json::to_string(v).unwrap_or_default();
-                for t in tools {
-                    let tool_name = Object::parse(t.get())
-                        .ok()
-                        .and_then(|o| o.str("name"))
-                        .unwrap_or_default();
-                    listed.push(format!(
-                        "{{\"server\":{},\"name\":{},\"tool\":{}}}",
-                        enc(&s.name),
-                        enc(&format!("{}/{tool_name}", s.name)),
-                        t.get()
-                    ));
+                match crate::commands::list_items(&client, crate::commands::Listing::Tools).await {
+                    Ok(t) => lists.push(ServerTools {
+                        name: &s.name,
+                        instructions: client.server().and_then(|i| i.instructions.clone()),
+                        tools: crate::config::offered_tools(&s.config, t)
+                            .into_iter()
+                            .filter(|t| {
+                                let name = Object::parse(t.get()).ok().and_then(|o| o.str("name"));
+                                !held.iter().any(|c| Some(&c.tool) == name.as_ref())
+                            })
+                            .collect(),
+                    }),
+                    Err(f) => eprintln!("mcp: server {:?}: {}", line(&s.name), why(&f)),
                 }
             }
             Outcome::Failed(why) => {
                 eprintln!("mcp: server {:?} failed: {}", line(&s.name), line(why))
             }
+            Outcome::Blocked(why) => {
+                eprintln!("mcp: server {:?} is blocked: {}", line(&s.name), line(why))
+            }
             Outcome::Disabled => {}
         }
     }
+    // The (server, tool) positions to print, in order.
+    let order: Vec<(usize, usize)> = match search {
+        None => lists
+            .iter()
+            .enumerate()
+            .flat_map(|(s, l)| (0..l.tools.len()).map(move |t| (s, t)))
+            .collect(),
+        Some(search) => {
+            let listed: Vec<crate::search::Listed<'_>> = lists
+                .iter()
+                .map(|l| crate::search::Listed {
+                    server: l.name,
+                    instructions: l.instructions.as_deref(),
+                    tools: &l.tools,
+                })
+                .collect();
+            crate::search::rank(&listed, &search.query, search.limit)
+        }
+    };
+    let picked = order
+        .into_iter()
+        .filter_map(|(s, t)| lists.get(s).and_then(|l| Some((l.name, l.tools.get(t)?))));
     if json {
-        let raw: Vec<Box<RawValue>> = listed
-            .into_iter()
-            .filter_map(|l| RawValue::from_string(l).ok())
+        let enc = |v: &str| serde_json::to_string(v).unwrap_or_default();
+        let raw: Vec<Box<RawValue>> = picked
+            .filter_map(|(server, t)| {
+                let tool_name = Object::parse(t.get())
+                    .ok()
+                    .and_then(|o| o.str("name"))
+                    .unwrap_or_default();
+                RawValue::from_string(format!(
+                    "{{\"server\":{},\"name\":{},\"tool\":{}}}",
+                    enc(server),
+                    enc(&format!("{server}/{tool_name}")),
+                    t.get()
+                ))
+                .ok()
+            })
             .collect();
         out_json(|w| write_pretty_array(w, raw.iter().map(|b| &**b)));
+    } else if search.is_none() {
+        let mut text = String::new();
+        for l in &lists {
+            text.push_str(&human::tools(&l.tools, verbose, &format!("{}/", l.name)));
+        }
+        out(&text);
     } else {
+        let mut text = String::new();
+        for (server, t) in picked {
+            let one = std::slice::from_ref(t);
+            text.push_str(&human::tools(one, verbose, &format!("{server}/")));
+        }
+        if text.is_empty() {
+            text = human::tools(&[], verbose, "");
+        }
         out(&text);
     }
     none_ready(started).map_or(Ok(()), Err)

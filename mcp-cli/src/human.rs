@@ -118,9 +118,10 @@ fn type_name(schema: &Value, depth: u8) -> Option<String> {
     for key in ["anyOf", "oneOf"] {
         if let Some(Value::Array(alternatives)) = obj.get(key) {
             let mut names: Vec<String> = Vec::new();
+            let mut seen = std::collections::HashSet::new();
             for alt in alternatives {
                 let name = type_name(alt, depth + 1).unwrap_or_else(|| "any".into());
-                if !names.contains(&name) {
+                if seen.insert(name.clone()) {
                     names.push(name);
                 }
             }
@@ -199,12 +200,70 @@ fn shortened(description: &str, verbose: bool) -> (String, bool) {
     (out, cut)
 }
 
-/// `tools`, each name after `prefix` (`<server>/` over several servers).
+/// `tools`, each name after `prefix` (`<server>/` over several servers), and
+/// after the signature what the tool says of MCP Apps ([`ui_mark`]). A tool
+/// whose definition hides text from a person (in its name, description,
+/// schemas or annotations) gets a warning line for each member that does.
 pub(crate) fn tools(items: &[Box<RawValue>], verbose: bool, prefix: &str) -> String {
     listing(items, "(no tools)", verbose, |t| {
         let name = t.str("name").unwrap_or_else(|| "<unnamed>".into());
-        format!("{prefix}{name}{}", signature(t.object("inputSchema")))
+        format!(
+            "{prefix}{name}{}{}",
+            signature(t.object("inputSchema")),
+            ui_mark(t)
+        )
     })
+}
+
+/// The warnings for a listed item that hides text: its name, title and
+/// description, and for a tool every member a model reads.
+fn hidden_warnings(raw: &RawValue, item: &Object) -> Vec<String> {
+    if let Ok(tool) = serde_json::from_str::<mcp_proto::schema::Tool>(raw.get()) {
+        return mcp_config::tool_hidden_text(&tool)
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+    }
+    ["name", "title", "description"]
+        .into_iter()
+        .filter_map(|member| {
+            let count = mcp_config::hidden_chars(&item.str(member)?).count();
+            (count > 0).then(|| {
+                format!(
+                    "{member} hides {count} character{} from view (shown as <U+XXXX>)",
+                    if count == 1 { "" } else { "s" }
+                )
+            })
+        })
+        .collect()
+}
+
+/// A tool's MCP Apps `_meta.ui`, read as the library reads it
+/// ([`Tool::ui`](mcp_proto::schema::Tool::ui), both spellings).
+pub(crate) fn tool_ui(t: &Object) -> Option<mcp_proto::schema::ToolUi> {
+    let meta = t.get("_meta")?;
+    let tool: mcp_proto::schema::Tool =
+        serde_json::from_str(&format!("{{\"name\":\"\",\"_meta\":{}}}", meta.get())).ok()?;
+    tool.ui()
+}
+
+/// `  [UI ui://…]` for a tool with an MCP Apps UI, `  [app only, UI ui://…]`
+/// for one no model is offered; empty for any other tool.
+fn ui_mark(t: &Object) -> String {
+    let Some(ui) = tool_ui(t) else {
+        return String::new();
+    };
+    let mut parts = Vec::new();
+    if !ui.is_model_visible() {
+        parts.push("app only".to_owned());
+    }
+    if let Some(uri) = &ui.resource_uri {
+        parts.push(format!("UI {uri}"));
+    }
+    if parts.is_empty() {
+        return String::new();
+    }
+    format!("  [{}]", parts.join(", "))
 }
 
 /// `resources`.
@@ -251,8 +310,8 @@ fn listing(
 ) -> String {
     let mut out = String::new();
     let mut any_cut = false;
-    for item in items {
-        let Ok(item) = Object::parse(item.get()) else {
+    for raw in items {
+        let Ok(item) = Object::parse(raw.get()) else {
             continue;
         };
         let _ = writeln!(out, "{}", line(&head(&item)));
@@ -262,6 +321,9 @@ fn listing(
             for l in shown.lines() {
                 let _ = writeln!(out, "    {l}");
             }
+        }
+        for w in hidden_warnings(raw, &item) {
+            let _ = writeln!(out, "    warning: {w}");
         }
     }
     if items.is_empty() {
@@ -550,5 +612,29 @@ mod tests {
         )
         .ok();
         assert_eq!(signature(schema), "(b: number, a?)");
+    }
+
+    /// The listing's type names over a server's schema are linear
+    /// (`tests/scaling.rs`); `cargo xtask scaling` runs this.
+    #[test]
+    #[ignore = "timing: run by `cargo xtask scaling`"]
+    fn scaling_of_the_listing() {
+        use test_support::scaling::{Shape, check, repeated};
+        check(&[Shape {
+            name: "listing: anyOf type names",
+            build: |n| {
+                repeated(
+                    r#"{"anyOf":["#,
+                    n,
+                    ",",
+                    |i| format!(r##"{{"$ref":"#/d/T{i}"}}"##),
+                    "]}",
+                )
+            },
+            run: |b| {
+                let v: Value = serde_json::from_slice(b).unwrap();
+                assert!(type_name(&v, 0).is_some());
+            },
+        }]);
     }
 }

@@ -10,7 +10,12 @@
 //!
 //! Project config files found in the current directory start nothing until
 //! the user trusted them (shown in full, asked on a terminal, or `mcp
-//! trust`; kept by path and content hash): see the `trust` module.
+//! trust`; kept by path and content hash): see the `trust` module. After
+//! that, the `policy` module checks before anything is sent: the managed
+//! policy (may the server start), a configured server's pinned tool
+//! definitions (is the tool as approved: `mcp trust --pending`,
+//! `--approve`, in the `approve` module), and the tool policy (allow, ask
+//! on the terminal or `--yes`, deny).
 //!
 //! Over every configured server (`servers`, and `tools` without
 //! `--server`), `--json` prints an array of one object per server
@@ -48,24 +53,32 @@
 //! the first thing `main` does); where no sandbox can be had it is not
 //! started and `mcp` says why.
 
+mod approve;
 mod args;
 mod bridge;
 mod cassette;
 mod commands;
 mod config;
 mod connect;
+mod definitions;
 mod failure;
 mod fleet;
 #[cfg(unix)]
 mod form;
 mod handler;
+mod hosts;
 mod human;
 mod own_stdio;
+mod policy;
 mod progress;
+mod search;
 mod tasks;
 #[cfg(feature = "otel")]
 mod telemetry;
 mod trust;
+mod typed_args;
+#[cfg(feature = "otel")]
+mod w3c;
 
 /// Without the `otel` feature: the log lines of `-v` only.
 #[cfg(not(feature = "otel"))]
@@ -120,6 +133,12 @@ mod form {
     pub(crate) async fn ask_url(_: String, _: ElicitUrlParams) -> ElicitResult {
         eprintln!("mcp: declined the server's request to open a URL: this needs a Unix terminal");
         ElicitResult::decline()
+    }
+    pub(crate) async fn confirm(_: String, _: String) -> bool {
+        eprintln!(
+            "mcp: cannot ask on this terminal (this needs a Unix terminal); pass --yes to approve"
+        );
+        false
     }
 }
 
@@ -191,6 +210,12 @@ fn main() -> ExitCode {
             Err(f) => report(f),
         };
     }
+    if let Command::Approve { approve } = &opts.command {
+        return match approve::command(approve) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(f) => report(f),
+        };
+    }
     let telemetry = telemetry::init(opts.verbose, opts.command != Command::DemoServer);
     let run_span = telemetry.run_span(opts.command.name());
     let runtime = match tokio::runtime::Builder::new_current_thread()
@@ -220,16 +245,22 @@ fn main() -> ExitCode {
     } else {
         use tracing::Instrument as _;
         match pick(opts) {
-            Ok(Pick::One(opts)) if matches!(opts.command, Command::Bridge { .. }) => {
-                runtime.block_on(bridge::run(opts).instrument(run_span))
-            }
-            Ok(Pick::One(opts)) => runtime.block_on(run(opts).instrument(run_span)),
+            // The managed policy decides whether the server may start, for a
+            // bridge as for any command.
+            Ok(Pick::One(opts)) => match policy::check_start(&opts) {
+                Ok(()) if matches!(opts.command, Command::Bridge { .. }) => {
+                    runtime.block_on(bridge::run(opts).instrument(run_span))
+                }
+                Ok(()) => runtime.block_on(run(opts).instrument(run_span)),
+                Err(f) => Err(f),
+            },
             Ok(Pick::All(opts, _)) if opts.record.is_some() => Err(Failure::Usage(
                 "mcp record records one server: pick one with --server NAME".into(),
             )),
             Ok(Pick::All(opts, configured)) => {
                 runtime.block_on(fleet::run(opts, configured).instrument(run_span))
             }
+            Ok(Pick::Done) => Ok(()),
             Err(f) => Err(f),
         }
     };
@@ -254,45 +285,74 @@ enum Pick {
     One(Options),
     /// Every configured server (`servers`, and `tools` without `--server`).
     All(Options, config::Configured),
+    /// Answered already (`servers` listing definitions).
+    Done,
 }
 
-/// With no `--stdio`/`--http`: reads `--config` or the project files and
-/// picks the server (`--server`, the only one, or the `<server>/` of a
-/// qualified tool name), every server, or the demo server when there is no
-/// configuration.
+/// With no `--stdio`/`--http`: reads `--config`, the project files or the
+/// hosts' files `--from` names, and picks the server (`--server`, the only
+/// one, or the `<server>/` of a qualified tool name), every server, or the
+/// demo server when there is no configuration. `servers` that starts
+/// nothing ([`definitions`]) is answered here, before any trust or start.
 fn pick(mut opts: Options) -> Result<Pick, Failure> {
-    let Server::Config { file, name } = &opts.server else {
-        if opts.command == Command::Servers {
+    let is_servers = matches!(opts.command, Command::Servers { .. });
+    let Server::Config { file, name, from } = &opts.server else {
+        if is_servers {
             return Err(Failure::Usage(
-                "`servers` lists configured servers: use --config PATH, or run mcp in a \
-                 directory with .mcp.json, .vscode/mcp.json or .cursor/mcp.json"
+                "`servers` lists configured servers: use --config PATH or --from SOURCES, or \
+                 run mcp in a directory with .mcp.json, .vscode/mcp.json or .cursor/mcp.json"
                     .into(),
             ));
         }
         return Ok(Pick::One(opts));
     };
     let (file, name) = (file.clone(), name.clone());
-    let Some(mut configured) = config::load(file.as_deref())? else {
-        if name.is_some() || opts.command == Command::Servers {
+    let read = if from.is_empty() {
+        config::read(file.as_deref())?
+    } else {
+        Some(hosts::read(from)?)
+    };
+    if let Command::Servers { start } = opts.command
+        && !start.unwrap_or(from.is_empty())
+    {
+        let read = read.unwrap_or_else(|| config::Read::new(true));
+        read.warn();
+        definitions::print(&read, name.as_deref(), opts.json);
+        return Ok(Pick::Done);
+    }
+    let Some(read) = read else {
+        if name.is_some() || is_servers {
             return Err(Failure::Usage(
-                "no configured servers: use --config PATH, or run mcp in a directory with \
-                 .mcp.json, .vscode/mcp.json or .cursor/mcp.json"
+                "no configured servers: use --config PATH or --from SOURCES, or run mcp in a \
+                 directory with .mcp.json, .vscode/mcp.json or .cursor/mcp.json"
                     .into(),
             ));
         }
         opts.server = Server::Demo;
         return Ok(Pick::One(opts));
     };
+    read.warn();
+    if read.files.is_empty() {
+        let looked = if read.absent.is_empty() {
+            String::new()
+        } else {
+            format!(" (no file for {})", hosts::absent(&read.absent))
+        };
+        return Err(Failure::Usage(format!(
+            "no configured servers in the sources --from names{looked}"
+        )));
+    }
+    let mut configured = config::resolve(read)?;
     if let Some(name) = name {
         let server = configured.take(&name)?;
-        if opts.command == Command::Servers {
+        if is_servers {
             configured.servers = vec![server];
             return Ok(Pick::All(opts, configured));
         }
         opts.server = Server::Configured(Box::new(server));
         return Ok(Pick::One(opts));
     }
-    if matches!(opts.command, Command::Servers | Command::Tools) {
+    if is_servers || matches!(opts.command, Command::Tools(_)) {
         return Ok(Pick::All(opts, configured));
     }
     // `call <server>/<tool>`, as `mcp tools` lists it.

@@ -17,6 +17,7 @@
 //! | bidi controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069) | `<U+202E>` |
 //! | line and paragraph separators U+2028, U+2029 | `<U+2028>` |
 //! | tag characters U+E0000–U+E007F (invisible text) | `<U+E0041>` |
+//! | any other character that hides text from a person ([`mcp_config::hidden_chars`]: zero-width spaces and joiners out of place, soft hyphens, variation selectors smuggling bytes, BOMs, ...) | `<U+200B>` |
 //!
 //! A CR directly before a newline (Windows line ends) is dropped; any other
 //! CR is escaped (`^M`), since a lone CR returns the cursor to overwrite
@@ -56,17 +57,20 @@ fn escape(out: &mut String, c: char) {
 /// CRLF line ends made LF, every other control, bidi or invisible
 /// character escaped (see the module docs). Borrowed when nothing changes.
 pub fn text(s: &str) -> Cow<'_, str> {
-    let needs = s.chars().any(|c| unsafe_char(c) && c != '\n' && c != '\t');
+    let mut hidden = mcp_config::hidden_chars(s).map(|h| h.offset).peekable();
+    let needs =
+        hidden.peek().is_some() || s.chars().any(|c| unsafe_char(c) && c != '\n' && c != '\t');
     if !needs {
         return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 16);
-    let mut chars = s.chars().peekable();
-    while let Some(c) = chars.next() {
+    let mut chars = s.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        let hides = hidden.next_if_eq(&i).is_some();
         match c {
             '\n' | '\t' => out.push(c),
-            '\r' if chars.peek() == Some(&'\n') => {}
-            c if unsafe_char(c) => escape(&mut out, c),
+            '\r' if chars.peek().map(|p| p.1) == Some('\n') => {}
+            c if hides || unsafe_char(c) => escape(&mut out, c),
             c => out.push(c),
         }
     }
@@ -78,14 +82,16 @@ pub fn text(s: &str) -> Cow<'_, str> {
 /// character escaped (see the module docs).
 pub fn line(s: &str) -> String {
     let s = s.trim();
+    let mut hidden = mcp_config::hidden_chars(s).map(|h| h.offset).peekable();
     let mut out = String::with_capacity(s.len());
-    let mut chars = s.chars().peekable();
-    while let Some(c) = chars.next() {
+    let mut chars = s.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        let hides = hidden.next_if_eq(&i).is_some();
         match c {
-            '\r' if chars.peek() == Some(&'\n') => {}
+            '\r' if chars.peek().map(|p| p.1) == Some('\n') => {}
             '\n' => out.push_str(" | "),
             '\t' => out.push(' '),
-            c if unsafe_char(c) => escape(&mut out, c),
+            c if hides || unsafe_char(c) => escape(&mut out, c),
             c => out.push(c),
         }
     }
@@ -139,6 +145,20 @@ mod tests {
             ("hi\u{e0041}\u{e0042}", "hi<U+E0041><U+E0042>"),
         ];
         for (raw, shown) in cases {
+            assert_eq!(text(raw), shown, "{raw:?}");
+            assert_eq!(line(raw), shown, "{raw:?}");
+        }
+    }
+
+    #[test]
+    fn whatever_hides_text_is_shown() {
+        for (raw, shown) in [
+            ("zero\u{200b}width", "zero<U+200B>width"),
+            ("soft\u{ad}hyphen", "soft<U+00AD>hyphen"),
+            ("\u{feff}bom", "<U+FEFF>bom"),
+            ("x\u{fe0f}\u{fe0f}\u{e0100}", "x\u{fe0f}<U+FE0F><U+E0100>"),
+            ("a\u{200d}b", "a<U+200D>b"),
+        ] {
             assert_eq!(text(raw), shown, "{raw:?}");
             assert_eq!(line(raw), shown, "{raw:?}");
         }

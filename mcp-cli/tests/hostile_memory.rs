@@ -20,13 +20,23 @@ const MIB: u64 = 1 << 20;
 const EMPTIES: &str = "5200000";
 const EMPTIES_MESSAGE: u64 = 3 * 5_200_000 + 200;
 
+const SCRIPT: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../test-support/hostile/memory_server.py"
+);
+
 /// Runs `mcp --stdio "<server> <server_args>" <mcp_args>`: its exit code,
 /// stdout, stderr and peak RSS in bytes.
 fn run(server_args: &str, mcp_args: &[&str]) -> (Option<i32>, String, String, u64) {
-    let script = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../test-support/hostile/memory_server.py"
-    );
+    let server = format!("python3 {SCRIPT} {server_args}");
+    let mut args = vec!["--stdio", server.as_str()];
+    args.extend(mcp_args);
+    run_mcp(&args, &[])
+}
+
+/// Runs `mcp <args>` with `env`: its exit code, stdout, stderr and peak
+/// RSS in bytes.
+fn run_mcp(args: &[&str], env: &[(&str, &str)]) -> (Option<i32>, String, String, u64) {
     // Runs argv, passes its output through, and reports the largest peak
     // RSS of the processes it waited for (mcp, and the server mcp reaped).
     const WRAPPER: &str = r#"
@@ -36,10 +46,10 @@ sys.stdout.buffer.write(r.stdout)
 sys.stderr.buffer.write(r.stderr)
 sys.stderr.write("\npeak_kib: %d\nexit: %d\n" % (resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, r.returncode))
 "#;
-    let server = format!("python3 {script} {server_args}");
     let out = Command::new("python3")
-        .args(["-c", WRAPPER, MCP, "--timeout", "100", "--stdio", &server])
-        .args(mcp_args)
+        .args(["-c", WRAPPER, MCP, "--timeout", "100"])
+        .args(args)
+        .envs(env.iter().copied())
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
@@ -55,10 +65,7 @@ sys.stderr.write("\npeak_kib: %d\nexit: %d\n" % (resource.getrusage(resource.RUS
     };
     let peak = field("peak_kib:") as u64 * 1024;
     let code = i32::try_from(field("exit:")).ok();
-    eprintln!(
-        "mcp {mcp_args:?} against `{server_args}`: exit {code:?}, peak RSS {} MiB",
-        peak / MIB
-    );
+    eprintln!("mcp {args:?}: exit {code:?}, peak RSS {} MiB", peak / MIB);
     (code, stdout, stderr, peak)
 }
 
@@ -101,6 +108,31 @@ fn tools_with_millions_of_empty_objects_in_a_schema() {
     assert_eq!(code, Some(0), "{stderr}");
     assert!(stdout.starts_with("big"), "{stdout}");
     assert_bounded(peak, EMPTIES_MESSAGE);
+}
+
+/// The same flood from a configured server, whose tools are pinned (their
+/// digests read from the schemas' text) and scanned for hidden text.
+#[test]
+fn pinning_a_tool_with_millions_of_empty_objects_in_a_schema() {
+    let dir = std::env::temp_dir().join(format!("mcp-hostile-pins-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = dir.join(".mcp.json");
+    std::fs::write(
+        &config,
+        serde_json::json!({"mcpServers": {"big": {"command": "python3", "args": [SCRIPT, "schema", EMPTIES]}}})
+            .to_string(),
+    )
+    .unwrap();
+    let pins = dir.join("pins.json").display().to_string();
+    let config = config.display().to_string();
+    let args = ["--config", config.as_str(), "--server", "big", "tools"];
+    for run in ["first use", "checked against the pins"] {
+        let (code, stdout, stderr, peak) = run_mcp(&args, &[("MCP_PINS_FILE", &pins)]);
+        assert_eq!(code, Some(0), "{run}: {stderr}");
+        assert!(stdout.starts_with("big"), "{run}: {stdout}");
+        assert_bounded(peak, EMPTIES_MESSAGE);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// 400 pages, each with 1 MiB of a member nobody reads (and a 60 KiB

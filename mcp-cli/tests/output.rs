@@ -19,6 +19,84 @@ use common::*;
 
 const LEGACY: &str = "2025-11-25";
 
+/// MCP Apps (FastMCP's apps support, `peers/fastmcp_apps.py`): `mcp tools`
+/// marks each tool with a UI (and the app-only one), `mcp call` says where
+/// the tool's UI resource is, on stderr and not with `--json`.
+#[test]
+fn tools_with_an_app_ui_are_marked_and_a_call_says_where_the_ui_is() {
+    let Some(apps) = test_support::fastmcp_apps() else {
+        return;
+    };
+    let apps = apps.arg("stdio").shell_line();
+    let ui = "ui://weather/dashboard.html";
+    let r = mcp(&["--stdio", &apps, "--protocol", LEGACY, "tools"]);
+    assert_code(&r, 0);
+    for want in [
+        format!("get_weather(city: string)  [UI {ui}]\n"),
+        format!("refresh_dashboard(city: string)  [app only, UI {ui}]\n"),
+        "weather_summary(city: string)\n".to_owned(),
+        format!("legacy_view()  [UI {ui}]\n"),
+    ] {
+        assert!(r.stdout.contains(&want), "{want:?} in\n{}", r.stdout);
+    }
+    // `--search` finds the model's tools only.
+    let r = mcp(&[
+        "--stdio",
+        &apps,
+        "--protocol",
+        LEGACY,
+        "tools",
+        "--search",
+        "refresh the dashboard",
+    ]);
+    assert_code(&r, 0);
+    assert!(
+        r.stdout.contains("get_weather") && !r.stdout.contains("refresh_dashboard"),
+        "{}",
+        r.stdout
+    );
+
+    let r = mcp(&[
+        "--stdio",
+        &apps,
+        "--protocol",
+        LEGACY,
+        "call",
+        "get_weather",
+        r#"{"city":"Oslo"}"#,
+    ]);
+    assert_code(&r, 0);
+    assert_eq!(r.stdout, "sunny in Oslo, 21 C\n");
+    assert!(
+        r.stderr.contains(&format!("UI: {ui} (`mcp read {ui}`")),
+        "{}",
+        r.stderr
+    );
+    let r = mcp(&[
+        "--stdio",
+        &apps,
+        "--protocol",
+        LEGACY,
+        "--json",
+        "call",
+        "get_weather",
+        r#"{"city":"Oslo"}"#,
+    ]);
+    assert_code(&r, 0);
+    assert!(!r.stderr.contains("UI:"), "{}", r.stderr);
+    let r = mcp(&[
+        "--stdio",
+        &apps,
+        "--protocol",
+        LEGACY,
+        "call",
+        "weather_summary",
+        r#"{"city":"Oslo"}"#,
+    ]);
+    assert_code(&r, 0);
+    assert!(!r.stderr.contains("UI:"), "{}", r.stderr);
+}
+
 #[test]
 fn tools_show_any_of_and_array_item_types() {
     let Some(py) = python("py_tools_only.py") else {

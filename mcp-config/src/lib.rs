@@ -1,6 +1,7 @@
 //! Read the MCP server lists users already wrote for their hosts (Claude
-//! Desktop and Claude Code, VS Code, Cursor, the proposed standard
-//! `mcp.json`) into one typed list, and turn an entry into a transport.
+//! Desktop and Claude Code, VS Code, Cursor, Codex, Gemini CLI, Windsurf,
+//! Zed, Goose, the proposed standard `mcp.json`) into one typed list, and
+//! turn an entry into a transport.
 //!
 //! This crate only reads. Starting, supervising and caching servers is the
 //! job of the layer above; the protocol, transport and session crates know
@@ -111,7 +112,44 @@
 //! Fields no format above documents but other hosts write, read so the
 //! layer above can honour them: `"disabled": true` / `"enabled": false`
 //! (Cline, Roo, Windsurf), `includeTools` / `excludeTools` (Gemini CLI),
-//! `cwd`. Unknown fields are ignored.
+//! `cwd`; and one of this crate's own, `toolPolicy` (allow, ask and deny
+//! globs over the server's tools: [`ToolPolicyConfig`]). A key that a
+//! server entry's format does not document is not read, and not lost
+//! either: [`ConfigFile::unknown_keys`] lists each
+//! ([`UnknownKey`]: file, server, key) for a warning.
+//!
+//! The other hosts' own files, read the same way (each format's module
+//! cites the host's page it follows):
+//!
+//! | | Codex | Gemini CLI | Windsurf | Zed | Goose |
+//! |---|---|---|---|---|---|
+//! | syntax | TOML (`toml` feature) | JSONC | JSON | JSONC | YAML (`yaml` feature) |
+//! | key | `mcp_servers` | `mcpServers` | `mcpServers` | `context_servers` | `extensions` |
+//! | stdio | `command`, `args`, `env`, `cwd` | `command`, `args`, `env`, `cwd` | `command`, `args`, `env` | `command` (or `{"path", "args", "env"}`), `args`, `env` | `type: stdio`, `cmd`, `args`, `envs` |
+//! | remote | `url` (+ `bearer_token_env_var`, `http_headers`, `env_http_headers`) | `httpUrl`; `url` is SSE | `serverUrl` or `url` | `url`, `headers` | `type: streamable_http` or `sse`, `uri`, `headers` |
+//! | off | `enabled = false` | `mcp.excluded`, `mcp.allowed` | `disabled` | `enabled: false` | `enabled: false` |
+//! | tools | `enabled_tools`, `disabled_tools` | `includeTools`, `excludeTools` | `disabledTools` | | `available_tools` |
+//! | expands | nothing | `$VAR`, `${VAR}` | `${env:VAR}` | nothing | nothing |
+//!
+//! A Goose `builtin`/`platform` extension and a server a Zed extension
+//! provides run inside their host only: such an entry is an
+//! [`Unsupported`](ConfigError::Unsupported) error of its own, never
+//! started.
+//!
+//! # Every host's configuration
+//!
+//! [`load_hosts`] reads the file each [`Host`] keeps for its user where
+//! that host documents it on each [`Platform`] ([`Places::config_path`]:
+//! `~/.claude.json`, `claude_desktop_config.json`, `~/.codex/config.toml`,
+//! `~/.cursor/mcp.json`, `~/.gemini/settings.json`, Goose's `config.yaml`,
+//! VS Code's user `mcp.json`, `~/.codeium/windsurf/mcp_config.json`, Zed's
+//! `settings.json`). Every server's [`Source`] names its host, file and,
+//! for Claude Code's servers kept for one project
+//! (`projects["/the/project"].mcpServers`), that part of the file. Those
+//! are a project's configuration ([`HostFile::scope`] is
+//! [`Scope::Project`]): trust them before starting them, as a `.mcp.json`;
+//! a decision about them is kept for that part of the file alone
+//! ([`TrustStore`]). Reading starts nothing.
 //!
 //! # Discovery and merging
 //!
@@ -191,6 +229,54 @@
 //! # let _ = list; Ok(()) }
 //! ```
 //!
+//! # After a server was trusted
+//!
+//! Trusting a file trusts what it runs, not what the server says later.
+//!
+//! - **Pinned tool definitions.** [`PinStore`] remembers, per server
+//!   ([`pin_key`]: the file's canonical path and the entry's name; why, in
+//!   its docs), the digest of each tool's model-facing definition
+//!   ([`tool_digest`]: `name`, `title`, `description`, `inputSchema`,
+//!   `outputSchema`, `annotations` as canonical JSON, so key order and
+//!   number spelling do not matter) at the server's first use.
+//!   [`PinStore::check`] sorts each later listing: a new or changed tool is
+//!   a [`ToolChange`] to hold back, with a readable [`diff`](ToolChange::diff);
+//!   [`PinStore::approve`] lets it through. The file (`pinned-tools.json`
+//!   beside the trust store, version 1, documented on [`PinStore`]) is
+//!   written atomically, readable by the user only, bounded
+//!   ([`MAX_PIN_STORE_SIZE`], [`MAX_PINNED_SERVERS`], definitions kept to
+//!   diff up to [`MAX_KEPT_DEFINITION`]). `mcp-host` holds and refuses the
+//!   tools; the `mcp` CLI shows and approves them (`mcp trust --pending`,
+//!   `--approve`).
+//! - **Text a person cannot see.** [`hidden_chars`] finds what hides text
+//!   from a reviewer but not from the model (control and format characters,
+//!   zero-width spaces and joiners out of place, bidi overrides and
+//!   isolates, tag characters, variation selectors smuggling bytes);
+//!   [`reveal`] shows each as `<U+XXXX>`. A [`Summary`] flags each value
+//!   holding any ([`Warning::HiddenText`]), a [`ToolChange`] each member
+//!   ([`tool_hidden_text`]).
+//! - **The administrator's policy.** [`ManagedPolicy`] reads
+//!   `allowedMcpServers` / `deniedMcpServers` (Claude Code's managed
+//!   settings: by `serverName`, `serverCommand`, `serverUrl`) from
+//!   [`MANAGED_POLICY_PATH`] (`/etc/mcp/managed-policy.json` on Linux),
+//!   plus the file [`MANAGED_POLICY_ENV`] names, which can only narrow it.
+//!   The deny list wins; no user or project file can widen it; a policy
+//!   file that cannot be read is an error, not "no policy".
+//!
+//! ```
+//! use mcp_config::{ManagedPolicy, PinStore, ServerOrigin};
+//!
+//! # let dir = std::env::temp_dir().join(format!("cfg-after-trust-{}", std::process::id()));
+//! let policy = ManagedPolicy::parse("/etc/mcp/managed-policy.json", r#"{"deniedMcpServers": [{"serverName": "shell"}]}"#)?;
+//! assert!(policy.check("shell", ServerOrigin::Unknown).is_err());
+//!
+//! let pins = PinStore::new(dir.join("pinned-tools.json"));
+//! let tools: Vec<mcp_proto::schema::Tool> = serde_json::from_str(r#"[{"name": "add", "description": "Adds."}]"#)?;
+//! assert!(pins.check("/app/.mcp.json#calc", &tools)?.first_use);
+//! # std::fs::remove_dir_all(&dir)?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
 //! # Secrets
 //!
 //! `env` values and `headers` values are always [secret](Expanded); so is
@@ -217,10 +303,18 @@
 //! - `sandbox` (default): `"sandboxEnabled": true` honoured (Linux:
 //!   `mcp-transport-stdio`'s `sandbox` feature); without it such a server
 //!   does not start.
+//! - `toml`: Codex's `config.toml`, with the `toml` crate.
+//! - `yaml`: Goose's `config.yaml`, with `yaml-rust2` (pure Rust; aliases
+//!   refused and nesting bounded). Without these two, such a file is an
+//!   error naming the feature; a dependent that reads only JSON pulls
+//!   neither crate.
 //!
 //! # Limits
 //!
-//! Files over [`MAX_CONFIG_SIZE`] (4 MiB) are refused.
+//! Files over [`MAX_CONFIG_SIZE`] (4 MiB) are refused; so are trust stores
+//! over [`MAX_TRUST_STORE_SIZE`], pin stores over [`MAX_PIN_STORE_SIZE`]
+//! and policy files over [`MAX_POLICY_SIZE`]; `~/.claude.json`, where
+//! Claude Code keeps its state too, over [`MAX_CLAUDE_STATE_SIZE`] (64 MiB).
 
 // docs.rs (`--cfg docsrs`, nightly): each item gated by a feature or a
 // platform carries a badge saying which.
@@ -228,20 +322,41 @@
 
 mod discover;
 mod error;
+mod formats;
+mod hidden;
+mod hosts;
 mod jsonc;
+mod managed;
 mod model;
 mod parse;
+mod pins;
 mod resolve;
+mod store_file;
+mod syntax;
 mod transport;
 mod trust;
+#[cfg(feature = "yaml")]
+mod yaml;
 
 pub use discover::{DISCOVERED_FILES, ServerList, Shadowed, discover, load_all, resolve_all};
 pub use error::ConfigError;
+pub use formats::UnknownKey;
+pub use hidden::{HiddenChar, HiddenChars, hidden_chars, is_hiding_char, reveal};
+pub use hosts::{Host, HostFile, HostFiles, MAX_CLAUDE_STATE_SIZE, Places, Platform, load_hosts};
+pub use managed::{
+    Blocked, MANAGED_POLICY_ENV, MANAGED_POLICY_PATH, MAX_POLICY_SIZE, ManagedPolicy, PolicyError,
+    ServerMatch, ServerOrigin,
+};
 pub use model::{
     Expanded, Format, InputSpec, OAuthConfig, RemoteConfig, SandboxConfig, ServerConfig, Source,
-    StdioConfig, TransportConfig,
+    StdioConfig, ToolPolicyConfig, TransportConfig,
 };
 pub use parse::{ConfigFile, MAX_CONFIG_SIZE};
+pub use pins::{
+    ChangeKind, Diff, HiddenText, MAX_KEPT_DEFINITION, MAX_PIN_STORE_SIZE, MAX_PINNED_SERVERS,
+    PINNED_MEMBERS, PinCheck, PinStore, ToolChange, canonical_json, hidden_text, pin_key,
+    tool_definition, tool_digest, tool_hidden_text,
+};
 pub use resolve::{InputError, InputMissing, InputProvider, Resolver};
 pub use transport::{BuildError, Prepared};
 pub use trust::{

@@ -238,7 +238,8 @@ fn format_from_shape_and_override() {
 #[test]
 fn tool_filters_and_enabled_flags() {
     let text = r#"{"mcpServers": {
-        "a": {"command": "x", "includeTools": ["read_*", "list"], "excludeTools": ["delete"]},
+        "a": {"command": "x", "includeTools": ["read_*", "list"], "excludeTools": ["delete"],
+              "toolPolicy": {"allow": ["read_*"], "ask": ["write_*", "move"], "deny": []}},
         "b": {"command": "x", "enabled": false},
         "c": {"command": "x", "disabled": false, "cwd": "sub"}
     }}"#;
@@ -252,7 +253,26 @@ fn tool_filters_and_enabled_flags() {
         Some(&["read_*".to_owned(), "list".to_owned()][..])
     );
     assert_eq!(a.exclude_tools, ["delete"]);
+    assert_eq!(a.tool_policy.allow, ["read_*"]);
+    assert_eq!(a.tool_policy.ask, ["write_*", "move"]);
+    assert!(a.tool_policy.deny.is_empty());
     assert!(find(&servers, "b").disabled);
+    assert!(find(&servers, "b").tool_policy.is_empty());
+    // Each mistake names the field.
+    for (policy, field) in [
+        (r#""read_*""#, "toolPolicy"),
+        (r#"{"allow": "read_*"}"#, "toolPolicy.allow"),
+        (r#"{"deny": [1]}"#, "toolPolicy.deny[0]"),
+        (r#"{"always": []}"#, "toolPolicy.always"),
+    ] {
+        let text =
+            format!(r#"{{"mcpServers": {{"a": {{"command": "x", "toolPolicy": {policy}}}}}}}"#);
+        let e = ConfigFile::parse(".mcp.json", &text, None)
+            .unwrap()
+            .resolve(&Resolver::new())
+            .unwrap_err();
+        assert!(e.to_string().contains(field), "{policy}: {e}");
+    }
     let c = find(&servers, "c");
     assert!(!c.disabled);
     assert_eq!(c.include_tools, None);

@@ -10,6 +10,8 @@ use mcp_config::{Prepared, ServerConfig, TransportConfig};
 use crate::cache::CacheTarget;
 use crate::host::{Host, HostBuilder, HostError};
 use crate::spec::{Launcher, ServerSpec};
+use crate::trust::Origin;
+use mcp_tools::ToolRules;
 
 /// Makes the client builder for each connection (name, version, handler,
 /// timeouts of the host's choice).
@@ -28,10 +30,13 @@ pub type TransportAdjust = Arc<dyn Fn(Prepared) -> Prepared + Send + Sync>;
 impl ServerSpec {
     /// The server a configuration entry names: started through
     /// [`ServerConfig::transport`] (a process, or an HTTP connection), with
-    /// the entry's `disabled`, `includeTools` and `excludeTools`, and a
-    /// response-cache identity made of its name and its command line or
-    /// URL (secret parts left out), so an edited entry does not reuse an
-    /// old answer.
+    /// the entry's `disabled`, `includeTools`, `excludeTools` and
+    /// `toolPolicy` ([`tool_rules`](Self::tool_rules)), a response-cache
+    /// identity made of its name and its command line or URL (secret parts
+    /// left out), so an edited entry does not reuse an old answer, its
+    /// [`pin_key`](Self::pin_key) (`mcp_config::pin_key`: the file and the
+    /// entry's name) and its [`origin`](Self::origin) for the managed
+    /// policy.
     ///
     /// An entry with `"sandboxEnabled": true` starts confined (see
     /// `mcp_config::StdioConfig::sandbox`; Linux), through the sandbox
@@ -106,6 +111,22 @@ impl ServerSpec {
         if let Some(include) = &server.include_tools {
             spec = spec.include(include.iter().map(String::as_str));
         }
+        let p = &server.tool_policy;
+        let rules = ToolRules::new()
+            .allow(p.allow.iter().map(String::as_str))
+            .ask(p.ask.iter().map(String::as_str))
+            .deny(p.deny.iter().map(String::as_str));
+        let origin = match &server.transport {
+            TransportConfig::Stdio(s) => {
+                Origin::command(s.command.expose(), s.args.iter().map(|a| a.expose()))
+            }
+            TransportConfig::Http(r) | TransportConfig::Sse(r) => Origin::url(r.url.expose()),
+            _ => Origin::url(""),
+        };
+        spec = spec
+            .tool_rules(rules)
+            .pin_key(mcp_config::pin_key(server))
+            .origin(origin);
         spec.config = Some(server.clone());
         spec
     }

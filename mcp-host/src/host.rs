@@ -2,17 +2,20 @@
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, RwLock};
 use std::time::{Instant, SystemTime};
 
 use mcp_client::Client;
+use mcp_config::{ManagedPolicy, PinStore, TrustError};
 use mcp_proto::error::chain;
-use mcp_proto::schema::Tool;
-use mcp_tools::{McpTool, OnCollision, Server, ToolError, ToolOptions, ToolOutput, Toolbox};
+use mcp_tools::{
+    McpTool, OnCollision, Refusal, Server, ToolError, ToolOptions, ToolOutput, Toolbox,
+};
 use serde_json::Value;
 use tokio::sync::watch;
 
 use crate::cache::ResponseCache;
+use crate::slot::{Desired, Done, Slot};
 use crate::spec::{ServerSpec, reason};
 use crate::status::{ServerReport, ServerStatus};
 
@@ -29,6 +32,14 @@ pub enum HostError {
     /// [`Host::close`] was called: no server can be added.
     #[error("the host was closed; build a new one to start servers")]
     Closed,
+    /// [`Host::approve`] needs a pin store ([`HostBuilder::pins`]).
+    #[error(
+        "the host has no pin store, so there is nothing to approve; give it one with HostBuilder::pins"
+    )]
+    NoPinStore,
+    /// The pin store could not be read or written.
+    #[error("the pin store failed")]
+    Pins(#[source] Arc<TrustError>),
 }
 
 /// Builds a [`Host`].
@@ -39,6 +50,8 @@ pub struct HostBuilder {
     pub(crate) cache: Option<ResponseCache>,
     on_collision: OnCollision,
     tool_options: ToolOptions,
+    pins: Option<PinStore>,
+    managed: Option<ManagedPolicy>,
 }
 
 impl HostBuilder {
@@ -61,9 +74,34 @@ impl HostBuilder {
         self
     }
 
-    /// How tools call their servers.
+    /// How tools call their servers, and the [`ToolPolicy`](mcp_tools::ToolPolicy)
+    /// (allow, ask, deny) every call is checked against
+    /// ([`ToolOptions::policy`], [`ToolOptions::on_ask`]); each server's
+    /// own rules ([`ServerSpec::tool_rules`]) come first.
     pub fn tool_options(mut self, options: ToolOptions) -> Self {
         self.tool_options = options;
+        self
+    }
+
+    /// Pins each server's tool definitions in `store`: at a server's first
+    /// use they are remembered; a later listing's new or changed tools are
+    /// held back (not offered, calls refused with
+    /// [`Refusal::Unapproved`](mcp_tools::Refusal::Unapproved)) until
+    /// [`Host::approve`] approves what [`Host::held`] shows. The store
+    /// survives restarts (`mcp_config::PinStore::default_path`); each
+    /// server is known in it by its [`ServerSpec::pin_key`]. A store that
+    /// cannot be read fails the server's start (nothing unapproved runs).
+    pub fn pins(mut self, store: PinStore) -> Self {
+        self.pins = Some(store);
+        self
+    }
+
+    /// Starts no server `policy` refuses (the administrator's allow and
+    /// deny lists, `mcp_config::ManagedPolicy::system()`): such a server is
+    /// [`Blocked`](ServerStatus::Blocked) and never launched, whatever
+    /// configuration named it.
+    pub fn managed_policy(mut self, policy: ManagedPolicy) -> Self {
+        self.managed = Some(policy);
         self
     }
 
@@ -115,6 +153,7 @@ impl HostBuilder {
                     view: RwLock::new(Arc::new(View {
                         toolbox: Toolbox::default(),
                         unavailable: HashMap::new(),
+                        held: HashMap::new(),
                         ready: HashMap::new(),
                     })),
                     rebuild: tokio::sync::Mutex::new(()),
@@ -123,6 +162,8 @@ impl HostBuilder {
                     cache: self.cache,
                     on_collision: self.on_collision,
                     tool_options: self.tool_options,
+                    pins: self.pins,
+                    managed: self.managed,
                 }),
             }),
         };
@@ -202,6 +243,12 @@ impl Host {
         self.inner.shared.view().toolbox.clone()
     }
 
+    /// The refusal of a call to `name` when it is a tool held back until
+    /// approved.
+    pub(crate) fn held_refusal(&self, name: &str) -> Option<ToolError> {
+        self.inner.shared.view().held_refusal(name)
+    }
+
     /// The tools of the servers that are ready: their definitions for the
     /// model. Call them through [`call`](Host::call), which fails fast
     /// with [`ToolError::Unavailable`] while a server is down; an
@@ -242,6 +289,9 @@ impl Host {
                 }
                 other => other,
             };
+        }
+        if let Some(refused) = view.held_refusal(name) {
+            return Err(refused);
         }
         if let Some(server) = view.unavailable.get(name) {
             let report = shared
@@ -377,9 +427,12 @@ impl Host {
     }
 
     /// The servers, in order.
-    #[cfg(feature = "config")]
     pub(crate) fn slots(&self) -> Vec<Arc<Slot>> {
         self.inner.shared.slots()
+    }
+
+    pub(crate) fn shared(&self) -> &Arc<Shared> {
+        &self.inner.shared
     }
 
     /// Waits for any other [`apply_config`](Host::apply_config) to end.
@@ -425,116 +478,6 @@ impl Host {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Desired {
-    Enabled,
-    Disabled,
-    Stopped,
-}
-
-/// One server: its spec, what the host wants of it, and what it is.
-#[derive(Debug)]
-pub(crate) struct Slot {
-    pub(crate) spec: ServerSpec,
-    pub(crate) desired: watch::Sender<Desired>,
-    /// A call saw the connection of this generation fail (why): a remote
-    /// server's connection does not close by itself when the server goes
-    /// away, so the host reconnects.
-    pub(crate) lost: watch::Sender<(u64, String)>,
-    live: Mutex<Live>,
-    /// Set when its first attempt ended (ready, failed, timed out,
-    /// disabled), or its supervisor ended before that.
-    first: watch::Sender<bool>,
-    /// Set when its supervisor has ended (stopped, or its task is gone).
-    done: watch::Sender<bool>,
-}
-
-impl Slot {
-    fn new(spec: ServerSpec) -> Arc<Slot> {
-        Arc::new(Slot {
-            desired: watch::Sender::new(if spec.enabled {
-                Desired::Enabled
-            } else {
-                Desired::Disabled
-            }),
-            lost: watch::Sender::new((0, String::new())),
-            live: Mutex::new(Live::default()),
-            first: watch::Sender::new(false),
-            done: watch::Sender::new(false),
-            spec,
-        })
-    }
-
-    fn name(&self) -> &str {
-        &self.spec.name
-    }
-
-    /// Its report before its supervisor starts.
-    fn report(&self) -> ServerReport {
-        ServerReport {
-            name: self.spec.name.clone(),
-            status: if self.spec.enabled {
-                ServerStatus::Starting
-            } else {
-                ServerStatus::Disabled
-            },
-        }
-    }
-
-    fn live(&self) -> Live {
-        match self.live.lock() {
-            Ok(l) => l.clone(),
-            Err(p) => p.into_inner().clone(),
-        }
-    }
-
-    pub(crate) fn set_live(&self, f: impl FnOnce(&mut Live)) {
-        match self.live.lock() {
-            Ok(mut l) => f(&mut l),
-            Err(p) => f(&mut p.into_inner()),
-        }
-    }
-
-    /// Waits until its supervisor has ended.
-    async fn stopped(&self) {
-        let _ = self.done.subscribe().wait_for(|d| *d).await;
-    }
-
-    /// Records that its first attempt ended (once; later calls do nothing).
-    pub(crate) fn first_attempt_ended(&self) {
-        self.first.send_if_modified(|f| !std::mem::replace(f, true));
-    }
-
-    /// Waits until its first attempt ended.
-    async fn first_attempt(&self) {
-        let _ = self.first.subscribe().wait_for(|f| *f).await;
-    }
-}
-
-/// Marks a slot's supervisor ended when dropped: at its end, on a panic,
-/// or when the runtime drops the task (even one never polled: the task's
-/// future owns it from the spawn).
-pub(crate) struct Done(pub(crate) Arc<Slot>);
-
-impl Drop for Done {
-    fn drop(&mut self) {
-        self.0.first_attempt_ended();
-        self.0.done.send_replace(true);
-    }
-}
-
-/// A server's connection and tools while it runs; its last tools after.
-#[derive(Debug, Default, Clone)]
-pub(crate) struct Live {
-    pub(crate) client: Option<Client>,
-    /// Which start of the server `client` is (from 1).
-    pub(crate) generation: u64,
-    /// The tools offered (after include/exclude) at the last listing,
-    /// shared with the toolbox built from them (each rebuild of the view
-    /// clones the `Arc`, not the definitions).
-    pub(crate) tools: Option<Arc<Vec<Tool>>>,
-}
-
 /// What the model sees: the ready servers' toolbox, and the names of the
 /// tools of servers that are down (so calls to them say why).
 #[derive(Debug)]
@@ -542,8 +485,23 @@ struct View {
     toolbox: Toolbox,
     /// The tools of servers that are down: tool name → server name.
     unavailable: HashMap<String, String>,
+    /// The tools of ready servers held back until approved: tool name →
+    /// (server name, whether the tool is new).
+    held: HashMap<String, (String, bool)>,
     /// The ready servers: name → (slot, generation).
     ready: HashMap<String, (Arc<Slot>, u64)>,
+}
+
+impl View {
+    /// The refusal of a call to `name`, a tool held back until approved.
+    fn held_refusal(&self, name: &str) -> Option<ToolError> {
+        let (server, added) = self.held.get(name)?;
+        Some(ToolError::Refused {
+            tool: name.to_owned(),
+            server: Some(server.clone()),
+            why: Refusal::Unapproved { added: *added },
+        })
+    }
 }
 
 #[derive(Debug)]
@@ -565,6 +523,8 @@ pub(crate) struct Shared {
     pub(crate) cache: Option<ResponseCache>,
     on_collision: OnCollision,
     tool_options: ToolOptions,
+    pub(crate) pins: Option<PinStore>,
+    pub(crate) managed: Option<ManagedPolicy>,
 }
 
 impl Shared {
@@ -608,6 +568,26 @@ impl Shared {
         });
     }
 
+    /// A ready server's tool counts after its listing was sorted again
+    /// ([`Host::approve`]); another status is left as it is.
+    pub(crate) fn set_tool_counts(&self, slot: &Slot, tools: usize, held: usize) {
+        self.status.send_if_modified(|all| {
+            match all
+                .iter_mut()
+                .find(|r| r.name == slot.name())
+                .map(|r| &mut r.status)
+            {
+                Some(ServerStatus::Ready {
+                    tools: t, held: h, ..
+                }) if (*t, *h) != (tools, held) => {
+                    (*t, *h) = (tools, held);
+                    true
+                }
+                _ => false,
+            }
+        });
+    }
+
     /// Moves a `Failed` or `Restarting` status's `next_retry` (and its
     /// wall-clock reading) to now if it is later: the retry is under way.
     pub(crate) fn retry_now(&self, slot: &Slot) {
@@ -646,13 +626,15 @@ impl Shared {
         let mut builder = Toolbox::builder()
             .listen(false)
             .on_collision(self.on_collision)
-            .tool_options(self.tool_options.clone());
+            .tool_options(crate::trust::with_server_rules(&self.tool_options, &slots));
         let mut down = Vec::new();
         let mut ready = HashMap::new();
+        let mut held_back = Vec::new();
         for slot in &slots {
             let l = slot.live();
             match (l.client, l.tools) {
                 (Some(client), Some(tools)) => {
+                    held_back.push((slot, l.held));
                     ready.insert(slot.spec.name.clone(), (slot.clone(), l.generation));
                     builder = builder.server(
                         Server::new(slot.spec.name.clone(), client)
@@ -674,7 +656,8 @@ impl Shared {
         };
         let mut unavailable = HashMap::new();
         for (slot, tools) in down {
-            for t in tools.iter() {
+            // An app-only tool (MCP Apps) is no model's, up or down.
+            for t in tools.iter().filter(|t| t.is_model_visible()) {
                 let name = mcp_tools::sanitize_name(&format!("{}{}", slot.spec.prefix, t.name));
                 if toolbox.get(&name).is_none() {
                     unavailable
@@ -683,9 +666,21 @@ impl Shared {
                 }
             }
         }
+        let mut held = HashMap::new();
+        for (slot, changes) in held_back {
+            for c in changes.iter() {
+                let name = mcp_tools::sanitize_name(&format!("{}{}", slot.spec.prefix, c.tool));
+                if toolbox.get(&name).is_none() {
+                    let added = c.kind == mcp_config::ChangeKind::Added;
+                    held.entry(name)
+                        .or_insert_with(|| (slot.spec.name.clone(), added));
+                }
+            }
+        }
         let view = Arc::new(View {
             toolbox,
             unavailable,
+            held,
             ready,
         });
         match self.view.write() {

@@ -44,12 +44,46 @@
 //!   by `list_changed`; in memory or in a [`FileStore`], so a host that
 //!   restarts sends no `tools/list` to a server whose answer is still
 //!   fresh.
+//! - **Trust after the start.** Each server's tool definitions are pinned
+//!   ([`HostBuilder::pins`]): a tool that changes or appears later is held
+//!   back, out of the model's tools and refused, until the user approves
+//!   what [`Host::held`] shows ([`Host::approve`]). Each call passes the
+//!   [`ToolPolicy`](mcp_tools::ToolPolicy) first (allow, ask through the
+//!   application's callback, deny; [`HostBuilder::tool_options`], per
+//!   server [`ServerSpec::tool_rules`]). The administrator's
+//!   [`ManagedPolicy`] keeps servers from starting at all
+//!   ([`HostBuilder::managed_policy`]). See "Trust" below.
 //! - **Durable tasks.** [`Host::start_task`] calls a tool as a task and
 //!   records its [`TaskTicket`](mcp_client::TaskTicket) in the cache's
 //!   store; after a restart (even a killed host, with a [`FileStore`])
 //!   [`Host::tasks`] lists them and [`Host::task_result`] follows one to
 //!   its result, or to a typed error if the task is gone (bounded by
 //!   [`DEFAULT_MAX_TICKETS`], pruned at their deadline or expiry).
+//!
+//! # Which tasks survive a host restart
+//!
+//! A ticket names a task on a server, so a task outlives the host only
+//! where its server does:
+//!
+//! - **A server that outlives the host** (Streamable HTTP: its own process,
+//!   reached over the network) still holds its tasks when a new host starts,
+//!   in memory or in its database; the new host follows the ticket on a new
+//!   connection to the task's result.
+//! - **A stdio server is the host's child** and ends with it (its stdin
+//!   closes; a host that shuts down sends SIGTERM, then SIGKILL, to its
+//!   process group). A new host spawns a new process, which knows nothing of
+//!   the old one's tasks unless the server keeps them outside its process
+//!   (in a file or a database). Following such a ticket ends at once in a
+//!   typed error, never a wait: [`HostTaskError::Client`] with
+//!   [`ClientError::Ticket`](mcp_client::ClientError::Ticket)`(`[`TicketError::Unknown`](mcp_client::TicketError::Unknown)`)`
+//!   (the new process answers `tasks/get` with -32602), and the ticket is
+//!   forgotten.
+//!
+//! So a host that must not lose long tasks across its own restarts runs
+//! their servers over HTTP, or servers that keep their tasks on disk.
+//! (`tests/tasks.rs` kills a host with SIGKILL mid-task and starts another:
+//! FastMCP over HTTP and a stdio server that keeps its tasks in a file give
+//! the result; server-everything over stdio gives `TicketError::Unknown`.)
 //!
 //! # Example
 //!
@@ -107,6 +141,11 @@
 //! | `stdio` (feature `stdio`, or `config`) | `mcp-transport-stdio` | `StdioTransport`, `ServerCommand`, for a [`Launcher`] of your own |
 //! | `http` (feature `http`, or `config`) | `mcp-transport-http` | `HttpTransport` (rustls), for a [`Launcher`] of your own |
 //!
+//! The trust types the API takes and returns ([`PinStore`], [`ToolChange`],
+//! [`ManagedPolicy`]) are `mcp-config`'s, re-exported at the root with or
+//! without the `config` feature (the core depends on `mcp-config` without
+//! its transports).
+//!
 //! ```toml
 //! [dependencies]
 //! mcp-host = { version = "0.1", features = ["config"] }
@@ -121,15 +160,64 @@
 //! agent bridge, a custom transport) are one or two crates each (the
 //! README's "Which crate for which job").
 //!
-//! **Trust.** A project's config file is code from whoever wrote the
-//! project: start its servers only once the user trusted that file, and
-//! check again when it changes (before `Host::apply_config` applies an
-//! edit). This crate takes entries already read and resolved, and the
-//! decision needs the host's own way of asking, so the mechanism is
-//! `mcp-config`'s (its "Trusting project files" section:
+//! # Trust
+//!
+//! **Before a server starts.** A project's config file is code from whoever
+//! wrote the project: start its servers only once the user trusted that
+//! file, and check again when it changes (before `Host::apply_config`
+//! applies an edit). This crate takes entries already read and resolved,
+//! and the decision needs the host's own way of asking, so the mechanism
+//! is `mcp-config`'s (its "Trusting project files" section:
 //! `ConfigFile::summary` to show, `TrustStore` to remember, `resolve_all`
 //! to start exactly the text that was trusted); the `mcp` CLI and the
 //! `host` example use it, or are given the file explicitly.
+//!
+//! **Whether it may start at all.** [`HostBuilder::managed_policy`] with
+//! `ManagedPolicy::system()` (the administrator's
+//! `/etc/mcp/managed-policy.json`: `allowedMcpServers`,
+//! `deniedMcpServers` by name, command or URL): a server it refuses is
+//! [`Blocked`](ServerStatus::Blocked), never launched, whatever file named
+//! it. A policy file that cannot be read is an error to stop on.
+//!
+//! **What its tools say.** A trusted server can change its tools later (a
+//! description gains instructions aimed at the model, a harmless tool
+//! turns destructive). With [`HostBuilder::pins`] the host remembers each
+//! tool's model-facing definition at the server's first use (per
+//! [`ServerSpec::pin_key`]: the config file and entry name for configured
+//! servers) and sorts every later listing: a new or changed tool is held
+//! back ([`ServerStatus::Ready`]'s `held`, [`Host::held`] with a readable
+//! [`diff`](ToolChange::diff) that shows hidden characters), calls to it
+//! are refused ([`Refusal::Unapproved`](mcp_tools::Refusal::Unapproved)),
+//! and [`Host::approve`] lets it through, in this run and the next:
+//!
+//! ```no_run
+//! # async fn run(servers: Vec<mcp_host::config::ServerConfig>) -> Result<(), Box<dyn std::error::Error>> {
+//! use std::sync::Arc;
+//! use mcp_host::{Host, ManagedPolicy, PinStore};
+//! use mcp_host::tools::{ToolOptions, ToolPolicy};
+//!
+//! let host = Host::builder()
+//!     .config_servers(&servers, Arc::new(|| mcp_host::client::Client::builder("my-host", "1.0")))
+//!     .managed_policy(ManagedPolicy::system()?)
+//!     .pins(PinStore::new(PinStore::default_path("my-host").ok_or("no home")?))
+//!     .tool_options(ToolOptions::new().policy(ToolPolicy::new()).on_ask(|request| async move {
+//!         // Ask the user about `request.tool` with `request.arguments`.
+//!         false
+//!     }))
+//!     .start()
+//!     .await?;
+//! for change in host.held() {
+//!     println!("{}", change.diff()); // show it; if the user agrees:
+//!     host.approve(&change).await?;
+//! }
+//! # Ok(()) }
+//! ```
+//!
+//! **What each call may do.** The [`ToolPolicy`](mcp_tools::ToolPolicy) in
+//! [`HostBuilder::tool_options`] decides allow, ask or deny per tool, before
+//! anything is sent, on every path ([`Host::call`], [`Host::start_task`],
+//! the toolbox's tools); each server's own rules
+//! ([`ServerSpec::tool_rules`], a config entry's `toolPolicy`) come first.
 //!
 //! # Feature flags
 //!
@@ -150,10 +238,12 @@ mod file_store;
 #[cfg(feature = "config")]
 mod from_config;
 mod host;
+mod slot;
 mod spec;
 mod status;
 mod supervisor;
 mod tasks;
+mod trust;
 
 pub use cache::{
     CacheEntry, CacheKey, CacheStats, CacheStore, CacheTarget, DEFAULT_MAX_ENTRIES, MAX_TTL,
@@ -164,6 +254,11 @@ pub use host::{Host, HostBuilder, HostError};
 pub use spec::{DEFAULT_STARTUP_TIMEOUT, LaunchError, Launcher, MAX_REASON_CHARS, ServerSpec};
 pub use status::{Backoff, ServerReport, ServerStatus};
 pub use tasks::{DEFAULT_MAX_TICKETS, HostTask, HostTaskError};
+pub use trust::Origin;
+
+// The trust pieces the host's API takes and returns (mcp-config's, with
+// or without the `config` feature).
+pub use mcp_config::{ChangeKind, ManagedPolicy, PinStore, ToolChange, TrustError};
 
 #[cfg(feature = "config")]
 #[cfg_attr(docsrs, doc(cfg(feature = "config")))]

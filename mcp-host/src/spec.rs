@@ -6,9 +6,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_client::Client;
-use mcp_tools::Glob;
+use mcp_tools::{Glob, ToolRules};
 
 use crate::cache::CacheTarget;
+use crate::trust::Origin;
 
 /// A boxed, sendable future.
 type BoxFuture<T> = std::pin::Pin<Box<dyn Future<Output = T> + Send + 'static>>;
@@ -96,6 +97,12 @@ pub struct ServerSpec {
     pub(crate) include: Vec<Glob>,
     pub(crate) exclude: Vec<Glob>,
     pub(crate) cache_target: Option<CacheTarget>,
+    /// Its key in the host's pin store (default: its name).
+    pub(crate) pin_key: Option<String>,
+    /// How it starts, for the managed policy.
+    pub(crate) origin: Option<Origin>,
+    /// Allow, ask and deny rules for its tools.
+    pub(crate) tool_rules: ToolRules,
     /// The configuration entry it was made from, which
     /// [`Host::apply_config`](crate::Host::apply_config) compares.
     #[cfg(feature = "config")]
@@ -115,6 +122,9 @@ impl ServerSpec {
             include: Vec::new(),
             exclude: Vec::new(),
             cache_target: None,
+            pin_key: None,
+            origin: None,
+            tool_rules: ToolRules::new(),
             #[cfg(feature = "config")]
             config: None,
         }
@@ -164,6 +174,39 @@ impl ServerSpec {
     pub fn cache_target(mut self, target: CacheTarget) -> Self {
         self.cache_target = Some(target);
         self
+    }
+
+    /// The server's key in the host's [pin store](crate::HostBuilder::pins)
+    /// (default: its name). Give each server a key that stays the same
+    /// from run to run and is its own: two hosts' servers of one name share
+    /// pins if they share a key. `from_config` (feature `config`) uses
+    /// the configuration file and entry name (`mcp_config::pin_key`).
+    pub fn pin_key(mut self, key: impl Into<String>) -> Self {
+        self.pin_key = Some(key.into());
+        self
+    }
+
+    /// How the server starts, for the `serverCommand` and `serverUrl`
+    /// entries of the host's [managed policy](crate::HostBuilder::managed_policy)
+    /// (without it, only `serverName` entries apply).
+    /// `from_config` (feature `config`) sets it from the entry.
+    pub fn origin(mut self, origin: Origin) -> Self {
+        self.origin = Some(origin);
+        self
+    }
+
+    /// Allow, ask and deny rules for this server's tools (by its own tool
+    /// names), before the host's [`ToolPolicy`](mcp_tools::ToolPolicy)'s
+    /// rules for every server. `from_config` (feature `config`) takes the
+    /// entry's `toolPolicy`.
+    pub fn tool_rules(mut self, rules: ToolRules) -> Self {
+        self.tool_rules = rules;
+        self
+    }
+
+    /// The key of this server's pins.
+    pub(crate) fn pins_key(&self) -> &str {
+        self.pin_key.as_deref().unwrap_or(&self.name)
     }
 
     pub(crate) fn allows(&self, tool: &str) -> bool {

@@ -23,8 +23,12 @@ pub enum ServerStatus {
         era: Era,
         /// The negotiated revision.
         protocol_version: ProtocolVersion,
-        /// How many of its tools the host offers (after include/exclude).
+        /// How many of its tools the host offers (after include/exclude,
+        /// without those held back).
         tools: usize,
+        /// How many of its tools are held back: new or changed since the
+        /// user approved its tools ([`Host::held`](crate::Host::held)).
+        held: usize,
         /// When it became ready.
         since: Instant,
         /// Whether its tools came from the response cache (no `tools/list`).
@@ -62,6 +66,12 @@ pub enum ServerStatus {
     /// Disabled by the host ([`Host::set_enabled`](crate::Host::set_enabled)
     /// or the server's options).
     Disabled,
+    /// The [managed policy](crate::HostBuilder::managed_policy) does not let
+    /// it start (it is not tried again).
+    Blocked {
+        /// Which rule of which policy file.
+        why: String,
+    },
     /// Shut down by [`Host::close`](crate::Host::close).
     Stopped,
 }
@@ -140,7 +150,11 @@ impl fmt::Display for ServerStatus {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ServerStatus::Starting => f.write_str("is starting"),
-            ServerStatus::Ready { tools, .. } => write!(f, "is ready with {tools} tools"),
+            ServerStatus::Ready { tools, held: 0, .. } => write!(f, "is ready with {tools} tools"),
+            ServerStatus::Ready { tools, held, .. } => write!(
+                f,
+                "is ready with {tools} tools ({held} more held back until the user approves them)"
+            ),
             ServerStatus::Failed {
                 why,
                 attempts,
@@ -160,6 +174,7 @@ impl fmt::Display for ServerStatus {
                 Utc(*next_retry_at)
             ),
             ServerStatus::Disabled => f.write_str("is disabled"),
+            ServerStatus::Blocked { why } => write!(f, "is not started: {why}"),
             ServerStatus::Stopped => f.write_str("was shut down"),
         }
     }

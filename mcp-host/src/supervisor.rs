@@ -1,5 +1,8 @@
 //! One server's supervisor: start it, serve it, restart it, until the host
-//! stops it. It alone writes the server's status and live state.
+//! stops it. It alone writes the server's status and live state, but for
+//! [`Host::approve`](crate::Host::approve), which sorts a ready server's
+//! listing again (under the slot's `sorting` lock, as the supervisor's
+//! re-listing) and updates the tool counts of its `Ready` status.
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -12,14 +15,16 @@ use mcp_proto::schema::{SubscriptionFilter, Tool};
 use tokio::sync::watch;
 
 use crate::cache::CacheTarget;
-use crate::host::{Desired, Done, Shared, Slot};
+use crate::host::Shared;
+use crate::slot::{Desired, Done, Slot};
 use crate::spec::{LaunchError, ServerSpec, reason};
 use crate::status::ServerStatus;
+use crate::trust::Sorted;
 
 /// A started server: its client, its tools, and what keeps it current.
 struct Started {
     client: Client,
-    tools: Vec<Tool>,
+    tools: Sorted,
     from_cache: bool,
     changes: watch::Receiver<u64>,
     /// The open `subscriptions/listen` request (2026-07-28), if any.
@@ -32,6 +37,11 @@ async fn start(shared: &Shared, spec: &ServerSpec) -> Result<Started, LaunchErro
     // Subscribe before listing: a change during the listing is seen.
     let changes = client.list_changed(ListKind::Tools);
     let (tools, from_cache) = list_tools(shared, spec, &client).await?;
+    // Tools not as approved are held back; a pin store that cannot be
+    // read starts nothing.
+    let tools = crate::trust::sort(shared.pins.as_ref(), spec, Arc::new(tools))
+        .await
+        .map_err(|e| format!("its pinned tool definitions: {}", chain(&e)))?;
     let listen = client.server().and_then(|info| {
         // The changes the server announces, on a 2026-07-28 stream (legacy
         // servers send them unasked).
@@ -150,6 +160,15 @@ pub(crate) async fn supervise(shared: Arc<Shared>, done: Done) {
             }
             Desired::Enabled => {}
         }
+        if let Some(why) = crate::trust::blocked(shared.managed.as_ref(), spec) {
+            tracing::warn!(server = %spec.name, reason = %why, "the managed policy blocks the server");
+            shared.set_status(slot, ServerStatus::Blocked { why });
+            slot.first_attempt_ended();
+            if desired.changed().await.is_err() {
+                break;
+            }
+            continue;
+        }
         if retrying {
             // Early, if woken by `restart`: the status says the retry is now.
             shared.retry_now(slot);
@@ -257,23 +276,27 @@ async fn serve(
     let version = client
         .protocol_version()
         .unwrap_or(mcp_proto::ProtocolVersion::LATEST_LEGACY);
-    let ready = |tools: usize, from_cache: bool| ServerStatus::Ready {
+    let ready = |tools: &Sorted, from_cache: bool| ServerStatus::Ready {
         era: version.era(),
         protocol_version: version,
-        tools,
+        tools: tools.tools.len(),
+        held: tools.held.len(),
         since,
         tools_from_cache: from_cache,
     };
-    let count = tools.len();
+    let status = ready(&tools, from_cache);
     let generation = shared.generations.fetch_add(1, Ordering::Relaxed) + 1;
-    slot.set_live(|l| {
-        l.client = Some(client.clone());
-        l.tools = Some(Arc::new(tools));
-        l.generation = generation;
-    });
+    {
+        let _sorting = slot.sorting.lock().await;
+        slot.set_live(|l| {
+            l.client = Some(client.clone());
+            l.sorted(tools);
+            l.generation = generation;
+        });
+        shared.rebuild().await;
+    }
     let mut lost = slot.lost.subscribe();
-    shared.rebuild().await;
-    shared.set_status(slot, ready(count, from_cache));
+    shared.set_status(slot, status);
     slot.first_attempt_ended();
     let closed = client.closed();
     tokio::pin!(closed);
@@ -303,14 +326,22 @@ async fn serve(
                 changes.borrow_and_update();
                 invalidate(ListKind::Tools);
                 tracing::debug!(server = %spec.name, "tools changed; listing again");
-                match list_tools(shared, spec, &client).await {
-                    Ok((tools, _)) => {
-                        let count = tools.len();
-                        slot.set_live(|l| l.tools = Some(Arc::new(tools)));
+                let _sorting = slot.sorting.lock().await;
+                let listed = match list_tools(shared, spec, &client).await {
+                    Ok((tools, _)) => crate::trust::sort(shared.pins.as_ref(), spec, Arc::new(tools))
+                        .await
+                        .map_err(|e| format!("its pinned tool definitions: {}", chain(&e)).into()),
+                    Err(e) => Err(e),
+                };
+                match listed {
+                    Ok(tools) => {
+                        let status = ready(&tools, false);
+                        slot.set_live(|l| l.sorted(tools));
                         shared.rebuild().await;
-                        shared.set_status(slot, ready(count, false));
+                        shared.set_status(slot, status);
                     }
                     Err(e) => {
+                        let e: LaunchError = e;
                         tracing::warn!(server = %spec.name, error = %chain(&*e), "listing tools again failed; keeping the previous tools");
                     }
                 }

@@ -11,11 +11,13 @@
 //! oldest go); a ticket past its deadline or expiry is dropped whenever the
 //! store changes or is opened. A ticket whose task is gone (expired,
 //! unknown to the server, past its deadline) ends in a typed error, never a
-//! wait.
+//! wait. Which servers keep a task across a host restart (those that
+//! outlive the host: HTTP) is in the [crate docs](crate#which-tasks-survive-a-host-restart).
 
 use mcp_client::{ClientError, TaskCall, TaskOptions, TaskTicket};
 use mcp_proto::Era;
 use mcp_proto::schema::{CallToolResult, TaskSupport};
+use mcp_tools::ToolError;
 use serde_json::Value;
 
 use crate::Host;
@@ -49,6 +51,11 @@ pub enum HostTaskError {
     /// past its deadline, unknown to the server) or the connection's.
     #[error("the task call failed")]
     Client(#[source] ClientError),
+    /// The call was refused before anything was sent: the tool policy (see
+    /// [`HostBuilder::tool_options`](crate::HostBuilder::tool_options)), or
+    /// a tool held back until the user approves it ([`ToolError::Refused`]).
+    #[error("the task call was refused")]
+    Refused(#[source] ToolError),
 }
 
 impl Host {
@@ -67,6 +74,18 @@ impl Host {
         arguments: Value,
         options: TaskOptions,
     ) -> Result<HostTask, HostTaskError> {
+        // The policy, and the pins, before anything is sent.
+        match self.toolbox().get(name) {
+            Some(tool) => tool
+                .authorize(&arguments)
+                .await
+                .map_err(HostTaskError::Refused)?,
+            None => {
+                if let Some(refused) = self.held_refusal(name) {
+                    return Err(HostTaskError::Refused(refused));
+                }
+            }
+        }
         if let Some(tool) = self.toolbox().get(name)
             && tool.client().era() != Some(Era::Modern)
             && tool.definition().task_support() == TaskSupport::Forbidden

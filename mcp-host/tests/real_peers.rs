@@ -264,6 +264,13 @@ async fn a_killed_stdio_server_is_restarted_and_its_tools_come_back() {
         panic!("{:?}", host.status())
     };
     assert!(tools >= 4, "{tools}");
+    let found = |hits: Vec<mcp_tools::SearchHit>| -> Vec<String> {
+        hits.into_iter().map(|h| h.name).collect()
+    };
+    assert_eq!(
+        found(host.toolbox().search("echo a text back", 3).await)[0],
+        "echo"
+    );
     assert_eq!(
         host.call("echo", json!({"text": "one"}))
             .await
@@ -334,6 +341,11 @@ async fn a_killed_stdio_server_is_restarted_and_its_tools_come_back() {
     let second_pid = *pids.lock().unwrap().last().unwrap();
     assert_ne!(second_pid, first_pid);
     assert!(host.toolbox().get("echo").is_some());
+    // The restarted server's tools are searched (a new toolbox, a new index).
+    assert_eq!(
+        found(host.toolbox().search("echo a text back", 3).await)[0],
+        "echo"
+    );
 
     host.close().await;
     assert_all_gone(&pids).await;
@@ -664,6 +676,10 @@ async fn list_changed_lists_again_through_the_cache_and_the_toolbox_follows() {
         .await
         .unwrap();
     assert!(host.toolbox().get("hello").is_none());
+    let found = |hits: Vec<mcp_tools::SearchHit>| -> Vec<String> {
+        hits.into_iter().map(|h| h.name).collect()
+    };
+    assert!(!found(host.toolbox().search("say hello", 3).await).contains(&"hello".to_owned()));
     // The listen stream may not be open when the first `unlock` runs:
     // `unlock` is idempotent, ask until the change is seen.
     let deadline = Instant::now() + WAIT;
@@ -680,6 +696,11 @@ async fn list_changed_lists_again_through_the_cache_and_the_toolbox_follows() {
     assert_eq!(
         host.call("hello", json!({})).await.unwrap().text,
         "hello from a new tool"
+    );
+    // The host's toolbox searches the new listing.
+    assert_eq!(
+        found(host.toolbox().search("say hello", 3).await)[0],
+        "hello"
     );
     let ServerStatus::Ready {
         tools,

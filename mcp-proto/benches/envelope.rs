@@ -12,7 +12,7 @@
 //! - `serde_typed_once`: one `serde_json` pass straight into a typed response
 //!   struct, the floor a client that knows the result type up front can reach.
 //!
-//! Run: `cargo bench -p mcp-proto --bench envelope`
+//! Run: `cargo bench -p mcpio-proto --bench envelope`
 
 use divan::counter::BytesCount;
 use divan::{Bencher, black_box};

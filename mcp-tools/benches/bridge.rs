@@ -2,7 +2,7 @@
 //! and a whole `Toolbox::call` against a raw `Client::call_tool` over the
 //! in-memory transport (the difference is the bridge's overhead).
 //!
-//! `cargo bench -p mcp-tools --bench bridge`
+//! `cargo bench -p mcpio-tools --bench bridge`
 
 #![allow(clippy::unwrap_used, missing_docs)]
 
@@ -148,6 +148,30 @@ fn call_through_toolbox(b: Bencher<'_, '_>) {
         .block_on(
             Toolbox::builder()
                 .server(Server::new("gh", client).prefix("gh_"))
+                .build(),
+        )
+        .unwrap();
+    let args = json!({"query": "is:open", "limit": 20});
+    b.bench_local(|| {
+        rt.block_on(toolbox.call("gh_search", args.clone()))
+            .unwrap()
+    });
+}
+
+/// The same call with a tool policy whose rules do not match the tool: the
+/// cost of the check when it is on (the verdict is decided once per tool).
+#[divan::bench]
+fn call_through_toolbox_with_a_policy(b: Bencher<'_, '_>) {
+    let rt = runtime();
+    let client = spawn_server(&rt);
+    let policy = mcp_tools::ToolPolicy::new()
+        .deny(["**delete**", "admin.**"])
+        .server("gh", mcp_tools::ToolRules::new().ask(["create_*"]));
+    let toolbox = rt
+        .block_on(
+            Toolbox::builder()
+                .server(Server::new("gh", client).prefix("gh_"))
+                .tool_options(mcp_tools::ToolOptions::new().policy(policy))
                 .build(),
         )
         .unwrap();

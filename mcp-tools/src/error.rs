@@ -6,8 +6,8 @@ use mcp_proto::schema::CallToolResult;
 /// Why a tool call did not produce a result for the model.
 ///
 /// Errors have owners. The model owns [`InvalidArguments`](ToolError::InvalidArguments),
-/// [`ToolFailed`](ToolError::ToolFailed), [`NotFound`](ToolError::NotFound) and
-/// [`Unavailable`](ToolError::Unavailable):
+/// [`ToolFailed`](ToolError::ToolFailed), [`NotFound`](ToolError::NotFound),
+/// [`Unavailable`](ToolError::Unavailable) and [`Refused`](ToolError::Refused):
 /// show [`message_for_model`](ToolError::message_for_model) to the model and
 /// let it try again (within the agent's retry budget). Everything else is
 /// [`is_fatal`](ToolError::is_fatal): the connection, the protocol or the
@@ -62,6 +62,20 @@ pub enum ToolError {
         /// (server was killed by signal 9); next attempt in 2s".
         reason: String,
     },
+    /// The call was refused before anything was sent: the
+    /// [tool policy](crate::ToolPolicy) denies it, a person asked did not
+    /// approve it (or there was no one to ask), or the tool is not as the
+    /// user approved it. Model-correctable: the model should not call it
+    /// again, but can go on without it.
+    #[error("the call to tool `{tool}` was refused: {why}; do not call it again")]
+    Refused {
+        /// The tool's name as the model knows it.
+        tool: String,
+        /// Its server's name, if it has one.
+        server: Option<String>,
+        /// Why.
+        why: crate::Refusal,
+    },
     /// The server's `structuredContent` does not match the tool's own
     /// `outputSchema`. The server is at fault. Fatal.
     #[error(
@@ -74,6 +88,19 @@ pub enum ToolError {
         message: String,
         /// The raw result.
         result: Box<CallToolResult>,
+    },
+    /// An app (an MCP Apps UI) asked for a tool its server does not let
+    /// apps call: its `_meta.ui.visibility` leaves out `"app"`
+    /// ([`Toolbox::call_from_app`](crate::Toolbox::call_from_app)). Nothing
+    /// was sent. Not the model's: the host answers the app with it.
+    #[error(
+        "tool `{tool}` of server `{server}` is not for apps (its _meta.ui.visibility leaves out \"app\"); only the model may call it"
+    )]
+    NotForApp {
+        /// The server's name in the toolbox.
+        server: String,
+        /// The tool's own name.
+        tool: String,
     },
     /// The call failed below the tool: protocol error, transport failure,
     /// timeout, cancellation, closed connection. The cause is the
@@ -97,6 +124,7 @@ impl ToolError {
                 | ToolError::ToolFailed { .. }
                 | ToolError::NotFound { .. }
                 | ToolError::Unavailable { .. }
+                | ToolError::Refused { .. }
         )
     }
 

@@ -1,6 +1,9 @@
 //! Tool names: globs, include/exclude filters and sanitizing for model APIs.
 
+use std::collections::HashMap;
 use std::fmt;
+
+use crate::toolbox::{Collision, OnCollision};
 
 /// The longest tool name model APIs accept (OpenAI and Anthropic: 64).
 pub const MAX_TOOL_NAME_LEN: usize = 64;
@@ -354,4 +357,105 @@ fn fnv1a(bytes: &[u8]) -> u32 {
         h = h.wrapping_mul(0x0100_0193);
     }
     h
+}
+
+/// One server's tool names, for [`assign_names`].
+#[derive(Debug)]
+pub(crate) struct NamingInput<'a> {
+    pub(crate) server: &'a str,
+    pub(crate) prefix: &'a str,
+    pub(crate) filter: &'a Filter,
+    pub(crate) tools: Vec<&'a str>,
+    /// Indices into `tools` of the tools no model may see (ascending).
+    pub(crate) app_only: Vec<usize>,
+}
+
+/// A model-facing name given to `tools[tool]` of `input[server]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Assigned {
+    pub(crate) server: usize,
+    pub(crate) tool: usize,
+    pub(crate) name: String,
+}
+
+/// Names every kept tool, deterministically: servers in order, tools in
+/// listing order. A first pass gives each tool its sanitized
+/// `prefix + name` if still free; a second pass renames (or drops) the
+/// losers, so a generated `x_2` never takes a name a real tool has.
+pub(crate) fn assign_names(
+    input: &[NamingInput<'_>],
+    policy: OnCollision,
+) -> (Vec<Assigned>, Vec<Collision>) {
+    let mut taken: HashMap<String, (usize, usize)> = HashMap::new();
+    let mut slots: Vec<Option<Assigned>> = Vec::new();
+    let mut losers = Vec::new();
+    for (si, server) in input.iter().enumerate() {
+        for (ti, tool) in server.tools.iter().enumerate() {
+            if !server.filter.allows(tool) || server.app_only.binary_search(&ti).is_ok() {
+                continue;
+            }
+            let name = sanitize_name(&format!("{}{}", server.prefix, tool));
+            if taken.contains_key(&name) {
+                losers.push((slots.len(), si, ti, name));
+                slots.push(None);
+            } else {
+                taken.insert(name.clone(), (si, ti));
+                slots.push(Some(Assigned {
+                    server: si,
+                    tool: ti,
+                    name,
+                }));
+            }
+        }
+    }
+    let mut collisions = Vec::new();
+    // The next suffix to try per colliding name: k tools that share a name
+    // are renamed in O(k) lookups in all, not O(k²).
+    let mut next_suffix: HashMap<String, usize> = HashMap::new();
+    for (slot, si, ti, name) in losers {
+        let &(wsi, wti) = match taken.get(&name) {
+            Some(w) => w,
+            None => continue,
+        };
+        let renamed_to = match policy {
+            OnCollision::Drop => None,
+            OnCollision::Rename => {
+                let n = next_suffix.entry(name.clone()).or_insert(2);
+                let mut candidate = with_suffix(&name, *n);
+                while taken.contains_key(&candidate) {
+                    *n += 1;
+                    candidate = with_suffix(&name, *n);
+                }
+                *n += 1;
+                debug_assert!(candidate.len() <= MAX_TOOL_NAME_LEN);
+                taken.insert(candidate.clone(), (si, ti));
+                if let Some(s) = slots.get_mut(slot) {
+                    *s = Some(Assigned {
+                        server: si,
+                        tool: ti,
+                        name: candidate.clone(),
+                    });
+                }
+                Some(candidate)
+            }
+        };
+        let get = |s: usize, t: usize| {
+            input
+                .get(s)
+                .map(|i| (i.server, i.tools.get(t).copied().unwrap_or_default()))
+                .unwrap_or_default()
+        };
+        let (winner_server, winner_tool) = get(wsi, wti);
+        let (server, tool) = get(si, ti);
+        tracing::debug!(name = %name, server, tool, winner_server, winner_tool, renamed_to = ?renamed_to, "tool name collision");
+        collisions.push(Collision {
+            name,
+            winner_server: winner_server.to_owned(),
+            winner_tool: winner_tool.to_owned(),
+            server: server.to_owned(),
+            tool: tool.to_owned(),
+            renamed_to,
+        });
+    }
+    (slots.into_iter().flatten().collect(), collisions)
 }

@@ -61,6 +61,7 @@ impl McpTool {
             return self.call(arguments).await.map(ToolTask::Done);
         }
         let arguments = self.checked_arguments(&arguments)?;
+        self.authorize(&arguments).await?;
         let call = self
             .client()
             .call_tool_as_task(self.wire_name(), arguments, TaskOptions::new())

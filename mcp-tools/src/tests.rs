@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 
 use crate::fold::base64_decoded_len;
 use crate::names::with_suffix;
-use crate::toolbox::{NamingInput, assign_names};
+use crate::names::{NamingInput, assign_names};
 use crate::*;
 
 fn result(v: Value) -> CallToolResult {
@@ -276,6 +276,7 @@ fn input<'a>(
         prefix,
         filter,
         tools: tools.to_vec(),
+        app_only: Vec::new(),
     }
 }
 
@@ -320,6 +321,22 @@ fn naming_round_trips_through_the_mapping() {
     assert_eq!(collisions[0].tool, "read_file");
     assert_eq!(collisions[0].winner_tool, "read file");
     assert_eq!(collisions[0].renamed_to.as_deref(), Some("read_file_2"));
+}
+
+#[test]
+fn an_app_only_tool_takes_no_name() {
+    let all = Filter::All;
+    let mut ui = input("ui", "", &all, &["refresh", "show"]);
+    ui.app_only = vec![0];
+    let servers = [ui, input("other", "", &all, &["refresh"])];
+    let (assigned, collisions) = assign_names(&servers, OnCollision::Rename);
+    let names: Vec<(usize, &str)> = assigned
+        .iter()
+        .map(|a| (a.server, a.name.as_str()))
+        .collect();
+    // The model's `refresh` is the other server's, under its own name.
+    assert_eq!(names, [(0, "show"), (1, "refresh")]);
+    assert!(collisions.is_empty());
 }
 
 #[test]
@@ -569,4 +586,46 @@ fn errors_print_each_cause_once() {
         mcp_proto::error::chain(&list).to_string(),
         "listing the tools of server `files` failed: connection closed: server exited with status 1"
     );
+}
+
+/// Naming a server's tools is linear in how many it lists, however many
+/// share a name (as every decode: `mcp-cli/tests/scaling.rs`); `cargo
+/// xtask scaling` runs this.
+#[test]
+#[ignore = "timing: run by `cargo xtask scaling`"]
+fn scaling_of_tool_names() {
+    use test_support::scaling::{Shape, check, repeated};
+    fn names(b: &[u8]) {
+        let text = std::str::from_utf8(b).unwrap_or_default();
+        let filter = Filter::All;
+        let servers = [NamingInput {
+            server: "s",
+            prefix: "",
+            filter: &filter,
+            tools: text.lines().collect(),
+            app_only: Vec::new(),
+        }];
+        let (assigned, _) = assign_names(&servers, OnCollision::Rename);
+        assert_eq!(assigned.len(), text.lines().count());
+    }
+    check(&[
+        Shape {
+            name: "tool names: one name listed n times",
+            build: |n| repeated("", n, "\n", |_| "x".to_owned(), ""),
+            run: names,
+        },
+        Shape {
+            name: "tool names: names that sanitize alike",
+            build: |n| {
+                repeated(
+                    "",
+                    n,
+                    "\n",
+                    |i| ["a.b", "a/b", "a b", "a_b"][i % 4].to_owned(),
+                    "",
+                )
+            },
+            run: names,
+        },
+    ]);
 }

@@ -3,16 +3,17 @@
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Weak};
-use std::time::Duration;
 
 use mcp_client::{Client, ClientError};
 use mcp_proto::ErrorCode;
 use mcp_proto::RawJson;
-use mcp_proto::schema::{CallToolResult, ContentBlock, ProgressParams, ToolAnnotations};
+use mcp_proto::schema::{CallToolResult, ContentBlock, ToolAnnotations};
 use serde_json::Value;
 
 use crate::error::ToolError;
 use crate::fold::fold_result;
+use crate::options::ToolOptions;
+use crate::policy::{ApprovalRequest, Decision, Refusal, Verdict};
 use crate::schema::Checker;
 use crate::toolbox::Inner as ToolboxInner;
 
@@ -76,6 +77,11 @@ pub struct ToolOutput {
     pub text: String,
     /// The raw result, with every block and `structuredContent`.
     pub result: CallToolResult,
+    /// How `text` was cut to the tool's result budget, if it was (the
+    /// [`Toolbox`](crate::Toolbox)'s budgets; `result` is never cut).
+    /// Boxed: an output moves through every call's futures, and most are
+    /// not cut.
+    pub cut: Option<Box<crate::Cut>>,
 }
 
 impl ToolOutput {
@@ -84,6 +90,7 @@ impl ToolOutput {
         ToolOutput {
             text: fold_result(&result),
             result,
+            cut: None,
         }
     }
 
@@ -92,7 +99,11 @@ impl ToolOutput {
         let text = text.into();
         let mut result = empty_result();
         result.content.push(ContentBlock::text(text.clone()));
-        ToolOutput { text, result }
+        ToolOutput {
+            text,
+            result,
+            cut: None,
+        }
     }
 
     /// The structured result decoded as `T`, if the tool returned one
@@ -109,87 +120,6 @@ fn empty_result() -> CallToolResult {
         Ok(r) => r,
         // Every field of `CallToolResult` has a serde default.
         Err(e) => unreachable!("an empty CallToolResult always decodes: {e}"),
-    }
-}
-
-/// How an [`McpTool`] calls its server.
-#[derive(Clone)]
-#[non_exhaustive]
-pub struct ToolOptions {
-    /// Check arguments against the input schema before sending (default on).
-    /// A mismatch is [`ToolError::InvalidArguments`] and nothing is sent.
-    pub validate_arguments: bool,
-    /// Check `structuredContent` against the output schema (default on;
-    /// only with the `jsonschema` feature, a no-op without it).
-    pub validate_output: bool,
-    /// Per-call timeout, reset by progress (default: the client's).
-    pub timeout: Option<Duration>,
-    /// Called with each progress notification of a call (the tool's
-    /// model-facing name, the progress), see [`on_progress`](Self::on_progress).
-    on_progress: Option<ToolProgressFn>,
-}
-
-/// Called with a tool's name and a progress notification of its call.
-pub type ToolProgressFn = Arc<dyn Fn(&str, ProgressParams) + Send + Sync>;
-
-impl std::fmt::Debug for ToolOptions {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ToolOptions")
-            .field("validate_arguments", &self.validate_arguments)
-            .field("validate_output", &self.validate_output)
-            .field("timeout", &self.timeout)
-            .field("on_progress", &self.on_progress.is_some())
-            .finish()
-    }
-}
-
-impl Default for ToolOptions {
-    fn default() -> Self {
-        ToolOptions {
-            validate_arguments: true,
-            validate_output: true,
-            timeout: None,
-            on_progress: None,
-        }
-    }
-}
-
-impl ToolOptions {
-    /// The defaults.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Turns argument checking on or off.
-    #[must_use]
-    pub fn validate_arguments(mut self, on: bool) -> Self {
-        self.validate_arguments = on;
-        self
-    }
-
-    /// Turns output-schema checking on or off (feature `jsonschema`).
-    #[must_use]
-    pub fn validate_output(mut self, on: bool) -> Self {
-        self.validate_output = on;
-        self
-    }
-
-    /// Sets the per-call timeout.
-    #[must_use]
-    pub fn timeout(mut self, t: Duration) -> Self {
-        self.timeout = Some(t);
-        self
-    }
-
-    /// Calls `f` with each progress notification of a call: the tool's
-    /// model-facing name and the progress. A tool the server runs as a
-    /// task reports each status change this way (the message is
-    /// `"<status>: <status message>"`), so a long-running tool shows what
-    /// it is doing. `f` runs on the connection's task: keep it short.
-    #[must_use]
-    pub fn on_progress(mut self, f: impl Fn(&str, ProgressParams) + Send + Sync + 'static) -> Self {
-        self.on_progress = Some(Arc::new(f));
-        self
     }
 }
 
@@ -227,6 +157,9 @@ struct ToolInner {
     checker: std::sync::OnceLock<Option<Box<Checker>>>,
     #[cfg(feature = "jsonschema")]
     output: std::sync::OnceLock<Option<Box<jsonschema::Validator>>>,
+    /// The policy's verdict (it depends on the definition and the server
+    /// only), decided at the first call or listing that needs it.
+    verdict: std::sync::OnceLock<Verdict>,
     toolbox: Weak<ToolboxInner>,
 }
 
@@ -281,12 +214,15 @@ impl McpTool {
         .unwrap_or_else(|| unreachable!("index 0 of a list of one"))
     }
 
-    /// Lists `client`'s tools and wraps each one.
+    /// Lists `client`'s tools and wraps each one a model may be offered:
+    /// MCP Apps tools for their app only (`_meta.ui.visibility` without
+    /// `"model"`) are left out, as from a [`Toolbox`](crate::Toolbox).
     pub async fn list(client: &Client) -> Result<Vec<McpTool>, ClientError> {
         Ok(client
             .list_all::<mcp_proto::schema::Tool>()
             .await?
             .into_iter()
+            .filter(mcp_proto::schema::Tool::is_model_visible)
             .map(|t| McpTool::new(client.clone(), t))
             .collect())
     }
@@ -316,9 +252,15 @@ impl McpTool {
                 checker: std::sync::OnceLock::new(),
                 #[cfg(feature = "jsonschema")]
                 output: std::sync::OnceLock::new(),
+                verdict: std::sync::OnceLock::new(),
                 toolbox,
             }),
         })
+    }
+
+    /// The model-facing name, shared (the toolbox's index keys).
+    pub(crate) fn name_arc(&self) -> Arc<str> {
+        self.inner.name.clone()
     }
 
     /// The server's definition, verbatim (its `name` is the wire name).
@@ -347,7 +289,8 @@ impl McpTool {
         if let Some(tb) = self.inner.toolbox.upgrade() {
             return ToolboxInner::call(&tb, &self.inner.name, arguments).await;
         }
-        match self.attempt(&arguments).await {
+        let mut approved = false;
+        match self.attempt(&arguments, &mut approved).await {
             Ok(out) => Ok(out),
             Err(AttemptError::Final(e)) => Err(e),
             Err(AttemptError::ToolSetChanged(first)) => {
@@ -376,7 +319,7 @@ impl McpTool {
                     Weak::new(),
                 )
                 .ok_or_else(not_found)?;
-                match again.attempt(&arguments).await {
+                match again.attempt(&arguments, &mut approved).await {
                     Ok(out) => Ok(out),
                     Err(AttemptError::Final(e)) => Err(e),
                     Err(AttemptError::ToolSetChanged(_)) => Err(self.fatal(first)),
@@ -426,6 +369,69 @@ impl McpTool {
         Ok(arguments)
     }
 
+    /// What the [policy](ToolOptions::policy) says of this tool (`None`
+    /// without one).
+    pub fn verdict(&self) -> Option<&Verdict> {
+        let policy = self.inner.options.policy.as_ref()?;
+        Some(
+            self.inner
+                .verdict
+                .get_or_init(|| policy.decide(self.server(), self.definition())),
+        )
+    }
+
+    /// Checks a call with `arguments` against the [policy](ToolOptions::policy)
+    /// before anything is sent: allowed, approved by the person asked
+    /// ([`on_ask`](ToolOptions::on_ask)), or [`ToolError::Refused`].
+    /// Every call of this crate goes through it; a caller that sends
+    /// `tools/call` itself (a host starting a task, a command line) calls
+    /// it first.
+    pub async fn authorize(&self, arguments: &Value) -> Result<(), ToolError> {
+        self.authorize_once(arguments, &mut false).await
+    }
+
+    /// [`authorize`](Self::authorize), asking at most once per call:
+    /// `approved` is set once a person approved it, and a retry of the
+    /// same call (after the tool set changed) is not asked again.
+    pub(crate) async fn authorize_once(
+        &self,
+        arguments: &Value,
+        approved: &mut bool,
+    ) -> Result<(), ToolError> {
+        let Some(verdict) = self.verdict() else {
+            return Ok(());
+        };
+        let refused = |why| ToolError::Refused {
+            tool: self.inner.name.to_string(),
+            server: self.server().map(str::to_owned),
+            why,
+        };
+        let because = verdict.because.clone();
+        match verdict.decision {
+            Decision::Allow => Ok(()),
+            Decision::Deny => Err(refused(Refusal::Denied { because })),
+            Decision::Ask if *approved => Ok(()),
+            Decision::Ask => {
+                let Some(ask) = &self.inner.options.on_ask else {
+                    return Err(refused(Refusal::NoOneToAsk { because }));
+                };
+                let request = ApprovalRequest {
+                    tool: self.inner.name.to_string(),
+                    server: self.server().map(str::to_owned),
+                    definition: self.definition().clone(),
+                    arguments: arguments.clone(),
+                    because: because.clone(),
+                };
+                if ask(request).await {
+                    *approved = true;
+                    Ok(())
+                } else {
+                    Err(refused(Refusal::Declined { because }))
+                }
+            }
+        }
+    }
+
     pub(crate) fn fatal_error(&self, source: ClientError) -> ToolError {
         self.fatal(source)
     }
@@ -439,7 +445,11 @@ impl McpTool {
 
     /// Checks the arguments, sends `tools/call` once, and sorts the outcome
     /// by owner.
-    pub(crate) async fn attempt(&self, arguments: &Value) -> Result<ToolOutput, AttemptError> {
+    pub(crate) async fn attempt(
+        &self,
+        arguments: &Value,
+        approved: &mut bool,
+    ) -> Result<ToolOutput, AttemptError> {
         let tool: &str = &self.inner.name;
         let invalid = |message: String| {
             AttemptError::Final(ToolError::InvalidArguments {
@@ -449,6 +459,9 @@ impl McpTool {
         };
         let arguments = self
             .checked_arguments(arguments)
+            .map_err(AttemptError::Final)?;
+        self.authorize_once(&arguments, approved)
+            .await
             .map_err(AttemptError::Final)?;
         // Agents' tools may run long: asking for progress lets a server that
         // reports it keep the call alive past the timeout.
@@ -590,146 +603,10 @@ impl Tool for McpTool {
     }
 }
 
-/// A tool in the OpenAI Chat Completions function-calling shape:
-/// `{"type": "function", "function": {"name", "description", "parameters"}}`,
-/// with the input schema verbatim as `parameters`. (The Responses API takes
-/// the inner object's members at the top level next to `"type"`.)
-pub fn openai_function<T: Tool + ?Sized>(tool: &T) -> Value {
-    let mut f = serde_json::Map::new();
-    f.insert("name".into(), Value::from(tool.name()));
-    if let Some(d) = tool.description() {
-        f.insert("description".into(), Value::from(d));
-    }
-    f.insert("parameters".into(), schema_value(tool.input_schema()));
-    serde_json::json!({"type": "function", "function": Value::Object(f)})
-}
-
-/// A tool in the Anthropic Messages API shape:
-/// `{"name", "description", "input_schema"}`, with the input schema verbatim.
-pub fn anthropic_tool<T: Tool + ?Sized>(tool: &T) -> Value {
-    let mut f = serde_json::Map::new();
-    f.insert("name".into(), Value::from(tool.name()));
-    if let Some(d) = tool.description() {
-        f.insert("description".into(), Value::from(d));
-    }
-    f.insert("input_schema".into(), schema_value(tool.input_schema()));
-    Value::Object(f)
-}
-
 /// A schema's text as a `Value` (an object schema accepting anything if it
 /// does not decode, which a schema received in a message always does).
 pub(crate) fn schema_value(schema: &RawJson) -> Value {
     schema
         .decode()
         .unwrap_or_else(|_| Value::Object(serde_json::Map::new()))
-}
-
-/// Which model API's tool shape a [`ModelTool`] is written in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum ModelApi {
-    /// OpenAI Chat Completions:
-    /// `{"type": "function", "function": {"name", "description", "parameters"}}`
-    /// (what [`openai_function`] builds as a `Value`).
-    OpenAiChat,
-    /// Anthropic Messages: `{"name", "description", "input_schema"}` (what
-    /// [`anthropic_tool`] builds as a `Value`).
-    Anthropic,
-}
-
-/// A tool as a model API takes it, ready to be serialized into the request
-/// ([`Toolbox::openai_definitions`](crate::Toolbox::openai_definitions),
-/// [`Toolbox::anthropic_definitions`](crate::Toolbox::anthropic_definitions)).
-///
-/// Serializing it writes the input schema verbatim, as the server sent it:
-/// nothing is decoded. An agent sends every tool's definition on every turn;
-/// building them as `serde_json::Value`s ([`openai_function`]) decodes each
-/// schema into a tree and encodes it again, some ten times the cost of
-/// encoding the schemas once (BENCHMARKS.md, catalogs), where this costs
-/// less than that one encoding. Cheap to build and clone (it shares the
-/// tool).
-///
-/// ```
-/// # async fn f(toolbox: mcp_tools::Toolbox) -> serde_json::Result<()> {
-/// let body = serde_json::json!({
-///     "model": "gpt-4.1",
-///     "messages": [{"role": "user", "content": "What changed in the repo?"}],
-///     "tools": toolbox.openai_definitions().await,
-/// });
-/// let bytes = serde_json::to_vec(&body)?; // or serde_json::to_writer(socket, ...)
-/// # let _ = bytes; Ok(()) }
-/// ```
-#[derive(Debug, Clone)]
-pub struct ModelTool {
-    tool: McpTool,
-    api: ModelApi,
-}
-
-impl ModelTool {
-    /// `tool` in `api`'s shape.
-    pub fn new(tool: McpTool, api: ModelApi) -> Self {
-        ModelTool { tool, api }
-    }
-
-    /// The tool.
-    pub fn tool(&self) -> &McpTool {
-        &self.tool
-    }
-
-    /// The API whose shape it is written in.
-    pub fn api(&self) -> ModelApi {
-        self.api
-    }
-
-    /// As a `serde_json::Value` (decodes the schema: prefer serializing
-    /// the `ModelTool` itself).
-    pub fn to_value(&self) -> Value {
-        match self.api {
-            ModelApi::OpenAiChat => openai_function(&self.tool),
-            ModelApi::Anthropic => anthropic_tool(&self.tool),
-        }
-    }
-}
-
-impl serde::Serialize for ModelTool {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeMap;
-        let t = &self.tool;
-        match self.api {
-            ModelApi::OpenAiChat => {
-                let mut m = s.serialize_map(Some(2))?;
-                m.serialize_entry("type", "function")?;
-                m.serialize_entry("function", &Definition::new(t, "parameters"))?;
-                m.end()
-            }
-            ModelApi::Anthropic => Definition::new(t, "input_schema").serialize(s),
-        }
-    }
-}
-
-/// `{"name", "description", <schema_key>}` with the schema verbatim.
-struct Definition<'a> {
-    tool: &'a McpTool,
-    schema_key: &'static str,
-}
-
-impl<'a> Definition<'a> {
-    fn new(tool: &'a McpTool, schema_key: &'static str) -> Self {
-        Definition { tool, schema_key }
-    }
-}
-
-impl serde::Serialize for Definition<'_> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeMap;
-        let t = self.tool;
-        let description = Tool::description(t);
-        let mut m = s.serialize_map(Some(2 + usize::from(description.is_some())))?;
-        m.serialize_entry("name", Tool::name(t))?;
-        if let Some(d) = description {
-            m.serialize_entry("description", d)?;
-        }
-        m.serialize_entry(self.schema_key, Tool::input_schema(t))?;
-        m.end()
-    }
 }

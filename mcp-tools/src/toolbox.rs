@@ -2,7 +2,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, RwLock, Weak};
+use std::sync::{Arc, Mutex, OnceLock, RwLock, Weak};
 
 use mcp_client::{Client, ClientError, ListKind, ResponseFuture};
 use mcp_proto::Era;
@@ -10,12 +10,15 @@ use mcp_proto::schema::{ListenResult, SubscriptionFilter};
 use serde_json::Value;
 use tokio::sync::watch;
 
+use crate::budget::{ResultStore, ResultsConfig, ServerBudgets};
 use crate::error::{ToolError, ToolboxError};
-use crate::names::{Filter, MAX_TOOL_NAME_LEN, sanitize_name, with_suffix};
-use crate::tool::{
-    AttemptError, McpTool, ModelApi, ModelTool, ToolOptions, ToolOutput, anthropic_tool,
-    openai_function,
-};
+use crate::export::{ModelApi, ModelTool};
+use crate::meta::{Meta, free_name};
+use crate::names::{Filter, NamingInput, assign_names};
+use crate::options::ToolOptions;
+use crate::policy::Decision;
+use crate::search::{SearchHit, ToolIndex};
+use crate::tool::{AttemptError, McpTool, ToolOutput};
 
 /// What to do when two tools end up with the same model-facing name (after
 /// prefixing and sanitizing). The tool met first keeps the name: servers in
@@ -68,6 +71,8 @@ pub struct Server {
     prefix: String,
     filter: Filter,
     listed: Option<Arc<Vec<mcp_proto::schema::Tool>>>,
+    /// Result budgets (set in `budget.rs`).
+    pub(crate) budgets: ServerBudgets,
 }
 
 impl Server {
@@ -80,6 +85,7 @@ impl Server {
             prefix: String::new(),
             filter: Filter::All,
             listed: None,
+            budgets: ServerBudgets::default(),
         }
     }
 
@@ -121,6 +127,8 @@ pub struct ToolboxBuilder {
     on_collision: OnCollision,
     options: ToolOptions,
     listen: bool,
+    /// Result budgets and their store (set in `budget.rs`).
+    pub(crate) results: ResultsConfig,
 }
 
 impl Default for ToolboxBuilder {
@@ -130,6 +138,7 @@ impl Default for ToolboxBuilder {
             on_collision: OnCollision::default(),
             options: ToolOptions::default(),
             listen: true,
+            results: ResultsConfig::default(),
         }
     }
 }
@@ -199,6 +208,7 @@ impl ToolboxBuilder {
                 name: s.name,
                 prefix: s.prefix,
                 filter: s.filter,
+                budgets: s.budgets,
                 client: s.client,
                 changes: Mutex::new(changes),
                 forced: AtomicBool::new(false),
@@ -210,6 +220,7 @@ impl ToolboxBuilder {
             lists,
             self.on_collision,
             self.options,
+            self.results,
         ))
     }
 }
@@ -248,7 +259,7 @@ fn open_listen(client: &Client) -> Option<ResponseFuture<ListenResult>> {
 /// Many MCP servers' tools as one set of model-facing tools.
 ///
 /// - **Names.** Each tool is exposed as `prefix + name`, sanitized to what
-///   model APIs accept ([`sanitize_name`]); [`resolve`](Toolbox::resolve)
+///   model APIs accept ([`sanitize_name`](crate::sanitize_name)); [`resolve`](Toolbox::resolve)
 ///   maps a model-facing name back to its server and wire name. Collisions
 ///   are resolved deterministically ([`OnCollision`]) and reported
 ///   ([`collisions`](Toolbox::collisions)).
@@ -263,6 +274,17 @@ fn open_listen(client: &Client) -> Option<ResponseFuture<ListenResult>> {
 ///   once.
 /// - **Export.** [`openai_tools`](Toolbox::openai_tools) and
 ///   [`anthropic_tools`](Toolbox::anthropic_tools).
+/// - **The model's tools only.** A toolbox's tools are the tools a model
+///   may be offered: [`tools`](Toolbox::tools), [`snapshot`](Toolbox::snapshot),
+///   [`get`](Toolbox::get), [`call`](Toolbox::call), the exports and
+///   everything built on them leave out MCP Apps tools whose
+///   `_meta.ui.visibility` leaves out `"model"` (an app-only tool, for its
+///   UI's buttons), decided by one predicate,
+///   [`Tool::is_model_visible`](mcp_proto::schema::Tool::is_model_visible).
+///   Such a tool takes no model-facing name (it never makes another
+///   tool `_2`), and a model that calls it by name gets
+///   [`ToolError::NotFound`]. The application calls it for the app with
+///   [`call_from_app`](Toolbox::call_from_app).
 ///
 /// Cheap to clone; clones share state.
 #[derive(Clone)]
@@ -283,7 +305,7 @@ impl std::fmt::Debug for Toolbox {
                     .map(|s| &s.name)
                     .collect::<Vec<_>>(),
             )
-            .field("tools", &catalog.tools.len())
+            .field("tools", &catalog.offered().len())
             .finish()
     }
 }
@@ -296,6 +318,7 @@ impl Default for Toolbox {
             Vec::new(),
             OnCollision::default(),
             ToolOptions::default(),
+            ResultsConfig::default(),
         )
     }
 }
@@ -312,13 +335,20 @@ impl Toolbox {
         lists: Vec<Arc<Vec<mcp_proto::schema::Tool>>>,
         on_collision: OnCollision,
         options: ToolOptions,
+        results: ResultsConfig,
     ) -> Toolbox {
+        let budgets = results.any(states.iter().map(|s| &s.budgets));
+        let results = Results {
+            default: results.default,
+            store: budgets.then(|| results.store()),
+        };
         let inner = Arc::new_cyclic(|me: &Weak<Inner>| {
-            let catalog = Catalog::build(&states, lists, on_collision, &options, me);
+            let catalog = Catalog::build(&states, lists, on_collision, &options, &results, me);
             Inner {
                 servers: states,
                 on_collision,
                 options,
+                results,
                 catalog: RwLock::new(Arc::new(catalog)),
                 refresh: tokio::sync::Mutex::new(()),
                 me: me.clone(),
@@ -333,9 +363,10 @@ impl Toolbox {
         self.snapshot()
     }
 
-    /// The tools as of the last listing (no I/O).
+    /// The tools as of the last listing (no I/O), without those the
+    /// [tool policy](crate::ToolOptions::policy) denies.
     pub fn snapshot(&self) -> Vec<McpTool> {
-        self.inner.snapshot().tools.clone()
+        self.inner.snapshot().offered().to_vec()
     }
 
     /// The tool the model knows as `name` (no I/O).
@@ -353,9 +384,47 @@ impl Toolbox {
         })
     }
 
+    /// The tools that best match `query` (words as a person would write
+    /// them), best first, at most `limit`; after listing again any server
+    /// that said its tools changed. What a tool is matched on, and how, is
+    /// in the [`search`](crate::search) module's docs. The index is built at
+    /// the first search after each listing and kept until the next.
+    pub async fn search(&self, query: &str, limit: usize) -> Vec<SearchHit> {
+        self.inner.refresh_stale().await;
+        let catalog = self.inner.snapshot();
+        catalog
+            .search_index()
+            .search(query, limit)
+            .into_iter()
+            .filter_map(|hit| {
+                let tool = catalog.tools.get(hit.id)?.clone();
+                Some(SearchHit {
+                    name: crate::Tool::name(&tool).to_owned(),
+                    tool,
+                    score: hit.score,
+                })
+            })
+            .collect()
+    }
+
     /// The name collisions of the last listing.
     pub fn collisions(&self) -> Vec<Collision> {
         self.inner.snapshot().collisions.clone()
+    }
+
+    /// The server named `server`: its client, its last listing (whole: app-only
+    /// tools too), its filter and the tool options, after re-listing stale
+    /// servers. For calls that do not go by a model-facing name.
+    pub(crate) async fn server_listing(&self, server: &str) -> Option<ServerListing> {
+        self.inner.refresh_stale().await;
+        let i = self.inner.servers.iter().position(|s| s.name == server)?;
+        let state = self.inner.servers.get(i)?;
+        Some(ServerListing {
+            client: state.client.clone(),
+            tools: self.inner.snapshot().lists.get(i)?.clone(),
+            filter: state.filter.clone(),
+            options: self.inner.options.clone(),
+        })
     }
 
     /// Calls the tool the model knows as `name` with the model's arguments.
@@ -391,14 +460,26 @@ impl Toolbox {
         self.inner.is_stale()
     }
 
-    /// Every tool in the OpenAI function-calling shape ([`openai_function`]).
+    /// Every tool in the OpenAI function-calling shape
+    /// ([`openai_function`](crate::openai_function)), with the toolbox's own
+    /// as in [`openai_definitions`](Self::openai_definitions).
     pub async fn openai_tools(&self) -> Vec<Value> {
-        self.tools().await.iter().map(openai_function).collect()
+        self.definitions(ModelApi::OpenAiChat)
+            .await
+            .iter()
+            .map(ModelTool::to_value)
+            .collect()
     }
 
-    /// Every tool in the Anthropic tool shape ([`anthropic_tool`]).
+    /// Every tool in the Anthropic tool shape
+    /// ([`anthropic_tool`](crate::anthropic_tool)), with the toolbox's own
+    /// as in [`anthropic_definitions`](Self::anthropic_definitions).
     pub async fn anthropic_tools(&self) -> Vec<Value> {
-        self.tools().await.iter().map(anthropic_tool).collect()
+        self.definitions(ModelApi::Anthropic)
+            .await
+            .iter()
+            .map(ModelTool::to_value)
+            .collect()
     }
 
     /// Every tool in the OpenAI function-calling shape, to serialize into
@@ -415,15 +496,37 @@ impl Toolbox {
         self.definitions(ModelApi::Anthropic).await
     }
 
-    async fn definitions(&self, api: ModelApi) -> Vec<ModelTool> {
+    /// Every tool in `api`'s shape ([`openai_definitions`](Self::openai_definitions)
+    /// and [`anthropic_definitions`](Self::anthropic_definitions) for one
+    /// API each; [`ModelApi::OpenAiResponses`] for OpenAI's Responses API),
+    /// with the toolbox's own (`read_result` when a result budget is set).
+    pub async fn definitions(&self, api: ModelApi) -> Vec<ModelTool> {
         self.inner.refresh_stale().await;
         let catalog = self.inner.snapshot();
-        catalog
-            .tools
+        let mut all: Vec<ModelTool> = catalog
+            .offered()
             .iter()
             .map(|t| ModelTool::new(t.clone(), api))
-            .collect()
+            .collect();
+        all.extend(self.own_definitions(api));
+        all
     }
+
+    /// The toolbox's own tools in `api`'s shape, as of the last listing:
+    /// `read_result` when a result budget is set.
+    pub(crate) fn own_definitions(&self, api: ModelApi) -> Option<ModelTool> {
+        let catalog = self.inner.snapshot();
+        let name = catalog.read_result.as_ref()?;
+        Some(ModelTool::meta(name.clone(), Meta::ReadResult, api))
+    }
+}
+
+/// One server's listing, for [`Toolbox::server_listing`].
+pub(crate) struct ServerListing {
+    pub(crate) client: Client,
+    pub(crate) tools: Arc<Vec<mcp_proto::schema::Tool>>,
+    pub(crate) filter: Filter,
+    pub(crate) options: ToolOptions,
 }
 
 /// Marks servers stale again when dropped with a non-empty `stale`.
@@ -446,16 +549,26 @@ pub(crate) struct Inner {
     servers: Vec<ServerState>,
     on_collision: OnCollision,
     options: ToolOptions,
+    results: Results,
     catalog: RwLock<Arc<Catalog>>,
     /// Held while re-listing, so concurrent callers list once.
     refresh: tokio::sync::Mutex<()>,
     me: Weak<Inner>,
 }
 
+/// The toolbox's result budgets at run time.
+struct Results {
+    /// The toolbox's default budget.
+    default: Option<usize>,
+    /// Where cut results are kept; `None` when no budget is set anywhere.
+    store: Option<ResultStore>,
+}
+
 struct ServerState {
     name: String,
     prefix: String,
     filter: Filter,
+    budgets: ServerBudgets,
     client: Client,
     /// `None` for servers whose tools were handed in ([`Server::listed`]).
     changes: Mutex<Option<watch::Receiver<u64>>>,
@@ -559,6 +672,7 @@ impl Inner {
                 lists,
                 self.on_collision,
                 &self.options,
+                &self.results,
                 &self.me,
             );
             match self.catalog.write() {
@@ -579,10 +693,13 @@ impl Inner {
         let not_found = || ToolError::NotFound {
             name: name.to_owned(),
         };
-        let tool = this.snapshot().get(name).cloned().ok_or_else(not_found)?;
-        let first = match tool.attempt(&arguments).await {
-            Ok(out) => return Ok(out),
-            Err(AttemptError::Final(e)) => return Err(e),
+        let Some(tool) = this.snapshot().get(name).cloned() else {
+            return this.call_own(name, &arguments);
+        };
+        let mut approved = false;
+        let first = match tool.attempt(&arguments, &mut approved).await {
+            Ok(out) => return Ok(this.cut(name, out)),
+            Err(AttemptError::Final(e)) => return Err(this.cut_error(name, e)),
             Err(AttemptError::ToolSetChanged(e)) => e,
         };
         let server = this
@@ -603,10 +720,55 @@ impl Inner {
             });
         }
         let tool = this.snapshot().get(name).cloned().ok_or_else(not_found)?;
-        match tool.attempt(&arguments).await {
-            Ok(out) => Ok(out),
-            Err(AttemptError::Final(e)) => Err(e),
+        match tool.attempt(&arguments, &mut approved).await {
+            Ok(out) => Ok(this.cut(name, out)),
+            Err(AttemptError::Final(e)) => Err(this.cut_error(name, e)),
             Err(AttemptError::ToolSetChanged(_)) => Err(fatal(name, first)),
+        }
+    }
+
+    /// `out` of the tool `name` cut to its budget. A toolbox without
+    /// budgets has no store: one branch, and the output as it is.
+    #[inline]
+    fn cut(&self, name: &str, out: ToolOutput) -> ToolOutput {
+        match &self.results.store {
+            None => out,
+            Some(store) => self.cut_to_budget(store, name, out),
+        }
+    }
+
+    #[inline(never)]
+    fn cut_to_budget(&self, store: &ResultStore, name: &str, out: ToolOutput) -> ToolOutput {
+        let catalog = self.snapshot();
+        match (catalog.budget(name), &catalog.read_result) {
+            (Some(budget), Some(read)) => crate::budget::apply(out, budget, store, read),
+            _ => out,
+        }
+    }
+
+    /// A failed call's explanation cut like an output.
+    fn cut_error(&self, name: &str, e: ToolError) -> ToolError {
+        let (Some(store), ToolError::ToolFailed { .. }) = (&self.results.store, &e) else {
+            return e;
+        };
+        let catalog = self.snapshot();
+        match (catalog.budget(name), &catalog.read_result) {
+            (Some(budget), Some(read)) => crate::budget::apply_to_error(e, budget, store, read),
+            _ => e,
+        }
+    }
+
+    /// A name no server's tool has: one of the toolbox's own tools, or
+    /// [`ToolError::NotFound`].
+    fn call_own(&self, name: &str, arguments: &Value) -> Result<ToolOutput, ToolError> {
+        let catalog = self.snapshot();
+        match (&catalog.read_result, &self.results.store) {
+            (Some(read), Some(store)) if **read == *name => {
+                crate::budget::read_result(store, read, arguments)
+            }
+            _ => Err(ToolError::NotFound {
+                name: name.to_owned(),
+            }),
         }
     }
 }
@@ -619,9 +781,20 @@ fn fatal(name: &str, source: ClientError) -> ToolError {
 }
 
 struct Catalog {
+    /// The tools offered to the model, then (from `offered` on) those the
+    /// policy denies: still found by name, so a call gets a refusal that
+    /// says why rather than "no such tool".
     tools: Vec<McpTool>,
+    offered: usize,
+    /// Each tool's result budget, in the order of `tools`.
+    budgets: Vec<Option<usize>>,
+    /// The name `read_result` got, when results are cut.
+    read_result: Option<Arc<str>>,
     /// Keys shared with the tools' own names (no second copy).
     index: HashMap<Arc<str>, usize>,
+    /// The search index of `tools`, built at the first search of this
+    /// listing (a new listing is a new catalog, so it is never stale).
+    search: OnceLock<ToolIndex>,
     /// Each server's last listing, in server order.
     lists: Vec<Arc<Vec<mcp_proto::schema::Tool>>>,
     collisions: Vec<Collision>,
@@ -632,11 +805,23 @@ impl Catalog {
         self.index.get(name).and_then(|&i| self.tools.get(i))
     }
 
+    fn offered(&self) -> &[McpTool] {
+        self.tools.get(..self.offered).unwrap_or(&self.tools)
+    }
+
+    /// The result budget of the tool the model knows as `name`.
+    fn budget(&self, name: &str) -> Option<usize> {
+        self.index
+            .get(name)
+            .and_then(|&i| self.budgets.get(i).copied().flatten())
+    }
+
     fn build(
         servers: &[ServerState],
         lists: Vec<Arc<Vec<mcp_proto::schema::Tool>>>,
         policy: OnCollision,
         options: &ToolOptions,
+        results: &Results,
         me: &Weak<Inner>,
     ) -> Catalog {
         let input: Vec<NamingInput<'_>> = servers
@@ -647,6 +832,10 @@ impl Catalog {
                 prefix: &s.prefix,
                 filter: &s.filter,
                 tools: tools.iter().map(|t| t.name.as_str()).collect(),
+                // MCP Apps: a tool for its app's UI only is never the model's.
+                app_only: (0..tools.len())
+                    .filter(|&i| tools.get(i).is_some_and(|t| !t.is_model_visible()))
+                    .collect(),
             })
             .collect();
         // A pattern that matches nothing is said at each listing (a server
@@ -656,6 +845,7 @@ impl Catalog {
         }
         let (assigned, collisions) = assign_names(&input, policy);
         let mut tools = Vec::with_capacity(assigned.len());
+        let mut budgets = Vec::with_capacity(assigned.len());
         let mut index = HashMap::with_capacity(assigned.len());
         // Every tool of a server shares one copy of its name.
         let server_names: Vec<Arc<str>> = servers.iter().map(|s| Arc::from(&*s.name)).collect();
@@ -681,108 +871,62 @@ impl Catalog {
                 continue;
             };
             index.insert(name, tools.len());
+            budgets.push(server.budgets.of(tool.wire_name(), results.default));
             tools.push(tool);
         }
+        // Denied tools go last (in order), out of the offered part, each
+        // with its budget beside it.
+        let denied = |t: &McpTool| t.verdict().is_some_and(|v| v.decision == Decision::Deny);
+        let mut offered = tools.len();
+        if tools.iter().any(denied) {
+            let (keep, deny): (Vec<_>, Vec<_>) = tools
+                .into_iter()
+                .zip(budgets)
+                .partition(|(t, _)| !denied(t));
+            offered = keep.len();
+            (tools, budgets) = keep.into_iter().chain(deny).unzip();
+            index = tools
+                .iter()
+                .enumerate()
+                .map(|(i, t)| (t.name_arc(), i))
+                .collect();
+        }
+        let read_result = results
+            .store
+            .is_some()
+            .then(|| free_name(Meta::ReadResult.base_name(), |n| index.contains_key(n)));
         Catalog {
             tools,
+            offered,
+            budgets,
+            read_result,
             index,
+            search: OnceLock::new(),
             lists,
             collisions,
         }
     }
-}
 
-/// One server's tool names, for [`assign_names`].
-#[derive(Debug)]
-pub(crate) struct NamingInput<'a> {
-    pub(crate) server: &'a str,
-    pub(crate) prefix: &'a str,
-    pub(crate) filter: &'a Filter,
-    pub(crate) tools: Vec<&'a str>,
-}
-
-/// A model-facing name given to `tools[tool]` of `input[server]`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Assigned {
-    pub(crate) server: usize,
-    pub(crate) tool: usize,
-    pub(crate) name: String,
-}
-
-/// Names every kept tool, deterministically: servers in order, tools in
-/// listing order. A first pass gives each tool its sanitized
-/// `prefix + name` if still free; a second pass renames (or drops) the
-/// losers, so a generated `x_2` never takes a name a real tool has.
-pub(crate) fn assign_names(
-    input: &[NamingInput<'_>],
-    policy: OnCollision,
-) -> (Vec<Assigned>, Vec<Collision>) {
-    let mut taken: HashMap<String, (usize, usize)> = HashMap::new();
-    let mut slots: Vec<Option<Assigned>> = Vec::new();
-    let mut losers = Vec::new();
-    for (si, server) in input.iter().enumerate() {
-        for (ti, tool) in server.tools.iter().enumerate() {
-            if !server.filter.allows(tool) {
-                continue;
-            }
-            let name = sanitize_name(&format!("{}{}", server.prefix, tool));
-            if taken.contains_key(&name) {
-                losers.push((slots.len(), si, ti, name));
-                slots.push(None);
-            } else {
-                taken.insert(name.clone(), (si, ti));
-                slots.push(Some(Assigned {
-                    server: si,
-                    tool: ti,
-                    name,
-                }));
-            }
-        }
-    }
-    let mut collisions = Vec::new();
-    for (slot, si, ti, name) in losers {
-        let &(wsi, wti) = match taken.get(&name) {
-            Some(w) => w,
-            None => continue,
-        };
-        let renamed_to = match policy {
-            OnCollision::Drop => None,
-            OnCollision::Rename => {
-                let mut n = 2;
-                let mut candidate = with_suffix(&name, n);
-                while taken.contains_key(&candidate) {
-                    n += 1;
-                    candidate = with_suffix(&name, n);
+    /// The search index, built once per catalog: the tools, with their
+    /// servers' names and instructions.
+    fn search_index(&self) -> &ToolIndex {
+        self.search.get_or_init(|| {
+            let mut b = ToolIndex::builder();
+            let mut current: Option<&str> = None;
+            // Only what the model may be offered: a denied tool is never a hit.
+            for (i, tool) in self.offered().iter().enumerate() {
+                if current != tool.server() {
+                    current = tool.server();
+                    let info = tool.client().server();
+                    let name = match &info {
+                        Some(i) => format!("{} {}", current.unwrap_or(""), i.implementation.name),
+                        None => current.unwrap_or("").to_owned(),
+                    };
+                    b.server(&name, info.as_ref().and_then(|i| i.instructions.as_deref()));
                 }
-                debug_assert!(candidate.len() <= MAX_TOOL_NAME_LEN);
-                taken.insert(candidate.clone(), (si, ti));
-                if let Some(s) = slots.get_mut(slot) {
-                    *s = Some(Assigned {
-                        server: si,
-                        tool: ti,
-                        name: candidate.clone(),
-                    });
-                }
-                Some(candidate)
+                b.tool(i, tool.definition());
             }
-        };
-        let get = |s: usize, t: usize| {
-            input
-                .get(s)
-                .map(|i| (i.server, i.tools.get(t).copied().unwrap_or_default()))
-                .unwrap_or_default()
-        };
-        let (winner_server, winner_tool) = get(wsi, wti);
-        let (server, tool) = get(si, ti);
-        tracing::debug!(name = %name, server, tool, winner_server, winner_tool, renamed_to = ?renamed_to, "tool name collision");
-        collisions.push(Collision {
-            name,
-            winner_server: winner_server.to_owned(),
-            winner_tool: winner_tool.to_owned(),
-            server: server.to_owned(),
-            tool: tool.to_owned(),
-            renamed_to,
-        });
+            b.build()
+        })
     }
-    (slots.into_iter().flatten().collect(), collisions)
 }

@@ -12,7 +12,10 @@ use std::time::Duration;
 
 use mcp_client::{Client, VersionChoice};
 use mcp_proto::{Era, ProtocolVersion};
-use mcp_tools::{Filter, Server, Tool, ToolError, Toolbox, is_valid_model_name};
+use mcp_tools::{
+    DeferredOptions, Filter, ModelApi, ModelTool, Server, Tool, ToolError, Toolbox,
+    estimate_tokens, is_valid_model_name,
+};
 use mcp_transport_stdio::{ServerCommand, Stderr, StdioTransport};
 use serde_json::json;
 
@@ -90,6 +93,18 @@ async fn server_everything_and_the_python_sdk_as_one_toolbox() {
         "excluded: {names:?}"
     );
     assert_eq!(toolbox.resolve("ev_get-sum").unwrap().tool, "get-sum");
+
+    // Search answers with model-facing names, over both servers; a filtered
+    // tool is not found.
+    let hits = toolbox.search("add up two numbers", 3).await;
+    assert_eq!(hits[0].name, "ev_get-sum", "{hits:?}");
+    assert_eq!(hits[0].tool.wire_name(), "get-sum");
+    assert!(hits.windows(2).all(|w| w[0].score >= w[1].score));
+    let hits = toolbox.search("long running operation", 10).await;
+    assert!(
+        hits.iter().all(|h| !h.name.starts_with("ev_trigger-")),
+        "{hits:?}"
+    );
 
     // Definitions keep the server's schema verbatim.
     let openai = toolbox.openai_tools().await;
@@ -210,6 +225,11 @@ async fn toolbox_follows_a_changing_tool_set(choice: VersionChoice, era: Era) {
         tools.iter().map(|t| t.name().to_owned()).collect()
     };
     assert_eq!(names(toolbox.tools().await), ["unlock"]);
+    let found = |hits: Vec<mcp_tools::SearchHit>| -> Vec<String> {
+        hits.into_iter().map(|h| h.name).collect()
+    };
+    // The index is built here, before the change...
+    assert!(!found(toolbox.search("say hello", 5).await).contains(&"hello".to_owned()));
     let err = toolbox.call("hello", json!({})).await.unwrap_err();
     assert!(matches!(err, ToolError::NotFound { .. }), "{err:?}");
 
@@ -231,10 +251,116 @@ async fn toolbox_follows_a_changing_tool_set(choice: VersionChoice, era: Era) {
         }
     }
     assert!(announced, "no tools/list_changed arrived ({era:?})");
+    // ...and follows it: the search lists again and finds the new tool.
+    assert_eq!(found(toolbox.search("say hello", 5).await)[0], "hello");
+    assert!(!toolbox.is_stale());
     assert_eq!(names(toolbox.tools().await), ["unlock", "hello"]);
     let out = toolbox.call("hello", json!({})).await.unwrap();
     assert_eq!(out.text, "hello from a new tool");
     client.close().await;
+}
+
+/// Deferred loading over server-everything: the model starts with
+/// `search_tools` only, finds `echo` by what it does, sees it the next
+/// turn and calls it.
+#[tokio::test]
+async fn deferred_loading_finds_and_loads_a_real_servers_tool() {
+    let Some(ev) = everything() else {
+        return;
+    };
+    let toolbox = Toolbox::builder()
+        .server(Server::new("everything", connect(ev).await))
+        .build()
+        .await
+        .unwrap();
+    let conversation = toolbox.deferred(DeferredOptions::new());
+    let names = |defs: Vec<ModelTool>| -> Vec<String> {
+        defs.iter().map(|t| t.name().to_owned()).collect()
+    };
+    assert_eq!(
+        names(conversation.definitions(ModelApi::OpenAiChat).await),
+        ["search_tools"]
+    );
+    let out = conversation
+        .call(
+            "search_tools",
+            json!({"query": "repeat back the message I give", "limit": 3}),
+        )
+        .await
+        .unwrap();
+    assert!(out.text.contains(r#""name":"echo""#), "{}", out.text);
+    let next = names(conversation.definitions(ModelApi::OpenAiChat).await);
+    assert!(next.contains(&"echo".to_owned()), "{next:?}");
+    let out = conversation
+        .call("echo", json!({"message": "deferred"}))
+        .await
+        .unwrap();
+    assert!(out.text.contains("deferred"), "{}", out.text);
+}
+
+/// A 5 MiB text result (the Python SDK's `blob` tool) reaches the model as
+/// at most its budget with the note; `result` keeps all of it, and
+/// `read_result` reads on from where the note says.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_5_mib_result_reaches_the_model_as_its_budget() {
+    let Some(py) = python_server() else {
+        return;
+    };
+    let client = connect(py).await;
+    const BUDGET: usize = 10_000;
+    let toolbox = Toolbox::builder()
+        .server(Server::new("py", client.clone()))
+        .result_budget(BUDGET)
+        .build()
+        .await
+        .unwrap();
+    let offered = serde_json::to_string(&toolbox.anthropic_definitions().await).unwrap();
+    assert!(offered.contains(r#""name":"read_result""#), "{offered}");
+
+    let out = toolbox.call("blob", json!({"mib": 5})).await.unwrap();
+    let whole = mcp_tools::fold_result(&out.result);
+    assert_eq!(whole.len(), 5 << 20, "the raw result is whole");
+    assert!(
+        estimate_tokens(&out.text) <= BUDGET,
+        "{}",
+        estimate_tokens(&out.text)
+    );
+    let cut = out.cut.clone().unwrap();
+    assert_eq!(cut.total_bytes, 5 << 20);
+    assert!(cut.shown_bytes > 50_000, "{cut:?}");
+    let id = cut.id.clone().unwrap();
+    assert!(
+        out.text.ends_with(&format!(
+            "To read on, call read_result with {{\"id\": \"{id}\", \"offset\": {}}}.]",
+            cut.shown_bytes
+        )),
+        "{}",
+        &out.text[out.text.len() - 300..]
+    );
+    assert!(whole.starts_with(out.text.split("\n\n[").next().unwrap()));
+
+    // The model reads on, through the same toolbox call.
+    let page = toolbox
+        .call("read_result", json!({"id": id, "offset": cut.shown_bytes}))
+        .await
+        .unwrap();
+    assert!(estimate_tokens(&page.text) <= BUDGET);
+    assert!(
+        page.text.starts_with("xxxx") && page.text.contains("this is bytes "),
+        "{}",
+        &page.text[page.text.len() - 300..]
+    );
+
+    // No budget, no cut: the same call on a toolbox without one.
+    let plain = Toolbox::builder()
+        .server(Server::new("py", client))
+        .build()
+        .await
+        .unwrap();
+    let out = plain.call("blob", json!({"mib": 5})).await.unwrap();
+    assert_eq!((out.text.len(), out.cut), (5 << 20, None));
+    let offered = serde_json::to_string(&plain.anthropic_definitions().await).unwrap();
+    assert!(!offered.contains("read_result"));
 }
 
 #[tokio::test]

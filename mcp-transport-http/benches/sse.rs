@@ -1,6 +1,6 @@
 //! SSE decoder throughput against a naive line-splitting baseline.
 //!
-//! Run: `cargo bench -p mcp-transport-http --bench sse`
+//! Run: `cargo bench -p mcpio-transport-http --bench sse`
 //! Input is fed in 8 KiB chunks, as a socket would deliver it.
 
 use bytes::BytesMut;

@@ -680,6 +680,12 @@ fn tls_connector(
         Some(c) => c,
         None => {
             let roots = root_store(native_roots)?;
+            // ring is the workspace's TLS crypto (no cmake or clang to
+            // build). rustls 0.23.48 deprecates its ring provider only to
+            // steer users to aws-lc-rs's post-quantum key exchange: the same
+            // provider, and a build with the newest dependencies stays free
+            // of warnings.
+            #[allow(deprecated)]
             let provider = Arc::new(rustls::crypto::ring::default_provider());
             let config = rustls::ClientConfig::builder_with_provider(provider)
                 .with_safe_default_protocol_versions()

@@ -6,7 +6,7 @@
 //!
 //! # Why not the `url` crate
 //!
-//! Measured with `cargo tree -p mcp-client -p mcp-transport-stdio -p
+//! Measured with `cargo tree -p mcpio-client -p mcpio-transport-stdio -p
 //! mcp-transport-http -e normal --prefix none | sort -u`: a dependent of the
 //! client, both transports and rustls pulls 63 third-party crates; with
 //! `url` 2.5 (IDNA through ICU4X) it pulls 92. Reference resolution

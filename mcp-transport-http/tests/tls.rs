@@ -67,6 +67,9 @@ fn self_signed() -> Option<(Vec<u8>, Vec<u8>)> {
 /// A TLS loopback server answering each request with its HTTP version, and
 /// a transport to it whose rustls configuration trusts only its certificate.
 async fn tls_server(cert_pem: &[u8], key_pem: &[u8]) -> (Server, HttpTransport) {
+    // Deprecated in rustls 0.23.48 (no post-quantum key exchange), still
+    // the workspace's provider (see `HttpTransportBuilder`'s TLS).
+    #[allow(deprecated)]
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let cert = CertificateDer::from_pem_slice(cert_pem).unwrap();
     let key = PrivateKeyDer::from_pem_slice(key_pem).unwrap();

@@ -8,7 +8,7 @@
 //! - `baseline_read_line_value`: `BufReader::read_line` + `serde_json::from_str::<Value>`;
 //! - `encode`: `JsonLineCodec::encode` into one buffer (the batched write path).
 //!
-//! Run: `cargo bench -p mcp-transport-stdio --bench framing`
+//! Run: `cargo bench -p mcpio-transport-stdio --bench framing`
 
 use std::io::BufRead;
 use std::pin::Pin;

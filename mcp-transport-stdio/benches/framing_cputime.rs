@@ -2,7 +2,7 @@
 //! (best of 30 runs), so the ratios stay meaningful on a loaded machine
 //! where wall-clock samples are mostly scheduling noise.
 //!
-//! Run: `cargo bench -p mcp-transport-stdio --bench framing_cputime`
+//! Run: `cargo bench -p mcpio-transport-stdio --bench framing_cputime`
 
 use std::io::BufRead;
 use std::pin::Pin;

@@ -40,6 +40,7 @@ pub use driver_only::DriverOnly;
 #[cfg(feature = "otel")]
 #[cfg_attr(docsrs, doc(cfg(feature = "otel")))]
 pub mod otel;
+pub mod scaling;
 
 /// How long [`listening`] and [`listening_blocking`] wait for a started peer
 /// to accept a connection: generous, the machine's cores are shared.
@@ -459,6 +460,21 @@ pub fn fastmcp_server() -> Option<PeerCommand> {
     Some(PeerCommand {
         program: peer("fastmcp/bin/python")?,
         args: vec![workspace_dir().join("peers/fastmcp_server.py").into()],
+    })
+}
+
+/// `python peers/fastmcp_apps.py` on the pinned FastMCP venv: a server
+/// using MCP Apps through FastMCP's own support (a UI resource, an
+/// app-only tool, a model-only one; append `stdio`), or `None` as
+/// [`fastmcp_server`]. See the script for its tools.
+///
+/// # Panics
+///
+/// When it is missing and [`peers_required`].
+pub fn fastmcp_apps() -> Option<PeerCommand> {
+    Some(PeerCommand {
+        program: peer("fastmcp/bin/python")?,
+        args: vec![workspace_dir().join("peers/fastmcp_apps.py").into()],
     })
 }
 

@@ -61,7 +61,7 @@ pub(crate) fn bridge_bench(args: &[String]) -> Result {
         }
     }
     peers()?;
-    run(cargo().args(["build", "--release", "-p", "mcp-cli", "--bin", "mcp"]))?;
+    run(cargo().args(["build", "--release", "-p", "mcpio-cli", "--bin", "mcp"]))?;
     run(cargo().args([
         "build",
         "--release",

@@ -4,7 +4,7 @@
 //! serde_json by hand) in release, and rmcp 3.11's `rmcp-catalog` from
 //! `bench/rmcp-scale` (its own Cargo project and target dir,
 //! `target-rmcp/`, outside the workspace's dependency tree), then measures
-//! as the per-call path is measured (`../shared/bench/instr.sh`):
+//! as the per-call path is measured (`cargo xtask bench`):
 //!
 //! - **instructions** with valgrind (callgrind, the client only: the
 //!   server runs natively), two runs of different sizes, the difference:
@@ -104,8 +104,14 @@ pub(crate) fn catalog(args: &[String]) -> Result {
 }
 
 /// The client's instructions (callgrind's total), run once.
-fn instructions(cmd: &[String]) -> Result<u64> {
+pub(crate) fn instructions(cmd: &[String]) -> Result<u64> {
+    instructions_with(cmd, &[])
+}
+
+/// [`instructions`], with `env` set for the client.
+pub(crate) fn instructions_with(cmd: &[String], env: &[(&str, &str)]) -> Result<u64> {
     let out = Command::new("valgrind")
+        .envs(env.iter().copied())
         .args([
             "--tool=callgrind",
             "--callgrind-out-file=/dev/null",

@@ -84,8 +84,10 @@ struct Crate {
     docs_rs: Option<Json>,
 }
 
-/// Builds every library crate's docs (see the module docs).
+/// Builds every library crate's docs (see the module docs), after checking
+/// the facts the docs state that a program can check (`doc_facts.rs`).
 pub(crate) fn docs() -> Result {
+    crate::doc_facts::check()?;
     let (crates, target) = library_crates()?;
     let mut missing = Vec::new();
     for c in &crates {

@@ -18,16 +18,32 @@
 //!   stable and runs each for N seconds (default 60); fails on a finding and
 //!   saves its reproducer under `fuzz/artifacts/` (`fuzz/README.md`).
 //! - `ci`: what `.ci/run` runs: fmt check, clippy (default and all
-//!   features), `test`, all the
-//!   conformance scenarios, the chaos soak for 60 s, `docs`, 30 s of each
-//!   fuzz target.
+//!   features, then with the newest dependencies), `features`, `package`,
+//!   `test`, all the conformance scenarios, the chaos soak for 60 s,
+//!   `scaling`, `docs`, 30 s of each fuzz target.
 //! - `features`: `cargo check` of each feature combination a dependent can
 //!   pick (`FEATURE_BUILDS`; part of `ci`).
 //! - `docs`: each library crate's documentation as docs.rs builds it (all
 //!   features, one crate at a time, warnings denied), as far as the stable
 //!   toolchain allows; `docs.rs` says what differs (part of `ci`).
+//! - `package`: every publishable package's metadata checked, then
+//!   `cargo package --workspace` (each crate built from its packed files
+//!   alone; part of `ci`). `release-check`: `package`, the names asked of
+//!   crates.io, each packed crate's docs as docs.rs builds them (nightly
+//!   when installed), and a semver check against the last release tag
+//!   (see `release.rs`).
+//! - `newest-deps`: the workspace checked (clippy, warnings denied) with
+//!   the newest dependency versions semver allows, in a scratch copy: what
+//!   a user's own lock file gives (part of `ci`; see `newest.rs`).
 //! - `soak [--seconds N]`: the chaos soak over stdio and HTTP, both eras,
 //!   N split between the four (`xtask/src/soak.rs`).
+//! - `bench [--no-rmcp] [--pooled] [--time] [--scenario NAME]...`: the
+//!   per-call benchmark from a clone alone: a reference server, our
+//!   client, a no-framework floor and rmcp 3.11, all built here;
+//!   instructions per call with valgrind, else throughput (see `bench.rs`).
+//! - `scaling`: every decode and check over a collection a server controls
+//!   measured at 1,000 and 100,000 elements; fails when one is not linear
+//!   (`xtask/src/scaling.rs`).
 //! - `scale [ARGS]`: the scale benchmark (100 stdio servers and 1,000 HTTP
 //!   clients in one process; see `scale.rs`).
 //! - `catalog [--no-rmcp] [--only list|convert|cold|host]...`: the catalog
@@ -40,14 +56,27 @@
 //!   `bridge_bench.rs`).
 //! - `catalog-shapes`: captures the catalog server's tool shapes from real
 //!   servers' `tools/list` (pinned in `peers/` and `peers/catalog/`).
+//! - `search-catalog`: installs the real servers pinned in `peers/search/`
+//!   and captures their tools into the tool-search evaluation's catalog
+//!   (`mcp-tools/tests/search/catalog.json`; see `search.rs`).
+//! - `search-eval`: the tool-search evaluation: recall@5 and MRR@10 on the
+//!   dev and held-out queries, beside plain BM25; fails below the floors.
+//! - `search-bench`: tool search over 10,000 tools: build and query times,
+//!   heap per tool, instructions per build and per query (needs valgrind).
 
+mod bench;
 mod bridge_bench;
 mod catalog;
 mod conformance;
+mod doc_facts;
 mod docs;
 mod fuzz;
 mod json;
+mod newest;
+mod release;
 mod scale;
+mod scaling;
+mod search;
 mod soak;
 
 use std::env;
@@ -69,12 +98,20 @@ fn main() -> ExitCode {
         Some("features") => feature_builds(),
         Some("docs") => docs::docs(),
         Some("soak") => soak::soak(&args[1..]),
+        Some("scaling") => scaling::scaling(&args[1..]),
         Some("scale") => scale::scale(&args[1..]),
         Some("catalog") => catalog::catalog(&args[1..]),
+        Some("bench") => bench::bench(&args[1..]),
+        Some("package") => release::package(),
+        Some("release-check") => release::release_check(),
+        Some("newest-deps") => newest::newest_deps(),
         Some("catalog-shapes") => catalog::shapes(),
+        Some("search-catalog") => search::catalog(),
+        Some("search-eval") => search::eval(),
+        Some("search-bench") => search::bench(),
         _ => {
             eprintln!(
-                "usage: cargo xtask <peers|test|conformance|fuzz|ci|features|docs|soak|scale|catalog|catalog-shapes|bridge-bench> [args]"
+                "usage: cargo xtask <peers|test|conformance|fuzz|ci|features|docs|package|release-check|newest-deps|soak|scaling|bench|scale|catalog|catalog-shapes|bridge-bench|search-catalog|search-eval|search-bench> [args]"
             );
             return ExitCode::from(2);
         }
@@ -209,50 +246,71 @@ const FEATURE_BUILDS: &[&[&str]] = &[
     // wire types only; the message-framed adapter; the transport test
     // kit with its own tests (std only: the transports run it from their
     // tests, in `test`)
-    &["-p", "mcp-proto"],
-    &["-p", "mcp-proto", "--features", "framed"],
-    &["-p", "mcp-proto", "--features", "test-kit", "--all-targets"],
-    &["-p", "mcp-transport-stdio"],
-    &["-p", "mcp-transport-stdio", "--features", "sandbox"],
-    // the launcher alone (no tokio); with the host side and its proxy
-    &["-p", "mcp-sandbox"],
-    &["-p", "mcp-sandbox", "--features", "host"],
-    // the sans-IO session core only
-    &["-p", "mcp-client", "--no-default-features"],
-    &["-p", "mcp-client"],
-    &["-p", "mcp-client", "--features", "skills"],
-    // the trace-context bridge; the duration histograms
-    &["-p", "mcp-client", "--features", "opentelemetry"],
-    &["-p", "mcp-client", "--features", "metrics"],
-    // plain http:// only, no TLS stack
-    &["-p", "mcp-transport-http", "--no-default-features"],
-    // https with the webpki roots (the default)
-    &["-p", "mcp-transport-http"],
-    &["-p", "mcp-transport-http", "--features", "native-roots"],
-    &["-p", "mcp-tools"],
-    &["-p", "mcp-tools", "--features", "jsonschema"],
-    &["-p", "mcp-host"],
-    &["-p", "mcp-host", "--features", "config"],
-    &["-p", "mcp-host", "--features", "stdio"],
-    &["-p", "mcp-host", "--features", "http"],
-    &["-p", "mcp-config", "--no-default-features"],
+    &["-p", "mcpio-proto"],
+    &["-p", "mcpio-proto", "--features", "framed"],
     &[
         "-p",
-        "mcp-config",
+        "mcpio-proto",
+        "--features",
+        "test-kit",
+        "--all-targets",
+    ],
+    &["-p", "mcpio-transport-stdio"],
+    &["-p", "mcpio-transport-stdio", "--features", "sandbox"],
+    // the launcher alone (no tokio); with the host side and its proxy
+    &["-p", "mcpio-sandbox"],
+    &["-p", "mcpio-sandbox", "--features", "host"],
+    // the sans-IO session core only
+    &["-p", "mcpio-client", "--no-default-features"],
+    &["-p", "mcpio-client"],
+    &["-p", "mcpio-client", "--features", "skills"],
+    // the trace-context bridge; the duration histograms
+    &["-p", "mcpio-client", "--features", "opentelemetry"],
+    &["-p", "mcpio-client", "--features", "metrics"],
+    // plain http:// only, no TLS stack
+    &["-p", "mcpio-transport-http", "--no-default-features"],
+    // https with the webpki roots (the default)
+    &["-p", "mcpio-transport-http"],
+    &["-p", "mcpio-transport-http", "--features", "native-roots"],
+    &["-p", "mcpio-tools"],
+    &["-p", "mcpio-tools", "--features", "jsonschema"],
+    &["-p", "mcpio-host"],
+    &["-p", "mcpio-host", "--features", "config"],
+    &["-p", "mcpio-host", "--features", "stdio"],
+    &["-p", "mcpio-host", "--features", "http"],
+    &["-p", "mcpio-config", "--no-default-features"],
+    &[
+        "-p",
+        "mcpio-config",
         "--no-default-features",
         "--features",
         "stdio",
     ],
     &[
         "-p",
-        "mcp-config",
+        "mcpio-config",
         "--no-default-features",
         "--features",
         "http",
     ],
-    &["-p", "mcp-config"],
-    &["-p", "mcp-auth"],
-    &["-p", "mcp-transport-http", "--features", "http2"],
+    &["-p", "mcpio-config"],
+    // Codex's TOML and Goose's YAML, each alone
+    &[
+        "-p",
+        "mcpio-config",
+        "--no-default-features",
+        "--features",
+        "toml",
+    ],
+    &[
+        "-p",
+        "mcpio-config",
+        "--no-default-features",
+        "--features",
+        "yaml",
+    ],
+    &["-p", "mcpio-auth"],
+    &["-p", "mcpio-transport-http", "--features", "http2"],
 ];
 
 fn feature_builds() -> Result {
@@ -283,14 +341,18 @@ fn ci() -> Result {
         "-D",
         "warnings",
     ]))?;
+    // What a user's own lock file gives: the newest compatible dependencies.
+    newest::newest_deps()?;
     feature_builds()?;
+    // Every crate packed and built from its packed files alone.
+    release::package()?;
     // Every test binary runs even after one fails: one CI run names every
     // failing test, not only those of the first failing crate.
     test(&["--no-fail-fast".to_owned()])?;
     // Optional features that default builds skip: full JSON Schema validation
     // and the rig adapter (its test drives a real server through rig).
     run(cargo()
-        .args(["test", "-p", "mcp-tools", "--all-features"])
+        .args(["test", "-p", "mcpio-tools", "--all-features"])
         .env("MCP_PEERS_DIR", root().join(".peers"))
         .env("MCP_REQUIRE_PEERS", "1"))?;
     // The client's spans with both OpenTelemetry features (the workspace
@@ -299,7 +361,7 @@ fn ci() -> Result {
         .args([
             "test",
             "-p",
-            "mcp-client",
+            "mcpio-client",
             "--features",
             "opentelemetry,metrics",
             "--test",
@@ -311,7 +373,7 @@ fn ci() -> Result {
     run(cargo().args([
         "test",
         "-p",
-        "mcp-transport-http",
+        "mcpio-transport-http",
         "--features",
         "http2",
         "--test",
@@ -323,6 +385,7 @@ fn ci() -> Result {
     // each).
     conformance::conformance(&[])?;
     soak::soak(&[])?;
+    scaling::scaling(&[])?;
     docs::docs()?;
     fuzz::fuzz(&["--seconds".into(), "30".into()])
 }

@@ -10,16 +10,34 @@
 //! `--era legacy|auto|modern`,
 //! `--server PATH`; the legacy era is pinned by default, as a host that
 //! knows its server does). HTTP memory is read while the connections are
-//! kept alive and again past the transport's idle timeout. The server defaults to the shared
-//! benchmark's refserver (`/tmp/mcp-bench/target/release/refserver`, built by
-//! `../shared/bench/run.sh`); `REFSERVER` names another one.
+//! kept alive and again past the transport's idle timeout. The server is the
+//! per-call benchmark's `bench-server` (built here in release); `REFSERVER`
+//! names another one that speaks its command line (`--stdio`, `--http 0`,
+//! `--modern`).
 
 use std::env;
 
-use crate::{Result, cargo, run};
+use crate::{Result, cargo, root, run};
 
 /// Builds and runs `scale-bench` with `args`.
 pub(crate) fn scale(args: &[String]) -> Result {
+    let server = match env::var("REFSERVER") {
+        Ok(s) => s,
+        Err(_) => {
+            run(cargo().args([
+                "build",
+                "--release",
+                "-p",
+                "examples",
+                "--bin",
+                "bench-server",
+            ]))?;
+            root()
+                .join("target/release/bench-server")
+                .display()
+                .to_string()
+        }
+    };
     let mut cmd = cargo();
     cmd.args([
         "run",
@@ -30,9 +48,7 @@ pub(crate) fn scale(args: &[String]) -> Result {
         "scale-bench",
         "--",
     ]);
-    if let Ok(server) = env::var("REFSERVER") {
-        cmd.args(["--server", &server]);
-    }
+    cmd.args(["--server", &server]);
     cmd.args(args);
     run(&mut cmd)
 }

@@ -36,7 +36,7 @@ pub(super) fn soak(args: &[String]) -> Result {
         .args([
             "test",
             "-p",
-            "mcp-cli",
+            "mcpio-cli",
             "--test",
             "soak",
             "--",

@@ -1,6 +1,6 @@
 //! `rmcp-scale`: rmcp's side of `examples/src/bin/scale-bench.rs`. One
 //! process holds `--stdio N` stdio servers and `--http M` Streamable HTTP
-//! clients of one loopback `refserver`, all on rmcp 3.11.0 (legacy era:
+//! clients of one loopback `bench-server`, all on rmcp 3.11.0 (legacy era:
 //! `initialize`, `initialized`), on a current-thread runtime as
 //! `scale-bench` is, and prints the same lines: the time to connect all (at
 //! most `--max-at-once` at a time, default 128), private memory
@@ -15,7 +15,7 @@
 //!
 //! ```text
 //! cargo build --release --manifest-path bench/rmcp-scale/Cargo.toml
-//! bench/rmcp-scale/target/release/rmcp-scale --server /tmp/mcp-bench/target/release/refserver
+//! bench/rmcp-scale/target/release/rmcp-scale --server target/release/bench-server
 //! ```
 
 use std::future::Future;

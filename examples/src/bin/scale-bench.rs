@@ -9,10 +9,10 @@
 //!
 //! ```text
 //! cargo run --release -p examples --bin scale-bench -- \
-//!     --server /tmp/mcp-bench/target/release/refserver --stdio 100 --http 1000
+//!     --server target/release/bench-server --stdio 100 --http 1000
 //! ```
 //!
-//! The server is the shared benchmark's `refserver` (`--stdio` per stdio
+//! The server is the per-call benchmark's `bench-server` (`--stdio` per stdio
 //! connection, one `--http 0` for all the HTTP clients), whose memory is its
 //! own process's and not counted. `--era modern` starts it with `--modern`
 //! and asks the client for 2026-07-28; `--era legacy` (the default) pins the
@@ -68,7 +68,7 @@ enum EraArg {
     Auto,
     /// The legacy era pinned: `initialize` at once.
     Legacy,
-    /// 2026-07-28 (refserver `--modern`).
+    /// 2026-07-28 (the server's `--modern`).
     Modern,
 }
 

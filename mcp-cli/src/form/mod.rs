@@ -115,21 +115,56 @@ fn quote(message: &str) -> String {
     format!("\"{}\"", line(message))
 }
 
+/// Asks a yes-or-no question on the terminal (stdin must be one): `lines`
+/// first, then `prompt`. Only `y` or `yes` says yes; Enter, `n`, Ctrl-D
+/// and Ctrl-C (which [`cancel_active`] turns into a no) say no.
+pub(crate) async fn confirm(lines: String, prompt: String) -> bool {
+    let ask = move |tty: &mut Tty| -> std::io::Result<bool> {
+        eprint!("{lines}");
+        loop {
+            match tty.ask(&prompt)? {
+                Typed::Eof | Typed::Cancelled => return Ok(false),
+                Typed::Line(a) => match a.trim().to_ascii_lowercase().as_str() {
+                    "y" | "yes" => return Ok(true),
+                    "" | "n" | "no" => return Ok(false),
+                    _ => eprintln!("  y or n, please"),
+                },
+            }
+        }
+    };
+    with_terminal(ask, |e| {
+        eprintln!("mcp: cannot read the terminal: {e}");
+        false
+    })
+    .await
+    .unwrap_or(false)
+}
+
 /// Runs `ask` on a blocking thread with the terminal, one form at a time,
 /// with Ctrl-C wired to cancel it.
 async fn on_terminal(
     ask: impl FnOnce(&mut Tty) -> std::io::Result<ElicitResult> + Send + 'static,
 ) -> ElicitResult {
+    with_terminal(ask, |e| {
+        eprintln!("mcp: declined the server's request for input: cannot read the terminal: {e}");
+        ElicitResult::decline()
+    })
+    .await
+    .unwrap_or_else(ElicitResult::cancel)
+}
+
+/// Runs `ask` on a blocking thread with the terminal, one question at a
+/// time, with Ctrl-C wired to cancel it; `failed` makes the answer when
+/// the terminal cannot be read. `None` when the thread did not finish.
+async fn with_terminal<T: Send + 'static>(
+    ask: impl FnOnce(&mut Tty) -> std::io::Result<T> + Send + 'static,
+    failed: impl Fn(std::io::Error) -> T + Send + 'static,
+) -> Option<T> {
     let run = tokio::task::spawn_blocking(move || {
         let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
         let mut tty = match Tty::open() {
             Ok(t) => t,
-            Err(e) => {
-                eprintln!(
-                    "mcp: declined the server's request for input: cannot read the terminal: {e}"
-                );
-                return ElicitResult::decline();
-            }
+            Err(e) => return failed(e),
         };
         crate::progress::clear_line();
         let opened = Instant::now();
@@ -143,14 +178,9 @@ async fn on_terminal(
         ASKING.store(false, Ordering::Release);
         tty.close();
         crate::progress::release_held();
-        result.unwrap_or_else(|e| {
-            eprintln!(
-                "mcp: declined the server's request for input: cannot read the terminal: {e}"
-            );
-            ElicitResult::decline()
-        })
+        result.unwrap_or_else(failed)
     });
-    run.await.unwrap_or_else(|_| ElicitResult::cancel())
+    run.await.ok()
 }
 
 /// What the person did at a question.

@@ -10,6 +10,9 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
+
+#[cfg(unix)]
+pub mod terminal;
 #[allow(unused_imports)] // each test file uses some of these
 pub use test_support::{KillOnDrop, PeerCommand, free_port, listening_blocking};
 
@@ -51,6 +54,10 @@ pub fn mcp_in(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
 }
 
 fn run_mcp(mut cmd: Command, args: &[&str], env: &[(&str, &str)]) -> Run {
+    // Tool pins of configured servers go to a file of this test binary's
+    // own (keyed by config file, which each test makes afresh), not to the
+    // user's; a test that follows pins across runs names its own.
+    cmd.env("MCP_PINS_FILE", pins_file());
     cmd.args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -78,6 +85,11 @@ fn run_mcp(mut cmd: Command, args: &[&str], env: &[(&str, &str)]) -> Run {
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
     }
+}
+
+/// Where `mcp` keeps tool pins in these tests unless a test says otherwise.
+pub fn pins_file() -> PathBuf {
+    std::env::temp_dir().join(format!("mcp-cli-tests-pins-{}.json", std::process::id()))
 }
 
 pub fn mcp(args: &[&str]) -> Run {

@@ -27,6 +27,7 @@ pub struct ClientBuilder {
     max_in_flight: usize,
     era_cache: Option<(EraCache, String)>,
     receiver: ReceiverLimits,
+    ui_extension: bool,
 }
 
 impl std::fmt::Debug for ClientBuilder {
@@ -65,6 +66,7 @@ impl ClientBuilder {
             max_in_flight: DEFAULT_MAX_IN_FLIGHT,
             era_cache: None,
             receiver: ReceiverLimits::default(),
+            ui_extension: false,
         }
     }
 
@@ -192,6 +194,18 @@ impl ClientBuilder {
         self
     }
 
+    /// Declare the MCP Apps extension (`io.modelcontextprotocol/ui`, with
+    /// `mimeTypes: ["text/html;profile=mcp-app"]`) in the client
+    /// capabilities (default off): this application renders the servers'
+    /// UI resources, so servers may offer their UI tools. Declared or not,
+    /// a tool's `_meta.ui` is read
+    /// ([`Tool::ui`](mcp_proto::schema::Tool::ui)), and `mcp-tools` keeps
+    /// app-only tools from the model.
+    pub fn ui_extension(mut self, on: bool) -> Self {
+        self.ui_extension = on;
+        self
+    }
+
     /// Re-initialize and retry once when an HTTP session expires (default off;
     /// the HTTP transport's users turn it on).
     pub fn resend_on_session_expiry(mut self, on: bool) -> Self {
@@ -232,6 +246,9 @@ impl ClientBuilder {
             // `tasks.requests` names only what the handler declared
             // (sampling, elicitation); nothing if it declared neither.
             caps = caps.with_task_requests();
+        }
+        if self.ui_extension {
+            caps = caps.with_ui_extension();
         }
         if let Some(existing) = self.config.capabilities.experimental.take() {
             caps.experimental

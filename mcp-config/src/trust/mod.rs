@@ -9,14 +9,13 @@
 //! [`TrustStore`] that remembers decisions by canonical path and hash.
 
 use std::fmt;
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
 use crate::parse::ConfigFile;
+use crate::store_file;
 
 mod summary;
 mod variables;
@@ -193,7 +192,7 @@ impl TrustStore {
     /// Whether `file` (its canonical path, and the hash of the text it was
     /// parsed from) is trusted.
     pub fn is_trusted(&self, file: &ConfigFile) -> Result<bool, TrustError> {
-        let key = canonical(file.path())?;
+        let key = key_of(file)?;
         let hash = file.content_hash().to_string();
         Ok(self.read()?.iter().any(|e| {
             e.get("path").and_then(Value::as_str) == Some(key.as_str())
@@ -205,12 +204,10 @@ impl TrustStore {
     /// text it was parsed from), replacing an earlier decision about the
     /// same path.
     pub fn trust(&self, file: &ConfigFile) -> Result<(), TrustError> {
-        let key = canonical(file.path())?;
+        let key = key_of(file)?;
         let mut entries = self.read()?;
         entries.retain(|e| e.get("path").and_then(Value::as_str) != Some(key.as_str()));
-        let now = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs());
+        let now = store_file::now();
         entries.push(
             json!({"path": key, "sha256": file.content_hash().to_string(), "trustedAt": now}),
         );
@@ -222,9 +219,29 @@ impl TrustStore {
         self.write(entries)
     }
 
-    /// Forgets any decision about `path`; `true` if there was one.
+    /// Forgets any decision about `path`, and about any part of it
+    /// ([`Source::section`](crate::Source::section)); `true` if there was one.
     pub fn revoke(&self, path: &Path) -> Result<bool, TrustError> {
         let key = canonical(path)?;
+        let part = format!("{key}#");
+        let mut entries = self.read()?;
+        let before = entries.len();
+        entries.retain(|e| {
+            e.get("path")
+                .and_then(Value::as_str)
+                .is_none_or(|p| p != key && !p.starts_with(&part))
+        });
+        if entries.len() == before {
+            return Ok(false);
+        }
+        self.write(entries).map(|()| true)
+    }
+
+    /// Forgets the decision about `file` alone (for a part of a file, that
+    /// part: [`Source::section`](crate::Source::section)); `true` if there
+    /// was one.
+    pub fn forget(&self, file: &ConfigFile) -> Result<bool, TrustError> {
+        let key = key_of(file)?;
         let mut entries = self.read()?;
         let before = entries.len();
         entries.retain(|e| e.get("path").and_then(Value::as_str) != Some(key.as_str()));
@@ -235,76 +252,35 @@ impl TrustStore {
     }
 
     fn read(&self) -> Result<Vec<Value>, TrustError> {
-        let io = |what, source| TrustError::Io {
-            path: self.path.clone(),
-            what,
-            source,
+        let Some(root) = store_file::read(&self.path, MAX_TRUST_STORE_SIZE, 1)? else {
+            return Ok(Vec::new());
         };
-        let corrupt = |reason: String| TrustError::Corrupt {
-            path: self.path.clone(),
-            reason,
-        };
-        let meta = match std::fs::metadata(&self.path) {
-            Ok(m) => m,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(e) => return Err(io("cannot read the trust store", e)),
-        };
-        if meta.len() > MAX_TRUST_STORE_SIZE {
-            return Err(corrupt(format!(
-                "{} bytes, more than {MAX_TRUST_STORE_SIZE}",
-                meta.len()
-            )));
-        }
-        let text = std::fs::read(&self.path).map_err(|e| io("cannot read the trust store", e))?;
-        let root: Value = serde_json::from_slice(&text).map_err(|e| corrupt(e.to_string()))?;
-        if root.get("version").and_then(Value::as_u64) != Some(1) {
-            return Err(corrupt("no \"version\": 1".into()));
-        }
         match root.get("trusted") {
             Some(Value::Array(entries)) => Ok(entries.clone()),
-            _ => Err(corrupt("no \"trusted\" list".into())),
+            _ => Err(TrustError::Corrupt {
+                path: self.path.clone(),
+                reason: "no \"trusted\" list".into(),
+            }),
         }
     }
 
-    /// Writes the store atomically: a temporary file in the same folder,
-    /// flushed to disk, then renamed over the store.
+    /// Writes the store atomically ([`store_file::write`]).
     fn write(&self, entries: Vec<Value>) -> Result<(), TrustError> {
-        let io = |what, source| TrustError::Io {
-            path: self.path.clone(),
-            what,
-            source,
-        };
-        let dir = self
-            .path
-            .parent()
-            .filter(|d| !d.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
-        create_private_dir(dir).map_err(|e| io("cannot create the trust store's folder", e))?;
         let mut root = Map::new();
         root.insert("version".into(), json!(1));
         root.insert("trusted".into(), Value::Array(entries));
-        let mut text = serde_json::to_vec_pretty(&Value::Object(root))
-            .map_err(|e| io("cannot encode the trust store", e.into()))?;
-        text.push(b'\n');
-        let name = self
-            .path
-            .file_name()
-            .map_or_else(|| "trust".into(), |n| n.to_string_lossy().into_owned());
-        let nanos = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.subsec_nanos());
-        let tmp = dir.join(format!(".{name}.{}.{nanos}.tmp", std::process::id()));
-        let written = (|| {
-            let mut f = create_private_file(&tmp)?;
-            f.write_all(&text)?;
-            f.sync_all()?;
-            std::fs::rename(&tmp, &self.path)
-        })();
-        if written.is_err() {
-            let _ = std::fs::remove_file(&tmp);
-        }
-        written.map_err(|e| io("cannot write the trust store", e))
+        store_file::write(&self.path, &Value::Object(root))
     }
+}
+
+/// What a decision about `file` is kept under: its canonical path, and
+/// `#` and the section for a part of a file (`/home/u/.claude.json#projects["/src/app"]`).
+fn key_of(file: &ConfigFile) -> Result<String, TrustError> {
+    let path = canonical(file.path())?;
+    Ok(match &file.source().section {
+        Some(section) => format!("{path}#{section}"),
+        None => path,
+    })
 }
 
 /// The canonical path of an existing file, as text.
@@ -317,41 +293,10 @@ fn canonical(path: &Path) -> Result<String, TrustError> {
     Ok(real.to_string_lossy().into_owned())
 }
 
-#[cfg(unix)]
-fn create_private_dir(dir: &Path) -> std::io::Result<()> {
-    use std::os::unix::fs::DirBuilderExt;
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(dir)
-}
-
-#[cfg(not(unix))]
-fn create_private_dir(dir: &Path) -> std::io::Result<()> {
-    std::fs::create_dir_all(dir)
-}
-
-#[cfg(unix)]
-fn create_private_file(path: &Path) -> std::io::Result<std::fs::File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(path)
-}
-
-#[cfg(not(unix))]
-fn create_private_file(path: &Path) -> std::io::Result<std::fs::File> {
-    std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(path)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::{SystemTime, UNIX_EPOCH};
 
     fn temp_dir(name: &str) -> PathBuf {
         let nanos = SystemTime::now()

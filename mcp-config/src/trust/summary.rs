@@ -63,6 +63,15 @@ pub enum Warning {
         /// The command as written.
         command: String,
     },
+    /// A value holds characters that hide text from a person
+    /// ([`hidden_chars`](crate::hidden_chars): zero-width, bidi, tag or
+    /// control characters); the summary shows each escaped.
+    HiddenText {
+        /// Which value: `name`, `command`, `args[2]`, `env`, `url`, ...
+        field: String,
+        /// How many such characters it holds.
+        count: usize,
+    },
 }
 
 impl fmt::Display for Warning {
@@ -85,6 +94,11 @@ impl fmt::Display for Warning {
             Warning::ProjectProgram { command } => {
                 write!(f, "{} is a program of the project itself", Shown(command))
             }
+            Warning::HiddenText { field, count } => write!(
+                f,
+                "{field} hides {count} character{} from view (shown escaped above)",
+                if *count == 1 { "" } else { "s" }
+            ),
         }
     }
 }
@@ -134,6 +148,8 @@ pub struct ServerSummary {
     /// `disabled: true`: a host does not start it (listed anyway: a later
     /// edit enabling it changes the file, and so its hash).
     pub disabled: bool,
+    /// Its `toolPolicy` (which tools run without asking, ask, or never run).
+    pub tool_policy: crate::ToolPolicyConfig,
     /// What to look at twice.
     pub warnings: Vec<Warning>,
 }
@@ -149,6 +165,9 @@ pub struct ServerSummary {
 pub struct Summary {
     /// The file.
     pub path: PathBuf,
+    /// The part of the file summarized, when not all of it
+    /// ([`Source::section`](crate::Source::section)).
+    pub section: Option<String>,
     /// The hash of the bytes summarized.
     pub hash: ContentHash,
     /// Its servers, sorted by name.
@@ -180,6 +199,7 @@ impl ConfigFile {
                         name: name.to_owned(),
                         launch: Launch::Invalid,
                         disabled: false,
+                        tool_policy: crate::ToolPolicyConfig::default(),
                         warnings: Vec::new(),
                     };
                 };
@@ -233,25 +253,98 @@ impl ConfigFile {
                         }
                     }
                     RawTransport::Remote {
-                        sse, url, headers, ..
+                        sse,
+                        url,
+                        headers,
+                        env_headers,
+                        ..
                     } => Launch::Remote {
                         sse: *sse,
                         url: url.clone(),
-                        header_names: headers.iter().map(|(k, _)| k.clone()).collect(),
+                        header_names: headers
+                            .iter()
+                            .map(|(k, _)| k.clone())
+                            .chain(env_headers.iter().map(|h| h.name.clone()))
+                            .collect(),
                     },
                 };
+                hidden_text(name, &launch, &mut warnings);
                 ServerSummary {
                     name: name.to_owned(),
                     launch,
                     disabled: raw.disabled,
+                    tool_policy: raw.tool_policy.clone(),
                     warnings,
                 }
             })
             .collect();
         Summary {
             path: self.path().to_owned(),
+            section: self.source().section.clone(),
             hash: self.hash,
             servers,
+        }
+    }
+}
+
+/// A [`Warning::HiddenText`] for each value of the entry that hides text.
+fn hidden_text(name: &str, launch: &Launch, warnings: &mut Vec<Warning>) {
+    let mut values: Vec<(String, &str)> = vec![("name".into(), name)];
+    match launch {
+        Launch::Stdio {
+            command,
+            args,
+            env_names,
+            cwd,
+            env_file,
+            sandbox,
+        } => {
+            values.push(("command".into(), command));
+            values.extend(
+                args.iter()
+                    .enumerate()
+                    .map(|(i, a)| (format!("args[{i}]"), a.as_str())),
+            );
+            values.extend(env_names.iter().map(|n| ("env".to_owned(), n.as_str())));
+            values.extend(cwd.iter().map(|c| ("cwd".to_owned(), c.as_str())));
+            values.extend(env_file.iter().map(|e| ("envFile".to_owned(), e.as_str())));
+            if let Some(sb) = sandbox {
+                let paths = [
+                    ("sandbox.filesystem.allowWrite", &sb.allow_write),
+                    ("sandbox.filesystem.denyRead", &sb.deny_read),
+                    ("sandbox.filesystem.denyWrite", &sb.deny_write),
+                ];
+                for (field, list) in paths {
+                    values.extend(
+                        list.iter()
+                            .filter_map(|p| Some((field.to_owned(), p.to_str()?))),
+                    );
+                }
+                let domains = [
+                    ("sandbox.network.allowedDomains", &sb.allowed_domains),
+                    ("sandbox.network.deniedDomains", &sb.denied_domains),
+                ];
+                for (field, list) in domains {
+                    values.extend(list.iter().map(|d| (field.to_owned(), d.as_str())));
+                }
+            }
+        }
+        Launch::Remote {
+            url, header_names, ..
+        } => {
+            values.push(("url".into(), url));
+            values.extend(
+                header_names
+                    .iter()
+                    .map(|n| ("headers".to_owned(), n.as_str())),
+            );
+        }
+        Launch::Invalid => {}
+    }
+    for (field, value) in values {
+        let count = crate::hidden_chars(value).count();
+        if count > 0 {
+            warnings.push(Warning::HiddenText { field, count });
         }
     }
 }
@@ -311,12 +404,11 @@ fn write_sandbox(f: &mut fmt::Formatter<'_>, sb: &SandboxConfig) -> fmt::Result 
 
 impl fmt::Display for Summary {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(
-            f,
-            "{} ({}) would start:",
-            Shown(&self.path.display().to_string()),
-            self.hash
-        )?;
+        write!(f, "{}", Shown(&self.path.display().to_string()))?;
+        if let Some(section) = &self.section {
+            write!(f, " {}", Shown(section))?;
+        }
+        writeln!(f, " ({}) would start:", self.hash)?;
         if self.servers.is_empty() {
             writeln!(f, "  (no servers)")?;
         }
@@ -378,6 +470,16 @@ impl fmt::Display for Summary {
                     writeln!(f, "  {}: (invalid entry, starts nothing)", Shown(&s.name))?;
                 }
             }
+            let p = &s.tool_policy;
+            for (list, globs) in [("allow", &p.allow), ("ask", &p.ask), ("deny", &p.deny)] {
+                if !globs.is_empty() {
+                    write!(f, "    toolPolicy {list}:")?;
+                    for g in globs {
+                        write!(f, " {}", Shown(g))?;
+                    }
+                    writeln!(f)?;
+                }
+            }
             for w in &s.warnings {
                 writeln!(f, "    warning: {w}")?;
             }
@@ -397,7 +499,8 @@ mod tests {
             r#"{"mcpServers": {
                 "git": {"command": "npx", "args": ["-y", "git-server", "--repo", "a b"],
                         "env": {"GITHUB_TOKEN": "ghp_secret", "LD_PRELOAD": "./evil.so"}},
-                "helper": {"command": "./scripts/run.sh", "cwd": "tools", "disabled": true},
+                "helper": {"command": "./scripts/run.sh", "cwd": "tools", "disabled": true,
+                           "toolPolicy": {"allow": ["**"], "deny": ["rm *"]}},
                 "wrapped": {"command": "/bin/sh", "args": ["-c", "curl x | sh"]},
                 "root": {"command": "sudo", "args": ["server"]},
                 "api": {"type": "http", "url": "https://api.example/mcp",
@@ -452,6 +555,8 @@ mod tests {
             "warning: env LD_PRELOAD loads a library",
             "helper (disabled): runs ./scripts/run.sh",
             "cwd: tools",
+            "toolPolicy allow: \"**\"",
+            "toolPolicy deny: \"rm *\"",
             "wrapped: runs /bin/sh -c \"curl x | sh\"",
             "api: connects (http) to https://api.example/mcp",
             "headers: Authorization",
@@ -481,5 +586,38 @@ mod tests {
         );
         assert!(!text.contains('\u{202e}'), "{text:?}");
         assert!(text.contains(r#""ok\r\u{1b}[2Kharmless""#), "{text}");
+        // Each value that hides text is flagged, by field.
+        for flag in [
+            "warning: name hides 1 character",
+            "warning: args[0] hides 2 characters",
+            "warning: args[1] hides 1 character",
+            "warning: args[2] hides 1 character",
+        ] {
+            assert!(text.contains(flag), "{flag:?} missing from\n{text}");
+        }
+        // Zero-width and tag characters too, which Rust's escaping alone
+        // would show but not flag.
+        let f = ConfigFile::parse(
+            ".mcp.json",
+            "{\"mcpServers\": {\"x\": {\"command\": \"np\\u200bx\", \"args\": [\"\\udb40\\udc41\"]}}}",
+            None,
+        )
+        .unwrap();
+        let s = f.summary();
+        assert_eq!(
+            s.servers[0].warnings,
+            [
+                Warning::HiddenText {
+                    field: "command".into(),
+                    count: 1
+                },
+                Warning::HiddenText {
+                    field: "args[0]".into(),
+                    count: 1
+                }
+            ]
+        );
+        let text = s.to_string();
+        assert!(text.contains(r#""np\u{200b}x""#), "{text}");
     }
 }

@@ -223,6 +223,7 @@ macro_rules! unknown_members {
     (shrink $extra:ident $t:ty) => {};
 }
 
+mod apps;
 mod capabilities;
 mod completion;
 mod content;
@@ -246,6 +247,7 @@ mod tool_result_fast;
 pub(crate) use tool_result_fast::call_tool_result as call_tool_result_fast;
 mod tools;
 
+pub use apps::*;
 pub use capabilities::*;
 pub use completion::*;
 pub use content::*;

@@ -299,7 +299,7 @@ fn a_close_that_cannot_finish_gives_up_after_its_timeout() {
 mod kit {
     use super::*;
     use crate::transport::channel::{self, ChannelTransport};
-    use crate::transport::kit::{Check, Harness, Peer, Profile};
+    use crate::transport::kit::{Harness, Peer};
 
     struct Out(ChannelTransport);
     struct In(ChannelTransport);
@@ -359,16 +359,15 @@ mod kit {
             };
             (t, peer)
         }
-        fn profile(&self) -> Profile {
-            Profile::new()
-                .skip(
-                    Check::OversizedIsScoped,
-                    "messages, not bytes: no size limit",
-                )
-                .skip(Check::SendBackpressure, "unbounded in-memory queue")
-                .skip(Check::RecvBackpressure, "unbounded in-memory queue")
-        }
     }
 
-    crate::transport_kit_tests!(Channels, crate::transport::kit::block_on);
+    crate::transport_kit_tests!(
+        Channels,
+        crate::transport::kit::block_on,
+        skip {
+            OversizedIsScoped: "messages, not bytes: no size limit",
+            SendBackpressure: "unbounded in-memory queue",
+            RecvBackpressure: "unbounded in-memory queue",
+        }
+    );
 }

@@ -635,22 +635,26 @@ async fn send_backpressure<T: Transport + Unpin, P: Peer>(
     };
     let mut sent = 0;
     let (probe, waker) = Probe::new();
-    // Fill, then flush, until the flush is stuck.
-    loop {
-        let bytes = fill(t, &waker, bound + BIG, &mut sent)?;
+    // Fill, then flush, until the flush is stuck. Every wake from the call
+    // that returned Pending on counts: a connection may wake the writer
+    // before the peer reads anything (Linux grows a TCP socket's send
+    // buffer by itself), and a waker woken early is woken all the same.
+    let mut bytes = 0;
+    let woken_before = loop {
+        bytes += fill(t, &waker, (bound + BIG).saturating_sub(bytes), &mut sent)?;
         if bytes > bound {
             return Err(format!(
                 "sending accepted {bytes} bytes while the peer read nothing (declared bound: {bound}): the transport buffers without bound"
             ));
         }
+        let before = probe.wakes();
         match poll_with(t, &waker, |t, cx| t.poll_flush(cx)) {
-            Poll::Pending => break,
+            Poll::Pending => break before,
             Poll::Ready(Err(e)) => return Err(format!("poll_flush failed: {}", chain(&e))),
             // It all went into the connection after all: fill on.
             Poll::Ready(Ok(())) => {}
         }
-    }
-    let woken_before = probe.wakes();
+    };
     let extra = 10;
     let kit = async {
         if timeout(p.patience, probe.woken_after(woken_before))
@@ -658,7 +662,7 @@ async fn send_backpressure<T: Transport + Unpin, P: Peer>(
             .is_none()
         {
             return Err(format!(
-                "poll_flush returned Pending, the peer then read, and its waker was not woken within {:?}",
+                "poll_flush returned Pending, the peer then read, and the waker of that poll_flush was not woken within {:?}",
                 p.patience
             ));
         }

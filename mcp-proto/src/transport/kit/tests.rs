@@ -192,3 +192,19 @@ fn unbounded_buffers_fail_the_backpressure_checks() {
     let err = block_on(check(&h, Check::OversizedIsScoped)).unwrap_err();
     assert!(err.message.contains("Profile::max_message_size"), "{err}");
 }
+
+/// A generated test never passes a check the profile skips: it fails and
+/// names the `skip` entry that makes it an ignored test. Run anyway (the
+/// entry given, `--include-ignored`), the skip is printed, not failed.
+#[test]
+fn a_check_the_profile_skips_is_no_passing_test() {
+    let h = Planted {
+        fault: Fault::None,
+        profile: unbounded(),
+    };
+    let run = || run_test(&h, Check::SendBackpressure, None, block_on);
+    let panic = std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)).unwrap_err();
+    let msg = panic.downcast_ref::<String>().unwrap();
+    assert!(msg.contains(r#"`SendBackpressure: "unbounded"`"#), "{msg}");
+    run_test(&h, Check::SendBackpressure, Some("unbounded"), block_on);
+}

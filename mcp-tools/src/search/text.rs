@@ -1,0 +1,375 @@
+//! Text to index terms: words split the way tool names and prose are
+//! written, lowercased, stop words dropped, a light English stemmer.
+
+/// The most terms taken from one field of one tool (a description longer
+/// than this is indexed by its beginning: memory stays bounded whatever a
+/// server sends).
+pub const MAX_FIELD_TERMS: usize = 512;
+
+/// Calls `f` with each word of `text`, lowercased, until `f` says stop
+/// (returns `false`): split at every character that is neither a letter
+/// nor a digit, at a camelCase step (`listIssues`, `HTMLParser` → `html
+/// parser`), and, for a word mixing letters and digits (`s3`, `base64`),
+/// given whole and also by its letter runs (`s3`, `s`).
+pub(crate) fn words(text: &str, mut f: impl FnMut(&str) -> bool) {
+    if text.is_ascii() {
+        return ascii_words(text, f);
+    }
+    let mut word = String::new();
+    let mut prev: Option<char> = None;
+    let mut start = 0;
+    let mut chars = text.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        if !c.is_alphanumeric() {
+            if !emit(&text[start..i], &mut word, &mut f) {
+                return;
+            }
+            start = i + c.len_utf8();
+            prev = None;
+            continue;
+        }
+        if let Some(p) = prev {
+            let camel = (p.is_lowercase() && c.is_uppercase())
+                || (p.is_ascii_digit() && c.is_uppercase())
+                || (p.is_uppercase()
+                    && c.is_uppercase()
+                    && chars.peek().is_some_and(|&(_, n)| n.is_lowercase()));
+            if camel {
+                if !emit(&text[start..i], &mut word, &mut f) {
+                    return;
+                }
+                start = i;
+            }
+        }
+        prev = Some(c);
+    }
+    if emit(&text[start..], &mut word, &mut f) && text.len() <= MAX_JOINED && text.contains('-') {
+        joined(text, &mut f);
+    }
+}
+
+/// [`words`] of ASCII text, a byte at a time.
+fn ascii_words(text: &str, mut f: impl FnMut(&str) -> bool) {
+    let mut word = String::new();
+    let b = text.as_bytes();
+    let mut start = 0;
+    for (i, &c) in b.iter().enumerate() {
+        if !c.is_ascii_alphanumeric() {
+            if !emit(&text[start..i], &mut word, &mut f) {
+                return;
+            }
+            start = i + 1;
+            continue;
+        }
+        if i > start {
+            let p = b[i - 1];
+            let camel = (p.is_ascii_lowercase() && c.is_ascii_uppercase())
+                || (p.is_ascii_digit() && c.is_ascii_uppercase())
+                || (p.is_ascii_uppercase()
+                    && c.is_ascii_uppercase()
+                    && b.get(i + 1).is_some_and(u8::is_ascii_lowercase));
+            if camel {
+                if !emit(&text[start..i], &mut word, &mut f) {
+                    return;
+                }
+                start = i;
+            }
+        }
+    }
+    if emit(&text[start..], &mut word, &mut f) && text.len() <= MAX_JOINED && text.contains('-') {
+        joined(text, &mut f);
+    }
+}
+
+/// The longest text whose hyphenated words are also joined (names, titles,
+/// queries; not long prose, where it costs more than it finds).
+const MAX_JOINED: usize = 256;
+
+/// Calls `f` with each lowercase word written with one hyphen and a short
+/// side (`to-do`, `e-mail`, `sign-in`, `get-env`) joined: `todo`, `email`.
+fn joined(text: &str, f: &mut impl FnMut(&str) -> bool) {
+    let mut buf = String::new();
+    for chunk in text.split(|c: char| !(c.is_ascii_lowercase() || c == '-')) {
+        let Some((a, b)) = chunk.split_once('-') else {
+            continue;
+        };
+        if a.is_empty() || b.is_empty() || b.contains('-') || a.len().min(b.len()) > 3 {
+            continue;
+        }
+        buf.clear();
+        buf.push_str(a);
+        buf.push_str(b);
+        if !f(&buf) {
+            return;
+        }
+    }
+}
+
+/// Lowercases `raw` into `buf` and gives it to `f`; a word mixing letters
+/// and digits also gives its letter runs of two letters or more. Whether
+/// to go on.
+fn emit(raw: &str, buf: &mut String, f: &mut impl FnMut(&str) -> bool) -> bool {
+    if raw.is_empty() {
+        return true;
+    }
+    buf.clear();
+    if raw.is_ascii() {
+        buf.push_str(raw);
+        buf.make_ascii_lowercase();
+    } else {
+        buf.extend(raw.chars().flat_map(char::to_lowercase));
+    }
+    if !f(buf) {
+        return false;
+    }
+    let has_digit = raw.bytes().any(|b| b.is_ascii_digit());
+    if has_digit && raw.chars().any(char::is_alphabetic) {
+        let mut run = String::new();
+        for c in raw.chars().chain(std::iter::once('0')) {
+            if c.is_alphabetic() {
+                run.extend(c.to_lowercase());
+            } else {
+                if run.chars().count() >= 2 && !f(&run) {
+                    return false;
+                }
+                run.clear();
+            }
+        }
+    }
+    true
+}
+
+/// Words that say nothing about what a tool does: English function words,
+/// and the words every tool description and every question share.
+const STOP_WORDS: &[&str] = &[
+    "a", "about", "all", "also", "an", "and", "any", "are", "as", "at", "be", "been", "being",
+    "but", "by", "can", "could", "do", "does", "doing", "done", "e", "eg", "etc", "example",
+    "examples", "for", "from", "g", "get", "gets", "given", "had", "has", "have", "how", "i", "ie",
+    "if", "in", "into", "is", "it", "its", "just", "let", "me", "might", "more", "most", "must",
+    "my", "need", "needs", "no", "not", "of", "on", "one", "only", "or", "other", "our", "out",
+    "please", "should", "so", "some", "such", "than", "that", "the", "their", "them", "then",
+    "there", "these", "they", "this", "those", "to", "too", "tool", "tools", "up", "us", "use",
+    "used", "uses", "using", "very", "via", "want", "was", "we", "were", "what", "when", "where",
+    "which", "while", "who", "whose", "will", "with", "within", "would", "you", "your",
+];
+
+/// Whether `word` (lowercased) is a stop word.
+pub(crate) fn is_stop_word(word: &str) -> bool {
+    use std::collections::HashSet;
+    use std::hash::BuildHasherDefault;
+    use std::sync::OnceLock;
+    type Set = HashSet<&'static str, BuildHasherDefault<super::index::WordHasher>>;
+    static SET: OnceLock<Set> = OnceLock::new();
+    // Every stop word is short: a long word is not looked up.
+    word.len() <= 8
+        && SET
+            .get_or_init(|| STOP_WORDS.iter().copied().collect())
+            .contains(word)
+}
+
+/// A light English stemmer for the words tools use: plurals, `-ing`,
+/// `-ed`, `-er`, `-ly`, and the noun endings that name an action
+/// (`-ation`, `-ment`, `-ion`), so that *deployment*, *deploying* and
+/// *deployed* meet *deploy*, and *creation*, *creating* and *created* meet
+/// *create*. Words of four letters or fewer, and words with a digit, are
+/// kept as they are. Not Porter: it never cuts a word to an unreadable
+/// root shared with unrelated words (Porter gives *organ* for
+/// *organization*, *gener* for *generate* and *general*).
+pub(crate) fn stem(word: &str, out: &mut String) {
+    out.clear();
+    out.push_str(word);
+    if word.len() <= 4 || !word.is_ascii() || word.bytes().any(|b| b.is_ascii_digit()) {
+        return;
+    }
+    // Plurals and third person.
+    if out.ends_with("ies") && out.len() > 5 {
+        out.truncate(out.len() - 3);
+        out.push('y');
+    } else if out.ends_with("sses")
+        || out.ends_with("ches")
+        || out.ends_with("shes")
+        || out.ends_with("xes")
+    {
+        out.truncate(out.len() - 2);
+    } else if out.ends_with('s')
+        && !out.ends_with("ss")
+        && !out.ends_with("us")
+        && !out.ends_with("is")
+    {
+        out.pop();
+    }
+    // Verb and noun endings, longest first; the stem keeps three letters.
+    for (suffix, replace) in [
+        ("ations", "ate"),
+        ("ation", "ate"),
+        ("ments", ""),
+        ("ment", ""),
+        ("ings", ""),
+        ("ing", ""),
+        ("ied", "y"),
+        ("ed", ""),
+        ("ers", ""),
+        ("er", ""),
+        ("ly", ""),
+        ("ion", ""),
+    ] {
+        if let Some(base) = out.strip_suffix(suffix) {
+            if base.len() >= 3 && base.bytes().any(is_vowel) {
+                let base_len = base.len();
+                out.truncate(base_len);
+                out.push_str(replace);
+                undouble(out);
+                break;
+            }
+        }
+    }
+    // A final silent `e` goes, so that `create` and `creat(ing)` meet.
+    if out.len() > 4 && out.ends_with('e') {
+        out.pop();
+    }
+}
+
+fn is_vowel(b: u8) -> bool {
+    matches!(b, b'a' | b'e' | b'i' | b'o' | b'u' | b'y')
+}
+
+/// `stopp` → `stop`, `committ` → `commit` (but `pull`, `pass`, `add` stay).
+fn undouble(out: &mut String) {
+    let b = out.as_bytes();
+    if let [.., x, y] = b
+        && x == y
+        && !matches!(x, b'l' | b's' | b'z' | b'f')
+        && !is_vowel(*x)
+        && out.len() > 3
+    {
+        out.pop();
+    }
+}
+
+/// `text` split after its first sentence: up to the first `.`, `!` or `?`
+/// followed by white space, or the first line break, whichever comes
+/// first (leading white space skipped).
+pub(crate) fn first_sentence(text: &str) -> (&str, &str) {
+    let text = text.trim_start();
+    let bytes = text.as_bytes();
+    for (i, &b) in bytes.iter().enumerate() {
+        let end_of_sentence = matches!(b, b'.' | b'!' | b'?')
+            && bytes.get(i + 1).is_none_or(|n| n.is_ascii_whitespace());
+        if b == b'\n' || end_of_sentence {
+            return (&text[..i], &text[i + 1..]);
+        }
+    }
+    (text, "")
+}
+
+/// The term of `word` (a word of [`words`]) in `buf`, or `None` for a stop
+/// word or a number (numbers say which, not what: `add 17 and 25`, `up to
+/// 100 results`).
+pub(crate) fn term<'a>(word: &str, buf: &'a mut String) -> Option<&'a str> {
+    if is_stop_word(word) || word.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    stem(word, buf);
+    Some(buf)
+}
+
+/// Calls `f` with each term of `text`: its [`words`] less the stop words,
+/// stemmed; at most `max` of them.
+pub(crate) fn terms(text: &str, max: usize, mut f: impl FnMut(&str)) {
+    let mut n = 0;
+    let mut stemmed = String::new();
+    if max == 0 {
+        return;
+    }
+    words(text, |w| {
+        if let Some(t) = term(w, &mut stemmed) {
+            n += 1;
+            f(t);
+        }
+        n < max
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn all_words(s: &str) -> Vec<String> {
+        let mut v = Vec::new();
+        words(s, |w| {
+            v.push(w.to_owned());
+            true
+        });
+        v
+    }
+
+    fn stemmed(s: &str) -> String {
+        let mut out = String::new();
+        stem(s, &mut out);
+        out
+    }
+
+    #[test]
+    fn splits_names_as_they_are_written() {
+        assert_eq!(all_words("list_issues"), ["list", "issues"]);
+        assert_eq!(
+            all_words("git-log.v2/run"),
+            ["git", "log", "v2", "run", "gitlog"]
+        );
+        assert_eq!(all_words("my to-dos"), ["my", "to", "dos", "todos"]);
+        assert_eq!(all_words("listIssues"), ["list", "issues"]);
+        assert_eq!(all_words("HTMLParser"), ["html", "parser"]);
+        assert_eq!(all_words("getS3Object"), ["get", "s3", "object"]);
+        assert_eq!(all_words("base64Encode"), ["base64", "base", "encode"]);
+        assert_eq!(all_words("  Ünïcode  wörds "), ["ünïcode", "wörds"]);
+        assert!(all_words("").is_empty());
+    }
+
+    #[test]
+    fn first_sentence_is_what_the_tool_does() {
+        assert_eq!(
+            first_sentence("  Lists issues. Use e.g. filters.\nMore."),
+            ("Lists issues", " Use e.g. filters.\nMore.")
+        );
+        assert_eq!(
+            first_sentence("Reads v1.2 files\nthen"),
+            ("Reads v1.2 files", "then")
+        );
+        assert_eq!(first_sentence("No end"), ("No end", ""));
+    }
+
+    #[test]
+    fn stop_words_are_sorted() {
+        assert!(STOP_WORDS.windows(2).all(|w| w[0] < w[1]));
+        assert!(STOP_WORDS.iter().all(|w| w.len() <= 8 && is_stop_word(w)));
+        assert!(!is_stop_word("deploy"));
+    }
+
+    #[test]
+    fn stems_meet_across_forms() {
+        for group in [
+            &[
+                "deploy",
+                "deploys",
+                "deployed",
+                "deploying",
+                "deployment",
+                "deployments",
+            ][..],
+            &["create", "creates", "created", "creating", "creation"],
+            &["commit", "commits", "committed", "committing"],
+            &["branch", "branches"],
+            &["entry", "entries"],
+            &["update", "updates", "updated", "updating"],
+            &["stop", "stopped", "stopping"],
+        ] {
+            let first = stemmed(group[0]);
+            for w in group {
+                assert_eq!(stemmed(w), first, "{w} vs {}", group[0]);
+            }
+        }
+        assert_eq!(stemmed("status"), "status");
+        assert_eq!(stemmed("pull"), "pull");
+        assert_eq!(stemmed("s3"), "s3");
+    }
+}

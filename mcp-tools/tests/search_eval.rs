@@ -1,0 +1,350 @@
+//! Tool search measured on real catalogs: the `tools/list` of real MCP
+//! servers from npm and PyPI (`tests/search/catalog.json`, captured by
+//! `cargo xtask search-catalog`) and queries written as people ask for a
+//! tool (`tests/search/queries.txt`), each with the tools that answer it.
+//! The queries are split: `dev` (the ranking was tuned on it) and `test`
+//! (held out: read only to report). Prints recall@5 and MRR@10 per split
+//! for the index and for plain BM25 over name and description, and fails
+//! below the floors. `cargo xtask search-eval` runs it with the report
+//! shown.
+
+#![allow(clippy::unwrap_used, clippy::print_stdout)]
+
+use std::collections::HashMap;
+
+use mcp_proto::schema::Tool;
+use mcp_tools::search::{Ranking, ToolIndex};
+use serde::Deserialize;
+
+#[derive(Deserialize)]
+struct Catalog {
+    servers: Vec<CatalogServer>,
+}
+
+#[derive(Deserialize)]
+struct CatalogServer {
+    server: String,
+    #[serde(default)]
+    instructions: Option<String>,
+    tools: Vec<Tool>,
+}
+
+struct Query {
+    split: String,
+    text: String,
+    relevant: Vec<String>,
+}
+
+fn load() -> (Catalog, Vec<Query>) {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/search");
+    let catalog: Catalog =
+        serde_json::from_str(&std::fs::read_to_string(format!("{dir}/catalog.json")).unwrap())
+            .unwrap();
+    let mut queries = Vec::new();
+    let mut split = String::new();
+    for (n, line) in std::fs::read_to_string(format!("{dir}/queries.txt"))
+        .unwrap()
+        .lines()
+        .enumerate()
+    {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        if let Some(s) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
+            split = s.to_owned();
+            continue;
+        }
+        let (text, relevant) = line
+            .split_once("=>")
+            .unwrap_or_else(|| panic!("queries.txt:{}: no `=>`", n + 1));
+        queries.push(Query {
+            split: split.clone(),
+            text: text.trim().to_owned(),
+            relevant: relevant.split(',').map(|r| r.trim().to_owned()).collect(),
+        });
+    }
+    (catalog, queries)
+}
+
+/// `server/tool` of each tool, in catalog order.
+fn names(catalog: &Catalog) -> Vec<String> {
+    catalog
+        .servers
+        .iter()
+        .flat_map(|s| {
+            s.tools
+                .iter()
+                .map(move |t| format!("{}/{}", s.server, t.name))
+        })
+        .collect()
+}
+
+#[derive(Default, Clone, Copy)]
+struct Score {
+    recall5: f64,
+    mrr10: f64,
+    n: usize,
+}
+
+impl Score {
+    fn add(&mut self, ranked: &[usize], relevant: &[usize]) {
+        let top5 = ranked
+            .iter()
+            .take(5)
+            .filter(|r| relevant.contains(r))
+            .count();
+        self.recall5 += top5 as f64 / relevant.len().min(5) as f64;
+        if let Some(rank) = ranked.iter().take(10).position(|r| relevant.contains(r)) {
+            self.mrr10 += 1.0 / (rank + 1) as f64;
+        }
+        self.n += 1;
+    }
+    fn recall(&self) -> f64 {
+        self.recall5 / self.n.max(1) as f64
+    }
+    fn mrr(&self) -> f64 {
+        self.mrr10 / self.n.max(1) as f64
+    }
+}
+
+/// Plain BM25 (k1 1.2, b 0.75) over the name and description, split at
+/// anything not alphanumeric, lowercased: the baseline.
+struct PlainBm25 {
+    docs: Vec<HashMap<String, f64>>,
+    lens: Vec<f64>,
+    df: HashMap<String, f64>,
+}
+
+fn plain_tokens(s: &str) -> Vec<String> {
+    s.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect()
+}
+
+impl PlainBm25 {
+    fn new(catalog: &Catalog) -> Self {
+        let mut docs = Vec::new();
+        let mut lens = Vec::new();
+        let mut df: HashMap<String, f64> = HashMap::new();
+        for t in catalog.servers.iter().flat_map(|s| &s.tools) {
+            let text = format!("{} {}", t.name, t.description.as_deref().unwrap_or(""));
+            let mut tf: HashMap<String, f64> = HashMap::new();
+            let toks = plain_tokens(&text);
+            lens.push(toks.len() as f64);
+            for w in toks {
+                *tf.entry(w).or_default() += 1.0;
+            }
+            for w in tf.keys() {
+                *df.entry(w.clone()).or_default() += 1.0;
+            }
+            docs.push(tf);
+        }
+        PlainBm25 { docs, lens, df }
+    }
+
+    fn search(&self, q: &str, limit: usize) -> Vec<usize> {
+        let n = self.docs.len() as f64;
+        let avg = self.lens.iter().sum::<f64>() / n;
+        let mut terms = plain_tokens(q);
+        terms.dedup();
+        let mut scored: Vec<(f64, usize)> = self
+            .docs
+            .iter()
+            .enumerate()
+            .map(|(d, tf)| {
+                let s = terms
+                    .iter()
+                    .map(|t| {
+                        let f = tf.get(t).copied().unwrap_or(0.0);
+                        let df = self.df.get(t).copied().unwrap_or(0.0);
+                        let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
+                        idf * f * 2.2 / (f + 1.2 * (0.25 + 0.75 * self.lens[d] / avg))
+                    })
+                    .sum();
+                (s, d)
+            })
+            .filter(|(s, _)| *s > 0.0)
+            .collect();
+        scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        scored.into_iter().take(limit).map(|(_, d)| d).collect()
+    }
+}
+
+fn index(catalog: &Catalog, ranking: Ranking) -> ToolIndex {
+    let mut b = ToolIndex::builder();
+    b.ranking(ranking);
+    let mut id = 0;
+    for s in &catalog.servers {
+        b.server(&s.server, s.instructions.as_deref());
+        for t in &s.tools {
+            b.tool(id, t);
+            id += 1;
+        }
+    }
+    b.build()
+}
+
+#[test]
+fn search_quality_on_real_catalogs() {
+    let (catalog, queries) = load();
+    let names = names(&catalog);
+    let position: HashMap<&str, usize> = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.as_str(), i))
+        .collect();
+    let index = index(&catalog, Ranking::default());
+    let plain = PlainBm25::new(&catalog);
+    let mut ours: HashMap<&str, Score> = HashMap::new();
+    let mut base: HashMap<&str, Score> = HashMap::new();
+    let verbose = std::env::var_os("SEARCH_EVAL_MISSES").is_some();
+    for q in &queries {
+        let relevant: Vec<usize> = q
+            .relevant
+            .iter()
+            .map(|r| {
+                *position
+                    .get(r.as_str())
+                    .unwrap_or_else(|| panic!("{:?}: no tool {r} in the catalog", q.text))
+            })
+            .collect();
+        let ranked: Vec<usize> = index.search(&q.text, 10).iter().map(|h| h.id).collect();
+        ours.entry(&q.split).or_default().add(&ranked, &relevant);
+        base.entry(&q.split)
+            .or_default()
+            .add(&plain.search(&q.text, 10), &relevant);
+        // Misses of the dev split only: the test split is held out.
+        if verbose && q.split == "dev" && !ranked.iter().take(5).any(|r| relevant.contains(r)) {
+            let top: Vec<&str> = ranked.iter().take(5).map(|&r| names[r].as_str()).collect();
+            println!(
+                "miss [{}] {:?} wants {:?}, got {top:?}",
+                q.split, q.text, q.relevant
+            );
+        }
+    }
+    println!(
+        "catalog: {} servers, {} tools; {} queries",
+        catalog.servers.len(),
+        names.len(),
+        queries.len()
+    );
+    println!("| split | queries | recall@5 | MRR@10 | plain BM25 recall@5 | plain BM25 MRR@10 |");
+    println!("|---|---|---|---|---|---|");
+    let mut splits: Vec<&&str> = ours.keys().collect();
+    splits.sort();
+    for split in splits {
+        let (o, b) = (ours[*split], base[*split]);
+        println!(
+            "| {split} | {} | {:.3} | {:.3} | {:.3} | {:.3} |",
+            o.n,
+            o.recall(),
+            o.mrr(),
+            b.recall(),
+            b.mrr()
+        );
+    }
+    for (split, s) in &ours {
+        assert!(
+            s.recall() >= FLOOR_RECALL5 && s.mrr() >= FLOOR_MRR10,
+            "{split}: recall@5 {:.3}, MRR@10 {:.3}: below the floor ({FLOOR_RECALL5}, {FLOOR_MRR10})",
+            s.recall(),
+            s.mrr()
+        );
+    }
+}
+
+/// The floors: a ranking change must not fall below them on either split.
+/// (Issue 41's targets are 0.90 and 0.80, on a held-out set of its own;
+/// not met yet: see the report printed above.)
+const FLOOR_RECALL5: f64 = 0.75;
+const FLOOR_MRR10: f64 = 0.70;
+
+/// Recall@5 + MRR@10 of `ranking` on the dev split.
+fn dev_objective(catalog: &Catalog, queries: &[(Vec<usize>, &str)], ranking: Ranking) -> f64 {
+    let index = index(catalog, ranking);
+    let mut score = Score::default();
+    for (relevant, text) in queries {
+        let ranked: Vec<usize> = index.search(text, 10).iter().map(|h| h.id).collect();
+        score.add(&ranked, relevant);
+    }
+    score.recall() + score.mrr()
+}
+
+/// `SEARCH_EVAL_TUNE=1`: coordinate descent over the ranking's constants
+/// on the dev split only; prints the best found (a tool for whoever
+/// changes the ranking; the constants are then written into `Ranking`'s
+/// default by hand).
+#[test]
+fn tune_on_dev() {
+    if std::env::var_os("SEARCH_EVAL_TUNE").is_none() {
+        return;
+    }
+    let (catalog, queries) = load();
+    let names = names(&catalog);
+    let position: HashMap<&str, usize> = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.as_str(), i))
+        .collect();
+    let dev: Vec<(Vec<usize>, &str)> = queries
+        .iter()
+        .filter(|q| q.split == "dev")
+        .map(|q| {
+            (
+                q.relevant.iter().map(|r| position[r.as_str()]).collect(),
+                q.text.as_str(),
+            )
+        })
+        .collect();
+    let mut best = Ranking::default();
+    let mut best_score = dev_objective(&catalog, &dev, best);
+    println!("start {best_score:.4} {best:?}");
+    for round in 0..3 {
+        for knob in 0..16 {
+            let current = get(&best, knob);
+            for factor in [0.0, 0.25, 0.5, 0.75, 1.5, 2.0, 3.0] {
+                let mut r = best;
+                set(
+                    &mut r,
+                    knob,
+                    current * factor + if current == 0.0 { factor * 0.3 } else { 0.0 },
+                );
+                let s = dev_objective(&catalog, &dev, r);
+                if s > best_score + 1e-9 {
+                    best_score = s;
+                    best = r;
+                    println!("round {round} knob {knob} -> {:.3}: {s:.4}", get(&r, knob));
+                }
+            }
+        }
+    }
+    println!("best {best_score:.4} {best:?}");
+}
+
+fn get(r: &Ranking, knob: usize) -> f32 {
+    match knob {
+        0..5 => r.weight[knob],
+        5..10 => r.norm[knob - 5],
+        10 => r.k1,
+        11 => r.server,
+        12 => r.same,
+        13 => r.related,
+        14 => r.coverage,
+        _ => r.name,
+    }
+}
+
+fn set(r: &mut Ranking, knob: usize, v: f32) {
+    match knob {
+        0..5 => r.weight[knob] = v,
+        5..10 => r.norm[knob - 5] = v.min(1.0),
+        10 => r.k1 = v,
+        11 => r.server = v,
+        12 => r.same = v.min(1.0),
+        13 => r.related = v.min(1.0),
+        14 => r.coverage = v,
+        _ => r.name = v,
+    }
+}
