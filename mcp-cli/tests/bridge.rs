@@ -366,3 +366,71 @@ fn the_bridge_exits_0_when_the_host_closes_stdin_and_3_when_a_stdio_server_dies(
     let status = wait_exit(&mut b.child, Duration::from_secs(20));
     assert_eq!(status.code(), Some(3));
 }
+
+/// `/proc/PID/io`'s `rchar`: the bytes the process has read so far.
+fn bytes_read(pid: u32) -> u64 {
+    let io = std::fs::read_to_string(format!("/proc/{pid}/io")).unwrap();
+    io.lines()
+        .find_map(|l| l.strip_prefix("rchar: "))
+        .unwrap()
+        .parse()
+        .unwrap()
+}
+
+/// `/proc/PID/status`'s `VmRSS`, in KiB.
+fn rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .unwrap()
+        .trim()
+        .trim_end_matches(" kB")
+        .parse()
+        .unwrap()
+}
+
+#[test]
+fn a_host_that_stops_reading_stops_the_bridge_reading_the_server() {
+    // A server that never stops sending (1 KiB notifications as fast as
+    // `yes` writes them) and a host that never reads: once the pipes and
+    // the bounded queues between them are full the bridge reads nothing
+    // more, and its memory stays where it was.
+    let data = "x".repeat(1024);
+    let note = json!({"jsonrpc": "2.0", "method": "notifications/message",
+        "params": {"level": "info", "data": data}});
+    let mut b = Bridge::start(&["--stdio", &format!("yes '{note}'")]);
+    let pid = b.child.id();
+    // Full within well under a second unloaded; a loaded machine gets time.
+    let mut before = bytes_read(pid);
+    for _ in 0..50 {
+        std::thread::sleep(Duration::from_millis(200));
+        let now = bytes_read(pid);
+        if now == before {
+            break;
+        }
+        before = now;
+    }
+    let rss_before = rss_kib(pid);
+    std::thread::sleep(Duration::from_secs(2));
+    let read = bytes_read(pid) - before;
+    let rss = rss_kib(pid);
+    assert_eq!(
+        read, 0,
+        "the bridge read {read} bytes while its host read nothing"
+    );
+    assert!(
+        before < 64 << 20,
+        "the bridge read {before} bytes before it stopped"
+    );
+    assert!(
+        rss < 96 * 1024,
+        "the bridge's resident set grew to {rss} KiB"
+    );
+    assert!(rss <= rss_before + 1024, "{rss_before} KiB, then {rss} KiB");
+    // The host reads again: the messages flow.
+    let m = b.recv();
+    assert_eq!(m["method"], "notifications/message", "{m}");
+    let _ = b.child.kill();
+    let _ = b.child.wait();
+}
