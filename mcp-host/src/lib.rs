@@ -238,6 +238,7 @@ mod file_store;
 #[cfg(feature = "config")]
 mod from_config;
 mod host;
+mod keeper;
 mod slot;
 mod spec;
 mod status;
