@@ -213,8 +213,10 @@ impl ServerSpec {
 
     /// The most tokens of a result of this server's tools that reach the
     /// model, over the host's [`HostBuilder::result_budget`](crate::HostBuilder::result_budget)
-    /// (see [`Server::result_budget`]). `from_config` (feature `config`)
-    /// takes the entry's `resultBudget`.
+    /// (see [`Server::result_budget`]). A configuration entry has no key
+    /// for it: the budget follows the application's model (its context,
+    /// what a token costs), not the server, so the application sets it,
+    /// on a spec `from_config` made too.
     pub fn result_budget(mut self, tokens: usize) -> Self {
         self.result_budget = Some(tokens);
         self

@@ -384,3 +384,54 @@ async fn a_held_tool_is_out_of_the_conversation_until_approved() {
     host.close().await;
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_host_budget_applies_unless_a_server_has_its_own_and_kept_results_are_bounded() {
+    let Some(py) = test_support::python_server() else {
+        return;
+    };
+    let pids = Pids::default();
+    let host = Host::builder()
+        .server(
+            ServerSpec::new("cut", launcher(stdio(py.clone().arg("stdio")), &pids)).prefix("cut_"),
+        )
+        .server(
+            ServerSpec::new("whole", launcher(stdio(py.arg("stdio")), &pids))
+                .prefix("whole_")
+                .result_budget(100_000),
+        )
+        .result_budget(200)
+        .kept_results(1, 1 << 20)
+        .start()
+        .await
+        .unwrap();
+    let log: String = (0..400)
+        .map(|i| format!("line {i} of the build log: compiling crate {i}\n"))
+        .collect();
+    // The server's own budget over the host's: whole.
+    let out = host.call("whole_echo", json!({"text": log})).await.unwrap();
+    assert!(out.cut.is_none() && out.text == log, "{:?}", out.cut);
+    // The host's budget: cut; one result kept, so the first id is gone.
+    let mut ids = Vec::new();
+    for _ in 0..2 {
+        let out = host.call("cut_echo", json!({"text": log})).await.unwrap();
+        let cut = out.cut.unwrap();
+        assert!(cut.shown_bytes < log.len() / 4, "{cut:?}");
+        ids.push(cut.id.unwrap());
+    }
+    let e = host
+        .call("read_result", json!({"id": ids[0]}))
+        .await
+        .unwrap_err();
+    assert!(e.message_for_model().contains("it is gone"), "{e}");
+    let page = host
+        .call("read_result", json!({"id": ids[1], "offset": 0}))
+        .await
+        .unwrap();
+    assert!(
+        page.text.starts_with("line 0 of the build log"),
+        "{}",
+        page.text
+    );
+    host.close().await;
+}
