@@ -609,39 +609,61 @@ impl Shared {
                 _ => {}
             }
         }
+        // The keeper reads the view only for names the toolbox lacks: the
+        // view of every name goes out first, so a call made while the
+        // toolbox changes never finds a tool in neither.
+        self.publish_view(view_of(&down, &held_back, |_| false));
         if let Err(e) = self.toolbox.set_servers(servers).await {
             // Only listed servers with unique names: cannot fail.
             tracing::error!(error = %chain(&e), "updating the toolbox failed");
             return;
         }
         let toolbox = &self.toolbox;
-        let mut unavailable = HashMap::new();
-        for (slot, tools) in down {
-            // An app-only tool (MCP Apps) is no model's, up or down.
-            for t in tools.iter().filter(|t| t.is_model_visible()) {
-                let name = mcp_tools::sanitize_name(&format!("{}{}", slot.spec.prefix, t.name));
-                if toolbox.get(&name).is_none() {
-                    unavailable
-                        .entry(name)
-                        .or_insert_with(|| slot.spec.name.clone());
-                }
-            }
-        }
-        let mut held = HashMap::new();
-        for (slot, changes) in held_back {
-            for c in changes.iter() {
-                let name = mcp_tools::sanitize_name(&format!("{}{}", slot.spec.prefix, c.tool));
-                if toolbox.get(&name).is_none() {
-                    let added = c.kind == mcp_config::ChangeKind::Added;
-                    held.entry(name)
-                        .or_insert_with(|| (slot.spec.name.clone(), added));
-                }
-            }
-        }
-        let view = Arc::new(View { unavailable, held });
+        self.publish_view(view_of(&down, &held_back, |name| {
+            toolbox.get(name).is_some()
+        }));
+    }
+
+    fn publish_view(&self, view: View) {
+        let view = Arc::new(view);
         match self.view.write() {
             Ok(mut g) => *g = view,
             Err(p) => *p.into_inner() = view,
         }
     }
+}
+
+/// Why the tools not in the toolbox are not: those of the servers `down`
+/// (with their last tools), and those `held_back` on ready servers; each
+/// but the names `offered` says the toolbox has (another server's tool
+/// took the name).
+fn view_of(
+    down: &[(&Arc<Slot>, Arc<Vec<mcp_proto::schema::Tool>>)],
+    held_back: &[(&Arc<Slot>, Arc<Vec<mcp_config::ToolChange>>)],
+    offered: impl Fn(&str) -> bool,
+) -> View {
+    let mut unavailable = HashMap::new();
+    for (slot, tools) in down {
+        // An app-only tool (MCP Apps) is no model's, up or down.
+        for t in tools.iter().filter(|t| t.is_model_visible()) {
+            let name = mcp_tools::sanitize_name(&format!("{}{}", slot.spec.prefix, t.name));
+            if !offered(&name) {
+                unavailable
+                    .entry(name)
+                    .or_insert_with(|| slot.spec.name.clone());
+            }
+        }
+    }
+    let mut held = HashMap::new();
+    for (slot, changes) in held_back {
+        for c in changes.iter() {
+            let name = mcp_tools::sanitize_name(&format!("{}{}", slot.spec.prefix, c.tool));
+            if !offered(&name) {
+                let added = c.kind == mcp_config::ChangeKind::Added;
+                held.entry(name)
+                    .or_insert_with(|| (slot.spec.name.clone(), added));
+            }
+        }
+    }
+    View { unavailable, held }
 }
