@@ -35,6 +35,9 @@ Command forms:
   mcp servers [--start|--no-start] mcp tools | resources | templates | prompts
   mcp read <URI>                   mcp prompt <NAME> [JSON_ARGS]
   mcp completions bash|zsh|fish    mcp demo-server
+  mcp bridge (with --http URL, --server NAME or --stdio CMD)
+  mcp record FILE -- <command>     mcp replay FILE
+  mcp diff [--update] FILE
   mcp trust [--revoke] [FILE]...   mcp trust --pending | --approve SERVER[/TOOL]...
 
 Project config files (.mcp.json, .vscode/mcp.json, .cursor/mcp.json in the
@@ -332,6 +335,45 @@ enum CliCommand {
         #[arg(value_name = "SHELL")]
         shell: Shell,
     },
+    /// Serve the picked server (--http, --server, --stdio) as a stdio MCP
+    /// server on stdin/stdout, for a host that speaks only stdio: every
+    /// message passes both ways; an --http server's OAuth login is started
+    /// here (the browser opened, the URL on stderr) and its tokens cached
+    Bridge {
+        /// Print the authorization URL on stderr only; do not open a browser
+        #[arg(long)]
+        no_browser: bool,
+    },
+    /// Record what goes over the wire during an mcp command into a
+    /// cassette FILE (JSON Lines, redacted: no tokens or secrets), e.g.
+    /// `mcp record s.jsonl -- --stdio "server" call echo '{"text": "hi"}'`
+    Record {
+        /// The cassette to write
+        #[arg(value_name = "FILE")]
+        file: std::path::PathBuf,
+        /// The mcp command to run and record, after --
+        #[arg(value_name = "COMMAND", last = true, required = true)]
+        command: Vec<String>,
+    },
+    /// Serve a cassette as a stdio MCP server on stdin/stdout: each request
+    /// is answered as recorded (matched by method and params), an
+    /// unrecorded one with a JSON-RPC error
+    Replay {
+        /// The cassette
+        #[arg(value_name = "FILE")]
+        file: std::path::PathBuf,
+    },
+    /// Compare the server's tools, resources, templates and prompts with
+    /// those recorded in a cassette: added, removed, changed (with what
+    /// changed); exit status 1 when something differs
+    Diff {
+        /// The cassette
+        #[arg(value_name = "FILE")]
+        file: std::path::PathBuf,
+        /// Record the server's surface into FILE instead of comparing
+        #[arg(long)]
+        update: bool,
+    },
     /// Run the built-in demo server on stdin/stdout
     DemoServer,
     /// Trust project config files (default: .mcp.json, .vscode/mcp.json,
@@ -424,6 +466,20 @@ pub(crate) enum Command {
         args: Option<String>,
     },
     DemoServer,
+    /// `replay FILE`: serve a cassette on stdin/stdout.
+    Replay {
+        file: std::path::PathBuf,
+    },
+    /// `diff FILE [--update]`: the server's surface against a cassette's.
+    Diff {
+        file: std::path::PathBuf,
+        update: bool,
+    },
+    /// `bridge`: relay stdin/stdout to the server.
+    Bridge {
+        /// `--no-browser`.
+        no_browser: bool,
+    },
     Completions(Shell),
     Trust {
         files: Vec<std::path::PathBuf>,
@@ -450,6 +506,9 @@ impl Command {
             Command::Prompts => "prompts",
             Command::Prompt { .. } => "prompt",
             Command::DemoServer => "demo-server",
+            Command::Bridge { .. } => "bridge",
+            Command::Replay { .. } => "replay",
+            Command::Diff { .. } => "diff",
             Command::Completions(_) => "completions",
             Command::Trust { .. } | Command::Approve { .. } => "trust",
         }
@@ -478,6 +537,12 @@ pub(crate) struct Options {
     pub(crate) roots: Vec<Root>,
     /// `--log-level`.
     pub(crate) log_level: Option<LoggingLevel>,
+    /// `mcp record FILE -- …` (and `mcp diff --update FILE`): the cassette
+    /// the server's transport records into.
+    pub(crate) record: Option<std::path::PathBuf>,
+    /// The recorded command line (the words after `--`), for the
+    /// cassette's header.
+    pub(crate) record_command: Vec<String>,
     pub(crate) command: Command,
 }
 
@@ -584,6 +649,18 @@ pub(crate) fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Options, 
         CliCommand::Prompt { name, args } => Command::Prompt { name, args },
         CliCommand::Completions { shell } => Command::Completions(shell),
         CliCommand::DemoServer => Command::DemoServer,
+        CliCommand::Bridge { no_browser } => Command::Bridge { no_browser },
+        CliCommand::Replay { file } => Command::Replay { file },
+        CliCommand::Diff { file, update } => Command::Diff { file, update },
+        CliCommand::Record { file, command } => {
+            if !given.iter().all(|g| !g.1) || !cli.headers.is_empty() {
+                return Err(usage(
+                    "mcp record takes the command's options after --: mcp record FILE -- \
+                     --stdio \"server\" tools",
+                ));
+            }
+            return record(file, command);
+        }
         CliCommand::Trust {
             pending: true,
             approve,
@@ -597,9 +674,23 @@ pub(crate) fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Options, 
         .iter()
         .map(|dir| root(dir))
         .collect::<Result<Vec<_>, _>>()?;
+    if matches!(command, Command::Bridge { .. }) && cli.protocol != VersionChoice::Auto {
+        return Err(usage(
+            "--protocol does not apply to mcp bridge: the host negotiates the revision with \
+             the server through it",
+        ));
+    }
+    let (record, record_command) = match &command {
+        Command::Diff { file, update: true } => {
+            (Some(file.clone()), std::env::args().skip(1).collect())
+        }
+        _ => (None, Vec::new()),
+    };
     Ok(Options {
         roots,
         log_level: cli.log_level,
+        record,
+        record_command,
         server,
         headers: cli.headers,
         oauth: !cli.no_oauth,
@@ -612,6 +703,32 @@ pub(crate) fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Options, 
         yes: cli.yes,
         command,
     })
+}
+
+/// `mcp record FILE -- [mcp] ARGS...`: ARGS parsed as any command, recorded into FILE.
+fn record(file: std::path::PathBuf, mut words: Vec<String>) -> Result<Options, Stop> {
+    if words.first().is_some_and(|w| w == "mcp") {
+        words.remove(0);
+    }
+    let mut opts = parse(words.clone())?;
+    if opts.record.is_some() {
+        return Err(usage("mcp record cannot record a command that records"));
+    }
+    if matches!(
+        opts.command,
+        Command::DemoServer
+            | Command::Replay { .. }
+            | Command::Trust { .. }
+            | Command::Completions(_)
+    ) {
+        return Err(usage(format!(
+            "mcp record records a session with a server; `{}` has none",
+            opts.command.name()
+        )));
+    }
+    opts.record = Some(file);
+    opts.record_command = words;
+    Ok(opts)
 }
 
 /// Help and version go to stdout; any other clap error becomes one line

@@ -55,8 +55,13 @@ pub(crate) async fn command(client: &Client, opts: &Options) -> Result<(), Failu
         Command::Tasks(action) => tasks::run(client, opts, action).await,
         Command::Read { uri } => read(client, opts, uri).await,
         Command::Prompt { name, args } => prompt(client, opts, name, args.as_deref()).await,
-        // Handled before a server is picked.
+        Command::Diff { file, update } => {
+            crate::cassette::diff::run(client, file, *update, opts.json).await
+        }
+        // Handled before a server is picked (or without a client).
         Command::Servers { .. }
+        | Command::Bridge { .. }
+        | Command::Replay { .. }
         | Command::DemoServer
         | Command::Completions(_)
         | Command::Trust { .. }
@@ -113,7 +118,7 @@ pub(crate) enum Listing {
 }
 
 impl Listing {
-    fn method(self) -> &'static str {
+    pub(crate) fn method(self) -> &'static str {
         match self {
             Listing::Tools => "tools/list",
             Listing::Resources => "resources/list",
@@ -123,7 +128,7 @@ impl Listing {
     }
 
     /// The result's array member.
-    fn key(self) -> &'static str {
+    pub(crate) fn key(self) -> &'static str {
         match self {
             Listing::Tools => "tools",
             Listing::Resources => "resources",
@@ -141,7 +146,7 @@ impl Listing {
         }
     }
 
-    fn offered(self, caps: &ServerCapabilities) -> bool {
+    pub(crate) fn offered(self, caps: &ServerCapabilities) -> bool {
         match self {
             Listing::Tools => caps.tools.is_some(),
             Listing::Resources | Listing::Templates => caps.resources.is_some(),

@@ -9,12 +9,18 @@ use mcp_proto::transport::BoxTransport;
 use mcp_transport_http::{HttpError, HttpTransport, HttpTransportBuilder};
 use mcp_transport_stdio::{ServerCommand, StdioTransport};
 
-use crate::args::{Options, Server};
+use crate::args::{Command, Options, Server};
 use crate::failure::Failure;
 
-/// Builds the transport the options ask for. The seam where each server
-/// kind plugs in.
+/// Builds the transport the options ask for, recording into `mcp
+/// record`'s cassette when there is one. The seam where each server kind
+/// plugs in.
 pub(crate) async fn transport(opts: &Options) -> Result<(BoxTransport, Option<OAuth>), Failure> {
+    let (t, oauth) = open(opts).await?;
+    Ok((crate::cassette::tap(t, opts)?, oauth))
+}
+
+async fn open(opts: &Options) -> Result<(BoxTransport, Option<OAuth>), Failure> {
     let t = match &opts.server {
         Server::Demo => {
             let exe = std::env::current_exe().map_err(|e| {
@@ -146,7 +152,7 @@ pub(crate) struct OAuth {
 
 /// Where `mcp` caches OAuth tokens: `$MCP_TOKEN_FILE`, else
 /// `$XDG_CONFIG_HOME/mcp/tokens.json`, else `$HOME/.config/mcp/tokens.json`.
-fn token_file() -> Option<std::path::PathBuf> {
+pub(crate) fn token_file() -> Option<std::path::PathBuf> {
     let var = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty());
     if let Some(f) = var("MCP_TOKEN_FILE") {
         return Some(f.into());
@@ -171,8 +177,14 @@ fn ssrf_policy(opts: &Options) -> mcp_auth::SsrfPolicy {
 /// characters), tokens cached in [`token_file`].
 async fn oauth(url: &str, opts: &Options) -> Result<OAuth, Failure> {
     let (began, login_began) = tokio::sync::watch::channel(false);
+    // The bridge's stderr is a host's log nobody watches: it opens the
+    // browser too (the URL was checked by mcp-auth before this is called).
+    let open_browser = matches!(opts.command, Command::Bridge { no_browser: false });
     let ui = mcp_auth::LoopbackRedirect::bind(0, move |u| {
         began.send_replace(true);
+        if open_browser && let Err(e) = mcp_auth::open_browser(u) {
+            eprintln!("mcp: could not open a browser: {}", chain(&e));
+        }
         // The URL is built from what the server's metadata named: made
         // safe like any server text.
         eprintln!(

@@ -12,6 +12,8 @@ use mcp_proto::transport::TransportError;
 pub(crate) enum Failure {
     /// Exit 1: the tool ran and said `isError: true` (its output is already printed).
     ToolError,
+    /// Exit 1: `mcp diff` found differences (already printed).
+    Differs,
     /// Exit 2: a usage error.
     Usage(String),
     /// Exit 3: `kind` is "connection error", "transport error", "protocol error" or "timeout".
@@ -162,7 +164,7 @@ fn transport_kind(t: &TransportError) -> &'static str {
 /// Prints the one-line report and picks the exit status.
 pub(crate) fn report(f: Failure) -> ExitCode {
     let code = match &f {
-        Failure::ToolError => 1,
+        Failure::ToolError | Failure::Differs => 1,
         Failure::Usage(msg) => {
             eprintln!("mcp: {} (see mcp --help)", one_line(msg));
             2

@@ -369,6 +369,7 @@ fn why(f: &Failure) -> String {
         }
         Failure::Usage(m) | Failure::Refused(m) => crate::failure::one_line(m),
         Failure::ToolError => "the tool failed".into(),
+        Failure::Differs => "the surface differs".into(),
         Failure::Interrupted(_) => "interrupted".into(),
     }
 }

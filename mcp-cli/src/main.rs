@@ -55,6 +55,8 @@
 
 mod approve;
 mod args;
+mod bridge;
+mod cassette;
 mod commands;
 mod config;
 mod connect;
@@ -66,6 +68,7 @@ mod form;
 mod handler;
 mod hosts;
 mod human;
+mod own_stdio;
 mod policy;
 mod progress;
 mod search;
@@ -175,6 +178,10 @@ fn spawned(server: &Server) -> bool {
 /// most half of `--timeout`, so the fallback has the other half.
 const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
 
+/// How long a stdio server of ours (bridge, replay) waits at exit for the
+/// blocked read of a stdin its host has not closed.
+const STDIN_SHUTDOWN: Duration = Duration::from_millis(100);
+
 /// Exit status for Ctrl-C (128 + SIGINT).
 const EXIT_INTERRUPTED: u8 = 130;
 /// Exit status for SIGTERM (128 + SIGTERM).
@@ -224,17 +231,33 @@ fn main() -> ExitCode {
             ));
         }
     };
+    // A stdio server of ours (bridge, replay) may end while its host
+    // still holds stdin open: the runtime must not wait for that read.
+    let serves_stdio = matches!(
+        opts.command,
+        Command::Bridge { .. } | Command::Replay { .. }
+    );
     let result = if opts.command == Command::DemoServer {
         runtime
             .block_on(mcp_cli::demo_server::run())
             .map_err(|e| Failure::fatal("transport error", format!("demo server: {e}")))
+    } else if let Command::Replay { file } = &opts.command {
+        runtime.block_on(cassette::replay::run(file))
     } else {
         use tracing::Instrument as _;
         match pick(opts) {
+            // The managed policy decides whether the server may start, for a
+            // bridge as for any command.
             Ok(Pick::One(opts)) => match policy::check_start(&opts) {
+                Ok(()) if matches!(opts.command, Command::Bridge { .. }) => {
+                    runtime.block_on(bridge::run(opts).instrument(run_span))
+                }
                 Ok(()) => runtime.block_on(run(opts).instrument(run_span)),
                 Err(f) => Err(f),
             },
+            Ok(Pick::All(opts, _)) if opts.record.is_some() => Err(Failure::Usage(
+                "mcp record records one server: pick one with --server NAME".into(),
+            )),
             Ok(Pick::All(opts, configured)) => {
                 runtime.block_on(fleet::run(opts, configured).instrument(run_span))
             }
@@ -244,7 +267,11 @@ fn main() -> ExitCode {
     };
     // Dropping the runtime drops any task still holding a transport, which
     // kills a spawned server's process group.
-    drop(runtime);
+    if serves_stdio {
+        runtime.shutdown_timeout(STDIN_SHUTDOWN);
+    } else {
+        drop(runtime);
+    }
     // The run's spans have ended: export them (when asked to).
     telemetry.shutdown();
     match result {

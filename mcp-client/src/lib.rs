@@ -172,6 +172,7 @@ pub mod error;
 pub mod fuzzing;
 pub mod handler;
 mod pages;
+pub mod relay;
 pub mod session;
 pub mod telemetry;
 mod ticket;

@@ -52,6 +52,8 @@ impl ServerIdentity {
         }
     }
 
+    /// How a resume's mismatch error names this server.
+    #[cfg(feature = "tokio")]
     pub(crate) fn describe(&self) -> String {
         match (&self.implementation, &self.version) {
             (Some(n), Some(v)) => format!("{n} {v}"),

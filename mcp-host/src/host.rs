@@ -8,15 +8,14 @@ use std::time::{Instant, SystemTime};
 use mcp_client::Client;
 use mcp_config::{ManagedPolicy, PinStore, TrustError};
 use mcp_proto::error::chain;
-use mcp_tools::{
-    McpTool, OnCollision, Refusal, Server, ToolError, ToolOptions, ToolOutput, Toolbox,
-};
+use mcp_tools::{McpTool, OnCollision, ToolError, ToolOptions, ToolOutput, Toolbox};
 use serde_json::Value;
 use tokio::sync::watch;
 
 use crate::cache::ResponseCache;
+use crate::keeper::{HostKeeper, View};
 use crate::slot::{Desired, Done, Slot};
-use crate::spec::{ServerSpec, reason};
+use crate::spec::ServerSpec;
 use crate::status::{ServerReport, ServerStatus};
 
 /// Why a [`Host`] operation failed.
@@ -52,6 +51,8 @@ pub struct HostBuilder {
     tool_options: ToolOptions,
     pins: Option<PinStore>,
     managed: Option<ManagedPolicy>,
+    result_budget: Option<usize>,
+    kept_results: Option<(usize, usize)>,
 }
 
 impl HostBuilder {
@@ -93,6 +94,27 @@ impl HostBuilder {
     /// cannot be read fails the server's start (nothing unapproved runs).
     pub fn pins(mut self, store: PinStore) -> Self {
         self.pins = Some(store);
+        self
+    }
+
+    /// The most tokens of any tool's result that reach the model (default:
+    /// no limit), unless its server or the tool has its own
+    /// ([`ServerSpec::result_budget`], [`ServerSpec::tool_result_budget`]):
+    /// past it, the text the model reads is cut and ends with a note on how
+    /// to read on with the `read_result` tool the host's toolbox then
+    /// offers. See [`ToolboxBuilder::result_budget`](mcp_tools::ToolboxBuilder::result_budget).
+    pub fn result_budget(mut self, tokens: usize) -> Self {
+        self.result_budget = Some(tokens);
+        self
+    }
+
+    /// How many cut results `read_result` can still read, and their bytes
+    /// together (default [`DEFAULT_KEPT_RESULTS`](mcp_tools::DEFAULT_KEPT_RESULTS)
+    /// and [`DEFAULT_KEPT_BYTES`](mcp_tools::DEFAULT_KEPT_BYTES)), across
+    /// every restart and change of the servers. See
+    /// [`ToolboxBuilder::kept_results`](mcp_tools::ToolboxBuilder::kept_results).
+    pub fn kept_results(mut self, max_results: usize, max_bytes: usize) -> Self {
+        self.kept_results = Some((max_results, max_bytes));
         self
     }
 
@@ -143,29 +165,36 @@ impl HostBuilder {
     ///
     /// Outside a tokio runtime (each server's supervisor is a task).
     pub fn spawn(self) -> Result<Host, HostError> {
+        let mut toolbox = Toolbox::builder()
+            .listen(false)
+            .on_collision(self.on_collision)
+            .tool_options(self.tool_options);
+        if let Some(tokens) = self.result_budget {
+            toolbox = toolbox.result_budget(tokens);
+        }
+        if let Some((results, bytes)) = self.kept_results {
+            toolbox = toolbox.kept_results(results, bytes);
+        }
+        let shared = Arc::new_cyclic(|me| Shared {
+            status: watch::Sender::new(Vec::new()),
+            slots: RwLock::new(Vec::new()),
+            closed: AtomicBool::new(false),
+            generations: AtomicU64::new(0),
+            // The servers come in as they start (`rebuild`).
+            toolbox: toolbox
+                .keeper(HostKeeper(me.clone()))
+                .build_now()
+                .unwrap_or_else(|e| unreachable!("a toolbox of no servers: {e}")),
+            view: RwLock::default(),
+            rebuild: tokio::sync::Mutex::new(()),
+            #[cfg(feature = "config")]
+            applying: tokio::sync::Mutex::new(()),
+            cache: self.cache,
+            pins: self.pins,
+            managed: self.managed,
+        });
         let host = Host {
-            inner: Arc::new(HostInner {
-                shared: Arc::new(Shared {
-                    status: watch::Sender::new(Vec::new()),
-                    slots: RwLock::new(Vec::new()),
-                    closed: AtomicBool::new(false),
-                    generations: AtomicU64::new(0),
-                    view: RwLock::new(Arc::new(View {
-                        toolbox: Toolbox::default(),
-                        unavailable: HashMap::new(),
-                        held: HashMap::new(),
-                        ready: HashMap::new(),
-                    })),
-                    rebuild: tokio::sync::Mutex::new(()),
-                    #[cfg(feature = "config")]
-                    applying: tokio::sync::Mutex::new(()),
-                    cache: self.cache,
-                    on_collision: self.on_collision,
-                    tool_options: self.tool_options,
-                    pins: self.pins,
-                    managed: self.managed,
-                }),
-            }),
+            inner: Arc::new(HostInner { shared }),
         };
         host.insert(self.servers)?;
         Ok(host)
@@ -237,10 +266,17 @@ impl Host {
         }
     }
 
-    /// The tools of the servers that are ready, as a toolbox (no I/O; a
-    /// new one after each status or tool-list change).
+    /// The tools of the servers that are ready, as one live toolbox: the
+    /// same one for the host's whole life (clones share it), which follows
+    /// every start, restart, [`add`](Host::add), [`remove`](Host::remove),
+    /// [`set_enabled`](Host::set_enabled), tool-list change and
+    /// [approval](Host::approve) the moment the host sees it. An agent keeps
+    /// it, or a [`Deferred`](mcp_tools::Deferred) made from it, for a whole
+    /// conversation: its calls are [`call`](Host::call)'s (a down server's
+    /// tool is [`ToolError::Unavailable`], a held one refused), and the
+    /// results kept for `read_result` stay readable across every change.
     pub fn toolbox(&self) -> Toolbox {
-        self.inner.shared.view().toolbox.clone()
+        self.inner.shared.toolbox.clone()
     }
 
     /// The refusal of a call to `name` when it is a tool held back until
@@ -249,12 +285,11 @@ impl Host {
         self.inner.shared.view().held_refusal(name)
     }
 
-    /// The tools of the servers that are ready: their definitions for the
-    /// model. Call them through [`call`](Host::call), which fails fast
-    /// with [`ToolError::Unavailable`] while a server is down; an
-    /// [`McpTool`] kept past a restart calls its old connection.
+    /// The tools of the servers that are ready now: their definitions for
+    /// the model. Each calls through the host's [`toolbox`](Host::toolbox)
+    /// by its name, so one kept past a restart reaches the new process.
     pub fn tools(&self) -> Vec<McpTool> {
-        self.toolbox().snapshot()
+        self.inner.shared.toolbox.snapshot()
     }
 
     /// The client of a ready server.
@@ -262,55 +297,15 @@ impl Host {
         self.inner.shared.slot(server)?.live().client
     }
 
-    /// Calls the tool the model knows as `name`. A tool of a server that is
-    /// not ready (starting, restarting, failed, disabled) fails at once with
+    /// Calls the tool the model knows as `name` (the host's
+    /// [`toolbox`](Host::toolbox) does). A tool of a server that is not
+    /// ready (starting, restarting, failed, disabled) fails at once with
     /// [`ToolError::Unavailable`], which the model can act on; so does a
-    /// call whose server went away during it.
+    /// call whose server went away during it (the host then starts it
+    /// again), and one whose server changed its tools meanwhile (the host
+    /// lists them again, checked against what the user approved).
     pub async fn call(&self, name: &str, arguments: Value) -> Result<ToolOutput, ToolError> {
-        let shared = &self.inner.shared;
-        let view = shared.view();
-        if view.toolbox.get(name).is_some() {
-            return match view.toolbox.call(name, arguments).await {
-                Err(ToolError::Fatal { source, .. }) if connection_lost(&source) => {
-                    let server = view
-                        .toolbox
-                        .resolve(name)
-                        .map(|r| r.server)
-                        .unwrap_or_default();
-                    let why = reason(&format!("went away during the call ({})", chain(&source)));
-                    if let Some((slot, generation)) = view.ready.get(&server) {
-                        slot.lost.send_replace((*generation, why.clone()));
-                    }
-                    Err(ToolError::Unavailable {
-                        tool: name.to_owned(),
-                        server,
-                        reason: why,
-                    })
-                }
-                other => other,
-            };
-        }
-        if let Some(refused) = view.held_refusal(name) {
-            return Err(refused);
-        }
-        if let Some(server) = view.unavailable.get(name) {
-            let report = shared
-                .status
-                .borrow()
-                .iter()
-                .find(|r| &r.name == server)
-                .cloned();
-            if let Some(r) = report {
-                return Err(ToolError::Unavailable {
-                    tool: name.to_owned(),
-                    server: r.name,
-                    reason: r.status.to_string(),
-                });
-            }
-        }
-        Err(ToolError::NotFound {
-            name: name.to_owned(),
-        })
+        self.inner.shared.toolbox.call(name, arguments).await
     }
 
     /// Starts (`true`) or stops (`false`) a server. A disabled server's
@@ -478,32 +473,6 @@ impl Host {
     }
 }
 
-/// What the model sees: the ready servers' toolbox, and the names of the
-/// tools of servers that are down (so calls to them say why).
-#[derive(Debug)]
-struct View {
-    toolbox: Toolbox,
-    /// The tools of servers that are down: tool name → server name.
-    unavailable: HashMap<String, String>,
-    /// The tools of ready servers held back until approved: tool name →
-    /// (server name, whether the tool is new).
-    held: HashMap<String, (String, bool)>,
-    /// The ready servers: name → (slot, generation).
-    ready: HashMap<String, (Arc<Slot>, u64)>,
-}
-
-impl View {
-    /// The refusal of a call to `name`, a tool held back until approved.
-    fn held_refusal(&self, name: &str) -> Option<ToolError> {
-        let (server, added) = self.held.get(name)?;
-        Some(ToolError::Refused {
-            tool: name.to_owned(),
-            server: Some(server.clone()),
-            why: Refusal::Unapproved { added: *added },
-        })
-    }
-}
-
 #[derive(Debug)]
 pub(crate) struct Shared {
     /// In the order they were added (earlier ones win tool-name collisions).
@@ -512,17 +481,19 @@ pub(crate) struct Shared {
     closed: AtomicBool,
     /// Numbers each start of each server.
     pub(crate) generations: AtomicU64,
-    status: watch::Sender<Vec<ServerReport>>,
+    pub(crate) status: watch::Sender<Vec<ServerReport>>,
+    /// The ready servers' tools (its servers set by `rebuild`).
+    toolbox: Toolbox,
+    /// Why the tools not in the toolbox are not (set by `rebuild`).
     view: RwLock<Arc<View>>,
-    /// Held while a new view is built, so views are published in order.
+    /// Held while the toolbox and the view are brought up to date, so
+    /// they are published in order.
     rebuild: tokio::sync::Mutex<()>,
     /// Held through a whole [`Host::apply_config`]: one at a time, each
     /// diffing against what the one before left.
     #[cfg(feature = "config")]
     applying: tokio::sync::Mutex<()>,
     pub(crate) cache: Option<ResponseCache>,
-    on_collision: OnCollision,
-    tool_options: ToolOptions,
     pub(crate) pins: Option<PinStore>,
     pub(crate) managed: Option<ManagedPolicy>,
 }
@@ -543,11 +514,11 @@ impl Shared {
         }
     }
 
-    fn slot(&self, name: &str) -> Option<Arc<Slot>> {
+    pub(crate) fn slot(&self, name: &str) -> Option<Arc<Slot>> {
         self.slots().into_iter().find(|s| s.name() == name)
     }
 
-    fn view(&self) -> Arc<View> {
+    pub(crate) fn view(&self) -> Arc<View> {
         match self.view.read() {
             Ok(g) => g.clone(),
             Err(p) => p.into_inner().clone(),
@@ -619,70 +590,42 @@ impl Shared {
         });
     }
 
-    /// Publishes a new view from the servers' current state (no I/O).
+    /// Gives the toolbox the ready servers and publishes why the others'
+    /// tools are missing, from the servers' current state (no I/O).
     pub(crate) async fn rebuild(&self) {
         let _guard = self.rebuild.lock().await;
         let slots = self.slots();
-        let mut builder = Toolbox::builder()
-            .listen(false)
-            .on_collision(self.on_collision)
-            .tool_options(crate::trust::with_server_rules(&self.tool_options, &slots));
+        let mut servers = Vec::new();
         let mut down = Vec::new();
-        let mut ready = HashMap::new();
         let mut held_back = Vec::new();
         for slot in &slots {
             let l = slot.live();
             match (l.client, l.tools) {
                 (Some(client), Some(tools)) => {
                     held_back.push((slot, l.held));
-                    ready.insert(slot.spec.name.clone(), (slot.clone(), l.generation));
-                    builder = builder.server(
-                        Server::new(slot.spec.name.clone(), client)
-                            .prefix(slot.spec.prefix.clone())
-                            .listed(tools),
-                    );
+                    servers.push(slot.spec.toolbox_server(client, tools));
                 }
                 (None, Some(tools)) => down.push((slot, tools)),
                 _ => {}
             }
         }
-        let toolbox = match builder.build().await {
-            Ok(t) => t,
-            Err(e) => {
-                // Only listed servers with unique names: cannot fail.
-                tracing::error!(error = %chain(&e), "building the toolbox failed");
-                return;
-            }
-        };
-        let mut unavailable = HashMap::new();
-        for (slot, tools) in down {
-            // An app-only tool (MCP Apps) is no model's, up or down.
-            for t in tools.iter().filter(|t| t.is_model_visible()) {
-                let name = mcp_tools::sanitize_name(&format!("{}{}", slot.spec.prefix, t.name));
-                if toolbox.get(&name).is_none() {
-                    unavailable
-                        .entry(name)
-                        .or_insert_with(|| slot.spec.name.clone());
-                }
-            }
+        // The keeper reads the view only for names the toolbox lacks: the
+        // view of every name goes out first, so a call made while the
+        // toolbox changes never finds a tool in neither.
+        self.publish_view(view_of(&down, &held_back, |_| false));
+        if let Err(e) = self.toolbox.set_servers(servers).await {
+            // Only listed servers with unique names: cannot fail.
+            tracing::error!(error = %chain(&e), "updating the toolbox failed");
+            return;
         }
-        let mut held = HashMap::new();
-        for (slot, changes) in held_back {
-            for c in changes.iter() {
-                let name = mcp_tools::sanitize_name(&format!("{}{}", slot.spec.prefix, c.tool));
-                if toolbox.get(&name).is_none() {
-                    let added = c.kind == mcp_config::ChangeKind::Added;
-                    held.entry(name)
-                        .or_insert_with(|| (slot.spec.name.clone(), added));
-                }
-            }
-        }
-        let view = Arc::new(View {
-            toolbox,
-            unavailable,
-            held,
-            ready,
-        });
+        let toolbox = &self.toolbox;
+        self.publish_view(view_of(&down, &held_back, |name| {
+            toolbox.get(name).is_some()
+        }));
+    }
+
+    fn publish_view(&self, view: View) {
+        let view = Arc::new(view);
         match self.view.write() {
             Ok(mut g) => *g = view,
             Err(p) => *p.into_inner() = view,
@@ -690,16 +633,37 @@ impl Shared {
     }
 }
 
-/// Whether a call's error means the connection is gone: closed, or a
-/// transport failure of the connection itself (refused, reset). A remote
-/// server's connection does not close by itself when the server goes away;
-/// the host reconnects on these. A session the server no longer knows is
-/// not one: the client starts a new session itself (and closes the
-/// connection, which is one, when the server ends every new one).
-fn connection_lost(e: &mcp_client::ClientError) -> bool {
-    use mcp_proto::transport::TransportErrorKind as K;
-    match e {
-        mcp_client::ClientError::Transport(t) => matches!(t.kind(), K::Io | K::Closed),
-        other => other.is_closed(),
+/// Why the tools not in the toolbox are not: those of the servers `down`
+/// (with their last tools), and those `held_back` on ready servers; each
+/// but the names `offered` says the toolbox has (another server's tool
+/// took the name).
+fn view_of(
+    down: &[(&Arc<Slot>, Arc<Vec<mcp_proto::schema::Tool>>)],
+    held_back: &[(&Arc<Slot>, Arc<Vec<mcp_config::ToolChange>>)],
+    offered: impl Fn(&str) -> bool,
+) -> View {
+    let mut unavailable = HashMap::new();
+    for (slot, tools) in down {
+        // An app-only tool (MCP Apps) is no model's, up or down.
+        for t in tools.iter().filter(|t| t.is_model_visible()) {
+            let name = mcp_tools::sanitize_name(&format!("{}{}", slot.spec.prefix, t.name));
+            if !offered(&name) {
+                unavailable
+                    .entry(name)
+                    .or_insert_with(|| slot.spec.name.clone());
+            }
+        }
     }
+    let mut held = HashMap::new();
+    for (slot, changes) in held_back {
+        for c in changes.iter() {
+            let name = mcp_tools::sanitize_name(&format!("{}{}", slot.spec.prefix, c.tool));
+            if !offered(&name) {
+                let added = c.kind == mcp_config::ChangeKind::Added;
+                held.entry(name)
+                    .or_insert_with(|| (slot.spec.name.clone(), added));
+            }
+        }
+    }
+    View { unavailable, held }
 }

@@ -33,6 +33,19 @@
 //! - **Fail fast.** A call to a tool whose server is down fails at once
 //!   with [`ToolError::Unavailable`](mcp_tools::ToolError::Unavailable),
 //!   which tells the model what is going on and is model-correctable.
+//! - **One toolbox for a whole conversation.** [`Host::toolbox`] is the
+//!   same live [`Toolbox`](mcp_tools::Toolbox) from start to close: every
+//!   start, restart, [`Host::add`]/[`Host::remove`], [`Host::set_enabled`],
+//!   tool-list change and approval changes its servers in place. An agent
+//!   keeps it, or a [`Deferred`](mcp_tools::Deferred) conversation made
+//!   from it, as long as it likes; every path to a tool answers as
+//!   [`Host::call`] does. See "An agent's conversation" below.
+//! - **Result budgets.** The most tokens of a result that reach the model:
+//!   host-wide ([`HostBuilder::result_budget`]), per server
+//!   ([`ServerSpec::result_budget`]) and per tool
+//!   ([`ServerSpec::tool_result_budget`]); a cut result is kept for the
+//!   `read_result` tool ([`HostBuilder::kept_results`] bounds them) across
+//!   every change of the servers.
 //! - **Control.** Per server: [`enabled`](ServerSpec::enabled) (and
 //!   [`Host::set_enabled`] at run time), [`Host::restart`] (a new process
 //!   now, or a failed server retried without waiting),
@@ -116,6 +129,56 @@
 //! host.close().await;
 //! # Ok(()) }
 //! ```
+//!
+//! # An agent's conversation
+//!
+//! A conversation lives longer than a server's process: the model searches
+//! for tools on one turn, calls them on later ones, reads on in a result
+//! cut many turns before. The host's toolbox is one live thing for all of
+//! it. A [`Deferred`](mcp_tools::Deferred) made from it keeps what the model
+//! loaded by name, so a server that restarts (killed, crashed, a new
+//! version) brings its tools back into the conversation as it comes back;
+//! in between, a call says the server is restarting
+//! ([`ToolError::Unavailable`](mcp_tools::ToolError::Unavailable), which the
+//! model can act on), and a server that went away during a call is started
+//! again. A server added with [`Host::add`] is found by the next
+//! `search_tools`, with its own [tool rules](ServerSpec::tool_rules); a
+//! tool held back by the [pins](HostBuilder::pins) is neither found nor
+//! run until [`Host::approve`] lets it through. The results kept for
+//! `read_result` belong to the host, not to a server: an id the model got
+//! before a restart still reads after it (within
+//! [`HostBuilder::kept_results`]; the oldest are forgotten first).
+//!
+//! ```no_run
+//! # async fn run(git: mcp_host::Launcher) -> Result<(), Box<dyn std::error::Error>> {
+//! use mcp_host::tools::{DeferredOptions, ModelApi};
+//! use mcp_host::{Host, ServerSpec};
+//!
+//! let host = Host::builder()
+//!     .server(ServerSpec::new("git", git).tool_result_budget("git_log", 2_000))
+//!     .result_budget(8_000)
+//!     .start()
+//!     .await?;
+//! // One per conversation, kept for all of it.
+//! let conversation = host.toolbox().deferred(DeferredOptions::new().always(["git_status"]));
+//! loop {
+//!     let tools = conversation.definitions(ModelApi::Anthropic).await; // this turn's tools
+//!     # let _ = tools;
+//!     // ... send them with the messages; for each tool call the model makes:
+//!     # let (name, arguments) = ("search_tools", serde_json::json!({"query": "show recent commits"}));
+//!     let reply = match conversation.call(name, arguments).await {
+//!         Ok(out) => out.text,
+//!         Err(e) if e.is_model_correctable() => e.message_for_model(),
+//!         Err(e) => return Err(e.into()),
+//!     };
+//!     # let _ = reply; break;
+//! }
+//! # Ok(()) }
+//! ```
+//!
+//! Result budgets have no key in a configuration entry: a budget follows
+//! the application's model (its context, what a token costs), not the
+//! server an entry names, and the files are shared with other hosts.
 //!
 //! # Layers
 //!
@@ -238,6 +301,7 @@ mod file_store;
 #[cfg(feature = "config")]
 mod from_config;
 mod host;
+mod keeper;
 mod slot;
 mod spec;
 mod status;

@@ -1,12 +1,14 @@
 //! One server of a host: how to start it ([`Launcher`]) and its options
 //! ([`ServerSpec`]).
 
+use std::collections::BTreeMap;
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_client::Client;
-use mcp_tools::{Glob, ToolRules};
+use mcp_proto::schema::Tool;
+use mcp_tools::{Glob, Server, ToolRules};
 
 use crate::cache::CacheTarget;
 use crate::trust::Origin;
@@ -103,6 +105,9 @@ pub struct ServerSpec {
     pub(crate) origin: Option<Origin>,
     /// Allow, ask and deny rules for its tools.
     pub(crate) tool_rules: ToolRules,
+    /// The result budget of its tools, and of some tools by name.
+    pub(crate) result_budget: Option<usize>,
+    pub(crate) tool_result_budgets: BTreeMap<String, usize>,
     /// The configuration entry it was made from, which
     /// [`Host::apply_config`](crate::Host::apply_config) compares.
     #[cfg(feature = "config")]
@@ -125,6 +130,8 @@ impl ServerSpec {
             pin_key: None,
             origin: None,
             tool_rules: ToolRules::new(),
+            result_budget: None,
+            tool_result_budgets: BTreeMap::new(),
             #[cfg(feature = "config")]
             config: None,
         }
@@ -202,6 +209,40 @@ impl ServerSpec {
     pub fn tool_rules(mut self, rules: ToolRules) -> Self {
         self.tool_rules = rules;
         self
+    }
+
+    /// The most tokens of a result of this server's tools that reach the
+    /// model, over the host's [`HostBuilder::result_budget`](crate::HostBuilder::result_budget)
+    /// (see [`Server::result_budget`]). A configuration entry has no key
+    /// for it: the budget follows the application's model (its context,
+    /// what a token costs), not the server, so the application sets it,
+    /// on a spec `from_config` made too.
+    pub fn result_budget(mut self, tokens: usize) -> Self {
+        self.result_budget = Some(tokens);
+        self
+    }
+
+    /// The result budget of one tool, by the server's own name for it,
+    /// over the server's and the host's.
+    pub fn tool_result_budget(mut self, tool: impl Into<String>, tokens: usize) -> Self {
+        self.tool_result_budgets.insert(tool.into(), tokens);
+        self
+    }
+
+    /// The server in the host's toolbox while it runs on `client` with
+    /// `tools` (listed by the host: the toolbox lists nothing itself).
+    pub(crate) fn toolbox_server(&self, client: Client, tools: Arc<Vec<Tool>>) -> Server {
+        let mut server = Server::new(self.name.clone(), client)
+            .prefix(self.prefix.clone())
+            .listed(tools)
+            .tool_rules(self.tool_rules.clone());
+        if let Some(tokens) = self.result_budget {
+            server = server.result_budget(tokens);
+        }
+        for (tool, &tokens) in &self.tool_result_budgets {
+            server = server.tool_result_budget(tool.clone(), tokens);
+        }
+        server
     }
 
     /// The key of this server's pins.

@@ -256,6 +256,50 @@ async fn wait_until(at: Instant, desired: &mut watch::Receiver<Desired>) {
     }
 }
 
+/// Lists `slot`'s tools on `client` again (the cache's copy dropped first),
+/// sorts them by the pins and publishes them, under the slot's `sorting`
+/// lock; returns the counts of tools offered and held. A failed listing
+/// keeps the previous tools, and a connection that is no longer the slot's
+/// publishes nothing (its server was started again meanwhile).
+pub(crate) async fn relist(
+    shared: &Shared,
+    slot: &Slot,
+    client: &Client,
+) -> Option<(usize, usize)> {
+    let spec = &slot.spec;
+    if let Some(cache) = &shared.cache {
+        cache.invalidate(&target_of(spec).server, ListKind::Tools);
+    }
+    let _sorting = slot.sorting.lock().await;
+    let listed = match list_tools(shared, spec, client).await {
+        Ok((tools, _)) => crate::trust::sort(shared.pins.as_ref(), spec, Arc::new(tools))
+            .await
+            .map_err(|e| format!("its pinned tool definitions: {}", chain(&e)).into()),
+        Err(e) => Err(e),
+    };
+    let tools = match listed {
+        Ok(tools) => tools,
+        Err(e) => {
+            let e: LaunchError = e;
+            tracing::warn!(server = %spec.name, error = %chain(&*e), "listing tools again failed; keeping the previous tools");
+            return None;
+        }
+    };
+    let counts = (tools.tools.len(), tools.held.len());
+    let mut current = false;
+    slot.set_live(|l| {
+        current = l.client.as_ref().is_some_and(|c| c.same_connection(client));
+        if current {
+            l.sorted(tools);
+        }
+    });
+    if !current {
+        return None;
+    }
+    shared.rebuild().await;
+    Some(counts)
+}
+
 /// Serves a started server until it goes away or the host asks it to stop;
 /// re-lists its tools when it says they changed.
 async fn serve(
@@ -276,15 +320,15 @@ async fn serve(
     let version = client
         .protocol_version()
         .unwrap_or(mcp_proto::ProtocolVersion::LATEST_LEGACY);
-    let ready = |tools: &Sorted, from_cache: bool| ServerStatus::Ready {
+    let ready = |(tools, held): (usize, usize), from_cache: bool| ServerStatus::Ready {
         era: version.era(),
         protocol_version: version,
-        tools: tools.tools.len(),
-        held: tools.held.len(),
+        tools,
+        held,
         since,
         tools_from_cache: from_cache,
     };
-    let status = ready(&tools, from_cache);
+    let status = ready((tools.tools.len(), tools.held.len()), from_cache);
     let generation = shared.generations.fetch_add(1, Ordering::Relaxed) + 1;
     {
         let _sorting = slot.sorting.lock().await;
@@ -324,26 +368,9 @@ async fn serve(
                     continue;
                 }
                 changes.borrow_and_update();
-                invalidate(ListKind::Tools);
                 tracing::debug!(server = %spec.name, "tools changed; listing again");
-                let _sorting = slot.sorting.lock().await;
-                let listed = match list_tools(shared, spec, &client).await {
-                    Ok((tools, _)) => crate::trust::sort(shared.pins.as_ref(), spec, Arc::new(tools))
-                        .await
-                        .map_err(|e| format!("its pinned tool definitions: {}", chain(&e)).into()),
-                    Err(e) => Err(e),
-                };
-                match listed {
-                    Ok(tools) => {
-                        let status = ready(&tools, false);
-                        slot.set_live(|l| l.sorted(tools));
-                        shared.rebuild().await;
-                        shared.set_status(slot, status);
-                    }
-                    Err(e) => {
-                        let e: LaunchError = e;
-                        tracing::warn!(server = %spec.name, error = %chain(&*e), "listing tools again failed; keeping the previous tools");
-                    }
+                if let Some(counts) = relist(shared, slot, &client).await {
+                    shared.set_status(slot, ready(counts, false));
                 }
             }
             Ok(()) = resources.changed() => invalidate(ListKind::Resources),

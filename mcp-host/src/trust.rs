@@ -7,10 +7,8 @@ use std::sync::Arc;
 
 use mcp_config::{ManagedPolicy, PinStore, ServerOrigin, ToolChange, TrustError};
 use mcp_proto::schema::Tool;
-use mcp_tools::{ToolOptions, ToolPolicy};
 
 use crate::host::{Host, HostError};
-use crate::slot::Slot;
 use crate::spec::ServerSpec;
 
 /// How a server starts, for the `serverCommand` and `serverUrl` entries of
@@ -135,27 +133,6 @@ pub(crate) async fn sort(
         tools,
         held: Arc::new(check.held),
     })
-}
-
-/// `options` with each server's [`ServerSpec::tool_rules`] added to
-/// its policy. A host whose options have no policy gets one for the rules
-/// only (annotations off: servers without rules keep every call allowed).
-pub(crate) fn with_server_rules(options: &ToolOptions, slots: &[Arc<Slot>]) -> ToolOptions {
-    let ruled: Vec<&Arc<Slot>> = slots
-        .iter()
-        .filter(|s| !s.spec.tool_rules.is_empty())
-        .collect();
-    if ruled.is_empty() {
-        return options.clone();
-    }
-    let mut policy = options
-        .tool_policy()
-        .cloned()
-        .unwrap_or_else(|| ToolPolicy::new().annotations(false));
-    for slot in ruled {
-        policy = policy.server(slot.spec.name.clone(), slot.spec.tool_rules.clone());
-    }
-    options.clone().policy(policy)
 }
 
 impl Host {

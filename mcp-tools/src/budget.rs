@@ -17,9 +17,10 @@ use mcp_proto::schema::{CallToolResult, ContentBlock};
 use serde_json::Value;
 
 use crate::error::ToolError;
+use crate::server::Server;
 use crate::tokens::{Runs, estimate_tokens};
 use crate::tool::ToolOutput;
-use crate::toolbox::{Server, ToolboxBuilder};
+use crate::toolbox::ToolboxBuilder;
 
 /// The smallest budget: a smaller one is raised to it (the note alone
 /// takes some 50 tokens).
@@ -55,6 +56,11 @@ pub(crate) struct ServerBudgets {
 }
 
 impl ServerBudgets {
+    /// Whether any budget is set.
+    pub(crate) fn any(&self) -> bool {
+        self.default.is_some() || !self.tools.is_empty()
+    }
+
     /// The budget of `tool`: its own, else the server's, else `fallback`.
     pub(crate) fn of(&self, tool: &str, fallback: Option<usize>) -> Option<usize> {
         self.tools
@@ -150,6 +156,11 @@ impl ResultStore {
         let found = (e.text.clone(), e.budget);
         kept.entries.push_back(e);
         Some(found)
+    }
+
+    /// Whether no result is kept.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.kept().entries.is_empty()
     }
 
     /// How many results are kept, and their bytes.
@@ -445,11 +456,6 @@ impl Default for ResultsConfig {
 }
 
 impl ResultsConfig {
-    /// Whether any budget is set: the toolbox default or any server's.
-    pub(crate) fn any<'a>(&self, mut servers: impl Iterator<Item = &'a ServerBudgets>) -> bool {
-        self.default.is_some() || servers.any(|s| s.default.is_some() || !s.tools.is_empty())
-    }
-
     /// The store for cut results.
     pub(crate) fn store(&self) -> ResultStore {
         ResultStore::new(self.kept_results, self.kept_bytes)

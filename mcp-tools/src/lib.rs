@@ -325,16 +325,19 @@
 
 mod apps;
 mod budget;
+mod catalog;
 pub mod deferred;
 mod error;
 mod export;
 mod fold;
+mod keeper;
 mod meta;
 mod names;
 mod options;
 mod policy;
 mod schema;
 pub mod search;
+mod server;
 mod task;
 pub mod tokens;
 mod tool;
@@ -353,6 +356,7 @@ pub use deferred::{Deferred, DeferredOptions};
 pub use error::{ToolError, ToolboxError};
 pub use export::{ModelApi, ModelTool, NativeSearch, anthropic_tool, fit_tools, openai_function};
 pub use fold::{base64_decoded_len, fold_result};
+pub use keeper::Keeper;
 pub use names::{
     Filter, Glob, MAX_TOOL_NAME_LEN, SEGMENT_SEPARATORS, is_valid_model_name, sanitize_name,
 };
@@ -363,7 +367,8 @@ pub use policy::{
 };
 pub use schema::{MAX_REPORTED_PROBLEMS, check_arguments};
 pub use search::SearchHit;
+pub use server::Server;
 pub use task::{TaskPoll, ToolTask};
 pub use tokens::estimate_tokens;
 pub use tool::{McpTool, Tool, ToolFuture, ToolOutput};
-pub use toolbox::{Collision, OnCollision, Route, Server, Toolbox, ToolboxBuilder};
+pub use toolbox::{Collision, OnCollision, Route, Toolbox, ToolboxBuilder};

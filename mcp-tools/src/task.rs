@@ -103,9 +103,7 @@ impl Toolbox {
     /// Starts the tool the model knows as `name` as a task and returns at
     /// once (the crate docs' ["Long-running tools"](crate#long-running-tools-tasks)).
     pub async fn start(&self, name: &str, arguments: Value) -> Result<ToolTask, ToolError> {
-        let tool = self.get(name).ok_or_else(|| ToolError::NotFound {
-            name: name.to_owned(),
-        })?;
+        let tool = self.get(name).ok_or_else(|| self.missing(name))?;
         tool.start(arguments).await
     }
 

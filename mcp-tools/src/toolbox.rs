@@ -1,23 +1,21 @@
 //! Many servers' tools as one set of model-facing tools.
 
-use std::collections::{HashMap, HashSet};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, OnceLock, RwLock, Weak};
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, OnceLock, RwLock, Weak};
 
-use mcp_client::{Client, ClientError, ListKind, ResponseFuture};
-use mcp_proto::Era;
-use mcp_proto::schema::{ListenResult, SubscriptionFilter};
+use mcp_client::{Client, ClientError};
 use serde_json::Value;
-use tokio::sync::watch;
 
-use crate::budget::{ResultStore, ResultsConfig, ServerBudgets};
+use crate::budget::{ResultStore, ResultsConfig};
+use crate::catalog::{Catalog, Settings};
 use crate::error::{ToolError, ToolboxError};
 use crate::export::{ModelApi, ModelTool};
-use crate::meta::{Meta, free_name};
-use crate::names::{Filter, NamingInput, assign_names};
+use crate::keeper::Keeper;
+use crate::meta::Meta;
+use crate::names::Filter;
 use crate::options::ToolOptions;
-use crate::policy::Decision;
-use crate::search::{SearchHit, ToolIndex};
+use crate::search::SearchHit;
+use crate::server::{Remark, Server, ServerState, list_tools, unique};
 use crate::tool::{AttemptError, McpTool, ToolOutput};
 
 /// What to do when two tools end up with the same model-facing name (after
@@ -61,64 +59,6 @@ pub struct Route {
     pub tool: String,
 }
 
-/// One server of a toolbox: a connected client, a name, an optional prefix
-/// and a filter.
-#[derive(Debug, Clone)]
-#[must_use]
-pub struct Server {
-    name: String,
-    client: Client,
-    prefix: String,
-    filter: Filter,
-    listed: Option<Arc<Vec<mcp_proto::schema::Tool>>>,
-    /// Result budgets (set in `budget.rs`).
-    pub(crate) budgets: ServerBudgets,
-}
-
-impl Server {
-    /// A server called `name` (unique in the toolbox; used in logs, errors
-    /// and [`Route`]s, never shown to the model) reached through `client`.
-    pub fn new(name: impl Into<String>, client: Client) -> Self {
-        Server {
-            name: name.into(),
-            client,
-            prefix: String::new(),
-            filter: Filter::All,
-            listed: None,
-            budgets: ServerBudgets::default(),
-        }
-    }
-
-    /// The server's tools, already listed (e.g. from a cache, or by a
-    /// supervisor that watches the server): the toolbox sends no
-    /// `tools/list` for this server when built, and does not watch its
-    /// `list_changed` either; whoever listed the tools keeps them current
-    /// (by building a new toolbox). A call failing with "tool set changed"
-    /// still lists the server again.
-    ///
-    /// A `Vec<Tool>` or an `Arc<Vec<Tool>>`: the toolbox's tools share the
-    /// definitions of an `Arc`'s list rather than copy them (a host that
-    /// keeps each server's listing and builds a new toolbox when one
-    /// changes holds every definition once).
-    pub fn listed(mut self, tools: impl Into<Arc<Vec<mcp_proto::schema::Tool>>>) -> Self {
-        self.listed = Some(tools.into());
-        self
-    }
-
-    /// A prefix put verbatim in front of each tool name the model sees
-    /// (e.g. `"gh_"`), and stripped before the wire.
-    pub fn prefix(mut self, prefix: impl Into<String>) -> Self {
-        self.prefix = prefix.into();
-        self
-    }
-
-    /// Which tools to keep, by the server's own names (before the prefix).
-    pub fn filter(mut self, filter: Filter) -> Self {
-        self.filter = filter;
-        self
-    }
-}
-
 /// Builds a [`Toolbox`].
 #[derive(Debug)]
 #[must_use]
@@ -129,6 +69,7 @@ pub struct ToolboxBuilder {
     listen: bool,
     /// Result budgets and their store (set in `budget.rs`).
     pub(crate) results: ResultsConfig,
+    keeper: Option<Arc<dyn Keeper>>,
 }
 
 impl Default for ToolboxBuilder {
@@ -139,6 +80,7 @@ impl Default for ToolboxBuilder {
             options: ToolOptions::default(),
             listen: true,
             results: ResultsConfig::default(),
+            keeper: None,
         }
     }
 }
@@ -171,89 +113,52 @@ impl ToolboxBuilder {
         self
     }
 
+    /// Whoever keeps the servers running (a host): asked why a name has
+    /// no tool, shown the calls that failed for good (see [`Keeper`]).
+    pub fn keeper(mut self, keeper: impl Keeper + 'static) -> Self {
+        self.keeper = Some(Arc::new(keeper));
+        self
+    }
+
     /// Lists every server's tools and assembles the toolbox.
     pub async fn build(self) -> Result<Toolbox, ToolboxError> {
-        let mut seen = HashSet::new();
-        for s in &self.servers {
-            if !seen.insert(s.name.clone()) {
-                return Err(ToolboxError::DuplicateServer(s.name.clone()));
-            }
+        let toolbox = self.build_now()?;
+        match toolbox.inner.refresh_stale().await.into_iter().next() {
+            Some(e) => Err(e),
+            None => Ok(toolbox),
         }
-        let mut states = Vec::with_capacity(self.servers.len());
-        let mut lists = Vec::with_capacity(self.servers.len());
-        for s in self.servers {
-            let (changes, tools) = match s.listed {
-                Some(tools) => (None, tools),
-                None => {
-                    // Subscribe before listing: a change during the listing
-                    // is then seen as a change.
-                    let changes = s.client.list_changed(ListKind::Tools);
-                    let tools =
-                        list_tools(&s.client)
-                            .await
-                            .map_err(|source| ToolboxError::List {
-                                server: s.name.clone(),
-                                source,
-                            })?;
-                    (Some(changes), Arc::new(tools))
-                }
-            };
-            let listen = if self.listen && changes.is_some() {
-                open_listen(&s.client)
-            } else {
-                None
-            };
-            lists.push(tools);
-            states.push(ServerState {
-                name: s.name,
-                prefix: s.prefix,
-                filter: s.filter,
-                budgets: s.budgets,
-                client: s.client,
-                changes: Mutex::new(changes),
-                forced: AtomicBool::new(false),
-                _listen: Mutex::new(listen),
-            });
-        }
+    }
+
+    /// Assembles the toolbox at once, without I/O: a server given its tools
+    /// ([`Server::listed`]) has them; each other server is listed at the
+    /// toolbox's first use ([`tools`](Toolbox::tools), [`call`](Toolbox::call),
+    /// [`search`](Toolbox::search), …) as after a `list_changed`, and one
+    /// whose listing fails then has no tools until a later use lists it.
+    /// For a toolbox whose servers come later ([`Toolbox::set_servers`]).
+    pub fn build_now(self) -> Result<Toolbox, ToolboxError> {
+        unique(&self.servers)?;
+        let listen = self.listen;
+        let (states, lists) = self
+            .servers
+            .into_iter()
+            .map(|s| s.into_state(listen))
+            .unzip();
         Ok(Toolbox::assemble(
+            Inner {
+                on_collision: self.on_collision,
+                options: self.options,
+                listen,
+                results: self.results,
+                store: OnceLock::new(),
+                keeper: self.keeper,
+                catalog: RwLock::default(),
+                refresh: tokio::sync::Mutex::new(()),
+                me: Weak::new(),
+            },
             states,
             lists,
-            self.on_collision,
-            self.options,
-            self.results,
         ))
     }
-}
-
-/// Every tool of the server; none (and no request) if the server does not
-/// offer tools.
-async fn list_tools(client: &Client) -> Result<Vec<mcp_proto::schema::Tool>, ClientError> {
-    if client
-        .server()
-        .is_some_and(|info| info.capabilities.tools.is_none())
-    {
-        return Ok(Vec::new());
-    }
-    client.list_all::<mcp_proto::schema::Tool>().await
-}
-
-/// Opens `subscriptions/listen` for tool-list changes if the server speaks
-/// 2026-07-28 and says it sends them. The returned future is kept, never
-/// polled: the request stays open until the toolbox is dropped (which
-/// cancels it). The notifications it brings reach the client's
-/// `list_changed` counter like legacy ones.
-fn open_listen(client: &Client) -> Option<ResponseFuture<ListenResult>> {
-    let info = client.server()?;
-    let announces = info
-        .capabilities
-        .tools
-        .as_ref()
-        .and_then(|t| t.list_changed)
-        .unwrap_or(false);
-    if info.era() != Era::Modern || !announces {
-        return None;
-    }
-    Some(client.listen(SubscriptionFilter::new().with_tools_list_changed()))
 }
 
 /// Many MCP servers' tools as one set of model-facing tools.
@@ -274,6 +179,11 @@ fn open_listen(client: &Client) -> Option<ResponseFuture<ListenResult>> {
 ///   once.
 /// - **Export.** [`openai_tools`](Toolbox::openai_tools) and
 ///   [`anthropic_tools`](Toolbox::anthropic_tools).
+/// - **One live set.** [`set_servers`](Toolbox::set_servers) changes the
+///   servers in place: every clone, every [`Deferred`](crate::Deferred)
+///   conversation and every [`McpTool`] handed out (which calls through the
+///   toolbox by name) sees the new ones at once, and the results kept for
+///   `read_result` stay readable.
 /// - **The model's tools only.** A toolbox's tools are the tools a model
 ///   may be offered: [`tools`](Toolbox::tools), [`snapshot`](Toolbox::snapshot),
 ///   [`get`](Toolbox::get), [`call`](Toolbox::call), the exports and
@@ -298,12 +208,7 @@ impl std::fmt::Debug for Toolbox {
         f.debug_struct("Toolbox")
             .field(
                 "servers",
-                &self
-                    .inner
-                    .servers
-                    .iter()
-                    .map(|s| &s.name)
-                    .collect::<Vec<_>>(),
+                &catalog.servers.iter().map(|s| &s.name).collect::<Vec<_>>(),
             )
             .field("tools", &catalog.offered().len())
             .finish()
@@ -313,13 +218,9 @@ impl std::fmt::Debug for Toolbox {
 /// A toolbox of no servers (what a host offers before any is ready).
 impl Default for Toolbox {
     fn default() -> Self {
-        Toolbox::assemble(
-            Vec::new(),
-            Vec::new(),
-            OnCollision::default(),
-            ToolOptions::default(),
-            ResultsConfig::default(),
-        )
+        ToolboxBuilder::default()
+            .build_now()
+            .unwrap_or_else(|e| unreachable!("a toolbox of no servers: {e}"))
     }
 }
 
@@ -329,32 +230,64 @@ impl Toolbox {
         ToolboxBuilder::default()
     }
 
-    /// The toolbox of `states`, whose tools are `lists` (in the same order).
+    /// The toolbox of `inner`'s settings, with the servers `states` whose
+    /// tools are `lists` (in the same order).
     fn assemble(
-        states: Vec<ServerState>,
+        inner: Inner,
+        states: Vec<Arc<ServerState>>,
         lists: Vec<Arc<Vec<mcp_proto::schema::Tool>>>,
-        on_collision: OnCollision,
-        options: ToolOptions,
-        results: ResultsConfig,
     ) -> Toolbox {
-        let budgets = results.any(states.iter().map(|s| &s.budgets));
-        let results = Results {
-            default: results.default,
-            store: budgets.then(|| results.store()),
-        };
         let inner = Arc::new_cyclic(|me: &Weak<Inner>| {
-            let catalog = Catalog::build(&states, lists, on_collision, &options, &results, me);
-            Inner {
-                servers: states,
-                on_collision,
-                options,
-                results,
-                catalog: RwLock::new(Arc::new(catalog)),
-                refresh: tokio::sync::Mutex::new(()),
+            let inner = Inner {
                 me: me.clone(),
-            }
+                ..inner
+            };
+            inner.publish(Catalog::build(states, lists, &inner.settings()));
+            inner
         });
         Toolbox { inner }
+    }
+
+    /// Makes `servers` the toolbox's servers, in order (earlier ones win
+    /// name collisions), in place of those it had: every clone of this
+    /// toolbox, every [`Deferred`](crate::Deferred) made from it and every
+    /// [`McpTool`] it handed out sees them from when this returns. What the
+    /// toolbox keeps across (its settings, the cut results `read_result`
+    /// reads) stays; a search index is built for the new tools at the next
+    /// search.
+    ///
+    /// A server given its tools ([`Server::listed`]) is not listed (a host
+    /// that supervises its servers gives each change this way, without
+    /// I/O); any other is listed now, and if one fails nothing changes. On
+    /// [`ToolboxError::DuplicateServer`] nothing changes either.
+    pub async fn set_servers(
+        &self,
+        servers: impl IntoIterator<Item = Server>,
+    ) -> Result<(), ToolboxError> {
+        let servers: Vec<Server> = servers.into_iter().collect();
+        unique(&servers)?;
+        let (states, mut lists): (Vec<_>, Vec<_>) = servers
+            .into_iter()
+            .map(|s| s.into_state(self.inner.listen))
+            .unzip();
+        for (state, list) in states.iter().zip(&mut lists) {
+            if state.take_stale() {
+                let tools =
+                    list_tools(&state.client)
+                        .await
+                        .map_err(|source| ToolboxError::List {
+                            server: state.name.clone(),
+                            source,
+                        })?;
+                *list = Arc::new(tools);
+            }
+        }
+        // After any re-listing in progress, which would publish the old
+        // servers' tools.
+        let _guard = self.inner.refresh.lock().await;
+        self.inner
+            .publish(Catalog::build(states, lists, &self.inner.settings()));
+        Ok(())
     }
 
     /// The tools, after listing again any server that said its tools changed.
@@ -417,14 +350,21 @@ impl Toolbox {
     /// servers. For calls that do not go by a model-facing name.
     pub(crate) async fn server_listing(&self, server: &str) -> Option<ServerListing> {
         self.inner.refresh_stale().await;
-        let i = self.inner.servers.iter().position(|s| s.name == server)?;
-        let state = self.inner.servers.get(i)?;
+        let catalog = self.inner.snapshot();
+        let i = catalog.servers.iter().position(|s| s.name == server)?;
+        let state = catalog.servers.get(i)?;
         Some(ServerListing {
             client: state.client.clone(),
-            tools: self.inner.snapshot().lists.get(i)?.clone(),
+            tools: catalog.lists.get(i)?.clone(),
             filter: state.filter.clone(),
             options: self.inner.options.clone(),
         })
+    }
+
+    /// The error for a call to `name`, which no tool has: the
+    /// [`Keeper`]'s, or [`ToolError::NotFound`].
+    pub(crate) fn missing(&self, name: &str) -> ToolError {
+        self.inner.missing(name)
     }
 
     /// Calls the tool the model knows as `name` with the model's arguments.
@@ -443,11 +383,15 @@ impl Toolbox {
         self.call(name, arguments).await
     }
 
-    /// Lists every server's tools again now. On error, the failing server
-    /// keeps its previous tools and is listed again on next use.
+    /// Lists every server's tools again now (but those a [`Keeper`] was
+    /// given: it lists them). On error, the failing server keeps its
+    /// previous tools and is listed again on next use.
     pub async fn refresh(&self) -> Result<(), ToolboxError> {
-        for s in &self.inner.servers {
-            s.forced.store(true, Ordering::Release);
+        let keeper = self.inner.keeper.is_some();
+        for s in &self.inner.snapshot().servers {
+            if !(keeper && s.given) {
+                s.forced.store(true, Ordering::Release);
+            }
         }
         match self.inner.refresh_stale().await.into_iter().next() {
             Some(e) => Err(e),
@@ -457,7 +401,7 @@ impl Toolbox {
 
     /// Whether some server said its tools changed since the last listing.
     pub fn is_stale(&self) -> bool {
-        self.inner.is_stale()
+        self.inner.snapshot().is_stale()
     }
 
     /// Every tool in the OpenAI function-calling shape
@@ -529,109 +473,66 @@ pub(crate) struct ServerListing {
     pub(crate) options: ToolOptions,
 }
 
-/// Marks servers stale again when dropped with a non-empty `stale`.
-struct Remark<'a> {
-    servers: &'a [ServerState],
-    stale: Vec<usize>,
-}
-
-impl Drop for Remark<'_> {
-    fn drop(&mut self) {
-        for &i in &self.stale {
-            if let Some(s) = self.servers.get(i) {
-                s.forced.store(true, Ordering::Release);
-            }
-        }
-    }
-}
-
 pub(crate) struct Inner {
-    servers: Vec<ServerState>,
     on_collision: OnCollision,
     options: ToolOptions,
-    results: Results,
+    /// Whether servers the toolbox lists itself get a `subscriptions/listen`.
+    listen: bool,
+    results: ResultsConfig,
+    /// Cut results, for `read_result`: made at the first cut, kept across
+    /// catalogs.
+    store: OnceLock<ResultStore>,
+    keeper: Option<Arc<dyn Keeper>>,
     catalog: RwLock<Arc<Catalog>>,
-    /// Held while re-listing, so concurrent callers list once.
+    /// Held while a catalog is made from the current one (re-listing) or
+    /// replaces it ([`Toolbox::set_servers`]): concurrent callers list once,
+    /// and no catalog is built from servers already replaced.
     refresh: tokio::sync::Mutex<()>,
     me: Weak<Inner>,
 }
 
-/// The toolbox's result budgets at run time.
-struct Results {
-    /// The toolbox's default budget.
-    default: Option<usize>,
-    /// Where cut results are kept; `None` when no budget is set anywhere.
-    store: Option<ResultStore>,
-}
-
-struct ServerState {
-    name: String,
-    prefix: String,
-    filter: Filter,
-    budgets: ServerBudgets,
-    client: Client,
-    /// `None` for servers whose tools were handed in ([`Server::listed`]).
-    changes: Mutex<Option<watch::Receiver<u64>>>,
-    /// Set after a "tool set changed" error or a failed listing.
-    forced: AtomicBool,
-    /// The open `subscriptions/listen` request, if any (dropping cancels it).
-    _listen: Mutex<Option<ResponseFuture<ListenResult>>>,
-}
-
-impl ServerState {
-    fn is_stale(&self) -> bool {
-        self.forced.load(Ordering::Acquire)
-            || self
-                .changes
-                .lock()
-                .map(|rx| {
-                    rx.as_ref()
-                        .is_some_and(|rx| rx.has_changed().unwrap_or(false))
-                })
-                .unwrap_or(false)
-    }
-
-    /// Whether to list again; marks the change as seen.
-    fn take_stale(&self) -> bool {
-        let forced = self.forced.swap(false, Ordering::AcqRel);
-        let changed = match self.changes.lock() {
-            Ok(mut rx) => match rx.as_mut() {
-                Some(rx) => {
-                    let c = rx.has_changed().unwrap_or(false);
-                    if c {
-                        rx.borrow_and_update();
-                    }
-                    c
-                }
-                None => false,
-            },
-            Err(_) => false,
-        };
-        forced || changed
-    }
-}
-
 impl Inner {
-    fn snapshot(&self) -> Arc<Catalog> {
+    pub(crate) fn snapshot(&self) -> Arc<Catalog> {
         match self.catalog.read() {
             Ok(g) => g.clone(),
             Err(p) => p.into_inner().clone(),
         }
     }
 
-    fn is_stale(&self) -> bool {
-        self.servers.iter().any(ServerState::is_stale)
+    fn settings(&self) -> Settings<'_> {
+        Settings {
+            on_collision: self.on_collision,
+            options: &self.options,
+            default_budget: self.results.default,
+            results_kept: self.store.get().is_some_and(|s| !s.is_empty()),
+            me: &self.me,
+        }
+    }
+
+    fn publish(&self, catalog: Catalog) {
+        let catalog = Arc::new(catalog);
+        match self.catalog.write() {
+            Ok(mut g) => *g = catalog,
+            Err(p) => *p.into_inner() = catalog,
+        }
+    }
+
+    fn store(&self) -> &ResultStore {
+        self.store.get_or_init(|| self.results.store())
     }
 
     /// Lists again the servers that changed; returns the listing errors
     /// (those servers keep their previous tools and stay stale).
     async fn refresh_stale(&self) -> Vec<ToolboxError> {
-        if !self.is_stale() {
+        if !self.snapshot().is_stale() {
             return Vec::new();
         }
         let _guard = self.refresh.lock().await;
-        let stale: Vec<usize> = (0..self.servers.len())
-            .filter(|&i| self.servers.get(i).is_some_and(ServerState::take_stale))
+        // Taken under the lock: its servers stay the toolbox's until the
+        // new catalog is out.
+        let current = self.snapshot();
+        let stale: Vec<usize> = (0..current.servers.len())
+            .filter(|&i| current.servers.get(i).is_some_and(|s| s.take_stale()))
             .collect();
         if stale.is_empty() {
             // Another caller re-listed while we waited.
@@ -640,14 +541,14 @@ impl Inner {
         // If this future is dropped before the new catalog is published,
         // the servers are marked stale again, so no change is lost.
         let mut remark = Remark {
-            servers: &self.servers,
+            servers: &current.servers,
             stale: stale.clone(),
         };
-        let mut lists = self.snapshot().lists.clone();
+        let mut lists = current.lists.clone();
         let mut errors = Vec::new();
         let mut changed = false;
         for i in stale {
-            let (Some(server), Some(slot)) = (self.servers.get(i), lists.get_mut(i)) else {
+            let (Some(server), Some(slot)) = (current.servers.get(i), lists.get_mut(i)) else {
                 continue;
             };
             tracing::debug!(server = %server.name, "listing tools again");
@@ -667,18 +568,11 @@ impl Inner {
             }
         }
         if changed {
-            let catalog = Catalog::build(
-                &self.servers,
+            self.publish(Catalog::build(
+                current.servers.clone(),
                 lists,
-                self.on_collision,
-                &self.options,
-                &self.results,
-                &self.me,
-            );
-            match self.catalog.write() {
-                Ok(mut g) => *g = Arc::new(catalog),
-                Err(p) => *p.into_inner() = Arc::new(catalog),
-            }
+                &self.settings(),
+            ));
         }
         remark.stale.clear();
         errors
@@ -689,23 +583,28 @@ impl Inner {
         name: &str,
         arguments: Value,
     ) -> Result<ToolOutput, ToolError> {
-        this.refresh_stale().await;
-        let not_found = || ToolError::NotFound {
-            name: name.to_owned(),
-        };
-        let Some(tool) = this.snapshot().get(name).cloned() else {
-            return this.call_own(name, &arguments);
+        let mut catalog = this.snapshot();
+        if catalog.is_stale() {
+            this.refresh_stale().await;
+            catalog = this.snapshot();
+        }
+        let Some(tool) = catalog.get(name).cloned() else {
+            return this.call_own(&catalog, name, &arguments);
         };
         let mut approved = false;
         let first = match tool.attempt(&arguments, &mut approved).await {
-            Ok(out) => return Ok(this.cut(name, out)),
-            Err(AttemptError::Final(e)) => return Err(this.cut_error(name, e)),
+            Ok(out) => return Ok(this.cut(&catalog, name, out)),
+            Err(AttemptError::Final(e)) => return Err(this.failed(&catalog, &tool, name, e)),
             Err(AttemptError::ToolSetChanged(e)) => e,
         };
-        let server = this
+        let server = catalog
             .servers
             .iter()
             .find(|s| Some(&*s.name) == tool.server());
+        if this.keeper.is_some() && server.is_some_and(|s| s.given) {
+            // Whoever gave the tools lists them again, its own way.
+            return Err(this.failed(&catalog, &tool, name, fatal(name, first)));
+        }
         tracing::debug!(tool = %name, server = ?tool.server(), "tool set changed; listing tools again and retrying once");
         if let Some(s) = server {
             s.forced.store(true, Ordering::Release);
@@ -714,62 +613,84 @@ impl Inner {
         if let Some(ToolboxError::List { source, .. }) = errors.into_iter().find(
             |e| matches!(e, ToolboxError::List { server, .. } if Some(&**server) == tool.server()),
         ) {
-            return Err(ToolError::Fatal {
-                tool: name.to_owned(),
-                source,
-            });
+            return Err(this.failed(&catalog, &tool, name, fatal(name, source)));
         }
-        let tool = this.snapshot().get(name).cloned().ok_or_else(not_found)?;
+        let catalog = this.snapshot();
+        let Some(tool) = catalog.get(name).cloned() else {
+            return Err(this.missing(name));
+        };
         match tool.attempt(&arguments, &mut approved).await {
-            Ok(out) => Ok(this.cut(name, out)),
-            Err(AttemptError::Final(e)) => Err(this.cut_error(name, e)),
-            Err(AttemptError::ToolSetChanged(_)) => Err(fatal(name, first)),
+            Ok(out) => Ok(this.cut(&catalog, name, out)),
+            Err(AttemptError::Final(e)) => Err(this.failed(&catalog, &tool, name, e)),
+            Err(AttemptError::ToolSetChanged(_)) => {
+                Err(this.failed(&catalog, &tool, name, fatal(name, first)))
+            }
         }
     }
 
-    /// `out` of the tool `name` cut to its budget. A toolbox without
-    /// budgets has no store: one branch, and the output as it is.
+    /// `out` of the tool `name` cut to its budget. A catalog without
+    /// budgets has no `read_result`: one branch, and the output as it is.
     #[inline]
-    fn cut(&self, name: &str, out: ToolOutput) -> ToolOutput {
-        match &self.results.store {
+    fn cut(&self, catalog: &Catalog, name: &str, out: ToolOutput) -> ToolOutput {
+        match &catalog.read_result {
             None => out,
-            Some(store) => self.cut_to_budget(store, name, out),
+            Some(read) => self.cut_to_budget(catalog, read, name, out),
         }
     }
 
     #[inline(never)]
-    fn cut_to_budget(&self, store: &ResultStore, name: &str, out: ToolOutput) -> ToolOutput {
-        let catalog = self.snapshot();
-        match (catalog.budget(name), &catalog.read_result) {
-            (Some(budget), Some(read)) => crate::budget::apply(out, budget, store, read),
-            _ => out,
+    fn cut_to_budget(
+        &self,
+        catalog: &Catalog,
+        read: &str,
+        name: &str,
+        out: ToolOutput,
+    ) -> ToolOutput {
+        match catalog.budget(name) {
+            Some(budget) => crate::budget::apply(out, budget, self.store(), read),
+            None => out,
         }
     }
 
-    /// A failed call's explanation cut like an output.
-    fn cut_error(&self, name: &str, e: ToolError) -> ToolError {
-        let (Some(store), ToolError::ToolFailed { .. }) = (&self.results.store, &e) else {
-            return e;
-        };
-        let catalog = self.snapshot();
-        match (catalog.budget(name), &catalog.read_result) {
-            (Some(budget), Some(read)) => crate::budget::apply_to_error(e, budget, store, read),
+    /// What the caller of `tool` (the model's `name`) gets for `e`: a
+    /// failed call's explanation cut like an output; a fatal error as the
+    /// keeper says.
+    fn failed(&self, catalog: &Catalog, tool: &McpTool, name: &str, e: ToolError) -> ToolError {
+        match (&e, &catalog.read_result, &self.keeper) {
+            (ToolError::ToolFailed { .. }, Some(read), _) => match catalog.budget(name) {
+                Some(budget) => crate::budget::apply_to_error(e, budget, self.store(), read),
+                None => e,
+            },
+            (ToolError::Fatal { .. }, _, Some(keeper)) => keeper.failed(tool, e),
             _ => e,
         }
     }
 
-    /// A name no server's tool has: one of the toolbox's own tools, or
-    /// [`ToolError::NotFound`].
-    fn call_own(&self, name: &str, arguments: &Value) -> Result<ToolOutput, ToolError> {
-        let catalog = self.snapshot();
-        match (&catalog.read_result, &self.results.store) {
-            (Some(read), Some(store)) if **read == *name => {
-                crate::budget::read_result(store, read, arguments)
+    /// A name no server's tool has: one of the toolbox's own tools, else
+    /// [`missing`](Self::missing).
+    fn call_own(
+        &self,
+        catalog: &Catalog,
+        name: &str,
+        arguments: &Value,
+    ) -> Result<ToolOutput, ToolError> {
+        match &catalog.read_result {
+            Some(read) if **read == *name => {
+                crate::budget::read_result(self.store(), read, arguments)
             }
-            _ => Err(ToolError::NotFound {
-                name: name.to_owned(),
-            }),
+            _ => Err(self.missing(name)),
         }
+    }
+
+    /// The error for a call to `name`, which no tool has: the keeper's, or
+    /// [`ToolError::NotFound`].
+    fn missing(&self, name: &str) -> ToolError {
+        self.keeper
+            .as_ref()
+            .and_then(|k| k.missing(name))
+            .unwrap_or_else(|| ToolError::NotFound {
+                name: name.to_owned(),
+            })
     }
 }
 
@@ -777,156 +698,5 @@ fn fatal(name: &str, source: ClientError) -> ToolError {
     ToolError::Fatal {
         tool: name.to_owned(),
         source,
-    }
-}
-
-struct Catalog {
-    /// The tools offered to the model, then (from `offered` on) those the
-    /// policy denies: still found by name, so a call gets a refusal that
-    /// says why rather than "no such tool".
-    tools: Vec<McpTool>,
-    offered: usize,
-    /// Each tool's result budget, in the order of `tools`.
-    budgets: Vec<Option<usize>>,
-    /// The name `read_result` got, when results are cut.
-    read_result: Option<Arc<str>>,
-    /// Keys shared with the tools' own names (no second copy).
-    index: HashMap<Arc<str>, usize>,
-    /// The search index of `tools`, built at the first search of this
-    /// listing (a new listing is a new catalog, so it is never stale).
-    search: OnceLock<ToolIndex>,
-    /// Each server's last listing, in server order.
-    lists: Vec<Arc<Vec<mcp_proto::schema::Tool>>>,
-    collisions: Vec<Collision>,
-}
-
-impl Catalog {
-    fn get(&self, name: &str) -> Option<&McpTool> {
-        self.index.get(name).and_then(|&i| self.tools.get(i))
-    }
-
-    fn offered(&self) -> &[McpTool] {
-        self.tools.get(..self.offered).unwrap_or(&self.tools)
-    }
-
-    /// The result budget of the tool the model knows as `name`.
-    fn budget(&self, name: &str) -> Option<usize> {
-        self.index
-            .get(name)
-            .and_then(|&i| self.budgets.get(i).copied().flatten())
-    }
-
-    fn build(
-        servers: &[ServerState],
-        lists: Vec<Arc<Vec<mcp_proto::schema::Tool>>>,
-        policy: OnCollision,
-        options: &ToolOptions,
-        results: &Results,
-        me: &Weak<Inner>,
-    ) -> Catalog {
-        let input: Vec<NamingInput<'_>> = servers
-            .iter()
-            .zip(&lists)
-            .map(|(s, tools)| NamingInput {
-                server: &s.name,
-                prefix: &s.prefix,
-                filter: &s.filter,
-                tools: tools.iter().map(|t| t.name.as_str()).collect(),
-                // MCP Apps: a tool for its app's UI only is never the model's.
-                app_only: (0..tools.len())
-                    .filter(|&i| tools.get(i).is_some_and(|t| !t.is_model_visible()))
-                    .collect(),
-            })
-            .collect();
-        // A pattern that matches nothing is said at each listing (a server
-        // not listed yet, or down, has no names to judge by).
-        for i in input.iter().filter(|i| !i.tools.is_empty()) {
-            i.filter.warn_unmatched(i.server, i.tools.iter().copied());
-        }
-        let (assigned, collisions) = assign_names(&input, policy);
-        let mut tools = Vec::with_capacity(assigned.len());
-        let mut budgets = Vec::with_capacity(assigned.len());
-        let mut index = HashMap::with_capacity(assigned.len());
-        // Every tool of a server shares one copy of its name.
-        let server_names: Vec<Arc<str>> = servers.iter().map(|s| Arc::from(&*s.name)).collect();
-        for a in assigned {
-            let (Some(server), Some(list), Some(server_name)) = (
-                servers.get(a.server),
-                lists.get(a.server),
-                server_names.get(a.server),
-            ) else {
-                continue;
-            };
-            let name: Arc<str> = Arc::from(a.name);
-            // The definition is shared with the listing, not copied.
-            let Some(tool) = McpTool::build(
-                server.client.clone(),
-                list.clone(),
-                a.tool,
-                name.clone(),
-                Some(server_name.clone()),
-                options.clone(),
-                me.clone(),
-            ) else {
-                continue;
-            };
-            index.insert(name, tools.len());
-            budgets.push(server.budgets.of(tool.wire_name(), results.default));
-            tools.push(tool);
-        }
-        // Denied tools go last (in order), out of the offered part, each
-        // with its budget beside it.
-        let denied = |t: &McpTool| t.verdict().is_some_and(|v| v.decision == Decision::Deny);
-        let mut offered = tools.len();
-        if tools.iter().any(denied) {
-            let (keep, deny): (Vec<_>, Vec<_>) = tools
-                .into_iter()
-                .zip(budgets)
-                .partition(|(t, _)| !denied(t));
-            offered = keep.len();
-            (tools, budgets) = keep.into_iter().chain(deny).unzip();
-            index = tools
-                .iter()
-                .enumerate()
-                .map(|(i, t)| (t.name_arc(), i))
-                .collect();
-        }
-        let read_result = results
-            .store
-            .is_some()
-            .then(|| free_name(Meta::ReadResult.base_name(), |n| index.contains_key(n)));
-        Catalog {
-            tools,
-            offered,
-            budgets,
-            read_result,
-            index,
-            search: OnceLock::new(),
-            lists,
-            collisions,
-        }
-    }
-
-    /// The search index, built once per catalog: the tools, with their
-    /// servers' names and instructions.
-    fn search_index(&self) -> &ToolIndex {
-        self.search.get_or_init(|| {
-            let mut b = ToolIndex::builder();
-            let mut current: Option<&str> = None;
-            // Only what the model may be offered: a denied tool is never a hit.
-            for (i, tool) in self.offered().iter().enumerate() {
-                if current != tool.server() {
-                    current = tool.server();
-                    let info = tool.client().server();
-                    let name = match &info {
-                        Some(i) => format!("{} {}", current.unwrap_or(""), i.implementation.name),
-                        None => current.unwrap_or("").to_owned(),
-                    };
-                    b.server(&name, info.as_ref().and_then(|i| i.instructions.as_deref()));
-                }
-                b.tool(i, tool.definition());
-            }
-            b.build()
-        })
     }
 }

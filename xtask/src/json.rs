@@ -34,6 +34,14 @@ impl Json {
         }
     }
 
+    /// The number, if this is one.
+    pub(crate) fn as_f64(&self) -> Option<f64> {
+        match self {
+            Json::Number(n) => Some(*n),
+            _ => None,
+        }
+    }
+
     /// The elements, if this is an array.
     pub(crate) fn as_array(&self) -> Option<&[Json]> {
         match self {

@@ -50,6 +50,10 @@
 //!   benchmarks: 2,000 tools listed, kept and converted to model tool
 //!   definitions, cold starts, a host of twenty servers; ours beside a
 //!   no-framework floor and rmcp (see `catalog.rs`).
+//! - `bridge-bench [--calls N] [--starts N]`: `mcp bridge` beside
+//!   `mcp-remote` (pinned in `peers/mcp-remote/`) on one Streamable HTTP
+//!   server: start-up, per-message overhead, the bridge's memory (see
+//!   `bridge_bench.rs`).
 //! - `catalog-shapes`: captures the catalog server's tool shapes from real
 //!   servers' `tools/list` (pinned in `peers/` and `peers/catalog/`).
 //! - `search-catalog`: installs the real servers pinned in `peers/search/`
@@ -61,6 +65,7 @@
 //!   heap per tool, instructions per build and per query (needs valgrind).
 
 mod bench;
+mod bridge_bench;
 mod catalog;
 mod conformance;
 mod doc_facts;
@@ -87,6 +92,7 @@ fn main() -> ExitCode {
         Some("peers") => peers(),
         Some("test") => test(&args[1..]),
         Some("conformance") => conformance::conformance(&args[1..]),
+        Some("bridge-bench") => bridge_bench::bridge_bench(&args[1..]),
         Some("fuzz") => fuzz::fuzz(&args[1..]),
         Some("ci") => ci(),
         Some("features") => feature_builds(),
@@ -105,7 +111,7 @@ fn main() -> ExitCode {
         Some("search-bench") => search::bench(),
         _ => {
             eprintln!(
-                "usage: cargo xtask <peers|test|conformance|fuzz|ci|features|docs|package|release-check|newest-deps|soak|scaling|bench|scale|catalog|catalog-shapes|search-catalog|search-eval|search-bench> [args]"
+                "usage: cargo xtask <peers|test|conformance|fuzz|ci|features|docs|package|release-check|newest-deps|soak|scaling|bench|scale|catalog|catalog-shapes|bridge-bench|search-catalog|search-eval|search-bench> [args]"
             );
             return ExitCode::from(2);
         }
@@ -174,11 +180,13 @@ fn mark_done(dest: &Path, files: &[&str]) -> Result {
 pub(crate) fn peers() -> Result {
     let base = root().join(".peers");
     let npm_files = ["package.json", "package-lock.json"];
-    // The main npm peers, and the catalog's (the reference filesystem
-    // server, which the sandbox tests run confined).
+    // The main npm peers, the catalog's (the reference filesystem
+    // server, which the sandbox tests run confined), and mcp-remote (the
+    // bridge the `bridge-bench` measures `mcp bridge` against).
     for (pins, npm_dir) in [
         (root().join("peers"), base.join("npm")),
         (root().join("peers/catalog"), base.join("catalog/npm")),
+        (root().join("peers/mcp-remote"), base.join("mcp-remote/npm")),
     ] {
         if stage_from(&pins, &npm_dir, &npm_files)? || !npm_dir.join("node_modules").exists() {
             run(Command::new("npm")

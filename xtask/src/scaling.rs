@@ -25,17 +25,17 @@ pub(super) fn scaling(args: &[String]) -> Result {
     }
     let ignored = ["--", "--ignored", "--nocapture", "--test-threads", "1"];
     run(cargo()
-        .args(["test", "-p", "mcp-cli", "--test", "scaling"])
+        .args(["test", "-p", "mcpio-cli", "--test", "scaling"])
         .args(ignored))?;
     run(cargo()
         .args([
             "test",
             "-p",
-            "mcp-cli",
+            "mcpio-cli",
             "-p",
-            "mcp-tools",
+            "mcpio-tools",
             "-p",
-            "mcp-transport-http",
+            "mcpio-transport-http",
             "--lib",
             "--bins",
             "scaling_of_",

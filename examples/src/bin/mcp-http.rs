@@ -4,7 +4,11 @@
 //!
 //! ```text
 //! cargo run --bin mcp-http
+//! cargo run --bin mcp-http -- --serve   # only serve: prints the URL, runs until killed
 //! ```
+//!
+//! `--serve` is the server `cargo xtask bridge-bench` puts behind the
+//! bridges it compares: cheap enough that what a bridge adds shows.
 //!
 //! The endpoint is deliberately small: every POST carries one JSON-RPC
 //! message; a request is answered with `application/json` (the final
@@ -148,6 +152,10 @@ async fn start_endpoint() -> std::io::Result<String> {
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let url = start_endpoint().await?;
+    if std::env::args().nth(1).as_deref() == Some("--serve") {
+        println!("{url}");
+        std::future::pending::<()>().await;
+    }
     println!("endpoint: {url}");
     let transport = mcp_transport_http::HttpTransport::new(&url)?;
     let client = Client::builder("mcp-http-example", env!("CARGO_PKG_VERSION"))

@@ -115,6 +115,13 @@ impl Client {
         self.inner().changes(kind).subscribe()
     }
 
+    /// Whether `other` is a clone of this client: the same connection (a
+    /// server started again is a new connection, even to the same process
+    /// or URL). As tokio's `Sender::same_channel`.
+    pub fn same_connection(&self, other: &Client) -> bool {
+        Arc::ptr_eq(&self.connection, &other.connection)
+    }
+
     /// Why the connection closed, or `None` while it is open.
     pub fn close_reason(&self) -> Option<CloseReason> {
         self.inner().lock().session.close_reason().cloned()
