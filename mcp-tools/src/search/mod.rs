@@ -80,12 +80,32 @@
 //! (*mongo* → *mongodb*, *kube* → *kubernetes*), at the lower weight. A
 //! query word counts once, by its best alternative.
 //!
-//! No embedding model (not tried): the small sentence-embedding models
-//! (MiniLM-class, 22 M parameters, about 90 MB in f32) fit in a crate
-//! (crates.io takes 10 MB) only quantized to about 4 bits, need an
-//! inference runtime beside (candle, tract or ONNX Runtime), and would
-//! embed every tool definition on each listing: a build of 10,000 tools
-//! would take seconds of CPU where this one takes a tenth of one.
+//! # What a tool means
+//!
+//! Words alone miss a request that says the tool's job in other words
+//! (*am I busy* for a free/busy query). With the `semantic` feature (on by
+//! default) each tool also has a meaning: a vector, the sum of its words'
+//! vectors (name, title and summary at full weight, the rest of the
+//! description at 0.2, parameters not at all; each word weighted by how
+//! rare it is in the catalog), compared with the query's by cosine. The
+//! final score is `0.6 × words + 0.4 × meaning`, each scaled to the
+//! query's best; a tool matching no word of the query is returned when its
+//! meaning is close enough (cosine ≥ 0.5).
+//!
+//! The word vectors are static: no model runs and nothing is downloaded.
+//! They were distilled from the sentence transformer
+//! [all-MiniLM-L6-v2](https://huggingface.co/sentence-transformers/all-MiniLM-L6-v2)
+//! (Apache-2.0; `src/search/minilm.wpe.LICENSE` in the crate) by
+//! model2vec's recipe: each of the 27,558 wordpieces of its vocabulary
+//! (ASCII words and their continuations) through the whole model as a
+//! sentence of its own, the outputs reduced to 128 dimensions by PCA and
+//! quantized to four bits: 2.1 MB in the crate (`src/search/minilm.wpe`),
+//! read at the first search (a few milliseconds, once per process). A
+//! word's vector is the mean of its wordpieces' (`unstage` → `un`
+//! `##sta` `##ge`). `cargo xtask search-embed` in the repository makes the
+//! file again (`xtask/embed/distill.py`, from the model as packaged on
+//! PyPI, pinned in `peers/search/embed.txt`). Without the feature the
+//! crate has no vectors and the ranking is words alone.
 //!
 //! # Limits
 //!
@@ -99,9 +119,11 @@
 //!   are left out.
 
 mod concepts;
+mod embed;
 mod index;
 mod params;
 mod query;
+mod semantic;
 mod text;
 
 use mcp_proto::schema::Tool;
@@ -187,6 +209,14 @@ pub struct Ranking {
     /// How much a tool whose name the query says gains: the score is
     /// multiplied by `1 + name × (name words matched / name words)`.
     pub name: f32,
+    /// How much the meaning counts beside the words (0: words alone, 1:
+    /// meaning alone); each is scaled to the query's best first.
+    pub meaning: f32,
+    /// How close in meaning (cosine) a tool matching no word of the query
+    /// must be to be returned.
+    pub meaning_floor: f32,
+    /// How much each field's terms count in a tool's meaning.
+    pub meaning_fields: [f32; FIELDS],
 }
 
 impl Default for Ranking {
@@ -200,6 +230,9 @@ impl Default for Ranking {
             related: 0.525,
             coverage: 0.75,
             name: 0.75,
+            meaning: 0.4,
+            meaning_floor: 0.5,
+            meaning_fields: [1.0, 1.0, 1.0, 0.2, 0.0],
         }
     }
 }
