@@ -261,20 +261,27 @@ fn search_quality_on_real_catalogs() {
         );
     }
     for (split, s) in &ours {
+        let (recall, mrr) = floors(split);
         assert!(
-            s.recall() >= FLOOR_RECALL5 && s.mrr() >= FLOOR_MRR10,
-            "{split}: recall@5 {:.3}, MRR@10 {:.3}: below the floor ({FLOOR_RECALL5}, {FLOOR_MRR10})",
+            s.recall() >= recall && s.mrr() >= mrr,
+            "{split}: recall@5 {:.3}, MRR@10 {:.3}: below the floor ({recall}, {mrr})",
             s.recall(),
             s.mrr()
         );
     }
 }
 
-/// The floors: a ranking change must not fall below them on either split.
-/// (Issue 41's targets are 0.90 and 0.80, on a held-out set of its own;
-/// not met yet: see the report printed above.)
-const FLOOR_RECALL5: f64 = 0.75;
-const FLOOR_MRR10: f64 = 0.70;
+/// The floors of a split (recall@5, MRR@10): a ranking change must not
+/// fall below them. They guard against breakage and are not the aim:
+/// issue 41's targets are 0.90 and 0.80, not met yet (see the report
+/// printed above). The final held-out set is harder (written from tasks,
+/// never tuned on) and has floors of its own.
+fn floors(split: &str) -> (f64, f64) {
+    match split {
+        "final" => (0.70, 0.60),
+        _ => (0.75, 0.70),
+    }
+}
 
 /// Recall@5 + MRR@10 of `ranking` on the dev split.
 fn dev_objective(catalog: &Catalog, queries: &[(Vec<usize>, &str)], ranking: Ranking) -> f64 {
