@@ -89,11 +89,7 @@ impl Meanings {
             }
             start = end as usize;
             normalize(&mut sum);
-            let max = sum.iter().fold(0f32, |m, x| m.max(x.abs()));
-            let scale = if max > 0.0 { max / 127.0 } else { 0.0 };
-            let inv = if max > 0.0 { 127.0 / max } else { 0.0 };
-            values.extend(sum.iter().map(|x| (x * inv).round() as i8));
-            scales.push(scale);
+            scales.push(quantize(&sum, &mut values));
         }
         let n = ends.len() as f32;
         Meaning {
@@ -123,10 +119,15 @@ impl Meaning {
         self.values.capacity() + self.scales.capacity() * 4
     }
 
-    /// The meaning of `query`, normalized: its words' vectors, each weighted
-    /// by `idf` of its term (a word no tool says counts as the rarest).
-    /// `None` without word vectors or when no word of the query has one.
-    pub(crate) fn query(&self, query: &str, idf: impl Fn(&str) -> Option<f32>) -> Option<Vec<f32>> {
+    /// The meaning of `query`: its words' vectors, each weighted by `idf`
+    /// of its term (a word no tool says counts as the rarest), normalized
+    /// and quantized as the tools' are. `None` without word vectors or when
+    /// no word of the query has one.
+    pub(crate) fn query(
+        &self,
+        query: &str,
+        idf: impl Fn(&str) -> Option<f32>,
+    ) -> Option<QueryMeaning> {
         let v = self.vectors?;
         let mut end = query.len().min(MAX_QUERY_LEN);
         while !query.is_char_boundary(end) {
@@ -144,23 +145,48 @@ impl Meaning {
             }
             n < MAX_QUERY_TERMS
         });
-        (any && normalize(&mut out) > 0.0).then_some(out)
+        if !any || normalize(&mut out) == 0.0 {
+            return None;
+        }
+        let mut values = Vec::with_capacity(out.len());
+        let scale = quantize(&out, &mut values);
+        Some(QueryMeaning {
+            values: values.into_iter().map(i16::from).collect(),
+            scale,
+        })
     }
 
     /// The cosine of `query` (from [`query`](Self::query)) and tool `d`.
-    pub(crate) fn closeness(&self, query: &[f32], d: usize) -> f32 {
-        let dims = query.len();
+    pub(crate) fn closeness(&self, query: &QueryMeaning, d: usize) -> f32 {
+        let dims = query.values.len();
         let (Some(values), Some(scale)) = (
             self.values.get(d * dims..(d + 1) * dims),
             self.scales.get(d),
         ) else {
             return 0.0;
         };
-        let dot: f32 = values
+        // In integers: their sum does not depend on its order, so the
+        // compiler adds many side by side.
+        let dot: i32 = values
             .iter()
-            .zip(query)
-            .map(|(&v, &q)| f32::from(v) * q)
+            .zip(&query.values)
+            .map(|(&v, &q)| i32::from(v) * i32::from(q))
             .sum();
-        dot * scale
+        dot as f32 * scale * query.scale
     }
+}
+
+/// A query's meaning, quantized as the tools' are (held as `i16`, which
+/// multiplies in vector registers without widening each value).
+pub(crate) struct QueryMeaning {
+    values: Vec<i16>,
+    scale: f32,
+}
+
+/// Appends `v` to `out` as int8 values; what one unit of them is worth.
+fn quantize(v: &[f32], out: &mut Vec<i8>) -> f32 {
+    let max = v.iter().fold(0f32, |m, x| m.max(x.abs()));
+    let inv = if max > 0.0 { 127.0 / max } else { 0.0 };
+    out.extend(v.iter().map(|x| (x * inv).round() as i8));
+    max / 127.0
 }
