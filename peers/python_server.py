@@ -57,6 +57,7 @@ if _otel_spans:
                         "trace_id": format(s.context.trace_id, "032x"),
                         "span_id": format(s.context.span_id, "016x"),
                         "parent_span_id": format(parent, "016x"),
+                        "trace_state": s.context.trace_state.to_header(),
                         "attributes": {k: v for k, v in (s.attributes or {}).items()},
                     }) + "\n")
             return SpanExportResult.SUCCESS

@@ -31,7 +31,8 @@ it talks to its built-in demo server, which it runs by spawning itself as
 const AFTER_HELP: &str = "\
 Command forms:
   mcp [info]                       mcp call <TOOL> [JSON_ARGS]
-  mcp servers                      mcp tools | resources | templates | prompts
+  mcp call <TOOL> key=value... | key:=JSON... | @FILE | -
+  mcp servers [--start|--no-start] mcp tools | resources | templates | prompts
   mcp read <URI>                   mcp prompt <NAME> [JSON_ARGS]
   mcp completions bash|zsh|fish    mcp demo-server
   mcp trust [--revoke] [FILE]...   mcp trust --pending | --approve SERVER[/TOOL]...
@@ -57,6 +58,24 @@ destructive asks: on a terminal mcp asks, without one it refuses unless
 deniedMcpServers: by serverName, serverCommand or serverUrl) keeps servers
 from starting at all; MCP_MANAGED_POLICY names one more such file.
 
+--from SOURCES reads the servers other hosts keep for you instead:
+claude-code (~/.claude.json, and its servers kept for this directory),
+claude-desktop, codex (~/.codex/config.toml), cursor (~/.cursor/mcp.json),
+gemini (~/.gemini/settings.json), goose (config.yaml), vscode (the user
+profile's mcp.json), windsurf, zed (settings.json), project (the files
+above), or all; comma-separated, the first to name a server wins.
+`mcp servers --from ...` lists what each file defines and starts nothing
+(--start starts them and shows their status); `tools`, `call` and the
+others start only the servers they need, once trusted: Claude Code's
+servers for one project are trusted like a project file (`mcp trust`
+here). A key a host's format does not document gets a warning line.
+
+`mcp call TOOL key=value ...` types each value by the tool's inputSchema
+(string, number, integer, boolean, enum; an array by repeating the key;
+a.b=value inside an object), `key:=JSON` takes raw JSON, `@FILE` a JSON
+object from a file and `-` one from stdin; a key or value the schema does
+not take is refused before anything is sent (exit 2).
+
 When the server asks a question (elicitation), mcp asks it on the terminal
 as a form on stderr: Enter takes a [default], a wrong answer is asked
 again, the answers are shown before they are sent; Ctrl-D declines,
@@ -78,6 +97,7 @@ OTLP/HTTP when it ends. -v prints each request's duration.
 
 Examples:
   mcp call slow_sum '{\"a\": 2, \"b\": 3}'
+  mcp call slow_sum a=2 b=3        (typed by the tool's inputSchema)
   mcp --stdio \"npx -y @modelcontextprotocol/server-everything\" tools
   mcp --http https://example.com/mcp -H \"Authorization: Bearer $TOKEN\" info --json
   mcp --http unix:///run/app/mcp.sock#/mcp tools   (a server on a Unix socket)
@@ -220,14 +240,31 @@ struct ServerArgs {
     /// the tools of every configured server as SERVER/TOOL
     #[arg(long, value_name = "NAME", global = true)]
     server: Option<String>,
+
+    /// Read the servers your hosts keep instead of the project's files:
+    /// project, claude-code, claude-desktop, codex, cursor, gemini, goose,
+    /// vscode, windsurf, zed, or all (comma-separated; the first to define
+    /// a server name wins). `servers` then lists without starting
+    #[arg(long, value_name = "SOURCES", value_parser = crate::hosts::parse, global = true)]
+    from: Option<crate::hosts::Sources>,
 }
 
 #[derive(Debug, Subcommand)]
 enum CliCommand {
     /// Server identity, negotiated protocol revision, capabilities, instructions (the default)
     Info,
-    /// Every configured server: name, transport, status, protocol revision, tools, start time
-    Servers,
+    /// Every configured server: name, transport, status, protocol revision,
+    /// tools, start time; with --from (or --no-start), each server as its
+    /// file defines it, with its source, and nothing started
+    Servers {
+        /// Start the servers to show their status (the default without --from)
+        #[arg(long)]
+        start: bool,
+        /// Only list what the files define: start nothing, trust nothing
+        /// (the default with --from)
+        #[arg(long, conflicts_with = "start")]
+        no_start: bool,
+    },
     /// Every tool, all pages; with --search, the tools that best match a
     /// request, best first
     Tools {
@@ -250,9 +287,12 @@ enum CliCommand {
         /// The tool's name
         #[arg(value_name = "TOOL")]
         tool: String,
-        /// The arguments, a JSON object like '{"a": 1}'
-        #[arg(value_name = "JSON_ARGS")]
-        args: Option<String>,
+        /// The arguments: one JSON object like '{"a": 1}', or key=value
+        /// items typed by the tool's inputSchema (key:=JSON raw, an array
+        /// by repeating the key, a.b=value inside an object), @FILE (a JSON
+        /// object) or - (one from stdin)
+        #[arg(value_name = "ARGS")]
+        args: Vec<String>,
         /// Run the call as a task even when the tool's taskSupport is
         /// optional (a tool whose taskSupport is `required` always runs as
         /// one; 2025-11-25: in 2026-07-28 the server decides)
@@ -336,6 +376,9 @@ pub(crate) enum Server {
         file: Option<std::path::PathBuf>,
         /// `--server NAME`.
         name: Option<String>,
+        /// `--from`: the hosts' files (and the project's) to read instead;
+        /// empty: `--config` or the project files.
+        from: Vec<crate::hosts::Origin>,
     },
 }
 
@@ -353,12 +396,19 @@ pub(crate) struct Search {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Command {
     Info,
-    Servers,
+    /// `start`: `--start` (`Some(true)`), `--no-start` (`Some(false)`).
+    Servers {
+        start: Option<bool>,
+    },
     /// `None`: every tool; `Some`: the best matches of a search.
     Tools(Option<Search>),
     Call {
         tool: String,
+        /// The JSON form: one object, sent as typed.
         args: Option<String>,
+        /// `key=value` items, typed by the tool's schema
+        /// ([`crate::typed_args`]).
+        typed: Vec<String>,
         /// `--task`.
         task: bool,
     },
@@ -390,7 +440,7 @@ impl Command {
     pub(crate) fn name(&self) -> &'static str {
         match self {
             Command::Info => "info",
-            Command::Servers => "servers",
+            Command::Servers { .. } => "servers",
             Command::Tools(_) => "tools",
             Command::Call { .. } => "call",
             Command::Tasks(_) => "tasks",
@@ -458,6 +508,7 @@ pub(crate) fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Options, 
         ("--stdio", cli.server.stdio.is_some()),
         ("--http", cli.server.http.is_some()),
         ("--config", cli.server.config.is_some()),
+        ("--from", cli.server.from.is_some()),
     ];
     let named: Vec<&str> = given.iter().filter(|g| g.1).map(|g| g.0).collect();
     if named.len() > 1 {
@@ -483,6 +534,7 @@ pub(crate) fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Options, 
         (None, None) => Server::Config {
             file: cli.server.config,
             name: cli.server.server,
+            from: cli.server.from.map(|s| s.0).unwrap_or_default(),
         },
     };
     if !cli.headers.is_empty() && !matches!(server, Server::Http(_)) {
@@ -490,11 +542,40 @@ pub(crate) fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Options, 
     }
     let command = match cli.command.unwrap_or(CliCommand::Info) {
         CliCommand::Info => Command::Info,
-        CliCommand::Servers => Command::Servers,
+        CliCommand::Servers { start, no_start } => Command::Servers {
+            start: (start || no_start).then_some(start),
+        },
         CliCommand::Tools { search, limit } => {
             Command::Tools(search.map(|query| Search { query, limit }))
         }
-        CliCommand::Call { tool, args, task } => Command::Call { tool, args, task },
+        CliCommand::Call { tool, args, task } => {
+            // One argument that opens with `{`, or that is no typed item
+            // at all, is the JSON form, as before (its mistakes are JSON's).
+            let json = match args.as_slice() {
+                [one] => {
+                    one.trim_start().starts_with('{')
+                        || (!one.contains('=') && one != "-" && !one.starts_with('@'))
+                }
+                _ => false,
+            };
+            if json {
+                let args = args.into_iter().next();
+                Command::Call {
+                    tool,
+                    args,
+                    typed: Vec::new(),
+                    task,
+                }
+            } else {
+                crate::typed_args::check_syntax(&args).map_err(usage)?;
+                Command::Call {
+                    tool,
+                    args: None,
+                    typed: args,
+                    task,
+                }
+            }
+        }
         CliCommand::Tasks { action } => Command::Tasks(action),
         CliCommand::Resources => Command::Resources,
         CliCommand::Templates => Command::Templates,
@@ -750,7 +831,8 @@ mod tests {
             o.server,
             Server::Config {
                 file: None,
-                name: None
+                name: None,
+                from: Vec::new(),
             }
         );
         assert_eq!(o.command, Command::Info);
@@ -777,6 +859,7 @@ mod tests {
             Command::Call {
                 tool: "slow_sum".into(),
                 args: Some(r#"{"a":1}"#.into()),
+                typed: Vec::new(),
                 task: false,
             }
         );
@@ -846,6 +929,9 @@ mod tests {
             &["completions", "tcsh"],
             &["--config", "a.json", "--stdio", "x"],
             &["--server", "a", "--http", "http://x"],
+            &["--from", "codex", "--config", "a.json"],
+            &["--from", "emacs"],
+            &["servers", "--start", "--no-start"],
         ] {
             match p(bad) {
                 Err(Stop::Usage(line)) => {

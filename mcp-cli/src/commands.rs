@@ -35,14 +35,26 @@ pub(crate) async fn command(client: &Client, opts: &Options) -> Result<(), Failu
             list(client, &opts.server, opts.json, verbose, Listing::Templates).await
         }
         Command::Prompts => list(client, &opts.server, opts.json, verbose, Listing::Prompts).await,
-        Command::Call { tool, args, task } => {
-            call(client, opts, tool, args.as_deref(), *task).await
+        Command::Call {
+            tool,
+            args,
+            typed,
+            task,
+        } => {
+            let typed_args;
+            let args = if typed.is_empty() {
+                args.as_deref()
+            } else {
+                typed_args = typed_arguments(client, tool, typed).await?;
+                Some(typed_args.as_str())
+            };
+            call(client, opts, tool, args, *task).await
         }
         Command::Tasks(action) => tasks::run(client, opts, action).await,
         Command::Read { uri } => read(client, opts, uri).await,
         Command::Prompt { name, args } => prompt(client, opts, name, args.as_deref()).await,
         // Handled before a server is picked.
-        Command::Servers
+        Command::Servers { .. }
         | Command::DemoServer
         | Command::Completions(_)
         | Command::Trust { .. }
@@ -406,6 +418,34 @@ async fn ask(
         ));
     };
     raw.map_err(|e| Failure::from_client(&format!("{method} {what}"), &e))
+}
+
+/// The `key=value` items of `mcp call` as the JSON object the tool's
+/// `inputSchema` (asked with `tools/list`) describes; any mistake is a
+/// usage error before the call is sent ([`crate::typed_args`]).
+async fn typed_arguments(client: &Client, tool: &str, typed: &[String]) -> Result<String, Failure> {
+    let tools = client
+        .list_all::<mcp_proto::schema::Tool>()
+        .await
+        .map_err(|e| Failure::from_client("tools/list", &e))?;
+    let Some(t) = tools.iter().find(|t| t.name == tool) else {
+        let mut names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+        names.sort_unstable();
+        return Err(Failure::Usage(format!(
+            "the server has no tool {:?}, so key=value arguments cannot be typed (tools: {})",
+            mcp_cli::terminal::line(tool),
+            mcp_cli::terminal::line(&names.join(", "))
+        )));
+    };
+    let schema: serde_json::Value = serde_json::from_str(t.input_schema.get()).map_err(|e| {
+        Failure::fatal(
+            "protocol error",
+            format!("tool {tool:?}: its inputSchema is not JSON: {e}"),
+        )
+    })?;
+    let value = crate::typed_args::build(&schema, typed, &mut std::io::stdin().lock())
+        .map_err(|e| Failure::Usage(format!("tool {tool:?}: {}", mcp_cli::terminal::line(&e))))?;
+    Ok(value.to_string())
 }
 
 /// How long `mcp call` still waits for the tool's UI lookup once the call

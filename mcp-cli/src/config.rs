@@ -19,11 +19,17 @@ pub(crate) struct Configured {
     pub(crate) servers: Vec<ServerConfig>,
     /// The files read, most important first.
     pub(crate) files: Vec<PathBuf>,
+    /// Servers left out because they could not be resolved (`--from`).
+    pub(crate) errors: Vec<String>,
 }
 
 impl Configured {
     /// The server called `name`, or a usage error listing the names.
     pub(crate) fn take(&mut self, name: &str) -> Result<ServerConfig, Failure> {
+        let quoted = format!("server {name:?}");
+        if let Some(e) = self.errors.iter().find(|e| e.contains(&quoted)) {
+            return Err(Failure::Usage(e.clone()));
+        }
         match self.servers.iter().position(|s| s.name == name) {
             Some(i) => Ok(self.servers.swap_remove(i)),
             None => Err(Failure::Usage(format!(
@@ -44,7 +50,8 @@ impl Configured {
     }
 
     pub(crate) fn file_names(&self) -> String {
-        let files: Vec<String> = self.files.iter().map(|f| f.display().to_string()).collect();
+        let mut files: Vec<String> = self.files.iter().map(|f| f.display().to_string()).collect();
+        files.dedup();
         files.join(", ")
     }
 }
@@ -114,15 +121,63 @@ fn warn_unmatched<'n>(cfg: &ServerConfig, names: impl Iterator<Item = &'n str> +
     }
 }
 
+/// The configuration files read for a run: nothing expanded, trusted or
+/// started yet.
+#[derive(Debug)]
+pub(crate) struct Read {
+    /// The files, most important first.
+    pub(crate) files: Vec<ConfigFile>,
+    /// For each file: whether it is a project's (trusted before its
+    /// servers start).
+    pub(crate) project: Vec<bool>,
+    /// Files that could not be read, as lines.
+    pub(crate) errors: Vec<String>,
+    /// Hosts asked for (`--from`) that keep no file.
+    pub(crate) absent: Vec<(mcp_config::Host, PathBuf)>,
+    /// Whether an error in a file or a server stops the run (`--config` and
+    /// the project files, as they always did) or is a warning (`--from`:
+    /// one host's broken entry does not hide the others).
+    pub(crate) strict: bool,
+}
+
+impl Read {
+    pub(crate) fn new(strict: bool) -> Self {
+        Read {
+            files: Vec::new(),
+            project: Vec::new(),
+            errors: Vec::new(),
+            absent: Vec::new(),
+            strict,
+        }
+    }
+
+    pub(crate) fn push(&mut self, file: ConfigFile, project: bool) {
+        self.files.push(file);
+        self.project.push(project);
+    }
+
+    /// One line on stderr per key a file's format does not document, and
+    /// (when not [`strict`](Self::strict)) per file that could not be read.
+    pub(crate) fn warn(&self) {
+        for key in self.files.iter().flat_map(ConfigFile::unknown_keys) {
+            eprintln!(
+                "mcp: warning: {}",
+                mcp_cli::terminal::line(&key.to_string())
+            );
+        }
+        if !self.strict {
+            for e in &self.errors {
+                eprintln!("mcp: warning: {}", mcp_cli::terminal::line(e));
+            }
+        }
+    }
+}
+
 /// Reads `--config PATH`, or with `None` the project files present in the
-/// current directory (`.mcp.json`, `.vscode/mcp.json`, `.cursor/mcp.json`),
-/// which must be trusted first ([`crate::trust::require`]; `--config`
-/// trusts the file it names). Each file is read once: the text whose trust
-/// was checked is the text resolved. `Ok(None)`: no `--config` and no
-/// project file. Any error in a file or a server (unknown variable or
-/// `type`, bad JSON, ...) is a usage error naming the file, the server and
-/// the field.
-pub(crate) fn load(file: Option<&Path>) -> Result<Option<Configured>, Failure> {
+/// current directory (`.mcp.json`, `.vscode/mcp.json`, `.cursor/mcp.json`).
+/// `Ok(None)`: no `--config` and no project file. A file that cannot be
+/// read is a usage error naming it.
+pub(crate) fn read(file: Option<&Path>) -> Result<Option<Read>, Failure> {
     let cwd = std::env::current_dir()
         .map_err(|e| Failure::Usage(format!("cannot read the current directory: {e}")))?;
     let paths = match file {
@@ -134,36 +189,57 @@ pub(crate) fn load(file: Option<&Path>) -> Result<Option<Configured>, Failure> {
     if paths.is_empty() {
         return Ok(None);
     }
-    let mut files = Vec::new();
-    let mut errors = Vec::new();
+    let mut read = Read::new(true);
     for path in &paths {
         match ConfigFile::load(path) {
-            Ok(f) => files.push(f),
-            Err(e) => errors.push(e.to_string()),
+            // `--config` trusts the file it names.
+            Ok(f) => read.push(f, file.is_none()),
+            Err(e) => read.errors.push(e.to_string()),
         }
     }
-    if !errors.is_empty() {
-        return Err(Failure::Usage(errors.join("; ")));
+    if !read.errors.is_empty() {
+        return Err(Failure::Usage(read.errors.join("; ")));
     }
-    if file.is_none() {
-        crate::trust::require(&files)?;
-    }
+    Ok(Some(read))
+}
+
+/// The servers of `read`, once its project files are trusted
+/// ([`crate::trust::require`]): each file's text, as read, is the text
+/// resolved, `${input:...}` asked on the terminal. An error in a server
+/// (unknown variable or `type`, ...) is a usage error naming the file, the
+/// server and the field; without [`Read::strict`] it is a warning and the
+/// server is left out.
+pub(crate) fn resolve(read: Read) -> Result<Configured, Failure> {
+    let cwd = std::env::current_dir()
+        .map_err(|e| Failure::Usage(format!("cannot read the current directory: {e}")))?;
+    let untrusted: Vec<ConfigFile> = read
+        .files
+        .iter()
+        .zip(&read.project)
+        .filter(|(_, project)| **project)
+        .map(|(f, _)| f.clone())
+        .collect();
+    crate::trust::require(&untrusted)?;
     let resolver = Resolver::new()
         .workspace_folder(&cwd)
         .inputs(ask_on_terminal);
-    let list = resolve_all(&files, &resolver);
-    if !list.errors.is_empty() {
-        let errors: Vec<String> = list
-            .errors
-            .iter()
-            .map(|e| mcp_proto::error::chain(e).to_string())
-            .collect();
+    let list = resolve_all(&read.files, &resolver);
+    let errors: Vec<String> = list
+        .errors
+        .iter()
+        .map(|e| mcp_proto::error::chain(e).to_string())
+        .collect();
+    if read.strict && !errors.is_empty() {
         return Err(Failure::Usage(errors.join("; ")));
     }
-    Ok(Some(Configured {
+    for e in &errors {
+        eprintln!("mcp: warning: {}, left out", mcp_cli::terminal::line(e));
+    }
+    Ok(Configured {
         servers: list.servers,
-        files: paths,
-    }))
+        files: read.files.iter().map(|f| f.path().to_owned()).collect(),
+        errors,
+    })
 }
 
 /// Asks for `${input:ID}`: on the terminal (typing hidden for passwords)

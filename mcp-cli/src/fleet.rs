@@ -126,7 +126,7 @@ pub(crate) async fn run(opts: Options, configured: Configured) -> Result<(), Fai
         })
         .collect();
     let result = match opts.command {
-        Command::Servers => servers(&started, opts.json),
+        Command::Servers { .. } => servers(&started, opts.json),
         Command::Tools(search) => {
             tools(
                 &host,

@@ -122,6 +122,19 @@ impl ClientHandler for CliHandler {
         tracing::info!(target: "mcp::server", uri = %line(&p.uri), "resource updated");
     }
 
+    fn on_refused_request(&self, method: Option<&str>, error: &ErrorObject) {
+        let server = line(&server_name());
+        let what = match method {
+            Some(m) => format!("{}'s {} request", server, line(m)),
+            None => format!("a request from {server} that could not be read"),
+        };
+        crate::progress::say(format!(
+            "mcp: refused {what} (answered {}): {}",
+            error.code,
+            line(&error.message)
+        ));
+    }
+
     fn other_notification(&self, n: Notification) {
         let params = n.params.as_ref().map_or("", |p| p.get());
         tracing::info!(target: "mcp::server", method = %line(&n.method), params = %line(params), "server notification");

@@ -118,9 +118,10 @@ fn type_name(schema: &Value, depth: u8) -> Option<String> {
     for key in ["anyOf", "oneOf"] {
         if let Some(Value::Array(alternatives)) = obj.get(key) {
             let mut names: Vec<String> = Vec::new();
+            let mut seen = std::collections::HashSet::new();
             for alt in alternatives {
                 let name = type_name(alt, depth + 1).unwrap_or_else(|| "any".into());
-                if !names.contains(&name) {
+                if seen.insert(name.clone()) {
                     names.push(name);
                 }
             }
@@ -611,5 +612,29 @@ mod tests {
         )
         .ok();
         assert_eq!(signature(schema), "(b: number, a?)");
+    }
+
+    /// The listing's type names over a server's schema are linear
+    /// (`tests/scaling.rs`); `cargo xtask scaling` runs this.
+    #[test]
+    #[ignore = "timing: run by `cargo xtask scaling`"]
+    fn scaling_of_the_listing() {
+        use test_support::scaling::{Shape, check, repeated};
+        check(&[Shape {
+            name: "listing: anyOf type names",
+            build: |n| {
+                repeated(
+                    r#"{"anyOf":["#,
+                    n,
+                    ",",
+                    |i| format!(r##"{{"$ref":"#/d/T{i}"}}"##),
+                    "]}",
+                )
+            },
+            run: |b| {
+                let v: Value = serde_json::from_slice(b).unwrap();
+                assert!(type_name(&v, 0).is_some());
+            },
+        }]);
     }
 }

@@ -58,11 +58,13 @@ mod args;
 mod commands;
 mod config;
 mod connect;
+mod definitions;
 mod failure;
 mod fleet;
 #[cfg(unix)]
 mod form;
 mod handler;
+mod hosts;
 mod human;
 mod policy;
 mod progress;
@@ -71,6 +73,9 @@ mod tasks;
 #[cfg(feature = "otel")]
 mod telemetry;
 mod trust;
+mod typed_args;
+#[cfg(feature = "otel")]
+mod w3c;
 
 /// Without the `otel` feature: the log lines of `-v` only.
 #[cfg(not(feature = "otel"))]
@@ -232,6 +237,7 @@ fn main() -> ExitCode {
             Ok(Pick::All(opts, configured)) => {
                 runtime.block_on(fleet::run(opts, configured).instrument(run_span))
             }
+            Ok(Pick::Done) => Ok(()),
             Err(f) => Err(f),
         }
     };
@@ -252,45 +258,74 @@ enum Pick {
     One(Options),
     /// Every configured server (`servers`, and `tools` without `--server`).
     All(Options, config::Configured),
+    /// Answered already (`servers` listing definitions).
+    Done,
 }
 
-/// With no `--stdio`/`--http`: reads `--config` or the project files and
-/// picks the server (`--server`, the only one, or the `<server>/` of a
-/// qualified tool name), every server, or the demo server when there is no
-/// configuration.
+/// With no `--stdio`/`--http`: reads `--config`, the project files or the
+/// hosts' files `--from` names, and picks the server (`--server`, the only
+/// one, or the `<server>/` of a qualified tool name), every server, or the
+/// demo server when there is no configuration. `servers` that starts
+/// nothing ([`definitions`]) is answered here, before any trust or start.
 fn pick(mut opts: Options) -> Result<Pick, Failure> {
-    let Server::Config { file, name } = &opts.server else {
-        if opts.command == Command::Servers {
+    let is_servers = matches!(opts.command, Command::Servers { .. });
+    let Server::Config { file, name, from } = &opts.server else {
+        if is_servers {
             return Err(Failure::Usage(
-                "`servers` lists configured servers: use --config PATH, or run mcp in a \
-                 directory with .mcp.json, .vscode/mcp.json or .cursor/mcp.json"
+                "`servers` lists configured servers: use --config PATH or --from SOURCES, or \
+                 run mcp in a directory with .mcp.json, .vscode/mcp.json or .cursor/mcp.json"
                     .into(),
             ));
         }
         return Ok(Pick::One(opts));
     };
     let (file, name) = (file.clone(), name.clone());
-    let Some(mut configured) = config::load(file.as_deref())? else {
-        if name.is_some() || opts.command == Command::Servers {
+    let read = if from.is_empty() {
+        config::read(file.as_deref())?
+    } else {
+        Some(hosts::read(from)?)
+    };
+    if let Command::Servers { start } = opts.command
+        && !start.unwrap_or(from.is_empty())
+    {
+        let read = read.unwrap_or_else(|| config::Read::new(true));
+        read.warn();
+        definitions::print(&read, name.as_deref(), opts.json);
+        return Ok(Pick::Done);
+    }
+    let Some(read) = read else {
+        if name.is_some() || is_servers {
             return Err(Failure::Usage(
-                "no configured servers: use --config PATH, or run mcp in a directory with \
-                 .mcp.json, .vscode/mcp.json or .cursor/mcp.json"
+                "no configured servers: use --config PATH or --from SOURCES, or run mcp in a \
+                 directory with .mcp.json, .vscode/mcp.json or .cursor/mcp.json"
                     .into(),
             ));
         }
         opts.server = Server::Demo;
         return Ok(Pick::One(opts));
     };
+    read.warn();
+    if read.files.is_empty() {
+        let looked = if read.absent.is_empty() {
+            String::new()
+        } else {
+            format!(" (no file for {})", hosts::absent(&read.absent))
+        };
+        return Err(Failure::Usage(format!(
+            "no configured servers in the sources --from names{looked}"
+        )));
+    }
+    let mut configured = config::resolve(read)?;
     if let Some(name) = name {
         let server = configured.take(&name)?;
-        if opts.command == Command::Servers {
+        if is_servers {
             configured.servers = vec![server];
             return Ok(Pick::All(opts, configured));
         }
         opts.server = Server::Configured(Box::new(server));
         return Ok(Pick::One(opts));
     }
-    if matches!(opts.command, Command::Servers | Command::Tools(_)) {
+    if is_servers || matches!(opts.command, Command::Tools(_)) {
         return Ok(Pick::All(opts, configured));
     }
     // `call <server>/<tool>`, as `mcp tools` lists it.

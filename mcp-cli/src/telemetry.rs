@@ -12,7 +12,11 @@
 //!   `OTEL_RESOURCE_ATTRIBUTES`, …); nothing is exported when unset. The
 //!   spans are sent once the run ends (a batch), by a client of our own on
 //!   hyper, the HTTP stack `mcp` already has (no second one): `http://` and
-//!   `https://` (the bundled webpki roots), at most [`EXPORT_TIMEOUT`].
+//!   `https://` (the bundled webpki roots), each export at most
+//!   [`EXPORT_TIMEOUT`], and `mcp`'s exit waits for the last one at most
+//!   [`EXIT_EXPORT_WAIT`] (1 s): a collector that accepts and never
+//!   answers costs a run that second, no more; what was not sent by then
+//!   is dropped, and `-v` says so.
 //! - `-v`: each request's duration on stderr when its span ends.
 //!
 //! With neither a parent in the environment nor an endpoint, no tracer is
@@ -42,7 +46,10 @@ use tracing_subscriber::registry::LookupSpan;
 use tracing_subscriber::util::SubscriberInitExt as _;
 
 /// Longest one export may take (connect, send, answer).
-pub(crate) const EXPORT_TIMEOUT: Duration = Duration::from_secs(10);
+pub(crate) const EXPORT_TIMEOUT: Duration = Duration::from_secs(1);
+
+/// Longest `mcp`'s exit waits for the spans still to be exported.
+pub(crate) const EXIT_EXPORT_WAIT: Duration = Duration::from_secs(1);
 
 /// Largest answer read from the collector.
 const MAX_ANSWER: usize = 1 << 20;
@@ -51,6 +58,7 @@ const MAX_ANSWER: usize = 1 << 20;
 pub(crate) struct Telemetry {
     provider: Option<SdkTracerProvider>,
     parent: Option<opentelemetry::Context>,
+    verbose: bool,
 }
 
 /// Installs the subscriber: the log lines of `-v`, `-vv`, …
@@ -59,9 +67,16 @@ pub(crate) struct Telemetry {
 /// endpoint to export to (`traced`: not for the demo server `mcp` runs
 /// as a child, which records nothing of its own).
 pub(crate) fn init(verbose: u8, traced: bool) -> Telemetry {
-    let parent = traced
-        .then(|| parent_from_env(|k| std::env::var(k).ok()))
-        .flatten();
+    let (parent, notes) = if traced {
+        parent_from_env(|k| std::env::var_os(k).map(|v| v.to_string_lossy().into_owned()))
+    } else {
+        (None, Vec::new())
+    };
+    if verbose > 0 {
+        for note in notes {
+            warn(&note);
+        }
+    }
     let export = traced && exporting(|k| std::env::var(k).ok());
     let provider = (parent.is_some() || export).then(|| provider(export));
     let otel = provider.as_ref().map(|p| {
@@ -93,7 +108,11 @@ pub(crate) fn init(verbose: u8, traced: bool) -> Telemetry {
             .with(times)
             .try_init();
     }
-    Telemetry { provider, parent }
+    Telemetry {
+        provider,
+        parent,
+        verbose: verbose > 0,
+    }
 }
 
 impl Telemetry {
@@ -112,19 +131,66 @@ impl Telemetry {
         span
     }
 
-    /// Sends what is left (blocks up to [`EXPORT_TIMEOUT`] per batch).
-    /// Call outside the async runtime: the export has a runtime of its own.
+    /// Sends what is left, waiting at most [`EXIT_EXPORT_WAIT`]; what is
+    /// not sent by then is dropped (`-v` says so). Call outside the async
+    /// runtime: the export has a runtime of its own.
     pub(crate) fn shutdown(self) {
         if let Some(p) = self.provider {
-            let _ = p.shutdown();
+            if let Err(e) = p.shutdown_with_timeout(EXIT_EXPORT_WAIT) {
+                if self.verbose {
+                    warn(&format!(
+                        "spans not exported within {EXIT_EXPORT_WAIT:?} at exit were dropped ({e})"
+                    ));
+                }
+            }
         }
     }
 }
 
 /// The trace context a script handed over in the environment (uppercase
 /// keys, as OpenTelemetry's environment carrier says); `None` without a
-/// valid `TRACEPARENT`.
-fn parent_from_env(get: impl Fn(&str) -> Option<String>) -> Option<opentelemetry::Context> {
+/// valid `TRACEPARENT`. Each variable is checked against its W3C format
+/// first ([`crate::w3c`]): what does not parse is dropped (a list-member
+/// of `TRACESTATE` or `BAGGAGE`, or the whole `TRACEPARENT`), each with a
+/// note for `-v`.
+fn parent_from_env(
+    get: impl Fn(&str) -> Option<String>,
+) -> (Option<opentelemetry::Context>, Vec<String>) {
+    let mut notes = Vec::new();
+    let mut carrier = HashMap::new();
+    if let Some(v) = get("TRACEPARENT") {
+        if crate::w3c::traceparent(v.trim_matches([' ', '\t'])) {
+            carrier.insert("traceparent", v.trim_matches([' ', '\t']).to_owned());
+        } else {
+            notes.push(format!(
+                "TRACEPARENT dropped: not a W3C traceparent: {}",
+                mcp_cli::terminal::line(&v.chars().take(80).collect::<String>())
+            ));
+        }
+    }
+    for (key, var, check) in [
+        (
+            "tracestate",
+            "TRACESTATE",
+            crate::w3c::tracestate as fn(&str) -> _,
+        ),
+        ("baggage", "BAGGAGE", crate::w3c::baggage),
+    ] {
+        if let Some(v) = get(var) {
+            let (kept, dropped) = check(&v);
+            for why in dropped {
+                notes.push(format!("{var}: a list-member dropped, {why}"));
+            }
+            if !kept.is_empty() {
+                carrier.insert(key, kept);
+            }
+        }
+    }
+    (extract(carrier), notes)
+}
+
+/// The parent the checked carrier gives; `None` without a traceparent.
+fn extract(carrier: HashMap<&'static str, String>) -> Option<opentelemetry::Context> {
     struct Env(HashMap<&'static str, String>);
     impl opentelemetry::propagation::Extractor for Env {
         fn get(&self, key: &str) -> Option<&str> {
@@ -132,16 +198,6 @@ fn parent_from_env(get: impl Fn(&str) -> Option<String>) -> Option<opentelemetry
         }
         fn keys(&self) -> Vec<&str> {
             self.0.keys().copied().collect()
-        }
-    }
-    let mut carrier = HashMap::new();
-    for (key, var) in [
-        ("traceparent", "TRACEPARENT"),
-        ("tracestate", "TRACESTATE"),
-        ("baggage", "BAGGAGE"),
-    ] {
-        if let Some(v) = get(var) {
-            carrier.insert(key, v);
         }
     }
     carrier.get("traceparent")?;
@@ -378,14 +434,14 @@ mod tests {
             }
         };
         use opentelemetry::trace::TraceContextExt as _;
-        let cx = parent_from_env(env(&[
+        let (cx, _) = parent_from_env(env(&[
             (
                 "TRACEPARENT",
                 "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
             ),
             ("TRACESTATE", "k=v"),
-        ]))
-        .expect("a valid TRACEPARENT");
+        ]));
+        let cx = cx.expect("a valid TRACEPARENT");
         let sc = cx.span().span_context().clone();
         assert_eq!(
             sc.trace_id().to_string(),
@@ -394,8 +450,23 @@ mod tests {
         assert_eq!(sc.span_id().to_string(), "b7ad6b7169203331");
         assert!(sc.is_remote() && sc.is_sampled());
         assert_eq!(sc.trace_state().header(), "k=v");
-        assert!(parent_from_env(env(&[("TRACEPARENT", "garbage")])).is_none());
-        assert!(parent_from_env(env(&[("TRACESTATE", "k=v")])).is_none());
+        assert!(
+            parent_from_env(env(&[("TRACEPARENT", "garbage")]))
+                .0
+                .is_none()
+        );
+        assert!(parent_from_env(env(&[("TRACESTATE", "k=v")])).0.is_none());
+        // What the W3C formats do not allow never reaches the context.
+        let (cx, notes) = parent_from_env(env(&[
+            (
+                "TRACEPARENT",
+                "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
+            ),
+            ("TRACESTATE", "v=1\r\nX: y,ok=1"),
+        ]));
+        let cx = cx.expect("a valid TRACEPARENT");
+        assert_eq!(cx.span().span_context().trace_state().header(), "ok=1");
+        assert_eq!(notes.len(), 1, "{notes:?}");
     }
 
     #[test]

@@ -58,6 +58,19 @@ fn shown(path: &Path) -> String {
     }
 }
 
+/// The file as [`shown`], and the part of it for Claude Code's servers of
+/// one project (`~/.claude.json projects["/src/app"]`).
+fn described(file: &ConfigFile) -> String {
+    match &file.source().section {
+        Some(section) => format!(
+            "{} {}",
+            shown(file.path()),
+            mcp_cli::terminal::line(section)
+        ),
+        None => shown(file.path()),
+    }
+}
+
 /// A trust store error with its causes (its own text names only its part).
 fn store_failure(e: mcp_config::TrustError) -> Failure {
     let mut message = format!("trust store {e}");
@@ -99,12 +112,25 @@ pub(crate) fn require(files: &[ConfigFile]) -> Result<(), Failure> {
         for file in &untrusted {
             let _ = write!(err, "{}", file.summary());
         }
-        let names: Vec<String> = untrusted.iter().map(|f| shown(f.path())).collect();
+        let names: Vec<String> = untrusted.iter().map(|f| described(f)).collect();
         let (it, them, once) = if names.len() == 1 {
             ("it", "is a project config file", names[0].clone())
         } else {
             ("them", "are project config files", "FILE".to_owned())
         };
+        // A part of a file (Claude Code's servers of this project) is
+        // trusted by `mcp trust` run here, and cannot be named as a file.
+        if untrusted.iter().any(|f| f.source().section.is_some()) {
+            let changes = if names.len() == 1 {
+                "changes"
+            } else {
+                "change"
+            };
+            return Err(Failure::Usage(format!(
+                "{} {them} not trusted yet, so no server was started: review what {it} would run (above), then trust {it} with `mcp trust` run in this directory (remembered until {it} {changes})",
+                names.join(", "),
+            )));
+        }
         return Err(Failure::Usage(format!(
             "{} {them} not trusted yet, so no server was started: review what {it} would run (above), then trust {it} with `mcp trust {}` (remembered until the file changes), or run once with `--config {once}`",
             names.join(", "),
@@ -116,7 +142,7 @@ pub(crate) fn require(files: &[ConfigFile]) -> Result<(), Failure> {
         let _ = write!(
             err,
             "mcp: {} is a project config file: its servers run on this machine with your rights.\n{}mcp: trust this file and start its servers? [y/N] ",
-            shown(file.path()),
+            described(file),
             file.summary()
         );
         let _ = err.flush();
@@ -127,7 +153,7 @@ pub(crate) fn require(files: &[ConfigFile]) -> Result<(), Failure> {
         if read.is_err() || !yes {
             return Err(Failure::Usage(format!(
                 "{} not trusted, so no server was started",
-                shown(file.path())
+                described(file)
             )));
         }
         match &store {
@@ -155,11 +181,25 @@ pub(crate) fn command(files: &[PathBuf], revoke: bool) -> Result<(), Failure> {
             "nowhere to keep trust decisions: set HOME, XDG_CONFIG_HOME or MCP_TRUST_FILE".into(),
         )
     })?;
+    // Claude Code's servers kept for this project in ~/.claude.json (its
+    // local scope) are this directory's too, when no file is named.
+    let mut sections = Vec::new();
     let files = if files.is_empty() {
         let cwd = std::env::current_dir()
             .map_err(|e| Failure::Usage(format!("cannot read the current directory: {e}")))?;
+        if let Some(places) = mcp_config::Places::from_env() {
+            let found =
+                mcp_config::load_hosts(&[mcp_config::Host::ClaudeCode], &places.project(&cwd));
+            sections.extend(
+                found
+                    .files
+                    .into_iter()
+                    .filter(|f| f.scope == Scope::Project)
+                    .map(|f| f.file),
+            );
+        }
         let found = discover(&cwd, None);
-        if found.is_empty() {
+        if found.is_empty() && sections.is_empty() {
             return Err(Failure::Usage(
                 "no .mcp.json, .vscode/mcp.json or .cursor/mcp.json here: name the file, `mcp trust FILE`"
                     .into(),
@@ -182,15 +222,34 @@ pub(crate) fn command(files: &[PathBuf], revoke: bool) -> Result<(), Failure> {
             continue;
         }
         let file = ConfigFile::load(path).map_err(|e| Failure::Usage(e.to_string()))?;
-        store.trust(&file).map_err(store_failure)?;
-        let _ = write!(out, "{}", file.summary());
-        let _ = writeln!(
-            out,
-            "trusted {} until it changes (kept in {})",
-            shown(path),
-            shown(store.path())
-        );
+        trust_one(&store, &file, &mut out)?;
     }
+    for file in &sections {
+        if revoke {
+            let had = store.forget(file).map_err(store_failure)?;
+            let _ = writeln!(
+                out,
+                "{} {}",
+                if had { "forgot" } else { "was not trusted:" },
+                described(file)
+            );
+            continue;
+        }
+        trust_one(&store, file, &mut out)?;
+    }
+    Ok(())
+}
+
+/// Trusts `file`, printing what it runs.
+fn trust_one(store: &TrustStore, file: &ConfigFile, out: &mut impl Write) -> Result<(), Failure> {
+    store.trust(file).map_err(store_failure)?;
+    let _ = write!(out, "{}", file.summary());
+    let _ = writeln!(
+        out,
+        "trusted {} until it changes (kept in {})",
+        described(file),
+        shown(store.path())
+    );
     Ok(())
 }
 

@@ -87,6 +87,9 @@ fn traceparent_continues_through_mcp_into_the_server_and_spans_reach_otlp() {
         &["--stdio", &server, "call", "echo", r#"{"text":"hi"}"#],
         &[
             ("TRACEPARENT", &format!("00-{trace_id}-{script_span}-01")),
+            // A valid member goes on; one with CR LF (a header injection
+            // where a server copies it into HTTP) never leaves mcp.
+            ("TRACESTATE", "congo=t61rcWkgMzE,v=1\r\nX: y"),
             ("OTEL_EXPORTER_OTLP_ENDPOINT", &endpoint),
         ],
     );
@@ -103,6 +106,8 @@ fn traceparent_continues_through_mcp_into_the_server_and_spans_reach_otlp() {
     let parent = theirs["parent_span_id"].as_str().unwrap().to_owned();
     assert_ne!(parent, script_span);
     assert_ne!(parent, "0000000000000000");
+    // The Python SDK read the tracestate mcp sent: the valid member only.
+    assert_eq!(theirs["trace_state"], "congo=t61rcWkgMzE", "{theirs}");
 
     // mcp exported its spans to the receiver: the trace, the span the
     // server named as its parent, and the request's name.
@@ -145,4 +150,87 @@ fn verbose_shows_each_requests_duration() {
     let r = mcp(&["call", "echo", r#"{"text":"hi"}"#]);
     assert_code(&r, 0);
     assert!(!r.stderr.contains("tools/call echo"), "{}", r.stderr);
+}
+
+/// What the W3C formats do not allow never goes on the wire: the raw
+/// `_meta` a server got (`hostile.py echo-meta`, no SDK in between) holds
+/// the valid members of `TRACESTATE` and `BAGGAGE` only, and `-v` says
+/// what was dropped.
+#[test]
+fn trace_context_from_the_environment_is_checked_before_it_is_sent() {
+    let Some(py) = python("hostile.py") else {
+        return;
+    };
+    let server = format!("{py} echo-meta");
+    let r = mcp_env(
+        &["--stdio", &server, "-v", "call", "x"],
+        &[
+            (
+                "TRACEPARENT",
+                "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+            ),
+            ("TRACESTATE", "v=1\r\nX: y,ok=1,k=\u{1b}[2K"),
+            ("BAGGAGE", "user=alice,evil=a\r\nX: y,esc=\u{1b}]0;t\u{7}"),
+        ],
+    );
+    assert_code(&r, 0);
+    let meta: serde_json::Value = serde_json::from_str(r.stdout.trim())
+        .unwrap_or_else(|e| panic!("{e}: {}\n{}", r.stdout, r.stderr));
+    assert_eq!(meta["tracestate"], "ok=1", "{meta}");
+    assert_eq!(meta["baggage"], "user=alice", "{meta}");
+    assert!(
+        !r.stdout.contains(['\r', '\u{1b}']) && !r.stdout.contains("\\r"),
+        "{}",
+        r.stdout
+    );
+    let dropped = r
+        .stderr
+        .lines()
+        .filter(|l| l.contains("list-member dropped"))
+        .count();
+    assert_eq!(dropped, 4, "{}", r.stderr);
+    // Without -v, nothing is said.
+    let quiet = mcp_env(
+        &["--stdio", &server, "call", "x"],
+        &[
+            (
+                "TRACEPARENT",
+                "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+            ),
+            ("TRACESTATE", "v=1\r\nX: y"),
+        ],
+    );
+    assert_code(&quiet, 0);
+    assert!(!quiet.stderr.contains("dropped"), "{}", quiet.stderr);
+}
+
+/// A collector that accepts the connection and never answers costs a run
+/// at most `EXIT_EXPORT_WAIT` (1 s) more than a run exporting nowhere (it
+/// cost 5 s, silently); `-v` says the spans were dropped.
+#[test]
+fn a_collector_that_never_answers_adds_at_most_a_second() {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let endpoint = format!("http://{}", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for stream in listener.incoming() {
+            // Accepted, read from by nobody, never answered.
+            held.push(stream);
+        }
+    });
+    let timed = |env: &[(&str, &str)]| {
+        let began = std::time::Instant::now();
+        let r = mcp_env(&["-v", "info"], env);
+        assert_code(&r, 0);
+        (began.elapsed(), r)
+    };
+    let (plain, _) = timed(&[]);
+    let (hung, r) = timed(&[("OTEL_EXPORTER_OTLP_ENDPOINT", &endpoint)]);
+    eprintln!("without a collector {plain:?}, with a hung one {hung:?}");
+    assert!(
+        hung < plain + std::time::Duration::from_millis(1500),
+        "a hung collector added {:?}",
+        hung.saturating_sub(plain)
+    );
+    assert!(r.stderr.contains("dropped"), "{}", r.stderr);
 }

@@ -255,7 +255,7 @@ impl Owner {
                     self.answering.clear();
                     self.closed = true;
                 }
-                Event::Ready | Event::Notification(_) => {}
+                Event::Ready | Event::Notification(_) | Event::ServerRequestRefused { .. } => {}
             }
         }
         // Anything the owner did above may have produced more.

@@ -170,6 +170,18 @@ pub trait ClientHandler: Send + Sync + 'static {
     fn other_notification(&self, notification: Notification) {
         let _ = notification;
     }
+
+    /// A request of the server's that the client refused without calling
+    /// a typed method, because of what was wrong with it: it could not be
+    /// read (`-32700`: not JSON, nested past
+    /// [`MAX_DEPTH`](mcp_proto::jsonrpc::MAX_DEPTH), over the message size
+    /// limit; `-32600`: not a request object), or its params did not decode
+    /// (`-32602`). `method` is its method when known; `error` is what the
+    /// server was answered. Called after the answer is queued, to tell the
+    /// user. Default: a warning in the log.
+    fn on_refused_request(&self, method: Option<&str>, error: &ErrorObject) {
+        tracing::warn!(method, code = error.code.0, error = %error.message, "refused a request of the server's");
+    }
 }
 
 /// A handler that supports nothing and ignores notifications.
@@ -196,6 +208,7 @@ pub(crate) trait DynHandler: Send + Sync + 'static {
         params: Option<RawJson>,
     ) -> BoxFuture<Result<Value, ErrorObject>>;
     fn notify(&self, notification: Notification);
+    fn refused(&self, method: Option<&str>, error: &ErrorObject);
 }
 
 impl<H: ClientHandler> DynHandler for H {
@@ -210,6 +223,10 @@ impl<H: ClientHandler> DynHandler for H {
         params: Option<RawJson>,
     ) -> BoxFuture<Result<Value, ErrorObject>> {
         Box::pin(async move { answer(&*self, &caps, &method, params).await })
+    }
+
+    fn refused(&self, method: Option<&str>, error: &ErrorObject) {
+        self.on_refused_request(method, error);
     }
 
     fn notify(&self, n: Notification) {
@@ -251,12 +268,18 @@ async fn answer<H: ClientHandler>(
         tracing::warn!(%method, "the server sent a request whose capability the client did not advertise");
         return Err(ErrorObject::method_not_found(method));
     }
-    let request = ServerRequest::from_parts(method, params.as_ref()).map_err(|e| {
-        ErrorObject::new(
-            ErrorCode::INVALID_PARAMS,
-            format!("invalid params for {method}: {e}"),
-        )
-    })?;
+    let (request, params) = decode_request(method, params).await;
+    let request = match request {
+        Ok(r) => r,
+        Err(e) => {
+            let error = ErrorObject::new(
+                ErrorCode::INVALID_PARAMS,
+                format!("invalid params for {method}: {e}"),
+            );
+            h.on_refused_request(Some(method), &error);
+            return Err(error);
+        }
+    };
     match request {
         ServerRequest::CreateMessage(p) => encode(h.create_message(p).await?),
         ServerRequest::Elicit(p) => encode(h.elicit(p).await?),
@@ -267,6 +290,51 @@ async fn answer<H: ClientHandler>(
                 .await
         }
     }
+}
+
+/// A server request's params at least this large are decoded on tokio's
+/// blocking pool, not on the task answering it: a decode of many megabytes
+/// (a form of 100,000 fields) would otherwise hold the thread that runs the
+/// connection's timers (a current-thread runtime has only that one), so no
+/// deadline or cancellation could fire meanwhile. Smaller params decode in
+/// place. How many run at once is bounded by
+/// [`max_server_requests`](crate::ClientBuilder::max_server_requests).
+pub const DECODE_OFF_TASK_BYTES: usize = 256 * 1024;
+
+/// [`ServerRequest::from_parts`], on tokio's blocking pool when the params
+/// are [`DECODE_OFF_TASK_BYTES`] or more (a
+/// form of 100,000 fields would otherwise hold the thread that runs the
+/// connection's timers); the params come back with the result. How many
+/// run at once is bounded by
+/// [`max_server_requests`](crate::ClientBuilder::max_server_requests).
+#[cfg_attr(not(feature = "tokio"), allow(dead_code))]
+async fn decode_request(
+    method: &str,
+    params: Option<RawJson>,
+) -> (serde_json::Result<ServerRequest>, Option<RawJson>) {
+    #[cfg(feature = "tokio")]
+    if params
+        .as_ref()
+        .is_some_and(|p| p.len() >= DECODE_OFF_TASK_BYTES)
+    {
+        if let Ok(rt) = tokio::runtime::Handle::try_current() {
+            let m = method.to_owned();
+            let job = rt.spawn_blocking(move || {
+                let r = ServerRequest::from_parts(&m, params.as_ref());
+                (r, params)
+            });
+            return match job.await {
+                Ok(done) => done,
+                Err(e) => (
+                    Err(<serde_json::Error as serde::de::Error>::custom(format!(
+                        "the decode did not finish: {e}"
+                    ))),
+                    None,
+                ),
+            };
+        }
+    }
+    (ServerRequest::from_parts(method, params.as_ref()), params)
 }
 
 #[cfg_attr(not(feature = "tokio"), allow(dead_code))]

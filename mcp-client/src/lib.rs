@@ -59,6 +59,13 @@
 //! | tasks the server asked the client to run (2025-11-25), working or finished | [`ClientBuilder::max_kept_tasks`] ([`DEFAULT_MAX_KEPT_TASKS`]), each for at most [`ClientBuilder::max_task_ttl`] | one more is refused "client busy" (-32603); at its ttl a task is dropped |
 //! | bytes waiting to be written | the transport's (stdio: its write buffer; HTTP: `max_unanswered_posts`) | the client stops writing; the backlog above then fills |
 //!
+//! A server request's params of [`DECODE_OFF_TASK_BYTES`] or more are
+//! decoded on tokio's blocking pool, so that a large request never holds
+//! the thread that fires the connection's timers (a current-thread runtime
+//! has one); a server request that cannot be read at all is
+//! answered with JSON-RPC's error at once
+//! ([`ClientHandler::on_refused_request`] hears of it).
+//!
 //! So a server that stops reading while it keeps sending is, after a
 //! bounded amount, no longer read from; the client's calls still time out
 //! and it still closes (`tests/flood.rs`: a minute of such a flood moves the
@@ -173,7 +180,7 @@ mod client;
 
 pub use era_cache::{DEFAULT_ERA_CACHE_ENTRIES, EraCache};
 pub use error::{ClientError, CloseReason, HandshakeError, SerdeError};
-pub use handler::{ClientHandler, ListKind, NoHandler};
+pub use handler::{ClientHandler, DECODE_OFF_TASK_BYTES, ListKind, NoHandler};
 pub use pages::{MAX_CURSOR_LEN, PageCursors};
 pub use session::{EraHint, ServerInfo, VersionChoice};
 pub use ticket::{ServerIdentity, TICKET_FORMAT, TaskEra, TaskTicket, TicketError};

@@ -86,6 +86,17 @@ pub enum ConfigError {
         /// What to write instead, or empty.
         hint: &'static str,
     },
+    /// The entry is one of the host's own that no other program can start
+    /// (a Goose built-in extension, a server a Zed extension provides).
+    #[error("{}: server {server:?}: {message}", path.display())]
+    Unsupported {
+        /// The file.
+        path: PathBuf,
+        /// The server.
+        server: String,
+        /// What it is.
+        message: String,
+    },
     /// `${VAR}` (or `${env:VAR}`, `${workspaceFolder}`, ...) names a value
     /// that is not set and has no default.
     #[error("{}: {variable} is not set{hint}", at(path, Some(server), field))]
@@ -191,6 +202,7 @@ impl ConfigError {
             | ConfigError::Shape { path, .. }
             | ConfigError::UnknownType { path, .. }
             | ConfigError::MissingField { path, .. }
+            | ConfigError::Unsupported { path, .. }
             | ConfigError::MissingVariable { path, .. }
             | ConfigError::UnsupportedVariable { path, .. }
             | ConfigError::UnknownInput { path, .. }
@@ -208,6 +220,7 @@ impl ConfigError {
             ConfigError::Shape { server, .. } => server.as_deref(),
             ConfigError::UnknownType { server, .. }
             | ConfigError::MissingField { server, .. }
+            | ConfigError::Unsupported { server, .. }
             | ConfigError::MissingVariable { server, .. }
             | ConfigError::UnsupportedVariable { server, .. }
             | ConfigError::UnknownInput { server, .. }

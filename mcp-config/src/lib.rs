@@ -1,6 +1,7 @@
 //! Read the MCP server lists users already wrote for their hosts (Claude
-//! Desktop and Claude Code, VS Code, Cursor, the proposed standard
-//! `mcp.json`) into one typed list, and turn an entry into a transport.
+//! Desktop and Claude Code, VS Code, Cursor, Codex, Gemini CLI, Windsurf,
+//! Zed, Goose, the proposed standard `mcp.json`) into one typed list, and
+//! turn an entry into a transport.
 //!
 //! This crate only reads. Starting, supervising and caching servers is the
 //! job of the layer above; the protocol, transport and session crates know
@@ -112,8 +113,43 @@
 //! layer above can honour them: `"disabled": true` / `"enabled": false`
 //! (Cline, Roo, Windsurf), `includeTools` / `excludeTools` (Gemini CLI),
 //! `cwd`; and one of this crate's own, `toolPolicy` (allow, ask and deny
-//! globs over the server's tools: [`ToolPolicyConfig`]). Unknown fields
-//! are ignored.
+//! globs over the server's tools: [`ToolPolicyConfig`]). A key that a
+//! server entry's format does not document is not read, and not lost
+//! either: [`ConfigFile::unknown_keys`] lists each
+//! ([`UnknownKey`]: file, server, key) for a warning.
+//!
+//! The other hosts' own files, read the same way (each format's module
+//! cites the host's page it follows):
+//!
+//! | | Codex | Gemini CLI | Windsurf | Zed | Goose |
+//! |---|---|---|---|---|---|
+//! | syntax | TOML (`toml` feature) | JSONC | JSON | JSONC | YAML (`yaml` feature) |
+//! | key | `mcp_servers` | `mcpServers` | `mcpServers` | `context_servers` | `extensions` |
+//! | stdio | `command`, `args`, `env`, `cwd` | `command`, `args`, `env`, `cwd` | `command`, `args`, `env` | `command` (or `{"path", "args", "env"}`), `args`, `env` | `type: stdio`, `cmd`, `args`, `envs` |
+//! | remote | `url` (+ `bearer_token_env_var`, `http_headers`, `env_http_headers`) | `httpUrl`; `url` is SSE | `serverUrl` or `url` | `url`, `headers` | `type: streamable_http` or `sse`, `uri`, `headers` |
+//! | off | `enabled = false` | `mcp.excluded`, `mcp.allowed` | `disabled` | `enabled: false` | `enabled: false` |
+//! | tools | `enabled_tools`, `disabled_tools` | `includeTools`, `excludeTools` | `disabledTools` | | `available_tools` |
+//! | expands | nothing | `$VAR`, `${VAR}` | `${env:VAR}` | nothing | nothing |
+//!
+//! A Goose `builtin`/`platform` extension and a server a Zed extension
+//! provides run inside their host only: such an entry is an
+//! [`Unsupported`](ConfigError::Unsupported) error of its own, never
+//! started.
+//!
+//! # Every host's configuration
+//!
+//! [`load_hosts`] reads the file each [`Host`] keeps for its user where
+//! that host documents it on each [`Platform`] ([`Places::config_path`]:
+//! `~/.claude.json`, `claude_desktop_config.json`, `~/.codex/config.toml`,
+//! `~/.cursor/mcp.json`, `~/.gemini/settings.json`, Goose's `config.yaml`,
+//! VS Code's user `mcp.json`, `~/.codeium/windsurf/mcp_config.json`, Zed's
+//! `settings.json`). Every server's [`Source`] names its host, file and,
+//! for Claude Code's servers kept for one project
+//! (`projects["/the/project"].mcpServers`), that part of the file. Those
+//! are a project's configuration ([`HostFile::scope`] is
+//! [`Scope::Project`]): trust them before starting them, as a `.mcp.json`;
+//! a decision about them is kept for that part of the file alone
+//! ([`TrustStore`]). Reading starts nothing.
 //!
 //! # Discovery and merging
 //!
@@ -267,12 +303,18 @@
 //! - `sandbox` (default): `"sandboxEnabled": true` honoured (Linux:
 //!   `mcp-transport-stdio`'s `sandbox` feature); without it such a server
 //!   does not start.
+//! - `toml`: Codex's `config.toml`, with the `toml` crate.
+//! - `yaml`: Goose's `config.yaml`, with `yaml-rust2` (pure Rust; aliases
+//!   refused and nesting bounded). Without these two, such a file is an
+//!   error naming the feature; a dependent that reads only JSON pulls
+//!   neither crate.
 //!
 //! # Limits
 //!
 //! Files over [`MAX_CONFIG_SIZE`] (4 MiB) are refused; so are trust stores
 //! over [`MAX_TRUST_STORE_SIZE`], pin stores over [`MAX_PIN_STORE_SIZE`]
-//! and policy files over [`MAX_POLICY_SIZE`].
+//! and policy files over [`MAX_POLICY_SIZE`]; `~/.claude.json`, where
+//! Claude Code keeps its state too, over [`MAX_CLAUDE_STATE_SIZE`] (64 MiB).
 
 // docs.rs (`--cfg docsrs`, nightly): each item gated by a feature or a
 // platform carries a badge saying which.
@@ -280,7 +322,9 @@
 
 mod discover;
 mod error;
+mod formats;
 mod hidden;
+mod hosts;
 mod jsonc;
 mod managed;
 mod model;
@@ -288,12 +332,17 @@ mod parse;
 mod pins;
 mod resolve;
 mod store_file;
+mod syntax;
 mod transport;
 mod trust;
+#[cfg(feature = "yaml")]
+mod yaml;
 
 pub use discover::{DISCOVERED_FILES, ServerList, Shadowed, discover, load_all, resolve_all};
 pub use error::ConfigError;
+pub use formats::UnknownKey;
 pub use hidden::{HiddenChar, HiddenChars, hidden_chars, is_hiding_char, reveal};
+pub use hosts::{Host, HostFile, HostFiles, MAX_CLAUDE_STATE_SIZE, Places, Platform, load_hosts};
 pub use managed::{
     Blocked, MANAGED_POLICY_ENV, MANAGED_POLICY_PATH, MAX_POLICY_SIZE, ManagedPolicy, PolicyError,
     ServerMatch, ServerOrigin,

@@ -3,6 +3,8 @@
 use std::fmt;
 use std::path::PathBuf;
 
+use crate::hosts::Host;
+
 /// Which host's format a file is written in. Decides the top-level key,
 /// whether comments are allowed, which `type` values exist and which
 /// `${...}` forms are expanded (see the [crate docs](crate#formats)).
@@ -25,6 +27,26 @@ pub enum Format {
     /// strict JSON, `type` required (`stdio`, `sse`, `streamable-http`),
     /// `${scheme:value}` with `env`, `value` and `input`, `|` fallbacks.
     Standard,
+    /// Codex's `~/.codex/config.toml`: TOML, `[mcp_servers.NAME]` tables
+    /// (`command`/`args`/`env`/`cwd`, or `url` with `bearer_token_env_var`,
+    /// `http_headers`, `env_http_headers`), no `${...}` expansion. Needs the
+    /// `toml` feature.
+    Codex,
+    /// Gemini CLI's `settings.json`: `mcpServers`, comments allowed,
+    /// `command`, `url` (SSE) or `httpUrl` (Streamable HTTP), `$VAR` and
+    /// `${VAR}`.
+    Gemini,
+    /// Windsurf's `mcp_config.json`: `mcpServers` as Claude Desktop writes
+    /// them, `serverUrl` (or `url`) for remote servers, `${env:VAR}`.
+    Windsurf,
+    /// Zed's `settings.json`: `context_servers`, comments allowed, `command`
+    /// (a string, or the older `{"path", "args", "env"}`) or `url`; no
+    /// expansion.
+    Zed,
+    /// Goose's `config.yaml`: YAML, `extensions` of `type` `stdio` (`cmd`,
+    /// `args`, `envs`), `streamable_http` or `sse` (`uri`, `headers`); no
+    /// expansion. Needs the `yaml` feature.
+    Goose,
 }
 
 impl Format {
@@ -35,18 +57,30 @@ impl Format {
             Format::VsCode => "VS Code",
             Format::Cursor => "Cursor",
             Format::Standard => "mcp.json (SEP-2633)",
+            Format::Codex => "Codex",
+            Format::Gemini => "Gemini CLI",
+            Format::Windsurf => "Windsurf",
+            Format::Zed => "Zed",
+            Format::Goose => "Goose",
         }
     }
 
-    /// Whether `//` and `/* */` comments and trailing commas are accepted.
+    /// Whether `//` and `/* */` comments and trailing commas are accepted
+    /// (JSON formats; TOML and YAML have comments of their own).
     pub fn allows_comments(self) -> bool {
-        matches!(self, Format::VsCode | Format::Cursor)
+        matches!(
+            self,
+            Format::VsCode | Format::Cursor | Format::Gemini | Format::Zed
+        )
     }
 
     /// The top-level key holding the servers.
     pub fn servers_key(self) -> &'static str {
         match self {
             Format::VsCode => "servers",
+            Format::Codex => "mcp_servers",
+            Format::Zed => "context_servers",
+            Format::Goose => "extensions",
             _ => "mcpServers",
         }
     }
@@ -340,6 +374,13 @@ pub struct Source {
     pub path: PathBuf,
     /// The format it was read as.
     pub format: Format,
+    /// The host whose configuration this is, when it was read as one
+    /// ([`load_hosts`](crate::load_hosts)).
+    pub host: Option<Host>,
+    /// The part of the file the servers were read from, when not its top
+    /// level: Claude Code's local scope in `~/.claude.json` is
+    /// `projects["/the/project"]`.
+    pub section: Option<String>,
 }
 
 impl Source {
@@ -348,7 +389,25 @@ impl Source {
         Source {
             path: path.into(),
             format,
+            host: None,
+            section: None,
         }
+    }
+}
+
+/// `claude-code ~/.claude.json projects["/src/app"]`: the host (when
+/// known), the file, and the part of it. Paths print as they are: make
+/// them safe for a terminal before showing them.
+impl fmt::Display for Source {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(host) = self.host {
+            write!(f, "{} ", host.id())?;
+        }
+        write!(f, "{}", self.path.display())?;
+        if let Some(section) = &self.section {
+            write!(f, " {section}")?;
+        }
+        Ok(())
     }
 }
 

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value};
 
 use crate::error::ConfigError;
+use crate::formats::{self, UnknownKey};
 use crate::model::{
     Expanded, Format, InputSpec, OAuthConfig, SandboxConfig, ServerConfig, Source, ToolPolicyConfig,
 };
@@ -28,6 +29,8 @@ pub struct ConfigFile {
     source: Source,
     servers: Vec<Entry>,
     inputs: Vec<InputSpec>,
+    /// Keys of server entries that the format does not document.
+    unknown: Vec<UnknownKey>,
     /// The hash of the text parsed: what a trust decision is about.
     pub(crate) hash: ContentHash,
 }
@@ -41,7 +44,7 @@ struct Entry {
 /// A per-server problem found while parsing, turned into a [`ConfigError`]
 /// (which is not `Clone`) each time it is reported.
 #[derive(Debug, Clone)]
-enum ShapeProblem {
+pub(crate) enum ShapeProblem {
     Shape {
         field: String,
         message: String,
@@ -54,6 +57,20 @@ enum ShapeProblem {
         field: &'static str,
         hint: &'static str,
     },
+    /// An entry of the host's that is not a server this crate can start
+    /// (a Goose built-in, a Zed extension's server).
+    Unsupported {
+        message: String,
+    },
+}
+
+impl ShapeProblem {
+    pub(crate) fn shape(field: &str, message: &str) -> Self {
+        ShapeProblem::Shape {
+            field: field.to_owned(),
+            message: message.to_owned(),
+        }
+    }
 }
 
 /// A server as written: strings still hold `${...}`.
@@ -66,6 +83,34 @@ pub(crate) struct RawServer {
     pub(crate) tool_policy: ToolPolicyConfig,
     pub(crate) title: Option<String>,
     pub(crate) description: Option<String>,
+}
+
+impl RawServer {
+    /// A server reached through `transport`, every other field at its
+    /// default.
+    pub(crate) fn new(transport: RawTransport) -> Self {
+        RawServer {
+            transport,
+            disabled: false,
+            include_tools: None,
+            exclude_tools: Vec::new(),
+            tool_policy: ToolPolicyConfig::default(),
+            title: None,
+            description: None,
+        }
+    }
+}
+
+/// A header whose value is read from an environment variable when the
+/// server is resolved (Codex's `bearer_token_env_var`, `env_http_headers`).
+#[derive(Debug, Clone)]
+pub(crate) struct EnvHeader {
+    pub(crate) name: String,
+    pub(crate) var: String,
+    /// Written before the variable's value (`"Bearer "`).
+    pub(crate) prefix: &'static str,
+    /// Left out, rather than an error, when the variable is unset or empty.
+    pub(crate) optional: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -85,6 +130,7 @@ pub(crate) enum RawTransport {
         url: String,
         headers: Vec<(String, Expanded)>,
         oauth: Option<OAuthConfig>,
+        env_headers: Vec<EnvHeader>,
     },
 }
 
@@ -112,10 +158,12 @@ impl ConfigFile {
     ) -> Result<Self, ConfigError> {
         let path = path.into();
         let format = format.or_else(|| format_from_name(&path));
-        let lenient = format.is_none_or(Format::allows_comments);
-        let root = parse_json(&path, text, lenient)?;
+        let root = match format {
+            Some(f) => crate::syntax::parse(&path, text, f)?,
+            None => crate::syntax::json(&path, text, true)?,
+        };
         let Value::Object(root) = root else {
-            return Err(shape(&path, "(top level)", "expected a JSON object"));
+            return Err(shape(&path, "(top level)", "expected an object"));
         };
         let format = match format {
             Some(f) => f,
@@ -123,48 +171,97 @@ impl ConfigFile {
                 let detected = format_from_shape(&path, &root)?;
                 if !detected.allows_comments() {
                     // Detected a strict format after a lenient parse.
-                    parse_json(&path, text, false)?;
+                    crate::syntax::json(&path, text, false)?;
                 }
                 detected
             }
         };
+        Self::from_root(
+            Source::new(path, format),
+            &root,
+            ContentHash::of(text.as_bytes()),
+        )
+    }
+
+    /// The file whose top level (or section, see [`Source::section`]) is
+    /// `root`, already parsed; `hash` is what a trust decision about it is
+    /// about.
+    pub(crate) fn from_root(
+        source: Source,
+        root: &Map<String, Value>,
+        hash: ContentHash,
+    ) -> Result<Self, ConfigError> {
+        let (path, format) = (&source.path, source.format);
         let key = format.servers_key();
         let other = if key == "servers" {
             "mcpServers"
         } else {
             "servers"
         };
-        if !root.contains_key(key) && root.contains_key(other) {
+        let original = matches!(
+            format,
+            Format::ClaudeCode | Format::VsCode | Format::Cursor | Format::Standard
+        );
+        if original && !root.contains_key(key) && root.contains_key(other) {
             return Err(shape(
-                &path,
+                path,
                 other,
                 &format!("the {format} format reads \"{key}\", not \"{other}\": rename the key"),
             ));
         }
         let mut servers = Vec::new();
+        let mut unknown = Vec::new();
         match root.get(key) {
             None | Some(Value::Null) => {}
             Some(Value::Object(map)) => {
                 for (name, value) in map {
+                    if let Value::Object(entry) = value
+                        && formats::checks_keys(format, entry)
+                    {
+                        unknown.extend(formats::unknown_keys(format, entry).into_iter().map(
+                            |key| UnknownKey {
+                                path: path.clone(),
+                                server: name.clone(),
+                                key,
+                            },
+                        ));
+                    }
+                    let mut parsed = parse_server(format, name, value);
+                    if let Ok(server) = &mut parsed {
+                        formats::apply_file_settings(format, root, name, server);
+                    }
                     servers.push(Entry {
                         name: name.clone(),
-                        parsed: parse_server(format, name, value),
+                        parsed,
                     });
                 }
             }
-            Some(_) => return Err(shape(&path, key, "expected an object of servers")),
+            Some(_) => return Err(shape(path, key, "expected an object of servers")),
         }
         servers.sort_by(|a, b| a.name.cmp(&b.name));
         let inputs = match (format, root.get("inputs")) {
-            (Format::VsCode, Some(v)) => parse_inputs(&path, v)?,
+            (Format::VsCode, Some(v)) => parse_inputs(path, v)?,
             _ => Vec::new(),
         };
         Ok(ConfigFile {
-            source: Source::new(path, format),
+            source,
             servers,
             inputs,
-            hash: ContentHash::of(text.as_bytes()),
+            unknown,
+            hash,
         })
+    }
+
+    /// Keys of this file's server entries that its format does not
+    /// document: ignored, and worth a warning (a misspelt key).
+    pub fn unknown_keys(&self) -> &[UnknownKey] {
+        &self.unknown
+    }
+
+    /// The file, tagged as `host`'s configuration.
+    pub(crate) fn with_host(mut self, host: crate::Host) -> Self {
+        self.source.host = Some(host);
+        self
     }
 
     /// The file and its format.
@@ -193,6 +290,18 @@ impl ConfigFile {
         self.servers
             .iter()
             .map(|e| (e.name.as_str(), e.parsed.as_ref().ok()))
+    }
+
+    /// Why the entry `name` cannot be started as written (its shape, or
+    /// an entry only its host can run), found without expanding anything;
+    /// `None` when it can be (or the file has no such entry).
+    pub fn entry_error(&self, name: &str) -> Option<ConfigError> {
+        let entry = self.servers.iter().find(|e| e.name == name)?;
+        entry
+            .parsed
+            .as_ref()
+            .err()
+            .map(|p| p.to_error(&self.source.path, name))
     }
 
     /// The VS Code `inputs` declared in the file.
@@ -256,27 +365,50 @@ impl ShapeProblem {
                 field,
                 hint,
             },
+            ShapeProblem::Unsupported { message } => ConfigError::Unsupported {
+                path,
+                server,
+                message,
+            },
         }
     }
 }
 
 fn read(path: &Path) -> Result<String, ConfigError> {
+    read_limited(path, MAX_CONFIG_SIZE, "MAX_CONFIG_SIZE")
+}
+
+/// The text of `path`, refused when over `limit` bytes (`limit_name`
+/// names the constant in the error).
+pub(crate) fn read_limited(
+    path: &Path,
+    limit: u64,
+    limit_name: &str,
+) -> Result<String, ConfigError> {
+    use std::io::Read as _;
     let io = |source| ConfigError::Io {
         path: path.to_owned(),
         source,
     };
-    let meta = std::fs::metadata(path).map_err(io)?;
-    if meta.len() > MAX_CONFIG_SIZE {
-        return Err(shape(
+    let too_big = |len: u64| {
+        shape(
             path,
             "(file)",
-            &format!(
-                "the file is {} bytes, more than MAX_CONFIG_SIZE ({MAX_CONFIG_SIZE})",
-                meta.len()
-            ),
-        ));
+            &format!("the file is {len} bytes, more than {limit_name} ({limit})"),
+        )
+    };
+    let file = std::fs::File::open(path).map_err(io)?;
+    let len = file.metadata().map_err(io)?.len();
+    if len > limit {
+        return Err(too_big(len));
     }
-    std::fs::read_to_string(path).map_err(io)
+    // A file that grows while it is read stops at the limit.
+    let mut text = String::new();
+    file.take(limit + 1).read_to_string(&mut text).map_err(io)?;
+    if text.len() as u64 > limit {
+        return Err(too_big(text.len() as u64));
+    }
+    Ok(text)
 }
 
 fn shape(path: &Path, field: &str, message: &str) -> ConfigError {
@@ -288,45 +420,27 @@ fn shape(path: &Path, field: &str, message: &str) -> ConfigError {
     }
 }
 
-fn parse_json(path: &Path, text: &str, lenient: bool) -> Result<Value, ConfigError> {
-    let result = if lenient {
-        serde_json::from_str(&crate::jsonc::strip(text))
-    } else {
-        serde_json::from_str(text)
-    };
-    result.map_err(|e| {
-        let message = e.to_string();
-        let message = match message.rfind(" at line ") {
-            Some(i) => message[..i].to_owned(),
-            None => message,
-        };
-        let hint = if !lenient && serde_json::from_str::<Value>(&crate::jsonc::strip(text)).is_ok()
-        {
-            " (this format is strict JSON: no comments or trailing commas)"
-        } else {
-            ""
-        };
-        ConfigError::Syntax {
-            path: path.to_owned(),
-            line: e.line(),
-            column: e.column(),
-            message,
-            hint,
-        }
-    })
-}
-
 fn format_from_name(path: &Path) -> Option<Format> {
     let name = path.file_name()?.to_str()?;
     let parent = path
         .parent()
         .and_then(Path::file_name)
         .and_then(|p| p.to_str());
+    let extension = path.extension().and_then(|e| e.to_str());
     match (name, parent) {
-        (".mcp.json" | "claude_desktop_config.json", _) => Some(Format::ClaudeCode),
+        (".mcp.json" | ".claude.json" | "claude_desktop_config.json", _) => {
+            Some(Format::ClaudeCode)
+        }
         ("mcp.json", Some(".vscode")) => Some(Format::VsCode),
         ("mcp.json", Some(".cursor")) => Some(Format::Cursor),
-        _ => None,
+        ("settings.json", Some(".gemini")) => Some(Format::Gemini),
+        ("mcp_config.json", _) => Some(Format::Windsurf),
+        ("settings.json", Some("zed" | "Zed" | ".zed")) => Some(Format::Zed),
+        _ => match extension {
+            Some("toml") => Some(Format::Codex),
+            Some("yaml" | "yml") => Some(Format::Goose),
+            _ => None,
+        },
     }
 }
 
@@ -340,6 +454,8 @@ fn format_from_shape(path: &Path, root: &Map<String, Value>) -> Result<Format, C
         })
     } else if root.contains_key("servers") {
         Ok(Format::VsCode)
+    } else if root.contains_key("context_servers") {
+        Ok(Format::Zed)
     } else {
         Err(ConfigError::UnknownFormat {
             path: path.to_owned(),
@@ -419,6 +535,9 @@ fn parse_server(format: Format, name: &str, v: &Value) -> Result<RawServer, Shap
     let Value::Object(o) = v else {
         return Err(bad("(server)", "expected an object"));
     };
+    if let Some(parsed) = formats::parse_server(format, o) {
+        return parsed;
+    }
     if format == Format::Standard
         && !name
             .chars()
@@ -459,6 +578,10 @@ fn parse_server(format: Format, name: &str, v: &Value) -> Result<RawServer, Shap
         (Format::VsCode, Some(_)) => return Err(unknown(VSCODE_TYPES)),
         (Format::Cursor, Some(_)) => return Err(unknown(CURSOR_TYPES)),
         (Format::Standard, Some(_)) => return Err(unknown(STANDARD_TYPES)),
+        // `formats::parse_server` read these above; never reached.
+        (Format::Codex | Format::Gemini | Format::Windsurf | Format::Zed | Format::Goose, _) => {
+            return Err(bad("(server)", "not a JSON server entry"));
+        }
     };
     let strict = format == Format::Standard;
     let transport = if kind == Kind::Stdio {
@@ -507,6 +630,7 @@ fn parse_server(format: Format, name: &str, v: &Value) -> Result<RawServer, Shap
             url,
             headers: string_map(o, "headers")?,
             oauth: parse_oauth(o)?,
+            env_headers: Vec::new(),
         }
     };
     let disabled = match (o.get("disabled"), o.get("enabled")) {
@@ -529,7 +653,7 @@ fn parse_server(format: Format, name: &str, v: &Value) -> Result<RawServer, Shap
 
 /// `sandboxEnabled` and `sandbox` (VS Code's keys; read in every format:
 /// a file that asks for a sandbox gets one or fails, never silently none).
-fn parse_sandbox(o: &Map<String, Value>) -> Result<Option<SandboxConfig>, ShapeProblem> {
+pub(crate) fn parse_sandbox(o: &Map<String, Value>) -> Result<Option<SandboxConfig>, ShapeProblem> {
     let bad = |field: &str, message: &str| ShapeProblem::Shape {
         field: field.to_owned(),
         message: message.to_owned(),
@@ -578,7 +702,7 @@ fn parse_sandbox(o: &Map<String, Value>) -> Result<Option<SandboxConfig>, ShapeP
     }))
 }
 
-fn parse_tool_policy(o: &Map<String, Value>) -> Result<ToolPolicyConfig, ShapeProblem> {
+pub(crate) fn parse_tool_policy(o: &Map<String, Value>) -> Result<ToolPolicyConfig, ShapeProblem> {
     match o.get("toolPolicy") {
         None | Some(Value::Null) => Ok(ToolPolicyConfig::default()),
         Some(Value::Object(p)) => {
@@ -630,7 +754,10 @@ fn parse_oauth(o: &Map<String, Value>) -> Result<Option<OAuthConfig>, ShapeProbl
     }
 }
 
-fn opt_string(o: &Map<String, Value>, key: &str) -> Result<Option<String>, ShapeProblem> {
+pub(crate) fn opt_string(
+    o: &Map<String, Value>,
+    key: &str,
+) -> Result<Option<String>, ShapeProblem> {
     match o.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s.clone())),
@@ -641,7 +768,10 @@ fn opt_string(o: &Map<String, Value>, key: &str) -> Result<Option<String>, Shape
     }
 }
 
-fn string_array(o: &Map<String, Value>, key: &str) -> Result<Option<Vec<String>>, ShapeProblem> {
+pub(crate) fn string_array(
+    o: &Map<String, Value>,
+    key: &str,
+) -> Result<Option<Vec<String>>, ShapeProblem> {
     let problem = |field: String| ShapeProblem::Shape {
         field,
         message: "expected an array of strings".into(),
@@ -662,7 +792,10 @@ fn string_array(o: &Map<String, Value>, key: &str) -> Result<Option<Vec<String>>
 }
 
 /// An object of strings; the values are kept as secrets.
-fn string_map(o: &Map<String, Value>, key: &str) -> Result<Vec<(String, Expanded)>, ShapeProblem> {
+pub(crate) fn string_map(
+    o: &Map<String, Value>,
+    key: &str,
+) -> Result<Vec<(String, Expanded)>, ShapeProblem> {
     match o.get(key) {
         None | Some(Value::Null) => Ok(Vec::new()),
         Some(Value::Object(m)) => m

@@ -207,6 +207,7 @@ impl Resolver {
                 url,
                 headers,
                 oauth,
+                env_headers,
             } => {
                 let mut out = RemoteConfig::new("");
                 out.url = x("url", url)?;
@@ -223,6 +224,23 @@ impl Resolver {
                         k.clone(),
                         x(&format!("headers.{k}"), v.expose())?.into_secret(),
                     ));
+                }
+                for h in env_headers {
+                    match (self.env)(&h.var).filter(|v| !v.is_empty()) {
+                        Some(v) => out
+                            .headers
+                            .push((h.name.clone(), Expanded::secret(format!("{}{v}", h.prefix)))),
+                        None if h.optional => {}
+                        None => {
+                            return Err(ConfigError::MissingVariable {
+                                path: file.path().to_owned(),
+                                server: name.to_owned(),
+                                field: format!("headers.{}", h.name),
+                                variable: format!("environment variable {}", h.var),
+                                hint: " (the file names it for this header: set it before starting the host)",
+                            });
+                        }
+                    }
                 }
                 out.oauth = oauth.clone();
                 if *sse {
@@ -290,23 +308,32 @@ impl Resolver {
             server,
             field,
         };
+        // Gemini CLI also expands `$NAME` without braces.
+        let bare = file.format() == Format::Gemini;
         let mut out = String::with_capacity(text.len());
         let mut secret = false;
         let mut rest = text;
-        while let Some(start) = rest.find("${") {
-            let Some(len) = rest[start + 2..].find('}') else {
-                break;
+        while let Some(start) = rest.find('$') {
+            let after = &rest[start + 1..];
+            let (value, taken) = if let Some(braced) = after.strip_prefix('{') {
+                let Some(len) = braced.find('}') else {
+                    break;
+                };
+                (self.variable(&at, &braced[..len])?, 2 + len + 1)
+            } else if let Some(name) = bare.then(|| identifier_prefix(after)).flatten() {
+                (self.posix(&at, name)?, 1 + name.len())
+            } else {
+                (None, 1)
             };
-            let inner = &rest[start + 2..start + 2 + len];
             out.push_str(&rest[..start]);
-            match self.variable(&at, inner)? {
+            match value {
                 Some(v) => {
                     secret |= v.is_secret();
                     out.push_str(v.expose());
                 }
-                None => out.push_str(&rest[start..start + 2 + len + 1]),
+                None => out.push_str(&rest[start..start + taken]),
             }
-            rest = &rest[start + 2 + len + 1..];
+            rest = &rest[start + taken..];
         }
         out.push_str(rest);
         Ok(Expanded::new(out, secret))
@@ -315,10 +342,26 @@ impl Resolver {
     /// One `${inner}`: its value, `None` to keep it as written, or why not.
     fn variable(&self, at: &At<'_>, inner: &str) -> Result<Option<Expanded>, ConfigError> {
         match at.file.format() {
-            Format::ClaudeCode => self.posix(at, inner),
+            Format::ClaudeCode | Format::Gemini => self.posix(at, inner),
             Format::VsCode | Format::Cursor => self.vscode(at, inner).map(Some),
             Format::Standard => self.standard(at, inner).map(Some),
+            Format::Windsurf => self.windsurf(at, inner).map(Some),
+            // These hosts expand nothing: the text is the value.
+            Format::Codex | Format::Zed | Format::Goose => Ok(None),
         }
+    }
+
+    /// Windsurf's `${env:NAME}`.
+    fn windsurf(&self, at: &At<'_>, inner: &str) -> Result<Expanded, ConfigError> {
+        let Some(name) = inner.strip_prefix("env:") else {
+            return Err(at.unsupported(inner, "${env:NAME}"));
+        };
+        (self.env)(name).map(Expanded::secret).ok_or_else(|| {
+            at.missing(
+                format!("environment variable {name}"),
+                " (set it before starting the host)",
+            )
+        })
     }
 
     /// `${NAME}` and `${NAME:-default}`; anything else stays as written.
@@ -485,6 +528,15 @@ impl At<'_> {
             supported,
         }
     }
+}
+
+/// The identifier `s` starts with (`[A-Za-z_][A-Za-z0-9_]*`), if any.
+fn identifier_prefix(s: &str) -> Option<&str> {
+    let end = s
+        .char_indices()
+        .find(|&(i, c)| !(c.is_ascii_alphabetic() || c == '_' || (i > 0 && c.is_ascii_digit())))
+        .map_or(s.len(), |(i, _)| i);
+    (end > 0).then(|| &s[..end])
 }
 
 fn is_identifier(s: &str) -> bool {

@@ -61,6 +61,12 @@
 //!   - [`TransportErrorKind::SessionExpired`] without a request: the server
 //!     ended the session (HTTP 404); the connection goes on, and the client
 //!     starts a new session before it sends anything else.
+//!   - **a dropped request of the server's**: a `Decode` error marked with
+//!     [`refusing_request`](TransportError::refusing_request) says "the
+//!     server's request with this id could not be read, because …". A
+//!     transport that drops such a frame MUST say so whenever it can read
+//!     the frame's top-level `id` (JSON-RPC wants an error answer: the
+//!     server waits for one); the client answers it.
 //!   - **a dropped answer**: a `Decode` error with a `request_id` says "the
 //!     frame answering this request was dropped, because …" (over the size
 //!     limit, not JSON-RPC, undecodable). A transport that drops a frame
@@ -207,6 +213,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Instant;
 
+use crate::error::ErrorCode;
 use crate::jsonrpc::{Message, RequestId};
 use crate::version::ProtocolVersion;
 
@@ -476,6 +483,11 @@ pub struct TransportError {
     request: Option<RequestId>,
     /// A dropped frame that may have answered any pending request.
     unknown_answer: bool,
+    /// A dropped frame that was the server's request `request` (then not
+    /// one of the client's): the JSON-RPC error code to answer it with.
+    /// Beside the kind and the flag, it fits the padding: the error stays
+    /// 48 bytes, and so do the results that carry it on every call.
+    refused: Option<std::num::NonZeroI32>,
     source: Option<Arc<dyn StdError + Send + Sync>>,
 }
 
@@ -489,6 +501,7 @@ impl TransportError {
             kind,
             request: None,
             unknown_answer: false,
+            refused: None,
             source: Some(Arc::from(source.into())),
         }
     }
@@ -499,6 +512,7 @@ impl TransportError {
             kind,
             request: None,
             unknown_answer: false,
+            refused: None,
             source: None,
         }
     }
@@ -507,6 +521,7 @@ impl TransportError {
     #[must_use]
     pub fn with_request(mut self, id: RequestId) -> Self {
         self.request = Some(id);
+        self.refused = None;
         self
     }
 
@@ -520,6 +535,29 @@ impl TransportError {
         self
     }
 
+    /// Marks a dropped frame (a [`Decode`](TransportErrorKind::Decode)
+    /// error) that was a request from the server whose `id` could be read:
+    /// the client answers it with an error of `code` (the cause as its
+    /// message), as JSON-RPC asks, rather than leave the server waiting for
+    /// an answer. `id` names the *server's* request, never one of the
+    /// client's: the error is not [scoped to a request](Self::request_id).
+    #[must_use]
+    pub fn refusing_request(mut self, id: RequestId, code: ErrorCode) -> Self {
+        // Code 0 is no JSON-RPC error: answered as an internal error.
+        let code = std::num::NonZeroI32::new(code.0)
+            .or(std::num::NonZeroI32::new(ErrorCode::INTERNAL_ERROR.0));
+        self.request = Some(id);
+        self.refused = code;
+        self
+    }
+
+    /// The server's request this dropped frame was, and the error to
+    /// answer it with ([`refusing_request`](Self::refusing_request)).
+    pub fn refused_request(&self) -> Option<(&RequestId, ErrorCode)> {
+        let code = self.refused?;
+        Some((self.request.as_ref()?, ErrorCode(code.get())))
+    }
+
     /// Whether this error is a dropped frame that may have answered any
     /// pending request ([`answering_unknown`](Self::answering_unknown)).
     pub fn is_unknown_answer(&self) -> bool {
@@ -529,7 +567,7 @@ impl TransportError {
     /// Whether this error is a dropped frame that answered the request in
     /// [`request_id`](Self::request_id): a `Decode` error scoped to a request.
     pub fn is_dropped_answer(&self) -> bool {
-        self.kind == TransportErrorKind::Decode && self.request.is_some()
+        self.kind == TransportErrorKind::Decode && self.request_id().is_some()
     }
 
     /// The kind of failure.
@@ -537,9 +575,13 @@ impl TransportError {
         self.kind
     }
 
-    /// The request this error is scoped to, if any.
+    /// The request this error is scoped to, if any (never the server's
+    /// request of [`refused_request`](Self::refused_request)).
     pub fn request_id(&self) -> Option<&RequestId> {
-        self.request.as_ref()
+        match self.refused {
+            None => self.request.as_ref(),
+            Some(_) => None,
+        }
     }
 
     /// Whether the transport is unusable after this error (see the module docs).
@@ -561,11 +603,15 @@ impl fmt::Debug for TransportError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut d = f.debug_struct("TransportError");
         d.field("kind", &self.kind);
-        if let Some(r) = &self.request {
+        if let Some(r) = self.request_id() {
             d.field("request", r);
         }
         if self.unknown_answer {
             d.field("unknown_answer", &true);
+        }
+        if let Some((id, code)) = self.refused_request() {
+            d.field("refused_request", id);
+            d.field("refused_code", &code.0);
         }
         if let Some(s) = &self.source {
             d.field("source", &s.to_string());

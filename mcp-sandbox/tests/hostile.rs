@@ -105,7 +105,11 @@ async fn the_hosts_processes_are_out_of_reach() {
         // starts from the variable allowlist (cargo sets CARGO_PKG_NAME
         // for this test process).
         let text = attempt(&client, "getenv", json!({"name": "CARGO_PKG_NAME"})).await;
-        let want = if sandboxed { "ok: " } else { "ok: mcp-sandbox" };
+        let want = if sandboxed {
+            "ok: ".to_owned()
+        } else {
+            format!("ok: {}", env!("CARGO_PKG_NAME"))
+        };
         assert_eq!(text, want, "inherited environment (sandboxed: {sandboxed})");
     });
 }

@@ -409,6 +409,9 @@ pub(crate) fn assign_names(
         }
     }
     let mut collisions = Vec::new();
+    // The next suffix to try per colliding name: k tools that share a name
+    // are renamed in O(k) lookups in all, not O(k²).
+    let mut next_suffix: HashMap<String, usize> = HashMap::new();
     for (slot, si, ti, name) in losers {
         let &(wsi, wti) = match taken.get(&name) {
             Some(w) => w,
@@ -417,12 +420,13 @@ pub(crate) fn assign_names(
         let renamed_to = match policy {
             OnCollision::Drop => None,
             OnCollision::Rename => {
-                let mut n = 2;
-                let mut candidate = with_suffix(&name, n);
+                let n = next_suffix.entry(name.clone()).or_insert(2);
+                let mut candidate = with_suffix(&name, *n);
                 while taken.contains_key(&candidate) {
-                    n += 1;
-                    candidate = with_suffix(&name, n);
+                    *n += 1;
+                    candidate = with_suffix(&name, *n);
                 }
+                *n += 1;
                 debug_assert!(candidate.len() <= MAX_TOOL_NAME_LEN);
                 taken.insert(candidate.clone(), (si, ti));
                 if let Some(s) = slots.get_mut(slot) {

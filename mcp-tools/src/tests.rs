@@ -587,3 +587,45 @@ fn errors_print_each_cause_once() {
         "listing the tools of server `files` failed: connection closed: server exited with status 1"
     );
 }
+
+/// Naming a server's tools is linear in how many it lists, however many
+/// share a name (as every decode: `mcp-cli/tests/scaling.rs`); `cargo
+/// xtask scaling` runs this.
+#[test]
+#[ignore = "timing: run by `cargo xtask scaling`"]
+fn scaling_of_tool_names() {
+    use test_support::scaling::{Shape, check, repeated};
+    fn names(b: &[u8]) {
+        let text = std::str::from_utf8(b).unwrap_or_default();
+        let filter = Filter::All;
+        let servers = [NamingInput {
+            server: "s",
+            prefix: "",
+            filter: &filter,
+            tools: text.lines().collect(),
+            app_only: Vec::new(),
+        }];
+        let (assigned, _) = assign_names(&servers, OnCollision::Rename);
+        assert_eq!(assigned.len(), text.lines().count());
+    }
+    check(&[
+        Shape {
+            name: "tool names: one name listed n times",
+            build: |n| repeated("", n, "\n", |_| "x".to_owned(), ""),
+            run: names,
+        },
+        Shape {
+            name: "tool names: names that sanitize alike",
+            build: |n| {
+                repeated(
+                    "",
+                    n,
+                    "\n",
+                    |i| ["a.b", "a/b", "a b", "a_b"][i % 4].to_owned(),
+                    "",
+                )
+            },
+            run: names,
+        },
+    ]);
+}

@@ -115,23 +115,33 @@ fn base_delay(failed: u32, retry: Option<Duration>, asked: Option<Duration>) -> 
         .max(retry.unwrap_or(Duration::ZERO))
         .max(asked.unwrap_or(Duration::ZERO))
         .max(MIN_RECONNECT_DELAY)
+        .min(MAX_SERVER_WAIT)
 }
+
+/// The longest wait a server's `Retry-After` or SSE `retry` is taken as
+/// (a year): a longer one is that long, so that adding it to a time never
+/// overflows (`Retry-After: 18446744073709551616` once wrapped to "now").
+/// Any wait this long is past every request's deadline and
+/// `max_retry_wait` anyway: what it changes is only what is reported.
+pub(crate) const MAX_SERVER_WAIT: Duration = Duration::from_secs(365 * 24 * 3600);
 
 /// When a server that refused a request (429, 503) asked to be tried
 /// again: its `Retry-After` (RFC 9110 §10.2.3), a number of seconds or an
-/// HTTP date, for an answer that arrived at `now`. A date in the past means
-/// now (a wait of 0); an invalid value is no `Retry-After`.
+/// HTTP date, for an answer that arrived at `now`, at most
+/// [`MAX_SERVER_WAIT`] away. A date in the past means now (a wait of 0); an
+/// invalid value is no `Retry-After`.
 pub(crate) fn retry_at(headers: &HeaderMap, now: SystemTime) -> Option<RetryAt> {
     let value = headers.get(RETRY_AFTER)?.to_str().ok()?.trim();
-    if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) {
+    let delay = if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) {
         // A number too large for u64 is a wait longer than anything.
-        let secs = value.parse::<u64>().unwrap_or(u64::MAX);
-        let delay = Duration::from_secs(secs);
-        let at = now.checked_add(delay).unwrap_or(now);
-        return Some(RetryAt { delay, at });
-    }
-    let at = httpdate::parse_http_date(value).ok()?;
-    let delay = at.duration_since(now).unwrap_or(Duration::ZERO);
+        Duration::from_secs(value.parse::<u64>().unwrap_or(u64::MAX))
+    } else {
+        let at = httpdate::parse_http_date(value).ok()?;
+        at.duration_since(now).unwrap_or(Duration::ZERO)
+    };
+    let delay = delay.min(MAX_SERVER_WAIT);
+    // Within a year of a clock's reading: cannot overflow.
+    let at = now.checked_add(delay)?;
     Some(RetryAt { delay, at })
 }
 
@@ -230,5 +240,20 @@ mod tests {
             assert_eq!(retry_at(&h(bad), now), None, "{bad:?}");
         }
         assert_eq!(retry_at(&HeaderMap::new(), now), None);
+        // A number past u64 (or past a year) is a year, never "now".
+        for huge in [
+            "18446744073709551616",
+            "18446744073709551615",
+            "99999999999",
+        ] {
+            let r = retry_at(&h(huge), now).unwrap();
+            assert_eq!(r.delay, MAX_SERVER_WAIT, "{huge}");
+            assert_eq!(r.at, now + MAX_SERVER_WAIT, "{huge}");
+        }
+        let far = retry_at(&h("Fri, 31 Dec 9999 23:59:59 GMT"), now).unwrap();
+        assert_eq!(far.delay, MAX_SERVER_WAIT);
+        // An SSE `retry` of u64::MAX ms is a year too.
+        let wait = base_delay(0, Some(Duration::from_millis(u64::MAX)), None);
+        assert_eq!(wait, MAX_SERVER_WAIT);
     }
 }

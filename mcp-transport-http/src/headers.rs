@@ -557,4 +557,62 @@ mod tests {
         assert!(param_value(&args, &["z".into()]).is_none());
         assert!(param_value(&args, &["absent".into()]).is_none());
     }
+
+    /// The `x-mcp-header` annotations of a server's tools are read in
+    /// linear time (as every decode: `mcp-cli/tests/scaling.rs`); `cargo
+    /// xtask scaling` runs this.
+    #[test]
+    #[ignore = "timing: run by `cargo xtask scaling`"]
+    fn scaling_of_header_annotations() {
+        use test_support::scaling::{Shape, check, repeated};
+        check(&[
+            Shape {
+                name: "x-mcp-header: annotated properties",
+                build: |n| {
+                    let props = repeated(
+                        "{",
+                        n,
+                        ",",
+                        |i| format!(r#""p{i}":{{"type":"string","x-mcp-header":"h{i}"}}"#),
+                        "}",
+                    );
+                    format!(
+                        r#"{{"tools":[{{"name":"t","inputSchema":{{"type":"object","properties":{}}}}}]}}"#,
+                        String::from_utf8(props).unwrap()
+                    )
+                    .into_bytes()
+                },
+                run: |b| {
+                    let mut learned = HashMap::new();
+                    assert!(
+                        filter_tools_list(std::str::from_utf8(b).unwrap(), &mut learned).is_none()
+                    );
+                    assert!(!learned.is_empty());
+                },
+            },
+            Shape {
+                name: "x-mcp-header: annotated tools",
+                build: |n| {
+                    repeated(
+                        r#"{"tools":["#,
+                        n,
+                        ",",
+                        |i| {
+                            format!(
+                                r#"{{"name":"t{i}","inputSchema":{{"type":"object","properties":{{"p":{{"type":"string","x-mcp-header":"h"}}}}}}}}"#
+                            )
+                        },
+                        "]}",
+                    )
+                },
+                run: |b| {
+                    let mut learned = HashMap::new();
+                    assert!(
+                        filter_tools_list(std::str::from_utf8(b).unwrap(), &mut learned).is_none()
+                    );
+                    assert!(!learned.is_empty());
+                },
+            },
+        ]);
+    }
 }

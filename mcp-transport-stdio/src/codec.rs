@@ -1,7 +1,7 @@
 //! Newline-delimited JSON-RPC framing, sans-IO: [`JsonLineCodec`].
 
 use bytes::{Buf, BytesMut};
-use mcp_proto::Message;
+use mcp_proto::{ErrorCode, Message};
 
 use crate::line::RETAINED_READ_CAPACITY;
 pub use mcp_proto::jsonrpc::Dropped;
@@ -78,6 +78,27 @@ pub enum JsonLineCodecError {
         /// What the JSON parser said (the position of the invalid byte).
         error: DecodeError,
     },
+    /// A line was JSON but not a valid JSON-RPC request, and it was the
+    /// server's request `id` (an object with that `id` whose `method` came
+    /// first): it is answered with an error, -32600 (-32700 when it nests
+    /// deeper than the limit).
+    #[error("the server's request {id} is invalid: {error}")]
+    BrokenRequest {
+        /// The server's request.
+        id: RequestId,
+        /// What is wrong with it.
+        error: DecodeError,
+    },
+    /// A line that is not JSON (cut short, not UTF-8, broken syntax) but
+    /// starts like the server's request `id`: it is answered with an error,
+    /// -32700.
+    #[error("the server's request {id} is not JSON: {error}")]
+    UndecodableRequest {
+        /// The server's request.
+        id: RequestId,
+        /// What the JSON parser said.
+        error: DecodeError,
+    },
 }
 
 /// Last bytes of an oversized line kept to learn a trailing `id` from.
@@ -89,6 +110,18 @@ impl From<JsonLineCodecError> for TransportError {
             JsonLineCodecError::LineTooLong { dropped, .. }
             | JsonLineCodecError::UndecodableAnswer { dropped, .. } => dropped.clone(),
             JsonLineCodecError::BrokenAnswer { id, .. } => Dropped::Answer(id.clone()),
+            JsonLineCodecError::BrokenRequest { id, error } => {
+                // JSON, but not a request object: -32600; nested past the
+                // limit, it was never read: -32700.
+                let code = match error {
+                    DecodeError::TooDeep { .. } => ErrorCode::PARSE_ERROR,
+                    _ => ErrorCode::INVALID_REQUEST,
+                };
+                let id = id.clone();
+                return TransportError::new(TransportErrorKind::Decode, e)
+                    .refusing_request(id, code);
+            }
+            JsonLineCodecError::UndecodableRequest { id, .. } => Dropped::Request(id.clone()),
             JsonLineCodecError::Message(_) => Dropped::NotAnAnswer,
         };
         dropped.scope(TransportError::new(TransportErrorKind::Decode, e))
@@ -125,7 +158,7 @@ impl Discard {
     /// alone: its last bytes cannot change what it was).
     fn report_early(&mut self, limit: usize) -> Option<JsonLineCodecError> {
         let dropped = Dropped::from_parts(&self.head, &[]);
-        if !matches!(dropped, Dropped::Answer(_)) {
+        if !matches!(dropped, Dropped::Answer(_) | Dropped::Request(_)) {
             return None;
         }
         self.reported = true;
@@ -206,6 +239,8 @@ impl Discard {
 /// | JSON that is not a valid JSON-RPC envelope | `Err(Message(..))`, scoped: the next line decodes normally |
 /// | longer than the limit | discarded as it arrives; `Err(LineTooLong { limit, len, ended, dropped })` once, naming the request it answered: when the limit is crossed if its start names it, else at its newline (or end of input) |
 /// | JSON, not JSON-RPC, with an `id` and no `method` | `Err(BrokenAnswer { id, .. })`, scoped |
+/// | JSON, not JSON-RPC (or nested too deep), a request of the server's (`method` first) with an `id` | `Err(BrokenRequest { id, .. })`: the client answers it with -32600 (-32700 when too deep) |
+/// | not JSON, but starts like a request of the server's with its `id` | `Err(UndecodableRequest { id, .. })`: answered with -32700 |
 /// | not JSON (cut short, invalid UTF-8, broken syntax) but an object that starts like an answer (`result`/`error` first) or names its `id` first or last | `Err(UndecodableAnswer { dropped, error })`, scoped: the call it answered fails now |
 ///
 /// One trailing `\r` is stripped (CRLF is tolerated). Lines must be UTF-8;
@@ -430,18 +465,33 @@ impl JsonLineCodec {
                 }
             }
         };
+        self.broken_line(err, line)
+    }
+
+    /// What a line that did not decode is (out of line: an ordinary
+    /// message never comes here).
+    #[cold]
+    #[inline(never)]
+    fn broken_line(&mut self, err: DecodeError, line: Vec<u8>) -> Line {
         // Valid JSON of the wrong shape is a broken message the client
         // should hear about.
         if serde_json::from_slice::<&RawValue>(&line).is_ok() {
             return Line::Error(match answered_id(&line) {
                 Some(id) => JsonLineCodecError::BrokenAnswer { id, error: err },
-                None => JsonLineCodecError::Message(err),
+                None => match Dropped::learn(&line, &[]) {
+                    Dropped::Request(id) => JsonLineCodecError::BrokenRequest { id, error: err },
+                    _ => JsonLineCodecError::Message(err),
+                },
             });
         }
         // Not JSON (cut short, not UTF-8) but shaped like an answer at
-        // either end: its call fails now rather than wait for it.
+        // either end: its call fails now rather than wait for it; or like
+        // the server's request: it is answered with an error.
         let tail = line.get(line.len().saturating_sub(TAIL_KEEP)..);
         let dropped = Dropped::learn(&line, tail.unwrap_or_default());
+        if let Dropped::Request(id) = dropped {
+            return Line::Error(JsonLineCodecError::UndecodableRequest { id, error: err });
+        }
         if dropped.is_answer() {
             return Line::Error(JsonLineCodecError::UndecodableAnswer {
                 dropped,

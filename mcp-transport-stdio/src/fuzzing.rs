@@ -81,7 +81,12 @@ fn expected(input: &[u8], limit: usize) -> Vec<Expected> {
             Err(e) if serde_json::from_slice::<&RawValue>(line).is_ok() => {
                 out.push(Expected::Invalid(e));
             }
-            Err(e) if Dropped::learn(line, tail(line)).is_answer() => {
+            Err(e)
+                if matches!(
+                    Dropped::learn(line, tail(line)),
+                    Dropped::Answer(_) | Dropped::UnknownAnswer | Dropped::Request(_)
+                ) =>
+            {
                 out.push(Expected::Undecodable(e));
             }
             Err(_) => {}
@@ -106,11 +111,14 @@ pub fn stdio_codec(data: &[u8]) {
             Ok(m) => Expected::Message(m.clone()),
             Err(JsonLineCodecError::LineTooLong { .. }) => Expected::TooLong,
             Err(
-                JsonLineCodecError::Message(e) | JsonLineCodecError::BrokenAnswer { error: e, .. },
+                JsonLineCodecError::Message(e)
+                | JsonLineCodecError::BrokenAnswer { error: e, .. }
+                | JsonLineCodecError::BrokenRequest { error: e, .. },
             ) => Expected::Invalid(e.clone()),
-            Err(JsonLineCodecError::UndecodableAnswer { error, .. }) => {
-                Expected::Undecodable(error.clone())
-            }
+            Err(
+                JsonLineCodecError::UndecodableAnswer { error, .. }
+                | JsonLineCodecError::UndecodableRequest { error, .. },
+            ) => Expected::Undecodable(error.clone()),
         })
         .collect();
     assert_eq!(model, expected(input, limit), "whole input");

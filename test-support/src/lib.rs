@@ -40,6 +40,7 @@ pub use driver_only::DriverOnly;
 #[cfg(feature = "otel")]
 #[cfg_attr(docsrs, doc(cfg(feature = "otel")))]
 pub mod otel;
+pub mod scaling;
 
 /// How long [`listening`] and [`listening_blocking`] wait for a started peer
 /// to accept a connection: generous, the machine's cores are shared.

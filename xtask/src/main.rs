@@ -19,9 +19,8 @@
 //!   saves its reproducer under `fuzz/artifacts/` (`fuzz/README.md`).
 //! - `ci`: what `.ci/run` runs: fmt check, clippy (default and all
 //!   features, then with the newest dependencies), `features`, `package`,
-//!   `test`, all the
-//!   conformance scenarios, the chaos soak for 60 s, `docs`, 30 s of each
-//!   fuzz target.
+//!   `test`, all the conformance scenarios, the chaos soak for 60 s,
+//!   `scaling`, `docs`, 30 s of each fuzz target.
 //! - `features`: `cargo check` of each feature combination a dependent can
 //!   pick (`FEATURE_BUILDS`; part of `ci`).
 //! - `docs`: each library crate's documentation as docs.rs builds it (all
@@ -42,6 +41,9 @@
 //!   per-call benchmark from a clone alone: a reference server, our
 //!   client, a no-framework floor and rmcp 3.11, all built here;
 //!   instructions per call with valgrind, else throughput (see `bench.rs`).
+//! - `scaling`: every decode and check over a collection a server controls
+//!   measured at 1,000 and 100,000 elements; fails when one is not linear
+//!   (`xtask/src/scaling.rs`).
 //! - `scale [ARGS]`: the scale benchmark (100 stdio servers and 1,000 HTTP
 //!   clients in one process; see `scale.rs`).
 //! - `catalog [--no-rmcp] [--only list|convert|cold|host]...`: the catalog
@@ -70,6 +72,7 @@ mod json;
 mod newest;
 mod release;
 mod scale;
+mod scaling;
 mod search;
 mod soak;
 
@@ -91,6 +94,7 @@ fn main() -> ExitCode {
         Some("features") => feature_builds(),
         Some("docs") => docs::docs(),
         Some("soak") => soak::soak(&args[1..]),
+        Some("scaling") => scaling::scaling(&args[1..]),
         Some("scale") => scale::scale(&args[1..]),
         Some("catalog") => catalog::catalog(&args[1..]),
         Some("bench") => bench::bench(&args[1..]),
@@ -104,7 +108,7 @@ fn main() -> ExitCode {
         Some("search-embed") => search::embed(),
         _ => {
             eprintln!(
-                "usage: cargo xtask <peers|test|conformance|fuzz|ci|features|docs|package|release-check|newest-deps|soak|bench|scale|catalog|catalog-shapes|search-catalog|search-eval|search-bench|search-embed> [args]"
+                "usage: cargo xtask <peers|test|conformance|fuzz|ci|features|docs|package|release-check|newest-deps|soak|scaling|bench|scale|catalog|catalog-shapes|search-catalog|search-eval|search-bench|search-embed> [args]"
             );
             return ExitCode::from(2);
         }
@@ -287,6 +291,21 @@ const FEATURE_BUILDS: &[&[&str]] = &[
         "http",
     ],
     &["-p", "mcpio-config"],
+    // Codex's TOML and Goose's YAML, each alone
+    &[
+        "-p",
+        "mcpio-config",
+        "--no-default-features",
+        "--features",
+        "toml",
+    ],
+    &[
+        "-p",
+        "mcpio-config",
+        "--no-default-features",
+        "--features",
+        "yaml",
+    ],
     &["-p", "mcpio-auth"],
     &["-p", "mcpio-transport-http", "--features", "http2"],
 ];
@@ -363,6 +382,7 @@ fn ci() -> Result {
     // each).
     conformance::conformance(&[])?;
     soak::soak(&[])?;
+    scaling::scaling(&[])?;
     docs::docs()?;
     fuzz::fuzz(&["--seconds".into(), "30".into()])
 }

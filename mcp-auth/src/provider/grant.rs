@@ -81,8 +81,11 @@ impl Inner {
         } else if step_up {
             let mut u = self.lock().requested.clone();
             u.retain(|s| s != "offline_access");
+            // The challenge's scopes are the server's: a set keeps the
+            // union linear in how many it sent.
+            let mut have: std::collections::HashSet<String> = u.iter().cloned().collect();
             for s in from_challenge {
-                if !u.contains(&s) {
+                if have.insert(s.clone()) {
                     u.push(s);
                 }
             }

@@ -2,6 +2,8 @@
 //! shown, and how a typed answer is checked and turned into its value. No
 //! terminal here: the parent module asks, this module decides.
 
+use std::collections::{HashMap, HashSet};
+
 use mcp_cli::terminal::line;
 use mcp_proto::schema::{ElicitFormParams, PrimitiveSchema};
 use serde_json::Value;
@@ -15,6 +17,65 @@ pub(crate) struct Field {
     pub(crate) required: bool,
     kind: Kind,
     default: Option<Value>,
+}
+
+/// A choice field's (value, label) pairs in the server's order, indexed
+/// once so that reading an answer or showing a value costs O(1) per
+/// choice typed, however many the server listed.
+#[derive(Debug, Clone)]
+struct Choices {
+    list: Vec<(String, String)>,
+    /// Exact value → its first position.
+    by_value: HashMap<String, usize>,
+    /// Value or label, ASCII-lowercased → the first position naming it.
+    by_name: HashMap<String, usize>,
+}
+
+impl Choices {
+    fn new(list: Vec<(String, String)>) -> Self {
+        let mut by_value = HashMap::with_capacity(list.len());
+        let mut by_name = HashMap::with_capacity(list.len());
+        for (i, (v, l)) in list.iter().enumerate() {
+            by_value.entry(v.clone()).or_insert(i);
+            by_name.entry(v.to_ascii_lowercase()).or_insert(i);
+            by_name.entry(l.to_ascii_lowercase()).or_insert(i);
+        }
+        Choices {
+            list,
+            by_value,
+            by_name,
+        }
+    }
+
+    /// The label of the value `v` (`v` itself if it is not listed).
+    fn label(&self, v: &str) -> String {
+        match self.by_value.get(v).and_then(|&i| self.list.get(i)) {
+            Some((_, l)) => l.clone(),
+            None => v.to_owned(),
+        }
+    }
+
+    /// A choice by its number (1-based), value or label (ASCII
+    /// case-insensitive): the first listed that matches.
+    fn pick(&self, typed: &str) -> Result<String, String> {
+        if let Ok(n) = typed.parse::<usize>()
+            && let Some((v, _)) = n.checked_sub(1).and_then(|i| self.list.get(i))
+        {
+            return Ok(v.clone());
+        }
+        self.by_name
+            .get(&typed.to_ascii_lowercase())
+            .and_then(|&i| self.list.get(i))
+            .map(|(v, _)| v.clone())
+            .ok_or_else(|| format!("one of 1 to {}, or a value listed, please", self.list.len()))
+    }
+}
+
+/// The same choices in the same order (the indexes follow from them).
+impl PartialEq for Choices {
+    fn eq(&self, other: &Self) -> bool {
+        self.list == other.list
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -31,10 +92,10 @@ enum Kind {
     },
     Bool,
     /// One of (value, label).
-    One(Vec<(String, String)>),
+    One(Choices),
     /// Several of (value, label).
     Many {
-        choices: Vec<(String, String)>,
+        choices: Choices,
         min: Option<u64>,
         max: Option<u64>,
     },
@@ -44,13 +105,15 @@ enum Kind {
 
 impl Field {
     pub(crate) fn new(name: &str, schema: &PrimitiveSchema, required: bool) -> Field {
-        let plain = |vals: &[String]| -> Vec<(String, String)> {
-            vals.iter().map(|v| (v.clone(), v.clone())).collect()
+        let plain = |vals: &[String]| -> Choices {
+            Choices::new(vals.iter().map(|v| (v.clone(), v.clone())).collect())
         };
-        let titled = |opts: &[mcp_proto::schema::TitledOption]| -> Vec<(String, String)> {
-            opts.iter()
-                .map(|o| (o.value.clone(), o.title.clone()))
-                .collect()
+        let titled = |opts: &[mcp_proto::schema::TitledOption]| -> Choices {
+            Choices::new(
+                opts.iter()
+                    .map(|o| (o.value.clone(), o.title.clone()))
+                    .collect(),
+            )
         };
         let (title, description, kind, default) = match schema {
             PrimitiveSchema::String(s) => (
@@ -108,7 +171,7 @@ impl Field {
                 (
                     e.title.clone(),
                     e.description.clone(),
-                    Kind::One(choices),
+                    Kind::One(Choices::new(choices)),
                     e.default.clone().map(Value::from),
                 )
             }
@@ -172,6 +235,7 @@ impl Field {
             _ => return None,
         };
         let shown: Vec<String> = list
+            .list
             .iter()
             .enumerate()
             .map(|(i, (_, label))| format!("{}) {}", i + 1, line(label)))
@@ -227,10 +291,7 @@ impl Field {
     pub(super) fn show(&self, v: &Value) -> String {
         let label = |s: &str| -> String {
             match &self.kind {
-                Kind::One(c) | Kind::Many { choices: c, .. } => c
-                    .iter()
-                    .find(|(value, _)| value == s)
-                    .map_or_else(|| s.to_owned(), |(_, l)| l.clone()),
+                Kind::One(c) | Kind::Many { choices: c, .. } => c.label(s),
                 _ => s.to_owned(),
             }
         };
@@ -297,12 +358,13 @@ impl Field {
                 "n" | "no" | "false" | "0" => Ok(Some(Value::Bool(false))),
                 _ => Err("yes or no, please".into()),
             },
-            Kind::One(choices) => pick(choices, typed).map(|v| Some(Value::from(v))),
+            Kind::One(choices) => choices.pick(typed).map(|v| Some(Value::from(v))),
             Kind::Many { choices, min, max } => {
                 let mut picked: Vec<String> = Vec::new();
+                let mut seen = HashSet::new();
                 for part in typed.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-                    let v = pick(choices, part)?;
-                    if !picked.contains(&v) {
+                    let v = choices.pick(part)?;
+                    if seen.insert(v.clone()) {
                         picked.push(v);
                     }
                 }
@@ -337,20 +399,6 @@ fn number_value(x: f64, integer: bool) -> Option<Value> {
         return Some(Value::from(x as i64));
     }
     serde_json::Number::from_f64(x).map(Value::Number)
-}
-
-/// A choice by its number (1-based), value or label (case-insensitive).
-fn pick(choices: &[(String, String)], typed: &str) -> Result<String, String> {
-    if let Ok(n) = typed.parse::<usize>()
-        && let Some((v, _)) = n.checked_sub(1).and_then(|i| choices.get(i))
-    {
-        return Ok(v.clone());
-    }
-    choices
-        .iter()
-        .find(|(v, l)| v == typed || l.eq_ignore_ascii_case(typed) || v.eq_ignore_ascii_case(typed))
-        .map(|(v, _)| v.clone())
-        .ok_or_else(|| format!("one of 1 to {}, or a value listed, please", choices.len()))
 }
 
 /// Why `typed` is not in `format`, if it is not.
@@ -407,11 +455,17 @@ fn bad_format(format: &str, typed: &str) -> Option<String> {
 
 /// The form's fields in the order asked: the order the server wrote them.
 pub(crate) fn fields(p: &ElicitFormParams) -> Vec<Field> {
-    let required = p.requested_schema.required.clone().unwrap_or_default();
+    let required: HashSet<&str> = p
+        .requested_schema
+        .required
+        .iter()
+        .flatten()
+        .map(String::as_str)
+        .collect();
     p.requested_schema
         .properties
         .iter()
-        .map(|(name, schema)| Field::new(name, schema, required.iter().any(|r| r == name)))
+        .map(|(name, schema)| Field::new(name, schema, required.contains(name)))
         .collect()
 }
 
@@ -522,5 +576,64 @@ mod tests {
             !all.contains(['\u{1b}', '\u{7}', '\u{202e}', '\u{9b}']),
             "{all:?}"
         );
+    }
+
+    /// The form's own work over a server's form is linear, as every decode
+    /// is (`tests/scaling.rs`); `cargo xtask scaling` runs this.
+    #[test]
+    #[ignore = "timing: run by `cargo xtask scaling`"]
+    fn scaling_of_the_form() {
+        use test_support::scaling::{Shape, check, repeated};
+        fn form(b: &[u8]) -> ElicitFormParams {
+            serde_json::from_slice(b).unwrap()
+        }
+        check(&[
+            Shape {
+                name: "form: required fields",
+                build: |n| {
+                    let props = repeated(
+                        "{",
+                        n,
+                        ",",
+                        |i| format!(r#""f{i}":{{"type":"string"}}"#),
+                        "}",
+                    );
+                    let req = repeated("[", n, ",", |i| format!(r#""f{i}""#), "]");
+                    format!(
+                        r#"{{"message":"m","requestedSchema":{{"type":"object","properties":{},"required":{}}}}}"#,
+                        String::from_utf8(props).unwrap(),
+                        String::from_utf8(req).unwrap()
+                    )
+                    .into_bytes()
+                },
+                run: |b| assert!(fields(&form(b)).iter().all(|f| f.required)),
+            },
+            Shape {
+                name: "form: choices picked",
+                build: |n| {
+                    let opts = repeated(
+                        "[",
+                        n,
+                        ",",
+                        |i| format!(r#"{{"const":"v{i}","title":"T{i}"}}"#),
+                        "]",
+                    );
+                    let typed = repeated("", n, ", ", |i| format!("t{i}"), "");
+                    format!(
+                        "{{\"message\":\"m\",\"requestedSchema\":{{\"type\":\"object\",\"properties\":{{\"c\":{{\"type\":\"array\",\"items\":{{\"anyOf\":{}}}}}}}}}}}\n{}",
+                        String::from_utf8(opts).unwrap(),
+                        String::from_utf8(typed).unwrap()
+                    )
+                    .into_bytes()
+                },
+                run: |b| {
+                    let (json, typed) = std::str::from_utf8(b).unwrap().split_once('\n').unwrap();
+                    let fields = fields(&form(json.as_bytes()));
+                    let picked = fields[0].parse(typed).unwrap().unwrap();
+                    assert!(picked.as_array().is_some_and(|a| !a.is_empty()));
+                    assert!(!fields[0].show(&picked).is_empty());
+                },
+            },
+        ]);
     }
 }

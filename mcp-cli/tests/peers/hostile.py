@@ -6,6 +6,12 @@
     python hostile.py silent-probe          stdio: never answers server/discover (a legacy server that ignores it)
     python hostile.py http-dribble PORT     HTTP on 127.0.0.1:PORT: answer headers at once, body one byte per 500 ms
     python hostile.py http-error PORT       HTTP on 127.0.0.1:PORT: every POST answered 500 with escapes in the body
+    python hostile.py echo-meta             stdio: tools/call answers with the request's `_meta` as JSON text
+    python hostile.py ask KIND N            stdio: on tools/call, first sends its own request (KIND: `deep`
+                                            params nested N deep, `props` a form of N properties, `enum` a
+                                            form of one choice among N, `badparams` an elicitation with a
+                                            number as its message), waits for the client's answer, and
+                                            answers the call with that answer's JSON as its text
 
 Legacy era only: `server/discover` is refused with "method not found", as a 2025 server does.
 """
@@ -181,6 +187,53 @@ def http_server(port, mode):
     server.serve_forever()
 
 
+def ask_server(kind, n):
+    """Each piece is built by repeating a string: this process stays cheap
+    (the tests measure the client's CPU time, and its own counts too)."""
+    if kind == "deep":
+        params = "[" * n + "]" * n
+    elif kind == "props":
+        params = ('{"message":"big form","requestedSchema":{"type":"object","properties":{'
+                  + ",".join('"f%d":{"type":"string"}' % i for i in range(n)) + "}}}")
+    elif kind == "enum":
+        params = ('{"message":"big choice","requestedSchema":{"type":"object","properties":'
+                  '{"c":{"type":"string","enum":[' + ",".join('"v%d"' % i for i in range(n)) + "]}}}}")
+    elif kind == "badparams":
+        params = '{"message":5,"requestedSchema":{"type":"object","properties":{}}}'
+    else:
+        sys.exit("unknown kind " + kind)
+    request = '{"jsonrpc":"2.0","id":"srv-1","method":"elicitation/create","params":%s}\n' % params
+    pending = {}
+
+    for line in sys.stdin:
+        try:
+            req = json.loads(line)
+        except ValueError:
+            continue
+        if req.get("id") == "srv-1" and "method" not in req:
+            call = pending.pop("call", None)
+            if call is not None:
+                result(call, {"content": [{"type": "text", "text": json.dumps(req, sort_keys=True)}]})
+            continue
+        if "id" not in req or "method" not in req:
+            continue
+        m = req["method"]
+        if m == "server/discover":
+            error(req, -32601, "method not found")
+        elif m == "initialize":
+            res = initialize_result(req)
+            res["protocolVersion"] = "2025-06-18"
+            result(req, res)
+        elif m == "tools/call":
+            pending["call"] = req
+            sys.stdout.write(request)
+            sys.stdout.flush()
+        elif m == "ping":
+            result(req, {})
+        else:
+            error(req, -32601, "method not found")
+
+
 def main():
     mode = sys.argv[1]
     if mode == "text":
@@ -196,6 +249,12 @@ def main():
         http_server(int(sys.argv[2]), "dribble")
     elif mode == "http-error":
         http_server(int(sys.argv[2]), "error")
+    elif mode == "echo-meta":
+        serve(lambda req: result(req, initialize_result(req)) if req["method"] == "initialize"
+              else result(req, {"content": [{"type": "text", "text": json.dumps(req["params"].get("_meta"))}]})
+              if req["method"] == "tools/call" else error(req, -32601, "method not found"))
+    elif mode == "ask":
+        ask_server(sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 0)
     else:
         sys.exit("unknown mode " + mode)
 

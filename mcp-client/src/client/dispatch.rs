@@ -71,6 +71,7 @@ impl Io {
                 }
             }
             Event::ServerRequestCancelled(id) => self.tasks.cancel(&id),
+            Event::ServerRequestRefused { error, .. } => self.tasks.refused(error),
             Event::Notification(n) => {
                 let kind = match &*n.method {
                     ToolListChanged::NAME => Some(ListKind::Tools),

@@ -219,7 +219,8 @@ fn compare_frontmatter(skill_md: &str, listed: &JsonObject) -> Result<(), String
             ));
         }
     }
-    if let Some(missing) = listed.keys().find(|k| !read.iter().any(|(r, _)| r == *k)) {
+    let read_keys: std::collections::HashSet<&str> = read.iter().map(|(r, _)| &**r).collect();
+    if let Some(missing) = listed.keys().find(|k| !read_keys.contains(k.as_str())) {
         return Err(format!(
             "the listing's frontmatter field {missing:?} is not in SKILL.md"
         ));

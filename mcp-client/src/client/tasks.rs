@@ -73,7 +73,7 @@ pub(super) struct Tasks {
     answering: HashMap<RequestId, AbortHandle, IdHash>,
     /// The notification task's queue and its count, made with the first
     /// notification (most connections never get one).
-    notifications: Option<(mpsc::UnboundedSender<Notification>, Arc<Backlog>)>,
+    notifications: Option<(mpsc::UnboundedSender<ToHandler>, Arc<Backlog>)>,
     /// The tasks kept for the server (2025-11-25 task-augmented requests).
     receiver: Receiver,
     /// The `notifications/tasks/status` params of a task the server
@@ -294,6 +294,16 @@ impl Tasks {
 
     /// Queues a notification for the handler (starting its task with the first).
     pub(super) fn notify(&mut self, n: Notification) {
+        self.queue_for_handler(ToHandler::Notification(n));
+    }
+
+    /// Tells the handler of a request of the server's the session refused
+    /// (it could not be read), in order with the notifications.
+    pub(super) fn refused(&mut self, error: ErrorObject) {
+        self.queue_for_handler(ToHandler::Refused(error));
+    }
+
+    fn queue_for_handler(&mut self, n: ToHandler) {
         let (tx, backlog) = match &self.notifications {
             Some(queue) => queue,
             None => {
@@ -412,14 +422,35 @@ impl Backlog {
     }
 }
 
+/// What the notification task hands the handler, in the order it arrived.
+enum ToHandler {
+    Notification(Notification),
+    /// A request of the server's the session refused ([`ClientHandler::on_refused_request`](crate::ClientHandler::on_refused_request)).
+    Refused(ErrorObject),
+}
+
 async fn notification_loop(
-    mut rx: mpsc::UnboundedReceiver<Notification>,
+    mut rx: mpsc::UnboundedReceiver<ToHandler>,
     handler: Arc<dyn DynHandler>,
     backlog: Arc<Backlog>,
 ) {
     while let Some(n) = rx.recv().await {
-        let method = n.method.clone();
-        if let Err(panic) = std::panic::catch_unwind(AssertUnwindSafe(|| handler.notify(n))) {
+        let (method, result) = match n {
+            ToHandler::Notification(n) => {
+                let method = n.method.clone();
+                let h = &handler;
+                (
+                    method,
+                    std::panic::catch_unwind(AssertUnwindSafe(|| h.notify(n))),
+                )
+            }
+            ToHandler::Refused(e) => {
+                let h = &handler;
+                let r = std::panic::catch_unwind(AssertUnwindSafe(|| h.refused(None, &e)));
+                ("(a refused request)".into(), r)
+            }
+        };
+        if let Err(panic) = result {
             tracing::error!(%method, panic = panic_text(&*panic), "the client handler panicked on a notification");
         }
         backlog.pop();

@@ -69,6 +69,16 @@ pub enum Event {
     /// stop working on it; the session will not send an answer to it. The
     /// notification itself follows as [`Event::Notification`].
     ServerRequestCancelled(mcp_proto::jsonrpc::RequestId),
+    /// A request of the server's that could not be read (the transport
+    /// dropped it but learned its `id`): the session has answered it with
+    /// `error` itself (-32700 or -32600, as JSON-RPC asks). For the owner
+    /// to tell the user what was wrong with it.
+    ServerRequestRefused {
+        /// The server's request.
+        id: mcp_proto::jsonrpc::RequestId,
+        /// The error it was answered with.
+        error: mcp_proto::ErrorObject,
+    },
     /// A notification from the server (progress for our own calls is routed
     /// as [`Event::Progress`] instead).
     Notification(Notification),

@@ -67,7 +67,20 @@ impl Session {
         if self.is_closed() {
             return;
         }
-        if err.is_unknown_answer() {
+        if let Some((id, code)) = err.refused_request() {
+            // The server waits for an answer to its request: JSON-RPC's
+            // error for what was wrong with it, the cause as its message.
+            let why = match err.cause() {
+                Some(c) => mcp_proto::error::chain(c).to_string(),
+                None => err.to_string(),
+            };
+            tracing::warn!(%id, code = code.0, error = %why, "the server sent a request that could not be read; answered with an error");
+            let error = ErrorObject::new(code, why);
+            let id = id.clone();
+            self.answer(id.clone(), Err(error.clone()));
+            self.events
+                .push_back(Event::ServerRequestRefused { id, error });
+        } else if err.is_unknown_answer() {
             self.fail_every_waiting_call(&err, now);
         } else if let Some(id) = err.request_id().cloned() {
             self.fail_request(&id, err, now);

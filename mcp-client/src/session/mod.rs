@@ -146,7 +146,7 @@ pub use config::{
 pub use era::EraHint;
 pub use events::{Event, Transmit};
 pub use handshake::ServerInfo;
-pub use task::{TaskNext, TaskReportError, TaskTracker};
+pub use task::{MAX_SERVER_DURATION, TaskNext, TaskReportError, TaskTracker};
 
 /// When an input reached the session: an [`Instant`](std::time::Instant),
 /// or a function returning one, called only if the session needs the time.

@@ -170,9 +170,12 @@ impl TaskTracker {
         check_task_id(&task.task_id)?;
         check_outcome(&task, era)?;
         let floor = server_interval(&task);
+        // Clamped first: a ttl of u64::MAX ms once wrapped to "now" (the
+        // task looked expired at once). Past a year from `now` cannot
+        // overflow; should it, the task has no known expiry.
         let expires = task
             .ttl_millis()
-            .map(|ms| now.checked_add(Duration::from_millis(ms)).unwrap_or(now));
+            .and_then(|ms| now.checked_add(server_duration(ms)));
         Ok(TaskTracker {
             task,
             floor,
@@ -331,7 +334,14 @@ impl TaskTracker {
                 _ => {}
             }
         }
-        let at = self.last.checked_add(self.interval).unwrap_or(self.last);
+        // The interval is clamped (`server_interval`): this cannot
+        // overflow, so a huge `pollInterval` never makes a poll due at once.
+        let Some(at) = self.last.checked_add(self.interval) else {
+            return match [self.deadline, self.expires].into_iter().flatten().min() {
+                Some(t) => TaskNext::WaitUntil(t),
+                None => TaskNext::Poll,
+            };
+        };
         if now >= at {
             return TaskNext::Poll;
         }
@@ -372,11 +382,22 @@ fn check_outcome(task: &Task, era: Era) -> Result<(), TaskReportError> {
     Ok(())
 }
 
-/// The server's `pollInterval`, clamped to at least [`MIN_POLL_INTERVAL`].
+/// The server's `pollInterval`, clamped to at least [`MIN_POLL_INTERVAL`]
+/// and at most [`MAX_SERVER_DURATION`].
 fn server_interval(task: &Task) -> Duration {
     task.poll_interval_millis()
-        .map_or(DEFAULT_POLL_INTERVAL, Duration::from_millis)
+        .map_or(DEFAULT_POLL_INTERVAL, server_duration)
         .max(MIN_POLL_INTERVAL)
+}
+
+/// The longest a duration a server sends (a task's `ttl`, its
+/// `pollInterval`) is taken as: a year. Clamped before any arithmetic, so
+/// adding one to a time never overflows.
+pub const MAX_SERVER_DURATION: Duration = Duration::from_secs(365 * 24 * 3600);
+
+/// `ms` milliseconds from a server, at most [`MAX_SERVER_DURATION`].
+fn server_duration(ms: u64) -> Duration {
+    Duration::from_millis(ms).min(MAX_SERVER_DURATION)
 }
 
 #[cfg(test)]
@@ -395,6 +416,33 @@ mod tests {
 
     fn ms(n: u64) -> Duration {
         Duration::from_millis(n)
+    }
+
+    /// A `ttl` or `pollInterval` of u64::MAX ms is a year: the task does
+    /// not look expired at once (the sum wrapped to "now"), and the next
+    /// poll is not due at once, every time.
+    #[test]
+    fn huge_durations_from_the_server_are_clamped_before_arithmetic() {
+        let t0 = Instant::now();
+        let tr = TaskTracker::new(
+            task("a", "working", Some(u64::MAX), Some(u64::MAX)),
+            t0,
+            None,
+        )
+        .unwrap();
+        assert_eq!(tr.next(t0), TaskNext::WaitUntil(t0 + MAX_SERVER_DURATION));
+        assert_eq!(
+            tr.next(t0 + Duration::from_secs(3600)),
+            TaskNext::WaitUntil(t0 + MAX_SERVER_DURATION)
+        );
+        let deadline = t0 + Duration::from_secs(10);
+        let tr = TaskTracker::new(
+            task("b", "working", Some(u64::MAX), Some(u64::MAX)),
+            t0,
+            Some(deadline),
+        )
+        .unwrap();
+        assert_eq!(tr.next(t0), TaskNext::WaitUntil(deadline));
     }
 
     #[test]

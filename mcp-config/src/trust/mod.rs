@@ -192,7 +192,7 @@ impl TrustStore {
     /// Whether `file` (its canonical path, and the hash of the text it was
     /// parsed from) is trusted.
     pub fn is_trusted(&self, file: &ConfigFile) -> Result<bool, TrustError> {
-        let key = canonical(file.path())?;
+        let key = key_of(file)?;
         let hash = file.content_hash().to_string();
         Ok(self.read()?.iter().any(|e| {
             e.get("path").and_then(Value::as_str) == Some(key.as_str())
@@ -204,7 +204,7 @@ impl TrustStore {
     /// text it was parsed from), replacing an earlier decision about the
     /// same path.
     pub fn trust(&self, file: &ConfigFile) -> Result<(), TrustError> {
-        let key = canonical(file.path())?;
+        let key = key_of(file)?;
         let mut entries = self.read()?;
         entries.retain(|e| e.get("path").and_then(Value::as_str) != Some(key.as_str()));
         let now = store_file::now();
@@ -219,9 +219,29 @@ impl TrustStore {
         self.write(entries)
     }
 
-    /// Forgets any decision about `path`; `true` if there was one.
+    /// Forgets any decision about `path`, and about any part of it
+    /// ([`Source::section`](crate::Source::section)); `true` if there was one.
     pub fn revoke(&self, path: &Path) -> Result<bool, TrustError> {
         let key = canonical(path)?;
+        let part = format!("{key}#");
+        let mut entries = self.read()?;
+        let before = entries.len();
+        entries.retain(|e| {
+            e.get("path")
+                .and_then(Value::as_str)
+                .is_none_or(|p| p != key && !p.starts_with(&part))
+        });
+        if entries.len() == before {
+            return Ok(false);
+        }
+        self.write(entries).map(|()| true)
+    }
+
+    /// Forgets the decision about `file` alone (for a part of a file, that
+    /// part: [`Source::section`](crate::Source::section)); `true` if there
+    /// was one.
+    pub fn forget(&self, file: &ConfigFile) -> Result<bool, TrustError> {
+        let key = key_of(file)?;
         let mut entries = self.read()?;
         let before = entries.len();
         entries.retain(|e| e.get("path").and_then(Value::as_str) != Some(key.as_str()));
@@ -251,6 +271,16 @@ impl TrustStore {
         root.insert("trusted".into(), Value::Array(entries));
         store_file::write(&self.path, &Value::Object(root))
     }
+}
+
+/// What a decision about `file` is kept under: its canonical path, and
+/// `#` and the section for a part of a file (`/home/u/.claude.json#projects["/src/app"]`).
+fn key_of(file: &ConfigFile) -> Result<String, TrustError> {
+    let path = canonical(file.path())?;
+    Ok(match &file.source().section {
+        Some(section) => format!("{path}#{section}"),
+        None => path,
+    })
 }
 
 /// The canonical path of an existing file, as text.

@@ -165,6 +165,9 @@ pub struct ServerSummary {
 pub struct Summary {
     /// The file.
     pub path: PathBuf,
+    /// The part of the file summarized, when not all of it
+    /// ([`Source::section`](crate::Source::section)).
+    pub section: Option<String>,
     /// The hash of the bytes summarized.
     pub hash: ContentHash,
     /// Its servers, sorted by name.
@@ -250,11 +253,19 @@ impl ConfigFile {
                         }
                     }
                     RawTransport::Remote {
-                        sse, url, headers, ..
+                        sse,
+                        url,
+                        headers,
+                        env_headers,
+                        ..
                     } => Launch::Remote {
                         sse: *sse,
                         url: url.clone(),
-                        header_names: headers.iter().map(|(k, _)| k.clone()).collect(),
+                        header_names: headers
+                            .iter()
+                            .map(|(k, _)| k.clone())
+                            .chain(env_headers.iter().map(|h| h.name.clone()))
+                            .collect(),
                     },
                 };
                 hidden_text(name, &launch, &mut warnings);
@@ -269,6 +280,7 @@ impl ConfigFile {
             .collect();
         Summary {
             path: self.path().to_owned(),
+            section: self.source().section.clone(),
             hash: self.hash,
             servers,
         }
@@ -392,12 +404,11 @@ fn write_sandbox(f: &mut fmt::Formatter<'_>, sb: &SandboxConfig) -> fmt::Result 
 
 impl fmt::Display for Summary {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(
-            f,
-            "{} ({}) would start:",
-            Shown(&self.path.display().to_string()),
-            self.hash
-        )?;
+        write!(f, "{}", Shown(&self.path.display().to_string()))?;
+        if let Some(section) = &self.section {
+            write!(f, " {}", Shown(section))?;
+        }
+        writeln!(f, " ({}) would start:", self.hash)?;
         if self.servers.is_empty() {
             writeln!(f, "  (no servers)")?;
         }

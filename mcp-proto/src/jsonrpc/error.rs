@@ -57,6 +57,18 @@ pub enum DecodeError {
 }
 
 impl DecodeError {
+    /// The JSON-RPC error a request that failed to decode this way is
+    /// answered with: [`ErrorCode::PARSE_ERROR`] when its text could not be
+    /// read (not JSON, or nested past the limit), [`ErrorCode::INVALID_REQUEST`]
+    /// when it is JSON but not a valid request object.
+    pub fn error_code(&self) -> crate::error::ErrorCode {
+        use crate::error::ErrorCode;
+        match self {
+            DecodeError::Json { .. } | DecodeError::TooDeep { .. } => ErrorCode::PARSE_ERROR,
+            DecodeError::Envelope(_) => ErrorCode::INVALID_REQUEST,
+        }
+    }
+
     pub(super) fn from_json(e: &serde_json::Error) -> Self {
         DecodeError::Json {
             eof: e.is_eof(),

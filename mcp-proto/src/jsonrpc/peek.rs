@@ -11,6 +11,7 @@ use serde::de::IgnoredAny;
 use serde_json::value::RawValue;
 
 use super::RequestId;
+use crate::error::ErrorCode;
 use crate::transport::TransportError;
 
 /// What a frame is, as far as its first members tell.
@@ -100,7 +101,9 @@ pub fn peek_head(head: &[u8]) -> FrameHead {
 /// let ts_tail = br#"..."}]},"jsonrpc":"2.0","id":8}"#;
 /// assert_eq!(Dropped::learn(br#"{"result":{"con"#, ts_tail), Dropped::Answer(8.into()));
 /// assert_eq!(Dropped::learn(br#"{"result":{"con"#, b"...x"), Dropped::UnknownAnswer);
-/// assert_eq!(Dropped::learn(br#"{"method":"x","id":3,"params":{"#, b""), Dropped::NotAnAnswer);
+/// // The server's own request: answered with an error, never an answer to ours.
+/// assert_eq!(Dropped::learn(br#"{"method":"x","id":3,"params":{"#, b""), Dropped::Request(3.into()));
+/// assert_eq!(Dropped::learn(br#"{"method":"notifications/x","params":{"#, b""), Dropped::NotAnAnswer);
 /// assert_eq!(Dropped::learn(b"Server v1 listening", b""), Dropped::NotAnAnswer);
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -111,8 +114,12 @@ pub enum Dropped {
     /// A response (`result` or `error` came first) whose id could not be
     /// learned: it may have answered any pending request.
     UnknownAnswer,
-    /// A request or notification from the server, or not a JSON object
-    /// (noise): it answered nothing.
+    /// A request from the server (`method` came first) whose `id` could be
+    /// read: it answered nothing, and JSON-RPC asks for an error answer to
+    /// it (the server waits for one).
+    Request(RequestId),
+    /// A notification from the server, a request whose id could not be
+    /// read, or not a JSON object (noise): it answered nothing.
     NotAnAnswer,
 }
 
@@ -132,7 +139,10 @@ impl Dropped {
             return Dropped::NotAnAnswer;
         }
         if head.kind == Some(FrameKind::Call) {
-            return Dropped::NotAnAnswer;
+            return match head.id.clone().or_else(|| peek_tail(tail)) {
+                Some(id) => Dropped::Request(id),
+                None => Dropped::NotAnAnswer,
+            };
         }
         match (head.kind, head.id.clone().or_else(|| peek_tail(tail))) {
             (_, Some(id)) => Dropped::Answer(id),
@@ -145,17 +155,20 @@ impl Dropped {
 
     /// Whether a call waits for this frame (an answer, known or not).
     pub fn is_answer(&self) -> bool {
-        !matches!(self, Dropped::NotAnAnswer)
+        matches!(self, Dropped::Answer(_) | Dropped::UnknownAnswer)
     }
 
     /// Scopes `error` (the reason the frame was dropped, usually of kind
     /// [`Decode`](crate::transport::TransportErrorKind::Decode)) as the
-    /// transport contract asks: to the request it answered, or to every
-    /// waiting request when the id is unknown.
+    /// transport contract asks: to the request it answered, to every
+    /// waiting request when the id is unknown, or, for the server's own
+    /// request, as one to refuse with [`ErrorCode::PARSE_ERROR`] (it could
+    /// not be read).
     pub fn scope(&self, error: TransportError) -> TransportError {
         match self {
             Dropped::Answer(id) => error.with_request(id.clone()),
             Dropped::UnknownAnswer => error.answering_unknown(),
+            Dropped::Request(id) => error.refusing_request(id.clone(), ErrorCode::PARSE_ERROR),
             Dropped::NotAnAnswer => error,
         }
     }

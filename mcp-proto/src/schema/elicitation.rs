@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -219,6 +220,9 @@ impl ElicitSchema {
 /// would ask for "address" before "name".) A name written twice keeps its
 /// last schema at its first place, as a JSON parser keeps the last value.
 ///
+/// Lookups and inserts take constant time (an insertion-ordered hash map),
+/// so decoding a form of n fields costs O(n) whatever the server sends.
+///
 /// ```
 /// use mcp_proto::schema::ElicitSchema;
 ///
@@ -229,18 +233,26 @@ impl ElicitSchema {
 /// assert_eq!(names, ["name", "age"]);
 /// # Ok::<(), serde_json::Error>(())
 /// ```
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct Properties(Vec<(String, PrimitiveSchema)>);
+#[derive(Debug, Clone, Default)]
+pub struct Properties(IndexMap<String, PrimitiveSchema>);
+
+/// Equal when they hold the same fields in the same order (the order is
+/// what a person is asked in).
+impl PartialEq for Properties {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.len() == other.0.len() && self.0.iter().eq(other.0.iter())
+    }
+}
 
 impl Properties {
     /// No fields.
     pub fn new() -> Self {
-        Properties(Vec::new())
+        Properties(IndexMap::new())
     }
 
     /// The schema of the field `name`.
     pub fn get(&self, name: &str) -> Option<&PrimitiveSchema> {
-        self.0.iter().find(|(n, _)| n == name).map(|(_, s)| s)
+        self.0.get(name)
     }
 
     /// Sets the schema of `name`: in place if it is there (returning the
@@ -250,14 +262,7 @@ impl Properties {
         name: impl Into<String>,
         schema: PrimitiveSchema,
     ) -> Option<PrimitiveSchema> {
-        let name = name.into();
-        match self.0.iter_mut().find(|(n, _)| *n == name) {
-            Some((_, old)) => Some(std::mem::replace(old, schema)),
-            None => {
-                self.0.push((name, schema));
-                None
-            }
-        }
+        self.0.insert(name.into(), schema)
     }
 
     /// The fields in order.
@@ -305,14 +310,27 @@ impl From<BTreeMap<String, PrimitiveSchema>> for Properties {
     }
 }
 
+/// The fields in order, as `(&name, &schema)`: [`Properties`]' iterator.
+#[derive(Debug, Clone)]
+pub struct PropertiesIter<'a>(indexmap::map::Iter<'a, String, PrimitiveSchema>);
+
+impl<'a> Iterator for PropertiesIter<'a> {
+    type Item = (&'a String, &'a PrimitiveSchema);
+    fn next(&mut self) -> Option<Self::Item> {
+        self.0.next()
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.0.size_hint()
+    }
+}
+
+impl ExactSizeIterator for PropertiesIter<'_> {}
+
 impl<'a> IntoIterator for &'a Properties {
     type Item = (&'a String, &'a PrimitiveSchema);
-    type IntoIter = std::iter::Map<
-        std::slice::Iter<'a, (String, PrimitiveSchema)>,
-        fn(&'a (String, PrimitiveSchema)) -> (&'a String, &'a PrimitiveSchema),
-    >;
+    type IntoIter = PropertiesIter<'a>;
     fn into_iter(self) -> Self::IntoIter {
-        self.0.iter().map(|(n, s)| (n, s))
+        PropertiesIter(self.0.iter())
     }
 }
 
@@ -339,7 +357,10 @@ impl<'de> Deserialize<'de> for Properties {
                 self,
                 mut a: A,
             ) -> Result<Properties, A::Error> {
-                let mut p = Properties::new();
+                // The hint is the server's word: capped, the map grows as
+                // fields actually arrive.
+                let room = a.size_hint().unwrap_or(0).min(1024);
+                let mut p = Properties(IndexMap::with_capacity(room));
                 while let Some((name, schema)) = a.next_entry::<String, PrimitiveSchema>()? {
                     p.insert(name, schema);
                 }

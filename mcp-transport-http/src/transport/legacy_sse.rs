@@ -107,7 +107,13 @@ async fn legacy_sse_reader(
                         Ok(None) => break,
                         Err(e) => {
                             let e = TransportError::new(TransportErrorKind::Decode, e);
-                            let (e, _) = dropped_event(e, dec.dropped_head(), &[], None);
+                            let (e, _) = dropped_event(
+                                e,
+                                dec.dropped_head(),
+                                &[],
+                                None,
+                                mcp_proto::ErrorCode::PARSE_ERROR,
+                            );
                             if inbox.send(Box::new(Err(e))).await.is_err() {
                                 return;
                             }

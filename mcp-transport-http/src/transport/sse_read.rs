@@ -6,9 +6,10 @@ use std::time::Duration;
 use crate::pool::ResponseBody;
 use bytes::BytesMut;
 use http_body_util::BodyExt;
-use mcp_proto::RawJson;
 use mcp_proto::jsonrpc::{Message, RequestId, Response as RpcResponse};
 use mcp_proto::transport::{TransportError, TransportErrorKind};
+use mcp_proto::{ErrorCode, RawJson};
+use serde_json::value::RawValue;
 
 use super::{Gone, Item, Shared, lock};
 use crate::error::HttpError;
@@ -79,8 +80,16 @@ pub(super) fn undecodable_event(
     text: &str,
     expect: Option<&RequestId>,
 ) -> (TransportError, bool) {
-    let te = TransportError::from(e);
     let bytes = text.as_bytes();
+    // The answer a request of the server's in it gets: JSON that is not a
+    // request object is -32600; what could not be read, -32700.
+    let code = match &e {
+        DecodeError::Json { .. } if serde_json::from_str::<&RawValue>(text).is_ok() => {
+            ErrorCode::INVALID_REQUEST
+        }
+        other => other.error_code(),
+    };
+    let te = TransportError::from(e);
     match answered_id(bytes) {
         Some(id) => {
             let ours = Some(&id) == expect;
@@ -88,7 +97,7 @@ pub(super) fn undecodable_event(
         }
         None => {
             let tail = bytes.get(bytes.len().saturating_sub(TAIL_KEEP)..);
-            dropped_event(te, bytes, tail.unwrap_or_default(), expect)
+            dropped_event(te, bytes, tail.unwrap_or_default(), expect, code)
         }
     }
 }
@@ -103,8 +112,10 @@ const TAIL_KEEP: usize = 256;
 /// answer this stream carries, if it has not arrived yet. Returns the error
 /// and whether it is that answer.
 ///
-/// - a request or notification from the server (`method` first), or no
-///   JSON object at all: it answered nothing, the error is not scoped;
+/// - a request from the server (`method` first) with an `id` at either
+///   end: marked to be answered with `code` (JSON-RPC wants an answer);
+/// - a notification from the server, or no JSON object at all: it
+///   answered nothing, the error is not scoped;
 /// - an `id` at either end: that request's answer;
 /// - an object whose id cannot be learned: on a response stream still
 ///   waiting for its answer, most likely that answer (the stream exists to
@@ -115,10 +126,17 @@ pub(super) fn dropped_event(
     head: &[u8],
     tail: &[u8],
     expect: Option<&RequestId>,
+    code: ErrorCode,
 ) -> (TransportError, bool) {
     let h = peek_head(head);
-    if !h.object || h.kind == Some(FrameKind::Call) {
+    if !h.object {
         return (te, false);
+    }
+    if h.kind == Some(FrameKind::Call) {
+        return match Dropped::from_parts(&h, tail) {
+            Dropped::Request(id) => (te.refusing_request(id, code), false),
+            _ => (te, false),
+        };
     }
     match (Dropped::from_parts(&h, tail), expect) {
         (Dropped::Answer(id), _) => {
@@ -219,7 +237,13 @@ pub(super) async fn read_sse(
                             // never ends.
                             let te = TransportError::new(TransportErrorKind::Decode, e);
                             let waiting = expect.filter(|_| !s.answered);
-                            let (te, ours) = dropped_event(te, dec.dropped_head(), &[], waiting);
+                            let (te, ours) = dropped_event(
+                                te,
+                                dec.dropped_head(),
+                                &[],
+                                waiting,
+                                ErrorCode::PARSE_ERROR,
+                            );
                             if ours {
                                 s.answered = true;
                             }

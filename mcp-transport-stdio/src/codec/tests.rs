@@ -187,9 +187,14 @@ fn an_oversized_line_names_the_request_it_answered() {
             format!(r#"{{"result":{{"t":"{big}"}},"id":3,"jsonrpc":"2.0"}}"#),
             Dropped::UnknownAnswer,
         ),
-        // A request from the server answers nothing, nor does noise.
+        // A request from the server answers nothing (it is answered with
+        // an error), nor does a notification, nor noise.
         (
             format!(r#"{{"method":"x","params":{{"t":"{big}"}},"jsonrpc":"2.0","id":4}}"#),
+            Dropped::Request(4.into()),
+        ),
+        (
+            format!(r#"{{"method":"x","params":{{"t":"{big}"}},"jsonrpc":"2.0"}}"#),
             Dropped::NotAnAnswer,
         ),
         (big.clone(), Dropped::NotAnAnswer),
@@ -289,7 +294,8 @@ fn an_answer_that_is_not_json_names_its_request() {
     input.extend_from_slice(b"{\"result\":{\"t\":\"\xff\"},\"id\":8,\"jsonrpc\":\"2.0\"}\n");
     // ... but a response cut short before its id may have answered any call.
     input.extend_from_slice(b"{\"result\":{\"t\":\"\xff\n");
-    // A server request and a log line with a bad byte answer nothing.
+    // A server request with a bad byte answers nothing but is answered
+    // (with -32700); a log line with one is noise.
     input.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"x\xff\"}\n");
     input.extend_from_slice(b"{\"level\":\"info\",\"msg\":\"\xff\"}\n");
     input.extend_from_slice(PING);
@@ -301,6 +307,9 @@ fn an_answer_that_is_not_json_names_its_request() {
             .iter()
             .map(|r| match r {
                 Err(JsonLineCodecError::UndecodableAnswer { dropped, .. }) => Some(dropped.clone()),
+                Err(JsonLineCodecError::UndecodableRequest { id, .. }) => {
+                    Some(Dropped::Request(id.clone()))
+                }
                 Ok(m) => {
                     assert_eq!(m.as_bytes(), PING);
                     None
@@ -316,11 +325,12 @@ fn an_answer_that_is_not_json_names_its_request() {
                 Some(Dropped::Answer(7.into())),
                 Some(Dropped::Answer(8.into())),
                 Some(Dropped::UnknownAnswer),
+                Some(Dropped::Request(9.into())),
                 None
             ],
             "pieces of {size}"
         );
-        assert_eq!(codec.skipped_lines(), 2);
+        assert_eq!(codec.skipped_lines(), 1);
         let te: TransportError = got.into_iter().next().unwrap().unwrap_err().into();
         assert_eq!(te.request_id(), Some(&5.into()));
         assert!(te.is_dropped_answer() && !te.is_terminal());
@@ -590,4 +600,47 @@ fn a_buffer_holding_one_line_becomes_the_message() {
     assert_eq!(m.to_vec(), line);
     assert_ne!(result_ptr(&m), at, "a 4 KiB buffer went with a short line");
     assert!(big.is_empty() && big.capacity() >= 4096 - line.len() - 1);
+}
+
+/// The server's own requests that cannot be decoded are reported with
+/// their id, to be answered with JSON-RPC's error: nested past the limit
+/// (-32700), JSON but not a request (-32600), not JSON (-32700).
+#[test]
+fn the_servers_broken_requests_are_reported_to_be_answered() {
+    let deep = format!(
+        r#"{{"jsonrpc":"2.0","id":"s1","method":"elicitation/create","params":{}{}}}"#,
+        "[".repeat(100_000),
+        "]".repeat(100_000)
+    );
+    let cases = [
+        (deep, RequestId::from("s1"), ErrorCode::PARSE_ERROR),
+        (
+            r#"{"jsonrpc":"1.0","id":2,"method":"roots/list"}"#.to_owned(),
+            RequestId::Number(2),
+            ErrorCode::INVALID_REQUEST,
+        ),
+        (
+            r#"{"jsonrpc":"2.0","method":"roots/list","id":3,"params":{"#.to_owned(),
+            RequestId::Number(3),
+            ErrorCode::PARSE_ERROR,
+        ),
+    ];
+    for (line, id, code) in cases {
+        let mut codec = JsonLineCodec::new();
+        let mut buf = BytesMut::from(format!("{line}\n").as_str());
+        let err = codec.decode(&mut buf).unwrap_err();
+        let te = TransportError::from(err);
+        let (got_id, got_code) = te.refused_request().expect("a refused request");
+        assert_eq!((got_id, got_code), (&id, code), "{te:?}");
+        assert!(
+            te.request_id().is_none(),
+            "never one of the client's requests"
+        );
+        assert!(!te.is_terminal());
+    }
+    // A notification that cannot be decoded answers nothing.
+    let mut codec = JsonLineCodec::new();
+    let mut buf = BytesMut::from("{\"jsonrpc\":\"1.0\",\"method\":\"x\"}\n");
+    let te = TransportError::from(codec.decode(&mut buf).unwrap_err());
+    assert!(te.refused_request().is_none());
 }
