@@ -23,7 +23,8 @@ half); count f32 scales (a value is its four bits times its token's scale).
 
 Usage: distill.py OUT DIMS [CACHE_DIR]. The transformer's outputs for every
 kept token are cached in CACHE_DIR (default: OUT's folder) as
-minilm-tokens.npy (42 MB), so that trying other DIMS is quick.
+minilm-tokens.npy (42 MB), so that trying other DIMS is quick. That pass is
+slow in numpy (tens of minutes on two busy cores); the check comes first.
 
 A check before anything is written: three sentences embedded by this numpy
 transformer give the cosine similarities the model's own card shows

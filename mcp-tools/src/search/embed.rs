@@ -101,6 +101,12 @@ impl WordVectors {
         self.dims
     }
 
+    /// Whether `word` (lowercase) is one wordpiece of the vocabulary, a
+    /// word the model knows whole.
+    pub(crate) fn knows(&self, word: &str) -> bool {
+        self.pieces.contains_key(word)
+    }
+
     /// Adds `weight` times the vector of `word` (lowercase) to `out` (of
     /// [`dims`](Self::dims) values); whether the word has one (every piece
     /// of it is known).

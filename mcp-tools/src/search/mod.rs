@@ -57,8 +57,8 @@
 //! tools with 335 requests written as people ask (a dev split for tuning,
 //! a held-out split to report) and a final held-out set of 292 requests
 //! written from tasks, beside plain BM25; `cargo xtask search-eval` runs
-//! it (figures in BENCHMARKS.md: on the final set, recall@5 0.767 and
-//! MRR@10 0.652 with meaning, 0.747 and 0.624 by words alone, 0.572 and
+//! it (figures in BENCHMARKS.md: on the final set, recall@5 0.764 and
+//! MRR@10 0.650 with meaning, 0.747 and 0.624 by words alone, 0.572 and
 //! 0.495 for plain BM25). Parameters and the description past its first
 //! sentence weigh little because on that data they matched more wrong tools
 //! than right ones.
@@ -92,8 +92,10 @@
 //! description at 0.2, parameters not at all; each word weighted by how
 //! rare it is in the catalog), compared with the query's by cosine. The
 //! final score is `0.6 × words + 0.4 × meaning`, each scaled to the
-//! query's best; a tool matching no word of the query is returned when its
-//! meaning is close enough (cosine ≥ 0.5).
+//! query's best (a negative cosine counts as 0); a tool matching no word of
+//! the query is returned when its meaning is close enough (cosine ≥ 0.5).
+//! A query word no tool says counts as the rarest word, if the model knows
+//! it whole; one it only knows in pieces (`zzzqqq`) has no meaning.
 //!
 //! The word vectors are static: no model runs and nothing is downloaded.
 //! They were distilled from the sentence transformer

@@ -120,7 +120,8 @@ impl Meaning {
     }
 
     /// The meaning of `query`: its words' vectors, each weighted by `idf`
-    /// of its term (a word no tool says counts as the rarest), normalized
+    /// of its term (a word no tool says counts as the rarest, or not at all
+    /// if it is no whole wordpiece of the model), normalized
     /// and quantized as the tools' are. `None` without word vectors or when
     /// no word of the query has one.
     pub(crate) fn query(
@@ -139,8 +140,13 @@ impl Meaning {
         let mut any = false;
         text::words(&query[..end], |w| {
             if let Some(t) = text::term(w, &mut stem) {
-                let weight = idf(t).unwrap_or(self.rare);
-                any |= v.add_word(w, weight, &mut out);
+                // A word no tool says counts as the rarest, if the model
+                // knows it whole: one it only knows in pieces (`zzzqqq`)
+                // means nothing it can tell.
+                let weight = idf(t).or_else(|| v.knows(w).then_some(self.rare));
+                if let Some(weight) = weight {
+                    any |= v.add_word(w, weight, &mut out);
+                }
                 n += 1;
             }
             n < MAX_QUERY_TERMS
