@@ -308,6 +308,10 @@
 //!
 //! # Feature flags
 //!
+//! - `semantic` (on): tool search by meaning as well as by words, from word
+//!   vectors distilled from all-MiniLM-L6-v2 (Apache-2.0), 2.1 MB inside
+//!   the crate, no dependency (the [`search`] module). Off: search matches
+//!   words only.
 //! - `jsonschema` (off): full JSON Schema validation of arguments, and of
 //!   `structuredContent` against the tool's `outputSchema` (a mismatch, or
 //!   a missing `structuredContent`, is [`ToolError::InvalidOutput`]).

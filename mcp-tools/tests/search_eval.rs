@@ -41,12 +41,23 @@ fn load() -> (Catalog, Vec<Query>) {
         serde_json::from_str(&std::fs::read_to_string(format!("{dir}/catalog.json")).unwrap())
             .unwrap();
     let mut queries = Vec::new();
+    // `SEARCH_EVAL_NO_FINAL`: leave the final held-out set unread (while
+    // tuning: it is read once, to report).
+    let files: &[&str] = if std::env::var_os("SEARCH_EVAL_NO_FINAL").is_some() {
+        &["queries.txt"]
+    } else {
+        &["queries.txt", "queries-final.txt"]
+    };
+    for file in files {
+        read_queries(&format!("{dir}/{file}"), &mut queries);
+    }
+    (catalog, queries)
+}
+
+/// Appends the queries of `path` (`[split]` lines, then `QUERY => server/tool, ...`).
+fn read_queries(path: &str, queries: &mut Vec<Query>) {
     let mut split = String::new();
-    for (n, line) in std::fs::read_to_string(format!("{dir}/queries.txt"))
-        .unwrap()
-        .lines()
-        .enumerate()
-    {
+    for (n, line) in std::fs::read_to_string(path).unwrap().lines().enumerate() {
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
             continue;
@@ -57,14 +68,13 @@ fn load() -> (Catalog, Vec<Query>) {
         }
         let (text, relevant) = line
             .split_once("=>")
-            .unwrap_or_else(|| panic!("queries.txt:{}: no `=>`", n + 1));
+            .unwrap_or_else(|| panic!("{path}:{}: no `=>`", n + 1));
         queries.push(Query {
             split: split.clone(),
             text: text.trim().to_owned(),
             relevant: relevant.split(',').map(|r| r.trim().to_owned()).collect(),
         });
     }
-    (catalog, queries)
 }
 
 /// `server/tool` of each tool, in catalog order.
@@ -175,6 +185,11 @@ impl PlainBm25 {
 fn index(catalog: &Catalog, ranking: Ranking) -> ToolIndex {
     let mut b = ToolIndex::builder();
     b.ranking(ranking);
+    // `SEARCH_EVAL_VECTORS=FILE`: other word vectors (`xtask/embed/distill.py`'s output).
+    if let Some(path) = std::env::var_os("SEARCH_EVAL_VECTORS") {
+        let bytes = std::fs::read(path).unwrap().leak();
+        b.word_vectors(bytes).expect("a word vector table");
+    }
     let mut id = 0;
     for s in &catalog.servers {
         b.server(&s.server, s.instructions.as_deref());
@@ -195,7 +210,7 @@ fn search_quality_on_real_catalogs() {
         .enumerate()
         .map(|(i, n)| (n.as_str(), i))
         .collect();
-    let index = index(&catalog, Ranking::default());
+    let index = index(&catalog, ranking());
     let plain = PlainBm25::new(&catalog);
     let mut ours: HashMap<&str, Score> = HashMap::new();
     let mut base: HashMap<&str, Score> = HashMap::new();
@@ -246,20 +261,27 @@ fn search_quality_on_real_catalogs() {
         );
     }
     for (split, s) in &ours {
+        let (recall, mrr) = floors(split);
         assert!(
-            s.recall() >= FLOOR_RECALL5 && s.mrr() >= FLOOR_MRR10,
-            "{split}: recall@5 {:.3}, MRR@10 {:.3}: below the floor ({FLOOR_RECALL5}, {FLOOR_MRR10})",
+            s.recall() >= recall && s.mrr() >= mrr,
+            "{split}: recall@5 {:.3}, MRR@10 {:.3}: below the floor ({recall}, {mrr})",
             s.recall(),
             s.mrr()
         );
     }
 }
 
-/// The floors: a ranking change must not fall below them on either split.
-/// (Issue 41's targets are 0.90 and 0.80, on a held-out set of its own;
-/// not met yet: see the report printed above.)
-const FLOOR_RECALL5: f64 = 0.75;
-const FLOOR_MRR10: f64 = 0.70;
+/// The floors of a split (recall@5, MRR@10): a ranking change must not
+/// fall below them. They guard against breakage and are not the aim:
+/// issue 41's targets are 0.90 and 0.80, not met yet (see the report
+/// printed above). The final held-out set is harder (written from tasks,
+/// never tuned on) and has floors of its own.
+fn floors(split: &str) -> (f64, f64) {
+    match split {
+        "final" => (0.70, 0.60),
+        _ => (0.75, 0.70),
+    }
+}
 
 /// Recall@5 + MRR@10 of `ranking` on the dev split.
 fn dev_objective(catalog: &Catalog, queries: &[(Vec<usize>, &str)], ranking: Ranking) -> f64 {
@@ -298,11 +320,19 @@ fn tune_on_dev() {
             )
         })
         .collect();
-    let mut best = Ranking::default();
+    let mut best = ranking();
     let mut best_score = dev_objective(&catalog, &dev, best);
     println!("start {best_score:.4} {best:?}");
+    // `SEARCH_EVAL_KNOBS=FIRST-LAST`: tune only those.
+    let (first, last) = std::env::var("SEARCH_EVAL_KNOBS")
+        .ok()
+        .and_then(|k| {
+            let (a, b) = k.split_once('-')?;
+            Some((a.parse().ok()?, b.parse().ok()?))
+        })
+        .unwrap_or((0, KNOBS - 1));
     for round in 0..3 {
-        for knob in 0..16 {
+        for knob in first..=last {
             let current = get(&best, knob);
             for factor in [0.0, 0.25, 0.5, 0.75, 1.5, 2.0, 3.0] {
                 let mut r = best;
@@ -323,6 +353,24 @@ fn tune_on_dev() {
     println!("best {best_score:.4} {best:?}");
 }
 
+/// The ranking evaluated: the default, with `SEARCH_EVAL_SET=KNOB=VALUE,...`
+/// applied (to try a change before tuning it).
+fn ranking() -> Ranking {
+    let mut r = Ranking::default();
+    for pair in std::env::var("SEARCH_EVAL_SET")
+        .unwrap_or_default()
+        .split(',')
+    {
+        if let Some((k, v)) = pair.split_once('=') {
+            set(&mut r, k.trim().parse().unwrap(), v.trim().parse().unwrap());
+        }
+    }
+    r
+}
+
+/// How many constants [`get`] and [`set`] reach.
+const KNOBS: usize = 23;
+
 fn get(r: &Ranking, knob: usize) -> f32 {
     match knob {
         0..5 => r.weight[knob],
@@ -332,7 +380,10 @@ fn get(r: &Ranking, knob: usize) -> f32 {
         12 => r.same,
         13 => r.related,
         14 => r.coverage,
-        _ => r.name,
+        15 => r.name,
+        16 => r.meaning,
+        17 => r.meaning_floor,
+        _ => r.meaning_fields[knob - 18],
     }
 }
 
@@ -345,6 +396,9 @@ fn set(r: &mut Ranking, knob: usize, v: f32) {
         12 => r.same = v.min(1.0),
         13 => r.related = v.min(1.0),
         14 => r.coverage = v,
-        _ => r.name = v,
+        15 => r.name = v,
+        16 => r.meaning = v.min(1.0),
+        17 => r.meaning_floor = v.min(1.0),
+        _ => r.meaning_fields[knob - 18] = v,
     }
 }

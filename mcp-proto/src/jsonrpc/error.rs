@@ -2,6 +2,8 @@
 
 use std::fmt;
 
+use crate::error::ErrorCode;
+
 /// Which envelope rule a message broke.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
@@ -61,8 +63,7 @@ impl DecodeError {
     /// answered with: [`ErrorCode::PARSE_ERROR`] when its text could not be
     /// read (not JSON, or nested past the limit), [`ErrorCode::INVALID_REQUEST`]
     /// when it is JSON but not a valid request object.
-    pub fn error_code(&self) -> crate::error::ErrorCode {
-        use crate::error::ErrorCode;
+    pub fn error_code(&self) -> ErrorCode {
         match self {
             DecodeError::Json { .. } | DecodeError::TooDeep { .. } => ErrorCode::PARSE_ERROR,
             DecodeError::Envelope(_) => ErrorCode::INVALID_REQUEST,

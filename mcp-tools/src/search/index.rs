@@ -7,6 +7,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 use mcp_proto::schema::Tool;
 
 use super::query::groups;
+use super::semantic::{Meaning, Meanings};
 use super::{
     DESCRIPTION, FIELDS, IndexHit, MAX_FIELD_TERMS, NAME, PARAMETERS, Ranking, SUMMARY, TITLE,
     is_searchable, params, text,
@@ -162,6 +163,8 @@ pub struct ToolIndexBuilder {
     /// Each word met (lowercased, as written) → its term, or [`NO_TERM`].
     words: Words<u32>,
     stem: String,
+    /// Each term's meaning (a vector, when the crate has them).
+    meanings: Meanings,
     ranking: Ranking,
 }
 
@@ -190,6 +193,14 @@ impl ToolIndexBuilder {
         self
     }
 
+    /// Other word vectors (a table in `minilm.wpe`'s format, for
+    /// comparing tables on the evaluation); `None` if `bytes` is not one.
+    #[doc(hidden)]
+    pub fn word_vectors(&mut self, bytes: &'static [u8]) -> Option<&mut Self> {
+        self.meanings = Meanings::with(super::embed::WordVectors::parse(bytes)?);
+        Some(self)
+    }
+
     /// The term of a word as written (lowercased), or `None` for a stop
     /// word or a number; each word is stemmed once per index, then looked
     /// up.
@@ -198,18 +209,20 @@ impl ToolIndexBuilder {
             return (id != NO_TERM).then_some(id);
         }
         let mut stem = std::mem::take(&mut self.stem);
-        let id = text::term(w, &mut stem).map_or(NO_TERM, |t| self.term(t));
+        let id = text::term(w, &mut stem).map_or(NO_TERM, |t| self.term(t, w));
         self.stem = stem;
         self.words.insert(w.into(), id);
         (id != NO_TERM).then_some(id)
     }
 
-    fn term(&mut self, t: &str) -> u32 {
+    /// The number of term `t`, first met as the word `w`.
+    fn term(&mut self, t: &str, w: &str) -> u32 {
         if let Some(&id) = self.vocab.get(t) {
             return id;
         }
         let id = u32::try_from(self.vocab.len()).unwrap_or(u32::MAX);
         self.vocab.insert(t.into(), id);
+        self.meanings.add_term(w);
         id
     }
 
@@ -223,7 +236,7 @@ impl ToolIndexBuilder {
         for part in [Some(name), instructions].into_iter().flatten() {
             text::terms(part, MAX_FIELD_TERMS, |t| ids.push(t.to_owned()));
         }
-        let mut terms: Vec<u32> = ids.iter().map(|t| self.term(t)).collect();
+        let mut terms: Vec<u32> = ids.iter().map(|t| self.term(t, t)).collect();
         terms.sort_unstable();
         for t in terms {
             len += 1;
@@ -361,6 +374,9 @@ impl ToolIndexBuilder {
             }
         }
         let servers = Postings::new(terms, self.servers.len(), &server_triples);
+        let meaning = self
+            .meanings
+            .tools(&self.ranking, &self.ends, &self.entries, &tools.idf);
         ToolIndex {
             vocab: {
                 let mut v: Vec<(Box<str>, u32)> = self.vocab.into_iter().collect();
@@ -372,6 +388,7 @@ impl ToolIndexBuilder {
             names,
             tools,
             servers,
+            meaning,
             ranking: self.ranking,
         }
     }
@@ -390,6 +407,8 @@ pub struct ToolIndex {
     names: Vec<u16>,
     tools: Postings,
     servers: Postings,
+    /// Each tool's meaning.
+    meaning: Meaning,
     ranking: Ranking,
 }
 
@@ -429,6 +448,7 @@ impl ToolIndex {
             + self.names.capacity() * 2
             + self.tools.heap_bytes()
             + self.servers.heap_bytes()
+            + self.meaning.heap_bytes()
     }
 
     /// The number of term `w`.
@@ -531,17 +551,58 @@ impl ToolIndex {
             }
         }
         let words = groups.len().clamp(1, 64) as f32;
-        let mut hits: Vec<(f32, u32)> = Vec::new();
-        for (d, &score) in total.iter().enumerate() {
+        // The lexical score of each tool, in `total`.
+        let mut best_lexical = 0f32;
+        for (d, score) in total.iter_mut().enumerate() {
             let server = self.tool_server.get(d).copied().unwrap_or(0) as usize;
-            let s = score + r.server * server_total.get(server).copied().unwrap_or(0.0);
+            let s = *score + r.server * server_total.get(server).copied().unwrap_or(0.0);
+            *score = 0.0;
             if s > 0.0 {
                 let m = matched[d] | server_matched.get(server).copied().unwrap_or(0);
                 let coverage = (m.count_ones() as f32 / words).powf(r.coverage);
                 // How much of the tool's name the query said.
                 let name = f32::from(name_matched[d]) / f32::from(self.names[d].max(1));
-                hits.push((s * coverage * (1.0 + r.name * name.min(1.0)), d as u32));
+                *score = s * coverage * (1.0 + r.name * name.min(1.0));
+                best_lexical = best_lexical.max(*score);
             }
+        }
+        let mut hits: Vec<(f32, u32)> = Vec::new();
+        let query_meaning = (r.meaning > 0.0)
+            .then(|| {
+                self.meaning.query(query, |w| {
+                    let t = self.term(w)?;
+                    self.tools.idf.get(t as usize).copied()
+                })
+            })
+            .flatten();
+        match query_meaning {
+            Some(q) => {
+                // Both signals, each scaled to this query's best: a tool
+                // ranks by both, or by its meaning alone when close enough.
+                let scale = 1.0 / best_lexical.max(f32::MIN_POSITIVE);
+                let mut best_meaning = 0f32;
+                let closeness: Vec<f32> = (0..total.len())
+                    .map(|d| {
+                        let c = self.meaning.closeness(&q, d).max(0.0);
+                        best_meaning = best_meaning.max(c);
+                        c
+                    })
+                    .collect();
+                for (d, (&lexical, &c)) in total.iter().zip(&closeness).enumerate() {
+                    if lexical > 0.0 || c >= r.meaning_floor {
+                        let s = (1.0 - r.meaning) * lexical * scale
+                            + r.meaning * c / best_meaning.max(f32::MIN_POSITIVE);
+                        hits.push((s, d as u32));
+                    }
+                }
+            }
+            None => hits.extend(
+                total
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, s)| **s > 0.0)
+                    .map(|(d, &s)| (s, d as u32)),
+            ),
         }
         let by_rank = |a: &(f32, u32), b: &(f32, u32)| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1));
         if hits.len() > limit {

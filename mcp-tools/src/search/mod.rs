@@ -4,8 +4,8 @@
 //! A [`ToolIndex`] is built from tool definitions (and, per server, its
 //! name and `instructions`) and answers [`search`](ToolIndex::search) with
 //! the best tools first. It does no I/O and holds no lock: build one
-//! whenever the catalog changes (about 0.1 s of CPU for 10,000 real tools,
-//! a query about 0.2 ms; BENCHMARKS.md). [`Toolbox::search`](crate::Toolbox::search)
+//! whenever the catalog changes (about 0.13 s of CPU for 10,000 real
+//! tools, a query about 0.45 ms; BENCHMARKS.md). [`Toolbox::search`](crate::Toolbox::search)
 //! builds one at the first search after each listing of its servers and
 //! keeps it until the next.
 //!
@@ -55,8 +55,11 @@
 //! The weights were tuned on real catalogs: `tests/search_eval.rs` in the
 //! repository measures recall@5 and MRR@10 on 48 real servers' 1,015
 //! tools with 335 requests written as people ask (a dev split for tuning,
-//! a held-out split to report), beside plain BM25; `cargo xtask
-//! search-eval` runs it. Parameters and the description past its first
+//! a held-out split to report) and a final held-out set of 292 requests
+//! written from tasks, beside plain BM25; `cargo xtask search-eval` runs
+//! it (figures in BENCHMARKS.md: on the final set, recall@5 0.764 and
+//! MRR@10 0.650 with meaning, 0.747 and 0.624 by words alone, 0.572 and
+//! 0.495 for plain BM25). Parameters and the description past its first
 //! sentence weigh little because on that data they matched more wrong tools
 //! than right ones.
 //!
@@ -80,12 +83,34 @@
 //! (*mongo* → *mongodb*, *kube* → *kubernetes*), at the lower weight. A
 //! query word counts once, by its best alternative.
 //!
-//! No embedding model (not tried): the small sentence-embedding models
-//! (MiniLM-class, 22 M parameters, about 90 MB in f32) fit in a crate
-//! (crates.io takes 10 MB) only quantized to about 4 bits, need an
-//! inference runtime beside (candle, tract or ONNX Runtime), and would
-//! embed every tool definition on each listing: a build of 10,000 tools
-//! would take seconds of CPU where this one takes a tenth of one.
+//! # What a tool means
+//!
+//! Words alone miss a request that says the tool's job in other words
+//! (*am I busy* for a free/busy query). With the `semantic` feature (on by
+//! default) each tool also has a meaning: a vector, the sum of its words'
+//! vectors (name, title and summary at full weight, the rest of the
+//! description at 0.2, parameters not at all; each word weighted by how
+//! rare it is in the catalog), compared with the query's by cosine. The
+//! final score is `0.6 × words + 0.4 × meaning`, each scaled to the
+//! query's best (a negative cosine counts as 0); a tool matching no word of
+//! the query is returned when its meaning is close enough (cosine ≥ 0.5).
+//! A query word no tool says counts as the rarest word, if the model knows
+//! it whole; one it only knows in pieces (`zzzqqq`) has no meaning.
+//!
+//! The word vectors are static: no model runs and nothing is downloaded.
+//! They were distilled from the sentence transformer
+//! [all-MiniLM-L6-v2](https://huggingface.co/sentence-transformers/all-MiniLM-L6-v2)
+//! (Apache-2.0; `src/search/minilm.wpe.LICENSE` in the crate) by
+//! model2vec's recipe: each of the 27,558 wordpieces of its vocabulary
+//! (ASCII words and their continuations) through the whole model as a
+//! sentence of its own, the outputs reduced to 128 dimensions by PCA and
+//! quantized to four bits: 2.1 MB in the crate (`src/search/minilm.wpe`),
+//! read at the first search (a few milliseconds, once per process). A
+//! word's vector is the mean of its wordpieces' (`unstage` → `un`
+//! `##sta` `##ge`). `cargo xtask search-embed` in the repository makes the
+//! file again (`xtask/embed/distill.py`, from the model as packaged on
+//! PyPI, pinned in `peers/search/embed.txt`). Without the feature the
+//! crate has no vectors and the ranking is words alone.
 //!
 //! # Limits
 //!
@@ -99,9 +124,11 @@
 //!   are left out.
 
 mod concepts;
+mod embed;
 mod index;
 mod params;
 mod query;
+mod semantic;
 mod text;
 
 use mcp_proto::schema::Tool;
@@ -187,6 +214,14 @@ pub struct Ranking {
     /// How much a tool whose name the query says gains: the score is
     /// multiplied by `1 + name × (name words matched / name words)`.
     pub name: f32,
+    /// How much the meaning counts beside the words (0: words alone, 1:
+    /// meaning alone); each is scaled to the query's best first.
+    pub meaning: f32,
+    /// How close in meaning (cosine) a tool matching no word of the query
+    /// must be to be returned.
+    pub meaning_floor: f32,
+    /// How much each field's terms count in a tool's meaning.
+    pub meaning_fields: [f32; FIELDS],
 }
 
 impl Default for Ranking {
@@ -200,6 +235,9 @@ impl Default for Ranking {
             related: 0.525,
             coverage: 0.75,
             name: 0.75,
+            meaning: 0.4,
+            meaning_floor: 0.5,
+            meaning_fields: [1.0, 1.0, 1.0, 0.2, 0.0],
         }
     }
 }

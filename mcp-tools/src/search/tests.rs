@@ -5,8 +5,22 @@ fn tool(v: serde_json::Value) -> Tool {
     serde_json::from_value(v).expect("a tool")
 }
 
+/// An index ranking by words alone: the lexical part of the ranking, which
+/// the tests below pin down (meaning is tested on its own, and measured on
+/// real catalogs by `tests/search_eval.rs`).
 fn index(servers: &[(&str, Option<&str>, Vec<Tool>)]) -> ToolIndex {
+    index_with(
+        Ranking {
+            meaning: 0.0,
+            ..Ranking::default()
+        },
+        servers,
+    )
+}
+
+fn index_with(ranking: Ranking, servers: &[(&str, Option<&str>, Vec<Tool>)]) -> ToolIndex {
     let mut b = ToolIndex::builder();
+    b.ranking(ranking);
     let mut id = 0;
     for (name, instructions, tools) in servers {
         b.server(name, *instructions);
@@ -121,4 +135,24 @@ fn limit_and_empty() {
     assert_eq!(ids(&i, "file"), (0..10).collect::<Vec<_>>());
     // A huge query is cut, not refused.
     assert_eq!(i.search(&"file ".repeat(100_000), 3).len(), 3);
+}
+
+#[cfg(feature = "semantic")]
+#[test]
+fn meaning_finds_a_tool_that_shares_no_word_with_the_request() {
+    let servers = [(
+        "meteo",
+        None,
+        vec![
+            tool(
+                json!({"name": "get_forecast", "description": "Weather forecast for a city", "inputSchema": {"type": "object"}}),
+            ),
+            tool(
+                json!({"name": "convert_currency", "description": "Converts an amount of money", "inputSchema": {"type": "object"}}),
+            ),
+        ],
+    )];
+    let q = "will it rain tomorrow in Paris";
+    assert!(ids(&index(&servers), q).is_empty(), "no word in common");
+    assert_eq!(ids(&index_with(Ranking::default(), &servers), q), [0]);
 }
