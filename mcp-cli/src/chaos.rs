@@ -55,7 +55,7 @@ impl Chaos {
     /// Writes `rx`'s messages to `writer`, misbehaving.
     pub(crate) async fn write_loop<W: AsyncWrite + Unpin>(
         mut self,
-        mut rx: mpsc::UnboundedReceiver<Message>,
+        mut rx: mpsc::Receiver<Message>,
         mut writer: W,
     ) -> std::io::Result<()> {
         let mut delayed: BinaryHeap<Reverse<(Instant, u64, Vec<u8>)>> = BinaryHeap::new();

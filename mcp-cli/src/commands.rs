@@ -15,6 +15,7 @@ use crate::args::{Command, Options, Search, Server};
 use crate::connect::max_request_time;
 use crate::failure::Failure;
 use crate::progress::ProgressBar;
+use crate::tool_list::ToolList;
 use crate::{config, form, human, out, out_json, tasks};
 use mcp_cli::raw_json::{Object, write_pretty, write_pretty_array};
 
@@ -41,14 +42,15 @@ pub(crate) async fn command(client: &Client, opts: &Options) -> Result<(), Failu
             typed,
             task,
         } => {
+            let tools = ToolList::new(client);
             let typed_args;
             let args = if typed.is_empty() {
                 args.as_deref()
             } else {
-                typed_args = typed_arguments(client, tool, typed).await?;
+                typed_args = typed_arguments(&tools, tool, typed).await?;
                 Some(typed_args.as_str())
             };
-            call(client, opts, tool, args, *task).await
+            call(client, &tools, opts, tool, args, *task).await
         }
         Command::Tasks(action) => tasks::run(client, opts, action).await,
         Command::Read { uri } => read(client, opts, uri).await,
@@ -428,11 +430,15 @@ async fn ask(
 /// The `key=value` items of `mcp call` as the JSON object the tool's
 /// `inputSchema` (asked with `tools/list`) describes; any mistake is a
 /// usage error before the call is sent ([`crate::typed_args`]).
-async fn typed_arguments(client: &Client, tool: &str, typed: &[String]) -> Result<String, Failure> {
-    let tools = client
-        .list_all::<mcp_proto::schema::Tool>()
+async fn typed_arguments(
+    tools: &ToolList<'_>,
+    tool: &str,
+    typed: &[String],
+) -> Result<String, Failure> {
+    let tools = tools
+        .all()
         .await
-        .map_err(|e| Failure::from_client("tools/list", &e))?;
+        .map_err(|e| Failure::from_client("tools/list", e))?;
     let Some(t) = tools.iter().find(|t| t.name == tool) else {
         let mut names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
         names.sort_unstable();
@@ -462,14 +468,15 @@ const UI_LOOKUP_GRACE: Duration = Duration::from_secs(1);
 /// the call runs, and waited for at most [`UI_LOOKUP_GRACE`] after it.
 async fn call(
     client: &Client,
+    tools: &ToolList<'_>,
     opts: &Options,
     tool: &str,
     args: Option<&str>,
     task: bool,
 ) -> Result<(), Failure> {
-    let lookup = ui_resource_of(client, tool, !opts.json);
+    let lookup = ui_resource_of(tools, tool, !opts.json);
     tokio::pin!(lookup);
-    let call = call_tool(client, opts, tool, args, task);
+    let call = call_tool(client, tools, opts, tool, args, task);
     tokio::pin!(call);
     let mut ui = None;
     let outcome = tokio::select! {
@@ -496,20 +503,22 @@ async fn call(
 
 /// The UI resource of `tool` (`_meta.ui.resourceUri` or the older
 /// `_meta["ui/resourceUri"]`), when `wanted`; a listing that fails is no UI.
-async fn ui_resource_of(client: &Client, tool: &str, wanted: bool) -> Option<String> {
+async fn ui_resource_of(tools: &ToolList<'_>, tool: &str, wanted: bool) -> Option<String> {
     if !wanted {
         return None;
     }
-    let tools = client
-        .list_all::<mcp_proto::schema::Tool>()
+    tools
+        .find(tool)
         .await
         .inspect_err(|e| tracing::debug!(error = %e, "tools/list for the tool's UI failed"))
-        .ok()?;
-    tools.iter().find(|t| t.name == tool)?.ui()?.resource_uri
+        .ok()??
+        .ui()?
+        .resource_uri
 }
 
 async fn call_tool(
     client: &Client,
+    tools: &ToolList<'_>,
     opts: &Options,
     tool: &str,
     args: Option<&str>,
@@ -517,8 +526,8 @@ async fn call_tool(
 ) -> Result<(), Failure> {
     let json = opts.json;
     let args = json_args(args, &format!("tool {tool:?}"))?;
-    crate::policy::authorize_call(client, opts, tool, args.as_deref()).await?;
-    if task || tasks::modern(client) || tasks::required(client, tool).await {
+    crate::policy::authorize_call(client, tools, opts, tool, args.as_deref()).await?;
+    if task || tasks::modern(client) || tasks::required(client, tools, tool).await {
         return tasks::call(client, opts, tool, args.as_deref()).await;
     }
     let params = named_params("name", tool, args.as_deref())?;

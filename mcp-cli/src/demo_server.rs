@@ -73,6 +73,12 @@ pub const MAX_LINE: usize = 4 * 1024 * 1024;
 /// How long requests in flight may still run after stdin closes.
 pub const EOF_GRACE: Duration = Duration::from_secs(2);
 
+/// Messages waiting for the writer: answers and progress notifications.
+/// When it is full, request tasks wait to send and the reader waits to
+/// report a parse error (stdin is read no further until the client reads
+/// stdout).
+pub const MAX_QUEUED_OUTGOING: usize = 256;
+
 /// Tools per `tools/list` page (small on purpose, so clients must paginate).
 pub const TOOLS_PAGE_SIZE: usize = 3;
 
@@ -112,11 +118,14 @@ where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin + Send + 'static,
 {
-    let (out, rx) = mpsc::unbounded_channel::<Message>();
+    let (out, rx) = mpsc::channel::<Message>(MAX_QUEUED_OUTGOING);
+    #[cfg(feature = "chaos")]
     let writer_task = match crate::chaos::Chaos::from_env() {
         Some(chaos) => tokio::spawn(chaos.write_loop(rx, writer)),
         None => tokio::spawn(write_loop(rx, writer)),
     };
+    #[cfg(not(feature = "chaos"))]
+    let writer_task = tokio::spawn(write_loop(rx, writer));
     let in_flight: InFlight = Arc::default();
     let mut reader = BufReader::new(reader);
     let mut line = Vec::with_capacity(1024);
@@ -135,7 +144,7 @@ where
                 ErrorCode::PARSE_ERROR,
                 format!("message longer than {MAX_LINE} bytes; skipped"),
             );
-            let _ = out.send(ErrorResponse::new(None, err).into());
+            let _ = out.send(ErrorResponse::new(None, err).into()).await;
             continue;
         }
         let text = line.trim_ascii();
@@ -148,7 +157,7 @@ where
             Ok(_) => {} // responses: this server never sends requests
             Err(e) => {
                 let err = ErrorObject::new(ErrorCode::PARSE_ERROR, e.to_string());
-                let _ = out.send(ErrorResponse::new(None, err).into());
+                let _ = out.send(ErrorResponse::new(None, err).into()).await;
             }
         }
     }
@@ -182,7 +191,7 @@ async fn skip_rest_of_line<R: AsyncRead + Unpin>(reader: &mut BufReader<R>) -> s
 }
 
 async fn write_loop<W: AsyncWrite + Unpin>(
-    mut rx: mpsc::UnboundedReceiver<Message>,
+    mut rx: mpsc::Receiver<Message>,
     mut writer: W,
 ) -> std::io::Result<()> {
     let mut buf = Vec::with_capacity(4096);
@@ -234,7 +243,7 @@ fn log_event(line: &str) {
     }
 }
 
-fn start_request(req: Request, out: &mpsc::UnboundedSender<Message>, in_flight: &InFlight) {
+fn start_request(req: Request, out: &mpsc::Sender<Message>, in_flight: &InFlight) {
     let id = req.id.clone();
     let out = out.clone();
     let map = in_flight.clone();
@@ -256,7 +265,7 @@ fn start_request(req: Request, out: &mpsc::UnboundedSender<Message>, in_flight: 
             Ok(raw) => Response::new(task_id, raw).into(),
             Err(e) => ErrorResponse::new(Some(task_id), e).into(),
         };
-        let _ = out.send(msg);
+        let _ = out.send(msg).await;
     });
     guard.insert(id, task.abort_handle());
 }
@@ -271,7 +280,7 @@ fn invalid_params(message: impl Into<String>) -> ErrorObject {
 
 /// What one request needs to know besides its params.
 struct Ctx {
-    out: mpsc::UnboundedSender<Message>,
+    out: mpsc::Sender<Message>,
     /// `_meta.protocolVersion` of a 2026-07-28 request.
     modern_version: Option<String>,
     progress_token: Option<Value>,
@@ -279,7 +288,7 @@ struct Ctx {
 }
 
 impl Ctx {
-    fn new(req: &Request, out: mpsc::UnboundedSender<Message>) -> Self {
+    fn new(req: &Request, out: mpsc::Sender<Message>) -> Self {
         let params: Value = req
             .params
             .as_ref()
@@ -385,7 +394,8 @@ impl Ctx {
                         .min(MAX_DELAY_MS);
                     for step in 1..=steps {
                         tokio::time::sleep(Duration::from_millis(delay)).await;
-                        self.progress(step, steps, &format!("step {step} of {steps}"));
+                        self.progress(step, steps, &format!("step {step} of {steps}"))
+                            .await;
                     }
                     let sum = add(&a, &b);
                     json!({
@@ -419,7 +429,7 @@ impl Ctx {
         })
     }
 
-    fn progress(&self, progress: u64, total: u64, message: &str) {
+    async fn progress(&self, progress: u64, total: u64, message: &str) {
         let Some(token) = &self.progress_token else {
             return;
         };
@@ -432,7 +442,8 @@ impl Ctx {
         if let Ok(raw) = RawJson::from_value(&params) {
             let _ = self
                 .out
-                .send(Notification::new("notifications/progress", Some(raw)).into());
+                .send(Notification::new("notifications/progress", Some(raw)).into())
+                .await;
         }
     }
 }

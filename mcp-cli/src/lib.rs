@@ -17,6 +17,7 @@
 // platform carries a badge saying which.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+#[cfg(feature = "chaos")]
 mod chaos;
 pub mod demo_server;
 pub mod raw_json;

@@ -75,6 +75,7 @@ mod search;
 mod tasks;
 #[cfg(feature = "otel")]
 mod telemetry;
+mod tool_list;
 mod trust;
 mod typed_args;
 #[cfg(feature = "otel")]

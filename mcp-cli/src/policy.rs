@@ -17,6 +17,7 @@ use serde_json::value::RawValue;
 
 use crate::args::{Options, Server};
 use crate::failure::Failure;
+use crate::tool_list::ToolList;
 
 /// Where pinned tool definitions are kept: `$MCP_PINS_FILE`, else
 /// `$XDG_CONFIG_HOME/mcp/pinned-tools.json`, else
@@ -135,10 +136,11 @@ pub(crate) fn held_line(server: &str, c: &ToolChange) -> String {
 /// server's pins (a tool held back is refused, its change shown), then the
 /// tool policy (the entry's `toolPolicy`, then the tool's annotations),
 /// asking on the terminal, or approved by `--yes`. The tool's definition
-/// comes from one `tools/list`; a tool the server does not list is judged
+/// comes from the call's shared listing ([`ToolList`]); a tool the server does not list is judged
 /// by its name alone (the server will say whether it exists).
 pub(crate) async fn authorize_call(
     client: &Client,
+    tools: &ToolList<'_>,
     opts: &Options,
     tool: &str,
     args: Option<&RawValue>,
@@ -151,9 +153,9 @@ pub(crate) async fn authorize_call(
         .server()
         .is_some_and(|s| s.capabilities.tools.is_some());
     let listed = if offers_tools {
-        client.list_all::<Tool>().await
+        tools.all().await
     } else {
-        Ok(Vec::new())
+        Ok(&[][..])
     };
     let listed = match (listed, configured) {
         (Ok(l), _) => l,
@@ -161,12 +163,12 @@ pub(crate) async fn authorize_call(
         (Err(e), Some(cfg)) if pins().is_some() => {
             return Err(Failure::from_client(
                 &format!("tools/list (to check {} against its pins)", line(&cfg.name)),
-                &e,
+                e,
             ));
         }
         (Err(e), _) => {
             tracing::debug!(error = %e, "tools/list before a call failed");
-            Vec::new()
+            &[]
         }
     };
     if let (Some(cfg), Some(store)) = (configured, pins()) {
@@ -186,8 +188,8 @@ pub(crate) async fn authorize_call(
             )));
         }
     }
-    let definition = match listed.into_iter().find(|t| t.name == tool) {
-        Some(d) => d,
+    let definition = match listed.iter().find(|t| t.name == tool) {
+        Some(d) => d.clone(),
         None => serde_json::from_value(serde_json::json!({ "name": tool }))
             .map_err(|e| Failure::Usage(format!("tool name: {e}")))?,
     };

@@ -10,13 +10,14 @@ use std::sync::Mutex;
 
 use mcp_client::{Client, TaskCall, TaskOptions};
 use mcp_proto::Era;
-use mcp_proto::schema::{CallToolResult, TASKS_EXTENSION, Task, Tool};
+use mcp_proto::schema::{CallToolResult, TASKS_EXTENSION, Task};
 use serde_json::value::RawValue;
 
 use crate::args::Options;
 use crate::connect::max_request_time;
 use crate::failure::Failure;
 use crate::progress::say;
+use crate::tool_list::ToolList;
 use mcp_cli::terminal::line;
 
 /// `mcp tasks …`.
@@ -64,19 +65,20 @@ pub(crate) fn modern(client: &Client) -> bool {
             .is_some_and(|s| s.capabilities.has_extension(TASKS_EXTENSION))
 }
 
-/// Whether `tool` must run as a task: only asked (with `tools/list`) of a
+/// Whether `tool` must run as a task: only asked (the call's shared
+/// `tools/list`, [`ToolList`]) of a
 /// server that takes tool calls as tasks. A listing that fails counts as
 /// "no": the call then goes as a plain one, and the server says why if it
 /// refuses it.
-pub(crate) async fn required(client: &Client, tool: &str) -> bool {
+pub(crate) async fn required(client: &Client, tools: &ToolList<'_>, tool: &str) -> bool {
     let takes_tasks = client.server().is_some_and(|s| s.capabilities.tool_tasks());
     if !takes_tasks {
         return false;
     }
-    match client.list_all::<Tool>().await {
-        Ok(tools) => tools.iter().any(|t| {
-            t.name == tool && t.task_support() == mcp_proto::schema::TaskSupport::Required
-        }),
+    match tools.find(tool).await {
+        Ok(found) => {
+            found.is_some_and(|t| t.task_support() == mcp_proto::schema::TaskSupport::Required)
+        }
         Err(e) => {
             tracing::debug!(error = %e, "tools/list before a call failed");
             false

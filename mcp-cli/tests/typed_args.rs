@@ -4,7 +4,8 @@
 //! float, bool, Literal, list[str], list[int], a nested model and an
 //! optional str), `key:=JSON`, `@FILE` and `-`; a wrong key or value is
 //! refused before anything is sent: the server's stdin, recorded through
-//! `tee`, holds `tools/list` and no `tools/call`.
+//! `tee`, holds `tools/list` and no `tools/call`. Every step that needs the
+//! tool's definition shares one `tools/list`.
 
 #![allow(clippy::unwrap_used)] // test code: a failed unwrap is a failed test
 
@@ -112,6 +113,38 @@ fn server_everything_arguments_are_typed_by_its_schema() {
     // The JSON form stays, unchecked and as typed.
     let r = call(&["get-sum", r#"{"a": 1, "b": 1}"#]);
     assert_code(&r, 0);
+    let _ = std::fs::remove_file(&log);
+}
+
+/// The `tools/list` requests in what `mcp` sent.
+fn listings(log: &Path) -> usize {
+    sent(log).matches(r#""method":"tools/list""#).count()
+}
+
+/// Every step of `mcp call` that needs the tool's definition (typed
+/// arguments, the tool policy, task support, the MCP Apps UI lookup) shares
+/// one listing: server-everything (one page) is asked `tools/list` once.
+#[test]
+fn one_call_lists_the_tools_once_for_every_step() {
+    let Some(everything) = everything_stdio() else {
+        return;
+    };
+    let log = temp_path("everything-listings");
+    let server = recorded(&everything, &log);
+    for args in [
+        // typed arguments, the policy and the UI lookup (not --json)
+        &["--stdio", &server, "call", "echo", "message=hi"][..],
+        // the same with the listing's steps that --json keeps
+        &["--stdio", &server, "--json", "call", "echo", "message=hi"],
+        // JSON arguments: the policy and the UI lookup
+        &["--stdio", &server, "call", "echo", r#"{"message": "hi"}"#],
+    ] {
+        let _ = std::fs::remove_file(&log);
+        let r = mcp(args);
+        assert_code(&r, 0);
+        assert!(sent(&log).contains("tools/call"), "{}", sent(&log));
+        assert_eq!(listings(&log), 1, "{args:?} sent: {}", sent(&log));
+    }
     let _ = std::fs::remove_file(&log);
 }
 

@@ -57,6 +57,7 @@
 //! | the server's requests being answered | [`ClientBuilder::max_server_requests`] | answered "client busy" (-32603) at once |
 //! | notifications waiting for the handler | [`MAX_QUEUED_NOTIFICATIONS`] | the client stops reading until the handler catches up |
 //! | tasks the server asked the client to run (2025-11-25), working or finished | [`ClientBuilder::max_kept_tasks`] ([`DEFAULT_MAX_KEPT_TASKS`]), each for at most [`ClientBuilder::max_task_ttl`] | one more is refused "client busy" (-32603); at its ttl a task is dropped |
+//! | progress callbacks ([`RequestBuilder::on_progress`]) waiting to run | the progress notifications of one pass of the driver (it reads at most 256 messages per pass) | they run on the driver task once the pass lets go of the connection's lock, so while one runs its connection is neither read nor written: a slow callback slows its own connection, and should hand its work to a task of its own |
 //! | bytes waiting to be written | the transport's (stdio: its write buffer; HTTP: `max_unanswered_posts`) | the client stops writing; the backlog above then fills |
 //!
 //! A server request's params of [`DECODE_OFF_TASK_BYTES`] or more are

@@ -15,8 +15,7 @@
 //! outlive the host: HTTP) is in the [crate docs](crate#which-tasks-survive-a-host-restart).
 
 use mcp_client::{ClientError, TaskCall, TaskOptions, TaskTicket};
-use mcp_proto::Era;
-use mcp_proto::schema::{CallToolResult, TaskSupport};
+use mcp_proto::schema::CallToolResult;
 use mcp_tools::ToolError;
 use serde_json::Value;
 
@@ -62,12 +61,9 @@ impl Host {
     /// Calls the tool the model knows as `name` as a task and records its
     /// ticket in the host's store, so that [`tasks`](Self::tasks) lists it
     /// after a restart. Without a [cache](crate::HostBuilder::cache) the
-    /// ticket is returned but not kept. On a 2025-11-25 connection a tool
-    /// whose `taskSupport` is `forbidden` (or unsaid) is not called as a
-    /// task (the spec forbids it): it is called plainly and its result is
-    /// [`HostTask::Done`]. On a 2026-07-28 connection tools say nothing of
-    /// tasks (the revision's `Tool` has no `execution`): the call goes with
-    /// the tasks extension declared and the server decides.
+    /// ticket is returned but not kept. A tool that [may not run as a
+    /// task](mcp_tools::McpTool::may_run_as_task) is called plainly and its
+    /// result is [`HostTask::Done`].
     pub async fn start_task(
         &self,
         name: &str,
@@ -87,8 +83,7 @@ impl Host {
             }
         }
         if let Some(tool) = self.toolbox().get(name)
-            && tool.client().era() != Some(Era::Modern)
-            && tool.definition().task_support() == TaskSupport::Forbidden
+            && !tool.may_run_as_task()
         {
             let client = tool.client().clone();
             let result = client

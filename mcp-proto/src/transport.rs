@@ -336,6 +336,31 @@ impl Endpoint {
     }
 }
 
+/// A field of the client's request span (`mcp.request`, mcp-client's
+/// telemetry) that a transport fills in. The client hands each request to
+/// its transport inside that span, so a transport that learns something
+/// only on the wire records it into the current span. The client declares
+/// the field and the transport records it through this one definition: a
+/// renamed field is a compile error on both sides, not a silent miss.
+///
+/// ```
+/// use mcp_proto::transport::SpanField;
+/// assert_eq!(SpanField::SESSION_ID.name(), "mcp.session.id");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SpanField(&'static str);
+
+impl SpanField {
+    /// `mcp.session.id`: the HTTP session (`MCP-Session-Id`) the request
+    /// went out in.
+    pub const SESSION_ID: SpanField = SpanField("mcp.session.id");
+
+    /// The field's name, as `tracing` spans declare and record it.
+    pub const fn name(self) -> &'static str {
+        self.0
+    }
+}
+
 impl<T: Transport + ?Sized> Transport for Pin<Box<T>> {
     fn poll_recv(
         self: Pin<&mut Self>,

@@ -46,18 +46,25 @@ pub enum TaskPoll {
 }
 
 impl McpTool {
+    /// Whether a call of this tool may go as a task on its connection (the
+    /// one statement of the rule; the host's task calls follow it too). On
+    /// a 2025-11-25 connection not when its `taskSupport` is `forbidden` (or
+    /// unsaid): the spec forbids it and servers refuse it, so such a tool is
+    /// called plainly. On a 2026-07-28 connection always: tools say nothing
+    /// of tasks (the revision's `Tool` has no `execution`) and the server
+    /// decides per call (the tasks extension).
+    pub fn may_run_as_task(&self) -> bool {
+        self.client().era() == Some(Era::Modern)
+            || self.definition().task_support() != TaskSupport::Forbidden
+    }
+
     /// Starts the tool as a task and returns at once: its ticket, or the
     /// output if the server ran it at once. The arguments are checked as
-    /// for [`call`](Self::call). On a 2025-11-25 connection a tool whose
-    /// `taskSupport` is `forbidden` (or unsaid) must not be called as a
-    /// task (the spec; servers refuse it): it is [called](Self::call) and
-    /// its output returned. On a 2026-07-28 connection tools say nothing of
-    /// tasks (the revision's `Tool` has no `execution`) and the server
-    /// decides per call (the tasks extension).
+    /// for [`call`](Self::call). A tool that [may not run as a
+    /// task](Self::may_run_as_task) is [called](Self::call) and its output
+    /// returned.
     pub async fn start(&self, arguments: Value) -> Result<ToolTask, ToolError> {
-        if self.client().era() != Some(Era::Modern)
-            && self.definition().task_support() == TaskSupport::Forbidden
-        {
+        if !self.may_run_as_task() {
             return self.call(arguments).await.map(ToolTask::Done);
         }
         let arguments = self.checked_arguments(&arguments)?;

@@ -374,6 +374,17 @@ fn ci() -> Result {
         ])
         .env("MCP_PEERS_DIR", root().join(".peers"))
         .env("MCP_REQUIRE_PEERS", "1"))?;
+    // The stdio oversized answer comes from the demo server's chaos mode,
+    // which only the `chaos` feature (never a release build) compiles in.
+    run(cargo().args([
+        "test",
+        "-p",
+        "mcpio-cli",
+        "--features",
+        "chaos",
+        "--test",
+        "oversized_answer",
+    ]))?;
     // HTTP/2 by ALPN (the transport's optional `http2` feature).
     run(cargo().args([
         "test",

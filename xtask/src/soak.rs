@@ -37,6 +37,9 @@ pub(super) fn soak(args: &[String]) -> Result {
             "test",
             "-p",
             "mcpio-cli",
+            // the demo server's fault injection, left out of the shipped `mcp`
+            "--features",
+            "chaos",
             "--test",
             "soak",
             "--",

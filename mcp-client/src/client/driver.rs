@@ -68,7 +68,9 @@ impl std::fmt::Debug for Driver {
     }
 }
 
-/// How many inbound messages one poll handles before yielding (fairness).
+/// How many inbound messages one poll handles before yielding (fairness);
+/// it also bounds the progress callbacks one pass defers (the crate docs'
+/// bounds table states it, checked by the test below).
 const MAX_INBOUND_PER_POLL: usize = 256;
 
 /// What one pass over the connection left to do.
@@ -456,4 +458,18 @@ impl Wake for RecvReady {
 /// Whether a tokio runtime is current (inside a task: one thread-local read).
 fn in_runtime() -> bool {
     tokio::task::try_id().is_some() || tokio::runtime::Handle::try_current().is_ok()
+}
+
+#[cfg(test)]
+mod tests {
+    /// The crate docs' bounds table states this limit; they move together.
+    #[test]
+    fn the_bounds_table_states_the_per_pass_limit() {
+        let docs = include_str!("../lib.rs");
+        let said = format!("at most {} messages per pass", super::MAX_INBOUND_PER_POLL);
+        assert!(
+            docs.contains(&said),
+            "lib.rs's bounds table should say {said:?}"
+        );
+    }
 }

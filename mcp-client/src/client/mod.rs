@@ -22,14 +22,10 @@
 //!
 //! # Limits (every queue has one)
 //!
-//! | queue | bound | when full |
-//! |---|---|---|
-//! | calls in flight | [`ClientBuilder::max_in_flight`] | a call waits for room (FIFO); [`RequestBuilder::try_send`] fails with [`ClientError::Busy`] |
-//! | answers to the server's requests waiting for the transport | [`SessionConfig::max_outbound_backlog`](crate::session::SessionConfig::max_outbound_backlog) | the driver stops reading from the server until they are written |
-//! | the server's requests being answered | [`ClientBuilder::max_server_requests`] | answered "client busy" at once |
-//! | notifications waiting for the handler | [`MAX_QUEUED_NOTIFICATIONS`] | the driver stops reading until the handler catches up |
-//! | tasks kept for the server (2025-11-25) | [`ClientBuilder::max_kept_tasks`], each until its ttl ≤ [`ClientBuilder::max_task_ttl`] | refused "client busy" at once |
-//! | outgoing bytes | the transport's own (stdio: its write buffer limit) | the driver stops writing; then the backlog above fills |
+//! The crate docs' [table of bounds](crate#bounds) is the one list: each
+//! queue, its limit, and what happens when it is full.
+//!
+//! # Modules
 //!
 //! - [`builder`]: [`ClientBuilder`], which configures and splits into a
 //!   [`Client`] and its [`Driver`].

@@ -178,7 +178,10 @@ impl<'a, R> RequestBuilder<'a, R> {
 
     /// Calls `f` for each progress notification of this call (and asks for
     /// them, as [`progress`](Self::progress)). `f` runs on the connection's
-    /// driver task: keep it short. A panic in it is caught and logged.
+    /// driver task, outside its lock: while it runs the connection is
+    /// neither read nor written, so keep it short (hand slow work to a
+    /// channel or task of your own; see the crate's [bounds](crate#bounds)).
+    /// A panic in it is caught and logged.
     pub fn on_progress(mut self, f: impl Fn(ProgressParams) + Send + Sync + 'static) -> Self {
         self.options = self.options.progress(true);
         self.progress = Some(Arc::new(f));

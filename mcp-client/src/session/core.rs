@@ -27,8 +27,20 @@ pub(super) enum Phase {
     Initializing {
         offered: ProtocolVersion,
     },
-    Ready,
+    /// Negotiated: requests go out.
+    Ready(Readiness),
     Closed(CloseReason),
+}
+
+/// Whether the owner was told the session is ready ([`Event::Ready`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Readiness {
+    /// Not yet: [`Event::Ready`] waits until the transport has flushed what
+    /// the handshake queued (the legacy `notifications/initialized`; see
+    /// [`Session::handle_flushed`]).
+    Flushing,
+    /// [`Event::Ready`] was emitted.
+    Announced,
 }
 
 /// The session state machine. See the [module docs](crate::session).
@@ -68,9 +80,6 @@ pub struct Session {
     /// rejection: a second one ends the handshake (a server that rejects
     /// what it lists cannot make the client loop).
     pub(super) probe_retried: bool,
-    /// Negotiation finished but [`Event::Ready`] waits until the transport
-    /// has flushed what the handshake queued (see [`Session::handle_flushed`]).
-    pub(super) ready_on_flush: bool,
     /// The server's requests handed to the owner ([`Event::ServerRequest`])
     /// and not yet answered: at most [`SessionConfig::max_server_requests`].
     pub(super) server_requests: HashSet<RequestId, IdHash>,
@@ -125,7 +134,6 @@ impl Session {
             late_probe: None,
             reprobed: false,
             probe_retried: false,
-            ready_on_flush: false,
             server_requests: HashSet::default(),
             backlog: 0,
             next_deadline: None,
@@ -165,7 +173,7 @@ impl Session {
     /// Whether [`Event::Ready`] was emitted and the session has not started
     /// negotiating again (after an expired HTTP session) or closed since.
     pub fn is_ready(&self) -> bool {
-        matches!(self.phase, Phase::Ready) && !self.ready_on_flush
+        matches!(self.phase, Phase::Ready(Readiness::Announced))
     }
 
     /// Whether the session takes more input now. `false` while
@@ -275,7 +283,7 @@ impl Session {
             deadline: None,
             trace,
         };
-        if matches!(self.phase, Phase::Ready) {
+        if matches!(self.phase, Phase::Ready(_)) {
             self.send_user(d, None, None, now);
         } else {
             // Waiting for the session counts against the caller's timeout.
@@ -407,8 +415,8 @@ impl Session {
     /// server's acceptance of it), so a caller that waits for readiness
     /// finds a server that knows the session.
     pub fn handle_flushed(&mut self) {
-        if self.ready_on_flush && self.transmit.is_empty() && matches!(self.phase, Phase::Ready) {
-            self.ready_on_flush = false;
+        if self.transmit.is_empty() && matches!(self.phase, Phase::Ready(Readiness::Flushing)) {
+            self.phase = Phase::Ready(Readiness::Announced);
             self.events.push_back(Event::Ready);
         }
     }

@@ -11,7 +11,7 @@ use mcp_proto::schema::{DiscoverResult, Implementation, InitializeResult, Server
 use mcp_proto::{Era, ErrorObject, ProtocolVersion, RawJson};
 
 use super::calls::{Pending, Purpose};
-use super::core::Phase;
+use super::core::{Phase, Readiness};
 use super::era::HintState;
 use super::wire::{MetaParts, compose_params, empty_object};
 use super::{CallOptions, EraHint, Event, Session, Transmit, VersionChoice};
@@ -205,7 +205,6 @@ impl Session {
         self.transmit.push_back(Transmit::ProtocolVersion(v));
         self.telemetry.ready(v);
         self.server = Some(info);
-        self.phase = Phase::Ready;
         if self.hint != HintState::Unconfirmed {
             self.hint = HintState::None;
         }
@@ -215,11 +214,13 @@ impl Session {
             .transmit
             .iter()
             .all(|t| matches!(t, Transmit::ProtocolVersion(_)));
-        if handshake_sent {
+        let readiness = if handshake_sent {
             self.events.push_back(Event::Ready);
+            Readiness::Announced
         } else {
-            self.ready_on_flush = true;
-        }
+            Readiness::Flushing
+        };
+        self.phase = Phase::Ready(readiness);
         while let Some(d) = self.queued.pop_front() {
             self.send_user(d, None, None, now);
         }

@@ -204,7 +204,6 @@ impl Session {
         }
         let err = ClientError::Closed(reason.clone());
         self.phase = Phase::Closed(reason.clone());
-        self.ready_on_flush = false;
         self.server_requests.clear();
         self.next_deadline = None;
         type Trace = Option<Box<crate::telemetry::Call>>;

@@ -42,7 +42,7 @@ impl Session {
     pub(super) fn on_session_lost(&mut self, err: TransportError, now: Instant) {
         // During a handshake (this very renewal, or the first) there is no
         // session in use to replace: it carries on.
-        if !matches!(self.phase, Phase::Ready) {
+        if !matches!(self.phase, Phase::Ready(_)) {
             tracing::debug!(error = %mcp_proto::error::chain(&err), "session lost while a handshake is under way");
             return;
         }
@@ -83,7 +83,7 @@ impl Session {
             t.resend(crate::telemetry::Resend::SessionExpired);
         }
         self.put_back(call, p);
-        if matches!(self.phase, Phase::Ready) {
+        if matches!(self.phase, Phase::Ready(_)) {
             // The new session is ready already: it goes now.
             while let Some(d) = self.queued.pop_front() {
                 self.send_user(d, None, None, now);

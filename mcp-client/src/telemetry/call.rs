@@ -11,7 +11,7 @@ use std::time::Instant;
 
 use mcp_proto::jsonrpc::RequestId;
 use mcp_proto::schema::ProgressParams;
-use mcp_proto::transport::{Endpoint, TransportErrorKind};
+use mcp_proto::transport::{Endpoint, SpanField, TransportErrorKind};
 use mcp_proto::{ProtocolVersion, RawJson};
 use serde::Deserialize;
 use tracing::Span;
@@ -223,7 +223,7 @@ impl Conn {
                 otel.status_description = Empty,
                 mcp.method.name = method,
                 mcp.protocol.version = Empty,
-                mcp.session.id = Empty,
+                { SpanField::SESSION_ID.name() } = Empty,
                 mcp.resource.uri = uri,
                 jsonrpc.request.id = Empty,
                 gen_ai.operation.name = tool.map(|_| "execute_tool"),
@@ -256,7 +256,7 @@ impl Conn {
             otel.status_description = Empty,
             mcp.method.name = method,
             mcp.protocol.version = Empty,
-            mcp.session.id = Empty,
+            { SpanField::SESSION_ID.name() } = Empty,
             jsonrpc.request.id = Empty,
             error.type = Empty,
             rpc.response.status_code = Empty,

@@ -27,7 +27,7 @@ use std::time::{Duration, Instant};
 use http::{HeaderName, HeaderValue};
 use mcp_proto::RawJson;
 use mcp_proto::jsonrpc::{Message, RequestId};
-use mcp_proto::transport::{Transport, TransportError, TransportErrorKind};
+use mcp_proto::transport::{SpanField, Transport, TransportError, TransportErrorKind};
 use mcp_proto::version::{Era, ProtocolVersion};
 use tokio::runtime::Handle;
 use tokio::sync::mpsc::error::TrySendError;
@@ -283,7 +283,7 @@ impl HttpTransport {
         // re-issue are logged in it, so they become its events.
         let span = post.request_id().and_then(|_| request_span());
         if let (Some(span), Some(session)) = (&span, post.sent_session()) {
-            span.record("mcp.session.id", session);
+            span.record(SpanField::SESSION_ID.name(), session);
         }
         let shared = Arc::clone(&self.shared);
         // Keep order where it matters: a message waits until the POSTs of
