@@ -6,7 +6,7 @@
 //! - [`Relay`]: the sans-IO core. Messages in from either side, messages
 //!   out to either side, as data: no IO, no clock, no runtime.
 //! - [`RelayDriver`]: the one future that moves messages between two
-//!   [`BoxTransport`]s and the core, with backpressure both ways.
+//!   [`BoxTransport`](mcp_proto::transport::BoxTransport)s and the core, with backpressure both ways.
 //!
 //! # What passes, and how
 //!
