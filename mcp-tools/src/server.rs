@@ -60,7 +60,7 @@ impl Server {
     /// A `Vec<Tool>` or an `Arc<Vec<Tool>>`: the toolbox's tools share the
     /// definitions of an `Arc`'s list rather than copy them (a host that
     /// keeps each server's listing and gives the toolbox each new one,
-    /// [`Toolbox::set_servers`], holds every definition once).
+    /// [`Toolbox::set_servers`](crate::Toolbox::set_servers), holds every definition once).
     pub fn listed(mut self, tools: impl Into<Arc<Vec<Tool>>>) -> Self {
         self.listed = Some(tools.into());
         self
