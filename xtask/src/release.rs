@@ -176,10 +176,36 @@ pub(crate) fn package() -> Result {
     // `--workspace` would pack the unpublished examples and tools too.
     let mut cmd = cargo();
     cmd.args(["package", "--locked", "--allow-dirty"]);
+    // Verifying builds each packed crate against the others as registry
+    // crates, which cargo takes as unchanged while their name and version
+    // are: one built from an earlier packing (same 0.1.0, older source)
+    // would be reused. So packing builds in a target dir of its own whose
+    // builds of our crates are forgotten first; third-party builds stay.
+    let target = root().join("target").join("package-verify");
+    forget_builds_of(&target, packages.iter().map(|p| p.name.as_str()))?;
+    cmd.env("CARGO_TARGET_DIR", &target);
     for p in &packages {
         cmd.args(["-p", &p.name]);
     }
     run(&mut cmd)
+}
+
+/// Removes `target`'s fingerprints of `names`, so cargo builds them again.
+fn forget_builds_of<'a>(target: &Path, names: impl Iterator<Item = &'a str>) -> Result {
+    let names: Vec<String> = names.map(|n| format!("{n}-")).collect();
+    let fingerprints = target.join("debug").join(".fingerprint");
+    let Ok(entries) = fs::read_dir(&fingerprints) else {
+        return Ok(()); // nothing built there yet
+    };
+    for entry in entries.flatten() {
+        let file = entry.file_name();
+        let file = file.to_string_lossy();
+        if names.iter().any(|n| file.starts_with(n.as_str())) {
+            fs::remove_dir_all(entry.path())
+                .map_err(|e| format!("removing {}: {e}", entry.path().display()))?;
+        }
+    }
+    Ok(())
 }
 
 /// `cargo xtask release-check`.
