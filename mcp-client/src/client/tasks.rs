@@ -73,6 +73,13 @@ pub(super) struct Tasks {
     answering: HashMap<RequestId, AbortHandle, IdHash>,
     /// The notification task's queue and its count, made with the first
     /// notification (most connections never get one).
+    ///
+    /// Bounded by the count, not the channel's type: the driver reads the
+    /// transport only while [`Backlog::has_room`], one message at a time, so
+    /// the queue holds at most [`MAX_QUEUED_NOTIFICATIONS`] plus what one
+    /// message carries (a legacy batch, itself capped by the transport's
+    /// message size limit). Queueing happens inside the synchronous
+    /// session step, where a bounded channel could only drop when full.
     notifications: Option<(mpsc::UnboundedSender<ToHandler>, Arc<Backlog>)>,
     /// The tasks kept for the server (2025-11-25 task-augmented requests).
     receiver: Receiver,
