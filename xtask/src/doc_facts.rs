@@ -107,11 +107,7 @@ fn line_counts(line: &str, at: &str) -> Vec<String> {
 /// Every feature each package of the workspace has, by package name and by
 /// its directory's (dependency key's) name.
 fn package_features() -> Result<BTreeMap<String, BTreeSet<String>>> {
-    let out = crate::cargo()
-        .args(["metadata", "--format-version", "1", "--no-deps"])
-        .output()
-        .map_err(|e| format!("cargo metadata: {e}"))?;
-    let meta = crate::json::parse(&String::from_utf8_lossy(&out.stdout))?;
+    let meta = crate::workspace_metadata()?;
     let mut all = BTreeMap::new();
     for p in meta
         .get("packages")

@@ -134,17 +134,7 @@ pub(crate) fn docs() -> Result {
 /// The workspace's publishable crates with a library (from `cargo
 /// metadata`), and the target directory.
 fn library_crates() -> Result<(Vec<Crate>, PathBuf)> {
-    let out = cargo()
-        .args(["metadata", "--format-version", "1", "--no-deps"])
-        .output()
-        .map_err(|e| format!("cargo metadata: {e}"))?;
-    if !out.status.success() {
-        return Err(format!(
-            "cargo metadata failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        ));
-    }
-    let meta = json::parse(&String::from_utf8_lossy(&out.stdout))?;
+    let meta = crate::workspace_metadata()?;
     let target = meta
         .get("target_directory")
         .and_then(Json::as_str)

@@ -152,6 +152,21 @@ fn cargo() -> Command {
     c
 }
 
+/// `cargo metadata` of the workspace's own packages (`--no-deps`), parsed.
+fn workspace_metadata() -> Result<json::Json> {
+    let out = cargo()
+        .args(["metadata", "--format-version", "1", "--no-deps"])
+        .output()
+        .map_err(|e| format!("cargo metadata: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "cargo metadata failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    json::parse(&String::from_utf8_lossy(&out.stdout))
+}
+
 /// Copies `files` from `peers/` into `dest` and returns whether anything changed
 /// since the last successful install (recorded in `dest/.stamp`).
 fn stage(dest: &Path, files: &[&str]) -> Result<bool> {

@@ -64,17 +64,7 @@ struct Package {
 
 /// The workspace's publishable packages.
 fn publishable() -> Result<Vec<Package>> {
-    let out = cargo()
-        .args(["metadata", "--format-version", "1", "--no-deps"])
-        .output()
-        .map_err(|e| format!("cargo metadata: {e}"))?;
-    if !out.status.success() {
-        return Err(format!(
-            "cargo metadata: {}",
-            String::from_utf8_lossy(&out.stderr)
-        ));
-    }
-    let meta = json::parse(&String::from_utf8_lossy(&out.stdout))?;
+    let meta = crate::workspace_metadata()?;
     let mut found = Vec::new();
     for p in meta.get("packages").and_then(Json::as_array).unwrap_or(&[]) {
         let unpublished = p
