@@ -221,19 +221,7 @@ fn an_oauth_login_through_the_bridge_then_the_cached_token() {
         .spawn()
         .unwrap();
     let stderr = child.stderr.take().unwrap();
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let mut all = String::new();
-        for line in BufReader::new(stderr).lines() {
-            let line = line.unwrap();
-            all.push_str(&line);
-            all.push('\n');
-            if let Some(u) = line.trim().strip_prefix("http") {
-                oauth_mock::browse(&format!("http{u}"));
-            }
-        }
-        let _ = tx.send(all);
-    });
+    let rx = oauth_mock::log_in_from(stderr, Duration::ZERO);
     let mut stdout = String::new();
     child
         .stdout

@@ -6,7 +6,7 @@
 
 #![allow(clippy::unwrap_used)] // test code
 
-use std::io::{BufRead, BufReader, Read};
+use std::io::Read;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
@@ -33,19 +33,7 @@ fn cli_authorizes_in_the_browser_then_uses_the_cached_token() {
         .spawn()
         .unwrap();
     let stderr = child.stderr.take().unwrap();
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let mut all = String::new();
-        for line in BufReader::new(stderr).lines() {
-            let line = line.unwrap();
-            all.push_str(&line);
-            all.push('\n');
-            if let Some(u) = line.trim().strip_prefix("http") {
-                browse(&format!("http{u}"));
-            }
-        }
-        let _ = tx.send(all);
-    });
+    let rx = log_in_from(stderr, Duration::ZERO);
     let mut stdout = String::new();
     child
         .stdout
@@ -121,21 +109,8 @@ fn a_login_slower_than_the_timeout_is_not_cut_short() {
         .spawn()
         .unwrap();
     let stderr = child.stderr.take().unwrap();
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let mut all = String::new();
-        for line in BufReader::new(stderr).lines() {
-            let line = line.unwrap();
-            all.push_str(&line);
-            all.push('\n');
-            if let Some(u) = line.trim().strip_prefix("http") {
-                // A person reading the URL and logging in: longer than --timeout.
-                std::thread::sleep(Duration::from_secs(2));
-                browse(&format!("http{u}"));
-            }
-        }
-        let _ = tx.send(all);
-    });
+    // A person reading the URL and logging in: longer than --timeout.
+    let rx = log_in_from(stderr, Duration::from_secs(2));
     let mut stdout = String::new();
     child
         .stdout

@@ -8,9 +8,10 @@
 #![allow(unreachable_pub)]
 #![allow(clippy::unwrap_used)] // test code
 
-use std::io::{Read, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, mpsc};
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
@@ -224,6 +225,28 @@ pub fn start_mock_with(authorization_endpoint: Option<&str>) -> (String, Arc<Mut
 }
 
 /// Plays the browser: GET the authorization URL, then the redirect target.
+/// A person at the terminal: reads `stderr` (the `mcp` child's) on a thread
+/// and, `delay` after each line that is an authorization URL, opens it with
+/// [`browse`]. The channel gets all of stderr once it ends.
+#[allow(dead_code)] // each test file uses its own part of this module
+pub fn log_in_from(stderr: impl Read + Send + 'static, delay: Duration) -> mpsc::Receiver<String> {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut all = String::new();
+        for line in BufReader::new(stderr).lines() {
+            let line = line.unwrap();
+            all.push_str(&line);
+            all.push('\n');
+            if let Some(u) = line.trim().strip_prefix("http") {
+                std::thread::sleep(delay);
+                browse(&format!("http{u}"));
+            }
+        }
+        let _ = tx.send(all);
+    });
+    rx
+}
+
 pub fn browse(url: &str) {
     let rest = url.strip_prefix("http://").unwrap();
     let (authority, path) = rest.split_at(rest.find('/').unwrap());
