@@ -33,7 +33,7 @@
 
 use std::path::PathBuf;
 
-use crate::json::{self, Json};
+use crate::json::Json;
 use crate::{Result, cargo, run};
 
 /// Pages a feature-gated API must appear on, with a text each must hold:

@@ -36,7 +36,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::json::{self, Json};
+use crate::json::Json;
 use crate::{Result, cargo, root, run};
 
 /// crates.io category slugs this workspace may use (crates.io rejects a
