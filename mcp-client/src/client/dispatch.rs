@@ -32,15 +32,15 @@ impl Io {
                 }
             }
             Event::Completed { call, result } => {
-                // Dropping the waiter releases the call's slot.
-                if let Some(w) = st.waiters.remove(&call) {
-                    let _ = w.reply.send(Answer::Done(result));
+                if let Some(w) = st.waiters.get_mut(&call) {
+                    self.wakes.extend(w.answer(Answer::Done(result)));
                 }
             }
             Event::TaskCreated { call, handle } => {
-                if let Some(w) = st.waiters.remove(&call) {
+                if let Some(w) = st.waiters.get_mut(&call) {
                     let progress = w.progress.clone();
-                    let _ = w.reply.send(Answer::Task { handle, progress });
+                    self.wakes
+                        .extend(w.answer(Answer::Task { handle, progress }));
                 }
             }
             Event::Progress { call, progress } => {

@@ -55,6 +55,10 @@ pub(super) struct Io {
     pub(super) tasks: Tasks,
     /// Progress callbacks to run once the lock is released.
     pub(super) deferred: Vec<(ProgressFn, ProgressParams)>,
+    /// Callers whose calls this pass answered, woken once the lock is
+    /// released (so a caller on another thread never wakes into a held
+    /// lock). At most one per call in flight.
+    pub(super) wakes: Vec<Waker>,
     /// Where to remember the server's era, under which key, and whether this
     /// connection started from what was remembered.
     pub(super) era_cache: Option<(EraCache, String, bool)>,
@@ -106,6 +110,7 @@ impl Driver {
                 armed: None,
                 tasks: Tasks::new(handler, capabilities, receiver),
                 deferred: Vec::new(),
+                wakes: Vec::new(),
                 era_cache,
                 finished: false,
             },
@@ -372,6 +377,9 @@ impl Future for Driver {
                 io.finish(&mut st);
             }
             drop(st);
+            for waker in io.wakes.drain(..) {
+                waker.wake();
+            }
             if !io.deferred.is_empty() {
                 for (cb, progress) in io.deferred.drain(..) {
                     run_guarded("a progress callback", || cb(progress));
@@ -401,6 +409,10 @@ impl Drop for Driver {
         st.session.handle_closed(CloseReason::DriverGone);
         self.io.drain_events(&self.inner, &mut st);
         self.io.finish(&mut st);
+        drop(st);
+        for waker in self.io.wakes.drain(..) {
+            waker.wake();
+        }
     }
 }
 

@@ -9,7 +9,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use tokio::sync::{oneshot, watch};
 
-use super::request::{Params, decode_typed, encode_error, keep_raw};
+use super::request::{Params, decode_typed, encode_error, encode_sized, keep_raw};
 use super::{ClientBuilder, Inner, ListKind, RequestBuilder};
 use crate::error::{ClientError, CloseReason};
 use crate::session::ServerInfo;
@@ -191,20 +191,15 @@ impl Client {
         RequestBuilder::new(self, Cow::Borrowed(method), params, decode_typed::<R>)
     }
 
-    /// A typed request whose params are encoded when it is sent, into a
-    /// buffer sized from the last call's.
-    pub(super) fn request_lazy<'a, P: Serialize + Send + 'a, R: DeserializeOwned>(
-        &'a self,
-        method: impl Into<Cow<'static, str>>,
+    /// A typed request whose params are encoded now, into a buffer sized
+    /// from the last call's (no allocation but the params' own).
+    pub(super) fn request_sized<P: Serialize, R: DeserializeOwned>(
+        &self,
+        method: &'static str,
         params: P,
-    ) -> RequestBuilder<'a, R> {
-        let encode = move |capacity| RawJson::from_value_with_capacity(&params, capacity);
-        RequestBuilder::new(
-            self,
-            method.into(),
-            Params::Lazy(Box::new(encode)),
-            decode_typed::<R>,
-        )
+    ) -> RequestBuilder<'_, R> {
+        let params = encode_sized(&self.inner().params_size_hint, method, &params);
+        RequestBuilder::new(self, Cow::Borrowed(method), params, decode_typed::<R>)
     }
 
     /// Sends a notification. Fails with [`ClientError::Busy`] while

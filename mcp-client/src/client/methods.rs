@@ -56,7 +56,7 @@ impl Client {
         &self,
         cursor: Option<String>,
     ) -> RequestBuilder<'_, Page<T>> {
-        self.request_lazy(T::METHOD, PaginatedParams::new(cursor))
+        self.request_sized(T::METHOD, PaginatedParams::new(cursor))
     }
 
     /// Every item of a paginated list, following cursors (up to the page cap,
@@ -168,12 +168,12 @@ impl Client {
             arguments,
         };
         let as_task = self.requires_task(&params.name);
-        let mut builder = self.request_lazy(CallTool::NAME, params);
+        let mut builder = self.request_sized(CallTool::NAME, params);
         builder.decode = decode_tool_result;
         builder.follow_task = true;
         if as_task {
-            if let Params::Lazy(encode) = builder.params {
-                builder.params = Params::Task(encode);
+            if let Params::Raw(Some(p)) = builder.params {
+                builder.params = Params::Task(p);
             }
         }
         builder
@@ -181,13 +181,13 @@ impl Client {
 
     /// `resources/read`.
     pub fn read_resource(&self, uri: impl Into<String>) -> RequestBuilder<'_, ReadResourceResult> {
-        self.request_lazy(ReadResource::NAME, ReadResourceParams::new(uri))
+        self.request_sized(ReadResource::NAME, ReadResourceParams::new(uri))
     }
 
     /// `resources/subscribe` (legacy era; in 2026-07-28 use [`Client::listen`]).
     pub async fn subscribe_resource(&self, uri: impl Into<String>) -> Result<(), ClientError> {
         self.legacy_only(Subscribe::NAME)?;
-        self.request_lazy::<_, RawJson>(Subscribe::NAME, SubscribeParams::new(uri))
+        self.request_sized::<_, RawJson>(Subscribe::NAME, SubscribeParams::new(uri))
             .await
             .map(drop)
     }
@@ -195,7 +195,7 @@ impl Client {
     /// `resources/unsubscribe` (legacy era).
     pub async fn unsubscribe_resource(&self, uri: impl Into<String>) -> Result<(), ClientError> {
         self.legacy_only(Unsubscribe::NAME)?;
-        self.request_lazy::<_, RawJson>(Unsubscribe::NAME, SubscribeParams::new(uri))
+        self.request_sized::<_, RawJson>(Unsubscribe::NAME, SubscribeParams::new(uri))
             .await
             .map(drop)
     }
@@ -208,7 +208,7 @@ impl Client {
         if let Err(e) = self.modern_only(Listen::NAME) {
             return ResponseFuture::failed(self, Listen::NAME, decode_typed, e);
         }
-        self.request_lazy(Listen::NAME, ListenParams::new(filter))
+        self.request_sized(Listen::NAME, ListenParams::new(filter))
             .no_timeout()
             .send()
     }
@@ -223,7 +223,7 @@ impl Client {
         for (k, v) in arguments {
             params = params.with_argument(k, v);
         }
-        self.request_lazy(GetPrompt::NAME, params)
+        self.request_sized(GetPrompt::NAME, params)
     }
 
     /// `completion/complete`.

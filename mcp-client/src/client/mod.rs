@@ -82,8 +82,6 @@ use crate::session::{CallId, IdHash, Session};
 /// A progress callback.
 pub type ProgressFn = Arc<dyn Fn(ProgressParams) + Send + Sync>;
 
-type Reply = oneshot::Sender<Answer>;
-
 /// What the driver hands a waiting call.
 enum Answer {
     /// The call's result or error.
@@ -131,8 +129,9 @@ struct Inner {
 struct State {
     session: Session,
     next_call: u64,
-    /// The reply channel of each call the session has; a call's slot
-    /// ([`Inner::slots`]) is released when its waiter is dropped.
+    /// Where each call the session has is answered: the driver leaves the
+    /// answer in its waiter and wakes the caller, who takes it (and the
+    /// waiter) on its next poll.
     waiters: HashMap<CallId, Waiter, IdHash>,
     /// The driver's waker from its last poll, stored before it looks at the
     /// state: a change made after that look finds it, so no wake-up is lost.
@@ -149,10 +148,37 @@ struct State {
     task_watch: HashMap<String, watch::Sender<mcp_proto::schema::Task>>,
 }
 
+/// A call in flight, as its caller and the driver share it (under the
+/// state's lock, so no channel of its own).
+///
+/// Invariant: `answer` is set at most once, by the driver, and the caller's
+/// `waker` (if it was polled) is woken after that, outside the lock; the
+/// call's slot is released when the answer is set or the waiter goes,
+/// whichever comes first.
 struct Waiter {
-    reply: Reply,
+    answer: Option<Answer>,
+    waker: Option<Waker>,
     progress: Option<ProgressFn>,
-    _slot: OwnedSemaphorePermit,
+    slot: Option<OwnedSemaphorePermit>,
+}
+
+impl Waiter {
+    fn new(waker: Option<Waker>, progress: Option<ProgressFn>, slot: OwnedSemaphorePermit) -> Self {
+        Waiter {
+            answer: None,
+            waker,
+            progress,
+            slot: Some(slot),
+        }
+    }
+
+    /// Leaves the call's answer and releases its slot; the caller's waker,
+    /// to be woken once the lock is released.
+    fn answer(&mut self, answer: Answer) -> Option<Waker> {
+        self.answer = Some(answer);
+        self.slot = None;
+        self.waker.take()
+    }
 }
 
 impl Inner {

@@ -3,17 +3,18 @@
 //! in-flight limit, decodes the result, and cancels the request when dropped.
 
 use std::borrow::Cow;
+use std::collections::hash_map::Entry;
 use std::future::{Future, IntoFuture};
 use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
-use std::task::{Context, Poll, ready};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::task::{Context, Poll, Waker, ready};
 use std::time::Duration;
 
 use mcp_proto::RawJson;
 use mcp_proto::schema::{JsonObject, ProgressParams};
 use serde::de::DeserializeOwned;
-use tokio::sync::{AcquireError, OwnedSemaphorePermit, TryAcquireError, oneshot};
+use tokio::sync::{AcquireError, OwnedSemaphorePermit, TryAcquireError};
 
 use super::{Answer, Client, Inner, ProgressFn, Waiter, decode, now};
 use crate::error::ClientError;
@@ -44,7 +45,7 @@ use crate::session::{CallId, CallOptions};
 pub struct RequestBuilder<'a, R = RawJson> {
     pub(super) client: &'a Client,
     pub(super) method: Cow<'static, str>,
-    pub(super) params: Params<'a>,
+    pub(super) params: Params,
     pub(super) options: CallOptions,
     pub(super) progress: Option<ProgressFn>,
     pub(super) meta: Option<JsonObject>,
@@ -84,21 +85,33 @@ pub(super) fn keep_raw(_: &str, raw: RawJson) -> Result<RawJson, ClientError> {
     Ok(raw)
 }
 
-/// Encodes params into a buffer of the given capacity.
-pub(super) type LazyParams<'a> = Box<dyn FnOnce(usize) -> serde_json::Result<RawJson> + Send + 'a>;
-
-/// Request params, before they are sent. None of them holds the
-/// protocol's `_meta`: the session composes that when the request goes out.
-pub(super) enum Params<'a> {
-    /// Already encoded (a `_meta` of the caller's own, if any, is inside).
+/// Request params, encoded when the request is built. None of them holds
+/// the protocol's `_meta`: the session composes that when the request goes
+/// out.
+pub(super) enum Params {
+    /// Encoded (a `_meta` of the caller's own, if any, is inside).
     Raw(Option<RawJson>),
-    /// Encoded at send time, into a buffer sized from the last call's.
-    Lazy(LazyParams<'a>),
     /// `tools/call` params (`name`, `arguments`) of a tool that must run as
-    /// a task (see [`Client::call_tool`]): encoded at send time, then run
-    /// through a [`TaskHandle`](super::TaskHandle).
-    Task(LazyParams<'a>),
+    /// a task (see [`Client::call_tool`]), run through a
+    /// [`TaskHandle`](super::TaskHandle).
+    Task(RawJson),
     Failed(ClientError),
+}
+
+/// Encodes `params` into a buffer sized from the last params this client
+/// encoded (see [`params_capacity`]), and records their size for the next.
+pub(super) fn encode_sized<P: serde::Serialize>(
+    hint: &AtomicUsize,
+    method: &str,
+    params: &P,
+) -> Params {
+    match RawJson::from_value_with_capacity(params, params_capacity(hint.load(Ordering::Relaxed))) {
+        Ok(p) => {
+            hint.store(p.len(), Ordering::Relaxed);
+            Params::Raw(Some(p))
+        }
+        Err(e) => Params::Failed(encode_error(method, e)),
+    }
 }
 
 /// The buffer for a call's params, given the last call's size: that size
@@ -129,7 +142,7 @@ impl<'a, R> RequestBuilder<'a, R> {
     pub(super) fn new(
         client: &'a Client,
         method: Cow<'static, str>,
-        params: Params<'a>,
+        params: Params,
         decode: DecodeFn<R>,
     ) -> Self {
         RequestBuilder {
@@ -218,30 +231,30 @@ impl<'a, R> RequestBuilder<'a, R> {
     /// result; dropping it, or [`ResponseFuture::cancel`], cancels the
     /// request.
     pub fn send(self) -> ResponseFuture<R> {
+        let mut future = self.prepare();
+        future.stage = match std::mem::replace(&mut future.stage, Stage::Done) {
+            Stage::Unsent(outgoing) => start(&future.client, outgoing, None),
+            stage => stage,
+        };
+        future
+    }
+
+    /// The future with the params encoded and the request not yet handed
+    /// over (see [`Stage::Unsent`]).
+    fn prepare(self) -> ResponseFuture<R> {
         if let Params::Task(_) = &self.params {
             return self.send_as_task();
         }
         let client = self.client;
-        let (outgoing, decode) = match self.encode() {
-            Ok(parts) => parts,
-            Err((method, decode, e)) => return ResponseFuture::failed(client, method, decode, e),
-        };
-        // Method names are nearly always `'static`: cloning one is free.
-        let method = outgoing.method.clone();
-        let slots = client.inner().slots.clone();
-        let stage = match slots.clone().try_acquire_owned() {
-            Ok(slot) => submit(client.inner(), outgoing, slot),
-            Err(TryAcquireError::NoPermits) => Stage::Admitting {
-                slot: Box::pin(slots.acquire_owned()),
-                outgoing: Box::new(outgoing),
+        match self.encode() {
+            Ok((outgoing, decode)) => ResponseFuture {
+                // Method names are nearly always `'static`: cloning one is free.
+                method: outgoing.method.clone(),
+                stage: Stage::Unsent(outgoing),
+                decode,
+                client: client.clone(),
             },
-            Err(TryAcquireError::Closed) => Stage::Failed(client.inner().closed_error()),
-        };
-        ResponseFuture {
-            stage,
-            method,
-            decode,
-            client: client.clone(),
+            Err((method, decode, e)) => ResponseFuture::failed(client, method, decode, e),
         }
     }
 
@@ -254,7 +267,7 @@ impl<'a, R> RequestBuilder<'a, R> {
             return Ok(self.send_as_task());
         }
         let client = self.client;
-        let slot = match client.inner().slots.clone().try_acquire_owned() {
+        let slot = match Arc::clone(&client.inner().slots).try_acquire_owned() {
             Ok(slot) => slot,
             Err(TryAcquireError::NoPermits) => {
                 return Err(ClientError::Busy {
@@ -266,7 +279,7 @@ impl<'a, R> RequestBuilder<'a, R> {
         let (outgoing, decode) = self.encode().map_err(|(_, _, e)| e)?;
         let method = outgoing.method.clone();
         Ok(ResponseFuture {
-            stage: submit(client.inner(), outgoing, slot),
+            stage: submit(client.inner(), outgoing, slot, None),
             method,
             decode,
             client: client.clone(),
@@ -312,20 +325,8 @@ impl<'a, R> RequestBuilder<'a, R> {
     ) -> Result<(Outgoing, DecodeFn<R>), (Cow<'static, str>, DecodeFn<R>, ClientError)> {
         let params = match self.params {
             Params::Raw(p) => p,
+            Params::Task(p) => Some(p),
             Params::Failed(e) => return Err((self.method, self.decode, e)),
-            Params::Lazy(encode) | Params::Task(encode) => {
-                let hint = &self.client.inner().params_size_hint;
-                match encode(params_capacity(hint.load(Ordering::Relaxed))) {
-                    Ok(p) => {
-                        hint.store(p.len(), Ordering::Relaxed);
-                        Some(p)
-                    }
-                    Err(e) => {
-                        let e = encode_error(&self.method, e);
-                        return Err((self.method, self.decode, e));
-                    }
-                }
-            }
         };
         Ok((
             Outgoing {
@@ -342,11 +343,14 @@ impl<'a, R> RequestBuilder<'a, R> {
     }
 }
 
+/// `.await` hands the request over at the future's first poll, together
+/// with the caller's waker (one lock for both); [`send`](RequestBuilder::send)
+/// hands it over at once.
 impl<R> IntoFuture for RequestBuilder<'_, R> {
     type Output = Result<R, ClientError>;
     type IntoFuture = ResponseFuture<R>;
     fn into_future(self) -> ResponseFuture<R> {
-        self.send()
+        self.prepare()
     }
 }
 
@@ -360,7 +364,7 @@ fn task_deadline(client: &Client, options: &CallOptions) -> Option<Duration> {
 /// What a call that follows a task handle answering it keeps of its
 /// options: the task's time cap (see [`task_deadline`]). In
 /// [`Stage::Sent`], not the future itself: that stage is smaller than
-/// [`Stage::Failed`], so plain calls carry it for free.
+/// [`Stage::Unsent`], so plain calls carry it for free.
 #[derive(Clone, Copy)]
 struct Follow {
     max_time: Option<Duration>,
@@ -398,10 +402,31 @@ struct Outgoing {
     follow_task: bool,
 }
 
+/// Hands the request to the session if a slot is free under the in-flight
+/// limit; otherwise waits for one. `waker`: the caller's, when it is polling.
+fn start(client: &Client, request: Outgoing, waker: Option<&Waker>) -> Stage {
+    let inner = client.inner();
+    match Arc::clone(&inner.slots).try_acquire_owned() {
+        Ok(slot) => submit(inner, request, slot, waker),
+        Err(TryAcquireError::NoPermits) => Stage::Admitting {
+            slot: Box::pin(Arc::clone(&inner.slots).acquire_owned()),
+            outgoing: Box::new(request),
+        },
+        Err(TryAcquireError::Closed) => Stage::Failed(inner.closed_error()),
+    }
+}
+
 /// Hands the request to the session under the lock and wakes the driver.
-fn submit(inner: &Inner, request: Outgoing, slot: OwnedSemaphorePermit) -> Stage {
+/// The call's waiter starts with `waker`, so the caller that submits while
+/// it polls needs no second lock to wait.
+fn submit(
+    inner: &Inner,
+    request: Outgoing,
+    slot: OwnedSemaphorePermit,
+    waker: Option<&Waker>,
+) -> Stage {
     let follow = request.follow_task.then(|| Follow::of(&request.options));
-    let (tx, rx) = oneshot::channel();
+    let waker = waker.cloned();
     let now = now();
     let submitted = inner.update(|st| {
         st.next_call += 1;
@@ -427,21 +452,15 @@ fn submit(inner: &Inner, request: Outgoing, slot: OwnedSemaphorePermit) -> Stage
         };
         match submitted {
             Ok(()) => {
-                st.waiters.insert(
-                    call,
-                    Waiter {
-                        reply: tx,
-                        progress: request.progress,
-                        _slot: slot,
-                    },
-                );
+                st.waiters
+                    .insert(call, Waiter::new(waker, request.progress, slot));
                 (Ok(call), true)
             }
             Err(e) => (Err(e), false),
         }
     });
     match submitted {
-        Ok(call) => Stage::Sent { call, rx, follow },
+        Ok(call) => Stage::Sent { call, follow },
         Err(e) => Stage::Failed(e),
     }
 }
@@ -450,15 +469,17 @@ type SlotFuture =
     Pin<Box<dyn Future<Output = Result<OwnedSemaphorePermit, AcquireError>> + Send + 'static>>;
 
 enum Stage {
+    /// Encoded, not yet handed over: `.await` hands it over at the first
+    /// poll, with the caller's waker.
+    Unsent(Outgoing),
     /// Waiting for room under the in-flight limit.
     Admitting {
         slot: SlotFuture,
         outgoing: Box<Outgoing>,
     },
-    /// Handed to the session; the driver answers on `rx`.
+    /// Handed to the session; the driver answers in the call's [`Waiter`].
     Sent {
         call: CallId,
-        rx: oneshot::Receiver<Answer>,
         /// Set for a call that follows a task handle answering it.
         follow: Option<Follow>,
     },
@@ -523,12 +544,31 @@ impl<R> ResponseFuture<R> {
 /// tells the server, unless it already completed.
 fn cancel(inner: &Inner, call: CallId, reason: &str) {
     inner.update(|st| {
-        let known = st.waiters.remove(&call).is_some();
-        if known {
+        let pending = st.waiters.remove(&call).is_some_and(|w| w.answer.is_none());
+        if pending {
             st.session.cancel(call, Some(reason));
         }
-        ((), known)
+        ((), pending)
     });
+}
+
+/// The call's answer, taken with its waiter, once the driver has left it;
+/// `None` if the waiter is gone without one. Until then the waiter holds
+/// `waker`.
+fn poll_answer(inner: &Inner, call: CallId, waker: &Waker) -> Poll<Option<Answer>> {
+    let mut st = inner.lock();
+    let Entry::Occupied(mut entry) = st.waiters.entry(call) else {
+        return Poll::Ready(None);
+    };
+    let waiter = entry.get_mut();
+    if let Some(answer) = waiter.answer.take() {
+        entry.remove();
+        return Poll::Ready(Some(answer));
+    }
+    if !waiter.waker.as_ref().is_some_and(|w| w.will_wake(waker)) {
+        waiter.waker = Some(waker.clone());
+    }
+    Poll::Pending
 }
 
 impl<R> Drop for ResponseFuture<R> {
@@ -545,6 +585,17 @@ impl<R> Future for ResponseFuture<R> {
         let this = &mut *self;
         loop {
             match &mut this.stage {
+                Stage::Unsent(_) => {
+                    let Stage::Unsent(outgoing) = std::mem::replace(&mut this.stage, Stage::Done)
+                    else {
+                        continue;
+                    };
+                    this.stage = start(&this.client, outgoing, Some(cx.waker()));
+                    if let Stage::Sent { .. } = this.stage {
+                        // The waiter holds this task's waker.
+                        return Poll::Pending;
+                    }
+                }
                 Stage::Admitting { slot, .. } => {
                     let slot = ready!(slot.as_mut().poll(cx));
                     let Stage::Admitting { outgoing, .. } =
@@ -552,19 +603,25 @@ impl<R> Future for ResponseFuture<R> {
                     else {
                         continue;
                     };
-                    this.stage = match slot {
-                        Ok(slot) => submit(this.client.inner(), *outgoing, slot),
-                        Err(_) => Stage::Failed(this.client.inner().closed_error()),
-                    };
+                    match slot {
+                        Ok(slot) => {
+                            let inner = this.client.inner();
+                            this.stage = submit(inner, *outgoing, slot, Some(cx.waker()));
+                            if let Stage::Sent { .. } = this.stage {
+                                return Poll::Pending;
+                            }
+                        }
+                        Err(_) => this.stage = Stage::Failed(this.client.inner().closed_error()),
+                    }
                 }
-                Stage::Sent { rx, follow, .. } => {
-                    let answer = ready!(Pin::new(rx).poll(cx));
+                Stage::Sent { call, follow } => {
+                    let answer = ready!(poll_answer(this.client.inner(), *call, cx.waker()));
                     let follow = *follow;
                     this.stage = Stage::Done;
                     return Poll::Ready(match answer {
-                        Ok(Answer::Done(Ok(raw))) => (this.decode)(&this.method, raw),
-                        Ok(Answer::Done(Err(e))) => Err(e),
-                        Ok(Answer::Task { handle, progress }) => match follow {
+                        Some(Answer::Done(Ok(raw))) => (this.decode)(&this.method, raw),
+                        Some(Answer::Done(Err(e))) => Err(e),
+                        Some(Answer::Task { handle, progress }) => match follow {
                             Some(follow) => {
                                 let deadline = follow.deadline(&this.client);
                                 let work = super::task_follow::follow_created(
@@ -580,9 +637,8 @@ impl<R> Future for ResponseFuture<R> {
                             // take the handle itself.
                             None => (this.decode)(&this.method, handle),
                         },
-                        // The driver dropped the waiter without an answer:
-                        // it is gone.
-                        Err(_) => Err(this.client.inner().closed_error()),
+                        // The waiter went without an answer: the driver is gone.
+                        None => Err(this.client.inner().closed_error()),
                     });
                 }
                 Stage::Task(work) => {

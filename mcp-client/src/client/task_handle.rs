@@ -239,7 +239,7 @@ impl Client {
             arguments,
             task: (!modern).then(|| TaskMetadata::new(ttl)),
         };
-        let mut builder: RequestBuilder<'_, RawJson> = self.request_lazy(CallTool::NAME, params);
+        let mut builder: RequestBuilder<'_, RawJson> = self.request_sized(CallTool::NAME, params);
         builder.decode = keep_raw;
         let raw = builder.await?;
         let era = if modern { Era::Modern } else { Era::Legacy };
