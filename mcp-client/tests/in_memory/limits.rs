@@ -251,6 +251,44 @@ async fn try_send_refuses_when_full_and_waiting_calls_go_in_order() {
     third.await.unwrap().unwrap();
 }
 
+/// An answer the driver has received frees its call's slot at once, before
+/// the caller takes it (here: never); dropping that call then cancels
+/// nothing, since it is done.
+#[tokio::test]
+async fn an_answer_not_yet_taken_frees_its_slot_and_its_drop_cancels_nothing() {
+    let (client_end, mut server) = pair();
+    let client = {
+        let srv = tokio::spawn(async move {
+            legacy_handshake(&mut server).await;
+            server
+        });
+        let c = Client::builder("t", "1")
+            .max_in_flight(1)
+            .connect(client_end)
+            .await
+            .unwrap();
+        server = srv.await.unwrap();
+        c
+    };
+    let first = client.call_tool("first", json!({})).send();
+    let r1 = next_request(&mut server).await;
+    respond(&mut server, r1.id, json!({"content": []})).await;
+    // `first` is never polled: its answer waits, its slot is free.
+    let second = tokio::spawn(client.call_tool("second", json!({})).send());
+    let r2 = tokio::time::timeout(Duration::from_secs(5), next_request(&mut server))
+        .await
+        .expect("the answered call's slot went to the next call");
+    assert_eq!(params(&r2)["name"], "second");
+    drop(first);
+    client.notify("test/marker", None).unwrap();
+    match server.recv().await {
+        Some(Ok(Message::Notification(n))) => assert_eq!(n.method, "test/marker"),
+        other => panic!("expected only the marker, got {other:?}"),
+    }
+    respond(&mut server, r2.id, json!({"content": []})).await;
+    second.await.unwrap().unwrap();
+}
+
 /// Panics on its first `PANICS` requests, then answers; records whether a
 /// cancelled request's future was dropped.
 struct Fragile {
