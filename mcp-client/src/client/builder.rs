@@ -268,6 +268,7 @@ impl ClientBuilder {
                 next_call: 0,
                 waiters: HashMap::default(),
                 driver: None,
+                driver_woken: false,
                 ready_waiters: Vec::new(),
                 close_waiters: Some(Vec::new()),
                 task_watch: HashMap::default(),

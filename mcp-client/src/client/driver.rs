@@ -360,7 +360,9 @@ impl Future for Driver {
         loop {
             let mut st = inner.lock();
             // Before anything is looked at: a caller that changes the state
-            // after this pass finds this waker and wakes this task.
+            // after this pass finds this waker, not yet woken, and wakes
+            // this task.
+            st.driver_woken = false;
             let fresh = st.driver.as_ref().is_none_or(|w| !w.will_wake(cx.waker()));
             if fresh {
                 st.driver = Some(cx.waker().clone());

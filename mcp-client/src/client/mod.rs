@@ -136,6 +136,10 @@ struct State {
     /// The driver's waker from its last poll, stored before it looks at the
     /// state: a change made after that look finds it, so no wake-up is lost.
     driver: Option<Waker>,
+    /// Whether `driver` was woken since the driver's pass last began: it
+    /// will look at the state again, so a change meanwhile need not wake it
+    /// (32 callers submitting in one round wake it once).
+    driver_woken: bool,
     /// Callers of [`Client::wait_ready`], answered when the session is ready
     /// or closed.
     ready_waiters: Vec<oneshot::Sender<Result<(), ClientError>>>,
@@ -195,9 +199,10 @@ impl Inner {
     fn update<T>(&self, f: impl FnOnce(&mut State) -> (T, bool)) -> T {
         let mut st = self.lock();
         let (out, wake) = f(&mut st);
-        if wake {
+        if wake && !st.driver_woken {
             if let Some(w) = &st.driver {
                 w.wake_by_ref();
+                st.driver_woken = true;
             }
         }
         out

@@ -246,7 +246,7 @@ impl<'a, R> RequestBuilder<'a, R> {
             return self.send_as_task();
         }
         let client = self.client;
-        match self.encode() {
+        match self.into_outgoing() {
             Ok((outgoing, decode)) => ResponseFuture {
                 // Method names are nearly always `'static`: cloning one is free.
                 method: outgoing.method.clone(),
@@ -276,7 +276,7 @@ impl<'a, R> RequestBuilder<'a, R> {
             }
             Err(TryAcquireError::Closed) => return Err(client.inner().closed_error()),
         };
-        let (outgoing, decode) = self.encode().map_err(|(_, _, e)| e)?;
+        let (outgoing, decode) = self.into_outgoing().map_err(|(_, _, e)| e)?;
         let method = outgoing.method.clone();
         Ok(ResponseFuture {
             stage: submit(client.inner(), outgoing, slot, None),
@@ -296,7 +296,7 @@ impl<'a, R> RequestBuilder<'a, R> {
         let deadline = task_deadline(self.client, &self.options);
         let progress = self.progress.clone();
         let meta = self.meta.clone();
-        let (outgoing, decode) = match self.encode() {
+        let (outgoing, decode) = match self.into_outgoing() {
             Ok(parts) => parts,
             Err((method, decode, e)) => {
                 return ResponseFuture::failed(&client, method, decode, e);
@@ -318,9 +318,10 @@ impl<'a, R> RequestBuilder<'a, R> {
         }
     }
 
-    /// Encodes the params: the request as it will be handed to the session.
+    /// The request as it will be handed to the session, or the error that
+    /// encoding its params met.
     #[allow(clippy::type_complexity)]
-    fn encode(
+    fn into_outgoing(
         self,
     ) -> Result<(Outgoing, DecodeFn<R>), (Cow<'static, str>, DecodeFn<R>, ClientError)> {
         let params = match self.params {
