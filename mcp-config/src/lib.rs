@@ -321,6 +321,7 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod discover;
+mod entry;
 mod error;
 mod formats;
 mod hidden;
