@@ -89,7 +89,7 @@ pub(crate) enum RawTransport {
     Stdio {
         command: String,
         args: Vec<String>,
-        /// Values kept as secrets so `Debug` of a [`ConfigFile`] shows none.
+        /// Values kept as secrets so `Debug` of a [`ConfigFile`](crate::ConfigFile) shows none.
         env: Vec<(String, Expanded)>,
         cwd: Option<String>,
         env_file: Option<String>,
