@@ -126,6 +126,7 @@
 mod concepts;
 mod embed;
 mod index;
+mod memo;
 mod params;
 mod query;
 mod semantic;
