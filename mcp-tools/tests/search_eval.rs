@@ -41,12 +41,12 @@ fn load() -> (Catalog, Vec<Query>) {
         serde_json::from_str(&std::fs::read_to_string(format!("{dir}/catalog.json")).unwrap())
             .unwrap();
     let mut queries = Vec::new();
-    // `SEARCH_EVAL_NO_FINAL`: leave the final held-out set unread (while
-    // tuning: it is read once, to report).
+    // `SEARCH_EVAL_NO_FINAL`: leave the held-out sets written for a final
+    // reading unread (while tuning: each is read once, to report).
     let files: &[&str] = if std::env::var_os("SEARCH_EVAL_NO_FINAL").is_some() {
         &["queries.txt"]
     } else {
-        &["queries.txt", "queries-final.txt"]
+        &["queries.txt", "queries-final.txt", "queries-fresh.txt"]
     };
     for file in files {
         read_queries(&format!("{dir}/{file}"), &mut queries);
@@ -279,6 +279,9 @@ fn search_quality_on_real_catalogs() {
 fn floors(split: &str) -> (f64, f64) {
     match split {
         "final" => (0.70, 0.60),
+        // Written by the third round before its ranking changes; floors set
+        // after its one reading, below it.
+        "fresh" => (0.0, 0.0),
         _ => (0.75, 0.70),
     }
 }
