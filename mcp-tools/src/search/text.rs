@@ -178,14 +178,26 @@ fn emit(raw: &str, buf: &mut String, f: &mut impl FnMut(&str) -> bool) -> bool {
     if raw.is_empty() {
         return true;
     }
-    buf.clear();
-    if raw.is_ascii() {
-        buf.push_str(raw);
-        buf.make_ascii_lowercase();
-    } else {
-        buf.extend(raw.chars().flat_map(char::to_lowercase));
-    }
-    if !f(buf) {
+    // A short ASCII word is lowercased on the stack (most capitalized
+    // words: no allocation for a `words` call's first one).
+    let mut short = [0u8; 32];
+    let lowered = match short.get_mut(..raw.len()) {
+        Some(dst) if raw.is_ascii() => {
+            dst.copy_from_slice(raw.as_bytes());
+            dst.make_ascii_lowercase();
+            std::str::from_utf8(dst).ok()
+        }
+        _ => None,
+    };
+    let word = match lowered {
+        Some(w) => w,
+        None => {
+            buf.clear();
+            buf.extend(raw.chars().flat_map(char::to_lowercase));
+            buf.as_str()
+        }
+    };
+    if !f(word) {
         return false;
     }
     let has_digit = raw.bytes().any(|b| b.is_ascii_digit());
