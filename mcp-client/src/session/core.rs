@@ -1,38 +1,42 @@
 //! The [`Session`] state machine: its parts, the caller's commands, the
-//! input, and the output queues.
+//! input routed to the parts, and the output.
 //!
 //! `Session` composes parts that each keep their own invariants behind
-//! private fields: the [`Calls`] (ids, the calls sent, held back and waiting
-//! for input, their deadlines), the [`Outbox`] (what waits for the
-//! transport, the answers it owes the server counted), the
-//! [`ServerRequests`] being answered, the [`EraMemory`] of a hint and what
-//! was learned, the [`Renewals`] in a row, and the handshake's [`Phase`].
-//! This module is the only one that sees all of them: it routes each input
-//! to the parts and carries out the handshake's [`Step`]s.
+//! private fields, and is the only module that sees them all: the
+//! [`Negotiation`] (the phase, the server, the remembered era, renewals,
+//! and carrying out the handshake), the [`Calls`] (ids, the calls sent,
+//! held back and waiting for input, their deadlines), the [`Output`] (what
+//! waits for the transport, with the answers owed to the server counted;
+//! the events; the telemetry), and the [`ServerRequests`] being answered.
 
 use std::borrow::Cow;
-use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Instant;
 
-use mcp_proto::jsonrpc::{Message, Notification, Request, RequestId};
+use mcp_proto::jsonrpc::{Message, Notification, RequestId};
 use mcp_proto::schema::{
     CancelledParams, InputResponses, JsonObject, LoggingLevel, ProgressParams,
 };
 use mcp_proto::transport::{TransportError, TransportErrorKind};
-use mcp_proto::{Era, ErrorObject, ProtocolVersion, RawJson};
+use mcp_proto::{ErrorObject, RawJson};
 
-use super::calls::{Calls, Deferred, MRTR_METHODS, Pending, Purpose, Route, Trace};
-use super::era::{EraMemory, Start};
-use super::handshake::{self, Phase, Readiness, Retries, Step};
-use super::meta::{MetaParts, compose_params, protocol_members};
-use super::output::Outbox;
-use super::renew::Renewals;
-use super::result_type::{ResultKind, result_kind};
+use super::calls::{Calls, Deferred, MRTR_METHODS, Pending, Purpose};
+use super::handshake::{Phase, Readiness};
+use super::negotiation::{Closing, Negotiation};
+use super::output::Output;
+use super::result_type::{InputRequired, ResultKind, result_kind};
 use super::server_requests::{Admission, ServerRequests};
 use super::{CallId, CallOptions, EraHint, Event, Now, ServerInfo, SessionConfig, Transmit};
 use crate::error::{ClientError, CloseReason, HandshakeError};
-use crate::telemetry::{self, Outcome, Resend};
+use crate::telemetry::{self, Outcome};
+
+/// The parts the negotiation works with (see
+/// [`Parts`](super::negotiation::Parts)), borrowed beside it.
+macro_rules! parts {
+    ($session:ident) => {
+        (&mut $session.calls, &mut $session.output, &*$session.config)
+    };
+}
 
 /// The session state machine. See the [module docs](crate::session).
 #[derive(Debug)]
@@ -41,20 +45,10 @@ pub struct Session {
     /// client's shared state; a pointer moves for a fraction of what the
     /// configuration (identity, capabilities: ~540 bytes) costs to copy.
     config: Box<SessionConfig>,
-    phase: Phase,
-    /// Shared with the client's handle and the remembered era (one copy
-    /// per connection).
-    server: Option<Arc<ServerInfo>>,
-    /// The `_meta` members every modern request carries, encoded once.
-    protocol_meta: Option<RawJson>,
+    negotiation: Negotiation,
     calls: Calls,
-    outbox: Outbox,
-    events: VecDeque<Event>,
+    output: Output,
     server_requests: ServerRequests,
-    era: EraMemory,
-    renewals: Renewals,
-    /// The spans and metrics of the session and its calls.
-    telemetry: telemetry::Conn,
 }
 
 impl Session {
@@ -76,18 +70,13 @@ impl Session {
         {
             config.tasks_extension = true;
         }
+        let telemetry = telemetry::Conn::new(config.endpoint.clone(), config.record_tool_content);
         Session {
-            telemetry: telemetry::Conn::new(config.endpoint.clone(), config.record_tool_content),
-            outbox: Outbox::new(config.max_outbound_backlog),
+            output: Output::new(config.max_outbound_backlog, telemetry),
             server_requests: ServerRequests::new(config.max_server_requests),
-            renewals: Renewals::new(config.max_session_renewals),
-            config,
-            phase: Phase::Idle,
-            server: None,
-            protocol_meta: None,
+            negotiation: Negotiation::new(&config),
             calls: Calls::default(),
-            events: VecDeque::new(),
-            era: EraMemory::new(),
+            config,
         }
     }
 
@@ -101,33 +90,27 @@ impl Session {
     /// not fit [`SessionConfig::version`] (another era, another pinned
     /// revision) is ignored.
     pub fn start_with_hint(&mut self, now: Instant, hint: Option<EraHint>) {
-        if !matches!(self.phase, Phase::Idle) {
-            return;
+        let closing = self.negotiation.start(hint, parts!(self), now);
+        self.closing(closing);
+    }
+
+    /// Closes the session if the negotiation cannot go on.
+    #[inline]
+    fn closing(&mut self, closing: Closing) {
+        if let Err(reason) = closing {
+            self.handle_closed(reason);
         }
-        self.telemetry.start_session();
-        let step = match self.era.start(hint, self.config.version, now) {
-            Start::Detect => handshake::detect(&self.config),
-            Start::Legacy(v) => Step::Initialize {
-                offered: v,
-                detected: true,
-                late_probe: None,
-                retries: Retries::default(),
-            },
-            Start::Probe(v) => Step::Probe(v, Retries::default()),
-            Start::Ready(server) => return self.become_ready(server, now),
-        };
-        self.take(step, now);
     }
 
     /// The negotiated server, once [`Event::Ready`] was emitted.
     pub fn server(&self) -> Option<&ServerInfo> {
-        self.server.as_deref()
+        self.negotiation.server().map(|s| &**s)
     }
 
     /// The negotiated server, shared (the client's handle keeps the same copy).
     #[cfg(any(test, feature = "tokio"))]
     pub(crate) fn server_shared(&self) -> Option<&Arc<ServerInfo>> {
-        self.server.as_ref()
+        self.negotiation.server()
     }
 
     /// What this session learned about the server's era, to remember for the
@@ -138,17 +121,17 @@ impl Session {
     /// nothing about whether the server is also modern), and after a hint
     /// failed until detection finishes.
     pub fn learned_era(&self) -> Option<&EraHint> {
-        self.era.learned()
+        self.negotiation.learned()
     }
 
     /// Whether the session is closed.
     pub fn is_closed(&self) -> bool {
-        matches!(self.phase, Phase::Closed(_))
+        matches!(self.negotiation.phase(), Phase::Closed(_))
     }
 
     /// Why the session closed, once it has.
     pub fn close_reason(&self) -> Option<&CloseReason> {
-        match &self.phase {
+        match self.negotiation.phase() {
             Phase::Closed(reason) => Some(reason),
             _ => None,
         }
@@ -157,7 +140,7 @@ impl Session {
     /// Whether [`Event::Ready`] was emitted and the session has not started
     /// negotiating again (after an expired HTTP session) or closed since.
     pub fn is_ready(&self) -> bool {
-        matches!(self.phase, Phase::Ready(Readiness::Announced))
+        matches!(self.negotiation.phase(), Phase::Ready(Readiness::Announced))
     }
 
     /// Whether the session takes more input now. `false` while
@@ -166,7 +149,7 @@ impl Session {
     /// its owner stops reading from it until the transport takes them
     /// (backpressure instead of a queue that grows with what the server sends).
     pub fn accepts_input(&self) -> bool {
-        self.outbox.accepts_input()
+        self.output.accepts_input()
     }
 
     /// The session's configuration.
@@ -183,19 +166,13 @@ impl Session {
     /// later request's `_meta`; in the legacy era, send `logging/setLevel` yourself.
     pub fn set_log_level(&mut self, level: Option<LoggingLevel>) {
         self.config.log_level = level;
-        if let Some(v) = self.version().filter(|v| v.era() == Era::Modern) {
-            self.protocol_meta = protocol_members(&self.config, v);
-        }
+        self.negotiation.log_level_changed(&self.config);
     }
 
     /// The `_meta` members every modern request carries.
     #[cfg(test)]
     pub(super) fn protocol_meta(&self) -> Option<&RawJson> {
-        self.protocol_meta.as_ref()
-    }
-
-    fn version(&self) -> Option<ProtocolVersion> {
-        self.server.as_ref().map(|s| s.protocol_version)
+        self.negotiation.protocol_meta()
     }
 
     // ---- commands -------------------------------------------------------
@@ -259,12 +236,15 @@ impl Session {
         span: Option<telemetry::AppSpan>,
         now: Instant,
     ) -> Result<(), ClientError> {
-        if let Phase::Closed(reason) = &self.phase {
+        if let Some(reason) = self.close_reason() {
             return Err(ClientError::Closed(reason.clone()));
         }
-        let trace = self.telemetry.start_call(&method, params.as_ref(), span);
+        let trace = self
+            .output
+            .telemetry()
+            .start_call(&method, params.as_ref(), span);
         let d = Deferred::new(call, method, params, meta, options, trace, now);
-        if matches!(self.phase, Phase::Ready(_)) {
+        if self.negotiation.sends() {
             self.send(d, None, now);
         } else {
             self.calls.hold(d, &self.config, now);
@@ -278,10 +258,10 @@ impl Session {
         method: impl Into<String>,
         params: Option<RawJson>,
     ) -> Result<(), ClientError> {
-        if let Phase::Closed(reason) = &self.phase {
+        if let Some(reason) = self.close_reason() {
             return Err(ClientError::Closed(reason.clone()));
         }
-        self.outbox.notify(Notification::new(method.into(), params))
+        self.output.notify(Notification::new(method.into(), params))
     }
 
     /// Cancels a call: the server is told (`notifications/cancelled`, never for
@@ -290,10 +270,8 @@ impl Session {
         let Some((trace, method, sent)) = self.calls.cancel(call) else {
             return;
         };
-        if let Some(t) = trace {
-            let why = reason.unwrap_or("cancelled");
-            t.finish(&self.telemetry, &method, Outcome::Cancelled(why));
-        }
+        let why = reason.unwrap_or("cancelled");
+        self.output.finish(trace, &method, Outcome::Cancelled(why));
         if let Some(id) = sent {
             self.send_cancelled(id, reason.map(str::to_owned));
         }
@@ -310,7 +288,7 @@ impl Session {
             tracing::debug!(%id, "answer to a server request that was cancelled or never made; not sent");
             return;
         }
-        self.outbox.answer(id, result);
+        self.output.answer(id, result);
     }
 
     /// Answers an [`Event::InputRequired`]: the call is retried with a new id,
@@ -334,12 +312,12 @@ impl Session {
 
     /// The next thing to hand to the transport.
     pub fn poll_transmit(&mut self) -> Option<Transmit> {
-        self.outbox.pop()
+        self.output.pop_transmit()
     }
 
     /// Whether anything waits for [`poll_transmit`](Self::poll_transmit).
     pub fn has_transmit(&self) -> bool {
-        !self.outbox.is_empty()
+        !self.output.transmit_is_empty()
     }
 
     /// Input: the transport has flushed everything
@@ -349,20 +327,17 @@ impl Session {
     /// server's acceptance of it), so a caller that waits for readiness
     /// finds a server that knows the session.
     pub fn handle_flushed(&mut self) {
-        if self.outbox.is_empty() && matches!(self.phase, Phase::Ready(Readiness::Flushing)) {
-            self.phase = Phase::Ready(Readiness::Announced);
-            self.events.push_back(Event::Ready);
-        }
+        self.negotiation.flushed(&mut self.output);
     }
 
     /// The next event for the owner.
     pub fn poll_event(&mut self) -> Option<Event> {
-        self.events.pop_front()
+        self.output.pop_event()
     }
 
     /// Whether events wait for [`poll_event`](Self::poll_event).
     pub fn has_events(&self) -> bool {
-        !self.events.is_empty()
+        self.output.has_events()
     }
 
     /// When to call [`handle_timeout`](Self::handle_timeout) next: at or
@@ -408,8 +383,8 @@ impl Session {
             },
             Message::Notification(n) => self.on_notification(n, now.now()),
             Message::Request(r) => match self.server_requests.admit(&r) {
-                Admission::Owner => self.events.push_back(Event::ServerRequest(r)),
-                Admission::Answer(answer) => self.outbox.answer(r.id, answer),
+                Admission::Owner => self.output.event(Event::ServerRequest(r)),
+                Admission::Answer(answer) => self.output.answer(r.id, answer),
             },
             _ => {}
         }
@@ -430,15 +405,15 @@ impl Session {
             tracing::warn!(%id, code = code.0, error = %why, "the server sent a request that could not be read; answered with an error");
             let error = ErrorObject::new(code, why);
             let id = id.clone();
-            self.outbox.answer(id.clone(), Err(error.clone()));
-            self.events
-                .push_back(Event::ServerRequestRefused { id, error });
+            self.output.answer(id.clone(), Err(error.clone()));
+            self.output.event(Event::ServerRequestRefused { id, error });
         } else if err.is_unknown_answer() {
             self.fail_every_waiting_call(&err, now);
         } else if let Some(id) = err.request_id().cloned() {
             self.fail_request(&id, err, now);
         } else if err.kind() == TransportErrorKind::SessionExpired {
-            self.on_session_lost(err, now);
+            let closing = self.negotiation.session_lost(err, parts!(self), now);
+            self.closing(closing);
         } else if err.is_terminal() {
             self.handle_closed(CloseReason::Transport(err));
         } else {
@@ -452,18 +427,18 @@ impl Session {
             return;
         }
         let err = ClientError::Closed(reason.clone());
-        self.phase = Phase::Closed(reason.clone());
+        self.negotiation.close(reason.clone());
         self.server_requests.clear();
         let (handshake, calls) = self.calls.drain();
         for p in handshake {
             let (trace, method) = p.end();
-            self.finish(trace, &method, Outcome::Failed(&err));
+            self.output.finish(trace, &method, Outcome::Failed(&err));
         }
         for (call, trace, method) in calls {
-            self.complete(call, trace, &method, Err(err.clone()));
+            self.output.complete(call, trace, &method, Err(err.clone()));
         }
-        self.telemetry.closed(&reason);
-        self.events.push_back(Event::Closed(reason));
+        self.output.telemetry().closed(&reason);
+        self.output.event(Event::Closed(reason));
     }
 
     /// Expires every deadline at or before `now`.
@@ -489,24 +464,24 @@ impl Session {
             };
             match p.purpose() {
                 Purpose::Probe => {
-                    self.finish(p.take_trace(), p.method(), Outcome::Failed(&timeout()));
+                    self.output
+                        .finish(p.take_trace(), p.method(), Outcome::Failed(&timeout()));
                     tracing::debug!(
                         "server/discover probe got no answer; falling back to initialize"
                     );
-                    let retries = match self.phase {
-                        Phase::Probing(retries) => retries,
-                        _ => Retries::default(),
-                    };
                     let cause = HandshakeError::Timeout {
                         method: "server/discover",
                         after,
                     };
                     // A slow server may still answer it: that answer counts.
-                    let step = handshake::probe_failed(&self.config, retries, cause, Some(id));
-                    self.take(step, now);
+                    let closing = self
+                        .negotiation
+                        .probe_failed(cause, Some(id), parts!(self), now);
+                    self.closing(closing);
                 }
                 Purpose::Initialize => {
-                    self.finish(p.take_trace(), p.method(), Outcome::Failed(&timeout()));
+                    self.output
+                        .finish(p.take_trace(), p.method(), Outcome::Failed(&timeout()));
                     self.handle_closed(CloseReason::Handshake(HandshakeError::Timeout {
                         method: "initialize",
                         after: self.config.handshake_timeout,
@@ -517,7 +492,7 @@ impl Session {
                     self.send_cancelled(id, Some("timeout".into()));
                     let e = timeout();
                     let (trace, method) = p.end();
-                    self.complete(call, trace, &method, Err(e));
+                    self.output.complete(call, trace, &method, Err(e));
                 }
             }
         }
@@ -529,59 +504,38 @@ impl Session {
                 method: method.to_string(),
                 after,
             };
-            self.complete(call, trace, &method, Err(e));
+            self.output.complete(call, trace, &method, Err(e));
         }
     }
 
     /// A response (or error response) to the request `id`.
     fn on_answer(&mut self, id: RequestId, result: Result<RawJson, ErrorObject>, now: impl Now) {
         let Some(p) = self.calls.remove(&id) else {
-            if let Phase::Initializing {
-                late_probe: late @ Some(_),
-                ..
-            } = &mut self.phase
-                && late.as_ref() == Some(&id)
-            {
-                *late = None;
-                self.on_late_probe(result, now.now());
-                return;
+            if self.negotiation.is_late_probe(&id) {
+                let now = now.now();
+                let closing = self
+                    .negotiation
+                    .late_probe_answered(result, parts!(self), now);
+                return self.closing(closing);
             }
             tracing::debug!(%id, "response for an unknown, cancelled or already answered request; dropped");
             return;
         };
-        match p.purpose() {
+        let closing = match p.purpose() {
             Purpose::Probe => {
                 self.record_handshake_answer(p, &result);
-                let retries = match self.phase {
-                    Phase::Probing(retries) => retries,
-                    _ => Retries::default(),
-                };
                 let now = now.now();
-                let step = handshake::probe_answered(&self.config, retries, result, now);
-                self.take(step, now);
+                self.negotiation.probe_answered(result, parts!(self), now)
             }
             Purpose::Initialize => {
                 self.record_handshake_answer(p, &result);
-                let Phase::Initializing {
-                    offered,
-                    detected,
-                    retries,
-                    ..
-                } = self.phase
-                else {
-                    return;
-                };
-                let step = handshake::initialize_answered(
-                    &self.config,
-                    offered,
-                    detected,
-                    retries,
-                    result,
-                );
-                self.take(step, now.now());
+                let now = now.now();
+                self.negotiation
+                    .initialize_answered(result, parts!(self), now)
             }
-            Purpose::User(call) => self.on_call_answer(call, p, result, now),
-        }
+            Purpose::User(call) => return self.on_call_answer(call, p, result, now),
+        };
+        self.closing(closing);
     }
 
     /// A user call was answered.
@@ -595,24 +549,25 @@ impl Session {
     ) {
         // The session in use works: a loss later starts the count of
         // sessions ended in a row again.
-        self.renewals.answered();
+        self.negotiation.call_answered(result.is_ok());
         let result = match result {
-            Ok(raw) => {
-                self.era.confirmed();
-                raw
-            }
+            Ok(raw) => raw,
             Err(e) => {
-                if self.retries_under_hint(call, &p, &e.to_string()) {
-                    self.requeue(call, p, now.now());
-                    return;
+                if self
+                    .negotiation
+                    .retries_under_hint(call, &p, &e.to_string())
+                {
+                    let now = now.now();
+                    let closing = self.negotiation.requeue(call, p, parts!(self), now);
+                    return self.closing(closing);
                 }
                 let (trace, method) = p.end();
-                self.complete(call, trace, &method, Err(ClientError::Rpc(e)));
+                self.output
+                    .complete(call, trace, &method, Err(ClientError::Rpc(e)));
                 return;
             }
         };
-        let modern = self.version().is_some_and(|v| v.era() == Era::Modern);
-        if modern && MRTR_METHODS.contains(&p.method()) {
+        if self.negotiation.modern() && MRTR_METHODS.contains(&p.method()) {
             match result_kind(&result) {
                 ResultKind::InputRequired(ir) => {
                     self.on_input_required(call, p, ir, now.now());
@@ -627,7 +582,7 @@ impl Session {
             }
         }
         let (trace, method) = p.end();
-        self.complete(call, trace, &method, Ok(result));
+        self.output.complete(call, trace, &method, Ok(result));
     }
 
     /// The server answered call `call` with a task handle: the call ends
@@ -636,21 +591,15 @@ impl Session {
     #[inline(never)]
     fn task_created(&mut self, call: CallId, p: Pending, handle: RawJson) {
         let (trace, method) = p.end();
-        self.finish(trace, &method, Outcome::Answer(&handle));
-        self.events.push_back(Event::TaskCreated { call, handle });
+        self.output.finish(trace, &method, Outcome::Answer(&handle));
+        self.output.event(Event::TaskCreated { call, handle });
     }
 
-    fn on_input_required(
-        &mut self,
-        call: CallId,
-        p: Pending,
-        ir: super::result_type::InputRequired,
-        now: Instant,
-    ) {
+    fn on_input_required(&mut self, call: CallId, p: Pending, ir: InputRequired, now: Instant) {
         if p.rounds() + 1 > self.config.max_input_rounds {
             let e = ClientError::TooManyInputRounds { rounds: p.rounds() };
             let (trace, method) = p.end();
-            self.complete(call, trace, &method, Err(e));
+            self.output.complete(call, trace, &method, Err(e));
             return;
         }
         let (requests, state) = ir.into_parts();
@@ -660,22 +609,8 @@ impl Session {
             self.send(d, Some((None, state)), now);
         } else {
             self.calls.await_input(d, state);
-            self.events
-                .push_back(Event::InputRequired { call, requests });
+            self.output.event(Event::InputRequired { call, requests });
         }
-    }
-
-    /// See [`handshake::late_probe_wins`].
-    fn on_late_probe(&mut self, result: Result<RawJson, ErrorObject>, now: Instant) {
-        if !self.calls.initialize_sent() || !handshake::late_probe_wins(&result) {
-            return;
-        }
-        let Phase::Initializing { retries, .. } = self.phase else {
-            return;
-        };
-        self.calls.forget_initialize();
-        let step = handshake::probe_answered(&self.config, retries, result, now);
-        self.take(step, now);
     }
 
     fn on_notification(&mut self, n: Notification, now: Instant) {
@@ -686,8 +621,8 @@ impl Session {
                 .and_then(|raw| serde_json::from_str::<CancelledParams>(raw.get()).ok())
             {
                 if self.server_requests.cancelled(&p.request_id) {
-                    self.events
-                        .push_back(Event::ServerRequestCancelled(p.request_id));
+                    self.output
+                        .event(Event::ServerRequestCancelled(p.request_id));
                 }
             }
         } else if n.method == "notifications/progress" {
@@ -701,7 +636,7 @@ impl Session {
                         if let Some(t) = trace {
                             t.progress(&p);
                         }
-                        self.events.push_back(Event::Progress { call, progress: p });
+                        self.output.event(Event::Progress { call, progress: p });
                     }
                     None => {
                         tracing::debug!(token = %p.progress_token, "progress for an unknown or finished request; dropped");
@@ -710,7 +645,7 @@ impl Session {
                 return;
             }
         }
-        self.events.push_back(Event::Notification(n));
+        self.output.event(Event::Notification(n));
     }
 
     /// The request `id` failed in the transport (or its answer was dropped).
@@ -728,7 +663,8 @@ impl Session {
         let throttled = err.kind() == TransportErrorKind::Throttled;
         if !matches!(p.purpose(), Purpose::User(_)) {
             let e = ClientError::Transport(err.clone());
-            self.finish(p.take_trace(), p.method(), Outcome::Failed(&e));
+            self.output
+                .finish(p.take_trace(), p.method(), Outcome::Failed(&e));
         }
         match p.purpose() {
             Purpose::Probe if unauthorized || throttled => {
@@ -736,30 +672,18 @@ impl Session {
             }
             Purpose::Probe => {
                 tracing::debug!(error = %mcp_proto::error::chain(&err), "server/discover probe failed in the transport; falling back to initialize");
-                let retries = match self.phase {
-                    Phase::Probing(retries) => retries,
-                    _ => Retries::default(),
-                };
                 let cause = HandshakeError::Transport {
                     method: "server/discover",
                     error: err,
                 };
-                let step = handshake::probe_failed(&self.config, retries, cause, None);
-                self.take(step, now);
+                let closing = self
+                    .negotiation
+                    .probe_failed(cause, None, parts!(self), now);
+                self.closing(closing);
             }
             Purpose::Initialize => {
-                if self.era.trusting_legacy()
-                    && err.kind() != TransportErrorKind::Closed
-                    && !unauthorized
-                {
-                    let why = format!(
-                        "initialize failed in the transport: {}",
-                        mcp_proto::error::chain(&err)
-                    );
-                    self.redetect(&why, now);
-                } else {
-                    self.handle_closed(CloseReason::Transport(err));
-                }
+                let closing = self.negotiation.initialize_failed(err, parts!(self), now);
+                self.closing(closing);
             }
             Purpose::User(call) if err.is_dropped_answer() => {
                 // The server answered: nothing to retry, no era to doubt.
@@ -768,17 +692,20 @@ impl Session {
                     error: err,
                 };
                 let (trace, method) = p.end();
-                self.complete(call, trace, &method, Err(e));
+                self.output.complete(call, trace, &method, Err(e));
             }
             Purpose::User(call) => {
                 let why = mcp_proto::error::chain(&err).to_string();
-                if self.retries_under_hint(call, &p, &why) {
-                    self.requeue(call, p, now);
+                if self.negotiation.retries_under_hint(call, &p, &why) {
+                    let closing = self.negotiation.requeue(call, p, parts!(self), now);
+                    self.closing(closing);
                 } else if err.kind() == TransportErrorKind::SessionExpired && p.may_resend() {
-                    self.resend_after_expiry(call, p, now);
+                    self.negotiation
+                        .resend_after_expiry(call, p, parts!(self), now);
                 } else {
                     let (trace, method) = p.end();
-                    self.complete(call, trace, &method, Err(ClientError::Transport(err)));
+                    self.output
+                        .complete(call, trace, &method, Err(ClientError::Transport(err)));
                 }
             }
         }
@@ -799,224 +726,11 @@ impl Session {
                     error: err.clone(),
                 };
                 let (trace, method) = p.end();
-                self.complete(call, trace, &method, Err(e));
+                self.output.complete(call, trace, &method, Err(e));
             }
         }
         if let Some(id) = handshake {
             self.fail_request(&id, err.clone(), now);
-        }
-    }
-
-    // ---- the handshake --------------------------------------------------
-
-    /// Carries out what the handshake decided.
-    fn take(&mut self, step: Step, now: Instant) {
-        match step {
-            Step::Probe(v, retries) => self.send_probe(v, retries, now),
-            Step::Initialize {
-                offered,
-                detected,
-                late_probe,
-                retries,
-            } => self.send_initialize(offered, detected, late_probe, retries, now),
-            Step::Modern {
-                server,
-                fresh_until,
-            } => {
-                let server = Arc::new(server);
-                self.era.learn(Some(EraHint::Modern {
-                    server: server.clone(),
-                    fresh_until,
-                }));
-                self.become_ready(server, now);
-            }
-            Step::Legacy { server, detected } => {
-                let v = server.protocol_version;
-                // The transport must leave the probe's modern mode before it
-                // sends `notifications/initialized` (HTTP: session id,
-                // version header, standalone GET stream).
-                self.outbox.protocol_version(v);
-                self.outbox
-                    .notification(Notification::new("notifications/initialized", None));
-                self.era.learn(detected.then_some(EraHint::Legacy(v)));
-                self.become_ready(Arc::new(server), now);
-            }
-            Step::Failed(why) => {
-                // A remembered legacy era that the server refuses: detect again.
-                if self.era.trusting_legacy() {
-                    self.redetect(&why.to_string(), now);
-                } else {
-                    self.handle_closed(CloseReason::Handshake(why));
-                }
-            }
-            Step::Close(reason) => self.handle_closed(reason),
-        }
-    }
-
-    fn send_probe(&mut self, v: ProtocolVersion, retries: Retries, now: Instant) {
-        self.phase = Phase::Probing(retries);
-        self.protocol_meta = protocol_members(&self.config, v);
-        self.outbox.protocol_version(v);
-        let id = self.calls.next_id();
-        let deadline = now + handshake::probe_timeout(&self.config);
-        let mut trace = self.telemetry.start_handshake("server/discover");
-        if let Some(t) = &mut trace {
-            t.sent(&id, Some(v));
-        }
-        let params = compose_params(
-            None,
-            &MetaParts::default()
-                .protocol(self.protocol_meta.as_ref())
-                .trace(trace.as_ref().and_then(|t| t.trace_meta())),
-        )
-        .unwrap_or_else(RawJson::empty_object);
-        self.outbox
-            .request(Request::new(id.clone(), "server/discover", Some(params)));
-        let pending = Pending::handshake(Purpose::Probe, "server/discover", now, deadline, trace);
-        self.calls.insert(id, pending);
-    }
-
-    fn send_initialize(
-        &mut self,
-        v: ProtocolVersion,
-        detected: bool,
-        late_probe: Option<RequestId>,
-        retries: Retries,
-        now: Instant,
-    ) {
-        self.phase = Phase::Initializing {
-            offered: v,
-            detected,
-            late_probe,
-            retries,
-        };
-        let raw = match handshake::initialize_params(&self.config, v) {
-            Ok(raw) => raw,
-            Err(e) => return self.handle_closed(CloseReason::Handshake(e)),
-        };
-        let id = self.calls.next_id();
-        let mut trace = self.telemetry.start_handshake("initialize");
-        if let Some(t) = &mut trace {
-            t.sent(&id, Some(v));
-        }
-        let raw = match trace.as_ref().and_then(|t| t.trace_meta()) {
-            Some(meta) => {
-                compose_params(Some(&raw), &MetaParts::default().trace(Some(meta))).unwrap_or(raw)
-            }
-            None => raw,
-        };
-        self.outbox
-            .request(Request::new(id.clone(), "initialize", Some(raw)));
-        let deadline = now + self.config.handshake_timeout;
-        let pending = Pending::handshake(Purpose::Initialize, "initialize", now, deadline, trace);
-        self.calls.insert(id, pending);
-    }
-
-    fn become_ready(&mut self, info: Arc<ServerInfo>, now: Instant) {
-        let v = info.protocol_version;
-        self.protocol_meta = if v.era() == Era::Modern {
-            protocol_members(&self.config, v)
-        } else {
-            // Built for the `server/discover` probe; a legacy session never
-            // sends it again (a probe sent later builds it anew).
-            None
-        };
-        self.outbox.protocol_version(v);
-        self.telemetry.ready(v);
-        self.server = Some(info);
-        self.era.ready();
-        // What the handshake queued (the legacy `notifications/initialized`)
-        // must reach the server before the session counts as ready.
-        let readiness = if self.outbox.holds_no_message() {
-            self.events.push_back(Event::Ready);
-            Readiness::Announced
-        } else {
-            Readiness::Flushing
-        };
-        self.phase = Phase::Ready(readiness);
-        self.send_held(now);
-    }
-
-    /// A remembered era proved wrong: forget it and detect the era from
-    /// scratch, once.
-    fn redetect(&mut self, why: &str, now: Instant) {
-        tracing::info!(
-            why,
-            "the remembered era of this server no longer holds; detecting it again"
-        );
-        self.era.forget();
-        self.server = None;
-        let step = handshake::detect(&self.config);
-        self.take(step, now);
-    }
-
-    /// Whether a failed call sent under an unconfirmed modern hint is to be
-    /// re-sent after the era is detected again.
-    fn retries_under_hint(&self, call: CallId, p: &Pending, why: &str) -> bool {
-        let retry = self.era.retries_failed_call(p.hinted(), p.may_resend());
-        if retry && self.era.unconfirmed() {
-            tracing::debug!(?call, why, "a call failed under a remembered modern era");
-        }
-        retry
-    }
-
-    /// Puts a call that failed under a remembered era back in the queue, to
-    /// be re-sent once, and starts detecting the era again if that has not
-    /// started.
-    fn requeue(&mut self, call: CallId, p: Pending, now: Instant) {
-        let why = format!("{} failed", p.method());
-        self.calls
-            .put_back(p.into_resend(call, Resend::EraRedetected));
-        if self.era.unconfirmed() {
-            self.redetect(&why, now);
-        }
-    }
-
-    // ---- a session the server ended (see `renew.rs`) --------------------
-
-    /// The transport lost the session (not scoped to a request).
-    fn on_session_lost(&mut self, err: TransportError, now: Instant) {
-        // During a handshake (this very renewal, or the first) there is no
-        // session in use to replace: it carries on.
-        if !matches!(self.phase, Phase::Ready(_)) {
-            tracing::debug!(error = %mcp_proto::error::chain(&err), "session lost while a handshake is under way");
-            return;
-        }
-        let Some(v) = self.version() else {
-            return;
-        };
-        if v.era() == Era::Modern {
-            // 2026-07-28 has no sessions: nothing to renew.
-            tracing::warn!(error = %mcp_proto::error::chain(&err), "the transport reported a lost session in the 2026-07-28 era; ignored");
-            return;
-        }
-        let renewal = match self.renewals.next() {
-            Ok(n) => n,
-            Err(renewals) => {
-                return self.handle_closed(CloseReason::SessionsLost {
-                    renewals,
-                    error: err,
-                });
-            }
-        };
-        tracing::info!(error = %mcp_proto::error::chain(&err), renewal, "the server ended the session; starting a new one");
-        self.telemetry.renewed(renewal);
-        // A new session with the revision in use; calls made meanwhile wait.
-        let detected = matches!(self.era.learned(), Some(EraHint::Legacy(_)));
-        self.server = None;
-        self.send_initialize(v, detected, None, Retries::default(), now);
-    }
-
-    /// A call the server did not process because its session was gone:
-    /// re-sent once in the new session (the loss came first, so the new
-    /// session is starting or has started).
-    fn resend_after_expiry(&mut self, call: CallId, p: Pending, now: Instant) {
-        tracing::info!(method = %p.method(), "not processed in the session the server ended; re-sending it in the new one");
-        self.calls
-            .put_back(p.into_resend(call, Resend::SessionExpired));
-        if matches!(self.phase, Phase::Ready(_)) {
-            // The new session is ready already: it goes now.
-            self.send_held(now);
         }
     }
 
@@ -1030,52 +744,16 @@ impl Session {
         input: Option<(Option<InputResponses>, Option<String>)>,
         now: Instant,
     ) {
-        let route = Route::new(
-            self.version(),
-            self.protocol_meta.as_ref(),
-            self.era.unconfirmed(),
-        );
+        let route = self.negotiation.route();
         let request = self.calls.send(d, input, route, &self.config, now);
-        self.outbox.request(request);
-    }
-
-    /// Sends the calls held back, in order.
-    fn send_held(&mut self, now: Instant) {
-        while let Some(d) = self.calls.next_held() {
-            self.send(d, None, now);
-        }
+        self.output.request(request);
     }
 
     fn send_cancelled(&mut self, id: RequestId, reason: Option<String>) {
         let params = CancelledParams::new(id, reason);
         if let Ok(raw) = RawJson::from_value(&params) {
-            self.outbox
+            self.output
                 .notification(Notification::new("notifications/cancelled", Some(raw)));
-        }
-    }
-
-    /// A user call ended: its telemetry records the outcome, its owner is told.
-    /// Inlined: only the check for telemetry and the event on the way of
-    /// every answer; the recording is out of line.
-    #[inline(always)]
-    fn complete(
-        &mut self,
-        call: CallId,
-        trace: Trace,
-        method: &str,
-        result: Result<RawJson, ClientError>,
-    ) {
-        if trace.is_some() {
-            self.finish(trace, method, Outcome::of(&result));
-        }
-        self.events.push_back(Event::Completed { call, result });
-    }
-
-    /// A request's telemetry records how it ended.
-    #[inline(never)]
-    fn finish(&self, trace: Trace, method: &str, outcome: Outcome<'_>) {
-        if let Some(t) = trace {
-            t.finish(&self.telemetry, method, outcome);
         }
     }
 
@@ -1083,10 +761,10 @@ impl Session {
     fn record_handshake_answer(&self, p: Pending, result: &Result<RawJson, ErrorObject>) {
         let (trace, method) = p.end();
         match result {
-            Ok(raw) => self.finish(trace, &method, Outcome::Answer(raw)),
+            Ok(raw) => self.output.finish(trace, &method, Outcome::Answer(raw)),
             Err(e) => {
                 let e = ClientError::Rpc(e.clone());
-                self.finish(trace, &method, Outcome::Failed(&e));
+                self.output.finish(trace, &method, Outcome::Failed(&e));
             }
         }
     }

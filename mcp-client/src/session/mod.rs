@@ -129,6 +129,7 @@ mod core;
 mod era;
 mod handshake;
 mod meta;
+mod negotiation;
 mod output;
 mod renew;
 mod result_type;

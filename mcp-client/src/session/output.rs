@@ -1,5 +1,6 @@
-//! The session's output: what to hand to the transport ([`Transmit`], kept
-//! in order in the [`Outbox`]), and what its owner must learn ([`Event`]).
+//! The session's output: what to hand to the transport ([`Transmit`]), what
+//! its owner must learn ([`Event`]), and what the telemetry records, kept
+//! together in [`Output`].
 
 use std::collections::VecDeque;
 
@@ -8,7 +9,9 @@ use mcp_proto::schema::{InputRequest, ProgressParams};
 use mcp_proto::{ErrorObject, ProtocolVersion, RawJson};
 
 use super::CallId;
+use super::calls::Trace;
 use crate::error::{ClientError, CloseReason};
+use crate::telemetry::{self, Outcome};
 
 /// Something to hand to the transport.
 #[derive(Debug)]
@@ -88,46 +91,55 @@ pub enum Event {
     Closed(CloseReason),
 }
 
-/// What waits for the transport, in the order it must go out.
+/// The session's output.
 ///
-/// Invariant: `answers` is the number of responses and errors in `queue`
-/// (the answers the session owes the server): the types of the methods keep
-/// it so, since only [`answer`](Self::answer) queues one. While it is at
-/// `limit` the session takes no input ([`accepts_input`](Self::accepts_input)),
-/// and a notification of ours is refused when the queue is at `limit`, so
-/// the queue is bounded by what the session itself sends.
+/// Invariant: `answers` is the number of responses and errors in
+/// `transmit` (the answers the session owes the server); only
+/// [`answer`](Self::answer) queues one. While it is at `limit` the session
+/// takes no input ([`accepts_input`](Self::accepts_input)), and the owner's
+/// notification is refused when `limit` messages wait, so the queue is
+/// bounded by what the session itself sends. `events` is bounded by the
+/// calls in flight and the input taken.
 #[derive(Debug)]
-pub(super) struct Outbox {
-    queue: VecDeque<Transmit>,
+pub(super) struct Output {
+    transmit: VecDeque<Transmit>,
     answers: usize,
     limit: usize,
+    events: VecDeque<Event>,
+    /// The spans and metrics of the session and its calls.
+    telemetry: telemetry::Conn,
 }
 
-impl Outbox {
-    /// An empty outbox; `limit` is [`SessionConfig::max_outbound_backlog`](super::SessionConfig::max_outbound_backlog).
-    pub(super) fn new(limit: usize) -> Self {
-        Outbox {
-            queue: VecDeque::new(),
+impl Output {
+    /// `limit` is [`SessionConfig::max_outbound_backlog`](super::SessionConfig::max_outbound_backlog).
+    pub(super) fn new(limit: usize, telemetry: telemetry::Conn) -> Self {
+        Output {
+            transmit: VecDeque::new(),
             answers: 0,
             limit,
+            events: VecDeque::new(),
+            telemetry,
         }
     }
+
+    // ---- for the transport ----------------------------------------------
 
     /// Queues a request of ours.
     #[inline]
     pub(super) fn request(&mut self, request: Request) {
-        self.queue.push_back(Transmit::Message(request.into()));
+        self.transmit.push_back(Transmit::Message(request.into()));
     }
 
     /// Queues a notification the protocol sends (not the owner's: see
     /// [`notify`](Self::notify)).
     pub(super) fn notification(&mut self, notification: Notification) {
-        self.queue.push_back(Transmit::Message(notification.into()));
+        self.transmit
+            .push_back(Transmit::Message(notification.into()));
     }
 
     /// Queues the owner's notification, unless `limit` messages already wait.
     pub(super) fn notify(&mut self, notification: Notification) -> Result<(), ClientError> {
-        if self.queue.len() >= self.limit {
+        if self.transmit.len() >= self.limit {
             return Err(ClientError::Busy { limit: self.limit });
         }
         self.notification(notification);
@@ -141,33 +153,34 @@ impl Outbox {
             Err(e) => ErrorResponse::new(Some(id), e).into(),
         };
         self.answers += 1;
-        self.queue.push_back(Transmit::Message(msg));
+        self.transmit.push_back(Transmit::Message(msg));
     }
 
     /// Tells the transport the revision in use from here on.
     pub(super) fn protocol_version(&mut self, v: ProtocolVersion) {
-        self.queue.push_back(Transmit::ProtocolVersion(v));
+        self.transmit.push_back(Transmit::ProtocolVersion(v));
     }
 
     /// The next thing for the transport.
     #[inline]
-    pub(super) fn pop(&mut self) -> Option<Transmit> {
-        let t = self.queue.pop_front()?;
+    pub(super) fn pop_transmit(&mut self) -> Option<Transmit> {
+        let t = self.transmit.pop_front()?;
         if let Transmit::Message(Message::Response(_) | Message::Error(_)) = &t {
             self.answers = self.answers.saturating_sub(1);
         }
         Some(t)
     }
 
-    /// Whether nothing waits.
+    /// Whether nothing waits for the transport.
     #[inline]
-    pub(super) fn is_empty(&self) -> bool {
-        self.queue.is_empty()
+    pub(super) fn transmit_is_empty(&self) -> bool {
+        self.transmit.is_empty()
     }
 
-    /// Whether no message waits (only revision changes, if anything).
+    /// Whether no message waits for the transport (only revision changes,
+    /// if anything).
     pub(super) fn holds_no_message(&self) -> bool {
-        self.queue
+        self.transmit
             .iter()
             .all(|t| matches!(t, Transmit::ProtocolVersion(_)))
     }
@@ -176,5 +189,57 @@ impl Outbox {
     #[inline]
     pub(super) fn accepts_input(&self) -> bool {
         self.answers < self.limit
+    }
+
+    // ---- for the owner --------------------------------------------------
+
+    /// Tells the owner.
+    #[inline]
+    pub(super) fn event(&mut self, event: Event) {
+        self.events.push_back(event);
+    }
+
+    /// The next event for the owner.
+    #[inline]
+    pub(super) fn pop_event(&mut self) -> Option<Event> {
+        self.events.pop_front()
+    }
+
+    /// Whether events wait.
+    #[inline]
+    pub(super) fn has_events(&self) -> bool {
+        !self.events.is_empty()
+    }
+
+    /// A user call ended: its telemetry records the outcome, its owner is
+    /// told. Inlined: only the check for telemetry and the event on the way
+    /// of every answer; the recording is out of line.
+    #[inline(always)]
+    pub(super) fn complete(
+        &mut self,
+        call: CallId,
+        trace: Trace,
+        method: &str,
+        result: Result<RawJson, ClientError>,
+    ) {
+        if trace.is_some() {
+            self.finish(trace, method, Outcome::of(&result));
+        }
+        self.events.push_back(Event::Completed { call, result });
+    }
+
+    // ---- for the telemetry ----------------------------------------------
+
+    /// A request's telemetry records how it ended.
+    #[inline(never)]
+    pub(super) fn finish(&self, trace: Trace, method: &str, outcome: Outcome<'_>) {
+        if let Some(t) = trace {
+            t.finish(&self.telemetry, method, outcome);
+        }
+    }
+
+    /// The connection's telemetry.
+    pub(super) fn telemetry(&mut self) -> &mut telemetry::Conn {
+        &mut self.telemetry
     }
 }
