@@ -165,16 +165,19 @@
 //!   is the one list, and a new queue joins it.
 //! - **Each part of the session's state is private to the module about
 //!   it**, with methods that keep its invariants; `session/core.rs`
-//!   composes them and is the only module that sees them all:
-//!   `calls.rs` (the calls sent, held back and waiting for input, their ids
-//!   and deadlines), `output.rs` (the outbox for the transport, with the
-//!   answers owed to the server counted, and the events), `handshake.rs`
-//!   (the phase, one enum carrying what each phase knows, and the
-//!   negotiation's decisions), `era.rs` (a remembered era and what was
-//!   learned), `renew.rs` (new sessions after the server ended one),
-//!   `server_requests.rs` (the server's requests being answered),
-//!   `meta.rs` (the one composer of `_meta`), `result_type.rs` (what a
-//!   result's `resultType` says), `task.rs` (the sans-IO task tracker).
+//!   composes them and is the only module that sees them all (it routes
+//!   each input to the part it is about): `negotiation.rs` (the phase, the
+//!   server, a remembered era, renewals; it carries out the handshake),
+//!   `handshake.rs` (the phase, one enum carrying what each phase knows, and
+//!   the negotiation's decisions as functions), `calls.rs` (the calls sent,
+//!   held back and waiting for input, their ids and deadlines),
+//!   `output.rs` (what waits for the transport, with the answers owed to
+//!   the server counted; the owner's events; the telemetry),
+//!   `server_requests.rs` (the server's requests being answered), `era.rs`
+//!   (a remembered era and what was learned), `renew.rs` (new sessions
+//!   after the server ended one), `meta.rs` (the one composer of `_meta`),
+//!   `result_type.rs` (what a result's `resultType` says), `task.rs` (the
+//!   sans-IO task tracker).
 //! - **The driver owns what runs**: the handler's tasks (aborted with the
 //!   request the server cancelled, and all at close; a panic answers an
 //!   internal error) and the tasks the server asked the client to run. The
