@@ -5,9 +5,9 @@
 //! or `initialize`, becoming ready, detecting the era again).
 //!
 //! Invariants of [`Negotiation`]:
-//! - `server` is `Some` exactly while the phase is `Ready` or a renewal is
-//!   under way (`Initializing` after `Ready`), and `None` after a hint
-//!   failed until detection finishes;
+//! - `server` is the server of the session in use: set as the session
+//!   becomes ready, `None` before and while a new handshake (a renewal,
+//!   detecting the era again) is under way;
 //! - `protocol_meta` is the members of the revision being probed or in use
 //!   in the modern era, `None` in a legacy one;
 //! - requests go out only in `Ready`; calls made before wait in the
