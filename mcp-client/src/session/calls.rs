@@ -148,41 +148,49 @@ impl Pending {
         }
     }
 
+    #[inline]
     pub(super) fn purpose(&self) -> Purpose {
         self.purpose
     }
 
+    #[inline]
     pub(super) fn method(&self) -> &str {
         &self.method
     }
 
     /// When it was asked for (by the caller; for a handshake request, sent).
+    #[inline]
     pub(super) fn started(&self) -> Instant {
         self.started
     }
 
     /// How many `input_required` rounds it has taken.
+    #[inline]
     pub(super) fn rounds(&self) -> u32 {
         self.rounds
     }
 
     /// Whether it may go out again, once: it was not re-sent yet and its
     /// params were kept.
+    #[inline]
     pub(super) fn may_resend(&self) -> bool {
         self.retained && !self.resent
     }
 
     /// Whether it went out under a remembered modern era not yet confirmed.
+    #[inline]
     pub(super) fn hinted(&self) -> bool {
         self.hinted
     }
 
     /// Its telemetry, taken out (a handshake request records its own end).
+    #[inline]
     pub(super) fn take_trace(&mut self) -> Trace {
         self.trace.take()
     }
 
     /// What its completion needs: its telemetry and method.
+    #[inline]
     pub(super) fn end(self) -> (Trace, Cow<'static, str>) {
         (self.trace, self.method)
     }
@@ -279,11 +287,13 @@ impl Deferred {
 
     /// When its caller asked for it (for an `input_required` round, when
     /// the round began).
+    #[inline]
     pub(super) fn started(&self) -> Instant {
         self.started
     }
 
     /// What its completion needs: the call, its telemetry and method.
+    #[inline]
     pub(super) fn end(self) -> Ended {
         (self.call, self.trace, self.method)
     }
@@ -346,6 +356,7 @@ pub(super) struct Calls {
 
 impl Calls {
     /// A fresh request id.
+    #[inline]
     pub(super) fn next_id(&mut self) -> RequestId {
         self.next_id += 1;
         RequestId::Number(self.next_id)
@@ -365,6 +376,7 @@ impl Calls {
     }
 
     /// When the session gives up on the request `id`.
+    #[inline]
     pub(super) fn deadline(&self, id: &RequestId) -> Option<Instant> {
         self.sent.get(id)?.deadline
     }

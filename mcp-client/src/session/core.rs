@@ -538,8 +538,9 @@ impl Session {
         self.closing(closing);
     }
 
-    /// A user call was answered.
-    #[inline]
+    /// A user call was answered. Inlined into [`on_answer`](Self::on_answer):
+    /// the call's state is not moved again on the way of every answer.
+    #[inline(always)]
     fn on_call_answer(
         &mut self,
         call: CallId,

@@ -60,6 +60,7 @@ impl Negotiation {
 
     // ---- what it knows --------------------------------------------------
 
+    #[inline]
     pub(super) fn phase(&self) -> &Phase {
         &self.phase
     }
@@ -70,6 +71,7 @@ impl Negotiation {
         matches!(self.phase, Phase::Ready(_))
     }
 
+    #[inline]
     pub(super) fn server(&self) -> Option<&Arc<ServerInfo>> {
         self.server.as_ref()
     }
@@ -111,6 +113,7 @@ impl Negotiation {
     }
 
     /// The transport flushed everything: a handshake waiting for that is done.
+    #[inline]
     pub(super) fn flushed(&mut self, out: &mut Output) {
         if out.transmit_is_empty() && matches!(self.phase, Phase::Ready(Readiness::Flushing)) {
             self.phase = Phase::Ready(Readiness::Announced);

@@ -132,6 +132,7 @@ impl Output {
 
     /// Queues a notification the protocol sends (not the owner's: see
     /// [`notify`](Self::notify)).
+    #[inline]
     pub(super) fn notification(&mut self, notification: Notification) {
         self.transmit
             .push_back(Transmit::Message(notification.into()));
@@ -239,6 +240,7 @@ impl Output {
     }
 
     /// The connection's telemetry.
+    #[inline]
     pub(super) fn telemetry(&mut self) -> &mut telemetry::Conn {
         &mut self.telemetry
     }
