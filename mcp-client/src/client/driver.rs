@@ -257,18 +257,18 @@ impl Io {
             // The transport takes a request inside its span (when one is
             // recorded): what it logs meanwhile, and the work it carries
             // on in tasks of its own, belong to the request.
-            let mut span = None;
+            let mut trace = None;
             if let Message::Request(r) = &msg {
-                let (deadline, s) = st.session.sending(&r.id);
+                let (deadline, t) = st.session.sending(&r.id);
                 if let Some(deadline) = deadline {
                     self.transport
                         .as_mut()
                         .set_request_deadline(&r.id, deadline);
                 }
-                span = s;
+                trace = t;
             }
             let sent = {
-                let _entered = span.map(tracing::Span::enter);
+                let _entered = trace.and_then(crate::telemetry::Call::enter);
                 self.transport.as_mut().start_send(msg)
             };
             if let Err(e) = sent {

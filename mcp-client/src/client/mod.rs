@@ -166,6 +166,7 @@ impl Inner {
 
     /// Runs `f` on the state, then wakes the driver if `f` says it must act
     /// (waking only schedules the driver's task: nothing runs under the lock).
+    #[inline]
     fn update<T>(&self, f: impl FnOnce(&mut State) -> (T, bool)) -> T {
         let mut st = self.lock();
         let (out, wake) = f(&mut st);

@@ -421,7 +421,7 @@ fn submit(inner: &Inner, request: Outgoing, slot: OwnedSemaphorePermit) -> Stage
                 request.params,
                 request.meta,
                 request.options,
-                *span,
+                crate::telemetry::AppSpan::from(*span),
                 now,
             ),
         };
