@@ -17,7 +17,7 @@ use serde::Deserialize;
 use tracing::Span;
 use tracing::field::Empty;
 
-use super::TARGET;
+use super::{REQUEST_SPAN, TARGET};
 use crate::error::{ClientError, CloseReason};
 
 /// W3C trace context for a request's `_meta`: `traceparent`, then
@@ -216,7 +216,7 @@ impl Conn {
             let e = &self.endpoint;
             let span = tracing::info_span!(
                 target: TARGET,
-                "mcp.request",
+                REQUEST_SPAN,
                 otel.name = &*name,
                 otel.kind = "client",
                 otel.status_code = Empty,
@@ -249,7 +249,7 @@ impl Conn {
         let span = tracing::info_span!(
             target: TARGET,
             parent: &self.session,
-            "mcp.request",
+            REQUEST_SPAN,
             otel.name = method,
             otel.kind = "client",
             otel.status_code = Empty,

@@ -139,6 +139,11 @@ use tracing::Span;
 /// The tracing target of every span and event of this crate's telemetry.
 pub const TARGET: &str = "mcp_client";
 
+/// The name of the span of each request this crate sends (its OpenTelemetry
+/// name is `otel.name`: the method, and the tool or prompt), for a layer
+/// that picks these spans out.
+pub const REQUEST_SPAN: &str = "mcp.request";
+
 /// An application's span a call is recorded on instead of a span of its
 /// own (see [An agent's own `execute_tool` span](self#an-agents-own-execute_tool-span)):
 /// what [`Session::request_in_span`](crate::session::Session::request_in_span)
