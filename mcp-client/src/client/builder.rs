@@ -9,7 +9,7 @@ use mcp_proto::transport::Transport;
 use tokio::sync::{Notify, Semaphore};
 
 use super::driver::Driver;
-use super::receiver::ReceiverLimits;
+use super::mcp_task::receiver::ReceiverLimits;
 use super::{Client, Inner, State};
 use crate::era_cache::EraCache;
 use crate::error::ClientError;

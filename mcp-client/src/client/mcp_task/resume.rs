@@ -9,8 +9,8 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use mcp_proto::ErrorCode;
 
-use super::task_handle::{TaskHandle, TaskOptions};
-use super::{Client, now};
+use super::requester::{TaskHandle, TaskOptions};
+use crate::client::{Client, now};
 use crate::error::ClientError;
 use crate::session::task::check_task_id;
 use crate::ticket::{ServerIdentity, TICKET_FORMAT, TaskEra, TaskTicket, TicketError};

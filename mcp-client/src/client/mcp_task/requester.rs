@@ -1,4 +1,4 @@
-//! Tasks: call a tool now, fetch its result later. One API over both wire
+//! The requester side of MCP tasks: call a tool now, fetch its result later. One API over both wire
 //! forms: the 2025-11-25 core tasks (experimental) and the 2026-07-28
 //! extension `io.modelcontextprotocol/tasks` (SEP-2663).
 //!
@@ -59,9 +59,9 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use tokio::sync::watch;
 
-use super::request::{decode_tool_result, keep_raw};
-use super::task_follow::{CANCEL_ON_DROP_WAIT, created};
-use super::{Client, RequestBuilder, State, now};
+use super::follow::{CANCEL_ON_DROP_WAIT, created};
+use crate::client::request::{decode_tool_result, encode_error, keep_raw};
+use crate::client::{Client, RequestBuilder, State, now};
 use crate::error::ClientError;
 use crate::session::task::check_task_id;
 use crate::session::{TaskNext, TaskTracker};
@@ -71,9 +71,9 @@ use crate::session::{TaskNext, TaskTracker};
 pub const MAX_WATCHED_TASKS: usize = 256;
 
 /// The notification that reports a task's status (2025-11-25).
-pub(super) const TASK_STATUS: &str = "notifications/tasks/status";
+pub(in crate::client) const TASK_STATUS: &str = "notifications/tasks/status";
 /// The notification that reports a task's status (2026-07-28 extension).
-pub(super) const TASK_STATUS_MODERN: &str = "notifications/tasks";
+pub(in crate::client) const TASK_STATUS_MODERN: &str = "notifications/tasks";
 
 /// Called with each new status of a task (on the caller's task, from
 /// [`TaskHandle::wait`]).
@@ -170,15 +170,16 @@ impl TaskCall {
 /// per connection take status notifications (one slot each, holding the
 /// latest: a flood costs no memory); more poll only.
 ///
-/// The client declares no `tasks` capability of its own: that capability
-/// is for a client that *runs* tasks (task-augmented sampling and
-/// elicitation), which this one does not yet.
+/// Calling tools as tasks needs no capability of the client's: the
+/// `tasks` capability it declares (2025-11-25; see
+/// [`ClientBuilder::max_kept_tasks`](crate::ClientBuilder::max_kept_tasks))
+/// is about the other side, the server's requests it runs as tasks.
 pub struct TaskHandle {
-    pub(super) client: Client,
-    pub(super) tracker: TaskTracker,
+    pub(in crate::client) client: Client,
+    pub(in crate::client) tracker: TaskTracker,
     era: Era,
     /// The deadline the caller set (for [`ClientError::TaskDeadline`]).
-    pub(super) deadline: Option<Duration>,
+    pub(in crate::client) deadline: Option<Duration>,
     status: Option<watch::Receiver<Task>>,
     on_status: Option<StatusFn>,
 }
@@ -424,8 +425,7 @@ impl TaskHandle {
             return Err(ClientError::Rpc(error.clone()));
         }
         match &task.result {
-            Some(result) => RawJson::from_value(result)
-                .map_err(|e| super::request::encode_error("tasks/get", e)),
+            Some(result) => RawJson::from_value(result).map_err(|e| encode_error("tasks/get", e)),
             None => Err(ClientError::TaskReport(
                 crate::session::TaskReportError::NoOutcome {
                     task_id: self.id().to_owned(),
@@ -561,7 +561,7 @@ impl TaskHandle {
             return Ok(());
         }
         let inner = self.client.inner();
-        let work = super::tasks::answer_inputs(
+        let work = crate::client::handler_tasks::answer_inputs(
             inner.handler.clone(),
             inner.capabilities.clone(),
             requests,
@@ -611,7 +611,9 @@ impl TaskHandle {
 
     fn tell(&self) {
         if let Some(f) = &self.on_status {
-            super::tasks::run_guarded("a task status callback", || f(self.tracker.task()));
+            crate::client::handler_tasks::run_guarded("a task status callback", || {
+                f(self.tracker.task())
+            });
         }
     }
 
@@ -708,7 +710,7 @@ fn watch_task(st: &mut State, task: &Task) -> Option<watch::Receiver<Task>> {
 }
 
 /// A `notifications/tasks/status` for a watched task: replaces its slot.
-pub(super) fn on_status_notification(st: &mut State, params: Option<&RawJson>) {
+pub(in crate::client) fn on_status_notification(st: &mut State, params: Option<&RawJson>) {
     let Some(p) = params.and_then(|p| p.decode::<TaskStatusParams>().ok()) else {
         return;
     };
