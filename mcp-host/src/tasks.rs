@@ -133,7 +133,7 @@ impl Host {
 
     /// Follows a recorded task to its result, on the ready server the
     /// ticket names (reconnected after a restart); see
-    /// [`Client::resume_ticket`](mcp_client::Client::resume_ticket). The
+    /// [`Client::resume_task`](mcp_client::Client::resume_task). The
     /// ticket is forgotten once the outcome is final (a result, or a task
     /// that is gone); it is kept when the server is not ready or the
     /// connection failed, to try again.
@@ -142,7 +142,7 @@ impl Host {
         let client = self
             .client(server)
             .ok_or_else(|| HostTaskError::Unavailable(server.clone()))?;
-        let outcome = match client.resume_ticket(ticket, TaskOptions::new()).await {
+        let outcome = match client.resume_task(ticket, TaskOptions::new()).await {
             Ok(handle) => handle.result().await,
             Err(e) => Err(e),
         };

@@ -124,7 +124,7 @@ impl Toolbox {
         };
         let handle = tool
             .client()
-            .resume_ticket(ticket, TaskOptions::new())
+            .resume_task(ticket, TaskOptions::new())
             .await
             .map_err(|e| tool.fatal_error(e))?;
         let status = handle.status();

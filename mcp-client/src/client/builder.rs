@@ -278,8 +278,6 @@ impl ClientBuilder {
             changes: Default::default(),
             max_list_pages: self.max_list_pages,
             params_size_hint: AtomicUsize::new(0),
-            task_tools: Default::default(),
-            has_task_tools: Default::default(),
             handler: self.handler.clone(),
             capabilities: caps.clone(),
         });

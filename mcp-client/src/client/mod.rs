@@ -111,11 +111,6 @@ struct Inner {
     /// Length of the last params encoded: the next ones are encoded into a
     /// buffer of about this size, so equal calls never regrow their buffer.
     params_size_hint: AtomicUsize,
-    /// The tools whose `taskSupport` is `required`, as the last tool
-    /// listing said ([`Client::remember_tools`]); empty for most servers,
-    /// so a plain call only reads `has_task_tools`.
-    task_tools: std::sync::RwLock<std::collections::HashSet<String>>,
-    has_task_tools: std::sync::atomic::AtomicBool,
     /// The application's handler and what the client declares: a task
     /// handle (2026-07-28) answers its task's input requests with them, on
     /// the caller's task.

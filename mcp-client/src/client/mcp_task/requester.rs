@@ -32,8 +32,12 @@
 //! like the 2025-11-25 notifications do.
 //!
 //! Dropping a handle does not cancel the task (call now, fetch later):
-//! [`TaskHandle::cancel`] does. The typed `tasks/*` calls are
-//! [`Client::get_task`], [`Client::task_result`], [`Client::cancel_task`]
+//! [`TaskHandle::cancel`] does. A handle written down as a
+//! [`TaskTicket`](crate::TaskTicket) ([`TaskHandle::ticket`]) is followed
+//! again, after a restart too, with [`Client::resume_task`]: the one way
+//! back to a task; [`TaskHandle::result`] is the one way to its result.
+//! The typed `tasks/*` calls for callers that drive tasks themselves are
+//! [`Client::get_task`], [`Client::cancel_task`], [`Client::update_task`]
 //! and `client.list_page::<Task>(cursor)` / `list_all::<Task>()`.
 //!
 //! Plain calls do no work for tasks: a status notification is looked at
@@ -56,14 +60,12 @@ use mcp_proto::schema::{
 };
 use mcp_proto::{Era, RawJson};
 use serde::Serialize;
-use serde::de::DeserializeOwned;
 use tokio::sync::watch;
 
 use super::follow::{CANCEL_ON_DROP_WAIT, created};
 use crate::client::request::{decode_tool_result, encode_error, keep_raw};
 use crate::client::{Client, RequestBuilder, State, now};
 use crate::error::ClientError;
-use crate::session::task::check_task_id;
 use crate::session::{TaskNext, TaskTracker};
 
 /// How many task handles per connection take status notifications (the
@@ -150,7 +152,8 @@ impl TaskCall {
 }
 
 /// A task the server runs for this client, in either wire form ([`era`](Self::era)),
-/// from [`Client::call_tool_as_task`] or [`Client::resume_task`].
+/// from [`Client::call_tool_as_task`] or [`Client::resume_task`] (its
+/// [ticket](Self::ticket)).
 ///
 /// [`wait`](Self::wait) polls `tasks/get` at the server's poll interval
 /// (never faster, backing off while nothing changes; see
@@ -256,18 +259,6 @@ impl Client {
         self.request_typed("tasks/get", &TaskIdParams::new(task_id))
     }
 
-    /// `tasks/result` (2025-11-25 only; in 2026-07-28 `tasks/get` carries
-    /// the result): a finished task's result, decoded as the original
-    /// request's result type (`CallToolResult` for `tools/call`). The
-    /// server holds the answer until the task finishes, so give it a
-    /// timeout that fits the task (or `no_timeout`).
-    pub fn task_result<R: DeserializeOwned>(
-        &self,
-        task_id: impl Into<String>,
-    ) -> RequestBuilder<'_, R> {
-        self.request_typed("tasks/result", &TaskIdParams::new(task_id))
-    }
-
     /// `tasks/cancel`.
     pub fn cancel_task(&self, task_id: impl Into<String>) -> RequestBuilder<'_, CancelTaskResult> {
         self.request_typed("tasks/cancel", &TaskIdParams::new(task_id))
@@ -283,21 +274,6 @@ impl Client {
         responses: InputResponses,
     ) -> RequestBuilder<'_, mcp_proto::schema::EmptyResult> {
         self.request_typed("tasks/update", &UpdateTaskParams::new(task_id, responses))
-    }
-
-    /// Follows a task this client started earlier (known by its id), e.g.
-    /// after [`TaskHandle::into_task`]: asks the server for its state now.
-    /// The task speaks the connection's era.
-    pub async fn resume_task(
-        &self,
-        task_id: impl Into<String>,
-        options: TaskOptions,
-    ) -> Result<TaskHandle, ClientError> {
-        let task_id = task_id.into();
-        check_task_id(&task_id).map_err(ClientError::TaskReport)?;
-        let got = self.get_task(task_id).await?;
-        let era = self.era().unwrap_or(Era::Legacy);
-        TaskHandle::new(self.clone(), got.task, era, options)
     }
 }
 
@@ -356,12 +332,6 @@ impl TaskHandle {
     /// The task's ttl, as the server set it (`None`: unlimited or not said).
     pub fn ttl(&self) -> Option<Duration> {
         self.tracker.task().ttl_millis().map(Duration::from_millis)
-    }
-
-    /// The task's last state, to resume it later with
-    /// [`Client::resume_task`]; the handle stops following it.
-    pub fn into_task(self) -> Task {
-        self.tracker.task().clone()
     }
 
     /// Asks the server for the task's state now (`tasks/get`), whatever the
@@ -508,9 +478,11 @@ impl TaskHandle {
         }
     }
 
-    /// `tasks/result`, bounded by the deadline or the ttl.
+    /// `tasks/result` (2025-11-25), bounded by the deadline or the ttl.
     async fn fetch_result(&self) -> Result<RawJson, ClientError> {
-        let mut req = self.client.task_result::<RawJson>(self.id());
+        let mut req: RequestBuilder<'_, RawJson> = self
+            .client
+            .request_typed("tasks/result", &TaskIdParams::new(self.id()));
         req.decode = keep_raw;
         req = match self.bound() {
             Some(t) => req.timeout(t).max_time(t),
