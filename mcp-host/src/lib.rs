@@ -91,7 +91,8 @@
 //!   process group). A new host spawns a new process, which knows nothing of
 //!   the old one's tasks unless the server keeps them outside its process
 //!   (in a file or a database). Following such a ticket ends at once in a
-//!   typed error, never a wait: [`HostTaskError::Client`] with
+//!   typed error, never a wait: [`HostTaskError::Tool`] with a
+//!   [`ToolError::Fatal`](mcp_tools::ToolError::Fatal) whose source is
 //!   [`ClientError::Ticket`](mcp_client::ClientError::Ticket)`(`[`TicketError::Unknown`](mcp_client::TicketError::Unknown)`)`
 //!   (the new process answers `tasks/get` with -32602), and the ticket is
 //!   forgotten.
