@@ -130,7 +130,10 @@ impl Toolbox {
     /// before a restart with the same server names) stands: one `tasks/get`,
     /// and its result once it ended. A task that is gone (expired, or
     /// unknown to the server) is [`ToolError::Fatal`] with the
-    /// [`ClientError::Ticket`] that says why.
+    /// [`ClientError::Ticket`] that says why. A task waiting for the user
+    /// (`input_required`) stays so between polls: its requests reach the
+    /// client's handler only while [`task_result`](Self::task_result)
+    /// follows it.
     pub async fn poll(&self, ticket: &TaskTicket) -> Result<TaskPoll, ToolError> {
         let (tool, handle) = self.resume(ticket).await?;
         let status = handle.status();
