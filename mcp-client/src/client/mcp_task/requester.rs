@@ -1,6 +1,7 @@
-//! The requester side of MCP tasks: call a tool now, fetch its result later. One API over both wire
-//! forms: the 2025-11-25 core tasks (experimental) and the 2026-07-28
-//! extension `io.modelcontextprotocol/tasks` (SEP-2663).
+//! The requester side of MCP tasks: call a tool now, fetch its result
+//! later. One API over both wire forms: the 2025-11-25 core tasks
+//! (experimental) and the 2026-07-28 extension
+//! `io.modelcontextprotocol/tasks` (SEP-2663).
 //!
 //! [`Client::call_tool_as_task`] returns a [`TaskHandle`] when the server
 //! runs the call as a task, and the result when it answered at once.
