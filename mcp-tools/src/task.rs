@@ -91,24 +91,11 @@ impl McpTool {
             TaskCall::Started(handle) => Ok(ToolTask::Started(
                 handle.ticket(self.server().unwrap_or_default()),
             )),
-            TaskCall::Done(result) => self.output(result).map(ToolTask::Done),
+            TaskCall::Done(result) => output(&self.definition().name, result).map(ToolTask::Done),
             other => Err(self.fatal_error(ClientError::TaskExtension {
                 method: format!("tools/call ({other:?})"),
             })),
         }
-    }
-
-    /// The output of a result, or [`ToolError::ToolFailed`] for `isError`.
-    fn output(&self, result: CallToolResult) -> Result<ToolOutput, ToolError> {
-        if result.is_error() {
-            let out = ToolOutput::from_result(result);
-            return Err(ToolError::ToolFailed {
-                tool: self.definition().name.clone(),
-                message: out.text,
-                result: Box::new(out.result),
-            });
-        }
-        Ok(ToolOutput::from_result(result))
     }
 }
 
@@ -135,7 +122,7 @@ impl Toolbox {
     /// client's handler only while [`task_result`](Self::task_result)
     /// follows it.
     pub async fn poll(&self, ticket: &TaskTicket) -> Result<TaskPoll, ToolError> {
-        let (tool, handle) = self.resume(ticket).await?;
+        let (name, handle) = self.resume(ticket).await?;
         let status = handle.status();
         if !status.is_terminal() {
             return Ok(TaskPoll::Running {
@@ -143,7 +130,7 @@ impl Toolbox {
                 message: handle.task().status_message.clone(),
             });
         }
-        finish(&tool, handle).await.map(TaskPoll::Done)
+        finish(name, handle).await.map(TaskPoll::Done)
     }
 
     /// Waits for a task [`start`](Self::start)ed (by this toolbox, or one
@@ -152,33 +139,45 @@ impl Toolbox {
     /// the ticket's deadline and the task's expiry bound the wait. A task
     /// that is gone is [`ToolError::Fatal`] as for [`poll`](Self::poll).
     pub async fn task_result(&self, ticket: &TaskTicket) -> Result<ToolOutput, ToolError> {
-        let (tool, handle) = self.resume(ticket).await?;
-        finish(&tool, handle).await
+        let (name, handle) = self.resume(ticket).await?;
+        finish(name, handle).await
     }
 
-    /// A tool of the ticket's server (for its client and its errors), and
-    /// the task resumed on it.
-    async fn resume(&self, ticket: &TaskTicket) -> Result<(McpTool, TaskHandle), ToolError> {
-        let Some(tool) = self
-            .snapshot()
-            .into_iter()
-            .find(|t| t.server().unwrap_or_default() == ticket.server.name)
-        else {
+    /// The task resumed on the ticket's server's client (any of its tools
+    /// offered or not), and the name its errors go by.
+    async fn resume(&self, ticket: &TaskTicket) -> Result<(String, TaskHandle), ToolError> {
+        let server = &ticket.server.name;
+        let Some(listing) = self.server_listing(server).await else {
             return Err(ToolError::NotFound {
-                name: format!("(a tool of server `{}`)", ticket.server.name),
+                name: format!("(a tool of server `{server}`)"),
             });
         };
-        let handle = tool
-            .client()
-            .resume_task(ticket, TaskOptions::new())
-            .await
-            .map_err(|e| tool.fatal_error(e))?;
-        Ok((tool, handle))
+        let name = format!("{server}: task {}", ticket.task_id);
+        match listing.client.resume_task(ticket, TaskOptions::new()).await {
+            Ok(handle) => Ok((name, handle)),
+            Err(source) => Err(ToolError::Fatal { tool: name, source }),
+        }
     }
 }
 
-/// The task's output, once it ends.
-async fn finish(tool: &McpTool, handle: TaskHandle) -> Result<ToolOutput, ToolError> {
-    let result = handle.result().await.map_err(|e| tool.fatal_error(e))?;
-    tool.output(result)
+/// The output of a started task (`name`: what its errors call it), once it
+/// ends.
+async fn finish(name: String, handle: TaskHandle) -> Result<ToolOutput, ToolError> {
+    match handle.result().await {
+        Ok(result) => output(&name, result),
+        Err(source) => Err(ToolError::Fatal { tool: name, source }),
+    }
+}
+
+/// The output of `tool`'s result, or [`ToolError::ToolFailed`] for `isError`.
+fn output(tool: &str, result: CallToolResult) -> Result<ToolOutput, ToolError> {
+    let out = ToolOutput::from_result(result);
+    if out.result.is_error() {
+        return Err(ToolError::ToolFailed {
+            tool: tool.to_owned(),
+            message: out.text,
+            result: Box::new(out.result),
+        });
+    }
+    Ok(out)
 }
