@@ -120,8 +120,14 @@ async fn server_everything_tasks_over_streamable_http() {
     let report = text(&handle.result().await.unwrap());
     assert!(report.contains("Research Report: http"), "{report}");
     assert!(report.contains("Clarification"), "{report}");
+    // `input_required` is always seen: the handle asks for the elicitation
+    // only once it has seen it. (`working` is seen only if a poll lands in
+    // the 2 s before the server asks, which a loaded machine may miss.)
     let statuses = statuses.lock().unwrap().clone();
-    assert!(statuses.contains(&TaskStatus::Working), "{statuses:?}");
+    assert!(
+        statuses.contains(&TaskStatus::InputRequired),
+        "{statuses:?}"
+    );
     assert!(
         asked.lock().unwrap().contains(&"elicitation/create"),
         "the elicitation did not reach the handler"
