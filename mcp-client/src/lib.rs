@@ -83,9 +83,9 @@
 //!
 //! [`Client::call_tool_as_task`] calls a tool as a task and returns a
 //! [`TaskHandle`] (status, `wait`, `result`, `cancel`, `era`);
-//! [`Client::call_tool`] does so by itself for a tool whose `taskSupport` is
-//! `required` (known from [`Client::list_all`] or
-//! [`Client::remember_tools`]). In 2026-07-28 tasks are the extension
+//! [`Client::call_tool`] does so by itself when told the tool's listing
+//! says `taskSupport: required` ([`RequestBuilder::task_support`]). In
+//! 2026-07-28 tasks are the extension
 //! `io.modelcontextprotocol/tasks` (SEP-2663): the client declares it in
 //! every request's capabilities (on by default, see
 //! [`ClientBuilder::tasks_extension`]) and the server decides per call;
@@ -95,15 +95,16 @@
 //! sent with `tasks/update`). The protocol state of both forms (poll pacing
 //! at the server's interval with backoff, the deadline and the ttl, which
 //! reports to take, which input requests to answer) is the sans-IO
-//! [`session::TaskTracker`]; `tasks/get`, `tasks/result` (2025-11-25),
-//! `tasks/update` (2026-07-28), `tasks/cancel` and `list_page::<Task>`
-//! (2025-11-25) are typed calls. See [`TaskHandle`] for the differences
+//! [`session::TaskTracker`]; `tasks/get`, `tasks/update` (2026-07-28),
+//! `tasks/cancel` and `list_page::<Task>` (2025-11-25) are typed calls, and
+//! [`TaskHandle::result`] is the one way to a task's result. See [`TaskHandle`] for the differences
 //! between the two forms.
 //!
 //! A task outlives the program that started it: [`TaskHandle::ticket`]
 //! writes it down as a serde [`TaskTicket`] (server identity, task id,
 //! [`TaskEra`], deadline and expiry as wall-clock times), and
-//! [`Client::resume_ticket`] follows it again after a restart, bounded by
+//! [`Client::resume_task`] (the one way back to a task) follows it again
+//! after a restart, bounded by
 //! what is left of them; an expired or unknown task is a typed
 //! [`TicketError`], never a wait.
 //!

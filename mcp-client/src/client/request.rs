@@ -290,7 +290,7 @@ impl<'a, R> RequestBuilder<'a, R> {
             }
         };
         let method = outgoing.method.clone();
-        let work = super::task_follow::run_required(
+        let work = super::mcp_task::follow::run_required(
             client.clone(),
             outgoing.params,
             meta,
@@ -567,7 +567,7 @@ impl<R> Future for ResponseFuture<R> {
                         Ok(Answer::Task { handle, progress }) => match follow {
                             Some(follow) => {
                                 let deadline = follow.deadline(&this.client);
-                                let work = super::task_follow::follow_created(
+                                let work = super::mcp_task::follow::follow_created(
                                     this.client.clone(),
                                     handle,
                                     progress,
