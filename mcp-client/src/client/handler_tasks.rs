@@ -39,6 +39,11 @@ use crate::session::{CallId, IdHash};
 /// buffered without bound, and nothing is dropped).
 pub const MAX_QUEUED_NOTIFICATIONS: usize = 1024;
 
+/// The notification channel's length: the driver stops reading at
+/// [`MAX_QUEUED_NOTIFICATIONS`], and the message it read last may queue one
+/// more.
+const NOTIFICATION_CHANNEL: usize = MAX_QUEUED_NOTIFICATIONS + 1;
+
 /// What a finished handler task hands back to the driver.
 pub(super) enum Done {
     /// The answer to the server's request `id`.
@@ -75,13 +80,12 @@ pub(super) struct HandlerTasks {
     /// The notification task's queue and its count, made with the first
     /// notification (most connections never get one).
     ///
-    /// Bounded by the count, not the channel's type: the driver reads the
-    /// transport only while [`Backlog::has_room`], one message at a time, so
-    /// the queue holds at most [`MAX_QUEUED_NOTIFICATIONS`] plus what one
-    /// message carries (a legacy batch, itself capped by the transport's
-    /// message size limit). Queueing happens inside the synchronous
-    /// session step, where a bounded channel could only drop when full.
-    notifications: Option<(mpsc::UnboundedSender<ToHandler>, Arc<Backlog>)>,
+    /// The driver reads the transport only while [`Backlog::has_room`] (fewer
+    /// than [`MAX_QUEUED_NOTIFICATIONS`] queued), one message at a time, and
+    /// one message queues at most one item (JSON-RPC batches are refused when
+    /// decoded): so the channel, [`NOTIFICATION_CHANNEL`] long, always has
+    /// room when an item is queued.
+    notifications: Option<(mpsc::Sender<ToHandler>, Arc<Backlog>)>,
 }
 
 impl HandlerTasks {
@@ -248,14 +252,22 @@ impl HandlerTasks {
                 let Some(runtime) = runtime() else {
                     return;
                 };
-                let (tx, rx) = mpsc::unbounded_channel();
+                let (tx, rx) = mpsc::channel(NOTIFICATION_CHANNEL);
                 let backlog = Arc::new(Backlog::default());
                 runtime.spawn(notification_loop(rx, self.handler.clone(), backlog.clone()));
                 self.notifications.insert((tx, backlog))
             }
         };
-        if tx.send(n).is_ok() {
-            backlog.push();
+        match tx.try_send(n) {
+            Ok(()) => backlog.push(),
+            // The handler's task has ended (the runtime is shutting down).
+            Err(mpsc::error::TrySendError::Closed(_)) => {}
+            // Not while the invariant above holds.
+            Err(mpsc::error::TrySendError::Full(_)) => {
+                tracing::error!(
+                    "the handler's notification queue was full; a notification was dropped (a bug: please report it)"
+                );
+            }
         }
     }
 
@@ -367,7 +379,7 @@ enum ToHandler {
 }
 
 async fn notification_loop(
-    mut rx: mpsc::UnboundedReceiver<ToHandler>,
+    mut rx: mpsc::Receiver<ToHandler>,
     handler: Arc<dyn DynHandler>,
     backlog: Arc<Backlog>,
 ) {
