@@ -337,7 +337,9 @@ enum CliCommand {
     /// Serve the picked server (--http, --server, --stdio) as a stdio MCP
     /// server on stdin/stdout, for a host that speaks only stdio: every
     /// message passes both ways; an --http server's OAuth login is started
-    /// here (the browser opened, the URL on stderr) and its tokens cached
+    /// here (the browser opened, the URL on stderr) and its tokens cached;
+    /// a --server entry's tool rules and pins hold (its denied, held-back
+    /// and left-out tools are not listed and their calls not sent)
     Bridge {
         /// Print the authorization URL on stderr only; do not open a browser
         #[arg(long)]

@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 use mcp_cli::terminal::web_url;
-use mcp_client::{ClientError, CloseReason, HandshakeError};
+use mcp_client::{ClientError, CloseReason, HandshakeError, TicketError};
 use mcp_proto::error::chain;
 use mcp_proto::transport::TransportError;
 
@@ -80,6 +80,12 @@ impl Failure {
                 message.push_str(&urls_to_open(&urls.elicitations));
             }
             return Failure::Refused(message);
+        }
+        // A task the server does not know: its answer to `tasks/get`.
+        if let ClientError::Ticket(TicketError::Unknown { message, .. }) = e {
+            return Failure::Refused(format!(
+                "the server answered {what} with an error: {message}"
+            ));
         }
         let kind = match e {
             ClientError::Transport(_) => "transport error",

@@ -257,12 +257,29 @@ async fn tools(
     verbose: bool,
     search: Option<&Search>,
 ) -> Result<(), Failure> {
+    // Every ready server is asked for its tools at once (each listing is a
+    // round trip or more; with 30 servers, one after another added up);
+    // what each answered is then read in the servers' order.
+    type Listing = tokio::task::JoinHandle<Result<Vec<Box<RawValue>>, Failure>>;
+    let listings: Vec<Option<(mcp_client::Client, Listing)>> = started
+        .iter()
+        .map(|s| {
+            let client = matches!(s.outcome, Outcome::Ready { .. })
+                .then(|| host.client(&s.name))
+                .flatten()?;
+            let c = client.clone();
+            let listing = tokio::spawn(async move {
+                crate::commands::list_items(&c, crate::commands::Listing::Tools).await
+            });
+            Some((client, listing))
+        })
+        .collect();
     // Each ready server's name, instructions and offered tools.
     let mut lists: Vec<ServerTools<'_>> = Vec::new();
-    for s in started {
+    for (s, listing) in started.iter().zip(listings) {
         match &s.outcome {
             Outcome::Ready { .. } => {
-                let Some(client) = host.client(&s.name) else {
+                let Some((client, listing)) = listing else {
                     eprintln!("mcp: server {:?} went away", line(&s.name));
                     continue;
                 };
@@ -277,7 +294,13 @@ async fn tools(
                 for c in &held {
                     eprintln!("mcp: {}", crate::policy::held_line(&s.name, c));
                 }
-                match crate::commands::list_items(&client, crate::commands::Listing::Tools).await {
+                let listed = listing.await.unwrap_or_else(|e| {
+                    Err(Failure::Fatal {
+                        kind: "connection error",
+                        message: format!("listing its tools stopped: {e}"),
+                    })
+                });
+                match listed {
                     Ok(t) => lists.push(ServerTools {
                         name: &s.name,
                         instructions: client.server().and_then(|i| i.instructions.clone()),

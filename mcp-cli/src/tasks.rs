@@ -8,7 +8,7 @@
 
 use std::sync::Mutex;
 
-use mcp_client::{Client, TaskCall, TaskOptions};
+use mcp_client::{Client, TaskCall, TaskEra, TaskOptions, TaskTicket};
 use mcp_proto::Era;
 use mcp_proto::schema::{CallToolResult, TASKS_EXTENSION, Task};
 use serde_json::value::RawValue;
@@ -224,24 +224,21 @@ pub(crate) async fn run(
                 Ok(())
             }
         }
-        TasksAction::Result { id } if client.era() == Some(Era::Modern) => {
-            // No tasks/result: tasks/get carries the result once the task ends.
+        TasksAction::Result { id } => {
+            // Followed as any task: polled until it ends, then its result
+            // (tasks/result in 2025-11-25; inline in tasks/get in 2026-07-28).
+            let era = TaskEra::of(client.era().unwrap_or(Era::Legacy));
+            let what = match era {
+                TaskEra::Extension => "tasks/get",
+                _ => "tasks/result",
+            };
+            let ticket = TaskTicket::new("mcp", id.as_str(), era);
             let options = TaskOptions::new().deadline(max_request_time(opts));
             let handle = client
-                .resume_task(id.as_str(), options)
+                .resume_task(&ticket, options)
                 .await
-                .map_err(failed("tasks/get"))?;
-            let result = handle.result().await.map_err(failed("tasks/get"))?;
-            print(opts, &result)
-        }
-        TasksAction::Result { id } => {
-            let t = max_request_time(opts);
-            let result: CallToolResult = client
-                .task_result(id.as_str())
-                .timeout(t)
-                .max_time(t)
-                .await
-                .map_err(failed("tasks/result"))?;
+                .map_err(failed(what))?;
+            let result = handle.result().await.map_err(failed(what))?;
             print(opts, &result)
         }
         TasksAction::Cancel { id } => {

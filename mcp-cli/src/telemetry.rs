@@ -381,7 +381,9 @@ impl Visit for Fields<'_> {
 impl<S: Subscriber + for<'a> LookupSpan<'a>> Layer<S> for RequestTimes {
     fn on_new_span(&self, attrs: &Attributes<'_>, id: &Id, ctx: Context<'_, S>) {
         let meta = attrs.metadata();
-        if meta.target() != mcp_client::telemetry::TARGET || meta.name() != "mcp.request" {
+        if meta.target() != mcp_client::telemetry::TARGET
+            || meta.name() != mcp_client::telemetry::REQUEST_SPAN
+        {
             return;
         }
         let Some(span) = ctx.span(id) else { return };

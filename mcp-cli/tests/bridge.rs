@@ -13,10 +13,11 @@ mod common;
 #[path = "support/oauth_mock.rs"]
 mod oauth_mock;
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::Read;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
+use common::bridge::Bridge;
 use common::*;
 use serde_json::{Value, json};
 
@@ -274,45 +275,12 @@ fn children(pid: u32) -> Vec<String> {
     out
 }
 
-/// A bridge driven by hand: JSON lines in, JSON lines out.
-struct Bridge {
-    child: std::process::Child,
-    out: BufReader<std::process::ChildStdout>,
-}
-
-impl Bridge {
-    fn start(args: &[&str]) -> Self {
-        let mut child = Command::new(MCP)
-            .arg("bridge")
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let out = BufReader::new(child.stdout.take().unwrap());
-        Bridge { child, out }
-    }
-
-    fn send(&mut self, v: Value) {
-        let stdin = self.child.stdin.as_mut().unwrap();
-        writeln!(stdin, "{v}").unwrap();
-        stdin.flush().unwrap();
-    }
-
-    fn recv(&mut self) -> Value {
-        let mut line = String::new();
-        self.out.read_line(&mut line).unwrap();
-        serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line:?}"))
-    }
-}
-
 #[test]
 fn the_bridge_exits_0_when_the_host_closes_stdin_and_3_when_a_stdio_server_dies() {
     let Some((url, _server)) = python_http() else {
         return;
     };
-    let mut b = Bridge::start(&["--http", &url]);
+    let mut b = Bridge::spawn(&["bridge", "--http", &url], &[]);
     b.send(json!({"jsonrpc": "2.0", "id": "x", "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}));
     let init = b.recv();
@@ -328,7 +296,7 @@ fn the_bridge_exits_0_when_the_host_closes_stdin_and_3_when_a_stdio_server_dies(
         return;
     };
     let line = py.arg("stdio").shell_line();
-    let mut b = Bridge::start(&["--stdio", &line]);
+    let mut b = Bridge::spawn(&["bridge", "--stdio", &line], &[]);
     b.send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}));
     assert_eq!(b.recv()["id"], 1);
@@ -387,7 +355,7 @@ fn a_host_that_stops_reading_stops_the_bridge_reading_the_server() {
     let data = "x".repeat(1024);
     let note = json!({"jsonrpc": "2.0", "method": "notifications/message",
         "params": {"level": "info", "data": data}});
-    let mut b = Bridge::start(&["--stdio", &format!("yes '{note}'")]);
+    let mut b = Bridge::spawn(&["bridge", "--stdio", &format!("yes '{note}'")], &[]);
     let pid = b.child.id();
     // Full within well under a second unloaded; a loaded machine gets time.
     let mut before = bytes_read(pid);

@@ -83,9 +83,9 @@
 //!
 //! [`Client::call_tool_as_task`] calls a tool as a task and returns a
 //! [`TaskHandle`] (status, `wait`, `result`, `cancel`, `era`);
-//! [`Client::call_tool`] does so by itself for a tool whose `taskSupport` is
-//! `required` (known from [`Client::list_all`] or
-//! [`Client::remember_tools`]). In 2026-07-28 tasks are the extension
+//! [`Client::call_tool`] does so by itself when told the tool's listing
+//! says `taskSupport: required` ([`RequestBuilder::task_support`]). In
+//! 2026-07-28 tasks are the extension
 //! `io.modelcontextprotocol/tasks` (SEP-2663): the client declares it in
 //! every request's capabilities (on by default, see
 //! [`ClientBuilder::tasks_extension`]) and the server decides per call;
@@ -95,15 +95,16 @@
 //! sent with `tasks/update`). The protocol state of both forms (poll pacing
 //! at the server's interval with backoff, the deadline and the ttl, which
 //! reports to take, which input requests to answer) is the sans-IO
-//! [`session::TaskTracker`]; `tasks/get`, `tasks/result` (2025-11-25),
-//! `tasks/update` (2026-07-28), `tasks/cancel` and `list_page::<Task>`
-//! (2025-11-25) are typed calls. See [`TaskHandle`] for the differences
+//! [`session::TaskTracker`]; `tasks/get`, `tasks/update` (2026-07-28),
+//! `tasks/cancel` and `list_page::<Task>` (2025-11-25) are typed calls, and
+//! [`TaskHandle::result`] is the one way to a task's result. See [`TaskHandle`] for the differences
 //! between the two forms.
 //!
 //! A task outlives the program that started it: [`TaskHandle::ticket`]
 //! writes it down as a serde [`TaskTicket`] (server identity, task id,
 //! [`TaskEra`], deadline and expiry as wall-clock times), and
-//! [`Client::resume_ticket`] follows it again after a restart, bounded by
+//! [`Client::resume_task`] (the one way back to a task) follows it again
+//! after a restart, bounded by
 //! what is left of them; an expired or unknown task is a typed
 //! [`TicketError`], never a wait.
 //!
@@ -141,6 +142,54 @@
 //!
 //! Every request is a span by the OpenTelemetry MCP conventions, through
 //! `tracing`: see [`telemetry`] for how to see a trace.
+//!
+//! # How this crate is built
+//!
+//! The invariants a change must keep, and where each idea lives.
+//!
+//! - **Layers.** [`session`] is the protocol, sans-IO: no IO, no clock (the
+//!   time is passed in), no async, and no `tracing` type in its API (an
+//!   application's span reaches it as a [`telemetry::AppSpan`]). It is
+//!   driven by input calls and polled for output (`poll_transmit`,
+//!   `poll_event`, `poll_timeout`), so every rule of the protocol is tested
+//!   by scripting messages (`session/tests`, the `session` fuzz target). The
+//!   async side (`client`, feature `tokio`) only moves bytes and time in and
+//!   out of it; [`relay`] is sans-IO the same way.
+//! - **Only the driver does IO.** One [`Driver`] task per connection owns
+//!   the transport (a field of the driver, outside the shared lock, so
+//!   nothing else can reach it). Callers lock the shared state (the
+//!   session and the waiters), hand over their request, wake the driver and
+//!   unlock. The lock is never held across an `.await` or while
+//!   application code runs.
+//! - **Every queue is bounded**, by a named, documented, configurable
+//!   limit with a defined behaviour when full: the [table above](#bounds)
+//!   is the one list, and a new queue joins it.
+//! - **Each part of the session's state is private to the module about
+//!   it**, with methods that keep its invariants; `session/core.rs`
+//!   composes them and is the only module that sees them all (it routes
+//!   each input to the part it is about): `negotiation.rs` (the phase, the
+//!   server, a remembered era, renewals; it carries out the handshake),
+//!   `handshake.rs` (the phase, one enum carrying what each phase knows, and
+//!   the negotiation's decisions as functions), `calls.rs` (the calls sent,
+//!   held back and waiting for input, their ids and deadlines),
+//!   `output.rs` (what waits for the transport, with the answers owed to
+//!   the server counted; the owner's events; the telemetry),
+//!   `server_requests.rs` (the server's requests being answered), `era.rs`
+//!   (a remembered era and what was learned), `renew.rs` (new sessions
+//!   after the server ended one), `meta.rs` (the one composer of `_meta`),
+//!   `result_type.rs` (what a result's `resultType` says), `task.rs` (the
+//!   sans-IO task tracker).
+//! - **The driver owns what runs**: the handler's tasks (aborted with the
+//!   request the server cancelled, and all at close; a panic answers an
+//!   internal error) and the tasks the server asked the client to run. The
+//!   waiters (reply channels by [`CallId`](session::CallId)) live beside
+//!   the session, so the session names no async type.
+//! - **Telemetry is recorded where a call's life is decided** (in the
+//!   session), through [`telemetry`], and costs one relaxed load when no
+//!   subscriber listens; the per-call path is measured in instructions
+//!   (`cargo xtask bench`), and must not get slower.
+//! - **Errors** are typed ([`ClientError`], [`CloseReason`]), say what
+//!   happened and what to do, and print each cause once.
 //!
 //! # Design notes
 //!

@@ -1,7 +1,12 @@
 //! Durable tasks' plain data: a [`TaskTicket`] names a task (its server,
 //! id, wire form, deadline and expiry as wall-clock times) so that a
 //! program can write it down and resume the task after a restart
-//! (`Client::resume_ticket`, with the `tokio` feature). No IO here.
+//! (`Client::resume_task`, with the `tokio` feature, in
+//! `client/mcp_task/resume.rs`). No IO here.
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use mcp_proto::Era;
 
 use serde::{Deserialize, Serialize};
 
@@ -21,6 +26,24 @@ pub enum TaskEra {
     /// with `resultType: "task"`, `tasks/get` inlining the result.
     #[serde(rename = "io.modelcontextprotocol/tasks")]
     Extension,
+}
+
+impl TaskEra {
+    /// The tasks a connection of `era` speaks.
+    pub fn of(era: Era) -> Self {
+        match era {
+            Era::Modern => TaskEra::Extension,
+            _ => TaskEra::Core,
+        }
+    }
+
+    /// The protocol era whose connections speak these tasks.
+    pub fn era(self) -> Era {
+        match self {
+            TaskEra::Core => Era::Legacy,
+            TaskEra::Extension => Era::Modern,
+        }
+    }
 }
 
 /// Which server a task runs on.
@@ -64,7 +87,7 @@ impl ServerIdentity {
 }
 
 /// A task written down: serialize it (serde), keep it across a restart,
-/// resume it with [`Client::resume_ticket`](crate::Client::resume_ticket),
+/// resume it with [`Client::resume_task`](crate::Client::resume_task),
 /// which says what a resume checks.
 ///
 /// It names the server (the application's name for it, and the
@@ -112,6 +135,28 @@ pub struct TaskTicket {
 }
 
 impl TaskTicket {
+    /// A ticket for a task known only by its id (printed by a tool, kept
+    /// by hand): on the server the application calls `server`, speaking
+    /// `era`'s tasks, learned of now, with no deadline and no expiry known
+    /// (the server's ttl, as it reports it on resume, still bounds a wait).
+    /// No check of the server's `serverInfo` on resume.
+    pub fn new(server: impl Into<String>, task_id: impl Into<String>, era: TaskEra) -> Self {
+        let now_ms = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+        TaskTicket {
+            format: TICKET_FORMAT,
+            server: ServerIdentity::new(server),
+            task_id: task_id.into(),
+            era,
+            started_at_ms: now_ms,
+            deadline_at_ms: None,
+            expires_at_ms: None,
+            ttl_ms: None,
+            poll_interval_ms: None,
+        }
+    }
+
     /// The first of the deadline and the expiry (Unix ms): after it the
     /// ticket is of no use (a store prunes it then).
     pub fn ends_at_ms(&self) -> Option<u64> {

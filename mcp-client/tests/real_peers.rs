@@ -709,11 +709,12 @@ async fn server_everything_research_runs_as_a_task() {
             );
         }
     }
-    // `call_tool` knows from the listing that the tool needs a task.
+    // `call_tool` told what the listing says runs it as a task.
     let progress = Arc::new(Mutex::new(Vec::new()));
     let seen = progress.clone();
     let result = client
         .call_tool("simulate-research-query", json!({"topic": "tasks"}))
+        .task_support(research.task_support())
         .on_progress(move |p| seen.lock().unwrap().push(p.message))
         .await
         .unwrap();

@@ -153,7 +153,7 @@
 //!
 //! # Discovery and merging
 //!
-//! [`discover`] returns the files present among [`DISCOVERED_FILES`]
+//! [`discover()`] returns the files present among [`DISCOVERED_FILES`]
 //! (project `.mcp.json`, `.vscode/mcp.json`, `.cursor/mcp.json`, then
 //! `~/.cursor/mcp.json`), most important first. [`load_all`] merges them by
 //! server name: the first file to define a name wins with its whole entry
@@ -321,6 +321,7 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod discover;
+mod entry;
 mod error;
 mod formats;
 mod hidden;

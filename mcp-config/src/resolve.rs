@@ -5,12 +5,13 @@ use std::fmt;
 use std::path::{MAIN_SEPARATOR_STR, PathBuf};
 use std::sync::Mutex;
 
+use crate::entry::{RawServer, RawTransport};
 use crate::error::ConfigError;
 use crate::model::{
     Expanded, Format, InputSpec, RemoteConfig, SandboxConfig, ServerConfig, StdioConfig,
     TransportConfig,
 };
-use crate::parse::{ConfigFile, RawServer, RawTransport};
+use crate::parse::ConfigFile;
 
 /// Asks the user for an input (`${input:ID}`). The CLI prompts on the
 /// terminal, hiding what is typed when [`InputSpec::password`] is set; an

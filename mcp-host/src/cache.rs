@@ -13,13 +13,11 @@ use std::fmt;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use mcp_client::{Client, ClientError, ListKind, TaskTicket};
+use mcp_client::{Client, ClientError, ListKind};
 use mcp_proto::schema::{CacheScope, PageItem, ReadResourceResult};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-
-use crate::tasks::{DEFAULT_MAX_TICKETS, Tickets};
 
 /// The longest a server's `ttlMs` is honoured (24 hours); larger values are
 /// clamped, so a typo on the server does not pin an answer for a year.
@@ -101,23 +99,8 @@ pub trait CacheStore: Send + Sync + fmt::Debug {
     /// Drops every entry of `server` for `method`, in every partition and
     /// for every parameter.
     fn invalidate(&self, server: &str, method: &str);
-    /// Drops everything (the cached answers; task tickets stay).
+    /// Drops everything.
     fn clear(&self);
-    /// Records the ticket of a task the host started, replacing one of the
-    /// same server and task id. A store keeps a bounded number and drops
-    /// those past their end. The default keeps nothing (tasks do not
-    /// outlive the host).
-    fn put_ticket(&self, ticket: TaskTicket) {
-        let _ = ticket;
-    }
-    /// Forgets a task's ticket.
-    fn remove_ticket(&self, server: &str, task_id: &str) {
-        let _ = (server, task_id);
-    }
-    /// The recorded tickets.
-    fn tickets(&self) -> Vec<TaskTicket> {
-        Vec::new()
-    }
 }
 
 /// The entries of a store, bounded: expired ones are dropped on insert, and
@@ -165,12 +148,10 @@ impl Entries {
     }
 }
 
-/// An in-memory [`CacheStore`], bounded by entry count (and task tickets
-/// by [`DEFAULT_MAX_TICKETS`]). The default.
+/// An in-memory [`CacheStore`], bounded by entry count. The default.
 #[derive(Debug)]
 pub struct MemoryStore {
     entries: Mutex<Entries>,
-    tickets: Mutex<Tickets>,
 }
 
 impl Default for MemoryStore {
@@ -184,7 +165,6 @@ impl MemoryStore {
     pub fn new(max_entries: usize) -> Self {
         MemoryStore {
             entries: Mutex::new(Entries::new(max_entries)),
-            tickets: Mutex::new(Tickets::new(DEFAULT_MAX_TICKETS)),
         }
     }
 
@@ -210,20 +190,6 @@ impl CacheStore for MemoryStore {
 
     fn clear(&self) {
         self.lock().map.clear();
-    }
-
-    fn put_ticket(&self, ticket: TaskTicket) {
-        lock(&self.tickets).put(ticket, now_ms());
-    }
-
-    fn remove_ticket(&self, server: &str, task_id: &str) {
-        lock(&self.tickets).remove(server, task_id);
-    }
-
-    fn tickets(&self) -> Vec<TaskTicket> {
-        let mut t = lock(&self.tickets);
-        t.prune(now_ms());
-        t.list.clone()
     }
 }
 

@@ -2,17 +2,13 @@
 //! restarts starts warm.
 
 use std::fs;
-use std::io::{self, Write as _};
+use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde::{Deserialize, Serialize};
 
-use mcp_client::TaskTicket;
-
 use crate::cache::{CacheEntry, CacheKey, CacheStore, DEFAULT_MAX_ENTRIES, Entries, lock, now_ms};
-use crate::tasks::{DEFAULT_MAX_TICKETS, Tickets};
 
 /// The file format's version; a file with another version is ignored (an
 /// empty cache), never misread.
@@ -31,14 +27,12 @@ pub const DEFAULT_MAX_FILE_BYTES: usize = 8 * 1024 * 1024;
 /// - **Bounded.** At most `max_entries` entries ([`DEFAULT_MAX_ENTRIES`]) and
 ///   `max_bytes` bytes ([`DEFAULT_MAX_FILE_BYTES`]); expired entries are
 ///   dropped, then the soonest to expire.
-/// - **Task tickets.** The [`TaskTicket`]s of tasks the host started
-///   ([`Host::start_task`](crate::Host::start_task)), at most
-///   [`DEFAULT_MAX_TICKETS`], none past its deadline or expiry, in `tasks`
-///   beside the entries; written at once, so a host killed right after
-///   starting a task finds it on the next start.
-/// - **Versioned.** `{"version": 1, "tasks": [...], "entries": [...]}`; a file of another
+/// - **Versioned.** `{"version": 1, "entries": [...]}`; a file of another
 ///   version, a corrupt or truncated file, or one that cannot be read is an
-///   empty cache (with a warning in the log), not an error.
+///   empty cache (with a warning in the log), not an error: the answers are
+///   the servers' to give again. (Task tickets, which nobody can give
+///   again, have a store of their own: [`FileTicketStore`](crate::FileTicketStore).
+///   A `tasks` member left by files written before is ignored.)
 /// - **Small writes, on the caller's thread.** Writes happen when a list is
 ///   fetched or invalidated, which is rare; entries are lists of tools and
 ///   the like (kilobytes).
@@ -56,9 +50,6 @@ pub struct FileStore {
     path: PathBuf,
     max_bytes: usize,
     entries: Mutex<Entries>,
-    /// Task tickets ([`CacheStore::put_ticket`]), written beside the entries.
-    /// Locked after `entries` when both are (writes take both).
-    tickets: Mutex<Tickets>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -78,15 +69,7 @@ struct FileHead {
 #[derive(Deserialize)]
 struct FileBody {
     entries: Vec<FileEntry>,
-    /// Task tickets, each read on its own: one this crate cannot read (a
-    /// later format) is skipped, not the whole file. Absent in files
-    /// written before tickets were kept.
-    #[serde(default)]
-    tasks: Vec<serde_json::Value>,
 }
-
-/// Tells temporary files of one process apart.
-static TMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 
 impl FileStore {
     /// Opens (or starts) the cache file at `path`, with the default bounds.
@@ -99,29 +82,14 @@ impl FileStore {
     pub fn with_limits(path: impl Into<PathBuf>, max_entries: usize, max_bytes: usize) -> Self {
         let path = path.into();
         let mut entries = Entries::new(max_entries);
-        let mut tickets = Tickets::new(DEFAULT_MAX_TICKETS);
-        let body = load(&path);
-        for e in body.entries {
+        for e in load(&path).entries {
             entries.map.insert(e.key, e.entry);
         }
-        let now = now_ms();
-        entries.trim(now);
-        for t in body.tasks {
-            match serde_json::from_value::<TaskTicket>(t) {
-                Ok(t) if t.format == mcp_client::TICKET_FORMAT => tickets.put(t, now),
-                Ok(t) => {
-                    tracing::info!(path = %path.display(), format = t.format, "a task ticket of another format; skipped")
-                }
-                Err(e) => {
-                    tracing::warn!(path = %path.display(), error = %e, "an unreadable task ticket; skipped")
-                }
-            }
-        }
+        entries.trim(now_ms());
         FileStore {
             path,
             max_bytes,
             entries: Mutex::new(entries),
-            tickets: Mutex::new(tickets),
         }
     }
 
@@ -145,13 +113,7 @@ impl FileStore {
     fn write(&self, entries: &Entries) -> io::Result<()> {
         let mut sorted: Vec<(&CacheKey, &CacheEntry)> = entries.map.iter().collect();
         sorted.sort_by_key(|(_, e)| std::cmp::Reverse(e.expires_at_ms));
-        // Tickets first: bounded in number and small, they are what a
-        // restarted host cannot get back otherwise; entries fill the rest.
-        let tickets = serde_json::to_vec(&lock(&self.tickets).list).map_err(io::Error::other)?;
-        let head = format!("{{\"version\":{FILE_FORMAT_VERSION},\"tasks\":");
-        let mut out = head.into_bytes();
-        out.extend_from_slice(&tickets);
-        out.extend_from_slice(b",\"entries\":[");
+        let mut out = format!("{{\"version\":{FILE_FORMAT_VERSION},\"entries\":[").into_bytes();
         let mut first = true;
         for (key, entry) in sorted {
             let one = serde_json::to_vec(&FileEntry {
@@ -170,35 +132,15 @@ impl FileStore {
             out.extend_from_slice(&one);
         }
         out.extend_from_slice(b"]}");
-        if let Some(dir) = self.path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            fs::create_dir_all(dir)?;
-        }
-        let mut tmp_name = self.path.file_name().unwrap_or_default().to_owned();
-        tmp_name.push(format!(
-            ".tmp.{}.{}",
-            std::process::id(),
-            TMP_COUNTER.fetch_add(1, Ordering::Relaxed)
-        ));
-        let tmp = self.path.with_file_name(tmp_name);
-        let result = (|| {
-            let mut f = fs::File::create(&tmp)?;
-            f.write_all(&out)?;
-            f.sync_all()?;
-            fs::rename(&tmp, &self.path)
-        })();
-        if result.is_err() {
-            let _ = fs::remove_file(&tmp);
-        }
-        result
+        crate::atomic_file::write(&self.path, &out)
     }
 }
 
-/// The entries and tickets in the file; none (with a warning) if it is
-/// missing, unreadable, corrupt or of another version.
+/// The entries in the file; none (with a warning) if it is missing,
+/// unreadable, corrupt or of another version.
 fn load(path: &Path) -> FileBody {
     let empty = || FileBody {
         entries: Vec::new(),
-        tasks: Vec::new(),
     };
     let text = match fs::read(path) {
         Ok(t) => t,
@@ -250,25 +192,6 @@ impl CacheStore for FileStore {
         let mut entries = self.lock();
         entries.map.clear();
         self.persist(&entries);
-    }
-
-    fn put_ticket(&self, ticket: TaskTicket) {
-        let entries = self.lock();
-        lock(&self.tickets).put(ticket, now_ms());
-        self.persist(&entries);
-    }
-
-    fn remove_ticket(&self, server: &str, task_id: &str) {
-        let entries = self.lock();
-        if lock(&self.tickets).remove(server, task_id) {
-            self.persist(&entries);
-        }
-    }
-
-    fn tickets(&self) -> Vec<TaskTicket> {
-        let mut t = lock(&self.tickets);
-        t.prune(now_ms());
-        t.list.clone()
     }
 }
 
@@ -365,44 +288,22 @@ mod tests {
     }
 
     #[test]
-    fn task_tickets_survive_a_reopen_and_expired_or_unreadable_ones_do_not() {
-        let d = dir("tickets");
+    fn a_file_with_the_tickets_it_once_held_still_reads() {
+        let d = dir("old-tasks");
+        fs::create_dir_all(&d).unwrap();
         let path = d.join("cache.json");
-        let now = now_ms();
-        let ticket = |id: &str, expires: u64| -> TaskTicket {
-            serde_json::from_value(json!({
-                "format": 1, "server": {"name": "s"}, "taskId": id, "era": "2025-11-25",
-                "startedAtMs": now, "expiresAtMs": expires,
-            }))
-            .unwrap()
-        };
-        {
-            let s = FileStore::open(&path);
-            s.put(key("a"), CacheEntry::new(json!([]), now + 60_000));
-            s.put_ticket(ticket("live", now + 60_000));
-            s.put_ticket(ticket("soon", now + 60_000));
-            s.put_ticket(ticket("done", now + 60_000));
-            s.remove_ticket("s", "done");
-        }
-        let ids =
-            |s: &FileStore| -> Vec<String> { s.tickets().into_iter().map(|t| t.task_id).collect() };
-        assert_eq!(ids(&FileStore::open(&path)), ["live", "soon"]);
-        // Expired while the host was down: gone on open. An unreadable
-        // ticket is skipped, not the file.
-        let text = fs::read_to_string(&path).unwrap();
-        let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
-        v["tasks"][1]["expiresAtMs"] = json!(now - 1);
-        v["tasks"]
-            .as_array_mut()
-            .unwrap()
-            .push(json!({"format": "x"}));
-        fs::write(&path, v.to_string()).unwrap();
+        let later = now_ms() + 60_000;
+        fs::write(
+            &path,
+            format!(
+                r#"{{"version":1,"tasks":[{{"format":1}}],"entries":[{{"server":"a","method":"tools/list","params":"","partition":null,"value":[],"expiresAtMs":{later}}}]}}"#
+            ),
+        )
+        .unwrap();
         let s = FileStore::open(&path);
-        assert_eq!(ids(&s), ["live"]);
         assert!(s.get(&key("a")).is_some());
-        // A file without tickets (written before they were kept) still reads.
-        fs::write(&path, r#"{"version":1,"entries":[]}"#).unwrap();
-        assert!(FileStore::open(&path).tickets().is_empty());
+        s.invalidate("a", "tools/list");
+        assert!(!fs::read_to_string(&path).unwrap().contains("tasks"));
         let _ = fs::remove_dir_all(d);
     }
 }

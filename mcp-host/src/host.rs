@@ -17,6 +17,7 @@ use crate::keeper::{HostKeeper, View};
 use crate::slot::{Desired, Done, Slot};
 use crate::spec::ServerSpec;
 use crate::status::{ServerReport, ServerStatus};
+use crate::ticket_store::{MemoryTicketStore, TicketStore};
 
 /// Why a [`Host`] operation failed.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -47,6 +48,7 @@ pub enum HostError {
 pub struct HostBuilder {
     servers: Vec<ServerSpec>,
     pub(crate) cache: Option<ResponseCache>,
+    tickets: Option<Arc<dyn TicketStore>>,
     on_collision: OnCollision,
     tool_options: ToolOptions,
     pins: Option<PinStore>,
@@ -66,6 +68,16 @@ impl HostBuilder {
     /// what servers send. Without one, every start lists.
     pub fn cache(mut self, cache: ResponseCache) -> Self {
         self.cache = Some(cache);
+        self
+    }
+
+    /// Where [`Host::start_task`] records the tickets of the tasks it
+    /// starts, for [`Host::tasks`] and [`Host::task_result`] (default: a
+    /// [`MemoryTicketStore`], as long as the host lives). With a
+    /// [`FileTicketStore`](crate::FileTicketStore) the tasks outlive the
+    /// host; with or without a [cache](Self::cache).
+    pub fn tickets(mut self, store: impl TicketStore + 'static) -> Self {
+        self.tickets = Some(Arc::new(store));
         self
     }
 
@@ -190,6 +202,9 @@ impl HostBuilder {
             #[cfg(feature = "config")]
             applying: tokio::sync::Mutex::new(()),
             cache: self.cache,
+            tickets: self
+                .tickets
+                .unwrap_or_else(|| Arc::new(MemoryTicketStore::default())),
             pins: self.pins,
             managed: self.managed,
         });
@@ -277,12 +292,6 @@ impl Host {
     /// results kept for `read_result` stay readable across every change.
     pub fn toolbox(&self) -> Toolbox {
         self.inner.shared.toolbox.clone()
-    }
-
-    /// The refusal of a call to `name` when it is a tool held back until
-    /// approved.
-    pub(crate) fn held_refusal(&self, name: &str) -> Option<ToolError> {
-        self.inner.shared.view().held_refusal(name)
     }
 
     /// The tools of the servers that are ready now: their definitions for
@@ -454,6 +463,11 @@ impl Host {
         self.inner.shared.cache.as_ref()
     }
 
+    /// Where the host keeps its task tickets ([`HostBuilder::tickets`]).
+    pub(crate) fn tickets(&self) -> &dyn TicketStore {
+        &*self.inner.shared.tickets
+    }
+
     /// Shuts every server down cleanly (stdio: stdin closed, then SIGTERM,
     /// then SIGKILL, as the transport does) and waits until each has. After
     /// it, [`add`](Host::add) fails with [`HostError::Closed`].
@@ -494,6 +508,8 @@ pub(crate) struct Shared {
     #[cfg(feature = "config")]
     applying: tokio::sync::Mutex<()>,
     pub(crate) cache: Option<ResponseCache>,
+    /// Where the tickets of the tasks the host started are kept.
+    pub(crate) tickets: Arc<dyn TicketStore>,
     pub(crate) pins: Option<PinStore>,
     pub(crate) managed: Option<ManagedPolicy>,
 }

@@ -67,11 +67,15 @@
 //!   [`ManagedPolicy`] keeps servers from starting at all
 //!   ([`HostBuilder::managed_policy`]). See "Trust" below.
 //! - **Durable tasks.** [`Host::start_task`] calls a tool as a task and
-//!   records its [`TaskTicket`](mcp_client::TaskTicket) in the cache's
-//!   store; after a restart (even a killed host, with a [`FileStore`])
-//!   [`Host::tasks`] lists them and [`Host::task_result`] follows one to
-//!   its result, or to a typed error if the task is gone (bounded by
-//!   [`DEFAULT_MAX_TICKETS`], pruned at their deadline or expiry).
+//!   records its [`TaskTicket`](mcp_client::TaskTicket) in the host's
+//!   [`TicketStore`] ([`HostBuilder::tickets`]: in memory by default, a
+//!   store of its own, not the response cache's); after a restart (even a
+//!   killed host, with a [`FileTicketStore`]) [`Host::tasks`] lists them
+//!   and [`Host::task_result`] follows one to its result, or to a typed
+//!   error if the task is gone (bounded by [`DEFAULT_MAX_TICKETS`], pruned
+//!   at their deadline or expiry). A ticket file that cannot be read is a
+//!   [`TicketStoreError`] that names it and says what to do, never an
+//!   empty store.
 //!
 //! # Which tasks survive a host restart
 //!
@@ -87,14 +91,16 @@
 //!   process group). A new host spawns a new process, which knows nothing of
 //!   the old one's tasks unless the server keeps them outside its process
 //!   (in a file or a database). Following such a ticket ends at once in a
-//!   typed error, never a wait: [`HostTaskError::Client`] with
+//!   typed error, never a wait: [`HostTaskError::Tool`] with a
+//!   [`ToolError::Fatal`](mcp_tools::ToolError::Fatal) whose source is
 //!   [`ClientError::Ticket`](mcp_client::ClientError::Ticket)`(`[`TicketError::Unknown`](mcp_client::TicketError::Unknown)`)`
 //!   (the new process answers `tasks/get` with -32602), and the ticket is
 //!   forgotten.
 //!
 //! So a host that must not lose long tasks across its own restarts runs
 //! their servers over HTTP, or servers that keep their tasks on disk.
-//! (`tests/tasks.rs` kills a host with SIGKILL mid-task and starts another:
+//! (`tests/tasks.rs` kills a host, which has no response cache, with
+//! SIGKILL mid-task and starts another on the same ticket file:
 //! FastMCP over HTTP and a stdio server that keeps its tasks in a file give
 //! the result; server-everything over stdio gives `TicketError::Unknown`.)
 //!
@@ -104,7 +110,7 @@
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 //! use std::time::Duration;
 //! use mcp_client::Client;
-//! use mcp_host::{FileStore, Host, Launcher, ResponseCache, ServerSpec};
+//! use mcp_host::{FileStore, FileTicketStore, Host, Launcher, ResponseCache, ServerSpec};
 //! # fn spawn(_: &str) -> Result<mcp_proto::transport::channel::ChannelTransport, std::io::Error> { Ok(mcp_proto::transport::channel::pair().0) }
 //!
 //! // With mcp-transport-stdio: `StdioTransport::spawn(ServerCommand::new("uvx").arg("mcp-server-git"))?`.
@@ -114,6 +120,7 @@
 //! let host = Host::builder()
 //!     .server(ServerSpec::new("git", git).startup_timeout(Duration::from_secs(10)).exclude(["git_reset"]))
 //!     .cache(ResponseCache::new(FileStore::open("/tmp/my-host-cache.json")))
+//!     .tickets(FileTicketStore::open("/tmp/my-host-tasks.json")?)
 //!     .start()
 //!     .await?;
 //! for report in host.status() {
@@ -296,6 +303,7 @@
 // platform carries a badge saying which.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+mod atomic_file;
 mod cache;
 mod file_store;
 #[cfg(feature = "config")]
@@ -307,6 +315,7 @@ mod spec;
 mod status;
 mod supervisor;
 mod tasks;
+mod ticket_store;
 mod trust;
 
 pub use cache::{
@@ -317,7 +326,11 @@ pub use file_store::{DEFAULT_MAX_FILE_BYTES, FILE_FORMAT_VERSION, FileStore};
 pub use host::{Host, HostBuilder, HostError};
 pub use spec::{DEFAULT_STARTUP_TIMEOUT, LaunchError, Launcher, MAX_REASON_CHARS, ServerSpec};
 pub use status::{Backoff, ServerReport, ServerStatus};
-pub use tasks::{DEFAULT_MAX_TICKETS, HostTask, HostTaskError};
+pub use tasks::HostTaskError;
+pub use ticket_store::{
+    DEFAULT_MAX_TICKETS, FileTicketStore, MemoryTicketStore, TICKET_FILE_VERSION, TicketStore,
+    TicketStoreError,
+};
 pub use trust::Origin;
 
 // The trust pieces the host's API takes and returns (mcp-config's, with

@@ -91,11 +91,6 @@ async fn list_tools(
         }
         None => (client.list_all::<Tool>().await?, false),
     };
-    // A listing from the cache (or the cache's own pages) did not go
-    // through `list_all`: tell the client which tools must run as tasks.
-    if shared.cache.is_some() {
-        client.remember_tools(&all);
-    }
     warn_unmatched(spec, &all);
     Ok((
         all.into_iter().filter(|t| spec.allows(&t.name)).collect(),

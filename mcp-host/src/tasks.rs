@@ -1,245 +1,129 @@
-//! Tasks the host starts, kept as [`TaskTicket`]s in its store so that a
-//! host that restarts (or was killed) picks them up again.
+//! Tasks the host starts, kept as [`TaskTicket`]s in its
+//! [`TicketStore`](crate::TicketStore) so that a host that restarts (or was
+//! killed) picks them up again.
 //!
-//! [`Host::start_task`] calls a tool as a task and records the task's
-//! ticket in the store of the host's [`ResponseCache`](crate::ResponseCache)
-//! (a [`FileStore`](crate::FileStore) writes it to its file at once);
-//! [`Host::tasks`] lists the recorded tickets, [`Host::task_result`] follows
-//! one to its result and forgets it once the outcome is final.
+//! The host adds the record to the tools layer's one way of starting and
+//! following a task, nothing else: [`Host::start_task`] is
+//! [`Toolbox::start`](mcp_tools::Toolbox::start) (the policy, the pins, the
+//! legacy-task rule, the arguments' check) then records the ticket;
+//! [`Host::task_result`] is [`Toolbox::task_result`](mcp_tools::Toolbox::task_result)
+//! then forgets the ticket once the outcome is final; [`Host::tasks`] lists
+//! the recorded tickets.
 //!
-//! Bounds: at most [`DEFAULT_MAX_TICKETS`] tickets per store (beyond it the
-//! oldest go); a ticket past its deadline or expiry is dropped whenever the
-//! store changes or is opened. A ticket whose task is gone (expired,
-//! unknown to the server, past its deadline) ends in a typed error, never a
-//! wait. Which servers keep a task across a host restart (those that
-//! outlive the host: HTTP) is in the [crate docs](crate#which-tasks-survive-a-host-restart).
+//! A ticket whose task is gone (expired, unknown to the server, past its
+//! deadline) ends in a typed error, never a wait. Which servers keep a
+//! task across a host restart (those that outlive the host: HTTP) is in
+//! the [crate docs](crate#which-tasks-survive-a-host-restart).
 
-use mcp_client::{ClientError, TaskCall, TaskOptions, TaskTicket};
-use mcp_proto::schema::CallToolResult;
-use mcp_tools::ToolError;
+use std::sync::Arc;
+
+use mcp_client::{ClientError, TaskOptions, TaskTicket};
+use mcp_tools::{ToolError, ToolOutput, ToolTask};
 use serde_json::Value;
 
 use crate::Host;
-use crate::cache::now_ms;
-
-/// How many task tickets a store keeps by default.
-pub const DEFAULT_MAX_TICKETS: usize = 256;
-
-/// What [`Host::start_task`] gave.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum HostTask {
-    /// The server runs the call as a task; its ticket is recorded.
-    Started(TaskTicket),
-    /// The server ran the call at once (it does not take it as a task).
-    Done(CallToolResult),
-}
+use crate::ticket_store::TicketStoreError;
 
 /// Why a host task operation failed.
 #[derive(Debug, Clone, thiserror::Error)]
 #[non_exhaustive]
 pub enum HostTaskError {
-    /// No ready server has a tool of this name.
-    #[error("there is no tool named `{0}` on a ready server")]
-    UnknownTool(String),
-    /// The ticket's server is not ready (starting, failed, disabled) or
-    /// not configured: try again once it is (the ticket is kept).
-    #[error("server `{0}` is not ready")]
-    Unavailable(String),
-    /// The client call failed: the task's own outcome (cancelled, expired,
-    /// past its deadline, unknown to the server) or the connection's.
-    #[error("the task call failed")]
-    Client(#[source] ClientError),
-    /// The call was refused before anything was sent: the tool policy (see
-    /// [`HostBuilder::tool_options`](crate::HostBuilder::tool_options)), or
-    /// a tool held back until the user approves it ([`ToolError::Refused`]).
-    #[error("the task call was refused")]
-    Refused(#[source] ToolError),
+    /// The call or the task failed as a tool call does: refused by the
+    /// policy or held back by the pins, no such tool, its server not ready
+    /// ([`ToolError::Unavailable`]: the ticket is kept, try again once it
+    /// is), or the client's error ([`ToolError::Fatal`]: the task's own
+    /// outcome, such as cancelled, expired, past its deadline or unknown to
+    /// the server, or the connection's).
+    #[error("the task's tool call failed")]
+    Tool(#[source] ToolError),
+    /// The task started, but its ticket could not be recorded: the task
+    /// runs, and here is its ticket, but a restart will not know of it.
+    #[error("task {} started, but its ticket was not recorded", ticket.task_id)]
+    NotRecorded {
+        /// The started task's ticket.
+        ticket: Box<TaskTicket>,
+        /// Why the store failed.
+        source: Arc<TicketStoreError>,
+    },
+    /// The ticket store could not be read.
+    #[error("the host's task tickets could not be read")]
+    Tickets(#[source] Arc<TicketStoreError>),
 }
 
 impl Host {
-    /// Calls the tool the model knows as `name` as a task and records its
-    /// ticket in the host's store, so that [`tasks`](Self::tasks) lists it
-    /// after a restart. Without a [cache](crate::HostBuilder::cache) the
-    /// ticket is returned but not kept. A tool that [may not run as a
-    /// task](mcp_tools::McpTool::may_run_as_task) is called plainly and its
-    /// result is [`HostTask::Done`].
+    /// Starts the tool the model knows as `name` as a task
+    /// ([`Toolbox::start`](mcp_tools::Toolbox::start)) and records its
+    /// ticket in the host's [ticket store](crate::HostBuilder::tickets), so
+    /// that [`tasks`](Self::tasks) lists it (after a restart too, with a
+    /// [`FileTicketStore`](crate::FileTicketStore)). A tool that [may not
+    /// run as a task](mcp_tools::McpTool::may_run_as_task), or that the
+    /// server runs at once, gives [`ToolTask::Done`].
     pub async fn start_task(
         &self,
         name: &str,
         arguments: Value,
         options: TaskOptions,
-    ) -> Result<HostTask, HostTaskError> {
-        // The policy, and the pins, before anything is sent.
-        match self.toolbox().get(name) {
-            Some(tool) => tool
-                .authorize(&arguments)
-                .await
-                .map_err(HostTaskError::Refused)?,
-            None => {
-                if let Some(refused) = self.held_refusal(name) {
-                    return Err(HostTaskError::Refused(refused));
-                }
-            }
-        }
-        if let Some(tool) = self.toolbox().get(name)
-            && !tool.may_run_as_task()
-        {
-            let client = tool.client().clone();
-            let result = client
-                .call_tool(tool.wire_name(), &arguments)
-                .await
-                .map_err(HostTaskError::Client)?;
-            return Ok(HostTask::Done(result));
-        }
-        let route = self
+    ) -> Result<ToolTask, HostTaskError> {
+        let started = self
             .toolbox()
-            .resolve(name)
-            .ok_or_else(|| HostTaskError::UnknownTool(name.to_owned()))?;
-        let client = self
-            .client(&route.server)
-            .ok_or_else(|| HostTaskError::Unavailable(route.server.clone()))?;
-        let call = client
-            .call_tool_as_task(route.tool, arguments, options)
+            .start(name, arguments, options)
             .await
-            .map_err(HostTaskError::Client)?;
-        match call {
-            TaskCall::Started(handle) => {
-                let ticket = handle.ticket(route.server);
-                if let Some(cache) = self.cache() {
-                    cache.store().put_ticket(ticket.clone());
-                }
-                Ok(HostTask::Started(ticket))
+            .map_err(HostTaskError::Tool)?;
+        if let ToolTask::Started(ticket) = &started {
+            if let Err(e) = self.tickets().put(ticket.clone()) {
+                return Err(HostTaskError::NotRecorded {
+                    ticket: Box::new(ticket.clone()),
+                    source: Arc::new(e),
+                });
             }
-            TaskCall::Done(result) => Ok(HostTask::Done(result)),
-            other => Err(HostTaskError::Client(ClientError::TaskExtension {
-                method: format!("tools/call ({other:?})"),
-            })),
         }
+        Ok(started)
     }
 
     /// The tickets of the tasks this host (or the host before a restart,
-    /// with a [`FileStore`](crate::FileStore)) started and has not seen
-    /// end, without those past their deadline or expiry.
-    pub fn tasks(&self) -> Vec<TaskTicket> {
-        let now = now_ms();
-        self.cache()
-            .map(|c| c.store().tickets())
-            .unwrap_or_default()
-            .into_iter()
-            .filter(|t| t.ends_at_ms().is_none_or(|end| now < end))
-            .collect()
+    /// with a [`FileTicketStore`](crate::FileTicketStore)) started and has
+    /// not seen end, without those past their deadline or expiry.
+    pub fn tasks(&self) -> Result<Vec<TaskTicket>, HostTaskError> {
+        self.tickets()
+            .list()
+            .map_err(|e| HostTaskError::Tickets(Arc::new(e)))
     }
 
-    /// Follows a recorded task to its result, on the ready server the
-    /// ticket names (reconnected after a restart); see
-    /// [`Client::resume_ticket`](mcp_client::Client::resume_ticket). The
-    /// ticket is forgotten once the outcome is final (a result, or a task
+    /// Waits for a recorded task's output
+    /// ([`Toolbox::task_result`](mcp_tools::Toolbox::task_result)), on the
+    /// ready server the ticket names (reconnected after a restart). The
+    /// ticket is forgotten once the outcome is final (an output, or a task
     /// that is gone); it is kept when the server is not ready or the
     /// connection failed, to try again.
-    pub async fn task_result(&self, ticket: &TaskTicket) -> Result<CallToolResult, HostTaskError> {
+    pub async fn task_result(&self, ticket: &TaskTicket) -> Result<ToolOutput, HostTaskError> {
         let server = &ticket.server.name;
-        let client = self
-            .client(server)
-            .ok_or_else(|| HostTaskError::Unavailable(server.clone()))?;
-        let outcome = match client.resume_ticket(ticket, TaskOptions::new()).await {
-            Ok(handle) => handle.result().await,
-            Err(e) => Err(e),
+        if self.client(server).is_none() {
+            return Err(HostTaskError::Tool(ToolError::Unavailable {
+                tool: format!("(a task of server `{server}`)"),
+                server: server.clone(),
+                reason: "is not ready".into(),
+            }));
+        }
+        let outcome = self.toolbox().task_result(ticket).await;
+        let keep = match &outcome {
+            Err(ToolError::Unavailable { .. }) => true,
+            Err(e) => e
+                .client_error()
+                .is_some_and(|c| c.is_closed() || matches!(c, ClientError::Transport(_))),
+            Ok(_) => false,
         };
-        let keep =
-            matches!(&outcome, Err(e) if e.is_closed() || matches!(e, ClientError::Transport(_)));
         if !keep {
             self.forget_task(ticket);
         }
-        outcome.map_err(HostTaskError::Client)
+        outcome.map_err(HostTaskError::Tool)
     }
 
     /// Drops a ticket from the store (the application took over the task).
+    /// A store that cannot be written is logged: the ticket then ends at its
+    /// deadline or expiry.
     pub fn forget_task(&self, ticket: &TaskTicket) {
-        if let Some(cache) = self.cache() {
-            cache
-                .store()
-                .remove_ticket(&ticket.server.name, &ticket.task_id);
+        if let Err(e) = self.tickets().remove(&ticket.server.name, &ticket.task_id) {
+            tracing::warn!(task = %ticket.task_id, error = %mcp_proto::error::chain(&e), "could not forget a task ticket");
         }
-    }
-}
-
-/// A store's tickets: at most `max`, none past its end.
-#[derive(Debug)]
-pub(crate) struct Tickets {
-    pub(crate) list: Vec<TaskTicket>,
-    max: usize,
-}
-
-impl Tickets {
-    pub(crate) fn new(max: usize) -> Self {
-        Tickets {
-            list: Vec::new(),
-            max,
-        }
-    }
-
-    /// Adds (or replaces) `ticket`; drops ended ones, then the oldest
-    /// beyond the bound.
-    pub(crate) fn put(&mut self, ticket: TaskTicket, now_ms: u64) {
-        self.list
-            .retain(|t| !(t.server.name == ticket.server.name && t.task_id == ticket.task_id));
-        self.list.push(ticket);
-        self.prune(now_ms);
-    }
-
-    /// Whether a ticket was removed.
-    pub(crate) fn remove(&mut self, server: &str, task_id: &str) -> bool {
-        let before = self.list.len();
-        self.list
-            .retain(|t| !(t.server.name == server && t.task_id == task_id));
-        self.list.len() != before
-    }
-
-    pub(crate) fn prune(&mut self, now_ms: u64) {
-        self.list
-            .retain(|t| t.ends_at_ms().is_none_or(|end| now_ms < end));
-        if self.list.len() > self.max {
-            self.list.sort_by_key(|t| t.started_at_ms);
-            let extra = self.list.len() - self.max;
-            self.list.drain(..extra);
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    #![allow(clippy::unwrap_used)]
-    use super::*;
-
-    pub(crate) fn ticket(server: &str, id: &str, started: u64, ends: Option<u64>) -> TaskTicket {
-        serde_json::from_value(serde_json::json!({
-            "format": 1, "server": {"name": server}, "taskId": id, "era": "2025-11-25",
-            "startedAtMs": started, "expiresAtMs": ends,
-        }))
-        .unwrap()
-    }
-
-    #[test]
-    fn tickets_are_bounded_replaced_and_pruned_at_their_end() {
-        let mut t = Tickets::new(3);
-        for i in 0..5 {
-            t.put(ticket("s", &format!("t{i}"), i, None), 0);
-        }
-        let ids: Vec<_> = t.list.iter().map(|t| t.task_id.as_str()).collect();
-        assert_eq!(ids, ["t2", "t3", "t4"], "the oldest go beyond the bound");
-        t.put(ticket("s", "t3", 3, Some(100)), 0);
-        assert_eq!(t.list.len(), 3, "same server and id: replaced");
-        t.put(ticket("other", "t3", 9, None), 0);
-        assert_eq!(t.list.len(), 3);
-        t.prune(100);
-        assert!(
-            !t.list
-                .iter()
-                .any(|x| x.server.name == "s" && x.task_id == "t3"),
-            "pruned at its expiry"
-        );
-        assert!(t.remove("other", "t3"));
-        assert!(!t.remove("other", "t3"));
     }
 }

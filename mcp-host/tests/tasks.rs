@@ -1,7 +1,8 @@
 //! Durable tasks across a host that is killed: a real host process (this
 //! test binary, run again as a child in `child_host`) starts a task, is
 //! killed with SIGKILL while it runs, and a new host process on the same
-//! `FileStore` file picks the task up.
+//! `FileTicketStore` file picks the task up. The hosts have no response
+//! cache: tickets have a store of their own.
 //!
 //! - Against a server that keeps its tasks across processes (the test's
 //!   `durable_task_server.py`, tasks in a state file as a database would
@@ -27,7 +28,8 @@ use std::time::{Duration, Instant};
 
 use mcp_client::{Client, ClientError, TaskOptions, TicketError};
 use mcp_host::http::HttpTransport;
-use mcp_host::{FileStore, Host, HostTask, HostTaskError, Launcher, ResponseCache, ServerSpec};
+use mcp_host::tools::{ToolError, ToolTask};
+use mcp_host::{FileTicketStore, Host, HostTaskError, Launcher, ServerSpec};
 use mcp_transport_stdio::{ServerCommand, Stderr, StdioTransport};
 use serde_json::json;
 
@@ -109,29 +111,29 @@ fn child_host() {
         };
         let host = Host::builder()
             .server(ServerSpec::new("research", launcher).startup_timeout(STEP))
-            .cache(ResponseCache::new(FileStore::open(dir.join("host.json"))))
+            .tickets(FileTicketStore::open(dir.join("tickets.json")).unwrap())
             .start()
             .await
             .unwrap();
         if mode == "start" {
             let options = TaskOptions::new().deadline(Duration::from_secs(300));
             let started = host.start_task(tool, args, options).await.unwrap();
-            let HostTask::Started(ticket) = started else {
+            let ToolTask::Started(ticket) = started else {
                 panic!("not run as a task: {started:?}")
             };
             println!("STARTED {}", ticket.task_id);
             tokio::time::sleep(Duration::from_secs(600)).await;
             return;
         }
-        let tickets = host.tasks();
+        let tickets = host.tasks().unwrap();
         println!("TICKETS {}", tickets.len());
         for t in &tickets {
             match host.task_result(t).await {
-                Ok(r) => println!("RESULT {}", r.content[0].as_text().unwrap_or_default()),
+                Ok(out) => println!("RESULT {}", out.text),
                 Err(e) => println!("ERROR {e:?}"),
             }
         }
-        println!("LEFT {}", host.tasks().len());
+        println!("LEFT {}", host.tasks().unwrap().len());
         host.close().await;
     });
 }
@@ -310,7 +312,9 @@ fn a_task_of_server_everything_lost_with_its_process_is_a_typed_outcome() {
     let (id, outcome) = kill_and_resume("everything", &dir, None);
     assert_eq!(outcome.len(), 2, "{outcome:?}");
     assert!(
-        outcome[0].starts_with("ERROR Client(Ticket(Unknown {") && outcome[0].contains(&id),
+        outcome[0].starts_with("ERROR Tool(Fatal {")
+            && outcome[0].contains("source: Ticket(Unknown {")
+            && outcome[0].contains(&id),
         "{outcome:?}"
     );
     assert_eq!(outcome[1], "LEFT 0");
@@ -318,5 +322,10 @@ fn a_task_of_server_everything_lost_with_its_process_is_a_typed_outcome() {
     assert!(t0.elapsed() < 2 * STEP, "{:?}", t0.elapsed());
     let _ = std::fs::remove_dir_all(dir);
     // The types the outcome names, so a rename breaks this test's build.
-    let _: fn(TicketError) -> HostTaskError = |e| HostTaskError::Client(ClientError::Ticket(e));
+    let _: fn(TicketError) -> HostTaskError = |e| {
+        HostTaskError::Tool(ToolError::Fatal {
+            tool: String::new(),
+            source: ClientError::Ticket(e),
+        })
+    };
 }

@@ -319,7 +319,10 @@ async fn a_tool_the_config_denies_is_refused_before_anything_is_sent() {
         )
         .await
         .unwrap_err();
-    assert!(matches!(e, mcp_host::HostTaskError::Refused(_)), "{e:?}");
+    assert!(
+        matches!(e, mcp_host::HostTaskError::Tool(ToolError::Refused { .. })),
+        "{e:?}"
+    );
     // Other tools run.
     assert_eq!(
         h.call("slow_count", json!({"steps": 1}))

@@ -101,9 +101,9 @@
 //!
 //! Every call path runs the same check, [`McpTool::authorize`]:
 //! [`McpTool::call`], [`Toolbox::call`] (a retry after the tool set
-//! changed does not ask again), [`Toolbox::start`]; a caller that sends
-//! `tools/call` itself (a host starting a task, a command line) calls it
-//! first. Without a policy nothing is checked, and a call costs what it
+//! changed does not ask again), [`Toolbox::start`] (and the host's task
+//! starts, which go through it); a caller that sends `tools/call` itself
+//! (a command line) calls it first. Without a policy nothing is checked, and a call costs what it
 //! did; with one, a tool's verdict is decided once and kept.
 //!
 //! ```
@@ -133,10 +133,12 @@
 //! status change reaches [`ToolOptions::on_progress`] as progress. An agent
 //! that polls instead starts it with [`Toolbox::start`], which returns a
 //! serializable [`TaskTicket`](mcp_client::TaskTicket) at once, and asks
-//! [`Toolbox::poll`] until it is [`TaskPoll::Done`]:
+//! [`Toolbox::poll`] until it is [`TaskPoll::Done`] (or waits with
+//! [`Toolbox::task_result`]):
 //!
 //! ```no_run
 //! # async fn run(client: mcp_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+//! use mcp_client::TaskOptions;
 //! use mcp_tools::{Server, TaskPoll, ToolOptions, ToolTask, Toolbox};
 //! use serde_json::json;
 //!
@@ -152,7 +154,7 @@
 //! println!("{}", out.text);
 //! // Or start it and poll (the ticket serializes: keep it across a restart):
 //! if let ToolTask::Started(ticket) =
-//!     toolbox.start("simulate-research-query", json!({"topic": "tokio"})).await?
+//!     toolbox.start("simulate-research-query", json!({"topic": "tokio"}), TaskOptions::new()).await?
 //! {
 //!     loop {
 //!         match toolbox.poll(&ticket).await? {

@@ -469,6 +469,7 @@ impl McpTool {
             .inner
             .client
             .call_tool(&self.inner.def().name, &arguments)
+            .task_support(self.inner.def().task_support())
             .progress(true);
         if let Some(f) = &self.inner.options.on_progress {
             let (f, name) = (f.clone(), self.inner.name.clone());

@@ -206,7 +206,10 @@ async fn a_keeper_answers_for_missing_tools_and_sees_every_fatal_error() {
     for e in [
         toolbox.call("gone", json!({})).await.unwrap_err(),
         conversation.call("gone", json!({})).await.unwrap_err(),
-        toolbox.start("gone", json!({})).await.unwrap_err(),
+        toolbox
+            .start("gone", json!({}), mcp_client::TaskOptions::new())
+            .await
+            .unwrap_err(),
     ] {
         assert!(
             e.message_for_model()

@@ -107,7 +107,13 @@ async fn a_denied_tool_is_refused_before_anything_is_sent_and_not_offered() {
     );
     // The same through a task start and a tool held by the application.
     assert!(matches!(
-        toolbox.start("echo", json!({"text": "hi"})).await,
+        toolbox
+            .start(
+                "echo",
+                json!({"text": "hi"}),
+                mcp_client::TaskOptions::new()
+            )
+            .await,
         Err(ToolError::Refused { .. })
     ));
     let def = client

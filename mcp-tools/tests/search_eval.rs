@@ -3,7 +3,9 @@
 //! `cargo xtask search-catalog`) and queries written as people ask for a
 //! tool (`tests/search/queries.txt`), each with the tools that answer it.
 //! The queries are split: `dev` (the ranking was tuned on it) and `test`
-//! (held out: read only to report). Prints recall@5 and MRR@10 per split
+//! (held out: read only to report); `queries-final.txt` and
+//! `queries-fresh.txt` are two more held-out sets, each written before a
+//! round of ranking work and read once at its end. Prints recall@5 and MRR@10 per split
 //! for the index and for plain BM25 over name and description, and fails
 //! below the floors. `cargo xtask search-eval` runs it with the report
 //! shown.
@@ -41,12 +43,12 @@ fn load() -> (Catalog, Vec<Query>) {
         serde_json::from_str(&std::fs::read_to_string(format!("{dir}/catalog.json")).unwrap())
             .unwrap();
     let mut queries = Vec::new();
-    // `SEARCH_EVAL_NO_FINAL`: leave the final held-out set unread (while
-    // tuning: it is read once, to report).
+    // `SEARCH_EVAL_NO_FINAL`: leave the held-out sets written for a final
+    // reading unread (while tuning: each is read once, to report).
     let files: &[&str] = if std::env::var_os("SEARCH_EVAL_NO_FINAL").is_some() {
         &["queries.txt"]
     } else {
-        &["queries.txt", "queries-final.txt"]
+        &["queries.txt", "queries-final.txt", "queries-fresh.txt"]
     };
     for file in files {
         read_queries(&format!("{dir}/{file}"), &mut queries);
@@ -274,11 +276,14 @@ fn search_quality_on_real_catalogs() {
 /// The floors of a split (recall@5, MRR@10): a ranking change must not
 /// fall below them. They guard against breakage and are not the aim:
 /// issue 41's targets are 0.90 and 0.80, not met yet (see the report
-/// printed above). The final held-out set is harder (written from tasks,
-/// never tuned on) and has floors of its own.
+/// printed above). The final and fresh held-out sets are harder (written
+/// from tasks, never tuned on) and have floors of their own.
 fn floors(split: &str) -> (f64, f64) {
     match split {
         "final" => (0.70, 0.60),
+        // Written by the third round before its ranking changes; floors set
+        // after its one reading (0.839, 0.696), below it.
+        "fresh" => (0.75, 0.62),
         _ => (0.75, 0.70),
     }
 }

@@ -14,7 +14,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use mcp_client::Client;
+use mcp_client::{Client, TaskOptions};
 use mcp_tools::{Server, TaskPoll, ToolOptions, ToolTask, Toolbox};
 use mcp_transport_stdio::{ServerCommand, Stderr, StdioTransport};
 use serde_json::json;
@@ -62,7 +62,11 @@ async fn a_task_tool_is_an_agent_tool_and_can_be_started_and_polled() {
     );
 
     let started = toolbox
-        .start("ev_simulate-research-query", json!({"topic": "polled"}))
+        .start(
+            "ev_simulate-research-query",
+            json!({"topic": "polled"}),
+            TaskOptions::new(),
+        )
         .await
         .unwrap();
     let ToolTask::Started(ticket) = started else {
@@ -88,7 +92,7 @@ async fn a_task_tool_is_an_agent_tool_and_can_be_started_and_polled() {
 
     // A tool the server runs at once: its output from start.
     let done = toolbox
-        .start("ev_echo", json!({"message": "now"}))
+        .start("ev_echo", json!({"message": "now"}), TaskOptions::new())
         .await
         .unwrap();
     let ToolTask::Done(out) = done else {
@@ -97,7 +101,11 @@ async fn a_task_tool_is_an_agent_tool_and_can_be_started_and_polled() {
     assert!(out.text.contains("now"), "{}", out.text);
     // Arguments are checked before anything is sent.
     let err = toolbox
-        .start("ev_simulate-research-query", json!({"topic": 7}))
+        .start(
+            "ev_simulate-research-query",
+            json!({"topic": 7}),
+            TaskOptions::new(),
+        )
         .await
         .unwrap_err();
     assert!(err.is_model_correctable(), "{err:?}");
@@ -126,6 +134,7 @@ async fn a_fastmcp_task_tool_started_on_2026_07_28_is_a_task() {
         .start(
             "slow_report",
             json!({"topic": "agents", "steps": 4, "step_ms": 300}),
+            TaskOptions::new(),
         )
         .await
         .unwrap();
@@ -143,8 +152,26 @@ async fn a_fastmcp_task_tool_started_on_2026_07_28_is_a_task() {
         tokio::time::sleep(Duration::from_millis(200)).await;
     };
     assert_eq!(out.text, "report on agents");
+    // Or waited for: the deadline it started with bounds the wait.
+    let started = toolbox
+        .start(
+            "slow_report",
+            json!({"topic": "waiting", "steps": 3, "step_ms": 200}),
+            TaskOptions::new().deadline(Duration::from_secs(60)),
+        )
+        .await
+        .unwrap();
+    let ToolTask::Started(ticket) = started else {
+        panic!("not started as a task: {started:?}")
+    };
+    assert!(ticket.deadline_at_ms.is_some(), "{ticket:?}");
+    let out = toolbox.task_result(&ticket).await.unwrap();
+    assert_eq!(out.text, "report on waiting");
     // A tool the server runs at once: its output from start.
-    let done = toolbox.start("echo", json!({"text": "now"})).await.unwrap();
+    let done = toolbox
+        .start("echo", json!({"text": "now"}), TaskOptions::new())
+        .await
+        .unwrap();
     let ToolTask::Done(out) = done else {
         panic!("{done:?}")
     };

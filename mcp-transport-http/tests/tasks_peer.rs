@@ -17,7 +17,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use mcp_client::{Client, ClientError, ClientHandler, TaskCall, TaskOptions};
+use mcp_client::{Client, ClientError, ClientHandler, TaskCall, TaskEra, TaskOptions, TaskTicket};
 use mcp_proto::schema::{ClientCapabilities, ElicitParams, ElicitResult, TaskStatus};
 use mcp_proto::{Era, ErrorObject, ProtocolVersion};
 use mcp_transport_http::HttpTransport;
@@ -148,7 +148,11 @@ async fn scenario(client: Client, handler: Confirm) {
     assert_eq!(handle.poll_interval(), Duration::from_millis(100));
     assert_eq!(handle.ttl(), Some(Duration::from_secs(60)));
     let id = handle.id().to_owned();
-    let mut resumed = client.resume_task(&id, TaskOptions::new()).await.unwrap();
+    let ticket = TaskTicket::new("tasks-peer", id.as_str(), TaskEra::Extension);
+    let mut resumed = client
+        .resume_task(&ticket, TaskOptions::new())
+        .await
+        .unwrap();
     assert_eq!(resumed.refresh().await.unwrap().status, TaskStatus::Working);
     handle.cancel().await.unwrap();
     assert_eq!(state(&client, &id).await, "cancelled");

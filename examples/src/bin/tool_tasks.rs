@@ -13,7 +13,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use mcp_client::Client;
+use mcp_client::{Client, TaskOptions};
 use mcp_tools::{Server, TaskPoll, ToolOptions, ToolTask, Toolbox};
 use mcp_transport_stdio::{ServerCommand, Stderr, StdioTransport};
 use serde_json::json;
@@ -51,7 +51,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     println!("starting it and polling:");
     let started = toolbox
-        .start("simulate-research-query", json!({"topic": "tokio"}))
+        .start(
+            "simulate-research-query",
+            json!({"topic": "tokio"}),
+            TaskOptions::new(),
+        )
         .await?;
     let ToolTask::Started(ticket) = started else {
         return Err("the server ran the tool at once".into());

@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+pub mod bridge;
 #[cfg(unix)]
 pub mod terminal;
 #[allow(unused_imports)] // each test file uses some of these

@@ -9,7 +9,7 @@ use mcp_proto::transport::Transport;
 use tokio::sync::{Notify, Semaphore};
 
 use super::driver::Driver;
-use super::receiver::ReceiverLimits;
+use super::mcp_task::receiver::ReceiverLimits;
 use super::{Client, Inner, State};
 use crate::era_cache::EraCache;
 use crate::error::ClientError;
@@ -279,8 +279,6 @@ impl ClientBuilder {
             changes: Default::default(),
             max_list_pages: self.max_list_pages,
             params_size_hint: AtomicUsize::new(0),
-            task_tools: Default::default(),
-            has_task_tools: Default::default(),
             handler: self.handler.clone(),
             capabilities: caps.clone(),
         });

@@ -7,6 +7,8 @@ use mcp_proto::method::{
 use mcp_proto::{ProtocolVersion, RawJson};
 
 use super::driver::Io;
+use super::mcp_task::receiver::Served;
+use super::mcp_task::requester::{TASK_STATUS, TASK_STATUS_MODERN, on_status_notification};
 use super::{Answer, Inner, ListKind, State};
 use crate::error::ClientError;
 use crate::session::Event;
@@ -50,28 +52,40 @@ impl Io {
                     // No callback of its own: the handler's `on_progress`.
                     None => {
                         let params = RawJson::from_value(&progress).ok();
-                        self.tasks.notify(Notification::new(Progress::NAME, params));
+                        self.handler_tasks
+                            .notify(Notification::new(Progress::NAME, params));
                     }
                 }
             }
-            Event::InputRequired { call, requests } => self.tasks.input(call, requests),
+            Event::InputRequired { call, requests } => self.handler_tasks.input(call, requests),
             Event::ServerRequest(req) => {
                 let tasks_era = st
                     .session
                     .server()
                     .is_some_and(|s| s.protocol_version == ProtocolVersion::V2025_11_25);
-                for (id, answer) in self.tasks.answer(req, tasks_era) {
-                    st.session.respond(id, answer);
-                }
-                if let Some(status) = self.tasks.take_cancelled_status() {
-                    // Optional in the spec: dropped if the outbound backlog is full.
-                    let _ = st
-                        .session
-                        .notify(super::task_handle::TASK_STATUS, Some(status));
+                match self
+                    .task_receiver
+                    .serve(req, tasks_era, &mut self.handler_tasks)
+                {
+                    Served::Plain(req) => self.handler_tasks.answer(req),
+                    Served::Answered { answers, status } => {
+                        for (id, answer) in answers {
+                            st.session.respond(id, answer);
+                        }
+                        if let Some(status) = status {
+                            // Optional in the spec: dropped if the outbound backlog is full.
+                            let _ = st.session.notify(TASK_STATUS, Some(status));
+                        }
+                    }
                 }
             }
-            Event::ServerRequestCancelled(id) => self.tasks.cancel(&id),
-            Event::ServerRequestRefused { error, .. } => self.tasks.refused(error),
+            Event::ServerRequestCancelled(id) => {
+                if !self.handler_tasks.cancel(&id) {
+                    // A `tasks/result` waiting for its task, if anything.
+                    self.task_receiver.forget_waiter(&id);
+                }
+            }
+            Event::ServerRequestRefused { error, .. } => self.handler_tasks.refused(error),
             Event::Notification(n) => {
                 let kind = match &*n.method {
                     ToolListChanged::NAME => Some(ListKind::Tools),
@@ -81,13 +95,12 @@ impl Io {
                 };
                 if let Some(kind) = kind {
                     inner.changes(kind).send_modify(|v| *v += 1);
-                } else if (n.method == super::task_handle::TASK_STATUS
-                    || n.method == super::task_handle::TASK_STATUS_MODERN)
+                } else if (n.method == TASK_STATUS || n.method == TASK_STATUS_MODERN)
                     && !st.task_watch.is_empty()
                 {
-                    super::task_handle::on_status_notification(st, n.params.as_ref());
+                    on_status_notification(st, n.params.as_ref());
                 }
-                self.tasks.notify(n);
+                self.handler_tasks.notify(n);
             }
             Event::Closed(reason) => {
                 if let Some((cache, key, used_hint)) = &self.era_cache {

@@ -12,9 +12,9 @@ use mcp_proto::jsonrpc::Message;
 use mcp_proto::schema::{ClientCapabilities, ProgressParams};
 use mcp_proto::transport::BoxTransport;
 
-use super::receiver::ReceiverLimits;
-use super::task_handle::TASK_STATUS;
-use super::tasks::{Done, Tasks, run_guarded};
+use super::handler_tasks::{Done, HandlerTasks, run_guarded};
+use super::mcp_task::receiver::{Receiver, ReceiverLimits};
+use super::mcp_task::requester::TASK_STATUS;
 use super::{Inner, ProgressFn, State, now};
 use crate::era_cache::EraCache;
 use crate::error::CloseReason;
@@ -52,7 +52,9 @@ pub(super) struct Io {
     /// The timer, made when first armed (a `Sleep` needs the runtime).
     timer: Option<Pin<Box<tokio::time::Sleep>>>,
     armed: Option<Instant>,
-    pub(super) tasks: Tasks,
+    pub(super) handler_tasks: HandlerTasks,
+    /// The MCP tasks the server asked the client to run.
+    pub(super) task_receiver: Receiver,
     /// Progress callbacks to run once the lock is released.
     pub(super) deferred: Vec<(ProgressFn, ProgressParams)>,
     /// Callers whose calls this pass answered, woken once the lock is
@@ -108,7 +110,8 @@ impl Driver {
                 unflushed: false,
                 timer: None,
                 armed: None,
-                tasks: Tasks::new(handler, capabilities, receiver),
+                handler_tasks: HandlerTasks::new(handler, capabilities),
+                task_receiver: Receiver::new(receiver),
                 deferred: Vec::new(),
                 wakes: Vec::new(),
                 era_cache,
@@ -139,7 +142,7 @@ impl Io {
                 }
                 // The server is not reading our answers, or the handler is
                 // behind on notifications: stop reading until they catch up.
-                if !st.session.accepts_input() || !self.tasks.has_room(cx) {
+                if !st.session.accepts_input() || !self.handler_tasks.has_room(cx) {
                     paused = true;
                     break;
                 }
@@ -194,7 +197,7 @@ impl Io {
             return Next::Yield;
         }
         // Writing may have drained the backlog that paused reading.
-        if paused && st.session.accepts_input() && self.tasks.has_room(cx) {
+        if paused && st.session.accepts_input() && self.handler_tasks.has_room(cx) {
             return Next::Again;
         }
         Next::Wait
@@ -203,17 +206,17 @@ impl Io {
     /// Hands the session what the handler's finished tasks answered.
     /// Whether there was any.
     fn collect_answers(&mut self, st: &mut State, cx: &mut Context<'_>) -> bool {
-        if self.tasks.is_idle() {
+        if self.handler_tasks.is_idle() {
             return false;
         }
         let mut any = false;
-        while let Poll::Ready(Some(done)) = self.tasks.poll_done(cx) {
+        while let Poll::Ready(Some(done)) = self.handler_tasks.poll_done(cx) {
             any = true;
             match done {
                 Done::Answer { id, result } => st.session.respond(id, result),
                 Done::Input { call, responses } => st.session.provide_input(call, responses, now()),
                 Done::TaskFinished { task, result } => {
-                    let (answers, status) = self.tasks.task_finished(&task, result);
+                    let (answers, status) = self.task_receiver.finished(&task, result);
                     for (id, answer) in answers {
                         st.session.respond(id, answer);
                     }
@@ -223,7 +226,7 @@ impl Io {
                     }
                 }
                 Done::TaskExpired { task } => {
-                    for (id, answer) in self.tasks.task_expired(&task) {
+                    for (id, answer) in self.task_receiver.expired(&task) {
                         st.session.respond(id, answer);
                     }
                 }
@@ -262,18 +265,18 @@ impl Io {
             // The transport takes a request inside its span (when one is
             // recorded): what it logs meanwhile, and the work it carries
             // on in tasks of its own, belong to the request.
-            let mut span = None;
+            let mut trace = None;
             if let Message::Request(r) = &msg {
-                let (deadline, s) = st.session.sending(&r.id);
+                let (deadline, t) = st.session.sending(&r.id);
                 if let Some(deadline) = deadline {
                     self.transport
                         .as_mut()
                         .set_request_deadline(&r.id, deadline);
                 }
-                span = s;
+                trace = t;
             }
             let sent = {
-                let _entered = span.map(tracing::Span::enter);
+                let _entered = trace.and_then(crate::telemetry::Call::enter);
                 self.transport.as_mut().start_send(msg)
             };
             if let Err(e) = sent {
@@ -345,7 +348,8 @@ impl Io {
         for tx in st.close_waiters.take().into_iter().flatten() {
             let _ = tx.send(());
         }
-        self.tasks.shutdown();
+        self.handler_tasks.shutdown();
+        self.task_receiver.clear();
     }
 }
 

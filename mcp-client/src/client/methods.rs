@@ -18,9 +18,7 @@ use mcp_proto::{Era, RawJson};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use std::sync::atomic::Ordering;
-
-use mcp_proto::schema::{TaskSupport, Tool};
+use mcp_proto::schema::TaskSupport;
 
 use super::request::{Params, decode_tool_result, decode_typed};
 use super::{Client, RequestBuilder, ResponseFuture};
@@ -69,43 +67,8 @@ impl Client {
     /// cursor like any other. Only the items are kept: each page is dropped
     /// as soon as they are taken from it.
     ///
-    /// A full tool listing (`list_all::<Tool>()`) is also remembered for
-    /// [`call_tool`](Self::call_tool), which runs the tools whose
-    /// `taskSupport` is `required` as tasks (see [`remember_tools`](Self::remember_tools)).
-    pub async fn list_all<T: PageItem + DeserializeOwned + 'static>(
-        &self,
-    ) -> Result<Vec<T>, ClientError> {
-        let all = self.list_all_pages::<T>().await?;
-        if let Some(tools) = (&all as &dyn std::any::Any).downcast_ref::<Vec<Tool>>() {
-            self.remember_tools(tools);
-        }
-        Ok(all)
-    }
-
-    /// Remembers which of `tools` must run as tasks (`execution.taskSupport`
-    /// `required`), replacing what was remembered: [`call_tool`](Self::call_tool)
-    /// on one of them then runs it as a task by itself. [`list_all::<Tool>`](Self::list_all)
-    /// calls this; call it yourself when you list tools page by page or
-    /// keep them elsewhere.
-    pub fn remember_tools(&self, tools: &[Tool]) {
-        let required: std::collections::HashSet<String> = tools
-            .iter()
-            .filter(|t| t.task_support() == TaskSupport::Required)
-            .map(|t| t.name.clone())
-            .collect();
-        let inner = self.inner();
-        let any = !required.is_empty();
-        if let Ok(mut set) = inner.task_tools.write() {
-            *set = required;
-        }
-        inner.has_task_tools.store(any, Ordering::Release);
-    }
-
-    /// Whether `name` is a tool remembered as task-required.
-    fn requires_task(&self, name: &str) -> bool {
-        let inner = self.inner();
-        inner.has_task_tools.load(Ordering::Acquire)
-            && inner.task_tools.read().is_ok_and(|set| set.contains(name))
+    pub async fn list_all<T: PageItem + DeserializeOwned>(&self) -> Result<Vec<T>, ClientError> {
+        self.list_all_pages::<T>().await
     }
 
     async fn list_all_pages<T: PageItem + DeserializeOwned>(&self) -> Result<Vec<T>, ClientError> {
@@ -143,11 +106,13 @@ impl Client {
     /// # let _ = result; Ok(()) }
     /// ```
     ///
-    /// A tool whose `taskSupport` is `required` (as the last
-    /// [`list_all::<Tool>`](Self::list_all) or [`remember_tools`](Self::remember_tools)
-    /// said) runs as a task: the future polls it and resolves to its
-    /// result; its status messages reach [`on_progress`](RequestBuilder::on_progress);
-    /// its deadline is the call's [`max_time`](RequestBuilder::max_time).
+    /// A call the server answers with a task (2026-07-28, the tasks
+    /// extension), or one made with
+    /// [`task_support`](RequestBuilder::task_support)`(TaskSupport::Required)`
+    /// (2025-11-25: the tool's listing says it must run as a task), runs as
+    /// a task: the future polls it and resolves to its result; its status
+    /// messages reach [`on_progress`](RequestBuilder::on_progress); its
+    /// deadline is the call's [`max_time`](RequestBuilder::max_time).
     /// Dropping that future before the task ends sends `tasks/cancel` for
     /// it (from a task of its own, on the current tokio runtime), as
     /// dropping a plain call's future sends `notifications/cancelled`; use
@@ -167,15 +132,9 @@ impl Client {
             name: name.into(),
             arguments,
         };
-        let as_task = self.requires_task(&params.name);
         let mut builder = self.request_sized(CallTool::NAME, params);
         builder.decode = decode_tool_result;
         builder.follow_task = true;
-        if as_task {
-            if let Params::Raw(Some(p)) = builder.params {
-                builder.params = Params::Task(p);
-            }
-        }
         builder
     }
 
@@ -249,5 +208,37 @@ impl Client {
             }),
             _ => Ok(()),
         }
+    }
+}
+
+impl RequestBuilder<'_, CallToolResult> {
+    /// How the tool's definition says it runs as a task
+    /// ([`Tool::task_support`](mcp_proto::schema::Tool::task_support), from
+    /// its listing). [`TaskSupport::Required`] runs the call as a task (the
+    /// request asks for one in 2025-11-25, where a server refuses such a
+    /// tool called plainly); anything else is a plain call (the default).
+    /// In 2026-07-28 tools say nothing of tasks and the server decides:
+    /// the call follows a task it answers with either way.
+    ///
+    /// ```no_run
+    /// # async fn f(client: mcp_client::Client) -> Result<(), mcp_client::ClientError> {
+    /// use mcp_proto::schema::Tool;
+    ///
+    /// let tools = client.list_all::<Tool>().await?;
+    /// let Some(research) = tools.iter().find(|t| t.name == "research") else { return Ok(()) };
+    /// let result = client
+    ///     .call_tool(&research.name, serde_json::json!({"topic": "rust"}))
+    ///     .task_support(research.task_support())
+    ///     .await?;
+    /// # let _ = result; Ok(()) }
+    /// ```
+    pub fn task_support(mut self, support: TaskSupport) -> Self {
+        self.params = match (support, self.params) {
+            (TaskSupport::Required, Params::Raw(Some(p))) => Params::Task(p),
+            (TaskSupport::Required, params) => params,
+            (_, Params::Task(p)) => Params::Raw(Some(p)),
+            (_, params) => params,
+        };
+        self
     }
 }

@@ -34,36 +34,34 @@
 //! - [`request`]: [`RequestBuilder`] and the [`ResponseFuture`] it sends.
 //! - [`driver`]: the [`Driver`] task: transport IO, timer, shutdown.
 //! - [`dispatch`]: what the driver does with the session's events.
-//! - [`tasks`]: the handler's tasks, owned by the driver.
-//! - [`receiver`]: tasks the server asked the client to run (2025-11-25),
-//!   kept by the driver for the server's `tasks/*` requests.
-//! - [`task_handle`]: tools called as tasks (2025-11-25): [`TaskHandle`].
-//! - [`ticket`]: durable tasks: [`TaskHandle::ticket`], [`Client::resume_ticket`].
+//! - [`handler_tasks`]: the tokio tasks that run the application's
+//!   handler, owned by the driver.
+//! - [`mcp_task`]: MCP tasks, both sides: tools called as tasks
+//!   ([`TaskHandle`], durable [tickets](crate::TaskTicket)) and the tasks the
+//!   server asked the client to run, kept by the driver for its `tasks/*`
+//!   requests.
 //! - `skills` (feature `skills`): the Skills extension (SEP-2640).
 
 mod builder;
 mod dispatch;
 mod driver;
 mod handle;
+mod handler_tasks;
+mod mcp_task;
 mod methods;
-mod receiver;
 mod request;
 #[cfg(feature = "skills")]
 pub(crate) mod skills;
-mod task_follow;
-mod task_handle;
-mod tasks;
-mod ticket;
 
 pub use builder::{ClientBuilder, DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_LIST_PAGES};
 pub use driver::Driver;
 pub use handle::Client;
-pub use receiver::{
+pub use handler_tasks::MAX_QUEUED_NOTIFICATIONS;
+pub use mcp_task::receiver::{
     DEFAULT_MAX_KEPT_TASKS, DEFAULT_MAX_TASK_TTL, TASK_LIST_PAGE_SIZE, TASK_POLL_INTERVAL_MS,
 };
+pub use mcp_task::requester::{MAX_WATCHED_TASKS, StatusFn, TaskCall, TaskHandle, TaskOptions};
 pub use request::{RequestBuilder, ResponseFuture};
-pub use task_handle::{MAX_WATCHED_TASKS, StatusFn, TaskCall, TaskHandle, TaskOptions};
-pub use tasks::MAX_QUEUED_NOTIFICATIONS;
 
 use std::collections::HashMap;
 use std::sync::atomic::AtomicUsize;
@@ -111,11 +109,6 @@ struct Inner {
     /// Length of the last params encoded: the next ones are encoded into a
     /// buffer of about this size, so equal calls never regrow their buffer.
     params_size_hint: AtomicUsize,
-    /// The tools whose `taskSupport` is `required`, as the last tool
-    /// listing said ([`Client::remember_tools`]); empty for most servers,
-    /// so a plain call only reads `has_task_tools`.
-    task_tools: std::sync::RwLock<std::collections::HashSet<String>>,
-    has_task_tools: std::sync::atomic::AtomicBool,
     /// The application's handler and what the client declares: a task
     /// handle (2026-07-28) answers its task's input requests with them, on
     /// the caller's task.
@@ -196,6 +189,7 @@ impl Inner {
 
     /// Runs `f` on the state, then wakes the driver if `f` says it must act
     /// (waking only schedules the driver's task: nothing runs under the lock).
+    #[inline]
     fn update<T>(&self, f: impl FnOnce(&mut State) -> (T, bool)) -> T {
         let mut st = self.lock();
         let (out, wake) = f(&mut st);

@@ -303,7 +303,7 @@ impl<'a, R> RequestBuilder<'a, R> {
             }
         };
         let method = outgoing.method.clone();
-        let work = super::task_follow::run_required(
+        let work = super::mcp_task::follow::run_required(
             client.clone(),
             outgoing.params,
             meta,
@@ -447,7 +447,7 @@ fn submit(
                 request.params,
                 request.meta,
                 request.options,
-                *span,
+                crate::telemetry::AppSpan::from(*span),
                 now,
             ),
         };
@@ -625,7 +625,7 @@ impl<R> Future for ResponseFuture<R> {
                         Some(Answer::Task { handle, progress }) => match follow {
                             Some(follow) => {
                                 let deadline = follow.deadline(&this.client);
-                                let work = super::task_follow::follow_created(
+                                let work = super::mcp_task::follow::follow_created(
                                     this.client.clone(),
                                     handle,
                                     progress,

@@ -285,8 +285,8 @@ impl Relay {
             }
             Message::Notification(n) => self.to_server.push_back(ToServer::Message(n.into())),
             Message::Response(mut r) => match self.downstream.answered(&r.id) {
-                Some(o) => {
-                    r.id = o.theirs;
+                Some((theirs, _)) => {
+                    r.id = theirs;
                     self.to_server.push_back(ToServer::Message(r.into()));
                 }
                 None => {
@@ -295,11 +295,11 @@ impl Relay {
             },
             Message::Error(mut e) => {
                 if let Some(id) = &e.id {
-                    let Some(o) = self.downstream.answered(id) else {
+                    let Some((theirs, _)) = self.downstream.answered(id) else {
                         tracing::debug!(%id, "the host answered a request the server no longer waits for; dropped");
                         return;
                     };
-                    e.id = Some(o.theirs);
+                    e.id = Some(theirs);
                 }
                 self.to_server.push_back(ToServer::Message(e.into()));
             }
@@ -390,13 +390,13 @@ impl Relay {
             // An answer to one of the server's requests, dropped: the
             // server learns its request failed.
             Some(id) if self.downstream.has_ours(&id) => {
-                if let Some(o) = self.downstream.answered(&id) {
+                if let Some((theirs, _)) = self.downstream.answered(&id) {
                     let error = ErrorObject::new(
                         ErrorCode::INTERNAL_ERROR,
                         format!("mcp bridge: the host's answer was dropped: {}", chain(&e)),
                     );
                     self.to_server.push_back(ToServer::Message(
-                        ErrorResponse::new(Some(o.theirs), error).into(),
+                        ErrorResponse::new(Some(theirs), error).into(),
                     ));
                 }
             }
@@ -459,11 +459,11 @@ impl Relay {
             }
             Message::Notification(n) => self.to_host.push_back(n.into()),
             Message::Response(mut r) => {
-                let Some(o) = self.upstream.answered(&r.id) else {
+                let Some((theirs, kind)) = self.upstream.answered(&r.id) else {
                     tracing::debug!(id = %r.id, "the server answered a request nobody waits for; dropped");
                     return;
                 };
-                match o.kind {
+                match kind {
                     Kind::Renewal => return self.renewed(Ok(&r.result)),
                     Kind::Initialize { .. } => self.initialized(&r.result),
                     Kind::Discover { .. } | Kind::Other => {
@@ -472,16 +472,16 @@ impl Relay {
                         }
                     }
                 }
-                r.id = o.theirs;
+                r.id = theirs;
                 self.to_host.push_back(r.into());
             }
             Message::Error(mut e) => {
                 if let Some(id) = &e.id {
-                    let Some(o) = self.upstream.answered(id) else {
+                    let Some((theirs, kind)) = self.upstream.answered(id) else {
                         tracing::debug!(%id, "the server answered a request nobody waits for; dropped");
                         return;
                     };
-                    e.error = match o.kind {
+                    e.error = match kind {
                         Kind::Renewal => return self.renewed(Err(e.error)),
                         Kind::Initialize { offered } => era::initialize_refused(&offered, e.error),
                         Kind::Discover { version } => era::discover_refused(&version, e.error),
@@ -493,7 +493,7 @@ impl Relay {
                             _ => e.error,
                         },
                     };
-                    e.id = Some(o.theirs);
+                    e.id = Some(theirs);
                 }
                 self.to_host.push_back(e.into());
             }
@@ -537,8 +537,8 @@ impl Relay {
         }
         if let Some(id) = e.request_id().cloned() {
             match self.upstream.answered(&id) {
-                Some(o) => {
-                    let error = match o.kind {
+                Some((theirs, kind)) => {
+                    let error = match kind {
                         Kind::Renewal => {
                             let error = ErrorObject::new(
                                 ErrorCode::INTERNAL_ERROR,
@@ -560,7 +560,7 @@ impl Relay {
                         ),
                     };
                     self.to_host
-                        .push_back(ErrorResponse::new(Some(o.theirs), error).into());
+                        .push_back(ErrorResponse::new(Some(theirs), error).into());
                 }
                 // A request of the server's that its transport dropped:
                 // the server learns it failed.
@@ -670,13 +670,13 @@ impl Relay {
 
     /// Answers every request the host has in flight with `why`.
     fn fail_upstream(&mut self, why: &str) {
-        for o in self.upstream.drain() {
-            if o.kind == Kind::Renewal {
+        for (theirs, kind) in self.upstream.drain() {
+            if kind == Kind::Renewal {
                 continue;
             }
             let error = ErrorObject::new(ErrorCode::INTERNAL_ERROR, why.to_owned());
             self.to_host
-                .push_back(ErrorResponse::new(Some(o.theirs), error).into());
+                .push_back(ErrorResponse::new(Some(theirs), error).into());
         }
     }
 }

@@ -7,11 +7,11 @@ use mcp_proto::jsonrpc::{IdHash, RequestId};
 
 /// What the relay remembers of a request in flight.
 #[derive(Debug)]
-pub(super) struct Outstanding {
+struct Outstanding {
     /// The id its sender gave it (the one its answer must carry).
-    pub(super) theirs: RequestId,
+    theirs: RequestId,
     /// What it is, where that changes how its answer is treated.
-    pub(super) kind: Kind,
+    kind: Kind,
 }
 
 /// The requests whose answers the relay looks at.
@@ -76,11 +76,12 @@ impl Requests {
         ours
     }
 
-    /// The request answered by `ours`, forgotten.
-    pub(super) fn answered(&mut self, ours: &RequestId) -> Option<Outstanding> {
+    /// The request answered by `ours`, forgotten: the id its sender gave
+    /// it (the one its answer must carry) and what it is.
+    pub(super) fn answered(&mut self, ours: &RequestId) -> Option<(RequestId, Kind)> {
         let o = self.by_ours.remove(ours)?;
         self.by_theirs.remove(&o.theirs);
-        Some(o)
+        Some((o.theirs, o.kind))
     }
 
     /// The sender gave up on `theirs`: its id on the far side, forgotten
@@ -91,9 +92,9 @@ impl Requests {
         Some(ours)
     }
 
-    /// Every request in flight, forgotten.
-    pub(super) fn drain(&mut self) -> impl Iterator<Item = Outstanding> + '_ {
+    /// Every request in flight, forgotten: each sender's id and what it is.
+    pub(super) fn drain(&mut self) -> impl Iterator<Item = (RequestId, Kind)> + '_ {
         self.by_theirs.clear();
-        self.by_ours.drain().map(|(_, o)| o)
+        self.by_ours.drain().map(|(_, o)| (o.theirs, o.kind))
     }
 }

@@ -1,23 +1,27 @@
-//! One call's life: its handle and options, the pending and deferred state,
-//! sending it, its response and progress, `input_required` rounds and the
-//! re-send after an expired HTTP session.
+//! The calls: each caller's handle and options, and the table of requests
+//! the session has sent (waiting for an answer), holds back (waiting for the
+//! session to be ready) or waits on the owner's input for, with their
+//! JSON-RPC ids and deadlines.
+//!
+//! Invariants of [`Calls`]:
+//! - a [`CallId`] is in at most one of the three places at a time;
+//! - ids are never reused within a session (an `i64` does not run out);
+//! - `next_deadline` is at or before every deadline in the table (every
+//!   way in that carries a deadline moves it earlier), so
+//!   [`Session::poll_timeout`](super::Session::poll_timeout) is one read.
 
 use std::borrow::Cow;
+use std::collections::{HashMap, VecDeque};
 use std::time::{Duration, Instant};
 
-use mcp_proto::RawJson;
-use mcp_proto::jsonrpc::{Notification, Request, RequestId};
-use mcp_proto::schema::{
-    CancelledParams, InputRequest, InputResponses, JsonObject, ProgressParams,
-};
-use mcp_proto::{Era, ErrorObject};
+use mcp_proto::jsonrpc::{Request, RequestId};
+use mcp_proto::schema::{InputResponses, JsonObject};
+use mcp_proto::{Era, ProtocolVersion, RawJson};
 
-use super::era::HintState;
-use super::wire::{
-    InputRequiredWire, MetaParts, ResultKind, compose_params, merge_input, result_kind,
-};
-use super::{Event, Session, Transmit};
-use crate::error::ClientError;
+use super::meta::{MetaParts, compose_params};
+use super::result_type::merge_input;
+use super::{IdHash, SessionConfig};
+use crate::telemetry::{Call as CallTrace, Resend};
 
 /// A caller's handle for one call, stable across `input_required` retries
 /// (which use new JSON-RPC ids).
@@ -76,6 +80,14 @@ impl CallOptions {
     }
 }
 
+/// The call's spans and metrics, when anything records them (boxed: most
+/// calls have none).
+pub(super) type Trace = Option<Box<CallTrace>>;
+
+/// What a user call's completion needs: the call, its telemetry, its method.
+pub(super) type Ended = (CallId, Trace, Cow<'static, str>);
+
+/// What a request the session sent is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Purpose {
     Probe,
@@ -83,87 +95,345 @@ pub(super) enum Purpose {
     User(CallId),
 }
 
+/// The methods whose 2026-07-28 answer may be `input_required` (MRTR).
+pub(super) const MRTR_METHODS: &[&str] = &["tools/call", "prompts/get", "resources/read"];
+
+/// A request sent, waiting for its answer.
 #[derive(Debug)]
 pub(super) struct Pending {
-    pub(super) purpose: Purpose,
-    pub(super) method: Cow<'static, str>,
-    /// Kept only when a retry may need it (MRTR, session expiry): see `retained`.
-    pub(super) params: Option<RawJson>,
-    pub(super) retained: bool,
-    pub(super) options: CallOptions,
-    pub(super) started: Instant,
-    pub(super) deadline: Option<Instant>,
-    pub(super) hard_deadline: Option<Instant>,
-    pub(super) rounds: u32,
-    pub(super) resent: bool,
-    pub(super) progress_token: Option<RequestId>,
+    purpose: Purpose,
+    method: Cow<'static, str>,
+    /// Kept only when a retry may need it (MRTR, session expiry, an
+    /// unconfirmed era): `retained` says so.
+    params: Option<RawJson>,
+    retained: bool,
+    options: CallOptions,
+    started: Instant,
+    deadline: Option<Instant>,
+    hard_deadline: Option<Instant>,
+    rounds: u32,
+    resent: bool,
+    progress_token: Option<RequestId>,
     /// The caller's `_meta` members, composed into the params at each send.
-    pub(super) meta: Option<Box<JsonObject>>,
-    /// Sent while a modern hint was unconfirmed (its params are kept).
-    pub(super) hinted: bool,
-    /// The call's spans and metrics (see [`crate::telemetry`]).
-    pub(super) trace: Option<Box<crate::telemetry::Call>>,
+    meta: Option<Box<JsonObject>>,
+    /// Sent while a remembered modern era was unconfirmed.
+    hinted: bool,
+    trace: Trace,
 }
 
-/// A user request waiting for the session to become ready, or for input.
+impl Pending {
+    /// A handshake request (`server/discover`, `initialize`), sent at `now`.
+    pub(super) fn handshake(
+        purpose: Purpose,
+        method: &'static str,
+        now: Instant,
+        deadline: Instant,
+        trace: Trace,
+    ) -> Self {
+        Pending {
+            purpose,
+            method: Cow::Borrowed(method),
+            params: None,
+            retained: false,
+            options: CallOptions::default(),
+            started: now,
+            deadline: Some(deadline),
+            hard_deadline: None,
+            rounds: 0,
+            resent: false,
+            progress_token: None,
+            meta: None,
+            hinted: false,
+            trace,
+        }
+    }
+
+    #[inline]
+    pub(super) fn purpose(&self) -> Purpose {
+        self.purpose
+    }
+
+    #[inline]
+    pub(super) fn method(&self) -> &str {
+        &self.method
+    }
+
+    /// When it was asked for (by the caller; for a handshake request, sent).
+    #[inline]
+    pub(super) fn started(&self) -> Instant {
+        self.started
+    }
+
+    /// How many `input_required` rounds it has taken.
+    #[inline]
+    pub(super) fn rounds(&self) -> u32 {
+        self.rounds
+    }
+
+    /// Whether it may go out again, once: it was not re-sent yet and its
+    /// params were kept.
+    #[inline]
+    pub(super) fn may_resend(&self) -> bool {
+        self.retained && !self.resent
+    }
+
+    /// Whether it went out under a remembered modern era not yet confirmed.
+    #[inline]
+    pub(super) fn hinted(&self) -> bool {
+        self.hinted
+    }
+
+    /// Its telemetry, taken out (a handshake request records its own end).
+    #[inline]
+    pub(super) fn take_trace(&mut self) -> Trace {
+        self.trace.take()
+    }
+
+    /// What its completion needs: its telemetry and method. Always
+    /// inlined: on the way of every answer, the call's state is taken
+    /// apart in place, not copied into a call.
+    #[inline(always)]
+    pub(super) fn end(self) -> (Trace, Cow<'static, str>) {
+        (self.trace, self.method)
+    }
+
+    /// The call to send again, once, for `why`: it keeps the deadline its
+    /// caller gave it.
+    pub(super) fn into_resend(mut self, call: CallId, why: Resend) -> Deferred {
+        if let Some(t) = &mut self.trace {
+            t.resend(why);
+        }
+        Deferred {
+            call,
+            method: self.method,
+            params: self.params,
+            options: self.options,
+            started: self.started,
+            rounds: self.rounds,
+            resent: true,
+            meta: self.meta,
+            deadline: self.deadline,
+            trace: self.trace,
+        }
+    }
+
+    /// The call's next `input_required` round (its `rounds`-th), asked for
+    /// `requests` inputs at `now`: its timeout starts again when it is sent.
+    pub(super) fn into_round(mut self, call: CallId, requests: usize, now: Instant) -> Deferred {
+        if let Some(t) = &mut self.trace {
+            t.input_required(requests);
+        }
+        Deferred {
+            call,
+            method: self.method,
+            params: self.params,
+            options: self.options,
+            started: now,
+            rounds: self.rounds + 1,
+            resent: self.resent,
+            meta: self.meta,
+            deadline: None,
+            trace: self.trace,
+        }
+    }
+}
+
+/// A user request not on the wire: waiting for the session to become ready,
+/// to be re-sent, or for the owner's input.
 #[derive(Debug)]
 pub(super) struct Deferred {
-    pub(super) call: CallId,
-    pub(super) method: Cow<'static, str>,
-    pub(super) params: Option<RawJson>,
-    pub(super) options: CallOptions,
-    pub(super) started: Instant,
-    pub(super) rounds: u32,
-    pub(super) resent: bool,
+    call: CallId,
+    method: Cow<'static, str>,
+    params: Option<RawJson>,
+    options: CallOptions,
+    started: Instant,
+    rounds: u32,
+    resent: bool,
     /// The caller's `_meta` members.
-    pub(super) meta: Option<Box<JsonObject>>,
-    /// The call's spans and metrics (see [`crate::telemetry`]).
-    pub(super) trace: Option<Box<crate::telemetry::Call>>,
+    meta: Option<Box<JsonObject>>,
+    trace: Trace,
     /// The deadline the call already has: one queued while the session
     /// (re)starts, or put back to be re-sent after an expired session, keeps
     /// the time its caller gave it (the timeout runs from when the caller
     /// asked, not from when the session got round to sending). `None`: it
     /// starts when the request is sent (a new call; an `input_required`
     /// round, whose wait for the user is not the server's time).
-    pub(super) deadline: Option<Instant>,
+    deadline: Option<Instant>,
 }
 
-const MRTR_METHODS: &[&str] = &["tools/call", "prompts/get", "resources/read"];
+impl Deferred {
+    /// A new call, asked for at `now`.
+    #[inline]
+    pub(super) fn new(
+        call: CallId,
+        method: Cow<'static, str>,
+        params: Option<RawJson>,
+        meta: Option<JsonObject>,
+        options: CallOptions,
+        trace: Trace,
+        now: Instant,
+    ) -> Self {
+        Deferred {
+            call,
+            method,
+            params,
+            options,
+            started: now,
+            rounds: 0,
+            resent: false,
+            meta: meta.map(Box::new),
+            deadline: None,
+            trace,
+        }
+    }
 
-impl Session {
-    pub(super) fn send_user(
+    /// When its caller asked for it (for an `input_required` round, when
+    /// the round began).
+    #[inline]
+    pub(super) fn started(&self) -> Instant {
+        self.started
+    }
+
+    /// What its completion needs: the call, its telemetry and method.
+    #[inline(always)]
+    pub(super) fn end(self) -> Ended {
+        (self.call, self.trace, self.method)
+    }
+}
+
+/// The deadlines of a request sent at `now` (`timeout` from now, within the
+/// hard cap), and the hard cap (`max_time` from `started`). Both `None` for
+/// an unbounded call.
+fn deadlines(
+    config: &SessionConfig,
+    options: &CallOptions,
+    started: Instant,
+    now: Instant,
+) -> (Option<Instant>, Option<Instant>) {
+    if options.unbounded {
+        return (None, None);
+    }
+    let timeout = options.timeout.unwrap_or(config.request_timeout);
+    let hard = started + options.max_time.unwrap_or(config.max_request_time);
+    (Some((now + timeout).min(hard)), Some(hard))
+}
+
+/// How the session in use sends a call: its revision, the `_meta` members
+/// it puts on every request, and whether its era is a remembered one not
+/// yet confirmed.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Route<'a> {
+    version: Option<ProtocolVersion>,
+    protocol_meta: Option<&'a RawJson>,
+    unconfirmed: bool,
+}
+
+impl<'a> Route<'a> {
+    #[inline]
+    pub(super) fn new(
+        version: Option<ProtocolVersion>,
+        protocol_meta: Option<&'a RawJson>,
+        unconfirmed: bool,
+    ) -> Self {
+        Route {
+            version,
+            protocol_meta,
+            unconfirmed,
+        }
+    }
+}
+
+/// The calls of a session (see the [module docs](self) for the invariants).
+#[derive(Debug, Default)]
+pub(super) struct Calls {
+    next_id: i64,
+    sent: HashMap<RequestId, Pending, IdHash>,
+    /// User requests waiting for the session, re-sends first.
+    queued: VecDeque<Deferred>,
+    /// Calls waiting for the owner's answers to `input_required`, with the
+    /// server's `requestState`.
+    awaiting_input: HashMap<CallId, (Deferred, Option<String>)>,
+    next_deadline: Option<Instant>,
+}
+
+impl Calls {
+    /// A fresh request id.
+    #[inline]
+    pub(super) fn next_id(&mut self) -> RequestId {
+        self.next_id += 1;
+        RequestId::Number(self.next_id)
+    }
+
+    /// Records a request sent as `id`.
+    #[inline]
+    pub(super) fn insert(&mut self, id: RequestId, pending: Pending) {
+        self.note_deadline(pending.deadline);
+        self.sent.insert(id, pending);
+    }
+
+    /// The request sent as `id`, forgotten.
+    #[inline]
+    pub(super) fn remove(&mut self, id: &RequestId) -> Option<Pending> {
+        self.sent.remove(id)
+    }
+
+    /// When the session gives up on the request `id`.
+    #[inline]
+    pub(super) fn deadline(&self, id: &RequestId) -> Option<Instant> {
+        self.sent.get(id)?.deadline
+    }
+
+    /// The request `id`'s deadline and telemetry.
+    #[cfg(feature = "tokio")]
+    #[inline]
+    pub(super) fn sending(&self, id: &RequestId) -> (Option<Instant>, Option<&CallTrace>) {
+        match self.sent.get(id) {
+            Some(p) => (p.deadline, p.trace.as_deref()),
+            None => (None, None),
+        }
+    }
+
+    /// Number of requests awaiting an answer.
+    pub(super) fn in_flight(&self) -> usize {
+        self.sent.len()
+    }
+
+    /// Sends a user call: records it and returns the request for the wire.
+    /// `input` is the answers to its `input_required` round and the server's
+    /// `requestState`.
+    #[inline]
+    pub(super) fn send(
         &mut self,
         d: Deferred,
-        responses: Option<InputResponses>,
-        state: Option<String>,
+        input: Option<(Option<InputResponses>, Option<String>)>,
+        route: Route<'_>,
+        config: &SessionConfig,
         now: Instant,
-    ) {
-        let modern = self.server.as_ref().is_some_and(|s| s.era() == Era::Modern);
-        let id = self.alloc_id();
+    ) -> Request {
+        let modern = route.version.is_some_and(|v| v.era() == Era::Modern);
+        let id = self.next_id();
         let mut trace = d.trace;
         if let Some(t) = &mut trace {
-            t.sent(&id, self.server.as_ref().map(|s| s.protocol_version));
+            t.sent(&id, route.version);
         }
-        let (fresh, hard) = self.deadlines(&d.options, d.started, now);
+        let (fresh, hard) = deadlines(config, &d.options, d.started, now);
         let deadline = d.deadline.or(fresh);
         let token = d.options.progress.then(|| progress_token(d.call));
         let retry_mrtr = modern && MRTR_METHODS.contains(&&*d.method);
-        let hinted = self.hint == HintState::Unconfirmed;
-        let keep = retry_mrtr || (self.config.resend_on_session_expiry && !modern) || hinted;
+        let keep = retry_mrtr || (config.resend_on_session_expiry && !modern) || route.unconfirmed;
         let mut params = d.params;
-        if responses.is_some() || state.is_some() {
+        if let Some((responses, state)) = input {
             params = Some(merge_input(params.as_ref(), responses, state));
         }
         // Kept without the protocol's `_meta`: a re-send composes it again
         // for the revision then in use.
         let composed = compose_params(
             params.as_ref(),
-            &MetaParts {
-                protocol: self.modern_meta.as_ref(),
-                progress_token: token.as_ref(),
-                caller: d.meta.as_deref(),
-                trace: trace.as_ref().and_then(|t| t.trace_meta()),
-            },
+            &MetaParts::default()
+                .protocol(route.protocol_meta)
+                .progress_token(token.as_ref())
+                .caller(d.meta.as_deref())
+                .trace(trace.as_ref().and_then(|t| t.trace_meta())),
         );
         let (wire, kept) = match composed {
             Some(w) => (Some(w), if keep { params } else { None }),
@@ -172,11 +442,11 @@ impl Session {
                 (params, kept)
             }
         };
-        self.transmit.push_back(Transmit::Message(
-            Request::new(id.clone(), d.method.clone(), wire).into(),
-        ));
+        let request = Request::new(id.clone(), d.method.clone(), wire);
+        // Into the table in place (not through `insert`): a call's state is
+        // written once on the way of every request.
         self.note_deadline(deadline);
-        self.pending.insert(
+        self.sent.insert(
             id,
             Pending {
                 purpose: Purpose::User(d.call),
@@ -191,280 +461,183 @@ impl Session {
                 resent: d.resent,
                 progress_token: token,
                 meta: d.meta,
-                hinted,
+                hinted: route.unconfirmed,
                 trace,
             },
         );
+        request
     }
 
-    /// A handshake request was answered: its telemetry records how.
-    fn finish_handshake(
-        &self,
-        trace: Option<Box<crate::telemetry::Call>>,
-        method: &str,
-        result: &Result<RawJson, ErrorObject>,
-    ) {
-        if let Some(t) = trace {
-            use crate::telemetry::Outcome;
-            match result {
-                Ok(raw) => t.finish(&self.telemetry, method, Outcome::Answer(raw)),
-                Err(e) => {
-                    let e = ClientError::Rpc(e.clone());
-                    t.finish(&self.telemetry, method, Outcome::Failed(&e));
-                }
-            }
-        }
+    /// Holds a new call back until the session is ready: waiting counts
+    /// against its timeout.
+    pub(super) fn hold(&mut self, mut d: Deferred, config: &SessionConfig, now: Instant) {
+        d.deadline = deadlines(config, &d.options, now, now).0;
+        self.note_deadline(d.deadline);
+        self.queued.push_back(d);
     }
 
-    /// A handshake request failed without an answer.
-    pub(super) fn fail_handshake(
-        &self,
-        trace: Option<Box<crate::telemetry::Call>>,
-        method: &str,
-        error: ClientError,
-    ) {
-        if let Some(t) = trace {
-            t.finish(
-                &self.telemetry,
-                method,
-                crate::telemetry::Outcome::Failed(&error),
-            );
-        }
-    }
-
-    /// A user call ended: its telemetry records the outcome, its owner is told.
-    /// Inlined: only the check for telemetry and the event on the way of
-    /// every answer; the recording is out of line.
-    #[inline(always)]
-    pub(super) fn complete(
-        &mut self,
-        call: CallId,
-        trace: Option<Box<crate::telemetry::Call>>,
-        method: &str,
-        result: Result<RawJson, ClientError>,
-    ) {
-        if let Some(t) = trace {
-            self.finish_call(&t, method, &result);
-        }
-        self.events.push_back(Event::Completed { call, result });
-    }
-
-    #[inline(never)]
-    fn finish_call(
-        &self,
-        trace: &crate::telemetry::Call,
-        method: &str,
-        result: &Result<RawJson, ClientError>,
-    ) {
-        trace.finish(
-            &self.telemetry,
-            method,
-            crate::telemetry::Outcome::of(result),
-        );
-    }
-
-    /// A request's deadline if it were sent at `now` (`timeout` from now,
-    /// within the hard cap), and the hard cap (`max_time` from `started`).
-    /// Both `None` for an unbounded call.
-    pub(super) fn deadlines(
-        &self,
-        options: &CallOptions,
-        started: Instant,
-        now: Instant,
-    ) -> (Option<Instant>, Option<Instant>) {
-        if options.unbounded {
-            return (None, None);
-        }
-        let timeout = options.timeout.unwrap_or(self.config.request_timeout);
-        let hard = started + options.max_time.unwrap_or(self.config.max_request_time);
-        (Some((now + timeout).min(hard)), Some(hard))
-    }
-
-    pub(super) fn send_cancelled(&mut self, id: RequestId, reason: Option<String>) {
-        let params = CancelledParams::new(id, reason);
-        if let Ok(raw) = RawJson::from_value(&params) {
-            self.transmit.push_back(Transmit::Message(
-                Notification::new("notifications/cancelled", Some(raw)).into(),
-            ));
-        }
-    }
-
-    /// Queues a sent call to be re-sent (once: it is marked `resent`) ahead
-    /// of newer calls, after the calls already put back, in the order they failed.
-    pub(super) fn put_back(&mut self, call: CallId, p: Pending) {
+    /// Queues a call to be re-sent (once) ahead of newer calls, after the
+    /// calls already put back, in the order they failed.
+    pub(super) fn put_back(&mut self, d: Deferred) {
         let pos = self.queued.iter().take_while(|d| d.resent).count();
-        let d = Deferred {
-            call,
-            method: p.method,
-            params: p.params,
-            options: p.options,
-            started: p.started,
-            rounds: p.rounds,
-            resent: true,
-            meta: p.meta,
-            deadline: p.deadline,
-            trace: p.trace,
-        };
+        self.note_deadline(d.deadline);
         self.queued.insert(pos, d);
     }
 
-    pub(super) fn on_notification(&mut self, n: Notification, now: Instant) {
-        if n.method == "notifications/cancelled" {
-            if let Some(p) = n
-                .params
-                .as_ref()
-                .and_then(|raw| serde_json::from_str::<CancelledParams>(raw.get()).ok())
-            {
-                if self.server_requests.remove(&p.request_id) {
-                    self.events
-                        .push_back(Event::ServerRequestCancelled(p.request_id));
-                }
-            }
-        } else if n.method == "notifications/progress" {
-            if let Some(p) = n
-                .params
-                .as_ref()
-                .and_then(|raw| serde_json::from_str::<ProgressParams>(raw.get()).ok())
-            {
-                if let Some(pending) = self
-                    .pending
-                    .values_mut()
-                    .find(|pending| pending.progress_token.as_ref() == Some(&p.progress_token))
-                {
-                    if let Purpose::User(call) = pending.purpose {
-                        if pending.options.progress {
-                            if let Some(t) = &pending.trace {
-                                t.progress(&p);
-                            }
-                            let timeout = pending
-                                .options
-                                .timeout
-                                .unwrap_or(self.config.request_timeout);
-                            if let (Some(_), Some(hard)) = (pending.deadline, pending.hard_deadline)
-                            {
-                                pending.deadline = Some((now + timeout).min(hard));
-                            }
-                            self.events.push_back(Event::Progress { call, progress: p });
-                            return;
-                        }
-                    }
-                }
-                tracing::debug!(token = %p.progress_token, "progress for an unknown or finished request; dropped");
-                return;
-            }
-        }
-        self.events.push_back(Event::Notification(n));
+    /// The next call held back, in order.
+    #[inline]
+    pub(super) fn next_held(&mut self) -> Option<Deferred> {
+        self.queued.pop_front()
     }
 
-    pub(super) fn on_response(
+    /// Parks a call until the owner answers its `input_required` round.
+    pub(super) fn await_input(&mut self, d: Deferred, state: Option<String>) {
+        self.awaiting_input.insert(d.call, (d, state));
+    }
+
+    /// The call parked for input, and the server's `requestState`.
+    pub(super) fn take_awaiting(&mut self, call: CallId) -> Option<(Deferred, Option<String>)> {
+        self.awaiting_input.remove(&call)
+    }
+
+    /// Cancels `call` wherever it is: what its completion needs, and the id
+    /// it was sent as (the server is to be told) if it was.
+    pub(super) fn cancel(
         &mut self,
-        id: RequestId,
-        result: Result<RawJson, ErrorObject>,
-        now: impl super::Now,
-    ) {
-        let Some(p) = self.pending.remove(&id) else {
-            if self.late_probe.as_ref() == Some(&id) {
-                self.on_late_probe(result, now.now());
-                return;
-            }
-            tracing::debug!(%id, "response for an unknown, cancelled or already answered request; dropped");
-            return;
-        };
-        match p.purpose {
-            Purpose::Probe => {
-                self.finish_handshake(p.trace, &p.method, &result);
-                self.on_probe_response(result, now.now());
-            }
-            Purpose::Initialize => {
-                self.finish_handshake(p.trace, &p.method, &result);
-                self.on_initialize_response(result, now.now());
-            }
-            Purpose::User(call) => {
-                // The session in use works: a loss later starts the count
-                // of sessions ended in a row again.
-                self.renewals = 0;
-                let result = match result {
-                    Ok(raw) => {
-                        if self.hint == HintState::Unconfirmed {
-                            // The remembered era works.
-                            self.hint = HintState::None;
-                        }
-                        raw
-                    }
-                    Err(e) => {
-                        if self.retry_if_hint_failed(call, &p, &e.to_string()) {
-                            self.requeue(call, p, now.now());
-                            return;
-                        }
-                        self.complete(call, p.trace, &p.method, Err(ClientError::Rpc(e)));
-                        return;
-                    }
-                };
-                let modern = self.server.as_ref().is_some_and(|s| s.era() == Era::Modern);
-                if modern && MRTR_METHODS.contains(&&*p.method) {
-                    match result_kind(&result) {
-                        ResultKind::InputRequired(ir) => {
-                            self.on_input_required(call, p, ir, now.now());
-                            return;
-                        }
-                        // The one method the tasks extension covers.
-                        ResultKind::Task
-                            if self.config.tasks_extension && p.method == "tools/call" =>
-                        {
-                            self.task_created(call, p, result);
-                            return;
-                        }
-                        ResultKind::Task | ResultKind::Complete => {}
-                    }
-                }
-                self.complete(call, p.trace, &p.method, Ok(result));
-            }
+        call: CallId,
+    ) -> Option<(Trace, Cow<'static, str>, Option<RequestId>)> {
+        if let Some((d, _)) = self.awaiting_input.remove(&call) {
+            return Some((d.trace, d.method, None));
         }
+        if let Some(pos) = self.queued.iter().position(|d| d.call == call) {
+            let d = self.queued.remove(pos)?;
+            return Some((d.trace, d.method, None));
+        }
+        let id = self
+            .sent
+            .iter()
+            .find(|(_, p)| p.purpose == Purpose::User(call))
+            .map(|(id, _)| id.clone())?;
+        let p = self.sent.remove(&id)?;
+        Some((p.trace, p.method, Some(id)))
     }
 
-    /// The server answered call `call` with a task handle: the call ends
-    /// for the session (its span records the handle), and the owner follows
-    /// the task.
-    #[inline(never)]
-    fn task_created(&mut self, call: CallId, p: Pending, handle: RawJson) {
-        if let Some(t) = &p.trace {
-            self.finish_call(t, &p.method, &Ok(handle.clone()));
+    /// Progress for the call with `token`, if it asked for progress: its
+    /// timeout starts again from `now`. The call and its telemetry.
+    pub(super) fn progress(
+        &mut self,
+        token: &RequestId,
+        config: &SessionConfig,
+        now: Instant,
+    ) -> Option<(CallId, Option<&CallTrace>)> {
+        let p = self
+            .sent
+            .values_mut()
+            .find(|p| p.progress_token.as_ref() == Some(token))?;
+        let Purpose::User(call) = p.purpose else {
+            return None;
+        };
+        if !p.options.progress {
+            return None;
         }
-        self.events.push_back(Event::TaskCreated { call, handle });
+        let timeout = p.options.timeout.unwrap_or(config.request_timeout);
+        if let (Some(_), Some(hard)) = (p.deadline, p.hard_deadline) {
+            // Later than the deadline it replaces: `next_deadline` holds.
+            p.deadline = Some((now + timeout).min(hard));
+        }
+        Some((call, p.trace.as_deref()))
     }
 
-    fn on_input_required(&mut self, call: CallId, p: Pending, ir: InputRequiredWire, now: Instant) {
-        let rounds = p.rounds + 1;
-        if rounds > self.config.max_input_rounds {
-            let e = ClientError::TooManyInputRounds { rounds: p.rounds };
-            self.complete(call, p.trace, &p.method, Err(e));
-            return;
+    /// Whether the handshake's `initialize` waits for its answer.
+    pub(super) fn initialize_sent(&self) -> bool {
+        self.sent.values().any(|p| p.purpose == Purpose::Initialize)
+    }
+
+    /// Forgets the handshake's `initialize` (its answer will be dropped).
+    pub(super) fn forget_initialize(&mut self) {
+        self.sent.retain(|_, p| p.purpose != Purpose::Initialize);
+    }
+
+    /// The user calls waiting for an answer, in the order they were made,
+    /// and the handshake request waiting for one, if any.
+    pub(super) fn waiting_for_answers(&self) -> (Vec<(RequestId, CallId)>, Option<RequestId>) {
+        let mut calls = Vec::new();
+        let mut handshake = None;
+        for (id, p) in &self.sent {
+            match p.purpose {
+                Purpose::User(call) => calls.push((id.clone(), call)),
+                Purpose::Probe | Purpose::Initialize => handshake = Some(id.clone()),
+            }
         }
-        let d = Deferred {
-            call,
-            method: p.method,
-            params: p.params,
-            options: p.options,
-            started: now,
-            rounds,
-            resent: p.resent,
-            meta: p.meta,
-            deadline: None,
-            trace: p.trace,
-        };
-        let mut d = d;
-        let requests: Vec<(String, InputRequest)> =
-            ir.input_requests.unwrap_or_default().into_iter().collect();
-        if let Some(t) = &mut d.trace {
-            t.input_required(requests.len());
+        calls.sort_by_key(|(_, call)| *call);
+        (calls, handshake)
+    }
+
+    /// The requests sent whose deadline is at or before `now`.
+    pub(super) fn expired(&self, now: Instant) -> Vec<RequestId> {
+        self.sent
+            .iter()
+            .filter(|(_, p)| p.deadline.is_some_and(|d| d <= now))
+            .map(|(id, _)| id.clone())
+            .collect()
+    }
+
+    /// A held-back call whose deadline is at or before `now`, forgotten.
+    pub(super) fn take_expired_held(&mut self, now: Instant) -> Option<Deferred> {
+        let pos = self
+            .queued
+            .iter()
+            .position(|d| d.deadline.is_some_and(|t| t <= now))?;
+        self.queued.remove(pos)
+    }
+
+    /// Every request sent, forgotten: the handshake's, and the user calls
+    /// (with those held back and parked for input) in the order they were
+    /// made, with what their completion needs.
+    pub(super) fn drain(&mut self) -> (Vec<Pending>, Vec<Ended>) {
+        self.next_deadline = None;
+        let mut handshake = Vec::new();
+        let mut calls = Vec::new();
+        for (_, p) in self.sent.drain() {
+            match p.purpose {
+                Purpose::User(c) => calls.push((c, p.trace, p.method)),
+                Purpose::Probe | Purpose::Initialize => handshake.push(p),
+            }
         }
-        if requests.is_empty() {
-            // Nothing to answer: retry at once with the state.
-            self.send_user(d, None, ir.request_state, now);
-        } else {
-            self.awaiting_input.insert(call, (d, ir.request_state));
-            self.events
-                .push_back(Event::InputRequired { call, requests });
+        calls.extend(self.queued.drain(..).map(Deferred::end));
+        calls.extend(
+            self.awaiting_input
+                .drain()
+                .map(|(c, (d, _))| (c, d.trace, d.method)),
+        );
+        calls.sort_by_key(|(call, _, _)| *call);
+        (handshake, calls)
+    }
+
+    /// At or before the earliest deadline (`None`: nothing can time out).
+    #[inline]
+    pub(super) fn poll_timeout(&self) -> Option<Instant> {
+        self.next_deadline
+    }
+
+    /// After expiring what was due: the earliest deadline exactly.
+    pub(super) fn rearm(&mut self) {
+        let sent = self.sent.values().filter_map(|p| p.deadline);
+        self.next_deadline = sent
+            .chain(self.queued.iter().filter_map(|d| d.deadline))
+            .min();
+    }
+
+    /// Nothing will time out (the session closed).
+    pub(super) fn disarm(&mut self) {
+        self.next_deadline = None;
+    }
+
+    /// Keeps `next_deadline` at or before a deadline just given to a call.
+    #[inline]
+    fn note_deadline(&mut self, deadline: Option<Instant>) {
+        if let Some(d) = deadline {
+            self.next_deadline = Some(self.next_deadline.map_or(d, |n| n.min(d)));
         }
     }
 }

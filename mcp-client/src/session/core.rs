@@ -1,46 +1,41 @@
-//! The [`Session`] state machine: its state, the caller's commands and the
-//! output queues.
+//! The [`Session`] state machine: its parts, the caller's commands, the
+//! input routed to the parts, and the output.
+//!
+//! `Session` composes parts that each keep their own invariants behind
+//! private fields, and is the only module that sees them all: the
+//! [`Negotiation`] (the phase, the server, the remembered era, renewals,
+//! and carrying out the handshake), the [`Calls`] (ids, the calls sent,
+//! held back and waiting for input, their deadlines), the [`Output`] (what
+//! waits for the transport, with the answers owed to the server counted;
+//! the events; the telemetry), and the [`ServerRequests`] being answered.
 
 use std::borrow::Cow;
-use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Arc;
 use std::time::Instant;
 
-use mcp_proto::jsonrpc::{ErrorResponse, Message, Notification, RequestId, Response};
+use mcp_proto::jsonrpc::{Message, Notification, RequestId};
 use mcp_proto::schema::{
-    InputResponses, JsonObject, LoggingLevel, META_CLIENT_CAPABILITIES, META_CLIENT_INFO,
-    META_LOG_LEVEL, META_PROTOCOL_VERSION,
+    CancelledParams, InputResponses, JsonObject, LoggingLevel, ProgressParams,
 };
-use mcp_proto::{Era, ErrorObject, ProtocolVersion, RawJson};
-use serde_json::Value;
+use mcp_proto::transport::{TransportError, TransportErrorKind};
+use mcp_proto::{ErrorObject, RawJson};
 
-use super::calls::{Deferred, Pending, Purpose};
-use super::era::HintState;
-use super::{CallId, CallOptions, EraHint, Event, IdHash, ServerInfo, SessionConfig, Transmit};
-use crate::error::{ClientError, CloseReason};
+use super::calls::{Calls, Deferred, MRTR_METHODS, Pending, Purpose};
+use super::handshake::{Phase, Readiness};
+use super::negotiation::{Closing, Negotiation};
+use super::output::Output;
+use super::result_type::{InputRequired, ResultKind, result_kind};
+use super::server_requests::{Admission, ServerRequests};
+use super::{CallId, CallOptions, EraHint, Event, Now, ServerInfo, SessionConfig, Transmit};
+use crate::error::{ClientError, CloseReason, HandshakeError};
+use crate::telemetry::{self, Outcome};
 
-#[derive(Debug)]
-pub(super) enum Phase {
-    /// Not started (before the first `start`).
-    Idle,
-    Probing,
-    Initializing {
-        offered: ProtocolVersion,
-    },
-    /// Negotiated: requests go out.
-    Ready(Readiness),
-    Closed(CloseReason),
-}
-
-/// Whether the owner was told the session is ready ([`Event::Ready`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Readiness {
-    /// Not yet: [`Event::Ready`] waits until the transport has flushed what
-    /// the handshake queued (the legacy `notifications/initialized`; see
-    /// [`Session::handle_flushed`]).
-    Flushing,
-    /// [`Event::Ready`] was emitted.
-    Announced,
+/// The parts the negotiation works with (see
+/// [`Parts`](super::negotiation::Parts)), borrowed beside it.
+macro_rules! parts {
+    ($session:ident) => {
+        (&mut $session.calls, &mut $session.output, &*$session.config)
+    };
 }
 
 /// The session state machine. See the [module docs](crate::session).
@@ -49,50 +44,11 @@ pub struct Session {
     /// Boxed: the session is built on the stack and moved into the
     /// client's shared state; a pointer moves for a fraction of what the
     /// configuration (identity, capabilities: ~540 bytes) costs to copy.
-    pub(super) config: Box<SessionConfig>,
-    pub(super) phase: Phase,
-    /// Shared with the client's handle and the remembered era (one copy
-    /// per connection).
-    pub(super) server: Option<Arc<ServerInfo>>,
-    pub(super) next_id: i64,
-    pub(super) pending: HashMap<RequestId, Pending, IdHash>,
-    /// User requests waiting for `Ready`.
-    pub(super) queued: VecDeque<Deferred>,
-    /// Calls waiting for the owner's answers to `input_required`.
-    pub(super) awaiting_input: HashMap<CallId, (Deferred, Option<String>)>,
-    pub(super) transmit: VecDeque<Transmit>,
-    pub(super) events: VecDeque<Event>,
-    /// The `_meta` members every modern request carries, encoded once (an object).
-    pub(super) modern_meta: Option<RawJson>,
-    pub(super) hint: HintState,
-    /// What this session learned about the server's era (see [`Session::learned_era`]).
-    pub(super) learned: Option<EraHint>,
-    /// The legacy era was found by detection (a failed probe or a legacy
-    /// hint), not only chosen by the caller: only then is it worth remembering.
-    pub(super) legacy_detected: bool,
-    /// The `server/discover` probe that timed out and fell back to
-    /// `initialize`: its late answer still counts (see `on_late_probe`).
-    pub(super) late_probe: Option<RequestId>,
-    /// The fallback `initialize` was refused as "serving 2026-07-28" and the
-    /// probe was sent again (once).
-    pub(super) reprobed: bool,
-    /// The probe was already sent again after an `UnsupportedProtocolVersion`
-    /// rejection: a second one ends the handshake (a server that rejects
-    /// what it lists cannot make the client loop).
-    pub(super) probe_retried: bool,
-    /// The server's requests handed to the owner ([`Event::ServerRequest`])
-    /// and not yet answered: at most [`SessionConfig::max_server_requests`].
-    pub(super) server_requests: HashSet<RequestId, IdHash>,
-    /// At or before the earliest deadline (see [`Session::poll_timeout`]).
-    pub(super) next_deadline: Option<Instant>,
-    /// Answers to the server's requests in `transmit`: at most
-    /// [`SessionConfig::max_outbound_backlog`] before input pauses.
-    pub(super) backlog: usize,
-    /// New sessions started in a row after the server ended the one in use,
-    /// with no call answered since (see `renew.rs`).
-    pub(super) renewals: u32,
-    /// The spans and metrics of the session and its calls.
-    pub(super) telemetry: crate::telemetry::Conn,
+    config: Box<SessionConfig>,
+    negotiation: Negotiation,
+    calls: Calls,
+    output: Output,
+    server_requests: ServerRequests,
 }
 
 impl Session {
@@ -114,30 +70,13 @@ impl Session {
         {
             config.tasks_extension = true;
         }
-        let telemetry =
-            crate::telemetry::Conn::new(config.endpoint.clone(), config.record_tool_content);
+        let telemetry = telemetry::Conn::new(config.endpoint.clone(), config.record_tool_content);
         Session {
-            telemetry,
+            output: Output::new(config.max_outbound_backlog, telemetry),
+            server_requests: ServerRequests::new(config.max_server_requests),
+            negotiation: Negotiation::new(&config),
+            calls: Calls::default(),
             config,
-            phase: Phase::Idle,
-            server: None,
-            next_id: 0,
-            pending: HashMap::default(),
-            queued: VecDeque::new(),
-            awaiting_input: HashMap::new(),
-            transmit: VecDeque::new(),
-            events: VecDeque::new(),
-            modern_meta: None,
-            hint: HintState::None,
-            learned: None,
-            legacy_detected: false,
-            late_probe: None,
-            reprobed: false,
-            probe_retried: false,
-            server_requests: HashSet::default(),
-            backlog: 0,
-            next_deadline: None,
-            renewals: 0,
         }
     }
 
@@ -146,25 +85,53 @@ impl Session {
         self.start_with_hint(now, None);
     }
 
+    /// Starts negotiation using what an earlier connection to the same server
+    /// learned (see the [module docs](crate::session#remembered-eras)). A hint that does
+    /// not fit [`SessionConfig::version`] (another era, another pinned
+    /// revision) is ignored.
+    pub fn start_with_hint(&mut self, now: Instant, hint: Option<EraHint>) {
+        let closing = self.negotiation.start(hint, parts!(self), now);
+        self.closing(closing);
+    }
+
+    /// Closes the session if the negotiation cannot go on.
+    #[inline]
+    fn closing(&mut self, closing: Closing) {
+        if let Err(reason) = closing {
+            self.handle_closed(reason);
+        }
+    }
+
     /// The negotiated server, once [`Event::Ready`] was emitted.
     pub fn server(&self) -> Option<&ServerInfo> {
-        self.server.as_deref()
+        self.negotiation.server().map(|s| &**s)
     }
 
     /// The negotiated server, shared (the client's handle keeps the same copy).
     #[cfg(any(test, feature = "tokio"))]
     pub(crate) fn server_shared(&self) -> Option<&Arc<ServerInfo>> {
-        self.server.as_ref()
+        self.negotiation.server()
+    }
+
+    /// What this session learned about the server's era, to remember for the
+    /// next connection ([`start_with_hint`](Session::start_with_hint)). Set
+    /// when [`Event::Ready`] is emitted after detection (the probe, or its
+    /// fallback to `initialize`) or a hint that held; `None` before, when the
+    /// era was only chosen by [`SessionConfig::version`] (a legacy pin says
+    /// nothing about whether the server is also modern), and after a hint
+    /// failed until detection finishes.
+    pub fn learned_era(&self) -> Option<&EraHint> {
+        self.negotiation.learned()
     }
 
     /// Whether the session is closed.
     pub fn is_closed(&self) -> bool {
-        matches!(self.phase, Phase::Closed(_))
+        matches!(self.negotiation.phase(), Phase::Closed(_))
     }
 
     /// Why the session closed, once it has.
     pub fn close_reason(&self) -> Option<&CloseReason> {
-        match &self.phase {
+        match self.negotiation.phase() {
             Phase::Closed(reason) => Some(reason),
             _ => None,
         }
@@ -173,7 +140,7 @@ impl Session {
     /// Whether [`Event::Ready`] was emitted and the session has not started
     /// negotiating again (after an expired HTTP session) or closed since.
     pub fn is_ready(&self) -> bool {
-        matches!(self.phase, Phase::Ready(Readiness::Announced))
+        matches!(self.negotiation.phase(), Phase::Ready(Readiness::Announced))
     }
 
     /// Whether the session takes more input now. `false` while
@@ -182,7 +149,7 @@ impl Session {
     /// its owner stops reading from it until the transport takes them
     /// (backpressure instead of a queue that grows with what the server sends).
     pub fn accepts_input(&self) -> bool {
-        self.backlog < self.config.max_outbound_backlog
+        self.output.accepts_input()
     }
 
     /// The session's configuration.
@@ -192,18 +159,20 @@ impl Session {
 
     /// Number of requests awaiting a response (for tests and metrics).
     pub fn in_flight(&self) -> usize {
-        self.pending.len()
+        self.calls.in_flight()
     }
 
     /// Sets the minimum log level. In the modern era it is carried by every
     /// later request's `_meta`; in the legacy era, send `logging/setLevel` yourself.
     pub fn set_log_level(&mut self, level: Option<LoggingLevel>) {
         self.config.log_level = level;
-        if let Some(v) = self.server.as_ref().map(|s| s.protocol_version) {
-            if v.era() == Era::Modern {
-                self.modern_meta = self.build_modern_meta(v);
-            }
-        }
+        self.negotiation.log_level_changed(&self.config);
+    }
+
+    /// The `_meta` members every modern request carries.
+    #[cfg(test)]
+    pub(super) fn protocol_meta(&self) -> Option<&RawJson> {
+        self.negotiation.protocol_meta()
     }
 
     // ---- commands -------------------------------------------------------
@@ -238,9 +207,9 @@ impl Session {
         self.request_in(call, method.into(), params, meta, options, None, now)
     }
 
-    /// Like [`request_with_meta`](Self::request_with_meta), recorded on
-    /// `span` (an application's span, such as an agent's `execute_tool`
-    /// span) instead of a span of its own: see
+    /// Like [`request_with_meta`](Self::request_with_meta), recorded on an
+    /// application's span (such as an agent's `execute_tool` span) instead
+    /// of a span of its own: see
     /// [`telemetry`](crate::telemetry#an-agents-own-execute_tool-span).
     #[allow(clippy::too_many_arguments)]
     pub fn request_in_span(
@@ -250,7 +219,7 @@ impl Session {
         params: Option<RawJson>,
         meta: Option<JsonObject>,
         options: CallOptions,
-        span: tracing::Span,
+        span: telemetry::AppSpan,
         now: Instant,
     ) -> Result<(), ClientError> {
         self.request_in(call, method.into(), params, meta, options, Some(span), now)
@@ -264,32 +233,21 @@ impl Session {
         params: Option<RawJson>,
         meta: Option<JsonObject>,
         options: CallOptions,
-        span: Option<tracing::Span>,
+        span: Option<telemetry::AppSpan>,
         now: Instant,
     ) -> Result<(), ClientError> {
-        if let Phase::Closed(reason) = &self.phase {
+        if let Some(reason) = self.close_reason() {
             return Err(ClientError::Closed(reason.clone()));
         }
-        let trace = self.telemetry.start_call(&method, params.as_ref(), span);
-        let d = Deferred {
-            call,
-            method,
-            params,
-            options,
-            started: now,
-            rounds: 0,
-            resent: false,
-            meta: meta.map(Box::new),
-            deadline: None,
-            trace,
-        };
-        if matches!(self.phase, Phase::Ready(_)) {
-            self.send_user(d, None, None, now);
+        let trace = self
+            .output
+            .telemetry()
+            .start_call(&method, params.as_ref(), span);
+        let d = Deferred::new(call, method, params, meta, options, trace, now);
+        if self.negotiation.sends() {
+            self.send(d, None, now);
         } else {
-            // Waiting for the session counts against the caller's timeout.
-            let deadline = self.deadlines(&d.options, now, now).0;
-            self.note_deadline(deadline);
-            self.queued.push_back(Deferred { deadline, ..d });
+            self.calls.hold(d, &self.config, now);
         }
         Ok(())
     }
@@ -300,54 +258,22 @@ impl Session {
         method: impl Into<String>,
         params: Option<RawJson>,
     ) -> Result<(), ClientError> {
-        if let Phase::Closed(reason) = &self.phase {
+        if let Some(reason) = self.close_reason() {
             return Err(ClientError::Closed(reason.clone()));
         }
-        if self.transmit.len() >= self.config.max_outbound_backlog {
-            return Err(ClientError::Busy {
-                limit: self.config.max_outbound_backlog,
-            });
-        }
-        self.transmit.push_back(Transmit::Message(
-            Notification::new(method.into(), params).into(),
-        ));
-        Ok(())
+        self.output.notify(Notification::new(method.into(), params))
     }
 
     /// Cancels a call: the server is told (`notifications/cancelled`, never for
     /// `initialize`), and a late response is ignored. No event is emitted for it.
     pub fn cancel(&mut self, call: CallId, reason: Option<&str>) {
+        let Some((trace, method, sent)) = self.calls.cancel(call) else {
+            return;
+        };
         let why = reason.unwrap_or("cancelled");
-        if let Some((d, _)) = self.awaiting_input.remove(&call) {
-            self.cancelled(d.trace, &d.method, why);
-            return;
-        }
-        if let Some(pos) = self.queued.iter().position(|d| d.call == call) {
-            if let Some(d) = self.queued.remove(pos) {
-                self.cancelled(d.trace, &d.method, why);
-            }
-            return;
-        }
-        let id = self
-            .pending
-            .iter()
-            .find(|(_, p)| p.purpose == Purpose::User(call))
-            .map(|(id, _)| id.clone());
-        if let Some(id) = id {
-            if let Some(p) = self.pending.remove(&id) {
-                self.cancelled(p.trace, &p.method, why);
-            }
+        self.output.finish(trace, &method, Outcome::Cancelled(why));
+        if let Some(id) = sent {
             self.send_cancelled(id, reason.map(str::to_owned));
-        }
-    }
-
-    fn cancelled(&self, trace: Option<Box<crate::telemetry::Call>>, method: &str, why: &str) {
-        if let Some(t) = trace {
-            t.finish(
-                &self.telemetry,
-                method,
-                crate::telemetry::Outcome::Cancelled(why),
-            );
         }
     }
 
@@ -358,33 +284,23 @@ impl Session {
         if self.is_closed() {
             return;
         }
-        if !self.server_requests.remove(&id) {
+        if !self.server_requests.answered(&id) {
             tracing::debug!(%id, "answer to a server request that was cancelled or never made; not sent");
             return;
         }
-        self.answer(id, result);
-    }
-
-    /// Queues the answer to a server request (it counts against the backlog).
-    pub(super) fn answer(&mut self, id: RequestId, result: Result<RawJson, ErrorObject>) {
-        let msg: Message = match result {
-            Ok(r) => Response::new(id, r).into(),
-            Err(e) => ErrorResponse::new(Some(id), e).into(),
-        };
-        self.backlog += 1;
-        self.transmit.push_back(Transmit::Message(msg));
+        self.output.answer(id, result);
     }
 
     /// Answers an [`Event::InputRequired`]: the call is retried with a new id,
     /// these `inputResponses` and the server's exact `requestState`.
     pub fn provide_input(&mut self, call: CallId, responses: InputResponses, now: Instant) {
-        let Some((d, state)) = self.awaiting_input.remove(&call) else {
+        let Some((d, state)) = self.calls.take_awaiting(call) else {
             return;
         };
         if self.is_closed() {
             return;
         }
-        self.send_user(d, Some(responses), state, now);
+        self.send(d, Some((Some(responses), state)), now);
     }
 
     /// Closes the session: every call completes with [`ClientError::Closed`].
@@ -396,16 +312,12 @@ impl Session {
 
     /// The next thing to hand to the transport.
     pub fn poll_transmit(&mut self) -> Option<Transmit> {
-        let t = self.transmit.pop_front()?;
-        if let Transmit::Message(Message::Response(_) | Message::Error(_)) = &t {
-            self.backlog = self.backlog.saturating_sub(1);
-        }
-        Some(t)
+        self.output.pop_transmit()
     }
 
     /// Whether anything waits for [`poll_transmit`](Self::poll_transmit).
     pub fn has_transmit(&self) -> bool {
-        !self.transmit.is_empty()
+        !self.output.transmit_is_empty()
     }
 
     /// Input: the transport has flushed everything
@@ -415,20 +327,17 @@ impl Session {
     /// server's acceptance of it), so a caller that waits for readiness
     /// finds a server that knows the session.
     pub fn handle_flushed(&mut self) {
-        if self.transmit.is_empty() && matches!(self.phase, Phase::Ready(Readiness::Flushing)) {
-            self.phase = Phase::Ready(Readiness::Announced);
-            self.events.push_back(Event::Ready);
-        }
+        self.negotiation.flushed(&mut self.output);
     }
 
     /// The next event for the owner.
     pub fn poll_event(&mut self) -> Option<Event> {
-        self.events.pop_front()
+        self.output.pop_event()
     }
 
     /// Whether events wait for [`poll_event`](Self::poll_event).
     pub fn has_events(&self) -> bool {
-        !self.events.is_empty()
+        self.output.has_events()
     }
 
     /// When to call [`handle_timeout`](Self::handle_timeout) next: at or
@@ -437,90 +346,427 @@ impl Session {
     /// `handle_timeout` then expires nothing and this moves on. Constant
     /// time: the owner asks after every input.
     pub fn poll_timeout(&self) -> Option<Instant> {
-        self.next_deadline
+        self.calls.poll_timeout()
     }
 
     /// When the session gives up on the request `id` it sent (its
     /// timeout), if it has one: what the driver tells the transport with
     /// [`Transport::set_request_deadline`](mcp_proto::transport::Transport::set_request_deadline).
     pub fn request_deadline(&self, id: &RequestId) -> Option<Instant> {
-        self.pending.get(id)?.deadline
+        self.calls.deadline(id)
     }
 
     /// What the driver needs as it hands request `id` to the transport:
-    /// its deadline ([`request_deadline`](Self::request_deadline)) and the
-    /// span the transport works in meanwhile (when one is recorded).
+    /// its deadline ([`request_deadline`](Self::request_deadline)) and its
+    /// telemetry, whose span the transport works in meanwhile.
     #[cfg(feature = "tokio")]
     #[inline]
-    pub(crate) fn sending(&self, id: &RequestId) -> (Option<Instant>, Option<&tracing::Span>) {
-        match self.pending.get(id) {
-            Some(p) => (
-                p.deadline,
-                p.trace
-                    .as_ref()
-                    .map(|t| t.span())
-                    .filter(|s| !s.is_disabled()),
-            ),
-            None => (None, None),
+    pub(crate) fn sending(&self, id: &RequestId) -> (Option<Instant>, Option<&telemetry::Call>) {
+        self.calls.sending(id)
+    }
+
+    // ---- input ----------------------------------------------------------
+
+    /// Feeds one message the transport received at `now` (an [`Instant`],
+    /// or a function that reads the clock: see [`Now`]).
+    pub fn handle_message(&mut self, msg: Message, now: impl Now) {
+        if self.is_closed() {
+            return;
+        }
+        match msg {
+            Message::Response(r) => self.on_answer(r.id, Ok(r.result), now),
+            Message::Error(e) => match e.id {
+                Some(id) => self.on_answer(id, Err(e.error), now),
+                None => {
+                    tracing::warn!(error = %e.error, "server sent an error response without an id; dropped")
+                }
+            },
+            Message::Notification(n) => self.on_notification(n, now.now()),
+            Message::Request(r) => match self.server_requests.admit(&r) {
+                Admission::Owner => self.output.event(Event::ServerRequest(r)),
+                Admission::Answer(answer) => self.output.answer(r.id, answer),
+            },
+            _ => {}
         }
     }
 
-    /// The earliest deadline exactly (every pending and queued call).
-    pub(crate) fn earliest_deadline(&self) -> Option<Instant> {
-        let pending = self.pending.values().filter_map(|p| p.deadline);
-        pending
-            .chain(self.queued.iter().filter_map(|d| d.deadline))
-            .min()
-    }
-
-    /// Keeps [`poll_timeout`](Self::poll_timeout) at or before a deadline
-    /// just given to a call: every place that gives one calls this.
-    pub(super) fn note_deadline(&mut self, deadline: Option<Instant>) {
-        if let Some(d) = deadline {
-            self.next_deadline = Some(self.next_deadline.map_or(d, |n| n.min(d)));
+    /// Feeds an error from the transport's receive side.
+    pub fn handle_transport_error(&mut self, err: TransportError, now: Instant) {
+        if self.is_closed() {
+            return;
+        }
+        if let Some((id, code)) = err.refused_request() {
+            // The server waits for an answer to its request: JSON-RPC's
+            // error for what was wrong with it, the cause as its message.
+            let why = match err.cause() {
+                Some(c) => mcp_proto::error::chain(c).to_string(),
+                None => err.to_string(),
+            };
+            tracing::warn!(%id, code = code.0, error = %why, "the server sent a request that could not be read; answered with an error");
+            let error = ErrorObject::new(code, why);
+            let id = id.clone();
+            self.output.answer(id.clone(), Err(error.clone()));
+            self.output.event(Event::ServerRequestRefused { id, error });
+        } else if err.is_unknown_answer() {
+            self.fail_every_waiting_call(&err, now);
+        } else if let Some(id) = err.request_id().cloned() {
+            self.fail_request(&id, err, now);
+        } else if err.kind() == TransportErrorKind::SessionExpired {
+            let closing = self.negotiation.session_lost(err, parts!(self), now);
+            self.closing(closing);
+        } else if err.is_terminal() {
+            self.handle_closed(CloseReason::Transport(err));
+        } else {
+            tracing::warn!(error = %mcp_proto::error::chain(&err), "skipped an undecodable message from the server");
         }
     }
 
-    // ---- internals ------------------------------------------------------
-
-    pub(super) fn alloc_id(&mut self) -> RequestId {
-        self.next_id += 1;
-        RequestId::Number(self.next_id)
+    /// The transport's receive side ended.
+    pub fn handle_closed(&mut self, reason: CloseReason) {
+        if self.is_closed() {
+            return;
+        }
+        let err = ClientError::Closed(reason.clone());
+        self.negotiation.close(reason.clone());
+        self.server_requests.clear();
+        let (handshake, calls) = self.calls.drain();
+        for p in handshake {
+            let (trace, method) = p.end();
+            self.output.finish(trace, &method, Outcome::Failed(&err));
+        }
+        for (call, trace, method) in calls {
+            self.output.complete(call, trace, &method, Err(err.clone()));
+        }
+        self.output.telemetry().closed(&reason);
+        self.output.event(Event::Closed(reason));
     }
 
-    /// The members every request of revision `v` carries in `_meta`, as an object.
-    pub(super) fn build_modern_meta(&self, v: ProtocolVersion) -> Option<RawJson> {
-        RawJson::from_value(&self.meta_members(v)).ok()
+    /// Expires every deadline at or before `now`.
+    pub fn handle_timeout(&mut self, now: Instant) {
+        if self.is_closed() {
+            self.calls.disarm();
+            return;
+        }
+        self.expire(now);
+        self.calls.rearm();
     }
 
-    fn meta_members(&self, v: ProtocolVersion) -> JsonObject {
-        let mut m = JsonObject::new();
-        m.insert(META_PROTOCOL_VERSION.into(), Value::from(v.as_str()));
-        let mut caps = serde_json::to_value(&self.config.capabilities)
-            .unwrap_or_else(|_| Value::Object(JsonObject::new()));
-        // `tasks` is the 2025-11-25 capability; the 2026-07-28 era has none
-        // (tasks there are the `io.modelcontextprotocol/tasks` extension).
-        if let Some(o) = caps.as_object_mut() {
-            o.remove("tasks");
-            if self.config.tasks_extension {
-                let ext = o
-                    .entry("extensions")
-                    .or_insert_with(|| Value::Object(JsonObject::new()));
-                if let Some(ext) = ext.as_object_mut() {
-                    ext.entry(mcp_proto::schema::TASKS_EXTENSION)
-                        .or_insert_with(|| Value::Object(JsonObject::new()));
+    fn expire(&mut self, now: Instant) {
+        for id in self.calls.expired(now) {
+            let Some(mut p) = self.calls.remove(&id) else {
+                continue;
+            };
+            let after = now.saturating_duration_since(p.started());
+            let method = p.method().to_owned();
+            let timeout = || ClientError::Timeout {
+                method: method.clone(),
+                after,
+            };
+            match p.purpose() {
+                Purpose::Probe => {
+                    self.output
+                        .finish(p.take_trace(), p.method(), Outcome::Failed(&timeout()));
+                    tracing::debug!(
+                        "server/discover probe got no answer; falling back to initialize"
+                    );
+                    let cause = HandshakeError::Timeout {
+                        method: "server/discover",
+                        after,
+                    };
+                    // A slow server may still answer it: that answer counts.
+                    let closing = self
+                        .negotiation
+                        .probe_failed(cause, Some(id), parts!(self), now);
+                    self.closing(closing);
+                }
+                Purpose::Initialize => {
+                    self.output
+                        .finish(p.take_trace(), p.method(), Outcome::Failed(&timeout()));
+                    self.handle_closed(CloseReason::Handshake(HandshakeError::Timeout {
+                        method: "initialize",
+                        after: self.config.handshake_timeout,
+                    }));
+                    return;
+                }
+                Purpose::User(call) => {
+                    self.send_cancelled(id, Some("timeout".into()));
+                    let e = timeout();
+                    let (trace, method) = p.end();
+                    self.output.complete(call, trace, &method, Err(e));
                 }
             }
         }
-        m.insert(META_CLIENT_CAPABILITIES.into(), caps);
-        if let Ok(info) = serde_json::to_value(&self.config.client_info) {
-            m.insert(META_CLIENT_INFO.into(), info);
+        // Calls still waiting for the session to (re)start: never sent.
+        while let Some(d) = self.calls.take_expired_held(now) {
+            let after = now.saturating_duration_since(d.started());
+            let (call, trace, method) = d.end();
+            let e = ClientError::Timeout {
+                method: method.to_string(),
+                after,
+            };
+            self.output.complete(call, trace, &method, Err(e));
         }
-        if let Some(level) = self.config.log_level {
-            if let Ok(l) = serde_json::to_value(level) {
-                m.insert(META_LOG_LEVEL.into(), l);
+    }
+
+    /// A response (or error response) to the request `id`.
+    fn on_answer(&mut self, id: RequestId, result: Result<RawJson, ErrorObject>, now: impl Now) {
+        let Some(p) = self.calls.remove(&id) else {
+            if self.negotiation.is_late_probe(&id) {
+                let now = now.now();
+                let closing = self
+                    .negotiation
+                    .late_probe_answered(result, parts!(self), now);
+                return self.closing(closing);
+            }
+            tracing::debug!(%id, "response for an unknown, cancelled or already answered request; dropped");
+            return;
+        };
+        let closing = match p.purpose() {
+            Purpose::Probe => {
+                self.record_handshake_answer(p, &result);
+                let now = now.now();
+                self.negotiation.probe_answered(result, parts!(self), now)
+            }
+            Purpose::Initialize => {
+                self.record_handshake_answer(p, &result);
+                let now = now.now();
+                self.negotiation
+                    .initialize_answered(result, parts!(self), now)
+            }
+            Purpose::User(call) => return self.on_call_answer(call, p, result, now),
+        };
+        self.closing(closing);
+    }
+
+    /// A user call was answered. Inlined into [`on_answer`](Self::on_answer):
+    /// the call's state is not moved again on the way of every answer.
+    #[inline(always)]
+    fn on_call_answer(
+        &mut self,
+        call: CallId,
+        p: Pending,
+        result: Result<RawJson, ErrorObject>,
+        now: impl Now,
+    ) {
+        // The session in use works: a loss later starts the count of
+        // sessions ended in a row again.
+        self.negotiation.call_answered(result.is_ok());
+        let result = match result {
+            Ok(raw) => raw,
+            Err(e) => {
+                if self
+                    .negotiation
+                    .retries_under_hint(call, &p, &e.to_string())
+                {
+                    let now = now.now();
+                    let closing = self.negotiation.requeue(call, p, parts!(self), now);
+                    return self.closing(closing);
+                }
+                let (trace, method) = p.end();
+                self.output
+                    .complete(call, trace, &method, Err(ClientError::Rpc(e)));
+                return;
+            }
+        };
+        if self.negotiation.modern() && MRTR_METHODS.contains(&p.method()) {
+            match result_kind(&result) {
+                ResultKind::InputRequired(ir) => {
+                    self.on_input_required(call, p, ir, now.now());
+                    return;
+                }
+                // The one method the tasks extension covers.
+                ResultKind::Task if self.config.tasks_extension && p.method() == "tools/call" => {
+                    self.task_created(call, p, result);
+                    return;
+                }
+                ResultKind::Task | ResultKind::Complete => {}
             }
         }
-        m
+        let (trace, method) = p.end();
+        self.output.complete(call, trace, &method, Ok(result));
+    }
+
+    /// The server answered call `call` with a task handle: the call ends
+    /// for the session (its span records the handle), and the owner follows
+    /// the task.
+    #[inline(never)]
+    fn task_created(&mut self, call: CallId, p: Pending, handle: RawJson) {
+        let (trace, method) = p.end();
+        self.output.finish(trace, &method, Outcome::Answer(&handle));
+        self.output.event(Event::TaskCreated { call, handle });
+    }
+
+    fn on_input_required(&mut self, call: CallId, p: Pending, ir: InputRequired, now: Instant) {
+        if p.rounds() + 1 > self.config.max_input_rounds {
+            let e = ClientError::TooManyInputRounds { rounds: p.rounds() };
+            let (trace, method) = p.end();
+            self.output.complete(call, trace, &method, Err(e));
+            return;
+        }
+        let (requests, state) = ir.into_parts();
+        let d = p.into_round(call, requests.len(), now);
+        if requests.is_empty() {
+            // Nothing to answer: retry at once with the state.
+            self.send(d, Some((None, state)), now);
+        } else {
+            self.calls.await_input(d, state);
+            self.output.event(Event::InputRequired { call, requests });
+        }
+    }
+
+    fn on_notification(&mut self, n: Notification, now: Instant) {
+        if n.method == "notifications/cancelled" {
+            if let Some(p) = n
+                .params
+                .as_ref()
+                .and_then(|raw| serde_json::from_str::<CancelledParams>(raw.get()).ok())
+            {
+                if self.server_requests.cancelled(&p.request_id) {
+                    self.output
+                        .event(Event::ServerRequestCancelled(p.request_id));
+                }
+            }
+        } else if n.method == "notifications/progress" {
+            if let Some(p) = n
+                .params
+                .as_ref()
+                .and_then(|raw| serde_json::from_str::<ProgressParams>(raw.get()).ok())
+            {
+                match self.calls.progress(&p.progress_token, &self.config, now) {
+                    Some((call, trace)) => {
+                        if let Some(t) = trace {
+                            t.progress(&p);
+                        }
+                        self.output.event(Event::Progress { call, progress: p });
+                    }
+                    None => {
+                        tracing::debug!(token = %p.progress_token, "progress for an unknown or finished request; dropped");
+                    }
+                }
+                return;
+            }
+        }
+        self.output.event(Event::Notification(n));
+    }
+
+    /// The request `id` failed in the transport (or its answer was dropped).
+    fn fail_request(&mut self, id: &RequestId, err: TransportError, now: Instant) {
+        let Some(mut p) = self.calls.remove(id) else {
+            tracing::debug!(%id, error = %mcp_proto::error::chain(&err), "transport error for an unknown request; dropped");
+            return;
+        };
+        // Credentials are refused whatever the revision: asking again with
+        // `initialize` would only run the authorization again (a second
+        // browser login).
+        let unauthorized = err.kind() == TransportErrorKind::Unauthorized;
+        // A server that refused the probe for now (429/503, past what the
+        // transport retries) said nothing about its era.
+        let throttled = err.kind() == TransportErrorKind::Throttled;
+        if !matches!(p.purpose(), Purpose::User(_)) {
+            let e = ClientError::Transport(err.clone());
+            self.output
+                .finish(p.take_trace(), p.method(), Outcome::Failed(&e));
+        }
+        match p.purpose() {
+            Purpose::Probe if unauthorized || throttled => {
+                self.handle_closed(CloseReason::Transport(err));
+            }
+            Purpose::Probe => {
+                tracing::debug!(error = %mcp_proto::error::chain(&err), "server/discover probe failed in the transport; falling back to initialize");
+                let cause = HandshakeError::Transport {
+                    method: "server/discover",
+                    error: err,
+                };
+                let closing = self
+                    .negotiation
+                    .probe_failed(cause, None, parts!(self), now);
+                self.closing(closing);
+            }
+            Purpose::Initialize => {
+                let closing = self.negotiation.initialize_failed(err, parts!(self), now);
+                self.closing(closing);
+            }
+            Purpose::User(call) if err.is_dropped_answer() => {
+                // The server answered: nothing to retry, no era to doubt.
+                let e = ClientError::AnswerDropped {
+                    method: p.method().to_owned(),
+                    error: err,
+                };
+                let (trace, method) = p.end();
+                self.output.complete(call, trace, &method, Err(e));
+            }
+            Purpose::User(call) => {
+                let why = mcp_proto::error::chain(&err).to_string();
+                if self.negotiation.retries_under_hint(call, &p, &why) {
+                    let closing = self.negotiation.requeue(call, p, parts!(self), now);
+                    self.closing(closing);
+                } else if err.kind() == TransportErrorKind::SessionExpired && p.may_resend() {
+                    self.negotiation
+                        .resend_after_expiry(call, p, parts!(self), now);
+                } else {
+                    let (trace, method) = p.end();
+                    self.output
+                        .complete(call, trace, &method, Err(ClientError::Transport(err)));
+                }
+            }
+        }
+    }
+
+    /// A dropped message that may have answered any pending request (its id
+    /// could not be learned): every call waiting for an answer fails with
+    /// it, since any of them may have been the one and none would ever hear
+    /// otherwise (see `mcp-transport-stdio`'s codec docs). A pending
+    /// handshake request fails as if its own answer had been dropped.
+    fn fail_every_waiting_call(&mut self, err: &TransportError, now: Instant) {
+        tracing::warn!(error = %mcp_proto::error::chain(err), "a dropped message may have answered any pending request; failing them all");
+        let (calls, handshake) = self.calls.waiting_for_answers();
+        for (id, call) in calls {
+            if let Some(p) = self.calls.remove(&id) {
+                let e = ClientError::AnswerDropped {
+                    method: p.method().to_owned(),
+                    error: err.clone(),
+                };
+                let (trace, method) = p.end();
+                self.output.complete(call, trace, &method, Err(e));
+            }
+        }
+        if let Some(id) = handshake {
+            self.fail_request(&id, err.clone(), now);
+        }
+    }
+
+    // ---- calls ----------------------------------------------------------
+
+    /// Sends a user call in the session in use.
+    #[inline]
+    fn send(
+        &mut self,
+        d: Deferred,
+        input: Option<(Option<InputResponses>, Option<String>)>,
+        now: Instant,
+    ) {
+        let route = self.negotiation.route();
+        let request = self.calls.send(d, input, route, &self.config, now);
+        self.output.request(request);
+    }
+
+    fn send_cancelled(&mut self, id: RequestId, reason: Option<String>) {
+        let params = CancelledParams::new(id, reason);
+        if let Ok(raw) = RawJson::from_value(&params) {
+            self.output
+                .notification(Notification::new("notifications/cancelled", Some(raw)));
+        }
+    }
+
+    /// A handshake request was answered: its telemetry records how.
+    fn record_handshake_answer(&self, p: Pending, result: &Result<RawJson, ErrorObject>) {
+        let (trace, method) = p.end();
+        match result {
+            Ok(raw) => self.output.finish(trace, &method, Outcome::Answer(raw)),
+            Err(e) => {
+                let e = ClientError::Rpc(e.clone());
+                self.output.finish(trace, &method, Outcome::Failed(&e));
+            }
+        }
     }
 }

@@ -6,10 +6,7 @@ use std::time::Instant;
 
 use mcp_proto::{Era, ProtocolVersion};
 
-use super::calls::Pending;
-use super::core::Phase;
-use super::{CallId, ServerInfo, Session, VersionChoice};
-use crate::error::{CloseReason, HandshakeError};
+use super::{ServerInfo, VersionChoice};
 
 /// What an earlier connection learned about a server's era, so that the
 /// next connection to the same server can skip detection. See the
@@ -50,9 +47,9 @@ impl EraHint {
     }
 }
 
-/// How far a hint given to [`Session::start_with_hint`] has been trusted.
+/// How far a hint given to [`Session::start_with_hint`](super::Session::start_with_hint) has been trusted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum HintState {
+enum HintState {
     /// No hint in play.
     None,
     /// `initialize` went out from a legacy hint.
@@ -63,17 +60,48 @@ pub(super) enum HintState {
     Redetecting,
 }
 
-impl Session {
-    /// Starts negotiation using what an earlier connection to the same server
-    /// learned (see the [module docs](crate::session#remembered-eras)). A hint that does
-    /// not fit [`SessionConfig::version`](super::SessionConfig::version) (another era, another pinned
-    /// revision) is ignored.
-    pub fn start_with_hint(&mut self, now: Instant, hint: Option<EraHint>) {
-        if !matches!(self.phase, Phase::Idle) {
-            return;
+/// What the session knows of the server's era beyond this connection: the
+/// hint it started from and how far it is trusted, and what it learned to
+/// remember for the next connection.
+///
+/// Invariant: `learned` is `None` from the moment a hint fails until
+/// detection finishes (a wrong hint is never handed on).
+#[derive(Debug)]
+pub(super) struct EraMemory {
+    hint: HintState,
+    learned: Option<EraHint>,
+}
+
+/// How a session starts from a hint.
+#[derive(Debug)]
+pub(super) enum Start {
+    /// No usable hint: detect the era.
+    Detect,
+    /// A legacy server: `initialize` with this revision at once.
+    Legacy(ProtocolVersion),
+    /// A modern server whose answer is fresh: ready at once with it.
+    Ready(Arc<ServerInfo>),
+    /// A modern server whose answer is stale: probe with its revision.
+    Probe(ProtocolVersion),
+}
+
+impl EraMemory {
+    pub(super) fn new() -> Self {
+        EraMemory {
+            hint: HintState::None,
+            learned: None,
         }
-        self.telemetry.start_session();
-        let fits = |h: &EraHint| match self.config.version {
+    }
+
+    /// How to start from `hint` (ignored when it does not fit `version`:
+    /// another era, another pinned revision).
+    pub(super) fn start(
+        &mut self,
+        hint: Option<EraHint>,
+        version: VersionChoice,
+        now: Instant,
+    ) -> Start {
+        let fits = |h: &EraHint| match version {
             VersionChoice::Auto => true,
             VersionChoice::Era(e) => h.era() == e,
             VersionChoice::Pinned(v) => h.protocol_version() == v,
@@ -81,86 +109,69 @@ impl Session {
         match hint.filter(fits) {
             Some(EraHint::Legacy(v)) => {
                 self.hint = HintState::Legacy;
-                self.legacy_detected = true;
-                self.send_initialize(v, now);
+                Start::Legacy(v)
             }
             Some(h @ EraHint::Modern { .. }) if h.is_fresh(now) => {
                 let EraHint::Modern { server, .. } = &h else {
-                    return;
+                    return Start::Detect;
                 };
                 let server = server.clone();
                 self.hint = HintState::Unconfirmed;
                 self.learned = Some(h);
-                self.become_ready(server, now);
+                Start::Ready(server)
             }
-            Some(EraHint::Modern { server, .. }) => {
-                self.send_probe(server.protocol_version, now);
-            }
-            None => self.detect(now),
+            Some(EraHint::Modern { server, .. }) => Start::Probe(server.protocol_version),
+            None => Start::Detect,
         }
     }
 
-    /// What this session learned about the server's era, to remember for the
-    /// next connection ([`start_with_hint`](Session::start_with_hint)). Set
-    /// when [`Event::Ready`](super::Event::Ready) is emitted after detection (the probe, or its
-    /// fallback to `initialize`) or a hint that held; `None` before, when the
-    /// era was only chosen by [`SessionConfig::version`](super::SessionConfig::version) (a legacy pin says
-    /// nothing about whether the server is also modern), and after a hint
-    /// failed until detection finishes.
-    pub fn learned_era(&self) -> Option<&EraHint> {
+    /// What this session learned (see [`Session::learned_era`](super::Session::learned_era)).
+    pub(super) fn learned(&self) -> Option<&EraHint> {
         self.learned.as_ref()
     }
 
-    /// A hint proved wrong: forget it and detect the era from scratch, once.
-    pub(super) fn redetect(&mut self, why: &str, now: Instant) {
-        tracing::info!(
-            why,
-            "the remembered era of this server no longer holds; detecting it again"
-        );
+    /// What detection found, to remember.
+    pub(super) fn learn(&mut self, learned: Option<EraHint>) {
+        self.learned = learned;
+    }
+
+    /// The session became ready: a hint that was being checked is
+    /// settled, except a modern one no response has confirmed yet.
+    pub(super) fn ready(&mut self) {
+        if self.hint != HintState::Unconfirmed {
+            self.hint = HintState::None;
+        }
+    }
+
+    /// A response succeeded: a remembered modern era works.
+    #[inline]
+    pub(super) fn confirmed(&mut self) {
+        if self.hint == HintState::Unconfirmed {
+            self.hint = HintState::None;
+        }
+    }
+
+    /// Whether calls go out under a remembered modern era not yet confirmed.
+    #[inline]
+    pub(super) fn unconfirmed(&self) -> bool {
+        self.hint == HintState::Unconfirmed
+    }
+
+    /// Whether `initialize` went out from a remembered legacy era.
+    pub(super) fn trusting_legacy(&self) -> bool {
+        self.hint == HintState::Legacy
+    }
+
+    /// Whether a call that failed (sent under an unconfirmed modern era,
+    /// `hinted`, and able to go out again, `may_resend`) should be re-sent
+    /// once the era is detected again.
+    pub(super) fn retries_failed_call(&self, hinted: bool, may_resend: bool) -> bool {
+        hinted && may_resend && matches!(self.hint, HintState::Unconfirmed | HintState::Redetecting)
+    }
+
+    /// The hint proved wrong: forget it; the era is detected again, once.
+    pub(super) fn forget(&mut self) {
         self.hint = HintState::Redetecting;
         self.learned = None;
-        self.legacy_detected = false;
-        self.server = None;
-        self.detect(now);
-    }
-
-    /// Whether a failed call sent under an unconfirmed modern hint should be
-    /// re-sent after the era is detected again (starting that detection if
-    /// this is the first such failure).
-    pub(super) fn retry_if_hint_failed(&self, call: CallId, p: &Pending, why: &str) -> bool {
-        if !p.hinted || p.resent || !p.retained {
-            return false;
-        }
-        match self.hint {
-            HintState::Unconfirmed => {
-                tracing::debug!(?call, why, "a call failed under a remembered modern era");
-                true
-            }
-            HintState::Redetecting => true,
-            HintState::None | HintState::Legacy => false,
-        }
-    }
-
-    /// Puts a failed call back in the queue (ahead of newer calls) to be re-sent
-    /// once, and starts detecting the era again if that has not started.
-    pub(super) fn requeue(&mut self, call: CallId, mut p: Pending, now: Instant) {
-        let why = format!("{} failed", p.method);
-        if let Some(t) = &mut p.trace {
-            t.resend(crate::telemetry::Resend::EraRedetected);
-        }
-        self.put_back(call, p);
-        if self.hint == HintState::Unconfirmed {
-            self.redetect(&why, now);
-        }
-    }
-
-    /// The handshake failed: under a legacy hint, detect the era again;
-    /// otherwise close.
-    pub(super) fn handshake_failed(&mut self, why: HandshakeError, now: Instant) {
-        if self.hint == HintState::Legacy {
-            self.redetect(&why.to_string(), now);
-        } else {
-            self.handle_closed(CloseReason::Handshake(why));
-        }
     }
 }

@@ -127,12 +127,14 @@ mod calls;
 mod config;
 mod core;
 mod era;
-mod events;
 mod handshake;
-mod input;
+mod meta;
+mod negotiation;
+mod output;
 mod renew;
+mod result_type;
+mod server_requests;
 pub mod task;
-mod wire;
 
 #[cfg(test)]
 mod tests;
@@ -144,8 +146,8 @@ pub use config::{
     SessionConfig, VersionChoice,
 };
 pub use era::EraHint;
-pub use events::{Event, Transmit};
 pub use handshake::ServerInfo;
+pub use output::{Event, Transmit};
 pub use task::{MAX_SERVER_DURATION, TaskNext, TaskReportError, TaskTracker};
 
 /// When an input reached the session: an [`Instant`](std::time::Instant),

@@ -27,67 +27,35 @@
 //!   in them: the connection closes with [`CloseReason::SessionsLost`], so a
 //!   server that 404s every session cannot make the client loop.
 
-use std::time::Instant;
+/// The new sessions started in a row after the server ended the one in
+/// use, with no call answered since.
+///
+/// Invariant: at most `limit`; one more loss is given up on.
+#[derive(Debug)]
+pub(super) struct Renewals {
+    in_a_row: u32,
+    limit: u32,
+}
 
-use mcp_proto::transport::TransportError;
-use mcp_proto::{Era, ProtocolVersion};
-
-use super::calls::Pending;
-use super::core::Phase;
-use super::{CallId, Session};
-use crate::error::CloseReason;
-
-impl Session {
-    /// The transport lost the session (not scoped to a request).
-    pub(super) fn on_session_lost(&mut self, err: TransportError, now: Instant) {
-        // During a handshake (this very renewal, or the first) there is no
-        // session in use to replace: it carries on.
-        if !matches!(self.phase, Phase::Ready(_)) {
-            tracing::debug!(error = %mcp_proto::error::chain(&err), "session lost while a handshake is under way");
-            return;
-        }
-        let Some(v) = self.server.as_ref().map(|s| s.protocol_version) else {
-            return;
-        };
-        if v.era() == Era::Modern {
-            // 2026-07-28 has no sessions: nothing to renew.
-            tracing::warn!(error = %mcp_proto::error::chain(&err), "the transport reported a lost session in the 2026-07-28 era; ignored");
-            return;
-        }
-        if self.renewals >= self.config.max_session_renewals {
-            self.handle_closed(CloseReason::SessionsLost {
-                renewals: self.renewals,
-                error: err,
-            });
-            return;
-        }
-        self.renewals += 1;
-        tracing::info!(error = %mcp_proto::error::chain(&err), renewal = self.renewals, "the server ended the session; starting a new one");
-        self.telemetry.renewed(self.renewals);
-        self.renew(v, now);
+impl Renewals {
+    /// `limit` is [`SessionConfig::max_session_renewals`](super::SessionConfig::max_session_renewals).
+    pub(super) fn new(limit: u32) -> Self {
+        Renewals { in_a_row: 0, limit }
     }
 
-    /// Starts a new session with revision `v`: `initialize`, then what the
-    /// handshake does. Calls made meanwhile wait for it.
-    fn renew(&mut self, v: ProtocolVersion, now: Instant) {
-        self.server = None;
-        self.send_initialize(v, now);
+    /// A call was answered: the session in use works.
+    #[inline]
+    pub(super) fn answered(&mut self) {
+        self.in_a_row = 0;
     }
 
-    /// A call the server did not process because its session was gone:
-    /// re-sent once in the new session (the loss came first, so the new
-    /// session is starting or has started).
-    pub(super) fn resend_after_expiry(&mut self, call: CallId, mut p: Pending, now: Instant) {
-        tracing::info!(method = %p.method, "not processed in the session the server ended; re-sending it in the new one");
-        if let Some(t) = &mut p.trace {
-            t.resend(crate::telemetry::Resend::SessionExpired);
+    /// The server ended the session in use: the number of the new session
+    /// to start, or `Err` with how many were started when that is the limit.
+    pub(super) fn next(&mut self) -> Result<u32, u32> {
+        if self.in_a_row >= self.limit {
+            return Err(self.in_a_row);
         }
-        self.put_back(call, p);
-        if matches!(self.phase, Phase::Ready(_)) {
-            // The new session is ready already: it goes now.
-            while let Some(d) = self.queued.pop_front() {
-                self.send_user(d, None, None, now);
-            }
-        }
+        self.in_a_row += 1;
+        Ok(self.in_a_row)
     }
 }

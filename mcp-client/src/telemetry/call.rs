@@ -17,7 +17,7 @@ use serde::Deserialize;
 use tracing::Span;
 use tracing::field::Empty;
 
-use super::TARGET;
+use super::{REQUEST_SPAN, TARGET};
 use crate::error::{ClientError, CloseReason};
 
 /// W3C trace context for a request's `_meta`: `traceparent`, then
@@ -174,7 +174,7 @@ impl Conn {
         &self,
         method: &str,
         params: Option<&RawJson>,
-        adopt: Option<Span>,
+        adopt: Option<super::AppSpan>,
     ) -> Option<Box<Call>> {
         if adopt.is_none()
             && !cfg!(feature = "metrics")
@@ -191,9 +191,9 @@ impl Conn {
         &self,
         method: &str,
         params: Option<&RawJson>,
-        adopt: Option<Span>,
+        adopt: Option<super::AppSpan>,
     ) -> Option<Box<Call>> {
-        let Some(adopted) = adopt else {
+        let Some(super::AppSpan(adopted)) = adopt else {
             // The attributes known now go into the span as it is made (one
             // trip through the subscriber, not one per attribute); the
             // params are read only when a subscriber may want the span.
@@ -216,7 +216,7 @@ impl Conn {
             let e = &self.endpoint;
             let span = tracing::info_span!(
                 target: TARGET,
-                "mcp.request",
+                REQUEST_SPAN,
                 otel.name = &*name,
                 otel.kind = "client",
                 otel.status_code = Empty,
@@ -249,7 +249,7 @@ impl Conn {
         let span = tracing::info_span!(
             target: TARGET,
             parent: &self.session,
-            "mcp.request",
+            REQUEST_SPAN,
             otel.name = method,
             otel.kind = "client",
             otel.status_code = Empty,
@@ -339,11 +339,7 @@ impl Conn {
             rounds: 0,
             trace_meta,
             #[cfg(feature = "metrics")]
-            metric: metered.then(|| super::metrics::CallMetric {
-                started: Instant::now(),
-                target: target.into_owned(),
-                version: None,
-            }),
+            metric: metered.then(|| super::metrics::CallMetric::start(target.into_owned())),
         }))
     }
 
@@ -396,17 +392,19 @@ impl Call {
         self.trace_meta.as_ref()
     }
 
-    /// The span the transport works in while it takes the request.
+    /// Enters the call's span, when one is recorded: the transport takes
+    /// the request inside it.
     #[cfg(feature = "tokio")]
-    pub(crate) fn span(&self) -> &Span {
-        &self.span
+    #[inline]
+    pub(crate) fn enter(&self) -> Option<tracing::span::Entered<'_>> {
+        (!self.span.is_disabled()).then(|| self.span.enter())
     }
 
     /// The call goes out (again) as request `id` in revision `version`.
     pub(crate) fn sent(&mut self, id: &RequestId, version: Option<ProtocolVersion>) {
         #[cfg(feature = "metrics")]
         if let Some(m) = &mut self.metric {
-            m.version = version;
+            m.sent_in(version);
         }
         let first = self.sends == 0;
         self.sends += 1;
@@ -552,13 +550,27 @@ pub(crate) fn server_request_failed(e: &mcp_proto::ErrorObject) {
 
 /// What a failed call records.
 #[derive(Debug)]
-pub(crate) struct Failure {
+pub(super) struct Failure {
     /// `error.type`.
-    pub(crate) error_type: Cow<'static, str>,
+    error_type: Cow<'static, str>,
     /// The JSON-RPC error code, for `rpc.response.status_code`.
-    pub(crate) code: Option<i32>,
+    code: Option<i32>,
     /// The status description.
-    pub(crate) message: Option<String>,
+    message: Option<String>,
+}
+
+impl Failure {
+    /// `error.type`.
+    #[cfg(feature = "metrics")]
+    pub(super) fn error_type(&self) -> &str {
+        &self.error_type
+    }
+
+    /// The JSON-RPC error code, for `rpc.response.status_code`.
+    #[cfg(feature = "metrics")]
+    pub(super) fn code(&self) -> Option<i32> {
+        self.code
+    }
 }
 
 fn failure(e: &ClientError) -> Failure {

@@ -25,9 +25,26 @@ pub(super) struct Instruments {
 /// What a call keeps for its duration's attributes.
 #[derive(Debug)]
 pub(crate) struct CallMetric {
-    pub(super) started: Instant,
-    pub(super) target: Target,
-    pub(super) version: Option<ProtocolVersion>,
+    started: Instant,
+    target: Target,
+    /// The revision of its latest send.
+    version: Option<ProtocolVersion>,
+}
+
+impl CallMetric {
+    /// A call's duration starts now.
+    pub(super) fn start(target: Target) -> Self {
+        CallMetric {
+            started: Instant::now(),
+            target,
+            version: None,
+        }
+    }
+
+    /// The call went out (again) in revision `version`.
+    pub(super) fn sent_in(&mut self, version: Option<ProtocolVersion>) {
+        self.version = version;
+    }
 }
 
 /// `gen_ai.tool.name` or `gen_ai.prompt.name`.
@@ -89,8 +106,8 @@ impl Instruments {
             attrs.push(KeyValue::new("mcp.protocol.version", v.as_str()));
         }
         if let Some(f) = failure {
-            attrs.push(KeyValue::new("error.type", f.error_type.to_string()));
-            if let Some(code) = f.code {
+            attrs.push(KeyValue::new("error.type", f.error_type().to_owned()));
+            if let Some(code) = f.code() {
                 attrs.push(KeyValue::new("rpc.response.status_code", code.to_string()));
             }
         }

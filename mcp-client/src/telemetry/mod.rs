@@ -139,6 +139,29 @@ use tracing::Span;
 /// The tracing target of every span and event of this crate's telemetry.
 pub const TARGET: &str = "mcp_client";
 
+/// The name of the span of each request this crate sends (its OpenTelemetry
+/// name is `otel.name`: the method, and the tool or prompt), for a layer
+/// that picks these spans out.
+pub const REQUEST_SPAN: &str = "mcp.request";
+
+/// An application's span a call is recorded on instead of a span of its
+/// own (see [An agent's own `execute_tool` span](self#an-agents-own-execute_tool-span)):
+/// what [`Session::request_in_span`](crate::session::Session::request_in_span)
+/// takes, so that the sans-IO session names no `tracing` type.
+///
+/// ```
+/// let span = tracing::info_span!("execute_tool", gen_ai.tool.name = "echo");
+/// let _on = mcp_client::telemetry::AppSpan::from(span);
+/// ```
+#[derive(Debug)]
+pub struct AppSpan(Span);
+
+impl From<Span> for AppSpan {
+    fn from(span: Span) -> Self {
+        AppSpan(span)
+    }
+}
+
 /// The application's current span, if it is an agent's own `execute_tool`
 /// span this client can record a call on (see the
 /// [module docs](self#an-agents-own-execute_tool-span)): a span of

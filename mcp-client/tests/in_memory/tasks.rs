@@ -4,7 +4,7 @@
 //! `tasks/result` answered before the task is done. Time is tokio's paused
 //! clock: waits take no real time and intervals are exact.
 
-use mcp_client::{TaskCall, TaskHandle, TaskOptions};
+use mcp_client::{TaskCall, TaskEra, TaskHandle, TaskOptions, TaskTicket, TicketError};
 use mcp_proto::schema::TaskStatus;
 use tokio::time::Instant;
 
@@ -464,9 +464,8 @@ async fn a_server_that_runs_the_call_at_once_gives_the_result() {
     srv.await.unwrap();
 }
 
-/// `call_tool` on a tool the listing marks `taskSupport: required` runs it
-/// as a task by itself (status messages as progress); other tools go as
-/// plain calls.
+/// `call_tool` with the listing's `taskSupport: required` runs the tool as
+/// a task (status messages as progress); other tools go as plain calls.
 #[tokio::test(start_paused = true)]
 async fn call_tool_runs_a_task_required_tool_as_a_task() {
     let (client_end, mut server) = pair();
@@ -519,12 +518,17 @@ async fn call_tool_runs_a_task_required_tool_as_a_task() {
     let client = Client::builder("t", "1").connect(client_end).await.unwrap();
     let tools = client.list_all::<mcp_proto::schema::Tool>().await.unwrap();
     assert_eq!(tools.len(), 2);
-    let r = client.call_tool("echo", json!({})).await.unwrap();
+    let r = client
+        .call_tool("echo", json!({}))
+        .task_support(tools[1].task_support())
+        .await
+        .unwrap();
     assert_eq!(r.content[0].as_text(), Some("plain"));
     let messages = Arc::new(Mutex::new(Vec::new()));
     let seen = messages.clone();
     let r = client
         .call_tool("research", json!({"topic": "x"}))
+        .task_support(tools[0].task_support())
         .on_progress(move |p| seen.lock().unwrap().push((p.progress, p.message)))
         .await
         .unwrap();
@@ -539,8 +543,9 @@ async fn call_tool_runs_a_task_required_tool_as_a_task() {
     );
 }
 
-/// A handle given up (`into_task`, e.g. to store its id) is followed again
-/// with `resume_task`: it asks the server for the state at once.
+/// A task known only by its id (a handle dropped, its id kept) is followed
+/// again with `resume_task` on a ticket made from the id: it asks the
+/// server for the state at once.
 #[tokio::test(start_paused = true)]
 async fn a_task_is_resumed_by_its_id() {
     let (client_end, mut server) = pair();
@@ -558,11 +563,10 @@ async fn a_task_is_resumed_by_its_id() {
         respond(&mut server, r.id, text_result("resumed")).await;
     });
     let client = Client::builder("t", "1").connect(client_end).await.unwrap();
-    let stored =
-        serde_json::to_string(&started(&client, TaskOptions::new()).await.into_task()).unwrap();
-    let task: mcp_proto::schema::Task = serde_json::from_str(&stored).unwrap();
+    let id = started(&client, TaskOptions::new()).await.id().to_owned();
+    let ticket = TaskTicket::new("server", id, TaskEra::Core);
     let handle = client
-        .resume_task(task.task_id, TaskOptions::new())
+        .resume_task(&ticket, TaskOptions::new())
         .await
         .unwrap();
     assert_eq!(handle.status(), TaskStatus::Completed);
@@ -572,10 +576,16 @@ async fn a_task_is_resumed_by_its_id() {
     );
     srv.await.unwrap();
     let err = client
-        .resume_task("", TaskOptions::new())
+        .resume_task(
+            &TaskTicket::new("server", "", TaskEra::Core),
+            TaskOptions::new(),
+        )
         .await
         .unwrap_err();
-    assert!(matches!(err, ClientError::TaskReport(_)), "{err:?}");
+    assert!(
+        matches!(err, ClientError::Ticket(TicketError::BadId)),
+        "{err:?}"
+    );
 }
 
 /// A 2026-07-28 task handle (`resultType: "task"`) answered on a legacy
@@ -643,10 +653,12 @@ async fn dropping_a_task_calls_future_cancels_the_task() {
         }
     });
     let client = Client::builder("t", "1").connect(client_end).await.unwrap();
-    client.list_all::<mcp_proto::schema::Tool>().await.unwrap();
+    let tools = client.list_all::<mcp_proto::schema::Tool>().await.unwrap();
     let gave_up = tokio::time::timeout(
         Duration::from_millis(2500),
-        client.call_tool("research", json!({"topic": "x"})),
+        client
+            .call_tool("research", json!({"topic": "x"}))
+            .task_support(tools[0].task_support()),
     )
     .await;
     assert!(gave_up.is_err(), "the task ended: {gave_up:?}");

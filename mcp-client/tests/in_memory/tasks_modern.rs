@@ -545,7 +545,7 @@ async fn a_modern_tasks_ticket_names_the_extension_and_resumes() {
     assert_eq!(ticket.era, mcp_client::TaskEra::Extension);
     drop(h);
     let resumed = client
-        .resume_ticket(&ticket, TaskOptions::new())
+        .resume_task(&ticket, TaskOptions::new())
         .await
         .unwrap();
     assert_eq!(resumed.era(), Era::Modern);

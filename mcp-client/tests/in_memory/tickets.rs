@@ -86,7 +86,7 @@ async fn a_ticket_written_down_is_resumed_to_the_result() {
         "{ticket:?}"
     );
     let handle = client
-        .resume_ticket(&ticket, TaskOptions::new())
+        .resume_task(&ticket, TaskOptions::new())
         .await
         .unwrap();
     assert_eq!(
@@ -121,7 +121,7 @@ async fn a_resumed_task_expires_when_the_ticket_says_not_a_ttl_later() {
     let client = Client::builder("t", "1").connect(client_end).await.unwrap();
     let t0 = Instant::now();
     let mut handle = client
-        .resume_ticket(&ticket("t1", None, Some(2_000)), TaskOptions::new())
+        .resume_task(&ticket("t1", None, Some(2_000)), TaskOptions::new())
         .await
         .unwrap();
     // Bounded, so a bound that does not hold fails instead of hanging.
@@ -161,7 +161,7 @@ async fn a_resumed_task_is_cancelled_at_the_tickets_deadline() {
     let client = Client::builder("t", "1").connect(client_end).await.unwrap();
     let t0 = Instant::now();
     let mut handle = client
-        .resume_ticket(&ticket("t1", Some(1_500), None), TaskOptions::new())
+        .resume_task(&ticket("t1", Some(1_500), None), TaskOptions::new())
         .await
         .unwrap();
     let err = tokio::time::timeout(Duration::from_secs(120), handle.wait())
@@ -215,7 +215,7 @@ async fn expired_unknown_foreign_and_late_tickets_are_typed_outcomes() {
         let client = client.clone();
         async move {
             client
-                .resume_ticket(&t, TaskOptions::new())
+                .resume_task(&t, TaskOptions::new())
                 .await
                 .unwrap_err()
         }

@@ -8,9 +8,9 @@
 
 use serde_json::{Map, Value};
 
-use crate::parse::parse_tool_policy;
+use crate::entry::parse_tool_policy;
 
-use crate::parse::{
+use crate::entry::{
     RawServer, RawTransport, ShapeProblem, opt_string, parse_sandbox, string_array, string_map,
 };
 

@@ -10,8 +10,8 @@ use std::path::PathBuf;
 
 use serde_json::{Map, Value};
 
+use crate::entry::{RawServer, ShapeProblem};
 use crate::model::Format;
-use crate::parse::{RawServer, ShapeProblem};
 
 mod codex;
 mod gemini;

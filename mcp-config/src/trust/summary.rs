@@ -4,8 +4,9 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use super::{ContentHash, injection_risk};
+use crate::entry::RawTransport;
 use crate::model::SandboxConfig;
-use crate::parse::{ConfigFile, RawTransport};
+use crate::parse::ConfigFile;
 
 /// Programs that run a command line given as an argument.
 const SHELLS: &[&str] = &[

@@ -1,213 +1,280 @@
 //! The words of a tool's parameters, read from its input schema's text:
 //! each property's name, title, description and string `enum` values, and
 //! those of the properties nested one level below (an object's
-//! `properties`, an array's `items`). The rest of the schema is skipped
-//! unparsed.
+//! `properties`, an array's `items`), in the order the schema writes them.
+//!
+//! The schema is walked as text, once, and nothing else of it is parsed or
+//! kept: a value of no interest is skipped by counting brackets (so any
+//! depth costs no stack), a string is handed over as a slice of the schema
+//! (one with escapes is copied, each escape that is no letter or digit
+//! becoming a space), and the walk stops when the caller has enough
+//! (the index reads a bounded number of terms) or at the first byte that
+//! is not JSON (the text read before it is kept: a tool's schema was
+//! checked when the tool was read).
 
 use std::borrow::Cow;
-use std::fmt;
-
-use serde::Deserialize;
-use serde::de::{IgnoredAny, MapAccess, SeqAccess, Visitor};
 
 /// Calls `f` with each piece of parameter text in `schema` (a JSON
 /// object's text) until `f` says stop (returns `false`); nothing if it is
 /// not one.
 pub(crate) fn parameter_text(schema: &str, mut f: impl FnMut(&str) -> bool) {
-    let Ok(root) = serde_json::from_str::<Root<'_>>(schema) else {
-        return;
+    let mut s = Scanner {
+        text: schema,
+        at: 0,
     };
-    for (name, p) in root.properties.map(|p| p.0).unwrap_or_default() {
-        if !f(&name) || !p.visit(&mut f, true) {
-            return;
+    let _ = s.object(|s, key| {
+        if key == "properties" && s.peek() == Some(b'{') {
+            s.properties(&mut f, 1)
+        } else {
+            s.skip()
         }
-    }
+    });
 }
 
-#[derive(Deserialize)]
-struct Root<'a> {
-    #[serde(borrow, default)]
-    properties: Option<Properties<'a>>,
+/// Why a walk ended early: the caller had enough, or the text is not JSON.
+struct Stop;
+
+type Walk = Result<(), Stop>;
+
+/// A position in a schema's text.
+struct Scanner<'a> {
+    text: &'a str,
+    at: usize,
 }
 
-#[derive(Deserialize, Default)]
-struct Property<'a> {
-    #[serde(borrow, default)]
-    title: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    description: Option<Cow<'a, str>>,
-    #[serde(borrow, default, rename = "enum")]
-    values: Option<Strings<'a>>,
-    #[serde(borrow, default)]
-    properties: Option<Properties<'a>>,
-    #[serde(borrow, default)]
-    items: Option<Box<Property<'a>>>,
-}
-
-impl Property<'_> {
-    /// Gives this property's text, and (when `nested`) that of its own
-    /// properties and items, one level further and no more; whether to go
-    /// on.
-    fn visit(&self, f: &mut impl FnMut(&str) -> bool, nested: bool) -> bool {
-        let own = [&self.title, &self.description].into_iter().flatten();
-        let values = self.values.iter().flat_map(|v| &v.0);
-        if !own.chain(values).all(|s| f(s)) {
-            return false;
-        }
-        if !nested {
-            return true;
-        }
-        let items = self.items.as_deref();
-        let children = self
-            .properties
-            .iter()
-            .chain(items.and_then(|i| i.properties.as_ref()))
-            .flat_map(|p| &p.0);
-        items.is_none_or(|i| i.visit(f, false))
-            && children
-                .into_iter()
-                .all(|(name, p)| f(name) && p.visit(f, false))
-    }
-}
-
-/// A `properties` object, in order; a value that is not a schema object
-/// (`true`, say) counts as an empty one.
-#[derive(Default)]
-struct Properties<'a>(Vec<(Cow<'a, str>, Property<'a>)>);
-
-impl<'de: 'a, 'a> Deserialize<'de> for Properties<'a> {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V<'a>(std::marker::PhantomData<&'a ()>);
-        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
-            type Value = Properties<'a>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a properties object")
+impl<'a> Scanner<'a> {
+    /// A `properties` object: each property's name, then its text; `depth`
+    /// more levels of properties below it are read.
+    fn properties<F: FnMut(&str) -> bool>(&mut self, f: &mut F, depth: u8) -> Walk {
+        self.object(|s, name| {
+            give(f, &name)?;
+            if s.peek() == Some(b'{') {
+                s.property(f, depth, true)
+            } else {
+                s.skip()
             }
-            fn visit_map<M: MapAccess<'de>>(self, mut m: M) -> Result<Self::Value, M::Error> {
-                let mut out = Vec::new();
-                while let Some(name) = m.next_key::<Cow<'de, str>>()? {
-                    let p = m.next_value::<Lenient<'de>>()?;
-                    out.push((name, p.0));
+        })
+    }
+
+    /// One property schema: its title, description and string enum values,
+    /// and (when `depth` allows) its own properties and its `items`' (when
+    /// `items` allows).
+    fn property<F: FnMut(&str) -> bool>(&mut self, f: &mut F, depth: u8, items: bool) -> Walk {
+        self.object(|s, key| match (&*key, s.peek()) {
+            ("title" | "description", Some(b'"')) => give(f, &s.string()?),
+            ("enum", Some(b'[')) => s.array(|s| {
+                if s.peek() == Some(b'"') {
+                    give(f, &s.string()?)
+                } else {
+                    s.skip()
                 }
-                Ok(Properties(out))
-            }
-        }
-        d.deserialize_map(V(std::marker::PhantomData))
+            }),
+            ("properties", Some(b'{')) if depth > 0 => s.properties(f, depth - 1),
+            ("items", Some(b'{')) if depth > 0 && items => s.property(f, depth, false),
+            _ => s.skip(),
+        })
     }
-}
 
-/// A property schema, or an empty one for anything else (a boolean
-/// schema, say).
-struct Lenient<'a>(Property<'a>);
-
-impl<'de: 'a, 'a> Deserialize<'de> for Lenient<'a> {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V<'a>(std::marker::PhantomData<&'a ()>);
-        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
-            type Value = Lenient<'a>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a property schema")
+    /// The next byte that is not white space, if any (not consumed).
+    fn peek(&mut self) -> Option<u8> {
+        let b = self.text.as_bytes();
+        while let Some(c) = b.get(self.at) {
+            if !matches!(c, b' ' | b'\t' | b'\n' | b'\r') {
+                return Some(*c);
             }
-            fn visit_map<M: MapAccess<'de>>(self, m: M) -> Result<Self::Value, M::Error> {
-                Property::deserialize(serde::de::value::MapAccessDeserializer::new(m)).map(Lenient)
-            }
-            fn visit_seq<S: SeqAccess<'de>>(self, mut s: S) -> Result<Self::Value, S::Error> {
-                while s.next_element::<IgnoredAny>()?.is_some() {}
-                Ok(Lenient(Property::default()))
-            }
-            fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
-                Ok(Lenient(Property::default()))
-            }
-            fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
-                Ok(Lenient(Property::default()))
-            }
-            fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
-                Ok(Lenient(Property::default()))
-            }
-            fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
-                Ok(Lenient(Property::default()))
-            }
-            fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
-                Ok(Lenient(Property::default()))
-            }
-            fn visit_unit<E>(self) -> Result<Self::Value, E> {
-                Ok(Lenient(Property::default()))
-            }
+            self.at += 1;
         }
-        d.deserialize_any(V(std::marker::PhantomData))
+        None
     }
-}
 
-/// The strings of an `enum` array (other values skipped).
-struct Strings<'a>(Vec<Cow<'a, str>>);
+    /// Consumes `c`, after white space.
+    fn eat(&mut self, c: u8) -> Walk {
+        if self.peek() == Some(c) {
+            self.at += 1;
+            Ok(())
+        } else {
+            Err(Stop)
+        }
+    }
 
-impl<'de: 'a, 'a> Deserialize<'de> for Strings<'a> {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V<'a>(std::marker::PhantomData<&'a ()>);
-        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
-            type Value = Strings<'a>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("an enum array")
+    /// An object, calling `each` with each key, the scanner before its
+    /// value (which `each` must consume).
+    fn object(&mut self, mut each: impl FnMut(&mut Self, Cow<'a, str>) -> Walk) -> Walk {
+        self.eat(b'{')?;
+        if self.peek() == Some(b'}') {
+            self.at += 1;
+            return Ok(());
+        }
+        loop {
+            if self.peek() != Some(b'"') {
+                return Err(Stop);
             }
-            fn visit_seq<S: SeqAccess<'de>>(self, mut s: S) -> Result<Self::Value, S::Error> {
-                let mut out = Vec::new();
-                while let Some(v) = s.next_element::<MaybeText<'de>>()? {
-                    out.extend(v.0);
+            let key = self.string()?;
+            self.eat(b':')?;
+            each(self, key)?;
+            match self.peek() {
+                Some(b',') => self.at += 1,
+                Some(b'}') => {
+                    self.at += 1;
+                    return Ok(());
                 }
-                Ok(Strings(out))
-            }
-            fn visit_map<M: MapAccess<'de>>(self, mut m: M) -> Result<Self::Value, M::Error> {
-                while m.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-                Ok(Strings(Vec::new()))
+                _ => return Err(Stop),
             }
         }
-        d.deserialize_any(V(std::marker::PhantomData))
+    }
+
+    /// An array, calling `each` with the scanner before each element.
+    fn array(&mut self, mut each: impl FnMut(&mut Self) -> Walk) -> Walk {
+        self.eat(b'[')?;
+        if self.peek() == Some(b']') {
+            self.at += 1;
+            return Ok(());
+        }
+        loop {
+            each(self)?;
+            match self.peek() {
+                Some(b',') => self.at += 1,
+                Some(b']') => {
+                    self.at += 1;
+                    return Ok(());
+                }
+                _ => return Err(Stop),
+            }
+        }
+    }
+
+    /// A string (the scanner at its opening quote): a slice of the text,
+    /// or decoded when it has escapes.
+    fn string(&mut self) -> Result<Cow<'a, str>, Stop> {
+        let start = self.at;
+        let end = self.string_end()?;
+        let raw = self.text.get(start..end).ok_or(Stop)?;
+        let inner = &raw[1..raw.len() - 1];
+        if inner.contains('\\') {
+            Ok(Cow::Owned(unescape(inner)))
+        } else {
+            Ok(Cow::Borrowed(inner))
+        }
+    }
+
+    /// Moves past the string at the scanner (at its opening quote); where
+    /// it ends (after its closing quote).
+    fn string_end(&mut self) -> Result<usize, Stop> {
+        let b = self.text.as_bytes();
+        let mut i = self.at + 1;
+        loop {
+            i += plain_len(b.get(i..).unwrap_or_default());
+            match b.get(i) {
+                Some(b'"') => break,
+                Some(b'\\') => i += 2,
+                _ => return Err(Stop),
+            }
+        }
+        self.at = i + 1;
+        Ok(self.at)
+    }
+
+    /// Moves past one value of any kind.
+    fn skip(&mut self) -> Walk {
+        let b = self.text.as_bytes();
+        match self.peek() {
+            Some(b'"') => self.string_end().map(drop),
+            Some(b'{' | b'[') => {
+                let mut depth = 0usize;
+                loop {
+                    match b.get(self.at) {
+                        Some(b'"') => {
+                            self.string_end()?;
+                            continue;
+                        }
+                        Some(b'{' | b'[') => depth += 1,
+                        Some(b'}' | b']') => {
+                            depth -= 1;
+                            if depth == 0 {
+                                self.at += 1;
+                                return Ok(());
+                            }
+                        }
+                        Some(_) => {}
+                        None => return Err(Stop),
+                    }
+                    self.at += 1;
+                }
+            }
+            Some(_) => {
+                let n = b[self.at..]
+                    .iter()
+                    .position(|c| matches!(c, b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r'))
+                    .unwrap_or(b.len() - self.at);
+                if n == 0 {
+                    return Err(Stop);
+                }
+                self.at += n;
+                Ok(())
+            }
+            None => Err(Stop),
+        }
     }
 }
 
-/// A string, or `None` for any other value.
-struct MaybeText<'a>(Option<Cow<'a, str>>);
-
-impl<'de: 'a, 'a> Deserialize<'de> for MaybeText<'a> {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V<'a>(std::marker::PhantomData<&'a ()>);
-        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
-            type Value = MaybeText<'a>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("any value")
-            }
-            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
-                Ok(MaybeText(Some(Cow::Borrowed(v))))
-            }
-            fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
-                Ok(MaybeText(Some(Cow::Owned(v.to_owned()))))
-            }
-            fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
-                Ok(MaybeText(None))
-            }
-            fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
-                Ok(MaybeText(None))
-            }
-            fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
-                Ok(MaybeText(None))
-            }
-            fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
-                Ok(MaybeText(None))
-            }
-            fn visit_unit<E>(self) -> Result<Self::Value, E> {
-                Ok(MaybeText(None))
-            }
-            fn visit_seq<S: SeqAccess<'de>>(self, mut s: S) -> Result<Self::Value, S::Error> {
-                while s.next_element::<IgnoredAny>()?.is_some() {}
-                Ok(MaybeText(None))
-            }
-            fn visit_map<M: MapAccess<'de>>(self, mut m: M) -> Result<Self::Value, M::Error> {
-                while m.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-                Ok(MaybeText(None))
-            }
+/// How many bytes of `b` come before its first `"` or `\\` (all of them
+/// if it has neither): eight at a time, the bytes of a string being most
+/// of a schema.
+fn plain_len(b: &[u8]) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = ONES * 0x80;
+    // The high bit of each zero byte of `y` (and maybe of bytes after the
+    // first zero: the lowest bit set is exact).
+    let zeros = |y: u64| y.wrapping_sub(ONES) & !y & HIGH;
+    let mut chunks = b.chunks_exact(8);
+    let mut n = 0;
+    for c in &mut chunks {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(c);
+        let x = u64::from_le_bytes(w);
+        let found = zeros(x ^ (ONES * u64::from(b'"'))) | zeros(x ^ (ONES * u64::from(b'\\')));
+        if found != 0 {
+            return n + (found.trailing_zeros() / 8) as usize;
         }
-        d.deserialize_any(V(std::marker::PhantomData))
+        n += 8;
     }
+    let rest = chunks.remainder();
+    n + rest
+        .iter()
+        .position(|&c| c == b'"' || c == b'\\')
+        .unwrap_or(rest.len())
+}
+
+/// A JSON string's text with escapes, as words see it: a letter or digit
+/// written `\uXXXX` is itself, any other escape (a quote, a line break, a
+/// surrogate half) a space, which parts words as the character would.
+fn unescape(inner: &str) -> String {
+    let mut out = String::with_capacity(inner.len());
+    let mut rest = inner;
+    while let Some(at) = rest.find('\\') {
+        out.push_str(&rest[..at]);
+        let escape = &rest[at + 1..];
+        let code = escape
+            .strip_prefix('u')
+            .and_then(|e| e.get(..4))
+            .and_then(|h| u32::from_str_radix(h, 16).ok());
+        let (c, len) = match code {
+            Some(code) => {
+                let c = char::from_u32(code).filter(|c| c.is_alphanumeric());
+                (c.unwrap_or(' '), 5)
+            }
+            None => (' ', escape.chars().next().map_or(0, char::len_utf8)),
+        };
+        out.push(c);
+        rest = escape.get(len..).unwrap_or_default();
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Hands `text` to `f`: whether the caller wants more.
+fn give(f: &mut impl FnMut(&str) -> bool, text: &str) -> Walk {
+    if f(text) { Ok(()) } else { Err(Stop) }
 }
 
 #[cfg(test)]
@@ -226,7 +293,7 @@ mod tests {
     #[test]
     fn names_descriptions_enums_and_one_nested_level() {
         let schema = r#"{"type":"object","properties":{
-            "repo":{"type":"string","description":"Repository \"name\""},
+            "repo":{"type":"string","description":"Repository \"name\" \u00e9t\u00e9\\"},
             "state":{"enum":["open","closed",3]},
             "filter":{"type":"object","properties":{"label":{"description":"A label","properties":{"deep":{"description":"too deep"}}}}},
             "items":{"type":"array","items":{"properties":{"path":{"title":"File path"}}}},
@@ -235,7 +302,7 @@ mod tests {
             text(schema),
             [
                 "repo",
-                "Repository \"name\"",
+                "Repository  name  été ",
                 "state",
                 "open",
                 "closed",
@@ -248,6 +315,55 @@ mod tests {
                 "flag"
             ]
         );
+    }
+
+    #[test]
+    fn skips_any_depth_and_stops_when_told() {
+        let deep = format!(
+            r#"{{"$defs":{}1{},"properties":{{"a":{{"default":{}"x"{},"description":"wanted"}},"b":{{}}}}}}"#,
+            "[".repeat(100_000),
+            "]".repeat(100_000),
+            "{\"k\":".repeat(10_000),
+            "}".repeat(10_000),
+        );
+        assert_eq!(text(&deep), ["a", "wanted", "b"]);
+        let mut seen = Vec::new();
+        parameter_text(r#"{"properties":{"a":{},"b":{},"c":{}}}"#, |s| {
+            seen.push(s.to_owned());
+            seen.len() < 2
+        });
+        assert_eq!(seen, ["a", "b"]);
+    }
+
+    #[test]
+    fn text_before_broken_json_is_kept() {
+        assert_eq!(
+            text(r#"{"properties":{"a":{"description":"one \u00e9\n"},"b":{"description":"#),
+            ["a", "one é ", "b"]
+        );
+        assert_eq!(
+            text(r#"{"properties":{"a":{"enum":["x" "y"]}}}"#),
+            ["a", "x"]
+        );
+    }
+
+    #[test]
+    fn plain_runs_end_at_quotes_and_backslashes() {
+        for text in [
+            "",
+            "abc",
+            "abcdefgh\"",
+            "abcdefghijklmn\\op\"",
+            "é\"ü\"",
+            "\"\"",
+        ] {
+            let slow = text.bytes().position(|c| c == b'"' || c == b'\\');
+            assert_eq!(
+                plain_len(text.as_bytes()),
+                slow.unwrap_or(text.len()),
+                "{text}"
+            );
+        }
     }
 
     #[test]

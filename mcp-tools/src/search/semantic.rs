@@ -193,6 +193,8 @@ pub(crate) struct QueryMeaning {
 fn quantize(v: &[f32], out: &mut Vec<i8>) -> f32 {
     let max = v.iter().fold(0f32, |m, x| m.max(x.abs()));
     let inv = if max > 0.0 { 127.0 / max } else { 0.0 };
-    out.extend(v.iter().map(|x| (x * inv).round() as i8));
+    // Rounded half away from zero (the cast truncates toward it), without
+    // a call to `round` per value.
+    out.extend(v.iter().map(|x| (x * inv + 0.5f32.copysign(*x)) as i8));
     max / 127.0
 }

@@ -11,18 +11,82 @@ pub const MAX_FIELD_TERMS: usize = 512;
 /// nor a digit, at a camelCase step (`listIssues`, `HTMLParser` → `html
 /// parser`), and, for a word mixing letters and digits (`s3`, `base64`),
 /// given whole and also by its letter runs (`s3`, `s`).
+///
+/// The text is read a byte at a time; a word already lowercase (most words
+/// of prose and of snake_case names) is handed over as a slice of `text`,
+/// not copied, and only a word with a character beyond ASCII is read by
+/// characters.
 pub(crate) fn words(text: &str, mut f: impl FnMut(&str) -> bool) {
-    if text.is_ascii() {
-        return ascii_words(text, f);
-    }
     let mut word = String::new();
+    let b = text.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        // The next word: from its first letter or digit to the byte before
+        // the next separator or camelCase step.
+        while b.get(i).is_some_and(|&c| CLASS[usize::from(c)] == OTHER) {
+            i += 1;
+        }
+        let start = i;
+        let mut seen = 0u8;
+        while let Some(&c) = b.get(i) {
+            let class = CLASS[usize::from(c)];
+            if class == OTHER {
+                break;
+            }
+            if class == WIDE {
+                // The rest of the run of letters, digits and characters
+                // beyond ASCII, read by characters.
+                while b.get(i).is_some_and(|&c| CLASS[usize::from(c)] != OTHER) {
+                    i += 1;
+                }
+                seen = WIDE;
+                break;
+            }
+            if class == UPPER && i > start {
+                let p = CLASS[usize::from(b[i - 1])];
+                let camel = p == LOWER
+                    || p == DIGIT
+                    || (p == UPPER
+                        && b.get(i + 1)
+                            .is_some_and(|&n| CLASS[usize::from(n)] == LOWER));
+                if camel {
+                    break;
+                }
+            }
+            seen |= class;
+            i += 1;
+        }
+        // `start` and `i` are at ASCII bytes (or the ends): character
+        // boundaries.
+        let raw = &text[start..i];
+        let go_on = if raw.is_empty() {
+            true
+        } else if seen == LOWER {
+            f(raw)
+        } else if seen == WIDE {
+            unicode_words(raw, &mut word, &mut f)
+        } else {
+            emit(raw, &mut word, &mut f)
+        };
+        if !go_on {
+            return;
+        }
+    }
+    if text.len() <= MAX_JOINED && text.contains('-') {
+        joined(text, &mut f);
+    }
+}
+
+/// [`words`] of a run of text with characters beyond ASCII and no ASCII
+/// separator, by characters; whether to go on.
+fn unicode_words(text: &str, word: &mut String, f: &mut impl FnMut(&str) -> bool) -> bool {
     let mut prev: Option<char> = None;
     let mut start = 0;
     let mut chars = text.char_indices().peekable();
     while let Some((i, c)) = chars.next() {
         if !c.is_alphanumeric() {
-            if !emit(&text[start..i], &mut word, &mut f) {
-                return;
+            if !emit(&text[start..i], word, f) {
+                return false;
             }
             start = i + c.len_utf8();
             prev = None;
@@ -35,51 +99,41 @@ pub(crate) fn words(text: &str, mut f: impl FnMut(&str) -> bool) {
                     && c.is_uppercase()
                     && chars.peek().is_some_and(|&(_, n)| n.is_lowercase()));
             if camel {
-                if !emit(&text[start..i], &mut word, &mut f) {
-                    return;
+                if !emit(&text[start..i], word, f) {
+                    return false;
                 }
                 start = i;
             }
         }
         prev = Some(c);
     }
-    if emit(&text[start..], &mut word, &mut f) && text.len() <= MAX_JOINED && text.contains('-') {
-        joined(text, &mut f);
-    }
+    emit(&text[start..], word, f)
 }
 
-/// [`words`] of ASCII text, a byte at a time.
-fn ascii_words(text: &str, mut f: impl FnMut(&str) -> bool) {
-    let mut word = String::new();
-    let b = text.as_bytes();
-    let mut start = 0;
-    for (i, &c) in b.iter().enumerate() {
-        if !c.is_ascii_alphanumeric() {
-            if !emit(&text[start..i], &mut word, &mut f) {
-                return;
-            }
-            start = i + 1;
-            continue;
-        }
-        if i > start {
-            let p = b[i - 1];
-            let camel = (p.is_ascii_lowercase() && c.is_ascii_uppercase())
-                || (p.is_ascii_digit() && c.is_ascii_uppercase())
-                || (p.is_ascii_uppercase()
-                    && c.is_ascii_uppercase()
-                    && b.get(i + 1).is_some_and(u8::is_ascii_lowercase));
-            if camel {
-                if !emit(&text[start..i], &mut word, &mut f) {
-                    return;
-                }
-                start = i;
-            }
-        }
+/// Byte classes of text, bits so that a word's classes can be or-ed.
+const OTHER: u8 = 0;
+const LOWER: u8 = 1;
+const UPPER: u8 = 2;
+const DIGIT: u8 = 4;
+/// A byte of a character beyond ASCII.
+const WIDE: u8 = 8;
+
+/// The class of each byte.
+static CLASS: [u8; 256] = {
+    let mut t = [OTHER; 256];
+    let mut c = 0;
+    while c < 256 {
+        t[c] = match c as u8 {
+            b'a'..=b'z' => LOWER,
+            b'A'..=b'Z' => UPPER,
+            b'0'..=b'9' => DIGIT,
+            0x80.. => WIDE,
+            _ => OTHER,
+        };
+        c += 1;
     }
-    if emit(&text[start..], &mut word, &mut f) && text.len() <= MAX_JOINED && text.contains('-') {
-        joined(text, &mut f);
-    }
-}
+    t
+};
 
 /// The longest text whose hyphenated words are also joined (names, titles,
 /// queries; not long prose, where it costs more than it finds).
@@ -88,17 +142,29 @@ const MAX_JOINED: usize = 256;
 /// Calls `f` with each lowercase word written with one hyphen and a short
 /// side (`to-do`, `e-mail`, `sign-in`, `get-env`) joined: `todo`, `email`.
 fn joined(text: &str, f: &mut impl FnMut(&str) -> bool) {
+    let b = text.as_bytes();
+    let lower = |c: &u8| c.is_ascii_lowercase();
     let mut buf = String::new();
-    for chunk in text.split(|c: char| !(c.is_ascii_lowercase() || c == '-')) {
-        let Some((a, b)) = chunk.split_once('-') else {
-            continue;
-        };
-        if a.is_empty() || b.is_empty() || b.contains('-') || a.len().min(b.len()) > 3 {
+    let mut from = 0;
+    while let Some(at) = b[from..].iter().position(|&c| c == b'-').map(|p| p + from) {
+        from = at + 1;
+        // The lowercase letters each side of this hyphen, in a chunk of
+        // lowercase letters and hyphens that has this hyphen only.
+        let left = b[..at].iter().rev().take_while(|c| lower(c)).count();
+        let right = b[at + 1..].iter().take_while(|c| lower(c)).count();
+        let before = b[..at - left].last();
+        let after = b.get(at + 1 + right);
+        if left == 0
+            || right == 0
+            || left.min(right) > 3
+            || before == Some(&b'-')
+            || after == Some(&b'-')
+        {
             continue;
         }
         buf.clear();
-        buf.push_str(a);
-        buf.push_str(b);
+        buf.push_str(&text[at - left..at]);
+        buf.push_str(&text[at + 1..at + 1 + right]);
         if !f(&buf) {
             return;
         }
@@ -112,14 +178,26 @@ fn emit(raw: &str, buf: &mut String, f: &mut impl FnMut(&str) -> bool) -> bool {
     if raw.is_empty() {
         return true;
     }
-    buf.clear();
-    if raw.is_ascii() {
-        buf.push_str(raw);
-        buf.make_ascii_lowercase();
-    } else {
-        buf.extend(raw.chars().flat_map(char::to_lowercase));
-    }
-    if !f(buf) {
+    // A short ASCII word is lowercased on the stack (most capitalized
+    // words: no allocation for a `words` call's first one).
+    let mut short = [0u8; 32];
+    let lowered = match short.get_mut(..raw.len()) {
+        Some(dst) if raw.is_ascii() => {
+            dst.copy_from_slice(raw.as_bytes());
+            dst.make_ascii_lowercase();
+            std::str::from_utf8(dst).ok()
+        }
+        _ => None,
+    };
+    let word = match lowered {
+        Some(w) => w,
+        None => {
+            buf.clear();
+            buf.extend(raw.chars().flat_map(char::to_lowercase));
+            buf.as_str()
+        }
+    };
+    if !f(word) {
         return false;
     }
     let has_digit = raw.bytes().any(|b| b.is_ascii_digit());
@@ -322,6 +400,12 @@ mod tests {
         assert_eq!(all_words("getS3Object"), ["get", "s3", "object"]);
         assert_eq!(all_words("base64Encode"), ["base64", "base", "encode"]);
         assert_eq!(all_words("  Ünïcode  wörds "), ["ünïcode", "wörds"]);
+        assert_eq!(
+            all_words("listÉtats—sortBy café’s naïveCamel x"),
+            [
+                "list", "états", "sort", "by", "café", "s", "naïve", "camel", "x"
+            ]
+        );
         assert!(all_words("").is_empty());
     }
 

@@ -313,7 +313,7 @@ fn a_transport_error_on_a_hinted_request_also_means_detect_again() {
 fn a_legacy_session_drops_the_probes_meta() {
     let s = legacy(Instant::now());
     assert_eq!(s.server().unwrap().era(), Era::Legacy);
-    assert!(s.modern_meta.is_none(), "{:?}", s.modern_meta);
+    assert!(s.protocol_meta().is_none(), "{:?}", s.protocol_meta());
 }
 
 /// Idle memory: the negotiated server is kept once, shared by the session
@@ -325,5 +325,5 @@ fn the_server_info_is_shared_not_copied() {
         panic!("no modern era learned");
     };
     assert!(std::sync::Arc::ptr_eq(server, s.server_shared().unwrap()));
-    assert!(s.modern_meta.is_some(), "modern requests need it");
+    assert!(s.protocol_meta().is_some(), "modern requests need it");
 }

@@ -14,12 +14,11 @@ fn compose(
     let protocol = protocol.map(raw);
     let token = token.map(RequestId::Number);
     let caller: Option<JsonObject> = caller.map(|c| serde_json::from_value(c).unwrap());
-    let parts = MetaParts {
-        protocol: protocol.as_ref(),
-        progress_token: token.as_ref(),
-        caller: caller.as_ref(),
-        trace: None,
-    };
+    let parts = MetaParts::default()
+        .protocol(protocol.as_ref())
+        .progress_token(token.as_ref())
+        .caller(caller.as_ref())
+        .trace(None);
     match compose_params(params.as_ref(), &parts) {
         Some(p) => serde_json::from_str(p.get()).unwrap(),
         None => params.map_or(Value::Null, |p| serde_json::from_str(p.get()).unwrap()),
@@ -48,12 +47,11 @@ fn user_meta_is_merged_not_replaced() {
 
 #[test]
 fn nothing_to_add_leaves_the_params_as_they_are() {
-    let parts = MetaParts {
-        protocol: None,
-        progress_token: None,
-        caller: None,
-        trace: None,
-    };
+    let parts = MetaParts::default()
+        .protocol(None)
+        .progress_token(None)
+        .caller(None)
+        .trace(None);
     assert!(compose_params(Some(&raw(json!({"a": 1}))), &parts).is_none());
     assert!(compose_params(None, &parts).is_none());
 }
@@ -70,12 +68,11 @@ fn compose_handles_empty_whitespace_and_nested_meta() {
     );
     let spaced = RawJson::from_string(" { \"x\" : 1 } ".into()).unwrap();
     let a = raw(json!({"a": 1}));
-    let parts = MetaParts {
-        protocol: Some(&a),
-        progress_token: None,
-        caller: None,
-        trace: None,
-    };
+    let parts = MetaParts::default()
+        .protocol(Some(&a))
+        .progress_token(None)
+        .caller(None)
+        .trace(None);
     let p = compose_params(Some(&spaced), &parts).unwrap();
     assert_eq!(
         serde_json::from_str::<Value>(p.get()).unwrap(),
@@ -203,12 +200,11 @@ fn trace_context_is_the_lowest_tier() {
     let compose_traced = |params: Option<Value>, caller: Option<Value>| -> Value {
         let params = params.map(raw);
         let caller: Option<JsonObject> = caller.map(|c| serde_json::from_value(c).unwrap());
-        let parts = MetaParts {
-            protocol: None,
-            progress_token: None,
-            caller: caller.as_ref(),
-            trace: Some(&trace),
-        };
+        let parts = MetaParts::default()
+            .protocol(None)
+            .progress_token(None)
+            .caller(caller.as_ref())
+            .trace(Some(&trace));
         let p = compose_params(params.as_ref(), &parts).unwrap();
         serde_json::from_str(p.get()).unwrap()
     };

@@ -26,7 +26,7 @@ use mcp_proto::transport::{TransportError, TransportErrorKind};
 use mcp_proto::{Era, ErrorCode, ErrorObject, ProtocolVersion};
 use serde_json::{Value, json};
 
-use super::wire::{MetaParts, compose_params};
+use super::meta::{MetaParts, compose_params};
 use super::*;
 use crate::error::{ClientError, CloseReason, HandshakeError};
 

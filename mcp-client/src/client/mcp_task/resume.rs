@@ -1,16 +1,17 @@
 //! Durable tasks: a [`TaskHandle`] as a [`TaskTicket`], a plain serde value
-//! a program writes down and, after a restart, resumes with
-//! [`Client::resume_ticket`].
+//! a program writes down and follows again with [`Client::resume_task`],
+//! the one way back to a task (after a restart, or known only by its id:
+//! [`TaskTicket::new`]).
 //!
-//! What a resume checks is on [`Client::resume_ticket`]; the ticket's
+//! What a resume checks is on [`Client::resume_task`]; the ticket's
 //! fields on [`TaskTicket`].
 
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use mcp_proto::ErrorCode;
 
-use super::task_handle::{TaskHandle, TaskOptions};
-use super::{Client, now};
+use super::requester::{TaskHandle, TaskOptions};
+use crate::client::{Client, now};
 use crate::error::ClientError;
 use crate::session::task::check_task_id;
 use crate::ticket::{ServerIdentity, TICKET_FORMAT, TaskEra, TaskTicket, TicketError};
@@ -39,8 +40,8 @@ fn millis(d: Duration) -> u64 {
 }
 
 impl TaskHandle {
-    /// The task as a [`TaskTicket`], to resume it after a restart with
-    /// [`Client::resume_ticket`]; `server` is the application's name for
+    /// The task as a [`TaskTicket`], to resume it (after a restart too) with
+    /// [`Client::resume_task`]; `server` is the application's name for
     /// the server (how it will reconnect). The handle goes on as before.
     pub fn ticket(&self, server: impl Into<String>) -> TaskTicket {
         let (t, t_ms) = (now(), unix_ms());
@@ -54,11 +55,7 @@ impl TaskHandle {
                 version: implementation.map(|i| i.version),
             },
             task_id: task.task_id.clone(),
-            era: if self.era() == mcp_proto::Era::Modern {
-                TaskEra::Extension
-            } else {
-                TaskEra::Core
-            },
+            era: TaskEra::of(self.era()),
             started_at_ms: wall_ms(self.tracker.started(), t, t_ms),
             deadline_at_ms: self.tracker.deadline().map(|d| wall_ms(d, t, t_ms)),
             expires_at_ms: self.tracker.expires().map(|e| wall_ms(e, t, t_ms)),
@@ -70,7 +67,10 @@ impl TaskHandle {
 
 impl Client {
     /// Follows the task a [`TaskTicket`] names, on this connection (to the
-    /// server the ticket names, reconnected after a restart). Never waits
+    /// server the ticket names, reconnected after a restart): asks the
+    /// server for its state now, and returns a handle that follows it. A
+    /// ticket comes from [`TaskHandle::ticket`], or from
+    /// [`TaskTicket::new`] for a task known only by its id. Never waits
     /// on a task that is gone:
     /// - past its expiry, the ticket fails at once
     ///   ([`TicketError::Expired`]), without a request;
@@ -88,7 +88,17 @@ impl Client {
     /// deadline and by the task's expiry as the ticket says (never later
     /// than the ttl the server reports now). `options`' deadline and ttl
     /// are ignored (the ticket's hold); its status callback is used.
-    pub async fn resume_ticket(
+    ///
+    /// ```no_run
+    /// # async fn f(client: mcp_client::Client, json: &str) -> Result<(), Box<dyn std::error::Error>> {
+    /// use mcp_client::{TaskOptions, TaskTicket};
+    ///
+    /// let ticket: TaskTicket = serde_json::from_str(json)?; // written down before a restart
+    /// let handle = client.resume_task(&ticket, TaskOptions::new()).await?;
+    /// let result = handle.result().await?;
+    /// # let _ = result; Ok(()) }
+    /// ```
+    pub async fn resume_task(
         &self,
         ticket: &TaskTicket,
         options: TaskOptions,
@@ -148,11 +158,7 @@ impl Client {
         if let Some(d) = ticket.deadline_at_ms {
             options = options.deadline(Duration::from_millis(d.saturating_sub(t_ms)));
         }
-        let era = match ticket.era {
-            TaskEra::Core => mcp_proto::Era::Legacy,
-            TaskEra::Extension => mcp_proto::Era::Modern,
-        };
-        let mut handle = TaskHandle::new(self.clone(), got.task, era, options)?;
+        let mut handle = TaskHandle::new(self.clone(), got.task, ticket.era.era(), options)?;
         handle.deadline = after;
         if let Some(e) = ticket.expires_at_ms {
             let left = Duration::from_millis(e.saturating_sub(t_ms));
@@ -180,11 +186,7 @@ impl Client {
             }));
         }
         let version = server.protocol_version;
-        let speaks = match ticket.era {
-            TaskEra::Core => version.era() == mcp_proto::Era::Legacy,
-            TaskEra::Extension => version.era() == mcp_proto::Era::Modern,
-        };
-        if !speaks {
+        if version.era() != ticket.era.era() {
             return Err(ClientError::Ticket(TicketError::OtherEra {
                 era: ticket.era,
                 version: version.to_string(),

@@ -1,6 +1,7 @@
-//! The application's handler at work: the tasks that answer the server's
-//! requests and `input_required` rounds, and the task that hands it
-//! notifications. The driver owns all of them.
+//! The tokio tasks that run the application's handler: those that answer
+//! the server's requests and `input_required` rounds (and the work of MCP
+//! tasks the server asked the client to run, for [`mcp_task::receiver`](super::mcp_task::receiver)),
+//! and the one that hands it notifications. The driver owns all of them.
 //!
 //! - A task answering a server request is aborted when the server cancels
 //!   that request (`notifications/cancelled`) and when the connection
@@ -24,12 +25,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::task::{Context, Poll};
 
 use mcp_proto::jsonrpc::{Notification, Request, RequestId};
-use mcp_proto::schema::{ClientCapabilities, InputRequest, InputResponses, TaskMetadata};
+use mcp_proto::schema::{ClientCapabilities, InputRequest, InputResponses};
 use mcp_proto::{ErrorCode, ErrorObject, RawJson};
 use tokio::sync::mpsc;
 use tokio::task::{AbortHandle, JoinSet};
 
-use super::receiver::{self, Answers, Receiver, ReceiverLimits, Reply};
 use crate::handler::{BoxFuture, DynHandler};
 use crate::session::{CallId, IdHash};
 
@@ -38,6 +38,11 @@ use crate::session::{CallId, IdHash};
 /// notifications faster than the handler takes them is slowed down, not
 /// buffered without bound, and nothing is dropped).
 pub const MAX_QUEUED_NOTIFICATIONS: usize = 1024;
+
+/// The notification channel's length: the driver stops reading at
+/// [`MAX_QUEUED_NOTIFICATIONS`], and the message it read last may queue one
+/// more.
+const NOTIFICATION_CHANNEL: usize = MAX_QUEUED_NOTIFICATIONS + 1;
 
 /// What a finished handler task hands back to the driver.
 pub(super) enum Done {
@@ -51,17 +56,18 @@ pub(super) enum Done {
         call: CallId,
         responses: InputResponses,
     },
-    /// The handler answered the request behind task `task` (kept for the server).
+    /// The handler answered the request behind MCP task `task` (kept for
+    /// the server by the driver's task receiver).
     TaskFinished {
         task: String,
         result: Result<RawJson, ErrorObject>,
     },
-    /// Task `task` reached its ttl.
+    /// MCP task `task` reached its ttl.
     TaskExpired { task: String },
 }
 
-/// The handler and the tasks running it.
-pub(super) struct Tasks {
+/// The handler and the tokio tasks running it.
+pub(super) struct HandlerTasks {
     handler: Arc<dyn DynHandler>,
     /// What the client advertised (requests outside it are refused without
     /// calling the handler).
@@ -74,57 +80,35 @@ pub(super) struct Tasks {
     /// The notification task's queue and its count, made with the first
     /// notification (most connections never get one).
     ///
-    /// Bounded by the count, not the channel's type: the driver reads the
-    /// transport only while [`Backlog::has_room`], one message at a time, so
-    /// the queue holds at most [`MAX_QUEUED_NOTIFICATIONS`] plus what one
-    /// message carries (a legacy batch, itself capped by the transport's
-    /// message size limit). Queueing happens inside the synchronous
-    /// session step, where a bounded channel could only drop when full.
-    notifications: Option<(mpsc::UnboundedSender<ToHandler>, Arc<Backlog>)>,
-    /// The tasks kept for the server (2025-11-25 task-augmented requests).
-    receiver: Receiver,
-    /// The `notifications/tasks/status` params of a task the server
-    /// cancelled, for the driver to send after the answer.
-    cancelled_status: Option<RawJson>,
+    /// The driver reads the transport only while [`Backlog::has_room`] (fewer
+    /// than [`MAX_QUEUED_NOTIFICATIONS`] queued), one message at a time, and
+    /// one message queues at most one item (JSON-RPC batches are refused when
+    /// decoded): so the channel, [`NOTIFICATION_CHANNEL`] long, always has
+    /// room when an item is queued.
+    notifications: Option<(mpsc::Sender<ToHandler>, Arc<Backlog>)>,
 }
 
-impl Tasks {
-    pub(super) fn new(
-        handler: Arc<dyn DynHandler>,
-        capabilities: Arc<ClientCapabilities>,
-        limits: ReceiverLimits,
-    ) -> Self {
-        Tasks {
+impl HandlerTasks {
+    pub(super) fn new(handler: Arc<dyn DynHandler>, capabilities: Arc<ClientCapabilities>) -> Self {
+        HandlerTasks {
             handler,
             capabilities,
             running: None,
             answering: HashMap::default(),
             notifications: None,
-            receiver: Receiver::new(limits),
-            cancelled_status: None,
         }
     }
 
-    /// Starts answering the server's request; what to answer at once, if
-    /// anything. `tasks_era`: the connection speaks 2025-11-25, where the
-    /// server may ask the client to run its request as a task.
-    pub(super) fn answer(&mut self, req: Request, tasks_era: bool) -> Answers {
-        if tasks_era && self.capabilities.tasks.is_some() {
-            match &*req.method {
-                "tasks/get" | "tasks/result" | "tasks/list" | "tasks/cancel" => {
-                    return self.answer_task_request(req);
-                }
-                m if self.capabilities.takes_task_request(m) => {
-                    if let Some(meta) = receiver::task_metadata(req.params.as_ref()) {
-                        let answer = self.start_task(req.method.into_owned(), req.params, &meta);
-                        return vec![(req.id, answer)];
-                    }
-                }
-                _ => {}
-            }
-        }
+    /// What the client advertised.
+    pub(super) fn capabilities(&self) -> &ClientCapabilities {
+        &self.capabilities
+    }
+
+    /// Starts answering the server's request `req`: the handler's answer
+    /// goes out when its task is done (see [`poll_done`](Self::poll_done)).
+    pub(super) fn answer(&mut self, req: Request) {
         let Some(runtime) = runtime() else {
-            return Vec::new();
+            return;
         };
         let method = req.method.into_owned();
         let id = req.id;
@@ -151,61 +135,31 @@ impl Tasks {
             &runtime,
         );
         self.answering.insert(id, abort);
-        Vec::new()
     }
 
-    /// Answers the server's `tasks/*` request about a task it asked for.
-    fn answer_task_request(&mut self, req: Request) -> Answers {
-        let cancel = req.method == "tasks/cancel";
-        match self
-            .receiver
-            .answer(req.id.clone(), &req.method, req.params.as_ref())
-        {
-            Reply::Later => Vec::new(),
-            Reply::Now(answer) => {
-                let task = cancel
-                    .then(|| receiver::task_metadata_id(req.params.as_ref()))
-                    .flatten();
-                let ok = answer.is_ok();
-                let mut answers = vec![(req.id, answer)];
-                if let (true, Some(task)) = (ok, task) {
-                    // A `tasks/result` waiting on it gets the cancellation.
-                    answers.extend(self.receiver.take_waiters(&task));
-                    self.cancelled_status = self.receiver.status_params(&task);
-                }
-                answers
-            }
-        }
-    }
-
-    /// Runs the server's `method` as a task: the handler runs as for a
-    /// plain request, its outcome kept for `tasks/result`. The
-    /// `CreateTaskResult` (or the refusal) to answer at once.
-    fn start_task(
+    /// Runs the server's request `method` as the work of MCP task `task`:
+    /// the handler runs as for a plain request, and its outcome comes back
+    /// as [`Done::TaskFinished`]; after `ttl`, [`Done::TaskExpired`]. The
+    /// abort handles of the work and of its timer; `None` without a runtime
+    /// (the client is shutting down).
+    pub(super) fn start_task_work(
         &mut self,
+        task: &str,
         method: String,
         params: Option<RawJson>,
-        meta: &TaskMetadata,
-    ) -> Result<RawJson, ErrorObject> {
-        self.receiver.check_room()?;
-        let Some(runtime) = runtime() else {
-            return Err(ErrorObject::new(
-                ErrorCode::INTERNAL_ERROR,
-                "the client is shutting down",
-            ));
-        };
-        let task = self.receiver.fresh_id();
-        let ttl = self.receiver.ttl(meta);
+        ttl: std::time::Duration,
+    ) -> Option<(AbortHandle, AbortHandle)> {
+        let runtime = runtime()?;
         let span = crate::telemetry::server_request_span(
             &method,
-            &RequestId::String(task.clone().into()),
+            &RequestId::String(task.to_owned().into()),
             params.as_ref(),
         );
         let work = self
             .handler
             .clone()
             .answer(self.capabilities.clone(), method.clone(), params);
-        let task_id = task.clone();
+        let task_id = task.to_owned();
         let work = self.running().spawn_on(
             tracing::Instrument::instrument(
                 async move {
@@ -219,7 +173,7 @@ impl Tasks {
             ),
             &runtime,
         );
-        let task_id = task.clone();
+        let task_id = task.to_owned();
         let expiry = self.running().spawn_on(
             async move {
                 tokio::time::sleep(ttl).await;
@@ -227,37 +181,18 @@ impl Tasks {
             },
             &runtime,
         );
-        self.receiver.insert(task, ttl, work, expiry)
+        Some((work, expiry))
     }
 
-    /// The handler finished task `task`: its outcome is kept; the answers
-    /// to send (waiting `tasks/result`s) and the status notification's params.
-    pub(super) fn task_finished(
-        &mut self,
-        task: &str,
-        result: Result<RawJson, ErrorObject>,
-    ) -> (Answers, Option<RawJson>) {
-        let answers = self.receiver.finished(task, result);
-        (answers, self.receiver.status_params(task))
-    }
-
-    /// The status notification's params for a task just cancelled by the
-    /// server's `tasks/cancel` (sent after its answer), if any.
-    pub(super) fn take_cancelled_status(&mut self) -> Option<RawJson> {
-        self.cancelled_status.take()
-    }
-
-    /// Task `task` reached its ttl: dropped; the answers to send.
-    pub(super) fn task_expired(&mut self, task: &str) -> Answers {
-        self.receiver.expired(task)
-    }
-
-    /// The server cancelled its request `id`: its task stops.
-    pub(super) fn cancel(&mut self, id: &RequestId) {
-        if let Some(task) = self.answering.remove(id) {
-            task.abort();
-        } else {
-            self.receiver.forget_waiter(id);
+    /// The server cancelled its request `id`: its task stops. Whether a
+    /// task was answering it.
+    pub(super) fn cancel(&mut self, id: &RequestId) -> bool {
+        match self.answering.remove(id) {
+            Some(task) => {
+                task.abort();
+                true
+            }
+            None => false,
         }
     }
 
@@ -317,14 +252,22 @@ impl Tasks {
                 let Some(runtime) = runtime() else {
                     return;
                 };
-                let (tx, rx) = mpsc::unbounded_channel();
+                let (tx, rx) = mpsc::channel(NOTIFICATION_CHANNEL);
                 let backlog = Arc::new(Backlog::default());
                 runtime.spawn(notification_loop(rx, self.handler.clone(), backlog.clone()));
                 self.notifications.insert((tx, backlog))
             }
         };
-        if tx.send(n).is_ok() {
-            backlog.push();
+        match tx.try_send(n) {
+            Ok(()) => backlog.push(),
+            // The handler's task has ended (the runtime is shutting down).
+            Err(mpsc::error::TrySendError::Closed(_)) => {}
+            // Not while the invariant above holds.
+            Err(mpsc::error::TrySendError::Full(_)) => {
+                tracing::error!(
+                    "the handler's notification queue was full; a notification was dropped (a bug: please report it)"
+                );
+            }
         }
     }
 
@@ -357,7 +300,6 @@ impl Tasks {
             running.abort_all();
         }
         self.answering.clear();
-        self.receiver.clear();
         self.notifications = None;
     }
 }
@@ -437,7 +379,7 @@ enum ToHandler {
 }
 
 async fn notification_loop(
-    mut rx: mpsc::UnboundedReceiver<ToHandler>,
+    mut rx: mpsc::Receiver<ToHandler>,
     handler: Arc<dyn DynHandler>,
     backlog: Arc<Backlog>,
 ) {

@@ -12,8 +12,9 @@ use mcp_proto::schema::{CreateTaskResult, GetTaskResult, ProgressParams, Task};
 use mcp_proto::{Era, RawJson};
 use serde::Deserialize;
 
-use super::Client;
-use super::task_handle::{TaskHandle, TaskOptions};
+use super::requester::{TaskHandle, TaskOptions};
+use crate::client::request::encode_error;
+use crate::client::{Client, ProgressFn, decode};
 use crate::error::ClientError;
 
 /// Runs `tools/call` (its `params` without `task`) as a task, for
@@ -23,11 +24,11 @@ use crate::error::ClientError;
 /// 2026-07-28 it goes as it is and the server decides. Status changes reach
 /// `progress` as progress notifications (the count of changes so far, and
 /// the status message).
-pub(super) async fn run_required(
+pub(in crate::client) async fn run_required(
     client: Client,
     params: Option<RawJson>,
     meta: Option<mcp_proto::schema::JsonObject>,
-    progress: Option<super::ProgressFn>,
+    progress: Option<ProgressFn>,
     deadline: Option<Duration>,
 ) -> Result<RawJson, ClientError> {
     client.wait_ready().await?;
@@ -36,14 +37,11 @@ pub(super) async fn run_required(
         params
     } else {
         let mut params: serde_json::Map<String, serde_json::Value> = match &params {
-            Some(p) => super::decode(CallTool::NAME, p)?,
+            Some(p) => decode(CallTool::NAME, p)?,
             None => serde_json::Map::new(),
         };
         params.insert("task".into(), serde_json::json!({}));
-        Some(
-            RawJson::from_value(&params)
-                .map_err(|e| super::request::encode_error(CallTool::NAME, e))?,
-        )
+        Some(RawJson::from_value(&params).map_err(|e| encode_error(CallTool::NAME, e))?)
     };
     let mut request = client.request_raw(CallTool::NAME, params);
     for (k, v) in meta.into_iter().flatten() {
@@ -58,13 +56,13 @@ pub(super) async fn run_required(
 
 /// Follows the task a `tools/call` of [`Client::call_tool`] was answered
 /// with (2026-07-28, `resultType: "task"`) to its raw result.
-pub(super) async fn follow_created(
+pub(in crate::client) async fn follow_created(
     client: Client,
     handle: RawJson,
-    progress: Option<super::ProgressFn>,
+    progress: Option<ProgressFn>,
     deadline: Option<Duration>,
 ) -> Result<RawJson, ClientError> {
-    let got: GetTaskResult = super::decode(CallTool::NAME, &handle)?;
+    let got: GetTaskResult = decode(CallTool::NAME, &handle)?;
     follow(client, got.task, Era::Modern, progress, deadline).await
 }
 
@@ -73,7 +71,7 @@ async fn follow(
     client: Client,
     task: Task,
     era: Era,
-    progress: Option<super::ProgressFn>,
+    progress: Option<ProgressFn>,
     deadline: Option<Duration>,
 ) -> Result<RawJson, ClientError> {
     let mut options = TaskOptions::new();
@@ -163,18 +161,18 @@ struct Probe {
 /// [`ClientError::TaskExtension`]; the 2025-11-25 shape counts only on a
 /// legacy connection.
 pub(super) fn created(raw: &RawJson, era: Era) -> Result<Option<(Task, Era)>, ClientError> {
-    let probe: Probe = super::decode(CallTool::NAME, raw)?;
+    let probe: Probe = decode(CallTool::NAME, raw)?;
     if probe.result_type.as_deref() == Some("task") {
         if era != Era::Modern {
             return Err(ClientError::TaskExtension {
                 method: CallTool::NAME.to_owned(),
             });
         }
-        let got: GetTaskResult = super::decode(CallTool::NAME, raw)?;
+        let got: GetTaskResult = decode(CallTool::NAME, raw)?;
         return Ok(Some((got.task, Era::Modern)));
     }
     if era == Era::Legacy && probe.task.is_some() {
-        let created: CreateTaskResult = super::decode(CallTool::NAME, raw)?;
+        let created: CreateTaskResult = decode(CallTool::NAME, raw)?;
         return Ok(Some((created.task, Era::Legacy)));
     }
     Ok(None)

@@ -1,6 +1,7 @@
-//! Tasks: call a tool now, fetch its result later. One API over both wire
-//! forms: the 2025-11-25 core tasks (experimental) and the 2026-07-28
-//! extension `io.modelcontextprotocol/tasks` (SEP-2663).
+//! The requester side of MCP tasks: call a tool now, fetch its result
+//! later. One API over both wire forms: the 2025-11-25 core tasks
+//! (experimental) and the 2026-07-28 extension
+//! `io.modelcontextprotocol/tasks` (SEP-2663).
 //!
 //! [`Client::call_tool_as_task`] returns a [`TaskHandle`] when the server
 //! runs the call as a task, and the result when it answered at once.
@@ -32,8 +33,12 @@
 //! like the 2025-11-25 notifications do.
 //!
 //! Dropping a handle does not cancel the task (call now, fetch later):
-//! [`TaskHandle::cancel`] does. The typed `tasks/*` calls are
-//! [`Client::get_task`], [`Client::task_result`], [`Client::cancel_task`]
+//! [`TaskHandle::cancel`] does. A handle written down as a
+//! [`TaskTicket`](crate::TaskTicket) ([`TaskHandle::ticket`]) is followed
+//! again, after a restart too, with [`Client::resume_task`]: the one way
+//! back to a task; [`TaskHandle::result`] is the one way to its result.
+//! The typed `tasks/*` calls for callers that drive tasks themselves are
+//! [`Client::get_task`], [`Client::cancel_task`], [`Client::update_task`]
 //! and `client.list_page::<Task>(cursor)` / `list_all::<Task>()`.
 //!
 //! Plain calls do no work for tasks: a status notification is looked at
@@ -56,14 +61,12 @@ use mcp_proto::schema::{
 };
 use mcp_proto::{Era, RawJson};
 use serde::Serialize;
-use serde::de::DeserializeOwned;
 use tokio::sync::watch;
 
-use super::request::{decode_tool_result, keep_raw};
-use super::task_follow::{CANCEL_ON_DROP_WAIT, created};
-use super::{Client, RequestBuilder, State, now};
+use super::follow::{CANCEL_ON_DROP_WAIT, created};
+use crate::client::request::{decode_tool_result, encode_error, keep_raw};
+use crate::client::{Client, RequestBuilder, State, now};
 use crate::error::ClientError;
-use crate::session::task::check_task_id;
 use crate::session::{TaskNext, TaskTracker};
 
 /// How many task handles per connection take status notifications (the
@@ -71,9 +74,9 @@ use crate::session::{TaskNext, TaskTracker};
 pub const MAX_WATCHED_TASKS: usize = 256;
 
 /// The notification that reports a task's status (2025-11-25).
-pub(super) const TASK_STATUS: &str = "notifications/tasks/status";
+pub(in crate::client) const TASK_STATUS: &str = "notifications/tasks/status";
 /// The notification that reports a task's status (2026-07-28 extension).
-pub(super) const TASK_STATUS_MODERN: &str = "notifications/tasks";
+pub(in crate::client) const TASK_STATUS_MODERN: &str = "notifications/tasks";
 
 /// Called with each new status of a task (on the caller's task, from
 /// [`TaskHandle::wait`]).
@@ -150,7 +153,8 @@ impl TaskCall {
 }
 
 /// A task the server runs for this client, in either wire form ([`era`](Self::era)),
-/// from [`Client::call_tool_as_task`] or [`Client::resume_task`].
+/// from [`Client::call_tool_as_task`] or [`Client::resume_task`] (its
+/// [ticket](Self::ticket)).
 ///
 /// [`wait`](Self::wait) polls `tasks/get` at the server's poll interval
 /// (never faster, backing off while nothing changes; see
@@ -170,15 +174,16 @@ impl TaskCall {
 /// per connection take status notifications (one slot each, holding the
 /// latest: a flood costs no memory); more poll only.
 ///
-/// The client declares no `tasks` capability of its own: that capability
-/// is for a client that *runs* tasks (task-augmented sampling and
-/// elicitation), which this one does not yet.
+/// Calling tools as tasks needs no capability of the client's: the
+/// `tasks` capability it declares (2025-11-25; see
+/// [`ClientBuilder::max_kept_tasks`](crate::ClientBuilder::max_kept_tasks))
+/// is about the other side, the server's requests it runs as tasks.
 pub struct TaskHandle {
-    pub(super) client: Client,
-    pub(super) tracker: TaskTracker,
+    pub(in crate::client) client: Client,
+    pub(in crate::client) tracker: TaskTracker,
     era: Era,
     /// The deadline the caller set (for [`ClientError::TaskDeadline`]).
-    pub(super) deadline: Option<Duration>,
+    pub(in crate::client) deadline: Option<Duration>,
     status: Option<watch::Receiver<Task>>,
     on_status: Option<StatusFn>,
 }
@@ -255,18 +260,6 @@ impl Client {
         self.request_typed("tasks/get", &TaskIdParams::new(task_id))
     }
 
-    /// `tasks/result` (2025-11-25 only; in 2026-07-28 `tasks/get` carries
-    /// the result): a finished task's result, decoded as the original
-    /// request's result type (`CallToolResult` for `tools/call`). The
-    /// server holds the answer until the task finishes, so give it a
-    /// timeout that fits the task (or `no_timeout`).
-    pub fn task_result<R: DeserializeOwned>(
-        &self,
-        task_id: impl Into<String>,
-    ) -> RequestBuilder<'_, R> {
-        self.request_typed("tasks/result", &TaskIdParams::new(task_id))
-    }
-
     /// `tasks/cancel`.
     pub fn cancel_task(&self, task_id: impl Into<String>) -> RequestBuilder<'_, CancelTaskResult> {
         self.request_typed("tasks/cancel", &TaskIdParams::new(task_id))
@@ -282,21 +275,6 @@ impl Client {
         responses: InputResponses,
     ) -> RequestBuilder<'_, mcp_proto::schema::EmptyResult> {
         self.request_typed("tasks/update", &UpdateTaskParams::new(task_id, responses))
-    }
-
-    /// Follows a task this client started earlier (known by its id), e.g.
-    /// after [`TaskHandle::into_task`]: asks the server for its state now.
-    /// The task speaks the connection's era.
-    pub async fn resume_task(
-        &self,
-        task_id: impl Into<String>,
-        options: TaskOptions,
-    ) -> Result<TaskHandle, ClientError> {
-        let task_id = task_id.into();
-        check_task_id(&task_id).map_err(ClientError::TaskReport)?;
-        let got = self.get_task(task_id).await?;
-        let era = self.era().unwrap_or(Era::Legacy);
-        TaskHandle::new(self.clone(), got.task, era, options)
     }
 }
 
@@ -355,12 +333,6 @@ impl TaskHandle {
     /// The task's ttl, as the server set it (`None`: unlimited or not said).
     pub fn ttl(&self) -> Option<Duration> {
         self.tracker.task().ttl_millis().map(Duration::from_millis)
-    }
-
-    /// The task's last state, to resume it later with
-    /// [`Client::resume_task`]; the handle stops following it.
-    pub fn into_task(self) -> Task {
-        self.tracker.task().clone()
     }
 
     /// Asks the server for the task's state now (`tasks/get`), whatever the
@@ -424,8 +396,7 @@ impl TaskHandle {
             return Err(ClientError::Rpc(error.clone()));
         }
         match &task.result {
-            Some(result) => RawJson::from_value(result)
-                .map_err(|e| super::request::encode_error("tasks/get", e)),
+            Some(result) => RawJson::from_value(result).map_err(|e| encode_error("tasks/get", e)),
             None => Err(ClientError::TaskReport(
                 crate::session::TaskReportError::NoOutcome {
                     task_id: self.id().to_owned(),
@@ -508,9 +479,11 @@ impl TaskHandle {
         }
     }
 
-    /// `tasks/result`, bounded by the deadline or the ttl.
+    /// `tasks/result` (2025-11-25), bounded by the deadline or the ttl.
     async fn fetch_result(&self) -> Result<RawJson, ClientError> {
-        let mut req = self.client.task_result::<RawJson>(self.id());
+        let mut req: RequestBuilder<'_, RawJson> = self
+            .client
+            .request_typed("tasks/result", &TaskIdParams::new(self.id()));
         req.decode = keep_raw;
         req = match self.bound() {
             Some(t) => req.timeout(t).max_time(t),
@@ -561,7 +534,7 @@ impl TaskHandle {
             return Ok(());
         }
         let inner = self.client.inner();
-        let work = super::tasks::answer_inputs(
+        let work = crate::client::handler_tasks::answer_inputs(
             inner.handler.clone(),
             inner.capabilities.clone(),
             requests,
@@ -611,7 +584,9 @@ impl TaskHandle {
 
     fn tell(&self) {
         if let Some(f) = &self.on_status {
-            super::tasks::run_guarded("a task status callback", || f(self.tracker.task()));
+            crate::client::handler_tasks::run_guarded("a task status callback", || {
+                f(self.tracker.task())
+            });
         }
     }
 
@@ -708,7 +683,7 @@ fn watch_task(st: &mut State, task: &Task) -> Option<watch::Receiver<Task>> {
 }
 
 /// A `notifications/tasks/status` for a watched task: replaces its slot.
-pub(super) fn on_status_notification(st: &mut State, params: Option<&RawJson>) {
+pub(in crate::client) fn on_status_notification(st: &mut State, params: Option<&RawJson>) {
     let Some(p) = params.and_then(|p| p.decode::<TaskStatusParams>().ok()) else {
         return;
     };

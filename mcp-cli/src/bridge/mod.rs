@@ -10,6 +10,10 @@
 //! ids mapped, backpressure both ways, the era line refused with an error
 //! naming both revisions (see that module).
 //!
+//! A configured server keeps its entry's rules ([`gate`]): tools the entry
+//! leaves out, denies or holds back (pins) are not listed to the host, and
+//! their calls are answered by the bridge without reaching the server.
+//!
 //! The bridge ends when the host closes stdin (exit 0: the server's side is
 //! closed first, an HTTP session deleted) or when the server's side ends
 //! (exit 3, one line on stderr saying why; the host's requests in flight
@@ -20,8 +24,10 @@
 use mcp_client::relay::{RelayConfig, RelayDriver, RelayEnd};
 use mcp_proto::error::chain;
 
+mod gate;
+
 use crate::Interrupts;
-use crate::args::Options;
+use crate::args::{Options, Server};
 use crate::connect::transport;
 use crate::failure::Failure;
 
@@ -31,6 +37,15 @@ pub(crate) async fn run(opts: Options) -> Result<(), Failure> {
     let (server, _oauth) = tokio::select! {
         r = transport(&opts) => r?,
         code = interrupts.recv() => return Err(Failure::Interrupted(code)),
+    };
+    let server = match &opts.server {
+        Server::Configured(cfg) => Box::pin(gate::Gated::new(
+            server,
+            (**cfg).clone(),
+            crate::policy::pins(),
+            opts.yes,
+        )),
+        _ => server,
     };
     let host = crate::own_stdio::transport(opts.max_message_size);
     let relay = RelayDriver::new(host, server, RelayConfig::default());

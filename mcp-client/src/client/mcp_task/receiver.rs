@@ -1,10 +1,12 @@
-//! The client as the receiver of tasks (2025-11-25): task-augmented
-//! `sampling/createMessage` and `elicitation/create` from the server.
+//! The client as the receiver of MCP tasks (2025-11-25): task-augmented
+//! `sampling/createMessage` and `elicitation/create` from the server, and
+//! the server's `tasks/*` requests about them.
 //!
-//! The state lives in the driver, beside the handler's tasks that produce
-//! it, not in the sans-IO session: a kept task is a running handler future
-//! (an abort handle) and a timer, both of which need the runtime. The
-//! session only sees ordinary server requests and their answers.
+//! The [`Receiver`] lives in the driver, beside the
+//! [`HandlerTasks`] that run the handler for it, not in the sans-IO
+//! session: a kept task is a running handler future (an abort handle) and
+//! a timer, both of which need the runtime. The session only sees ordinary
+//! server requests and their answers.
 //!
 //! Invariants:
 //! - At most [`ReceiverLimits::max_tasks`] tasks are kept at once, working
@@ -29,11 +31,13 @@ use std::collections::HashMap;
 use std::hash::{BuildHasher, Hasher};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use mcp_proto::jsonrpc::RequestId;
+use mcp_proto::jsonrpc::{Request, RequestId};
 use mcp_proto::schema::{META_RELATED_TASK, TaskIdParams, TaskMetadata, TaskStatus};
 use mcp_proto::{ErrorCode, ErrorObject, RawJson};
 use serde_json::{Value, json};
 use tokio::task::AbortHandle;
+
+use crate::client::handler_tasks::HandlerTasks;
 
 /// Default [`ClientBuilder::max_kept_tasks`](crate::ClientBuilder::max_kept_tasks):
 /// how many tasks the server asked the client to run may be kept at once.
@@ -119,18 +123,30 @@ impl Kept {
 }
 
 /// Answers to send: (the server's request id, the answer).
-pub(super) type Answers = Vec<(RequestId, Result<RawJson, ErrorObject>)>;
+pub(crate) type Answers = Vec<(RequestId, Result<RawJson, ErrorObject>)>;
 
 /// The tasks the client keeps for the server.
-pub(super) struct Receiver {
+pub(crate) struct Receiver {
     limits: ReceiverLimits,
     kept: HashMap<String, Kept>,
     ids: std::collections::hash_map::RandomState,
     counter: u64,
 }
 
+/// What [`Receiver::serve`] did with a request of the server's.
+pub(crate) enum Served {
+    /// Not a task request: the handler answers it as a plain one.
+    Plain(Request),
+    /// Taken: the answers to send now, then (if any) the params of the
+    /// `notifications/tasks/status` to send after them.
+    Answered {
+        answers: Answers,
+        status: Option<RawJson>,
+    },
+}
+
 /// What [`Receiver::answer`] did with a `tasks/*` request.
-pub(super) enum Reply {
+enum Reply {
     /// Answer now.
     Now(Result<RawJson, ErrorObject>),
     /// Answered when the task ends (`tasks/result` on a working task).
@@ -138,7 +154,7 @@ pub(super) enum Reply {
 }
 
 /// The `task` member of a request's params, if it has one.
-pub(super) fn task_metadata(params: Option<&RawJson>) -> Option<TaskMetadata> {
+fn task_metadata(params: Option<&RawJson>) -> Option<TaskMetadata> {
     #[derive(serde::Deserialize)]
     struct Augmented {
         task: Option<TaskMetadata>,
@@ -147,12 +163,12 @@ pub(super) fn task_metadata(params: Option<&RawJson>) -> Option<TaskMetadata> {
 }
 
 /// The `taskId` of a `tasks/*` request's params, if it has one.
-pub(super) fn task_metadata_id(params: Option<&RawJson>) -> Option<String> {
+fn task_metadata_id(params: Option<&RawJson>) -> Option<String> {
     params?.decode::<TaskIdParams>().ok().map(|p| p.task_id)
 }
 
 impl Receiver {
-    pub(super) fn new(limits: ReceiverLimits) -> Self {
+    pub(crate) fn new(limits: ReceiverLimits) -> Self {
         Receiver {
             limits,
             kept: HashMap::new(),
@@ -161,8 +177,90 @@ impl Receiver {
         }
     }
 
+    /// Takes the server's request `req` if it is about tasks: a `tasks/*`
+    /// request, or a task-augmented one the client declared (whose handler
+    /// work `handlers` starts). `tasks_era`: the connection speaks
+    /// 2025-11-25, the one revision where the server may ask the client to
+    /// run a request as a task.
+    pub(crate) fn serve(
+        &mut self,
+        req: Request,
+        tasks_era: bool,
+        handlers: &mut HandlerTasks,
+    ) -> Served {
+        if !tasks_era || handlers.capabilities().tasks.is_none() {
+            return Served::Plain(req);
+        }
+        match &*req.method {
+            "tasks/get" | "tasks/result" | "tasks/list" | "tasks/cancel" => {
+                self.answer_task_request(req)
+            }
+            m if handlers.capabilities().takes_task_request(m) => {
+                match task_metadata(req.params.as_ref()) {
+                    Some(meta) => {
+                        let answer =
+                            self.start(req.method.into_owned(), req.params, &meta, handlers);
+                        Served::Answered {
+                            answers: vec![(req.id, answer)],
+                            status: None,
+                        }
+                    }
+                    None => Served::Plain(req),
+                }
+            }
+            _ => Served::Plain(req),
+        }
+    }
+
+    /// Answers the server's `tasks/*` request about a task it asked for.
+    fn answer_task_request(&mut self, req: Request) -> Served {
+        let cancel = req.method == "tasks/cancel";
+        match self.answer(req.id.clone(), &req.method, req.params.as_ref()) {
+            Reply::Later => Served::Answered {
+                answers: Vec::new(),
+                status: None,
+            },
+            Reply::Now(answer) => {
+                let task = cancel
+                    .then(|| task_metadata_id(req.params.as_ref()))
+                    .flatten();
+                let ok = answer.is_ok();
+                let mut answers = vec![(req.id, answer)];
+                let mut status = None;
+                if let (true, Some(task)) = (ok, task) {
+                    // A `tasks/result` waiting on it gets the cancellation.
+                    answers.extend(self.take_waiters(&task));
+                    status = self.status_params(&task);
+                }
+                Served::Answered { answers, status }
+            }
+        }
+    }
+
+    /// Runs the server's `method` as a task: the handler runs as for a
+    /// plain request, its outcome kept for `tasks/result`. The
+    /// `CreateTaskResult` (or the refusal) to answer at once.
+    fn start(
+        &mut self,
+        method: String,
+        params: Option<RawJson>,
+        meta: &TaskMetadata,
+        handlers: &mut HandlerTasks,
+    ) -> Result<RawJson, ErrorObject> {
+        self.check_room()?;
+        let task = self.fresh_id();
+        let ttl = self.ttl(meta);
+        let Some((work, expiry)) = handlers.start_task_work(&task, method, params, ttl) else {
+            return Err(ErrorObject::new(
+                ErrorCode::INTERNAL_ERROR,
+                "the client is shutting down",
+            ));
+        };
+        self.insert(task, ttl, work, expiry)
+    }
+
     /// Whether another task may be kept; if not, the error to answer.
-    pub(super) fn check_room(&self) -> Result<(), ErrorObject> {
+    fn check_room(&self) -> Result<(), ErrorObject> {
         if self.kept.len() < self.limits.max_tasks {
             return Ok(());
         }
@@ -182,7 +280,7 @@ impl Receiver {
 
     /// A fresh task id: 128 bits from the process's random hasher keys and
     /// a counter, so the server cannot guess another task's id.
-    pub(super) fn fresh_id(&mut self) -> String {
+    fn fresh_id(&mut self) -> String {
         self.counter += 1;
         let mut a = self.ids.build_hasher();
         a.write_u64(self.counter);
@@ -192,14 +290,14 @@ impl Receiver {
     }
 
     /// The ttl granted for a requested one.
-    pub(super) fn ttl(&self, meta: &TaskMetadata) -> Duration {
+    fn ttl(&self, meta: &TaskMetadata) -> Duration {
         let max = self.limits.max_ttl;
         meta.ttl
             .map_or(max, |ms| Duration::from_millis(ms).min(max))
     }
 
     /// Keeps a new working task; the `CreateTaskResult` to answer.
-    pub(super) fn insert(
+    fn insert(
         &mut self,
         id: String,
         ttl: Duration,
@@ -222,12 +320,7 @@ impl Receiver {
 
     /// Answers `tasks/get`, `tasks/result`, `tasks/list` or `tasks/cancel`
     /// (the server's request `req`).
-    pub(super) fn answer(
-        &mut self,
-        req: RequestId,
-        method: &str,
-        params: Option<&RawJson>,
-    ) -> Reply {
+    fn answer(&mut self, req: RequestId, method: &str, params: Option<&RawJson>) -> Reply {
         if method == "tasks/list" {
             return Reply::Now(self.list_page(params));
         }
@@ -317,7 +410,7 @@ impl Receiver {
 
     /// What waiting `tasks/result` requests get now that `id` ended (by
     /// cancellation): taken from the task.
-    pub(super) fn take_waiters(&mut self, id: &str) -> Answers {
+    fn take_waiters(&mut self, id: &str) -> Answers {
         let Some(kept) = self.kept.get_mut(id) else {
             return Vec::new();
         };
@@ -329,21 +422,26 @@ impl Receiver {
     }
 
     /// The handler answered task `id`: keeps the outcome (unless the task
-    /// was cancelled or dropped meanwhile) and answers its waiters.
-    pub(super) fn finished(&mut self, id: &str, result: Result<RawJson, ErrorObject>) -> Answers {
+    /// was cancelled or dropped meanwhile). The answers to its waiting
+    /// `tasks/result`s, and the status notification's params.
+    pub(crate) fn finished(
+        &mut self,
+        id: &str,
+        result: Result<RawJson, ErrorObject>,
+    ) -> (Answers, Option<RawJson>) {
         let Some(kept) = self.kept.get_mut(id) else {
-            return Vec::new();
+            return (Vec::new(), None);
         };
         if !matches!(kept.state, State::Working(_)) {
-            return Vec::new();
+            return (Vec::new(), None);
         }
         kept.state = State::Done(result);
         kept.last_updated_at = iso8601(SystemTime::now());
-        self.take_waiters(id)
+        (self.take_waiters(id), self.status_params(id))
     }
 
     /// The task's `notifications/tasks/status` params, if it is kept.
-    pub(super) fn status_params(&self, id: &str) -> Option<RawJson> {
+    fn status_params(&self, id: &str) -> Option<RawJson> {
         self.kept
             .get(id)
             .and_then(|k| RawJson::from_value(&k.to_json(id)).ok())
@@ -351,7 +449,7 @@ impl Receiver {
 
     /// Task `id` reached its ttl: dropped (its handler aborted); waiters
     /// are told it expired.
-    pub(super) fn expired(&mut self, id: &str) -> Answers {
+    pub(crate) fn expired(&mut self, id: &str) -> Answers {
         let Some(kept) = self.kept.remove(id) else {
             return Vec::new();
         };
@@ -369,14 +467,14 @@ impl Receiver {
     }
 
     /// A `tasks/result` request the server cancelled waits no more.
-    pub(super) fn forget_waiter(&mut self, req: &RequestId) {
+    pub(crate) fn forget_waiter(&mut self, req: &RequestId) {
         for kept in self.kept.values_mut() {
             kept.waiters.retain(|w| w != req);
         }
     }
 
     /// The connection ended: every handler and timer stops.
-    pub(super) fn clear(&mut self) {
+    pub(crate) fn clear(&mut self) {
         for (_, kept) in self.kept.drain() {
             if let State::Working(work) = &kept.state {
                 work.abort();
