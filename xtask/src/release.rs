@@ -168,11 +168,14 @@ pub(crate) fn package() -> Result {
     cmd.args(["package", "--locked", "--allow-dirty"]);
     // Verifying builds each packed crate against the others as registry
     // crates, which cargo takes as unchanged while their name and version
-    // are: one built from an earlier packing (same 0.1.0, older source)
-    // would be reused. So packing builds in a target dir of its own whose
-    // builds of our crates are forgotten first; third-party builds stay.
+    // are: one built or unpacked from an earlier packing (same 0.1.0, older
+    // source) would be reused. So packing builds in a target dir of its own
+    // whose builds of our crates are forgotten first, and the sources cargo
+    // unpacked from its temporary registry before are removed; third-party
+    // builds stay.
     let target = root().join("target").join("package-verify");
     forget_builds_of(&target, packages.iter().map(|p| p.name.as_str()))?;
+    forget_unpacked(&packages)?;
     cmd.env("CARGO_TARGET_DIR", &target);
     for p in &packages {
         cmd.args(["-p", &p.name]);
@@ -193,6 +196,38 @@ fn forget_builds_of<'a>(target: &Path, names: impl Iterator<Item = &'a str>) -> 
         if names.iter().any(|n| file.starts_with(n.as_str())) {
             fs::remove_dir_all(entry.path())
                 .map_err(|e| format!("removing {}: {e}", entry.path().display()))?;
+        }
+    }
+    Ok(())
+}
+
+/// Removes what cargo unpacked of `packages` from the temporary local
+/// registries `cargo package` verifies against (`$CARGO_HOME/registry/src/-HASH/NAME-VERSION`):
+/// cargo unpacks a registry crate once and reuses the folder while its name
+/// and version stay, so a later packing of changed sources would be
+/// verified against the old ones.
+fn forget_unpacked(packages: &[Package]) -> Result {
+    let home = match std::env::var_os("CARGO_HOME") {
+        Some(h) => PathBuf::from(h),
+        None => match std::env::var_os("HOME") {
+            Some(h) => PathBuf::from(h).join(".cargo"),
+            None => return Ok(()),
+        },
+    };
+    let Ok(registries) = fs::read_dir(home.join("registry").join("src")) else {
+        return Ok(());
+    };
+    for registry in registries.flatten() {
+        // A local registry's folder has no host name: `-HASH`.
+        if !registry.file_name().to_string_lossy().starts_with('-') {
+            continue;
+        }
+        for p in packages {
+            let unpacked = registry.path().join(format!("{}-{}", p.name, p.version));
+            if unpacked.exists() {
+                fs::remove_dir_all(&unpacked)
+                    .map_err(|e| format!("removing {}: {e}", unpacked.display()))?;
+            }
         }
     }
     Ok(())

@@ -10,7 +10,6 @@
 //! the events; the telemetry), and the [`ServerRequests`] being answered.
 
 use std::borrow::Cow;
-use std::sync::Arc;
 use std::time::Instant;
 
 use mcp_proto::jsonrpc::{Message, Notification, RequestId};
@@ -109,7 +108,7 @@ impl Session {
 
     /// The negotiated server, shared (the client's handle keeps the same copy).
     #[cfg(any(test, feature = "tokio"))]
-    pub(crate) fn server_shared(&self) -> Option<&Arc<ServerInfo>> {
+    pub(crate) fn server_shared(&self) -> Option<&std::sync::Arc<ServerInfo>> {
         self.negotiation.server()
     }
 
