@@ -14,6 +14,10 @@
 //!   the bridge has no terminal to ask on (stdin is the host's), and the
 //!   host's own approval is the host's business.
 //!
+//! Pins are checked against the definitions a `tools/list` answer showed
+//! the host: a call made before any listing on this connection (a host
+//! that kept an earlier list) is judged by the entry's rules alone.
+//!
 //! Annotations decide nothing here (a destructive tool is not refused): the
 //! host shows its user every call, and the entry's rules are what the user
 //! wrote for this server.
