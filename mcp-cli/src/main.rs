@@ -30,7 +30,7 @@
 //! `prompt` print the result object as received. Nothing the server sent
 //! goes through `serde_json::Value` on the way out (the workspace builds
 //! `serde_json` without `preserve_order`, so `Value` would sort keys):
-//! results stay [`RawValue`] text and are only re-indented
+//! results stay [`RawValue`](serde_json::value::RawValue) text and are only re-indented
 //! ([`mcp_cli::raw_json`]).
 //!
 //! # Exit status
