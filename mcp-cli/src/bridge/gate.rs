@@ -42,6 +42,7 @@ use mcp_proto::schema::{CallToolParams, CallToolResult, JsonObject, ResultType, 
 use mcp_proto::transport::{BoxTransport, Endpoint, Transport, TransportError};
 use mcp_proto::{Era, ProtocolVersion, RawJson};
 use mcp_tools::{Decision, ToolPolicy};
+use serde::Deserialize as _;
 use serde_json::Value;
 
 use crate::policy::held_line;
@@ -165,7 +166,7 @@ impl Rules {
         };
         let tools: Vec<Tool> = listed
             .iter()
-            .filter_map(|t| serde_json::from_value(t.clone()).ok())
+            .filter_map(|t| Tool::deserialize(t).ok())
             .collect();
         let offered: Vec<&Tool> = tools
             .iter()

@@ -200,25 +200,28 @@ async fn a_hundred_thousand_calls_at_once_stay_within_the_in_flight_limit() {
     );
 }
 
+/// A client allowed one call in flight, connected (the legacy handshake)
+/// to the test's end of the transport.
+async fn one_slot_client() -> (Client, ChannelTransport) {
+    let (client_end, mut server) = pair();
+    let srv = tokio::spawn(async move {
+        legacy_handshake(&mut server).await;
+        server
+    });
+    let client = Client::builder("t", "1")
+        .max_in_flight(1)
+        .connect(client_end)
+        .await
+        .unwrap();
+    (client, srv.await.unwrap())
+}
+
 /// With the limit reached, `try_send` refuses at once and sends nothing;
 /// waiting calls go out in the order they started waiting as slots free,
 /// and one dropped while it waits is never sent.
 #[tokio::test]
 async fn try_send_refuses_when_full_and_waiting_calls_go_in_order() {
-    let (client_end, mut server) = pair();
-    let client = {
-        let srv = tokio::spawn(async move {
-            legacy_handshake(&mut server).await;
-            server
-        });
-        let c = Client::builder("t", "1")
-            .max_in_flight(1)
-            .connect(client_end)
-            .await
-            .unwrap();
-        server = srv.await.unwrap();
-        c
-    };
+    let (client, mut server) = one_slot_client().await;
     let first = client.call_tool("first", json!({})).send();
     let r1 = next_request(&mut server).await;
     assert_eq!(params(&r1)["name"], "first");
@@ -256,20 +259,7 @@ async fn try_send_refuses_when_full_and_waiting_calls_go_in_order() {
 /// nothing, since it is done.
 #[tokio::test]
 async fn an_answer_not_yet_taken_frees_its_slot_and_its_drop_cancels_nothing() {
-    let (client_end, mut server) = pair();
-    let client = {
-        let srv = tokio::spawn(async move {
-            legacy_handshake(&mut server).await;
-            server
-        });
-        let c = Client::builder("t", "1")
-            .max_in_flight(1)
-            .connect(client_end)
-            .await
-            .unwrap();
-        server = srv.await.unwrap();
-        c
-    };
+    let (client, mut server) = one_slot_client().await;
     let first = client.call_tool("first", json!({})).send();
     let r1 = next_request(&mut server).await;
     respond(&mut server, r1.id, json!({"content": []})).await;
