@@ -142,8 +142,8 @@ pub(crate) struct ReadHalf<R> {
     /// the interval before that: its answer is due (see [`Self::on_quiet`]).
     asked: bool,
     asked_before: bool,
-    /// Messages (and scoped errors) returned since the last read that found
-    /// nothing.
+    /// Messages (and scoped errors) returned since `poll_recv` last returned
+    /// `Pending`.
     brought: usize,
     pub(crate) codec: JsonLineCodec,
     pub(crate) state: ReadState,
@@ -295,6 +295,10 @@ impl<R: AsyncRead + Unpin> ReadHalf<R> {
                 Ok(None) => {}
             }
             if reads == READS_PER_POLL {
+                // A `Pending` all the same: what came before it is counted
+                // no more, as by a reader that counts what it got between
+                // two `Pending`s (see `on_quiet`).
+                self.brought = 0;
                 cx.waker().wake_by_ref();
                 return Poll::Pending;
             }
