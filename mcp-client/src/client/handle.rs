@@ -186,7 +186,7 @@ impl Client {
     ) -> RequestBuilder<'_, R> {
         let params = match RawJson::from_value(params) {
             Ok(p) => Params::Raw(Some(p)),
-            Err(e) => Params::Failed(encode_error(method, e)),
+            Err(e) => Params::Failed(Box::new(encode_error(method, e))),
         };
         RequestBuilder::new(self, Cow::Borrowed(method), params, decode_typed::<R>)
     }

@@ -46,15 +46,22 @@ pub struct RequestBuilder<'a, R = RawJson> {
     pub(super) client: &'a Client,
     pub(super) method: Cow<'static, str>,
     pub(super) params: Params,
-    pub(super) options: CallOptions,
-    pub(super) progress: Option<ProgressFn>,
-    pub(super) meta: Option<JsonObject>,
-    /// Boxed: a builder is moved by value, and nearly every call has none.
-    pub(super) span: Option<Box<tracing::Span>>,
+    /// Boxed, `None` while all are unset: a builder is moved by value, and
+    /// nearly every call sets none of them.
+    pub(super) extras: Option<Box<Extras>>,
     pub(super) decode: DecodeFn<R>,
     /// A task handle answering it is followed to the result (2026-07-28
     /// tasks extension; [`Client::call_tool`] sets it).
     pub(super) follow_task: bool,
+}
+
+/// The parts of a request that few calls set.
+#[derive(Default)]
+pub(super) struct Extras {
+    options: CallOptions,
+    progress: Option<ProgressFn>,
+    meta: Option<JsonObject>,
+    span: Option<tracing::Span>,
 }
 
 /// Turns the raw result into the method's result type.
@@ -95,7 +102,8 @@ pub(super) enum Params {
     /// a task (see [`Client::call_tool`]), run through a
     /// [`TaskHandle`](super::TaskHandle).
     Task(RawJson),
-    Failed(ClientError),
+    /// Boxed: the builder carries it by value, and it is rare.
+    Failed(Box<ClientError>),
 }
 
 /// Encodes `params` into a buffer sized from the last params this client
@@ -110,7 +118,7 @@ pub(super) fn encode_sized<P: serde::Serialize>(
             hint.store(p.len(), Ordering::Relaxed);
             Params::Raw(Some(p))
         }
-        Err(e) => Params::Failed(encode_error(method, e)),
+        Err(e) => Params::Failed(Box::new(encode_error(method, e))),
     }
 }
 
@@ -133,7 +141,7 @@ impl<R> std::fmt::Debug for RequestBuilder<'_, R> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RequestBuilder")
             .field("method", &self.method)
-            .field("options", &self.options)
+            .field("options", &self.options())
             .finish()
     }
 }
@@ -149,10 +157,7 @@ impl<'a, R> RequestBuilder<'a, R> {
             client,
             method,
             params,
-            options: CallOptions::default(),
-            progress: None,
-            meta: None,
-            span: None,
+            extras: None,
             decode,
             follow_task: false,
         }
@@ -161,20 +166,23 @@ impl<'a, R> RequestBuilder<'a, R> {
     /// Timeout for this call, reset by progress (default: the client's
     /// [`request_timeout`](crate::ClientBuilder::request_timeout)).
     pub fn timeout(mut self, t: Duration) -> Self {
-        self.options = self.options.timeout(t);
+        let extras = self.extras();
+        extras.options = extras.options.timeout(t);
         self
     }
 
     /// Cap on this call's total time however much progress it reports
     /// (default: [`max_request_time`](crate::ClientBuilder::max_request_time)).
     pub fn max_time(mut self, t: Duration) -> Self {
-        self.options = self.options.max_time(t);
+        let extras = self.extras();
+        extras.options = extras.options.max_time(t);
         self
     }
 
     /// Never time out (long-lived requests such as `subscriptions/listen`).
     pub fn no_timeout(mut self) -> Self {
-        self.options = self.options.no_timeout();
+        let extras = self.extras();
+        extras.options = extras.options.no_timeout();
         self
     }
 
@@ -185,7 +193,8 @@ impl<'a, R> RequestBuilder<'a, R> {
     /// Ask for it for calls that may run long: a server that reports
     /// progress then keeps them alive past the timeout (up to the max time).
     pub fn progress(mut self, on: bool) -> Self {
-        self.options = self.options.progress(on);
+        let extras = self.extras();
+        extras.options = extras.options.progress(on);
         self
     }
 
@@ -196,8 +205,9 @@ impl<'a, R> RequestBuilder<'a, R> {
     /// channel or task of your own; see the crate's [bounds](crate#bounds)).
     /// A panic in it is caught and logged.
     pub fn on_progress(mut self, f: impl Fn(ProgressParams) + Send + Sync + 'static) -> Self {
-        self.options = self.options.progress(true);
-        self.progress = Some(Arc::new(f));
+        let extras = self.extras();
+        extras.options = extras.options.progress(true);
+        extras.progress = Some(Arc::new(f));
         self
     }
 
@@ -207,7 +217,8 @@ impl<'a, R> RequestBuilder<'a, R> {
     /// value, and a `_meta` member the params carry themselves wins over one
     /// given here (see [`session`](crate::session#meta)).
     pub fn meta(mut self, key: impl Into<String>, value: impl Into<serde_json::Value>) -> Self {
-        self.meta
+        self.extras()
+            .meta
             .get_or_insert_with(JsonObject::new)
             .insert(key.into(), value.into());
         self
@@ -219,8 +230,20 @@ impl<'a, R> RequestBuilder<'a, R> {
     /// the server; its name and kind are left as they are. See
     /// [`telemetry`](crate::telemetry#an-agents-own-execute_tool-span).
     pub fn in_span(mut self, span: tracing::Span) -> Self {
-        self.span = Some(Box::new(span));
+        self.extras().span = Some(span);
         self
+    }
+
+    /// The rarely set parts, allocated at the first one set.
+    fn extras(&mut self) -> &mut Extras {
+        self.extras.get_or_insert_default()
+    }
+
+    /// The call's options.
+    fn options(&self) -> CallOptions {
+        self.extras
+            .as_ref()
+            .map_or_else(CallOptions::default, |e| e.options)
     }
 
     /// Sends the request: hands it to the connection now if fewer than
@@ -232,10 +255,10 @@ impl<'a, R> RequestBuilder<'a, R> {
     /// request.
     pub fn send(self) -> ResponseFuture<R> {
         let mut future = self.prepare();
-        future.stage = match std::mem::replace(&mut future.stage, Stage::Done) {
-            Stage::Unsent(outgoing) => start(&future.client, outgoing, None),
-            stage => stage,
-        };
+        if let Stage::Unsent(outgoing) = &mut future.stage {
+            let next = start(&future.client, outgoing, None);
+            future.stage = next;
+        }
         future
     }
 
@@ -276,10 +299,10 @@ impl<'a, R> RequestBuilder<'a, R> {
             }
             Err(TryAcquireError::Closed) => return Err(client.inner().closed_error()),
         };
-        let (outgoing, decode) = self.into_outgoing().map_err(|(_, _, e)| e)?;
+        let (mut outgoing, decode) = self.into_outgoing().map_err(|(_, _, e)| e)?;
         let method = outgoing.method.clone();
         Ok(ResponseFuture {
-            stage: submit(client.inner(), outgoing, slot, None),
+            stage: submit(client.inner(), &mut outgoing, slot, None),
             method,
             decode,
             client: client.clone(),
@@ -293,9 +316,9 @@ impl<'a, R> RequestBuilder<'a, R> {
     /// status messages reach the progress callback.
     fn send_as_task(self) -> ResponseFuture<R> {
         let client = self.client.clone();
-        let deadline = task_deadline(self.client, &self.options);
-        let progress = self.progress.clone();
-        let meta = self.meta.clone();
+        let deadline = task_deadline(self.client, &self.options());
+        let progress = self.extras.as_ref().and_then(|e| e.progress.clone());
+        let meta = self.extras.as_ref().and_then(|e| e.meta.clone());
         let (outgoing, decode) = match self.into_outgoing() {
             Ok(parts) => parts,
             Err((method, decode, e)) => {
@@ -327,16 +350,13 @@ impl<'a, R> RequestBuilder<'a, R> {
         let params = match self.params {
             Params::Raw(p) => p,
             Params::Task(p) => Some(p),
-            Params::Failed(e) => return Err((self.method, self.decode, e)),
+            Params::Failed(e) => return Err((self.method, self.decode, *e)),
         };
         Ok((
             Outgoing {
                 method: self.method,
                 params,
-                meta: self.meta,
-                options: self.options,
-                progress: self.progress,
-                span: self.span,
+                extras: self.extras,
                 follow_task: self.follow_task,
             },
             self.decode,
@@ -391,27 +411,28 @@ impl Follow {
     }
 }
 
-/// A request as the session takes it.
+/// A request as the session takes it. Handed over by `&mut` and taken
+/// apart field by field ([`submit`]): moved whole, its ~170 bytes would be
+/// copied with a call to `memcpy` at each step of every call.
+#[derive(Default)]
 struct Outgoing {
     method: Cow<'static, str>,
     params: Option<RawJson>,
-    meta: Option<JsonObject>,
-    options: CallOptions,
-    progress: Option<ProgressFn>,
-    span: Option<Box<tracing::Span>>,
+    extras: Option<Box<Extras>>,
     /// See [`RequestBuilder::follow_task`].
     follow_task: bool,
 }
 
 /// Hands the request to the session if a slot is free under the in-flight
 /// limit; otherwise waits for one. `waker`: the caller's, when it is polling.
-fn start(client: &Client, request: Outgoing, waker: Option<&Waker>) -> Stage {
+/// `request` is left empty.
+fn start(client: &Client, request: &mut Outgoing, waker: Option<&Waker>) -> Stage {
     let inner = client.inner();
     match Arc::clone(&inner.slots).try_acquire_owned() {
         Ok(slot) => submit(inner, request, slot, waker),
         Err(TryAcquireError::NoPermits) => Stage::Admitting {
             slot: Box::pin(Arc::clone(&inner.slots).acquire_owned()),
-            outgoing: Box::new(request),
+            outgoing: Box::new(std::mem::take(request)),
         },
         Err(TryAcquireError::Closed) => Stage::Failed(inner.closed_error()),
     }
@@ -419,42 +440,44 @@ fn start(client: &Client, request: Outgoing, waker: Option<&Waker>) -> Stage {
 
 /// Hands the request to the session under the lock and wakes the driver.
 /// The call's waiter starts with `waker`, so the caller that submits while
-/// it polls needs no second lock to wait.
+/// it polls needs no second lock to wait. `request` is left empty.
 fn submit(
     inner: &Inner,
-    request: Outgoing,
+    request: &mut Outgoing,
     slot: OwnedSemaphorePermit,
     waker: Option<&Waker>,
 ) -> Stage {
-    let follow = request.follow_task.then(|| Follow::of(&request.options));
+    let method = std::mem::take(&mut request.method);
+    let params = request.params.take();
+    let Extras {
+        options,
+        progress,
+        meta,
+        span,
+    } = request.extras.take().map(|e| *e).unwrap_or_default();
+    let follow = request.follow_task.then(|| Follow::of(&options));
     let waker = waker.cloned();
     let now = now();
     let submitted = inner.update(|st| {
         st.next_call += 1;
         let call = CallId(st.next_call);
-        let submitted = match request.span {
-            None => st.session.request_with_meta(
-                call,
-                request.method,
-                request.params,
-                request.meta,
-                request.options,
-                now,
-            ),
+        let submitted = match span {
+            None => st
+                .session
+                .request_with_meta(call, method, params, meta, options, now),
             Some(span) => st.session.request_in_span(
                 call,
-                request.method,
-                request.params,
-                request.meta,
-                request.options,
-                crate::telemetry::AppSpan::from(*span),
+                method,
+                params,
+                meta,
+                options,
+                crate::telemetry::AppSpan::from(span),
                 now,
             ),
         };
         match submitted {
             Ok(()) => {
-                st.waiters
-                    .insert(call, Waiter::new(waker, request.progress, slot));
+                st.waiters.insert(call, Waiter::new(waker, progress, slot));
                 (Ok(call), true)
             }
             Err(e) => (Err(e), false),
@@ -586,12 +609,9 @@ impl<R> Future for ResponseFuture<R> {
         let this = &mut *self;
         loop {
             match &mut this.stage {
-                Stage::Unsent(_) => {
-                    let Stage::Unsent(outgoing) = std::mem::replace(&mut this.stage, Stage::Done)
-                    else {
-                        continue;
-                    };
-                    this.stage = start(&this.client, outgoing, Some(cx.waker()));
+                Stage::Unsent(outgoing) => {
+                    let next = start(&this.client, outgoing, Some(cx.waker()));
+                    this.stage = next;
                     if let Stage::Sent { .. } = this.stage {
                         // The waiter holds this task's waker.
                         return Poll::Pending;
@@ -599,7 +619,7 @@ impl<R> Future for ResponseFuture<R> {
                 }
                 Stage::Admitting { slot, .. } => {
                     let slot = ready!(slot.as_mut().poll(cx));
-                    let Stage::Admitting { outgoing, .. } =
+                    let Stage::Admitting { mut outgoing, .. } =
                         std::mem::replace(&mut this.stage, Stage::Done)
                     else {
                         continue;
@@ -607,7 +627,7 @@ impl<R> Future for ResponseFuture<R> {
                     match slot {
                         Ok(slot) => {
                             let inner = this.client.inner();
-                            this.stage = submit(inner, *outgoing, slot, Some(cx.waker()));
+                            this.stage = submit(inner, &mut outgoing, slot, Some(cx.waker()));
                             if let Stage::Sent { .. } = this.stage {
                                 return Poll::Pending;
                             }
