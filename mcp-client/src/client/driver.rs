@@ -284,6 +284,19 @@ impl Io {
     /// the session when all it queued is flushed. Stops at the first
     /// message the transport is not ready for.
     fn write(&mut self, st: &mut State, cx: &mut Context<'_>) {
+        // The time the requests written now start at: read once, at the
+        // first that needs it.
+        let mut clock = None;
+        self.write_at(st, cx, &mut clock);
+        // Those left queued (the transport is not ready) start now too: a
+        // server that does not read still times them out.
+        if st.session.has_unstamped() {
+            st.session.stamp_unwritten(*clock.get_or_insert_with(now));
+        }
+    }
+
+    /// [`write`](Self::write), the requests written starting at `clock`.
+    fn write_at(&mut self, st: &mut State, cx: &mut Context<'_>, clock: &mut Option<Instant>) {
         loop {
             let msg = match self.stash.take() {
                 Some(m) => m,
@@ -312,7 +325,7 @@ impl Io {
             // on in tasks of its own, belong to the request.
             let mut trace = None;
             if let Message::Request(r) = &msg {
-                let (deadline, t) = st.session.sending(&r.id);
+                let (deadline, t) = st.session.sending(&r.id, || *clock.get_or_insert_with(now));
                 if let Some(deadline) = deadline {
                     self.transport
                         .as_mut()

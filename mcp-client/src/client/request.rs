@@ -457,24 +457,15 @@ fn submit(
     } = request.extras.take().map(|e| *e).unwrap_or_default();
     let follow = request.follow_task.then(|| Follow::of(&options));
     let waker = waker.cloned();
-    let now = now();
     let submitted = inner.update(|st| {
         st.next_call += 1;
         let call = CallId(st.next_call);
-        let submitted = match span {
-            None => st
-                .session
-                .request_with_meta(call, method, params, meta, options, now),
-            Some(span) => st.session.request_in_span(
-                call,
-                method,
-                params,
-                meta,
-                options,
-                crate::telemetry::AppSpan::from(span),
-                now,
-            ),
-        };
+        // Its time starts when the driver writes it (one clock read for
+        // all it writes in a pass), or now if the session holds it back.
+        let span = span.map(crate::telemetry::AppSpan::from);
+        let submitted = st
+            .session
+            .request_written(call, method, params, meta, options, span, now);
         match submitted {
             Ok(()) => {
                 st.waiters.insert(call, Waiter::new(waker, progress, slot));

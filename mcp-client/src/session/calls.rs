@@ -8,7 +8,11 @@
 //! - ids are never reused within a session (an `i64` does not run out);
 //! - `next_deadline` is at or before every deadline in the table (every
 //!   way in that carries a deadline moves it earlier), so
-//!   [`Session::poll_timeout`](super::Session::poll_timeout) is one read.
+//!   [`Session::poll_timeout`](super::Session::poll_timeout) is one read;
+//! - `unstamped` counts the requests in `sent` not yet given a start
+//!   (`started` is `None`, and so is their deadline): a request the client's
+//!   driver writes gets both when it is written ([`Calls::sending`]), one
+//!   clock read for all it writes at once.
 
 use std::borrow::Cow;
 use std::collections::{HashMap, VecDeque};
@@ -108,7 +112,8 @@ pub(super) struct Pending {
     params: Option<RawJson>,
     retained: bool,
     options: CallOptions,
-    started: Instant,
+    /// `None` until it is written (see the [module docs](self)).
+    started: Option<Instant>,
     /// When it times out (progress moves it, up to the cap its options and
     /// `started` give: [`deadlines`]). Its progress token, if it asked for
     /// progress, is [`progress_token`] of its call.
@@ -137,7 +142,7 @@ impl Pending {
             params: None,
             retained: false,
             options: CallOptions::default(),
-            started: now,
+            started: Some(now),
             deadline: Some(deadline),
             rounds: 0,
             resent: false,
@@ -158,8 +163,9 @@ impl Pending {
     }
 
     /// When it was asked for (by the caller; for a handshake request, sent).
+    /// `None`: not yet written.
     #[inline]
-    pub(super) fn started(&self) -> Instant {
+    pub(super) fn started(&self) -> Option<Instant> {
         self.started
     }
 
@@ -227,7 +233,7 @@ impl Pending {
             method: self.method,
             params: self.params,
             options: self.options,
-            started: now,
+            started: Some(now),
             rounds: self.rounds + 1,
             resent: self.resent,
             meta: self.meta,
@@ -245,7 +251,8 @@ pub(super) struct Deferred {
     method: Cow<'static, str>,
     params: Option<RawJson>,
     options: CallOptions,
-    started: Instant,
+    /// `None`: a new call whose start is when it is written.
+    started: Option<Instant>,
     rounds: u32,
     resent: bool,
     /// The caller's `_meta` members.
@@ -261,7 +268,8 @@ pub(super) struct Deferred {
 }
 
 impl Deferred {
-    /// A new call, asked for at `now`.
+    /// A new call, asked for at `now` (`None`: its time starts when it is
+    /// written).
     #[inline]
     pub(super) fn new(
         call: CallId,
@@ -270,7 +278,7 @@ impl Deferred {
         meta: Option<JsonObject>,
         options: CallOptions,
         trace: Trace,
-        now: Instant,
+        now: Option<Instant>,
     ) -> Self {
         Deferred {
             call,
@@ -289,7 +297,7 @@ impl Deferred {
     /// When its caller asked for it (for an `input_required` round, when
     /// the round began).
     #[inline]
-    pub(super) fn started(&self) -> Instant {
+    pub(super) fn started(&self) -> Option<Instant> {
         self.started
     }
 
@@ -353,6 +361,7 @@ pub(super) struct Calls {
     /// server's `requestState`.
     awaiting_input: HashMap<CallId, (Deferred, Option<String>)>,
     next_deadline: Option<Instant>,
+    unstamped: usize,
 }
 
 impl Calls {
@@ -373,7 +382,17 @@ impl Calls {
     /// The request sent as `id`, forgotten.
     #[inline]
     pub(super) fn remove(&mut self, id: &RequestId) -> Option<Pending> {
-        self.sent.remove(id)
+        let p = self.sent.remove(id)?;
+        self.forget(&p);
+        Some(p)
+    }
+
+    /// Keeps `unstamped` for a request leaving `sent`.
+    #[inline]
+    fn forget(&mut self, p: &Pending) {
+        if p.started.is_none() {
+            self.unstamped -= 1;
+        }
     }
 
     /// When the session gives up on the request `id`.
@@ -382,14 +401,55 @@ impl Calls {
         self.sent.get(id)?.deadline
     }
 
-    /// The request `id`'s deadline and telemetry.
+    /// The request `id`, being written: its time starts at `now` if it
+    /// had none yet. Its deadline and telemetry.
     #[cfg(feature = "tokio")]
     #[inline]
-    pub(super) fn sending(&self, id: &RequestId) -> (Option<Instant>, Option<&CallTrace>) {
-        match self.sent.get(id) {
-            Some(p) => (p.deadline, p.trace.as_deref()),
-            None => (None, None),
+    pub(super) fn sending(
+        &mut self,
+        id: &RequestId,
+        config: &SessionConfig,
+        now: impl super::Now,
+    ) -> (Option<Instant>, Option<&CallTrace>) {
+        let Some(p) = self.sent.get_mut(id) else {
+            return (None, None);
+        };
+        if p.started.is_none() {
+            let now = now.now();
+            p.started = Some(now);
+            p.deadline = deadlines(config, &p.options, now, now).0;
+            self.unstamped -= 1;
+            if let Some(d) = p.deadline {
+                self.next_deadline = Some(self.next_deadline.map_or(d, |n| n.min(d)));
+            }
         }
+        (p.deadline, p.trace.as_deref())
+    }
+
+    /// Whether a request in `sent` has no start yet.
+    #[cfg(feature = "tokio")]
+    #[inline]
+    pub(super) fn has_unstamped(&self) -> bool {
+        self.unstamped > 0
+    }
+
+    /// Starts the time of every request in `sent` that has none yet, at
+    /// `now` (those not written in a pass: waiting for the transport).
+    #[cfg(feature = "tokio")]
+    pub(super) fn stamp(&mut self, config: &SessionConfig, now: Instant) {
+        if self.unstamped == 0 {
+            return;
+        }
+        for p in self.sent.values_mut() {
+            if p.started.is_none() {
+                p.started = Some(now);
+                p.deadline = deadlines(config, &p.options, now, now).0;
+                if let Some(d) = p.deadline {
+                    self.next_deadline = Some(self.next_deadline.map_or(d, |n| n.min(d)));
+                }
+            }
+        }
+        self.unstamped = 0;
     }
 
     /// Number of requests awaiting an answer.
@@ -407,7 +467,7 @@ impl Calls {
         input: Option<(Option<InputResponses>, Option<String>)>,
         route: Route<'_>,
         config: &SessionConfig,
-        now: Instant,
+        now: Option<Instant>,
     ) -> Request {
         let modern = route.version.is_some_and(|v| v.era() == Era::Modern);
         let id = self.next_id();
@@ -415,9 +475,17 @@ impl Calls {
         if let Some(t) = &mut trace {
             t.sent(&id, route.version);
         }
-        let deadline = d
-            .deadline
-            .or(deadlines(config, &d.options, d.started, now).0);
+        let started = d.started.or(now);
+        let deadline = match (started, now) {
+            _ if d.deadline.is_some() => d.deadline,
+            (Some(started), now) => {
+                deadlines(config, &d.options, started, now.unwrap_or(started)).0
+            }
+            (None, _) => {
+                self.unstamped += 1;
+                None
+            }
+        };
         let token = d.options.progress.then(|| progress_token(d.call));
         let retry_mrtr = modern && MRTR_METHODS.contains(&&*d.method);
         let keep = retry_mrtr || (config.resend_on_session_expiry && !modern) || route.unconfirmed;
@@ -454,7 +522,7 @@ impl Calls {
                 params: kept,
                 retained: keep,
                 options: d.options,
-                started: d.started,
+                started,
                 deadline,
                 rounds: d.rounds,
                 resent: d.resent,
@@ -469,6 +537,7 @@ impl Calls {
     /// Holds a new call back until the session is ready: waiting counts
     /// against its timeout.
     pub(super) fn hold(&mut self, mut d: Deferred, config: &SessionConfig, now: Instant) {
+        d.started = Some(now);
         d.deadline = deadlines(config, &d.options, now, now).0;
         self.note_deadline(d.deadline);
         self.queued.push_back(d);
@@ -516,7 +585,7 @@ impl Calls {
             .iter()
             .find(|(_, p)| p.purpose == Purpose::User(call))
             .map(|(id, _)| id.clone())?;
-        let p = self.sent.remove(&id)?;
+        let p = self.remove(&id)?;
         Some((p.trace, p.method, Some(id)))
     }
 
@@ -534,10 +603,10 @@ impl Calls {
             }
             _ => None,
         })?;
-        if p.deadline.is_some() {
+        if let (Some(_), Some(started)) = (p.deadline, p.started) {
             // A timeout from now, within the cap: no earlier than the
             // deadline it replaces, so `next_deadline` holds.
-            p.deadline = deadlines(config, &p.options, p.started, now).0;
+            p.deadline = deadlines(config, &p.options, started, now).0;
         }
         Some((call, p.trace.as_deref()))
     }
@@ -590,6 +659,7 @@ impl Calls {
     /// made, with what their completion needs.
     pub(super) fn drain(&mut self) -> (Vec<Pending>, Vec<Ended>) {
         self.next_deadline = None;
+        self.unstamped = 0;
         let mut handshake = Vec::new();
         let mut calls = Vec::new();
         for (_, p) in self.sent.drain() {

@@ -10,7 +10,7 @@
 //! the events; the telemetry), and the [`ServerRequests`] being answered.
 
 use std::borrow::Cow;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use mcp_proto::jsonrpc::{Message, Notification, RequestId};
 use mcp_proto::schema::{
@@ -203,7 +203,16 @@ impl Session {
         options: CallOptions,
         now: Instant,
     ) -> Result<(), ClientError> {
-        self.request_in(call, method.into(), params, meta, options, None, now)
+        self.request_in(
+            call,
+            method.into(),
+            params,
+            meta,
+            options,
+            None,
+            Some(now),
+            now,
+        )
     }
 
     /// Like [`request_with_meta`](Self::request_with_meta), recorded on an
@@ -221,7 +230,34 @@ impl Session {
         span: telemetry::AppSpan,
         now: Instant,
     ) -> Result<(), ClientError> {
-        self.request_in(call, method.into(), params, meta, options, Some(span), now)
+        self.request_in(
+            call,
+            method.into(),
+            params,
+            meta,
+            options,
+            Some(span),
+            Some(now),
+            now,
+        )
+    }
+
+    /// A call of the client's own driver, which writes it: its time starts
+    /// when it is written ([`sending`](Self::sending)), not now. `clock`
+    /// is read only if the session holds the call back.
+    #[cfg(feature = "tokio")]
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn request_written(
+        &mut self,
+        call: CallId,
+        method: Cow<'static, str>,
+        params: Option<RawJson>,
+        meta: Option<JsonObject>,
+        options: CallOptions,
+        span: Option<telemetry::AppSpan>,
+        clock: impl Now,
+    ) -> Result<(), ClientError> {
+        self.request_in(call, method, params, meta, options, span, None, clock)
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -233,7 +269,8 @@ impl Session {
         meta: Option<JsonObject>,
         options: CallOptions,
         span: Option<telemetry::AppSpan>,
-        now: Instant,
+        now: Option<Instant>,
+        clock: impl Now,
     ) -> Result<(), ClientError> {
         if let Some(reason) = self.close_reason() {
             return Err(ClientError::Closed(reason.clone()));
@@ -244,9 +281,10 @@ impl Session {
             .start_call(&method, params.as_ref(), span);
         let d = Deferred::new(call, method, params, meta, options, trace, now);
         if self.negotiation.sends() {
-            self.send(d, None, now);
+            self.calls_send(d, None, now);
         } else {
-            self.calls.hold(d, &self.config, now);
+            self.calls
+                .hold(d, &self.config, now.unwrap_or_else(|| clock.now()));
         }
         Ok(())
     }
@@ -360,8 +398,27 @@ impl Session {
     /// telemetry, whose span the transport works in meanwhile.
     #[cfg(feature = "tokio")]
     #[inline]
-    pub(crate) fn sending(&self, id: &RequestId) -> (Option<Instant>, Option<&telemetry::Call>) {
-        self.calls.sending(id)
+    pub(crate) fn sending(
+        &mut self,
+        id: &RequestId,
+        now: impl Now,
+    ) -> (Option<Instant>, Option<&telemetry::Call>) {
+        self.calls.sending(id, &self.config, now)
+    }
+
+    /// Whether a request queued for the transport has no start yet (see
+    /// [`request_written`](Self::request_written)).
+    #[cfg(feature = "tokio")]
+    #[inline]
+    pub(crate) fn has_unstamped(&self) -> bool {
+        self.calls.has_unstamped()
+    }
+
+    /// Starts at `now` the time of every request queued for the transport
+    /// that has none yet (the driver, when a pass leaves some unwritten).
+    #[cfg(feature = "tokio")]
+    pub(crate) fn stamp_unwritten(&mut self, now: Instant) {
+        self.calls.stamp(&self.config, now);
     }
 
     // ---- input ----------------------------------------------------------
@@ -455,7 +512,9 @@ impl Session {
             let Some(mut p) = self.calls.remove(&id) else {
                 continue;
             };
-            let after = now.saturating_duration_since(p.started());
+            let after = p
+                .started()
+                .map_or(Duration::ZERO, |s| now.saturating_duration_since(s));
             let method = p.method().to_owned();
             let timeout = || ClientError::Timeout {
                 method: method.clone(),
@@ -497,7 +556,9 @@ impl Session {
         }
         // Calls still waiting for the session to (re)start: never sent.
         while let Some(d) = self.calls.take_expired_held(now) {
-            let after = now.saturating_duration_since(d.started());
+            let after = d
+                .started()
+                .map_or(Duration::ZERO, |s| now.saturating_duration_since(s));
             let (call, trace, method) = d.end();
             let e = ClientError::Timeout {
                 method: method.to_string(),
@@ -743,6 +804,18 @@ impl Session {
         d: Deferred,
         input: Option<(Option<InputResponses>, Option<String>)>,
         now: Instant,
+    ) {
+        self.calls_send(d, input, Some(now));
+    }
+
+    /// [`send`](Self::send), or with `now` `None` one whose time starts
+    /// when it is written.
+    #[inline]
+    fn calls_send(
+        &mut self,
+        d: Deferred,
+        input: Option<(Option<InputResponses>, Option<String>)>,
+        now: Option<Instant>,
     ) {
         let route = self.negotiation.route();
         let request = self.calls.send(d, input, route, &self.config, now);

@@ -169,7 +169,7 @@ impl Negotiation {
     /// Sends the calls held back, in order (the session is ready).
     pub(super) fn send_held(&self, (calls, out, config): Parts<'_>, now: Instant) {
         while let Some(d) = calls.next_held() {
-            out.request(calls.send(d, None, self.route(), config, now));
+            out.request(calls.send(d, None, self.route(), config, Some(now)));
         }
     }
 
