@@ -85,7 +85,9 @@ impl ClientBuilder {
     }
 
     /// Default per-request timeout, reset by progress (default 60 s). It runs
-    /// from when the call is handed to the connection: waiting for a new
+    /// from the connection's next pass after the call is handed to it (which
+    /// writes the request, or finds the transport not ready for it, and
+    /// reads the clock once for all it writes): waiting for a new
     /// session (after an expired one) and the re-send count against it;
     /// only an `input_required` round, answered by the user, starts it
     /// again. Time spent waiting for room under
