@@ -12,10 +12,11 @@ pub const MAX_FIELD_TERMS: usize = 512;
 /// parser`), and, for a word mixing letters and digits (`s3`, `base64`),
 /// given whole and also by its letter runs (`s3`, `s`).
 ///
-/// The text is read a byte at a time; a word already lowercase (most words
-/// of prose and of snake_case names) is handed over as a slice of `text`,
-/// not copied, and only a word with a character beyond ASCII is read by
-/// characters.
+/// The text is read a byte at a time, and a run of lowercase letters
+/// (most of every word) eight bytes at a time; a word already lowercase
+/// (most words of prose and of snake_case names) is handed over as a slice
+/// of `text`, not copied, one of ASCII letters is lowercased in a buffer,
+/// and only a word with a character beyond ASCII is read by characters.
 pub(crate) fn words(text: &str, mut f: impl FnMut(&str) -> bool) {
     let mut word = String::new();
     let b = text.as_bytes();
@@ -28,6 +29,17 @@ pub(crate) fn words(text: &str, mut f: impl FnMut(&str) -> bool) {
         }
         let start = i;
         let mut seen = 0u8;
+        // A capital may begin a word (`Lists`, `listIssues`): then its
+        // lowercase letters, at once.
+        if b.get(i).is_some_and(|&c| CLASS[usize::from(c)] == UPPER) {
+            seen = UPPER;
+            i += 1;
+        }
+        let run = lowercase_len(b.get(i..).unwrap_or_default());
+        if run > 0 {
+            seen |= LOWER;
+            i += run;
+        }
         while let Some(&c) = b.get(i) {
             let class = CLASS[usize::from(c)];
             if class == OTHER {
@@ -63,6 +75,11 @@ pub(crate) fn words(text: &str, mut f: impl FnMut(&str) -> bool) {
             true
         } else if seen == LOWER {
             f(raw)
+        } else if seen & (DIGIT | WIDE) == 0 {
+            word.clear();
+            word.push_str(raw);
+            word.make_ascii_lowercase();
+            f(&word)
         } else if seen == WIDE {
             unicode_words(raw, &mut word, &mut f)
         } else {
@@ -75,6 +92,30 @@ pub(crate) fn words(text: &str, mut f: impl FnMut(&str) -> bool) {
     if text.len() <= MAX_JOINED && text.contains('-') {
         joined(text, &mut f);
     }
+}
+
+/// How many bytes `b` begins with that are ASCII lowercase letters: eight
+/// at a time, then one at a time.
+fn lowercase_len(b: &[u8]) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = ONES * 0x80;
+    let mut n = 0;
+    while let Some(chunk) = b.get(n..n + 8) {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(chunk);
+        let x = u64::from_le_bytes(w);
+        // The high bit of each byte from `a` to `z`: at least `a` (0x61 +
+        // 0x1f reaches 0x80), at most `z` (0x7a + 0x05 does not), below
+        // 0x80. A byte's sum may carry into the next only when it is no
+        // lowercase letter, so the lowest byte that is not one is exact.
+        let lower = x.wrapping_add(ONES * 0x1f) & !x.wrapping_add(ONES * 0x05) & !x & HIGH;
+        let other = !lower & HIGH;
+        if other != 0 {
+            return n + (other.trailing_zeros() / 8) as usize;
+        }
+        n += 8;
+    }
+    n + b[n..].iter().take_while(|c| c.is_ascii_lowercase()).count()
 }
 
 /// [`words`] of a run of text with characters beyond ASCII and no ASCII
@@ -407,6 +448,35 @@ mod tests {
             ]
         );
         assert!(all_words("").is_empty());
+    }
+
+    #[test]
+    fn lowercase_runs_end_at_any_other_byte() {
+        for text in [
+            "",
+            "abc",
+            "abcdefgh",
+            "abcdefghijklmnopq",
+            "abcdefghIjk",
+            "abcdefgh ijk",
+            "zzzzzzz{zzz",
+            "`aaaaaaaaaa",
+            "abcdefg\u{80}",
+            "abcdé\u{ff}fghij",
+            "azAZ09az",
+        ] {
+            let slow = text.bytes().take_while(u8::is_ascii_lowercase).count();
+            assert_eq!(lowercase_len(text.as_bytes()), slow, "{text}");
+        }
+        for at in 0..17 {
+            for c in 0..=255u8 {
+                let mut b = *b"abcdefghijklmnopqrstuvwxyz";
+                b[at] = c;
+                b[at + 1] = 255 - c;
+                let slow = b.iter().take_while(|c| c.is_ascii_lowercase()).count();
+                assert_eq!(lowercase_len(&b), slow, "{c} at {at}");
+            }
+        }
     }
 
     #[test]
