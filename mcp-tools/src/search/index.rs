@@ -138,17 +138,23 @@ impl Postings {
 
 /// The saturated, length-normalized frequency of one term in one document
 /// (BM25F): `tf / (k1 + tf)` scaled by `k1 + 1`, where `tf` sums each
-/// field's weighted count over its normalized length.
-fn saturate(r: &Ranking, counts: &[u16; FIELDS], lens: &[u32; FIELDS], avg: &[f32; FIELDS]) -> f32 {
+/// field's weighted count over its normalized length (`norms`, from
+/// [`norms`]).
+fn saturate(r: &Ranking, counts: &[u16; FIELDS], norms: &[f32; FIELDS]) -> f32 {
     let mut tf = 0.0;
     for f in 0..FIELDS {
         if counts[f] == 0 {
             continue;
         }
-        let norm = 1.0 - r.norm[f] + r.norm[f] * lens[f] as f32 / avg[f].max(1.0);
-        tf += r.weight[f] * f32::from(counts[f]) / norm;
+        tf += r.weight[f] * f32::from(counts[f]) / norms[f];
     }
     tf * (r.k1 + 1.0) / (r.k1 + tf)
+}
+
+/// Each field's normalized length in one document (BM25's `1 - b + b ×
+/// len / avg`), for [`saturate`]: once per document, not per term.
+fn norms(r: &Ranking, lens: &[u32; FIELDS], avg: &[f32; FIELDS]) -> [f32; FIELDS] {
+    std::array::from_fn(|f| 1.0 - r.norm[f] + r.norm[f] * lens[f] as f32 / avg[f].max(1.0))
 }
 
 /// Builds a [`ToolIndex`]: name a server, add its tools, name the next.
@@ -166,7 +172,8 @@ pub struct ToolIndexBuilder {
     slot: Vec<u32>,
     /// Per server: its terms with counts, and its length.
     servers: Vec<(Vec<(u32, u16)>, u32)>,
-    scratch: Vec<(u32, u8)>,
+    /// Where words are lowercased.
+    buf: String,
     /// Each word met (lowercased, as written) → its term, or [`NO_TERM`].
     words: WordMemo,
     stem: String,
@@ -289,18 +296,18 @@ impl ToolIndexBuilder {
             self.servers.push((Vec::new(), 0));
         }
         let server = u32::try_from(self.servers.len() - 1).unwrap_or(u32::MAX);
-        let mut scratch = std::mem::take(&mut self.scratch);
-        scratch.clear();
+        let start = self.entries.len();
+        let mut buf = std::mem::take(&mut self.buf);
         let mut lens = [0u32; FIELDS];
         let mut add = |this: &mut Self, field: usize, text: &str, budget: &mut usize| {
             if *budget == 0 {
                 return;
             }
-            text::words(text, |w| {
-                let Some(id) = this.word(w) else {
+            text::words_with(text, &mut buf, |w| {
+                let Some(t) = this.word(w) else {
                     return true;
                 };
-                scratch.push((id, field as u8));
+                this.count(start, t, field);
                 lens[field] += 1;
                 *budget -= 1;
                 *budget > 0
@@ -330,31 +337,33 @@ impl ToolIndexBuilder {
             add(self, PARAMETERS, p, &mut budget);
             budget > 0
         });
-        // Each term once, with its count in each field.
-        let start = self.entries.len();
-        for &(t, f) in &scratch {
-            let t_at = t as usize;
-            if self.slot.len() <= t_at {
-                self.slot.resize(t_at + 1, u32::MAX);
-            }
-            let at = self.slot[t_at] as usize;
-            match self.entries.get_mut(at) {
-                Some((_, counts)) if at >= start => {
-                    counts[f as usize] = counts[f as usize].saturating_add(1);
-                }
-                _ => {
-                    self.slot[t_at] = u32::try_from(self.entries.len()).unwrap_or(u32::MAX);
-                    let mut counts = [0u16; FIELDS];
-                    counts[f as usize] = 1;
-                    self.entries.push((t, counts));
-                }
-            }
-        }
+        self.buf = buf;
         self.ends
             .push(u32::try_from(self.entries.len()).unwrap_or(u32::MAX));
         self.docs.push((id, server, lens));
-        self.scratch = scratch;
         self
+    }
+
+    /// Counts term `t` once more in `field` of the tool being added (whose
+    /// entries begin at `start`).
+    #[inline]
+    fn count(&mut self, start: usize, t: u32, field: usize) {
+        let t_at = t as usize;
+        if self.slot.len() <= t_at {
+            self.slot.resize(t_at + 1, u32::MAX);
+        }
+        let at = self.slot[t_at] as usize;
+        match self.entries.get_mut(at) {
+            Some((_, counts)) if at >= start => {
+                counts[field] = counts[field].saturating_add(1);
+            }
+            _ => {
+                self.slot[t_at] = u32::try_from(self.entries.len()).unwrap_or(u32::MAX);
+                let mut counts = [0u16; FIELDS];
+                counts[field] = 1;
+                self.entries.push((t, counts));
+            }
+        }
     }
 
     /// The index.
@@ -375,13 +384,14 @@ impl ToolIndexBuilder {
         for (d, (&end, (_, _, lens))) in self.ends.iter().zip(&self.docs).enumerate() {
             let entries = &self.entries[start..end as usize];
             start = end as usize;
+            let norms = norms(&self.ranking, lens, &avg);
             for &(term, counts) in entries {
                 let named = if counts[NAME] > 0 { IN_NAME } else { 0 };
                 names[d] += u16::from(counts[NAME] > 0);
                 triples.push((
                     term,
                     d as u32 | named,
-                    saturate(&self.ranking, &counts, lens, &avg),
+                    saturate(&self.ranking, &counts, &norms),
                 ));
             }
         }
@@ -392,14 +402,15 @@ impl ToolIndexBuilder {
             self.servers.iter().map(|s| s.1 as f32).sum::<f32>() / self.servers.len().max(1) as f32;
         let mut server_triples = Vec::new();
         for (s, (counts, len)) in self.servers.iter().enumerate() {
+            let mut lens = [0u32; FIELDS];
+            lens[DESCRIPTION] = *len;
+            let mut a = [1f32; FIELDS];
+            a[DESCRIPTION] = server_avg;
+            let norms = norms(&self.ranking, &lens, &a);
             for &(t, c) in counts {
                 let mut fc = [0u16; FIELDS];
                 fc[DESCRIPTION] = c;
-                let mut lens = [0u32; FIELDS];
-                lens[DESCRIPTION] = *len;
-                let mut a = [1f32; FIELDS];
-                a[DESCRIPTION] = server_avg;
-                server_triples.push((t, s as u32, saturate(&self.ranking, &fc, &lens, &a)));
+                server_triples.push((t, s as u32, saturate(&self.ranking, &fc, &norms)));
             }
         }
         let servers = Postings::new(terms, self.servers.len(), &server_triples);

@@ -127,6 +127,7 @@
 //! - An index holds at most 2³¹ tools (memory runs out long before); more
 //!   are left out.
 
+mod bytes;
 mod concepts;
 mod embed;
 mod index;

@@ -67,27 +67,26 @@ impl Meanings {
         let mut values = Vec::with_capacity(ends.len() * dims);
         let mut scales = Vec::with_capacity(ends.len());
         let mut sum = vec![0f32; dims];
+        // One tool's terms that have a meaning: where their vector starts,
+        // and its weight.
+        let mut weighted: Vec<(usize, f32)> = Vec::new();
         let mut start = 0;
         for &end in ends {
-            sum.iter_mut().for_each(|x| *x = 0.0);
+            weighted.clear();
             for &(t, counts) in entries.get(start..end as usize).unwrap_or_default() {
                 let field: f32 = (0..FIELDS)
                     .map(|f| r.meaning_fields[f] * f32::from(counts[f]))
                     .sum();
                 let t = t as usize;
-                let (Some(term), Some(&idf)) =
-                    (self.terms.get(t * dims..(t + 1) * dims), idf.get(t))
-                else {
-                    continue;
-                };
-                if field > 0.0 {
-                    let w = field * idf;
-                    for (s, x) in sum.iter_mut().zip(term) {
-                        *s += w * x;
-                    }
+                if field > 0.0
+                    && let Some(&idf) = idf.get(t)
+                    && self.terms.len() >= (t + 1) * dims
+                {
+                    weighted.push((t * dims, field * idf));
                 }
             }
             start = end as usize;
+            sum_weighted(&mut sum, &self.terms, &weighted);
             normalize(&mut sum);
             scales.push(quantize(&sum, &mut values));
         }
@@ -189,12 +188,52 @@ pub(crate) struct QueryMeaning {
     scale: f32,
 }
 
+/// Sets `sum` to the sum of `rows`' vectors in `vectors` (each `sum.len()`
+/// values from its start), each times its weight, added one after another
+/// from zero: a block of dimensions at a time, its sums held in registers
+/// while every row is added (the same sums, in the same order, as adding
+/// each whole row to `sum` in turn, for less reading and writing of it).
+fn sum_weighted(sum: &mut [f32], vectors: &[f32], rows: &[(usize, f32)]) {
+    const BLOCK: usize = 32;
+    let dims = sum.len();
+    let (blocks, rest) = sum.as_chunks_mut::<BLOCK>();
+    for (b, out) in blocks.iter_mut().enumerate() {
+        let mut acc = [0f32; BLOCK];
+        for &(at, w) in rows {
+            let Some(row) = vectors
+                .get(at + b * BLOCK..at + (b + 1) * BLOCK)
+                .and_then(|r| <&[f32; BLOCK]>::try_from(r).ok())
+            else {
+                continue;
+            };
+            for (a, x) in acc.iter_mut().zip(row) {
+                *a += w * x;
+            }
+        }
+        *out = acc;
+    }
+    let done = dims - rest.len();
+    rest.iter_mut().for_each(|x| *x = 0.0);
+    for &(at, w) in rows {
+        if let Some(row) = vectors.get(at + done..at + dims) {
+            for (s, x) in rest.iter_mut().zip(row) {
+                *s += w * x;
+            }
+        }
+    }
+}
+
 /// Appends `v` to `out` as int8 values; what one unit of them is worth.
 fn quantize(v: &[f32], out: &mut Vec<i8>) -> f32 {
     let max = v.iter().fold(0f32, |m, x| m.max(x.abs()));
     let inv = if max > 0.0 { 127.0 / max } else { 0.0 };
     // Rounded half away from zero (the cast truncates toward it), without
-    // a call to `round` per value.
-    out.extend(v.iter().map(|x| (x * inv + 0.5f32.copysign(*x)) as i8));
+    // a call to `round` per value; clamped to int8's range first (as the
+    // cast to `i8` would saturate), so that the cast goes through `i32`,
+    // which vector registers do four at a time.
+    out.extend(
+        v.iter()
+            .map(|x| (x * inv + 0.5f32.copysign(*x)).clamp(-128.0, 127.0) as i32 as i8),
+    );
     max / 127.0
 }

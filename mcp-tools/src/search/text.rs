@@ -1,6 +1,8 @@
 //! Text to index terms: words split the way tool names and prose are
 //! written, lowercased, stop words dropped, a light English stemmer.
 
+use super::bytes::{HIGH, ONES, first_of, zeros};
+
 /// The most terms taken from one field of one tool (a description longer
 /// than this is indexed by its beginning: memory stays bounded whatever a
 /// server sends).
@@ -17,14 +19,24 @@ pub const MAX_FIELD_TERMS: usize = 512;
 /// (most words of prose and of snake_case names) is handed over as a slice
 /// of `text`, not copied, one of ASCII letters is lowercased in a buffer,
 /// and only a word with a character beyond ASCII is read by characters.
-pub(crate) fn words(text: &str, mut f: impl FnMut(&str) -> bool) {
-    let mut word = String::new();
+pub(crate) fn words(text: &str, f: impl FnMut(&str) -> bool) {
+    words_with(text, &mut String::new(), f);
+}
+
+/// [`words`], lowercasing in `word` (whatever it holds; for a caller that
+/// reads many texts, one buffer for all).
+pub(crate) fn words_with(text: &str, word: &mut String, mut f: impl FnMut(&str) -> bool) {
     let b = text.as_bytes();
     let mut i = 0;
+    // Whether a separator was a hyphen (see `joined`).
+    let mut hyphen = false;
     while i < b.len() {
         // The next word: from its first letter or digit to the byte before
         // the next separator or camelCase step.
-        while b.get(i).is_some_and(|&c| CLASS[usize::from(c)] == OTHER) {
+        while let Some(&c) = b.get(i)
+            && CLASS[usize::from(c)] == OTHER
+        {
+            hyphen |= c == b'-';
             i += 1;
         }
         let start = i;
@@ -79,43 +91,33 @@ pub(crate) fn words(text: &str, mut f: impl FnMut(&str) -> bool) {
             word.clear();
             word.push_str(raw);
             word.make_ascii_lowercase();
-            f(&word)
+            f(word)
         } else if seen == WIDE {
-            unicode_words(raw, &mut word, &mut f)
+            unicode_words(raw, word, &mut f)
         } else {
-            emit(raw, &mut word, &mut f)
+            emit(raw, word, &mut f)
         };
         if !go_on {
             return;
         }
     }
-    if text.len() <= MAX_JOINED && text.contains('-') {
+    // Every hyphen is in a separator: `hyphen` says whether `text` has one.
+    if hyphen && text.len() <= MAX_JOINED {
         joined(text, &mut f);
     }
 }
 
-/// How many bytes `b` begins with that are ASCII lowercase letters: eight
-/// at a time, then one at a time.
+/// How many bytes `b` begins with that are ASCII lowercase letters, eight
+/// at a time.
 fn lowercase_len(b: &[u8]) -> usize {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = ONES * 0x80;
-    let mut n = 0;
-    while let Some(chunk) = b.get(n..n + 8) {
-        let mut w = [0u8; 8];
-        w.copy_from_slice(chunk);
-        let x = u64::from_le_bytes(w);
+    first_of(b, |x| {
         // The high bit of each byte from `a` to `z`: at least `a` (0x61 +
         // 0x1f reaches 0x80), at most `z` (0x7a + 0x05 does not), below
         // 0x80. A byte's sum may carry into the next only when it is no
         // lowercase letter, so the lowest byte that is not one is exact.
         let lower = x.wrapping_add(ONES * 0x1f) & !x.wrapping_add(ONES * 0x05) & !x & HIGH;
-        let other = !lower & HIGH;
-        if other != 0 {
-            return n + (other.trailing_zeros() / 8) as usize;
-        }
-        n += 8;
-    }
-    n + b[n..].iter().take_while(|c| c.is_ascii_lowercase()).count()
+        !lower & HIGH
+    })
 }
 
 /// [`words`] of a run of text with characters beyond ASCII and no ASCII
@@ -371,14 +373,22 @@ fn undouble(out: &mut String) {
 pub(crate) fn first_sentence(text: &str) -> (&str, &str) {
     let text = text.trim_start();
     let bytes = text.as_bytes();
-    for (i, &b) in bytes.iter().enumerate() {
-        let end_of_sentence = matches!(b, b'.' | b'!' | b'?')
-            && bytes.get(i + 1).is_none_or(|n| n.is_ascii_whitespace());
-        if b == b'\n' || end_of_sentence {
+    let mut i = 0;
+    loop {
+        i += first_of(&bytes[i..], |x| {
+            zeros(x ^ (ONES * u64::from(b'.')))
+                | zeros(x ^ (ONES * u64::from(b'!')))
+                | zeros(x ^ (ONES * u64::from(b'?')))
+                | zeros(x ^ (ONES * u64::from(b'\n')))
+        });
+        let Some(&b) = bytes.get(i) else {
+            return (text, "");
+        };
+        if b == b'\n' || bytes.get(i + 1).is_none_or(|n| n.is_ascii_whitespace()) {
             return (&text[..i], &text[i + 1..]);
         }
+        i += 1;
     }
-    (text, "")
 }
 
 /// The term of `word` (a word of [`words`]) in `buf`, or `None` for a stop
@@ -490,6 +500,16 @@ mod tests {
             ("Reads v1.2 files", "then")
         );
         assert_eq!(first_sentence("No end"), ("No end", ""));
+        assert_eq!(
+            first_sentence("Version 1.2.3 of it is fine!"),
+            ("Version 1.2.3 of it is fine", "")
+        );
+        assert_eq!(first_sentence("What? Yes"), ("What", " Yes"));
+        assert_eq!(
+            first_sentence("a.b.c.d.e.f.g.h.i\tj"),
+            ("a.b.c.d.e.f.g.h.i\tj", "")
+        );
+        assert_eq!(first_sentence("abcdefghijk.\tl"), ("abcdefghijk", "\tl"));
     }
 
     #[test]
