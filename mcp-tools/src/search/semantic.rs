@@ -228,12 +228,7 @@ fn quantize(v: &[f32], out: &mut Vec<i8>) -> f32 {
     let max = v.iter().fold(0f32, |m, x| m.max(x.abs()));
     let inv = if max > 0.0 { 127.0 / max } else { 0.0 };
     // Rounded half away from zero (the cast truncates toward it), without
-    // a call to `round` per value; clamped to int8's range first (as the
-    // cast to `i8` would saturate), so that the cast goes through `i32`,
-    // which vector registers do four at a time.
-    out.extend(
-        v.iter()
-            .map(|x| (x * inv + 0.5f32.copysign(*x)).clamp(-128.0, 127.0) as i32 as i8),
-    );
+    // a call to `round` per value.
+    out.extend(v.iter().map(|x| (x * inv + 0.5f32.copysign(*x)) as i8));
     max / 127.0
 }
