@@ -167,8 +167,9 @@ pub struct ToolIndexBuilder {
     /// after another (`ends[i]` is where tool `i`'s end).
     entries: Vec<(u32, [u16; FIELDS])>,
     ends: Vec<u32>,
-    /// Per term, where it is in `entries` if the tool being added has it
-    /// (an index from before that tool's start means it has not).
+    /// Per term (one for each, pushed as the term is made), where it is in
+    /// `entries` if the tool being added has it (an index from before that
+    /// tool's start means it has not).
     slot: Vec<u32>,
     /// Per server: its terms with counts, and its length.
     servers: Vec<(Vec<(u32, u16)>, u32)>,
@@ -252,6 +253,7 @@ impl ToolIndexBuilder {
         }
         let id = u32::try_from(self.vocab.len()).unwrap_or(u32::MAX);
         self.vocab.insert(t.into(), id);
+        self.slot.push(u32::MAX);
         self.meanings.add_term(w);
         id
     }
@@ -263,9 +265,10 @@ impl ToolIndexBuilder {
         let mut counts: Vec<(u32, u16)> = Vec::new();
         let mut len = 0;
         let mut terms = Vec::new();
+        let mut buf = std::mem::take(&mut self.buf);
         for part in [Some(name), instructions].into_iter().flatten() {
             let mut n = 0;
-            text::words(part, |w| {
+            text::words_with(part, &mut buf, |w| {
                 if let Some(t) = self.word(w) {
                     terms.push(t);
                     n += 1;
@@ -273,6 +276,7 @@ impl ToolIndexBuilder {
                 n < MAX_FIELD_TERMS
             });
         }
+        self.buf = buf;
         terms.sort_unstable();
         for t in terms {
             len += 1;
@@ -348,17 +352,16 @@ impl ToolIndexBuilder {
     /// entries begin at `start`).
     #[inline]
     fn count(&mut self, start: usize, t: u32, field: usize) {
-        let t_at = t as usize;
-        if self.slot.len() <= t_at {
-            self.slot.resize(t_at + 1, u32::MAX);
-        }
-        let at = self.slot[t_at] as usize;
+        let Some(slot) = self.slot.get_mut(t as usize) else {
+            return;
+        };
+        let at = *slot as usize;
         match self.entries.get_mut(at) {
             Some((_, counts)) if at >= start => {
                 counts[field] = counts[field].saturating_add(1);
             }
             _ => {
-                self.slot[t_at] = u32::try_from(self.entries.len()).unwrap_or(u32::MAX);
+                *slot = u32::try_from(self.entries.len()).unwrap_or(u32::MAX);
                 let mut counts = [0u16; FIELDS];
                 counts[field] = 1;
                 self.entries.push((t, counts));

@@ -83,21 +83,29 @@ pub(crate) fn words_with(text: &str, word: &mut String, mut f: impl FnMut(&str) 
         // `start` and `i` are at ASCII bytes (or the ends): character
         // boundaries.
         let raw = &text[start..i];
-        let go_on = if raw.is_empty() {
-            true
-        } else if seen == LOWER {
-            f(raw)
-        } else if seen & (DIGIT | WIDE) == 0 {
+        let w = if seen == LOWER {
+            raw
+        } else if seen & (DIGIT | WIDE) == 0 && !raw.is_empty() {
             word.clear();
             word.push_str(raw);
             word.make_ascii_lowercase();
-            f(word)
-        } else if seen == WIDE {
-            unicode_words(raw, word, &mut f)
+            word.as_str()
         } else {
-            emit(raw, word, &mut f)
+            let go_on = if raw.is_empty() {
+                true
+            } else if seen == WIDE {
+                unicode_words(raw, word, &mut f)
+            } else if seen & UPPER == 0 {
+                digit_words(raw, &mut f)
+            } else {
+                emit(raw, word, &mut f)
+            };
+            if !go_on {
+                return;
+            }
+            continue;
         };
-        if !go_on {
+        if !f(w) {
             return;
         }
     }
@@ -212,6 +220,26 @@ fn joined(text: &str, f: &mut impl FnMut(&str) -> bool) {
             return;
         }
     }
+}
+
+/// [`emit`] of a word of lowercase ASCII letters and digits (`s3`,
+/// `base64`, `2024`), with no copy: the word, then its runs of two letters
+/// or more.
+fn digit_words(raw: &str, f: &mut impl FnMut(&str) -> bool) -> bool {
+    if !f(raw) {
+        return false;
+    }
+    let b = raw.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        let run = lowercase_len(&b[i..]);
+        if run >= 2 && !f(&raw[i..i + run]) {
+            return false;
+        }
+        i += run;
+        i += b[i..].iter().take_while(|c| c.is_ascii_digit()).count();
+    }
+    true
 }
 
 /// Lowercases `raw` into `buf` and gives it to `f`; a word mixing letters
@@ -458,6 +486,24 @@ mod tests {
             ]
         );
         assert!(all_words("").is_empty());
+    }
+
+    #[test]
+    fn words_with_digits_as_emit_gives_them() {
+        for raw in [
+            "s3", "base64", "2024", "a1b22cd3", "x86yz", "ab12cd", "1a", "a1",
+        ] {
+            let (mut fast, mut slow) = (Vec::new(), Vec::new());
+            digit_words(raw, &mut |w| {
+                fast.push(w.to_owned());
+                true
+            });
+            emit(raw, &mut String::new(), &mut |w| {
+                slow.push(w.to_owned());
+                true
+            });
+            assert_eq!(fast, slow, "{raw}");
+        }
     }
 
     #[test]
