@@ -78,29 +78,57 @@ const MAX_PREFIXED: usize = 4;
 /// The most tools an index holds (document numbers leave [`IN_NAME`] free).
 pub(crate) const MAX_TOOLS: usize = IN_NAME as usize;
 
-impl Postings {
-    /// `(term, doc, value)` triples as rows (`doc` with [`IN_NAME`]);
-    /// `terms` is the vocabulary size.
-    fn new(terms: usize, docs: usize, triples: &[(u32, u32, f32)]) -> Postings {
-        let mut counts = vec![0u32; terms + 1];
-        for &(t, _, _) in triples {
-            counts[t as usize + 1] += 1;
+/// [`Postings`] being made, without sorting: each term's row is counted
+/// first ([`new`](Self::new)), then each posting is put in its row's next
+/// place ([`put`](Self::put)), in the order given.
+struct PostingsBuilder {
+    offsets: Vec<u32>,
+    /// Per term, where its next posting goes.
+    next: Vec<u32>,
+    docs: Vec<u32>,
+    values: Vec<f32>,
+}
+
+impl PostingsBuilder {
+    /// Rows for `terms` terms, holding the postings whose terms
+    /// `each_term` gives (each once per posting to [`put`](Self::put)).
+    fn new(terms: usize, each_term: impl Iterator<Item = u32>) -> PostingsBuilder {
+        let mut offsets = vec![0u32; terms + 1];
+        for t in each_term {
+            offsets[t as usize + 1] += 1;
         }
-        for i in 1..counts.len() {
-            counts[i] += counts[i - 1];
+        for i in 1..offsets.len() {
+            offsets[i] += offsets[i - 1];
         }
-        let offsets = counts.clone();
-        let mut next = counts;
-        let mut out_docs = vec![0u32; triples.len()];
-        let mut values = vec![0f32; triples.len()];
-        for &(t, d, v) in triples {
-            let at = next[t as usize] as usize;
-            next[t as usize] += 1;
-            out_docs[at] = d;
-            values[at] = v;
+        let total = offsets.last().copied().unwrap_or(0) as usize;
+        PostingsBuilder {
+            next: offsets.clone(),
+            offsets,
+            docs: vec![0u32; total],
+            values: vec![0f32; total],
         }
+    }
+
+    /// Puts `doc` (with [`IN_NAME`]) and its `value` in term `t`'s row.
+    #[inline]
+    fn put(&mut self, t: u32, doc: u32, value: f32) {
+        let Some(next) = self.next.get_mut(t as usize) else {
+            return;
+        };
+        let at = *next as usize;
+        *next += 1;
+        if let (Some(d), Some(v)) = (self.docs.get_mut(at), self.values.get_mut(at)) {
+            *d = doc;
+            *v = value;
+        }
+    }
+
+    /// The postings, with each term's inverse document frequency among
+    /// `docs` documents.
+    fn finish(self, docs: usize) -> Postings {
         let n = docs as f32;
-        let idf = offsets
+        let idf = self
+            .offsets
             .windows(2)
             .map(|w| {
                 let df = (w[1] - w[0]) as f32;
@@ -108,13 +136,15 @@ impl Postings {
             })
             .collect();
         Postings {
-            offsets,
-            docs: out_docs,
-            values,
+            offsets: self.offsets,
+            docs: self.docs,
+            values: self.values,
             idf,
         }
     }
+}
 
+impl Postings {
     /// The documents holding `term`, with `idf × saturated frequency` and
     /// whether the term is in the document's name.
     fn row(&self, term: u32) -> impl Iterator<Item = (u32, f32, bool)> + '_ {
@@ -381,7 +411,8 @@ impl ToolIndexBuilder {
         for a in &mut avg {
             *a /= n.max(1) as f32;
         }
-        let mut triples = Vec::with_capacity(self.entries.len());
+        let terms = self.vocab.len();
+        let mut tools = PostingsBuilder::new(terms, self.entries.iter().map(|e| e.0));
         let mut names = vec![0u16; n];
         let mut start = 0usize;
         for (d, (&end, (_, _, lens))) in self.ends.iter().zip(&self.docs).enumerate() {
@@ -391,19 +422,21 @@ impl ToolIndexBuilder {
             for &(term, counts) in entries {
                 let named = if counts[NAME] > 0 { IN_NAME } else { 0 };
                 names[d] += u16::from(counts[NAME] > 0);
-                triples.push((
+                tools.put(
                     term,
                     d as u32 | named,
                     saturate(&self.ranking, &counts, &norms),
-                ));
+                );
             }
         }
-        let terms = self.vocab.len();
-        let tools = Postings::new(terms, n, &triples);
+        let tools = tools.finish(n);
         // Servers are documents of their own, one field each.
         let server_avg =
             self.servers.iter().map(|s| s.1 as f32).sum::<f32>() / self.servers.len().max(1) as f32;
-        let mut server_triples = Vec::new();
+        let mut servers = PostingsBuilder::new(
+            terms,
+            self.servers.iter().flat_map(|s| s.0.iter().map(|c| c.0)),
+        );
         for (s, (counts, len)) in self.servers.iter().enumerate() {
             let mut lens = [0u32; FIELDS];
             lens[DESCRIPTION] = *len;
@@ -413,10 +446,10 @@ impl ToolIndexBuilder {
             for &(t, c) in counts {
                 let mut fc = [0u16; FIELDS];
                 fc[DESCRIPTION] = c;
-                server_triples.push((t, s as u32, saturate(&self.ranking, &fc, &norms)));
+                servers.put(t, s as u32, saturate(&self.ranking, &fc, &norms));
             }
         }
-        let servers = Postings::new(terms, self.servers.len(), &server_triples);
+        let servers = servers.finish(self.servers.len());
         let meaning = self
             .meanings
             .tools(&self.ranking, &self.ends, &self.entries, &tools.idf);
