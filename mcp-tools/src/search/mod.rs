@@ -4,7 +4,7 @@
 //! A [`ToolIndex`] is built from tool definitions (and, per server, its
 //! name and `instructions`) and answers [`search`](ToolIndex::search) with
 //! the best tools first. It does no I/O and holds no lock: build one
-//! whenever the catalog changes (about 400 M instructions, some 50 ms of
+//! whenever the catalog changes (about 320 M instructions, some 40 ms of
 //! CPU, for 10,000 real tools; a query about 0.45 ms; BENCHMARKS.md). [`Toolbox::search`](crate::Toolbox::search)
 //! builds one at the first search after each listing of its servers and
 //! keeps it until the next.
@@ -64,7 +64,7 @@
 //! than right ones, and they are read only so far (16 and 32 terms): on the
 //! dev queries that ranks as well as reading 128 of each, and the build
 //! takes a third less (the input schema is walked as text and left at the
-//! 16th term, never parsed whole).
+//! 16th term or the end of its `properties`, never parsed whole).
 //!
 //! Text becomes terms by splitting at anything that is not a letter or a
 //! digit and at camelCase steps (`listIssues`, `HTMLParser`), lowercasing,

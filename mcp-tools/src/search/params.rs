@@ -5,12 +5,15 @@
 //!
 //! The schema is walked as text, once, and nothing else of it is parsed or
 //! kept: a value of no interest is skipped by counting brackets (so any
-//! depth costs no stack), a string is handed over as a slice of the schema
-//! (one with escapes is copied, each escape that is no letter or digit
-//! becoming a space), and the walk stops when the caller has enough
-//! (the index reads a bounded number of terms) or at the first byte that
-//! is not JSON (the text read before it is kept: a tool's schema was
-//! checked when the tool was read).
+//! depth costs no stack; strings, brackets and runs of spaces are found
+//! eight bytes at a time, [`bytes`](super::bytes)), a string is handed over
+//! as a slice of the schema (one with escapes is copied, each escape that
+//! is no letter or digit becoming a space), and the walk stops when the
+//! caller has enough (the index reads a bounded number of terms), at the
+//! end of the schema's `properties` (nothing after them is read: a second
+//! `properties` key is ignored) or at the first byte that is not JSON (the
+//! text read before it is kept: a tool's schema was checked when the tool
+//! was read).
 
 use std::borrow::Cow;
 
@@ -347,6 +350,12 @@ mod tests {
             seen.len() < 2
         });
         assert_eq!(seen, ["a", "b"]);
+        // The walk ends with the (first) properties: nothing after them,
+        // not even broken JSON, is read.
+        assert_eq!(
+            text(r#"{"properties":{"a":{}},"properties":{"b":{}},"x":[}"#),
+            ["a"]
+        );
     }
 
     #[test]
