@@ -331,25 +331,8 @@ impl ToolIndexBuilder {
         }
         let server = u32::try_from(self.servers.len() - 1).unwrap_or(u32::MAX);
         let start = self.entries.len();
-        let mut buf = std::mem::take(&mut self.buf);
         let mut lens = [0u32; FIELDS];
-        let mut add = |this: &mut Self, field: usize, text: &str, budget: &mut usize| {
-            if *budget == 0 {
-                return;
-            }
-            text::words_with(text, &mut buf, |w| {
-                let Some(t) = this.word(w) else {
-                    return true;
-                };
-                this.count(start, t, field);
-                lens[field] += 1;
-                *budget -= 1;
-                *budget > 0
-            });
-        };
-        let mut budget = MAX_FIELD_TERMS;
-        add(self, NAME, &tool.name, &mut budget);
-        let mut budget = MAX_FIELD_TERMS;
+        lens[NAME] = self.read(start, NAME, &tool.name, MAX_FIELD_TERMS);
         for title in [
             tool.title.as_deref(),
             tool.annotations.as_ref().and_then(|a| a.title.as_deref()),
@@ -357,25 +340,44 @@ impl ToolIndexBuilder {
         .into_iter()
         .flatten()
         {
-            add(self, TITLE, title, &mut budget);
+            let budget = MAX_FIELD_TERMS - lens[TITLE] as usize;
+            lens[TITLE] += self.read(start, TITLE, title, budget);
         }
-        let mut budget = MAX_FIELD_TERMS;
         if let Some(d) = &tool.description {
             let (summary, rest) = text::first_sentence(d);
-            add(self, SUMMARY, summary, &mut budget);
-            let mut budget = budget.min(MAX_DETAIL_TERMS);
-            add(self, DESCRIPTION, rest, &mut budget);
+            lens[SUMMARY] = self.read(start, SUMMARY, summary, MAX_FIELD_TERMS);
+            let budget = (MAX_FIELD_TERMS - lens[SUMMARY] as usize).min(MAX_DETAIL_TERMS);
+            lens[DESCRIPTION] = self.read(start, DESCRIPTION, rest, budget);
         }
-        let mut budget = MAX_PARAMETER_TERMS;
         params::parameter_text(tool.input_schema.as_str(), |p| {
-            add(self, PARAMETERS, p, &mut budget);
-            budget > 0
+            let budget = MAX_PARAMETER_TERMS - lens[PARAMETERS] as usize;
+            lens[PARAMETERS] += self.read(start, PARAMETERS, p, budget);
+            (lens[PARAMETERS] as usize) < MAX_PARAMETER_TERMS
         });
-        self.buf = buf;
         self.ends
             .push(u32::try_from(self.entries.len()).unwrap_or(u32::MAX));
         self.docs.push((id, server, lens));
         self
+    }
+
+    /// Reads `text` into `field` of the tool being added (whose entries
+    /// begin at `start`): at most `budget` terms; how many it read.
+    fn read(&mut self, start: usize, field: usize, text: &str, budget: usize) -> u32 {
+        if budget == 0 {
+            return 0;
+        }
+        let mut buf = std::mem::take(&mut self.buf);
+        let mut n = 0;
+        text::words_with(text, &mut buf, |w| {
+            let Some(t) = self.word(w) else {
+                return true;
+            };
+            self.count(start, t, field);
+            n += 1;
+            n < budget
+        });
+        self.buf = buf;
+        n as u32
     }
 
     /// Counts term `t` once more in `field` of the tool being added (whose
