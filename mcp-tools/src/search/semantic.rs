@@ -67,9 +67,9 @@ impl Meanings {
         let mut values = Vec::with_capacity(ends.len() * dims);
         let mut scales = Vec::with_capacity(ends.len());
         let mut sum = vec![0f32; dims];
-        // One tool's terms that have a meaning: where their vector starts,
-        // and its weight.
-        let mut weighted: Vec<(usize, f32)> = Vec::new();
+        // One tool's terms that have a meaning: their vector, and its
+        // weight.
+        let mut weighted: Vec<(&[f32], f32)> = Vec::new();
         let mut start = 0;
         for &end in ends {
             weighted.clear();
@@ -80,13 +80,13 @@ impl Meanings {
                 let t = t as usize;
                 if field > 0.0
                     && let Some(&idf) = idf.get(t)
-                    && self.terms.len() >= (t + 1) * dims
+                    && let Some(vector) = self.terms.get(t * dims..(t + 1) * dims)
                 {
-                    weighted.push((t * dims, field * idf));
+                    weighted.push((vector, field * idf));
                 }
             }
             start = end as usize;
-            sum_weighted(&mut sum, &self.terms, &weighted);
+            sum_weighted(&mut sum, &weighted);
             normalize(&mut sum);
             scales.push(quantize(&sum, &mut values));
         }
@@ -188,22 +188,18 @@ pub(crate) struct QueryMeaning {
     scale: f32,
 }
 
-/// Sets `sum` to the sum of `rows`' vectors in `vectors` (each `sum.len()`
-/// values from its start), each times its weight, added one after another
-/// from zero: a block of dimensions at a time, its sums held in registers
-/// while every row is added (the same sums, in the same order, as adding
-/// each whole row to `sum` in turn, for less reading and writing of it).
-fn sum_weighted(sum: &mut [f32], vectors: &[f32], rows: &[(usize, f32)]) {
+/// Sets `sum` to the sum of `rows`' vectors (each `sum.len()` values),
+/// each times its weight, added one after another from zero: a block of
+/// dimensions at a time, its sums held in registers while every row is
+/// added (the same sums, in the same order, as adding each whole row to
+/// `sum` in turn, for less reading and writing of it).
+fn sum_weighted(sum: &mut [f32], rows: &[(&[f32], f32)]) {
     const BLOCK: usize = 32;
-    let dims = sum.len();
     let (blocks, rest) = sum.as_chunks_mut::<BLOCK>();
     for (b, out) in blocks.iter_mut().enumerate() {
         let mut acc = [0f32; BLOCK];
-        for &(at, w) in rows {
-            let Some(row) = vectors
-                .get(at + b * BLOCK..at + (b + 1) * BLOCK)
-                .and_then(|r| <&[f32; BLOCK]>::try_from(r).ok())
-            else {
+        for &(row, w) in rows {
+            let Some(row) = row.as_chunks::<BLOCK>().0.get(b) else {
                 continue;
             };
             for (a, x) in acc.iter_mut().zip(row) {
@@ -212,13 +208,11 @@ fn sum_weighted(sum: &mut [f32], vectors: &[f32], rows: &[(usize, f32)]) {
         }
         *out = acc;
     }
-    let done = dims - rest.len();
     rest.iter_mut().for_each(|x| *x = 0.0);
-    for &(at, w) in rows {
-        if let Some(row) = vectors.get(at + done..at + dims) {
-            for (s, x) in rest.iter_mut().zip(row) {
-                *s += w * x;
-            }
+    for &(row, w) in rows {
+        let row = row.as_chunks::<BLOCK>().1;
+        for (s, x) in rest.iter_mut().zip(row) {
+            *s += w * x;
         }
     }
 }
