@@ -84,6 +84,12 @@ impl<'a> Scanner<'a> {
     /// The next byte that is not white space, if any (not consumed).
     fn peek(&mut self) -> Option<u8> {
         let b = self.text.as_bytes();
+        // Compact JSON, and most places in indented JSON, have none.
+        if let Some(&c) = b.get(self.at)
+            && !matches!(c, b' ' | b'\t' | b'\n' | b'\r')
+        {
+            return Some(c);
+        }
         loop {
             // Indented schemas have runs of spaces: eight at a time.
             self.at += spaces_len(b.get(self.at..).unwrap_or_default());
