@@ -4,7 +4,7 @@
 //! A [`ToolIndex`] is built from tool definitions (and, per server, its
 //! name and `instructions`) and answers [`search`](ToolIndex::search) with
 //! the best tools first. It does no I/O and holds no lock: build one
-//! whenever the catalog changes (about 320 M instructions, some 40 ms of
+//! whenever the catalog changes (about 306 M instructions, some 40 ms of
 //! CPU, for 10,000 real tools; a query about 0.45 ms; BENCHMARKS.md). [`Toolbox::search`](crate::Toolbox::search)
 //! builds one at the first search after each listing of its servers and
 //! keeps it until the next.
