@@ -156,3 +156,41 @@ fn meaning_finds_a_tool_that_shares_no_word_with_the_request() {
     assert!(ids(&index(&servers), q).is_empty(), "no word in common");
     assert_eq!(ids(&index_with(Ranking::default(), &servers), q), [0]);
 }
+
+#[cfg(feature = "semantic")]
+#[test]
+fn a_word_the_tool_says_otherwise_adds_to_its_score() {
+    let t = |n: &str, d: &str| {
+        tool(json!({"name": n, "description": d, "inputSchema": {"type": "object"}}))
+    };
+    let servers = [(
+        "phone",
+        None,
+        vec![
+            t("set_screen", "Change the screen orientation"),
+            t("set_colours", "Change the screen colours"),
+        ],
+    )];
+    let off = index_with(
+        Ranking {
+            words: 0.0,
+            ..Ranking::default()
+        },
+        &servers,
+    );
+    let on = index_with(Ranking::default(), &servers);
+    let score = |i: &ToolIndex, q: &str, id: usize| {
+        i.search(q, 5)
+            .into_iter()
+            .find(|h| h.id == id)
+            .map(|h| h.score)
+    };
+    // *rotate* is close to *orientation* (cosine above the floor), far
+    // from *colours*: only the first tool gains.
+    let q = "rotate the screen";
+    assert!(score(&on, q, 0) > score(&off, q, 0), "{q}: bridged");
+    assert_eq!(score(&on, q, 1), score(&off, q, 1), "{q}: nothing close");
+    // A word the tool says is the words score's alone.
+    let q = "screen orientation";
+    assert_eq!(score(&on, q, 0), score(&off, q, 0), "{q}: said");
+}
