@@ -386,7 +386,7 @@ fn ranking() -> Ranking {
 }
 
 /// How many constants [`get`] and [`set`] reach.
-const KNOBS: usize = 25;
+const KNOBS: usize = 23;
 
 fn get(r: &Ranking, knob: usize) -> f32 {
     match knob {
@@ -400,9 +400,7 @@ fn get(r: &Ranking, knob: usize) -> f32 {
         15 => r.name,
         16 => r.meaning,
         17 => r.meaning_floor,
-        18..23 => r.meaning_fields[knob - 18],
-        23 => r.words,
-        _ => r.word_floor,
+        _ => r.meaning_fields[knob - 18],
     }
 }
 
@@ -418,8 +416,6 @@ fn set(r: &mut Ranking, knob: usize, v: f32) {
         15 => r.name = v,
         16 => r.meaning = v.min(1.0),
         17 => r.meaning_floor = v.min(1.0),
-        18..23 => r.meaning_fields[knob - 18] = v,
-        23 => r.words = v,
-        _ => r.word_floor = v.min(1.0),
+        _ => r.meaning_fields[knob - 18] = v,
     }
 }

@@ -72,9 +72,6 @@ struct Postings {
 /// tool's name (documents are numbered below it).
 const IN_NAME: u32 = 1 << 31;
 
-/// How many of a query's best tools the word-level meaning looks at.
-const RERANK: usize = 64;
-
 /// The most terms a query word stands for as their beginning.
 const MAX_PREFIXED: usize = 4;
 
@@ -409,23 +406,6 @@ impl ToolIndexBuilder {
         let meaning = self
             .meanings
             .tools(&self.ranking, &self.ends, &self.entries, &tools.idf);
-        // What each tool says first (name, title, summary), for the
-        // word-level meaning.
-        let mut forward = Vec::new();
-        let mut forward_ends = Vec::new();
-        if self.ranking.words > 0.0 && meaning.has_vectors() {
-            forward_ends.reserve_exact(n);
-            let mut start = 0usize;
-            for &end in &self.ends {
-                for &(t, counts) in &self.entries[start..end as usize] {
-                    if counts[NAME] + counts[TITLE] + counts[SUMMARY] > 0 {
-                        forward.push(t);
-                    }
-                }
-                start = end as usize;
-                forward_ends.push(u32::try_from(forward.len()).unwrap_or(u32::MAX));
-            }
-        }
         ToolIndex {
             vocab: {
                 let mut v: Vec<(Box<str>, u32)> = self.vocab.into_iter().collect();
@@ -438,8 +418,6 @@ impl ToolIndexBuilder {
             tools,
             servers,
             meaning,
-            forward,
-            forward_ends,
             ranking: self.ranking,
         }
     }
@@ -460,11 +438,6 @@ pub struct ToolIndex {
     servers: Postings,
     /// Each tool's meaning.
     meaning: Meaning,
-    /// Per tool, the terms of its name, title and summary (what the
-    /// word-level meaning looks at), tools one after another: tool `i`'s
-    /// end at `forward_ends[i]`. Empty without word vectors.
-    forward: Vec<u32>,
-    forward_ends: Vec<u32>,
     ranking: Ranking,
 }
 
@@ -505,7 +478,6 @@ impl ToolIndex {
             + self.tools.heap_bytes()
             + self.servers.heap_bytes()
             + self.meaning.heap_bytes()
-            + (self.forward.capacity() + self.forward_ends.capacity()) * 4
     }
 
     /// The number of term `w`.
@@ -526,63 +498,6 @@ impl ToolIndex {
         found.sort_unstable();
         found.truncate(MAX_PREFIXED);
         found.into_iter().map(|(_, id)| id).collect()
-    }
-
-    /// Adds the word-level meaning to the best [`RERANK`] of `hits` (at
-    /// least `limit`): for each query word the tool does not say, the
-    /// closest word it says first (name, title, summary), by how far its
-    /// cosine passes [`Ranking::word_floor`], weighted by the query word's
-    /// rarity. A word the tool says is left to the words score, which
-    /// counts it already: this bridges what a request says in other words
-    /// (*picture* for *screenshot*). Only the best hits are looked at, so
-    /// the others, whose scores stay below theirs, cannot overtake them.
-    fn rerank(
-        &self,
-        query: &str,
-        limit: usize,
-        hits: &mut [(f32, u32)],
-        by_rank: impl Fn(&(f32, u32), &(f32, u32)) -> std::cmp::Ordering,
-    ) {
-        let r = &self.ranking;
-        let words = self.meaning.query_words(
-            query,
-            |w| self.term(w),
-            |t| self.tools.idf.get(t as usize).copied(),
-        );
-        let total: f32 = words.iter().map(|w| w.weight).sum();
-        let n = RERANK.max(limit).min(hits.len());
-        if words.is_empty() || total <= 0.0 || n == 0 {
-            return;
-        }
-        if n < hits.len() {
-            hits.select_nth_unstable_by(n - 1, &by_rank);
-        }
-        let span = (1.0 - r.word_floor).max(f32::MIN_POSITIVE);
-        let mut best = vec![0f32; words.len()];
-        for (score, d) in &mut hits[..n] {
-            let d = *d as usize;
-            let start = match d.checked_sub(1) {
-                Some(p) => self.forward_ends.get(p).copied().unwrap_or(0) as usize,
-                None => 0,
-            };
-            let end = self.forward_ends.get(d).copied().unwrap_or(0) as usize;
-            let says = self.forward.get(start..end).unwrap_or_default();
-            for (word, b) in words.iter().zip(&mut best) {
-                *b = if word.term.is_some_and(|t| says.contains(&t)) {
-                    0.0
-                } else {
-                    says.iter()
-                        .map(|&t| self.meaning.term_closeness(&word.meaning, t))
-                        .fold(r.word_floor, f32::max)
-                };
-            }
-            let sim: f32 = words
-                .iter()
-                .zip(&best)
-                .map(|(w, &b)| w.weight * ((b - r.word_floor) / span).max(0.0))
-                .sum();
-            *score += r.words * sim / total;
-        }
     }
 
     /// The tools that best match `query`, best first, at most `limit`.
@@ -719,9 +634,6 @@ impl ToolIndex {
             ),
         }
         let by_rank = |a: &(f32, u32), b: &(f32, u32)| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1));
-        if r.words > 0.0 && !self.forward_ends.is_empty() {
-            self.rerank(query, limit, &mut hits, by_rank);
-        }
         if hits.len() > limit {
             hits.select_nth_unstable_by(limit - 1, by_rank);
             hits.truncate(limit);

@@ -100,16 +100,6 @@
 //! A query word no tool says counts as the rarest word, if the model knows
 //! it whole; one it only knows in pieces (`zzzqqq`) has no meaning.
 //!
-//! One averaged vector per tool blurs a single word that says the job in
-//! other terms, so the best 64 tools of that score are looked at word by
-//! word too: each query word the tool does not say is matched to the
-//! closest word of the tool's name, title and summary, and counts by how
-//! far that cosine passes 0.5 (a cosine of 1 counts whole), weighted by
-//! how rare the query word is; the weighted mean over the query's words,
-//! times 0.2, is added to the tool's score (*picture* for *screenshot*,
-//! *landscape* for *orientation*). A word the tool says is left to the
-//! words score, which counts it already.
-//!
 //! The word vectors are static: no model runs and nothing is downloaded.
 //! They were distilled from the sentence transformer
 //! [all-MiniLM-L6-v2](https://huggingface.co/sentence-transformers/all-MiniLM-L6-v2)
@@ -237,13 +227,6 @@ pub struct Ranking {
     pub meaning_floor: f32,
     /// How much each field's terms count in a tool's meaning.
     pub meaning_fields: [f32; FIELDS],
-    /// How much the word-level meaning counts (each query word the tool
-    /// does not say, by the closest word it does), added to the best
-    /// tools' scores.
-    pub words: f32,
-    /// The cosine at or below which a query word's closest word counts
-    /// nothing.
-    pub word_floor: f32,
 }
 
 impl Default for Ranking {
@@ -260,8 +243,6 @@ impl Default for Ranking {
             meaning: 0.4,
             meaning_floor: 0.5,
             meaning_fields: [1.0, 1.0, 1.0, 0.2, 0.0],
-            words: 0.2,
-            word_floor: 0.5,
         }
     }
 }

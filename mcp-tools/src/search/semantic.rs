@@ -1,8 +1,6 @@
 //! The meaning of tools and queries: each tool's words as one vector (the
 //! word vectors of [`embed`](super::embed), weighted by field and by how
-//! rare each word is in the catalog), compared with the query's by cosine;
-//! and each term's own vector, for comparing a query word by word with the
-//! best tools (the index's rerank).
+//! rare each word is in the catalog), compared with the query's by cosine.
 //! Without word vectors (the `semantic` feature off) nothing here does
 //! anything: the ranking is lexical alone.
 
@@ -94,18 +92,10 @@ impl Meanings {
             scales.push(quantize(&sum, &mut values));
         }
         let n = ends.len() as f32;
-        let mut term_values = Vec::with_capacity(self.terms.len());
-        let term_scales = self
-            .terms
-            .chunks_exact(dims)
-            .map(|t| quantize(t, &mut term_values))
-            .collect();
         Meaning {
             vectors: Some(v),
             values,
             scales,
-            term_values,
-            term_scales,
             rare: (1.0 + (n + 0.5) / 0.5).ln(),
         }
     }
@@ -119,10 +109,6 @@ pub(crate) struct Meaning {
     values: Vec<i8>,
     /// Per tool: what one unit of its values is worth.
     scales: Vec<f32>,
-    /// `dims` int8 values per term (its word's vector, length 1 or zero).
-    term_values: Vec<i8>,
-    /// Per term: what one unit of its values is worth.
-    term_scales: Vec<f32>,
     /// The inverse document frequency of a word no tool says.
     rare: f32,
 }
@@ -130,84 +116,7 @@ pub(crate) struct Meaning {
 impl Meaning {
     /// The heap the tools' meanings hold, in bytes.
     pub(crate) fn heap_bytes(&self) -> usize {
-        self.values.capacity()
-            + self.scales.capacity() * 4
-            + self.term_values.capacity()
-            + self.term_scales.capacity() * 4
-    }
-
-    /// Whether the index has word vectors (the meanings are not empty).
-    pub(crate) fn has_vectors(&self) -> bool {
-        self.vectors.is_some()
-    }
-
-    /// The query's distinct words that have a meaning, each with its term
-    /// (`term`: its number in the index, if a tool says it) and its weight
-    /// (`idf` of that term; a word no tool says counts as the rarest if
-    /// the model knows it whole, as in [`query`](Self::query)).
-    pub(crate) fn query_words(
-        &self,
-        query: &str,
-        term: impl Fn(&str) -> Option<u32>,
-        idf: impl Fn(u32) -> Option<f32>,
-    ) -> Vec<QueryWord> {
-        let Some(v) = self.vectors else {
-            return Vec::new();
-        };
-        let mut end = query.len().min(MAX_QUERY_LEN);
-        while !query.is_char_boundary(end) {
-            end -= 1;
-        }
-        let mut out: Vec<QueryWord> = Vec::new();
-        let mut seen: Vec<String> = Vec::new();
-        let mut stem = String::new();
-        let mut vector = vec![0f32; v.dims()];
-        let mut n = 0;
-        text::words(&query[..end], |w| {
-            if let Some(t) = text::term(w, &mut stem) {
-                n += 1;
-                if !seen.iter().any(|s| s == t) {
-                    seen.push(t.to_owned());
-                    let id = term(t);
-                    let weight = match id {
-                        Some(id) => idf(id),
-                        None => v.knows(w).then_some(self.rare),
-                    };
-                    vector.iter_mut().for_each(|x| *x = 0.0);
-                    if let Some(weight) = weight
-                        && v.add_word(w, 1.0, &mut vector)
-                        && normalize(&mut vector) > 0.0
-                    {
-                        let mut values = Vec::with_capacity(vector.len());
-                        let scale = quantize(&vector, &mut values);
-                        out.push(QueryWord {
-                            term: id,
-                            weight,
-                            meaning: QueryMeaning {
-                                values: values.into_iter().map(i16::from).collect(),
-                                scale,
-                            },
-                        });
-                    }
-                }
-            }
-            n < MAX_QUERY_TERMS
-        });
-        out
-    }
-
-    /// The cosine of a query word's meaning (from
-    /// [`query_words`](Self::query_words)) and term `t`'s.
-    pub(crate) fn term_closeness(&self, word: &QueryMeaning, t: u32) -> f32 {
-        let dims = word.values.len();
-        let t = t as usize;
-        let (Some(values), Some(scale)) = (
-            self.term_values.get(t * dims..(t + 1) * dims),
-            self.term_scales.get(t),
-        ) else {
-            return 0.0;
-        };
-        dot(values, &word.values) as f32 * scale * word.scale
+        self.values.capacity() + self.scales.capacity() * 4
     }
 
     /// The meaning of `query`: its words' vectors, each weighted by `idf`
@@ -262,26 +171,15 @@ impl Meaning {
         ) else {
             return 0.0;
         };
-        dot(values, &query.values) as f32 * scale * query.scale
+        // In integers: their sum does not depend on its order, so the
+        // compiler adds many side by side.
+        let dot: i32 = values
+            .iter()
+            .zip(&query.values)
+            .map(|(&v, &q)| i32::from(v) * i32::from(q))
+            .sum();
+        dot as f32 * scale * query.scale
     }
-}
-
-/// The dot product of int8 and int16 values. In integers: their sum does
-/// not depend on its order, so the compiler adds many side by side.
-fn dot(a: &[i8], b: &[i16]) -> i32 {
-    a.iter()
-        .zip(b)
-        .map(|(&v, &q)| i32::from(v) * i32::from(q))
-        .sum()
-}
-
-/// One word of a query, for the word-level meaning.
-pub(crate) struct QueryWord {
-    /// Its term, if a tool says it.
-    pub(crate) term: Option<u32>,
-    /// How much it counts: how rare it is.
-    pub(crate) weight: f32,
-    pub(crate) meaning: QueryMeaning,
 }
 
 /// A query's meaning, quantized as the tools' are (held as `i16`, which
