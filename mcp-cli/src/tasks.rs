@@ -10,7 +10,7 @@ use std::sync::Mutex;
 
 use mcp_client::{Client, TaskCall, TaskEra, TaskOptions, TaskTicket};
 use mcp_proto::Era;
-use mcp_proto::schema::{CallToolResult, TASKS_EXTENSION, Task};
+use mcp_proto::schema::{CallToolResult, TASKS_EXTENSION, Task, TaskSupport};
 use serde_json::value::RawValue;
 
 use crate::args::Options;
@@ -65,20 +65,16 @@ pub(crate) fn modern(client: &Client) -> bool {
             .is_some_and(|s| s.capabilities.has_extension(TASKS_EXTENSION))
 }
 
-/// Whether `tool` must run as a task: only asked (the call's shared
-/// `tools/list`, [`ToolList`]) of a
-/// server that takes tool calls as tasks. A listing that fails counts as
-/// "no": the call then goes as a plain one, and the server says why if it
-/// refuses it.
+/// Whether `tool` must run as a task ([`Client::must_call_as_task`]): the
+/// call's shared `tools/list` ([`ToolList`]) is asked only of a server that
+/// takes tool calls as tasks. A listing that fails counts as "no": the call
+/// then goes as a plain one, and the server says why if it refuses it.
 pub(crate) async fn required(client: &Client, tools: &ToolList<'_>, tool: &str) -> bool {
-    let takes_tasks = client.server().is_some_and(|s| s.capabilities.tool_tasks());
-    if !takes_tasks {
+    if !client.must_call_as_task(TaskSupport::Required) {
         return false;
     }
     match tools.find(tool).await {
-        Ok(found) => {
-            found.is_some_and(|t| t.task_support() == mcp_proto::schema::TaskSupport::Required)
-        }
+        Ok(found) => found.is_some_and(|t| client.must_call_as_task(t.task_support())),
         Err(e) => {
             tracing::debug!(error = %e, "tools/list before a call failed");
             false

@@ -200,7 +200,7 @@ impl Toolbox {
             index,
             Arc::from(tool),
             Some(Arc::from(server)),
-            listing.options,
+            Arc::new(listing.options),
             Weak::new(),
         )
         .ok_or_else(not_found)?;

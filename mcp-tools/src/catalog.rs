@@ -3,7 +3,7 @@
 //! server listed again, the servers replaced) builds a new catalog and
 //! publishes it whole; readers keep the one they took.
 
-use std::collections::HashMap;
+use crate::tool::Tool as _;
 use std::sync::{Arc, OnceLock, Weak};
 
 use mcp_proto::schema::Tool;
@@ -33,8 +33,11 @@ pub(crate) struct Catalog {
     budgets: Vec<Option<usize>>,
     /// The name `read_result` got, when results are cut.
     pub(crate) read_result: Option<Arc<str>>,
-    /// Keys shared with the tools' own names (no second copy).
-    index: HashMap<Arc<str>, usize>,
+    /// The positions of `tools` in the order of their names, for lookups
+    /// by name (a binary search): a word a tool, where a hash map of
+    /// shared names cost some 50 bytes a tool in every idle host.
+    /// Invariant: a permutation of `0..tools.len()`.
+    by_name: Vec<usize>,
     /// The search index of `tools`, built at the first search of this
     /// catalog (a new listing is a new catalog, so it is never stale).
     search: OnceLock<ToolIndex>,
@@ -55,7 +58,12 @@ pub(crate) struct Settings<'a> {
 
 impl Catalog {
     pub(crate) fn get(&self, name: &str) -> Option<&McpTool> {
-        self.index.get(name).and_then(|&i| self.tools.get(i))
+        self.position(name).and_then(|i| self.tools.get(i))
+    }
+
+    /// Where the tool the model knows as `name` is in `tools`.
+    fn position(&self, name: &str) -> Option<usize> {
+        position(&self.tools, &self.by_name, name)
     }
 
     pub(crate) fn offered(&self) -> &[McpTool] {
@@ -69,9 +77,8 @@ impl Catalog {
 
     /// The result budget of the tool the model knows as `name`.
     pub(crate) fn budget(&self, name: &str) -> Option<usize> {
-        self.index
-            .get(name)
-            .and_then(|&i| self.budgets.get(i).copied().flatten())
+        self.position(name)
+            .and_then(|i| self.budgets.get(i).copied().flatten())
     }
 
     pub(crate) fn build(
@@ -101,12 +108,11 @@ impl Catalog {
         let (assigned, collisions) = assign_names(&input, settings.on_collision);
         let mut tools = Vec::with_capacity(assigned.len());
         let mut budgets = Vec::with_capacity(assigned.len());
-        let mut index = HashMap::with_capacity(assigned.len());
         // Every tool of a server shares one copy of its name and options.
         let server_names: Vec<Arc<str>> = servers.iter().map(|s| Arc::from(&*s.name)).collect();
-        let options: Vec<ToolOptions> = servers
+        let options: Vec<Arc<ToolOptions>> = servers
             .iter()
-            .map(|s| s.options(settings.options))
+            .map(|s| Arc::new(s.options(settings.options)))
             .collect();
         for a in assigned {
             let (Some(server), Some(list), Some(server_name), Some(options)) = (
@@ -117,20 +123,18 @@ impl Catalog {
             ) else {
                 continue;
             };
-            let name: Arc<str> = Arc::from(a.name);
             // The definition is shared with the listing, not copied.
             let Some(tool) = McpTool::build(
                 server.client.clone(),
                 list.clone(),
                 a.tool,
-                name.clone(),
+                Arc::from(a.name),
                 Some(server_name.clone()),
                 options.clone(),
                 settings.me.clone(),
             ) else {
                 continue;
             };
-            index.insert(name, tools.len());
             budgets.push(server.budgets.of(tool.wire_name(), settings.default_budget));
             tools.push(tool);
         }
@@ -145,17 +149,17 @@ impl Catalog {
                 .partition(|(t, _)| !denied(t));
             offered = keep.len();
             (tools, budgets) = keep.into_iter().chain(deny).unzip();
-            index = tools
-                .iter()
-                .enumerate()
-                .map(|(i, t)| (t.name_arc(), i))
-                .collect();
         }
+        let mut by_name: Vec<usize> = (0..tools.len()).collect();
+        by_name.sort_unstable_by(|&a, &b| name_at(&tools, a).cmp(name_at(&tools, b)));
         let cuts = settings.results_kept
             || settings.default_budget.is_some()
             || servers.iter().any(|s| s.budgets.any());
-        let read_result =
-            cuts.then(|| free_name(Meta::ReadResult.base_name(), |n| index.contains_key(n)));
+        let read_result = cuts.then(|| {
+            free_name(Meta::ReadResult.base_name(), |n| {
+                position(&tools, &by_name, n).is_some()
+            })
+        });
         Catalog {
             servers,
             lists,
@@ -163,7 +167,7 @@ impl Catalog {
             offered,
             budgets,
             read_result,
-            index,
+            by_name,
             search: OnceLock::new(),
             collisions,
         }
@@ -191,4 +195,19 @@ impl Catalog {
             b.build()
         })
     }
+}
+
+/// The name of `tools[i]` ("" past the end: not reached, `by_name` holds
+/// positions of `tools` only).
+fn name_at(tools: &[McpTool], i: usize) -> &str {
+    tools.get(i).map_or("", |t| t.name())
+}
+
+/// Where the tool named `name` is in `tools`, found in `by_name` (its
+/// positions in the order of their names).
+fn position(tools: &[McpTool], by_name: &[usize], name: &str) -> Option<usize> {
+    by_name
+        .binary_search_by(|&i| name_at(tools, i).cmp(name))
+        .ok()
+        .and_then(|k| by_name.get(k).copied())
 }

@@ -135,7 +135,7 @@ pub struct McpTool {
 }
 
 struct ToolInner {
-    /// Shared with the toolbox's name index (one copy of each name).
+    /// The model-facing name.
     name: Arc<str>,
     /// Shared by every tool of the server (one copy per server).
     server: Option<Arc<str>>,
@@ -147,7 +147,8 @@ struct ToolInner {
     list: Arc<Vec<mcp_proto::schema::Tool>>,
     index: usize,
     client: Client,
-    options: ToolOptions,
+    /// Shared by every tool of the server (one copy per server).
+    options: Arc<ToolOptions>,
     /// Compiled at the tool's first call, not when it is listed: a catalog
     /// of thousands of tools keeps each schema as text only (a compiled
     /// checker holds it decoded, several times its size), and most tools of
@@ -208,7 +209,7 @@ impl McpTool {
             0,
             name,
             None,
-            options,
+            Arc::new(options),
             Weak::new(),
         )
         .unwrap_or_else(|| unreachable!("index 0 of a list of one"))
@@ -235,7 +236,7 @@ impl McpTool {
         index: usize,
         name: Arc<str>,
         server: Option<Arc<str>>,
-        options: ToolOptions,
+        options: Arc<ToolOptions>,
         toolbox: Weak<ToolboxInner>,
     ) -> Option<Self> {
         if index >= list.len() {
@@ -256,11 +257,6 @@ impl McpTool {
                 toolbox,
             }),
         })
-    }
-
-    /// The model-facing name, shared (the toolbox's index keys).
-    pub(crate) fn name_arc(&self) -> Arc<str> {
-        self.inner.name.clone()
     }
 
     /// The server's definition, verbatim (its `name` is the wire name).

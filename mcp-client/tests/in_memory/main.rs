@@ -54,7 +54,18 @@ async fn respond(t: &mut ChannelTransport, id: RequestId, v: Value) {
 
 /// Plays the legacy handshake: rejects `server/discover`, answers `initialize`,
 /// swallows `notifications/initialized`.
+/// The 2025-11-25 handshake of a server that lists tools and takes tool
+/// calls as tasks.
 async fn legacy_handshake(t: &mut ChannelTransport) {
+    legacy_handshake_with(
+        t,
+        json!({"tools": {"listChanged": true}, "tasks": {"requests": {"tools": {"call": {}}}}}),
+    )
+    .await
+}
+
+/// The 2025-11-25 handshake of a server declaring `capabilities`.
+async fn legacy_handshake_with(t: &mut ChannelTransport, capabilities: Value) {
     loop {
         let Some(Ok(m)) = t.recv().await else {
             panic!("client went away during handshake")
@@ -77,7 +88,7 @@ async fn legacy_handshake(t: &mut ChannelTransport) {
                     r.id,
                     json!({
                         "protocolVersion": "2025-11-25",
-                        "capabilities": {"tools": {"listChanged": true}},
+                        "capabilities": capabilities,
                         "serverInfo": {"name": "fake", "version": "1"},
                         "instructions": "hello"
                     }),

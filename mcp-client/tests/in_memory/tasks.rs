@@ -543,6 +543,39 @@ async fn call_tool_runs_a_task_required_tool_as_a_task() {
     );
 }
 
+/// A server that does not declare `tasks.requests.tools.call` is never
+/// asked for a task, whatever the tool's listing says (the spec: clients
+/// MUST NOT use task augmentation on its tools): `call_tool` with
+/// `taskSupport: required` and `call_tool_as_task` both go as plain calls.
+#[tokio::test(start_paused = true)]
+async fn a_server_without_tool_tasks_is_never_asked_for_one() {
+    let (client_end, mut server) = pair();
+    let srv = tokio::spawn(async move {
+        legacy_handshake_with(&mut server, json!({"tools": {}})).await;
+        for answer in ["plain", "done"] {
+            let r = next_request(&mut server).await;
+            assert_eq!(r.method, "tools/call");
+            assert!(params(&r).get("task").is_none(), "{:?}", params(&r));
+            respond(&mut server, r.id, text_result(answer)).await;
+        }
+    });
+    let client = Client::builder("t", "1").connect(client_end).await.unwrap();
+    client.wait_ready().await.unwrap();
+    assert!(!client.must_call_as_task(mcp_proto::schema::TaskSupport::Required));
+    let r = client
+        .call_tool("research", json!({}))
+        .task_support(mcp_proto::schema::TaskSupport::Required)
+        .await
+        .unwrap();
+    assert_eq!(r.content[0].as_text(), Some("plain"));
+    let call = client
+        .call_tool_as_task("research", json!({}), TaskOptions::new())
+        .await
+        .unwrap();
+    assert!(matches!(call, TaskCall::Done(_)), "{call:?}");
+    srv.await.unwrap();
+}
+
 /// A task known only by its id (a handle dropped, its id kept) is followed
 /// again with `resume_task` on a ticket made from the id: it asks the
 /// server for the state at once.

@@ -20,7 +20,8 @@ use crate::error::ClientError;
 /// Runs `tools/call` (its `params` without `task`) as a task, for
 /// [`Client::call_tool`] on a tool whose `taskSupport` is `required`: the
 /// raw result of the task (or of `tools/call`, if the server answered at
-/// once). In 2025-11-25 the request asks for a task (`task: {}`); in
+/// once). In 2025-11-25 the request asks for a task (`task: {}`) of a
+/// server that takes tool tasks, and goes plain to one that does not; in
 /// 2026-07-28 it goes as it is and the server decides. Status changes reach
 /// `progress` as progress notifications (the count of changes so far, and
 /// the status message).
@@ -33,7 +34,7 @@ pub(in crate::client) async fn run_required(
 ) -> Result<RawJson, ClientError> {
     client.wait_ready().await?;
     let era = client.era().unwrap_or(Era::Legacy);
-    let params = if era == Era::Modern {
+    let params = if !client.asks_tool_tasks() {
         params
     } else {
         let mut params: serde_json::Map<String, serde_json::Value> = match &params {

@@ -57,7 +57,7 @@ use std::time::Duration;
 use mcp_proto::method::{CallTool, Method};
 use mcp_proto::schema::{
     CallToolResult, CancelTaskResult, GetTaskResult, InputResponses, Task, TaskIdParams,
-    TaskMetadata, TaskStatus, TaskStatusParams, UpdateTaskParams,
+    TaskMetadata, TaskStatus, TaskStatusParams, TaskSupport, UpdateTaskParams,
 };
 use mcp_proto::{Era, RawJson};
 use serde::Serialize;
@@ -198,10 +198,35 @@ impl std::fmt::Debug for TaskHandle {
 }
 
 impl Client {
+    /// Whether a call of a tool whose listing says `support` must go as a
+    /// task on this connection: `taskSupport: required` on a 2025-11-25
+    /// server that takes tool calls as tasks (`tasks.requests.tools.call`).
+    /// In 2026-07-28 no call must (tools say nothing of tasks; the server
+    /// decides per call, and [`call_tool`](Self::call_tool) follows a task
+    /// it answers with). False before the handshake ends.
+    ///
+    /// [`call_tool`](Self::call_tool)`(..).`[`task_support`](RequestBuilder::task_support)
+    /// applies this rule by itself; ask it to choose another path, e.g. a
+    /// [`call_tool_as_task`](Self::call_tool_as_task) whose status is shown.
+    pub fn must_call_as_task(&self, support: TaskSupport) -> bool {
+        support == TaskSupport::Required && self.asks_tool_tasks()
+    }
+
+    /// Whether a `tools/call` on this connection carries a task request
+    /// (2025-11-25's `task` member): only when the server declared
+    /// `tasks.requests.tools.call`. The spec forbids asking a server that
+    /// did not, whatever a tool's `taskSupport` says; such a call goes plain.
+    pub(in crate::client) fn asks_tool_tasks(&self) -> bool {
+        self.server()
+            .is_some_and(|s| s.protocol_version.era() == Era::Legacy && s.capabilities.tool_tasks())
+    }
+
     /// `tools/call` as a task: the server answers at once with a task
     /// ([`TaskCall::Started`]), or, if it does not run this call as a task,
     /// with the result ([`TaskCall::Done`]). In 2025-11-25 the request
-    /// carries the `task` member (with [`TaskOptions::ttl`]); in 2026-07-28
+    /// carries the `task` member (with [`TaskOptions::ttl`]) when the server
+    /// takes tool calls as tasks (`tasks.requests.tools.call`; without it
+    /// the call goes plain, as the spec asks, and ends `Done`); in 2026-07-28
     /// the server decides (the client declares the tasks extension unless
     /// [`ClientBuilder::tasks_extension`](crate::ClientBuilder::tasks_extension)
     /// turned it off, and then never gets a task).
@@ -236,13 +261,14 @@ impl Client {
         // The era decides the request's shape: wait for the handshake.
         self.wait_ready().await?;
         let modern = self.era() == Some(Era::Modern);
+        let ask = self.asks_tool_tasks();
         let ttl = options
             .ttl
             .map(|t| u64::try_from(t.as_millis()).unwrap_or(u64::MAX));
         let params = CallParams {
             name: name.into(),
             arguments,
-            task: (!modern).then(|| TaskMetadata::new(ttl)),
+            task: ask.then(|| TaskMetadata::new(ttl)),
         };
         let mut builder: RequestBuilder<'_, RawJson> = self.request_sized(CallTool::NAME, params);
         builder.decode = keep_raw;
