@@ -56,6 +56,10 @@ const RETAINED_WRITE_CAPACITY: usize = READ_CHUNK;
 /// (after a big message, or an oversized line that was discarded).
 pub(crate) const RETAINED_READ_CAPACITY: usize = 4 * 1024 * 1024;
 
+/// The largest read buffer kept at a read that finds nothing while answers
+/// are due (see [`ReadHalf::on_quiet`]); a larger one is released as when idle.
+pub(crate) const KEPT_READ_CAPACITY: usize = READ_CHUNK;
+
 /// Newline-delimited JSON-RPC over any `AsyncRead` + `AsyncWrite` pair: a
 /// TCP or Unix socket's halves, `tokio::io::duplex`, a child's pipes.
 ///
@@ -134,6 +138,13 @@ pub(crate) struct ReadHalf<R> {
     buf: BytesMut,
     /// Spare room to reserve before the next read (see [`MIN_READ`]).
     read_size: usize,
+    /// A request was queued since the last read that found nothing, and in
+    /// the interval before that: its answer is due (see [`Self::on_quiet`]).
+    asked: bool,
+    asked_before: bool,
+    /// Messages (and scoped errors) returned since `poll_recv` last returned
+    /// `Pending`.
+    brought: usize,
     pub(crate) codec: JsonLineCodec,
     pub(crate) state: ReadState,
 }
@@ -168,6 +179,9 @@ where
                 io: reader,
                 buf: BytesMut::new(),
                 read_size: MIN_READ,
+                asked: false,
+                asked_before: false,
+                brought: 0,
                 codec: JsonLineCodec::new(),
                 state: ReadState::Open,
             },
@@ -215,6 +229,17 @@ where
         self
     }
 
+    /// Queues `msg` for the next flush; a request marks its answer as due
+    /// (the read buffer is kept meanwhile: [`ReadHalf::on_quiet`]).
+    pub(crate) fn queue(&mut self, msg: Message) -> Result<(), TransportError> {
+        let request = matches!(msg, Message::Request(_));
+        self.write.start_send(msg)?;
+        if request {
+            self.read.note_request();
+        }
+        Ok(())
+    }
+
     /// How many non-JSON lines (banners, stray prints) were skipped.
     pub fn skipped_lines(&self) -> u64 {
         self.read.codec.skipped_lines()
@@ -227,8 +252,10 @@ where
 
     /// Capacity of the read buffer, in bytes. It stays near the message
     /// limit plus one read (64 KiB) whatever the peer sends, and is 0 while
-    /// the connection is idle (nothing partial buffered: the buffer is
-    /// released, and allocated again when something arrives).
+    /// the connection is idle (nothing partial buffered and no answer due:
+    /// the buffer is released, and allocated again when something arrives).
+    /// While a request's answer is due, a buffer of up to 64 KiB is kept
+    /// between reads.
     pub fn read_buffer_capacity(&self) -> usize {
         self.read.buf.capacity()
     }
@@ -257,11 +284,21 @@ impl<R: AsyncRead + Unpin> ReadHalf<R> {
                 ReadState::Open => {}
             }
             match self.codec.decode(&mut self.buf) {
-                Ok(Some(m)) => return Poll::Ready(Some(Ok(m))),
-                Err(e) => return Poll::Ready(Some(Err(e.into()))),
+                Ok(Some(m)) => {
+                    self.brought += 1;
+                    return Poll::Ready(Some(Ok(m)));
+                }
+                Err(e) => {
+                    self.brought += 1;
+                    return Poll::Ready(Some(Err(e.into())));
+                }
                 Ok(None) => {}
             }
             if reads == READS_PER_POLL {
+                // A `Pending` all the same: what came before it is counted
+                // no more, as by a reader that counts what it got between
+                // two `Pending`s (see `on_quiet`).
+                self.brought = 0;
                 cx.waker().wake_by_ref();
                 return Poll::Pending;
             }
@@ -269,7 +306,7 @@ impl<R: AsyncRead + Unpin> ReadHalf<R> {
             let filled = match self.poll_fill(cx) {
                 Poll::Ready(r) => r,
                 Poll::Pending => {
-                    self.release_if_idle();
+                    self.on_quiet();
                     return Poll::Pending;
                 }
             };
@@ -353,6 +390,37 @@ impl<R: AsyncRead + Unpin> ReadHalf<R> {
             self.buf = BytesMut::from(got);
         }
         Poll::Ready(Ok(got.len()))
+    }
+
+    /// A request was queued: its answer is due.
+    pub(crate) fn note_request(&mut self) {
+        self.asked = true;
+    }
+
+    /// A read found nothing. The buffer (up to [`KEPT_READ_CAPACITY`]) is
+    /// kept while answers are due, else released
+    /// ([`release_if_idle`](Self::release_if_idle)) as on an idle
+    /// connection. Answers are due when a request was queued since the last
+    /// such read and one message at most came meanwhile (none: the answers
+    /// are still to come; two or more: a round of answers, more to come), or
+    /// when two or more messages came and a request was queued in the
+    /// interval before (a client with calls in flight reads a round of
+    /// answers and only then queues the next requests).
+    ///
+    /// So after a read that brought two or more messages, the reader must
+    /// read once more after acting on them (mcp-client's driver does): that
+    /// read finds nothing, and releases the buffer, unless the requests the
+    /// messages led to were queued meanwhile. A read that brought one message
+    /// and no request since keeps nothing: at one call in flight each answer
+    /// is one read, whose buffer becomes the answer's storage anyway.
+    fn on_quiet(&mut self) {
+        let round = self.brought >= 2;
+        let due = (self.asked && self.brought != 1) || (self.asked_before && round);
+        self.asked_before = std::mem::take(&mut self.asked);
+        self.brought = 0;
+        if !due || self.buf.capacity() > KEPT_READ_CAPACITY {
+            self.release_if_idle();
+        }
     }
 
     /// Nothing to read and nothing partial buffered: gives the read buffer
@@ -544,7 +612,7 @@ where
     }
 
     fn start_send(self: Pin<&mut Self>, msg: Message) -> Result<(), TransportError> {
-        self.get_mut().write.start_send(msg)
+        self.get_mut().queue(msg)
     }
 
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), TransportError>> {

@@ -641,7 +641,7 @@ impl Transport for StdioTransport {
         if this.close != CloseStage::Open {
             return Err(closed_error());
         }
-        this.io.write.start_send(msg)
+        this.io.queue(msg)
     }
 
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), TransportError>> {

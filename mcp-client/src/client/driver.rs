@@ -49,6 +49,12 @@ pub(super) struct Io {
     stash: Option<Message>,
     /// Written and not yet flushed.
     unflushed: bool,
+    /// Messages handed to the session since the transport last returned
+    /// `Pending`.
+    handed: usize,
+    /// Two or more were, before the last `Pending`: the next pass reads once
+    /// more after writing (see [`Io::pass`]).
+    recheck: bool,
     /// The timer, made when first armed (a `Sleep` needs the runtime).
     timer: Option<Pin<Box<tokio::time::Sleep>>>,
     armed: Option<Instant>,
@@ -79,13 +85,25 @@ impl std::fmt::Debug for Driver {
 /// bounds table states it, checked by the test below).
 const MAX_INBOUND_PER_POLL: usize = 256;
 
+/// How a read of the transport stopped.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum ReadEnd {
+    /// At `Pending`, or the session closed.
+    Waiting,
+    /// At [`MAX_INBOUND_PER_POLL`] messages.
+    Exhausted,
+    /// Input is paused (see [`Io::read`]).
+    Paused,
+}
+
 /// What one pass over the connection left to do.
 enum Next {
     /// Run another pass now: a pass made room for more input, or the timer fired.
     Again,
     /// Every source of work holds this task's waker.
     Wait,
-    /// Inbound never let up: yield to the runtime, then go on.
+    /// Yield to the runtime (the tasks this pass woke run first), then go
+    /// on: inbound never let up, or a read is to be repeated after them.
     Yield,
     /// The transport is closed.
     Finished,
@@ -108,6 +126,8 @@ impl Driver {
                 transport,
                 stash: None,
                 unflushed: false,
+                handed: 0,
+                recheck: false,
                 timer: None,
                 armed: None,
                 handler_tasks: HandlerTasks::new(handler, capabilities),
@@ -131,46 +151,25 @@ impl Io {
         // What callers changed (cancellations, a close).
         self.drain_events(inner, st);
 
-        let mut exhausted = false;
-        let mut paused = false;
+        let mut read = None;
         if !st.session.is_closed() && self.recv.take(fresh) {
-            let mut budget = MAX_INBOUND_PER_POLL;
-            loop {
-                if budget == 0 {
-                    exhausted = true;
-                    break;
-                }
-                // The server is not reading our answers, or the handler is
-                // behind on notifications: stop reading until they catch up.
-                if !st.session.accepts_input() || !self.handler_tasks.has_room(cx) {
-                    paused = true;
-                    break;
-                }
-                budget -= 1;
-                let received = self
-                    .transport
-                    .as_mut()
-                    .poll_recv(&mut Context::from_waker(&self.recv_waker));
-                match received {
-                    Poll::Ready(Some(Ok(m))) => st.session.handle_message(m, now),
-                    Poll::Ready(Some(Err(e))) => st.session.handle_transport_error(e, now()),
-                    Poll::Ready(None) => st.session.handle_closed(CloseReason::ServerClosed),
-                    Poll::Pending => break,
-                }
-                self.drain_events(inner, st);
-                if st.session.is_closed() {
-                    break;
-                }
-            }
-            if exhausted || paused {
-                // Stopped before `Pending`: the transport has not taken the
-                // waker, so its readiness stays set.
-                self.recv.set();
-            }
+            read = Some(self.read(inner, st, cx));
         }
 
         self.write(st, cx);
         self.drain_events(inner, st);
+
+        // The last read handed over two or more messages before it found
+        // nothing: read once more now, after they were acted on (the callers
+        // they answered have asked again, if they will). A transport learns
+        // from what was written between the two whether answers are still
+        // due (the stdio transport keeps its read buffer while they are, and
+        // releases it at this read when they are not).
+        if read.is_none() && self.recheck && !st.session.is_closed() {
+            read = Some(self.read(inner, st, cx));
+        }
+        let exhausted = read == Some(ReadEnd::Exhausted);
+        let paused = read == Some(ReadEnd::Paused);
 
         if st.session.is_closed() {
             // What the session queued last (cancellations) goes out if the
@@ -193,7 +192,7 @@ impl Io {
         if self.collect_answers(st, cx) {
             return Next::Again;
         }
-        if exhausted {
+        if exhausted || self.recheck {
             return Next::Yield;
         }
         // Writing may have drained the backlog that paused reading.
@@ -201,6 +200,52 @@ impl Io {
             return Next::Again;
         }
         Next::Wait
+    }
+
+    /// Reads what the transport has into the session, up to
+    /// [`MAX_INBOUND_PER_POLL`] messages, and says how it stopped.
+    fn read(&mut self, inner: &Inner, st: &mut State, cx: &mut Context<'_>) -> ReadEnd {
+        let mut budget = MAX_INBOUND_PER_POLL;
+        let mut end = ReadEnd::Waiting;
+        self.recheck = false;
+        loop {
+            if budget == 0 {
+                end = ReadEnd::Exhausted;
+                break;
+            }
+            // The server is not reading our answers, or the handler is
+            // behind on notifications: stop reading until they catch up.
+            if !st.session.accepts_input() || !self.handler_tasks.has_room(cx) {
+                end = ReadEnd::Paused;
+                break;
+            }
+            budget -= 1;
+            let received = self
+                .transport
+                .as_mut()
+                .poll_recv(&mut Context::from_waker(&self.recv_waker));
+            match received {
+                Poll::Ready(Some(Ok(m))) => st.session.handle_message(m, now),
+                Poll::Ready(Some(Err(e))) => st.session.handle_transport_error(e, now()),
+                Poll::Ready(None) => st.session.handle_closed(CloseReason::ServerClosed),
+                Poll::Pending => {
+                    self.recheck = self.handed >= 2;
+                    self.handed = 0;
+                    break;
+                }
+            }
+            self.handed += 1;
+            self.drain_events(inner, st);
+            if st.session.is_closed() {
+                break;
+            }
+        }
+        if matches!(end, ReadEnd::Exhausted | ReadEnd::Paused) {
+            // Stopped before `Pending`: the transport has not taken the
+            // waker, so its readiness stays set.
+            self.recv.set();
+        }
+        end
     }
 
     /// Hands the session what the handler's finished tasks answered.

@@ -109,11 +109,12 @@ pub(super) struct Pending {
     retained: bool,
     options: CallOptions,
     started: Instant,
+    /// When it times out (progress moves it, up to the cap its options and
+    /// `started` give: [`deadlines`]). Its progress token, if it asked for
+    /// progress, is [`progress_token`] of its call.
     deadline: Option<Instant>,
-    hard_deadline: Option<Instant>,
     rounds: u32,
     resent: bool,
-    progress_token: Option<RequestId>,
     /// The caller's `_meta` members, composed into the params at each send.
     meta: Option<Box<JsonObject>>,
     /// Sent while a remembered modern era was unconfirmed.
@@ -138,10 +139,8 @@ impl Pending {
             options: CallOptions::default(),
             started: now,
             deadline: Some(deadline),
-            hard_deadline: None,
             rounds: 0,
             resent: false,
-            progress_token: None,
             meta: None,
             hinted: false,
             trace,
@@ -416,8 +415,9 @@ impl Calls {
         if let Some(t) = &mut trace {
             t.sent(&id, route.version);
         }
-        let (fresh, hard) = deadlines(config, &d.options, d.started, now);
-        let deadline = d.deadline.or(fresh);
+        let deadline = d
+            .deadline
+            .or(deadlines(config, &d.options, d.started, now).0);
         let token = d.options.progress.then(|| progress_token(d.call));
         let retry_mrtr = modern && MRTR_METHODS.contains(&&*d.method);
         let keep = retry_mrtr || (config.resend_on_session_expiry && !modern) || route.unconfirmed;
@@ -456,10 +456,8 @@ impl Calls {
                 options: d.options,
                 started: d.started,
                 deadline,
-                hard_deadline: hard,
                 rounds: d.rounds,
                 resent: d.resent,
-                progress_token: token,
                 meta: d.meta,
                 hinted: route.unconfirmed,
                 trace,
@@ -530,20 +528,16 @@ impl Calls {
         config: &SessionConfig,
         now: Instant,
     ) -> Option<(CallId, Option<&CallTrace>)> {
-        let p = self
-            .sent
-            .values_mut()
-            .find(|p| p.progress_token.as_ref() == Some(token))?;
-        let Purpose::User(call) = p.purpose else {
-            return None;
-        };
-        if !p.options.progress {
-            return None;
-        }
-        let timeout = p.options.timeout.unwrap_or(config.request_timeout);
-        if let (Some(_), Some(hard)) = (p.deadline, p.hard_deadline) {
-            // Later than the deadline it replaces: `next_deadline` holds.
-            p.deadline = Some((now + timeout).min(hard));
+        let (call, p) = self.sent.values_mut().find_map(|p| match p.purpose {
+            Purpose::User(call) if p.options.progress && progress_token(call) == *token => {
+                Some((call, p))
+            }
+            _ => None,
+        })?;
+        if p.deadline.is_some() {
+            // A timeout from now, within the cap: no earlier than the
+            // deadline it replaces, so `next_deadline` holds.
+            p.deadline = deadlines(config, &p.options, p.started, now).0;
         }
         Some((call, p.trace.as_deref()))
     }

@@ -522,3 +522,103 @@ async fn callers_answered_together_send_their_next_requests_in_one_write() {
     }
     assert_eq!(srv.await.unwrap(), vec![1; ROUNDS - 1]);
 }
+
+/// What the client's transport saw, in order: `msg` (a message handed
+/// over), `nothing` (`poll_recv` was `Pending`), `request` (one queued).
+struct Logged {
+    inner: DriverOnly<ChannelTransport>,
+    log: Arc<Mutex<Vec<&'static str>>>,
+}
+
+impl mcp_proto::transport::Transport for Logged {
+    fn poll_recv(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Message, TransportError>>> {
+        let got = Pin::new(&mut self.inner).poll_recv(cx);
+        let event = if got.is_pending() { "nothing" } else { "msg" };
+        self.log.lock().unwrap().push(event);
+        got
+    }
+    fn poll_ready(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Result<(), TransportError>> {
+        Pin::new(&mut self.inner).poll_ready(cx)
+    }
+    fn start_send(mut self: Pin<&mut Self>, msg: Message) -> Result<(), TransportError> {
+        if let Message::Request(_) = &msg {
+            self.log.lock().unwrap().push("request");
+        }
+        Pin::new(&mut self.inner).start_send(msg)
+    }
+    fn poll_flush(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Result<(), TransportError>> {
+        Pin::new(&mut self.inner).poll_flush(cx)
+    }
+    fn poll_close(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Result<(), TransportError>> {
+        Pin::new(&mut self.inner).poll_close(cx)
+    }
+}
+
+/// After a read that handed over two or more messages (a round of answers),
+/// the driver reads once more after the callers they answered have run: a
+/// transport that keeps its read buffer while answers are due (the stdio
+/// transport does) sees that read find nothing with no request since, and
+/// releases it. After a single answer there is no such read (none is needed:
+/// see `mcp_transport_stdio`'s `on_quiet`).
+#[tokio::test]
+async fn after_a_round_of_answers_the_driver_reads_once_more() {
+    let (client_end, mut server) = pair();
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let transport = Logged {
+        inner: client_end,
+        log: log.clone(),
+    };
+    let srv = tokio::spawn(async move {
+        legacy_handshake(&mut server).await;
+        // One call, then two answered together.
+        let r = next_request(&mut server).await;
+        respond(&mut server, r.id, json!({})).await;
+        let a = next_request(&mut server).await;
+        let b = next_request(&mut server).await;
+        respond(&mut server, a.id, json!({})).await;
+        respond(&mut server, b.id, json!({})).await;
+        server
+    });
+    let client = Client::builder("t", "1")
+        .protocol(VersionChoice::Pinned(ProtocolVersion::V2025_11_25))
+        .connect(transport)
+        .await
+        .unwrap();
+    client.request_raw("ping", None).await.unwrap();
+    let after_one = log.lock().unwrap().len();
+    let (a, b) = tokio::join!(
+        client.request_raw("ping", None),
+        client.request_raw("ping", None)
+    );
+    a.unwrap();
+    b.unwrap();
+    for _ in 0..10 {
+        tokio::task::yield_now().await;
+    }
+    let log = log.lock().unwrap().clone();
+    // After the single answer: one read that found nothing, then the next
+    // requests.
+    let one = &log[..after_one];
+    let last = one.iter().rposition(|e| *e == "msg").unwrap();
+    assert_eq!(&one[last..], ["msg", "nothing"], "{log:?}");
+    // After the two answers: that read, and one more, with no request between.
+    let last = log.iter().rposition(|e| *e == "msg").unwrap();
+    assert_eq!(
+        &log[last - 1..],
+        ["msg", "msg", "nothing", "nothing"],
+        "{log:?}"
+    );
+    let _server = srv.await.unwrap();
+}

@@ -588,3 +588,84 @@ async fn a_round_of_answers_to_32_calls_is_one_read() {
     }
     assert_eq!(t.read.io.reads, 1);
 }
+
+/// While a request's answer is due the read buffer is kept between reads
+/// (a client with calls in flight reads a round of answers, then queues the
+/// next requests: no buffer allocated and copied into each round); the
+/// second read that finds nothing after the last request releases it.
+#[tokio::test]
+async fn read_buffer_is_kept_while_an_answer_is_due() {
+    let (ours, theirs) = tokio::io::duplex(1 << 16);
+    let (r, w) = tokio::io::split(ours);
+    let mut t = LineTransport::new(r, w);
+    let (theirs_r, mut theirs_w) = tokio::io::split(theirs);
+    let mut theirs_r = BufReader::new(theirs_r);
+    let answer = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n";
+    // Four answers in one read: the buffer holding them is not handed over
+    // as the last one's storage (one answer alone would be).
+    let answers = answer.repeat(4);
+
+    for round in 0..3 {
+        for _ in 0..4 {
+            t.send(Request::new(1.into(), "ping", None).into())
+                .await
+                .unwrap();
+            let mut line = String::new();
+            theirs_r.read_line(&mut line).await.unwrap();
+        }
+        // The first read that finds nothing after the requests keeps what
+        // there is (nothing, in the first round).
+        assert!(finds_nothing(&mut t).await);
+        theirs_w.write_all(&answers).await.unwrap();
+        for _ in 0..4 {
+            assert!(matches!(
+                t.recv().await.unwrap().unwrap(),
+                Message::Response(_)
+            ));
+        }
+        // The answers are read; the next requests are not queued yet: kept.
+        assert!(finds_nothing(&mut t).await);
+        assert!(t.read_buffer_capacity() > 0, "round {round}: released");
+    }
+    // No request since the last read found nothing: now it is idle.
+    assert!(finds_nothing(&mut t).await);
+    assert_eq!(
+        t.read_buffer_capacity(),
+        0,
+        "an idle connection holds a read buffer"
+    );
+
+    // One call in flight: its answer is one read, and nothing is kept after it.
+    t.send(Request::new(1.into(), "ping", None).into())
+        .await
+        .unwrap();
+    let mut line = String::new();
+    theirs_r.read_line(&mut line).await.unwrap();
+    theirs_w.write_all(&answers).await.unwrap();
+    for _ in 0..4 {
+        assert!(t.recv().await.unwrap().is_ok());
+    }
+    assert!(finds_nothing(&mut t).await, "kept: four messages came");
+    t.send(Request::new(1.into(), "ping", None).into())
+        .await
+        .unwrap();
+    theirs_r.read_line(&mut line).await.unwrap();
+    theirs_w.write_all(answer).await.unwrap();
+    assert!(t.recv().await.unwrap().is_ok());
+    assert!(finds_nothing(&mut t).await);
+    assert_eq!(t.read_buffer_capacity(), 0, "kept after a single answer");
+
+    // A notification is not a request: nothing is due.
+    t.send(Notification::new("notifications/initialized".to_owned(), None).into())
+        .await
+        .unwrap();
+    theirs_w.write_all(answer).await.unwrap();
+    assert!(t.recv().await.unwrap().is_ok());
+    assert!(finds_nothing(&mut t).await);
+    assert_eq!(t.read_buffer_capacity(), 0);
+}
+
+/// Polls `t` once: whether its read found nothing (`Pending`).
+async fn finds_nothing<T: Transport + Unpin>(t: &mut T) -> bool {
+    poll_fn(|cx| Poll::Ready(Pin::new(&mut *t).poll_recv(cx).is_pending())).await
+}
