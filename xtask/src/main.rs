@@ -64,7 +64,9 @@
 //! - `search-embed`: makes tool search's word vectors again from
 //!   all-MiniLM-L6-v2 (pinned in `peers/search/embed.txt`; see `search.rs`).
 //! - `search-bench`: tool search over 10,000 tools: build and query times,
-//!   heap per tool, instructions per build and per query (needs valgrind).
+//!   heap per tool, a digest of the hits (unchanged by a change that only
+//!   speeds the build), instructions per build and per query (needs
+//!   valgrind).
 
 mod bench;
 mod bridge_bench;

@@ -9,15 +9,17 @@
 //!   `mcp-tools/tests/search/catalog.json`, the committed fixture.
 //! - `search-eval`: the evaluation itself, `mcp-tools`' `search_eval` test
 //!   with its report shown: recall@5 and MRR@10 per split (dev; held out:
-//!   test, final, fresh), beside plain BM25; fails below the floors.
+//!   test, final, fresh, fresh2), beside plain BM25; fails below the floors.
 //! - `search-embed`: makes the word vectors of tool search again
 //!   (`mcp-tools/src/search/minilm.wpe`) from all-MiniLM-L6-v2, in a venv
 //!   pinned by `peers/search/embed.txt` (`.peers/search/embed`, which also
 //!   caches the model's outputs): `xtask/embed/distill.py` says how.
 //! - `search-bench`: `examples`' `search-bench` in release over 10,000
-//!   tools: the median build and query times and the heap per tool, then
-//!   instructions (valgrind's callgrind) per build (runs of 1 and 2
-//!   builds, the difference) and per query (1,000 and 2,000 queries).
+//!   tools: the median build and query times and the heap per tool, a
+//!   digest of every query's hits (a change meant only to make the build
+//!   faster must leave it as it was), then instructions (valgrind's
+//!   callgrind) per build (runs of 1 and 2 builds, the difference) and per
+//!   query (1,000 and 2,000 queries).
 
 use std::path::Path;
 use std::process::Command;
@@ -67,6 +69,7 @@ pub(crate) fn bench() -> Result {
     ]))?;
     let bin = root().join("target/release/search-bench");
     run(Command::new(&bin).arg("time"))?;
+    run(Command::new(&bin).arg("digest"))?;
     let count = |args: &[&str]| -> Result<u64> {
         let out = Command::new("valgrind")
             .args(["--tool=callgrind", "--callgrind-out-file=/dev/null"])

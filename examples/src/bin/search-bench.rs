@@ -10,6 +10,10 @@
 //! - `search-bench build N`: N builds (for instruction counts: the
 //!   difference between two N is the cost of the builds between).
 //! - `search-bench query N`: one build, then N queries.
+//! - `search-bench digest`: one build, then every query once: a digest of
+//!   all their hits (ids and score bits) and the index's heap, which a
+//!   change to the build's speed must leave as it is (it indexes the same
+//!   terms with the same weights).
 
 #![allow(clippy::unwrap_used, clippy::print_stdout, missing_docs)]
 
@@ -104,6 +108,22 @@ fn main() {
             for q in queries.iter().cycle().take(n) {
                 std::hint::black_box(index.search(q, 10));
             }
+        }
+        Some("digest") => {
+            use std::hash::{Hash, Hasher};
+            let index = build(&servers);
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            for q in &queries {
+                for hit in index.search(q, 50) {
+                    (hit.id, hit.score.to_bits()).hash(&mut h);
+                }
+            }
+            println!(
+                "digest {:016x} over {} queries; index heap {} B",
+                h.finish(),
+                queries.len(),
+                index.heap_bytes()
+            );
         }
         _ => {
             // A one-tool index, twice: the first reads the crate's word

@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use serde::de::{DeserializeOwned, MapAccess, Visitor};
+use serde::de::{DeserializeOwned, DeserializeSeed, MapAccess, Visitor};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::value::RawValue;
@@ -91,11 +91,18 @@ impl RawObject {
 
     /// The text of member `key`'s value (its last occurrence), if present.
     pub fn get(&self, key: &str) -> Option<&str> {
-        self.members()
-            .into_iter()
-            .rev()
-            .find(|(k, _)| k == key)
-            .map(|(_, v)| v)
+        if self.text.is_empty() {
+            return None;
+        }
+        // One pass over the text, nothing collected (`members` would build
+        // the whole list to read one member). The text is written here: it
+        // always reads back.
+        let mut de = serde_json::Deserializer::from_str(&self.text);
+        LastMember(key)
+            .deserialize(&mut de)
+            .ok()
+            .flatten()
+            .map(RawValue::get)
     }
 
     /// Member `key` decoded as `T`, if present.
@@ -201,6 +208,37 @@ impl<'de> serde::de::DeserializeSeed<'de> for Append<'_> {
     type Value = ();
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
         d.deserialize_newtype_struct(RAW_VALUE_TOKEN, AnyValue(self))
+    }
+}
+
+/// Finds the value of a member by key (its last occurrence) in one pass,
+/// keeping nothing but the match.
+struct LastMember<'k>(&'k str);
+
+impl<'de> DeserializeSeed<'de> for LastMember<'_> {
+    type Value = Option<&'de RawValue>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for LastMember<'_> {
+    type Value = Option<&'de RawValue>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut found = None;
+        while let Some(k) = map.next_key::<crate::schema::MaybeBorrowed<'de>>()? {
+            let value = map.next_value::<&'de RawValue>()?;
+            if k.as_str() == self.0 {
+                found = Some(value);
+            }
+        }
+        Ok(found)
     }
 }
 

@@ -78,29 +78,57 @@ const MAX_PREFIXED: usize = 4;
 /// The most tools an index holds (document numbers leave [`IN_NAME`] free).
 pub(crate) const MAX_TOOLS: usize = IN_NAME as usize;
 
-impl Postings {
-    /// `(term, doc, value)` triples as rows (`doc` with [`IN_NAME`]);
-    /// `terms` is the vocabulary size.
-    fn new(terms: usize, docs: usize, triples: &[(u32, u32, f32)]) -> Postings {
-        let mut counts = vec![0u32; terms + 1];
-        for &(t, _, _) in triples {
-            counts[t as usize + 1] += 1;
+/// [`Postings`] being made, without sorting: each term's row is counted
+/// first ([`new`](Self::new)), then each posting is put in its row's next
+/// place ([`put`](Self::put)), in the order given.
+struct PostingsBuilder {
+    offsets: Vec<u32>,
+    /// Per term, where its next posting goes.
+    next: Vec<u32>,
+    docs: Vec<u32>,
+    values: Vec<f32>,
+}
+
+impl PostingsBuilder {
+    /// Rows for `terms` terms, holding the postings whose terms
+    /// `each_term` gives (each once per posting to [`put`](Self::put)).
+    fn new(terms: usize, each_term: impl Iterator<Item = u32>) -> PostingsBuilder {
+        let mut offsets = vec![0u32; terms + 1];
+        for t in each_term {
+            offsets[t as usize + 1] += 1;
         }
-        for i in 1..counts.len() {
-            counts[i] += counts[i - 1];
+        for i in 1..offsets.len() {
+            offsets[i] += offsets[i - 1];
         }
-        let offsets = counts.clone();
-        let mut next = counts;
-        let mut out_docs = vec![0u32; triples.len()];
-        let mut values = vec![0f32; triples.len()];
-        for &(t, d, v) in triples {
-            let at = next[t as usize] as usize;
-            next[t as usize] += 1;
-            out_docs[at] = d;
-            values[at] = v;
+        let total = offsets.last().copied().unwrap_or(0) as usize;
+        PostingsBuilder {
+            next: offsets.clone(),
+            offsets,
+            docs: vec![0u32; total],
+            values: vec![0f32; total],
         }
+    }
+
+    /// Puts `doc` (with [`IN_NAME`]) and its `value` in term `t`'s row.
+    #[inline]
+    fn put(&mut self, t: u32, doc: u32, value: f32) {
+        let Some(next) = self.next.get_mut(t as usize) else {
+            return;
+        };
+        let at = *next as usize;
+        *next += 1;
+        if let (Some(d), Some(v)) = (self.docs.get_mut(at), self.values.get_mut(at)) {
+            *d = doc;
+            *v = value;
+        }
+    }
+
+    /// The postings, with each term's inverse document frequency among
+    /// `docs` documents.
+    fn finish(self, docs: usize) -> Postings {
         let n = docs as f32;
-        let idf = offsets
+        let idf = self
+            .offsets
             .windows(2)
             .map(|w| {
                 let df = (w[1] - w[0]) as f32;
@@ -108,13 +136,15 @@ impl Postings {
             })
             .collect();
         Postings {
-            offsets,
-            docs: out_docs,
-            values,
+            offsets: self.offsets,
+            docs: self.docs,
+            values: self.values,
             idf,
         }
     }
+}
 
+impl Postings {
     /// The documents holding `term`, with `idf × saturated frequency` and
     /// whether the term is in the document's name.
     fn row(&self, term: u32) -> impl Iterator<Item = (u32, f32, bool)> + '_ {
@@ -138,17 +168,23 @@ impl Postings {
 
 /// The saturated, length-normalized frequency of one term in one document
 /// (BM25F): `tf / (k1 + tf)` scaled by `k1 + 1`, where `tf` sums each
-/// field's weighted count over its normalized length.
-fn saturate(r: &Ranking, counts: &[u16; FIELDS], lens: &[u32; FIELDS], avg: &[f32; FIELDS]) -> f32 {
+/// field's weighted count over its normalized length (`norms`, from
+/// [`norms`]).
+fn saturate(r: &Ranking, counts: &[u16; FIELDS], norms: &[f32; FIELDS]) -> f32 {
     let mut tf = 0.0;
     for f in 0..FIELDS {
         if counts[f] == 0 {
             continue;
         }
-        let norm = 1.0 - r.norm[f] + r.norm[f] * lens[f] as f32 / avg[f].max(1.0);
-        tf += r.weight[f] * f32::from(counts[f]) / norm;
+        tf += r.weight[f] * f32::from(counts[f]) / norms[f];
     }
     tf * (r.k1 + 1.0) / (r.k1 + tf)
+}
+
+/// Each field's normalized length in one document (BM25's `1 - b + b ×
+/// len / avg`), for [`saturate`]: once per document, not per term.
+fn norms(r: &Ranking, lens: &[u32; FIELDS], avg: &[f32; FIELDS]) -> [f32; FIELDS] {
+    std::array::from_fn(|f| 1.0 - r.norm[f] + r.norm[f] * lens[f] as f32 / avg[f].max(1.0))
 }
 
 /// Builds a [`ToolIndex`]: name a server, add its tools, name the next.
@@ -161,12 +197,14 @@ pub struct ToolIndexBuilder {
     /// after another (`ends[i]` is where tool `i`'s end).
     entries: Vec<(u32, [u16; FIELDS])>,
     ends: Vec<u32>,
-    /// Per term, where it is in `entries` if the tool being added has it
-    /// (an index from before that tool's start means it has not).
+    /// Per term (one for each, pushed as the term is made), where it is in
+    /// `entries` if the tool being added has it (an index from before that
+    /// tool's start means it has not).
     slot: Vec<u32>,
     /// Per server: its terms with counts, and its length.
     servers: Vec<(Vec<(u32, u16)>, u32)>,
-    scratch: Vec<(u32, u8)>,
+    /// Where words are lowercased.
+    buf: String,
     /// Each word met (lowercased, as written) → its term, or [`NO_TERM`].
     words: WordMemo,
     stem: String,
@@ -245,6 +283,7 @@ impl ToolIndexBuilder {
         }
         let id = u32::try_from(self.vocab.len()).unwrap_or(u32::MAX);
         self.vocab.insert(t.into(), id);
+        self.slot.push(u32::MAX);
         self.meanings.add_term(w);
         id
     }
@@ -256,9 +295,10 @@ impl ToolIndexBuilder {
         let mut counts: Vec<(u32, u16)> = Vec::new();
         let mut len = 0;
         let mut terms = Vec::new();
+        let mut buf = std::mem::take(&mut self.buf);
         for part in [Some(name), instructions].into_iter().flatten() {
             let mut n = 0;
-            text::words(part, |w| {
+            text::words_with(part, &mut buf, |w| {
                 if let Some(t) = self.word(w) {
                     terms.push(t);
                     n += 1;
@@ -266,6 +306,7 @@ impl ToolIndexBuilder {
                 n < MAX_FIELD_TERMS
             });
         }
+        self.buf = buf;
         terms.sort_unstable();
         for t in terms {
             len += 1;
@@ -289,26 +330,9 @@ impl ToolIndexBuilder {
             self.servers.push((Vec::new(), 0));
         }
         let server = u32::try_from(self.servers.len() - 1).unwrap_or(u32::MAX);
-        let mut scratch = std::mem::take(&mut self.scratch);
-        scratch.clear();
+        let start = self.entries.len();
         let mut lens = [0u32; FIELDS];
-        let mut add = |this: &mut Self, field: usize, text: &str, budget: &mut usize| {
-            if *budget == 0 {
-                return;
-            }
-            text::words(text, |w| {
-                let Some(id) = this.word(w) else {
-                    return true;
-                };
-                scratch.push((id, field as u8));
-                lens[field] += 1;
-                *budget -= 1;
-                *budget > 0
-            });
-        };
-        let mut budget = MAX_FIELD_TERMS;
-        add(self, NAME, &tool.name, &mut budget);
-        let mut budget = MAX_FIELD_TERMS;
+        lens[NAME] = self.read(start, NAME, &tool.name, MAX_FIELD_TERMS);
         for title in [
             tool.title.as_deref(),
             tool.annotations.as_ref().and_then(|a| a.title.as_deref()),
@@ -316,45 +340,65 @@ impl ToolIndexBuilder {
         .into_iter()
         .flatten()
         {
-            add(self, TITLE, title, &mut budget);
+            let budget = MAX_FIELD_TERMS - lens[TITLE] as usize;
+            lens[TITLE] += self.read(start, TITLE, title, budget);
         }
-        let mut budget = MAX_FIELD_TERMS;
         if let Some(d) = &tool.description {
             let (summary, rest) = text::first_sentence(d);
-            add(self, SUMMARY, summary, &mut budget);
-            let mut budget = budget.min(MAX_DETAIL_TERMS);
-            add(self, DESCRIPTION, rest, &mut budget);
+            lens[SUMMARY] = self.read(start, SUMMARY, summary, MAX_FIELD_TERMS);
+            let budget = (MAX_FIELD_TERMS - lens[SUMMARY] as usize).min(MAX_DETAIL_TERMS);
+            lens[DESCRIPTION] = self.read(start, DESCRIPTION, rest, budget);
         }
-        let mut budget = MAX_PARAMETER_TERMS;
         params::parameter_text(tool.input_schema.as_str(), |p| {
-            add(self, PARAMETERS, p, &mut budget);
-            budget > 0
+            let budget = MAX_PARAMETER_TERMS - lens[PARAMETERS] as usize;
+            lens[PARAMETERS] += self.read(start, PARAMETERS, p, budget);
+            (lens[PARAMETERS] as usize) < MAX_PARAMETER_TERMS
         });
-        // Each term once, with its count in each field.
-        let start = self.entries.len();
-        for &(t, f) in &scratch {
-            let t_at = t as usize;
-            if self.slot.len() <= t_at {
-                self.slot.resize(t_at + 1, u32::MAX);
-            }
-            let at = self.slot[t_at] as usize;
-            match self.entries.get_mut(at) {
-                Some((_, counts)) if at >= start => {
-                    counts[f as usize] = counts[f as usize].saturating_add(1);
-                }
-                _ => {
-                    self.slot[t_at] = u32::try_from(self.entries.len()).unwrap_or(u32::MAX);
-                    let mut counts = [0u16; FIELDS];
-                    counts[f as usize] = 1;
-                    self.entries.push((t, counts));
-                }
-            }
-        }
         self.ends
             .push(u32::try_from(self.entries.len()).unwrap_or(u32::MAX));
         self.docs.push((id, server, lens));
-        self.scratch = scratch;
         self
+    }
+
+    /// Reads `text` into `field` of the tool being added (whose entries
+    /// begin at `start`): at most `budget` terms; how many it read.
+    fn read(&mut self, start: usize, field: usize, text: &str, budget: usize) -> u32 {
+        if budget == 0 {
+            return 0;
+        }
+        let mut buf = std::mem::take(&mut self.buf);
+        let mut n = 0;
+        text::words_with(text, &mut buf, |w| {
+            let Some(t) = self.word(w) else {
+                return true;
+            };
+            self.count(start, t, field);
+            n += 1;
+            n < budget
+        });
+        self.buf = buf;
+        n as u32
+    }
+
+    /// Counts term `t` once more in `field` of the tool being added (whose
+    /// entries begin at `start`).
+    #[inline]
+    fn count(&mut self, start: usize, t: u32, field: usize) {
+        let Some(slot) = self.slot.get_mut(t as usize) else {
+            return;
+        };
+        let at = *slot as usize;
+        match self.entries.get_mut(at) {
+            Some((_, counts)) if at >= start => {
+                counts[field] = counts[field].saturating_add(1);
+            }
+            _ => {
+                *slot = u32::try_from(self.entries.len()).unwrap_or(u32::MAX);
+                let mut counts = [0u16; FIELDS];
+                counts[field] = 1;
+                self.entries.push((t, counts));
+            }
+        }
     }
 
     /// The index.
@@ -369,40 +413,45 @@ impl ToolIndexBuilder {
         for a in &mut avg {
             *a /= n.max(1) as f32;
         }
-        let mut triples = Vec::with_capacity(self.entries.len());
+        let terms = self.vocab.len();
+        let mut tools = PostingsBuilder::new(terms, self.entries.iter().map(|e| e.0));
         let mut names = vec![0u16; n];
         let mut start = 0usize;
         for (d, (&end, (_, _, lens))) in self.ends.iter().zip(&self.docs).enumerate() {
             let entries = &self.entries[start..end as usize];
             start = end as usize;
+            let norms = norms(&self.ranking, lens, &avg);
             for &(term, counts) in entries {
                 let named = if counts[NAME] > 0 { IN_NAME } else { 0 };
                 names[d] += u16::from(counts[NAME] > 0);
-                triples.push((
+                tools.put(
                     term,
                     d as u32 | named,
-                    saturate(&self.ranking, &counts, lens, &avg),
-                ));
+                    saturate(&self.ranking, &counts, &norms),
+                );
             }
         }
-        let terms = self.vocab.len();
-        let tools = Postings::new(terms, n, &triples);
+        let tools = tools.finish(n);
         // Servers are documents of their own, one field each.
         let server_avg =
             self.servers.iter().map(|s| s.1 as f32).sum::<f32>() / self.servers.len().max(1) as f32;
-        let mut server_triples = Vec::new();
+        let mut servers = PostingsBuilder::new(
+            terms,
+            self.servers.iter().flat_map(|s| s.0.iter().map(|c| c.0)),
+        );
         for (s, (counts, len)) in self.servers.iter().enumerate() {
+            let mut lens = [0u32; FIELDS];
+            lens[DESCRIPTION] = *len;
+            let mut a = [1f32; FIELDS];
+            a[DESCRIPTION] = server_avg;
+            let norms = norms(&self.ranking, &lens, &a);
             for &(t, c) in counts {
                 let mut fc = [0u16; FIELDS];
                 fc[DESCRIPTION] = c;
-                let mut lens = [0u32; FIELDS];
-                lens[DESCRIPTION] = *len;
-                let mut a = [1f32; FIELDS];
-                a[DESCRIPTION] = server_avg;
-                server_triples.push((t, s as u32, saturate(&self.ranking, &fc, &lens, &a)));
+                servers.put(t, s as u32, saturate(&self.ranking, &fc, &norms));
             }
         }
-        let servers = Postings::new(terms, self.servers.len(), &server_triples);
+        let servers = servers.finish(self.servers.len());
         let meaning = self
             .meanings
             .tools(&self.ranking, &self.ends, &self.entries, &tools.idf);

@@ -5,18 +5,23 @@
 //!
 //! The schema is walked as text, once, and nothing else of it is parsed or
 //! kept: a value of no interest is skipped by counting brackets (so any
-//! depth costs no stack), a string is handed over as a slice of the schema
-//! (one with escapes is copied, each escape that is no letter or digit
-//! becoming a space), and the walk stops when the caller has enough
-//! (the index reads a bounded number of terms) or at the first byte that
-//! is not JSON (the text read before it is kept: a tool's schema was
-//! checked when the tool was read).
+//! depth costs no stack; strings, brackets and runs of spaces are found
+//! eight bytes at a time, [`bytes`](super::bytes)), a string is handed over
+//! as a slice of the schema (one with escapes is copied, each escape that
+//! is no letter or digit becoming a space), and the walk stops when the
+//! caller has enough (the index reads a bounded number of terms), at the
+//! end of the schema's `properties` (nothing after them is read: a second
+//! `properties` key is ignored) or at the first byte that is not JSON (the
+//! text read before it is kept: a tool's schema was checked when the tool
+//! was read).
 
 use std::borrow::Cow;
 
+use super::bytes::{HIGH, ONES, first_of, zeros};
+
 /// Calls `f` with each piece of parameter text in `schema` (a JSON
 /// object's text) until `f` says stop (returns `false`); nothing if it is
-/// not one.
+/// not one. The walk ends with the schema's (first) `properties`.
 pub(crate) fn parameter_text(schema: &str, mut f: impl FnMut(&str) -> bool) {
     let mut s = Scanner {
         text: schema,
@@ -24,7 +29,8 @@ pub(crate) fn parameter_text(schema: &str, mut f: impl FnMut(&str) -> bool) {
     };
     let _ = s.object(|s, key| {
         if key == "properties" && s.peek() == Some(b'{') {
-            s.properties(&mut f, 1)
+            // Nothing after it is read: the walk ends here.
+            s.properties(&mut f, 1).and(Err(Stop))
         } else {
             s.skip()
         }
@@ -78,13 +84,20 @@ impl<'a> Scanner<'a> {
     /// The next byte that is not white space, if any (not consumed).
     fn peek(&mut self) -> Option<u8> {
         let b = self.text.as_bytes();
-        while let Some(c) = b.get(self.at) {
-            if !matches!(c, b' ' | b'\t' | b'\n' | b'\r') {
-                return Some(*c);
-            }
-            self.at += 1;
+        // Compact JSON, and most places in indented JSON, have none.
+        if let Some(&c) = b.get(self.at)
+            && !matches!(c, b' ' | b'\t' | b'\n' | b'\r')
+        {
+            return Some(c);
         }
-        None
+        loop {
+            // Indented schemas have runs of spaces: eight at a time.
+            self.at += spaces_len(b.get(self.at..).unwrap_or_default());
+            match b.get(self.at) {
+                Some(b'\t' | b'\n' | b'\r') => self.at += 1,
+                c => return c.copied(),
+            }
+        }
     }
 
     /// Consumes `c`, after white space.
@@ -147,31 +160,35 @@ impl<'a> Scanner<'a> {
     /// or decoded when it has escapes.
     fn string(&mut self) -> Result<Cow<'a, str>, Stop> {
         let start = self.at;
-        let end = self.string_end()?;
-        let raw = self.text.get(start..end).ok_or(Stop)?;
+        let escaped = self.string_end()?;
+        let raw = self.text.get(start..self.at).ok_or(Stop)?;
         let inner = &raw[1..raw.len() - 1];
-        if inner.contains('\\') {
+        if escaped {
             Ok(Cow::Owned(unescape(inner)))
         } else {
             Ok(Cow::Borrowed(inner))
         }
     }
 
-    /// Moves past the string at the scanner (at its opening quote); where
-    /// it ends (after its closing quote).
-    fn string_end(&mut self) -> Result<usize, Stop> {
+    /// Moves past the string at the scanner (at its opening quote, and
+    /// then after its closing quote); whether it has escapes.
+    fn string_end(&mut self) -> Result<bool, Stop> {
         let b = self.text.as_bytes();
         let mut i = self.at + 1;
+        let mut escaped = false;
         loop {
             i += plain_len(b.get(i..).unwrap_or_default());
             match b.get(i) {
                 Some(b'"') => break,
-                Some(b'\\') => i += 2,
+                Some(b'\\') => {
+                    escaped = true;
+                    i += 2;
+                }
                 _ => return Err(Stop),
             }
         }
         self.at = i + 1;
-        Ok(self.at)
+        Ok(escaped)
     }
 
     /// Moves past one value of any kind.
@@ -182,20 +199,22 @@ impl<'a> Scanner<'a> {
             Some(b'{' | b'[') => {
                 let mut depth = 0usize;
                 loop {
+                    self.at += structure_len(b.get(self.at..).unwrap_or_default());
                     match b.get(self.at) {
                         Some(b'"') => {
                             self.string_end()?;
                             continue;
                         }
                         Some(b'{' | b'[') => depth += 1,
-                        Some(b'}' | b']') => {
+                        Some(_) => {
+                            // A closing bracket: no other byte stops
+                            // `structure_len`.
                             depth -= 1;
                             if depth == 0 {
                                 self.at += 1;
                                 return Ok(());
                             }
                         }
-                        Some(_) => {}
                         None => return Err(Stop),
                     }
                     self.at += 1;
@@ -221,28 +240,32 @@ impl<'a> Scanner<'a> {
 /// if it has neither): eight at a time, the bytes of a string being most
 /// of a schema.
 fn plain_len(b: &[u8]) -> usize {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = ONES * 0x80;
-    // The high bit of each zero byte of `y` (and maybe of bytes after the
-    // first zero: the lowest bit set is exact).
-    let zeros = |y: u64| y.wrapping_sub(ONES) & !y & HIGH;
-    let mut chunks = b.chunks_exact(8);
-    let mut n = 0;
-    for c in &mut chunks {
-        let mut w = [0u8; 8];
-        w.copy_from_slice(c);
-        let x = u64::from_le_bytes(w);
-        let found = zeros(x ^ (ONES * u64::from(b'"'))) | zeros(x ^ (ONES * u64::from(b'\\')));
-        if found != 0 {
-            return n + (found.trailing_zeros() / 8) as usize;
-        }
-        n += 8;
-    }
-    let rest = chunks.remainder();
-    n + rest
-        .iter()
-        .position(|&c| c == b'"' || c == b'\\')
-        .unwrap_or(rest.len())
+    first_of(b, |x| {
+        zeros(x ^ (ONES * u64::from(b'"'))) | zeros(x ^ (ONES * u64::from(b'\\')))
+    })
+}
+
+/// How many bytes of `b` come before its first quote or bracket (`"`,
+/// `{`, `}`, `[`, `]`; all of them if it has none): what skipping a
+/// value looks at, eight bytes at a time.
+fn structure_len(b: &[u8]) -> usize {
+    first_of(b, |x| {
+        // `[` and `]` are `{` and `}` less 0x20: one test for each pair.
+        let y = x | (ONES * 0x20);
+        zeros(x ^ (ONES * u64::from(b'"')))
+            | zeros(y ^ (ONES * u64::from(b'{')))
+            | zeros(y ^ (ONES * u64::from(b'}')))
+    })
+}
+
+/// How many spaces `b` begins with, eight bytes at a time.
+fn spaces_len(b: &[u8]) -> usize {
+    first_of(b, |x| {
+        // The high bit of each byte that is not a space, exactly (no
+        // carry between bytes: each sum stays below 0x100).
+        let t = x ^ (ONES * u64::from(b' '));
+        ((t & !HIGH).wrapping_add(!HIGH) | t) & HIGH
+    })
 }
 
 /// A JSON string's text with escapes, as words see it: a letter or digit
@@ -333,6 +356,12 @@ mod tests {
             seen.len() < 2
         });
         assert_eq!(seen, ["a", "b"]);
+        // The walk ends with the (first) properties: nothing after them,
+        // not even broken JSON, is read.
+        assert_eq!(
+            text(r#"{"properties":{"a":{}},"properties":{"b":{}},"x":[}"#),
+            ["a"]
+        );
     }
 
     #[test]
@@ -363,6 +392,48 @@ mod tests {
                 slow.unwrap_or(text.len()),
                 "{text}"
             );
+        }
+    }
+
+    #[test]
+    fn structure_runs_end_at_quotes_and_brackets() {
+        for text in [
+            "",
+            "abc",
+            "abcdefgh{",
+            "a: 1, b: [2]",
+            "{",
+            "       }",
+            "ab;;;;;;;;;]]",
+            "é\"ü\"",
+            "{{{{{{{{{{",
+            "[\\ \\ ]",
+        ] {
+            let slow = text.bytes().position(|c| b"\"{}[]".contains(&c));
+            assert_eq!(
+                structure_len(text.as_bytes()),
+                slow.unwrap_or(text.len()),
+                "{text}"
+            );
+        }
+        for c in 0..=255u8 {
+            let mut b = *b"abcdefghijklmnopqrstuvwxyz";
+            b[9] = c;
+            let slow = b.iter().position(|c| b"\"{}[]".contains(c));
+            assert_eq!(structure_len(&b), slow.unwrap_or(b.len()), "{c}");
+        }
+    }
+
+    #[test]
+    fn space_runs_end_at_any_other_byte() {
+        for at in 0..12 {
+            for c in 0..=255u8 {
+                let mut b = [b' '; 13];
+                b[at] = c;
+                let slow = b.iter().take_while(|&&c| c == b' ').count();
+                assert_eq!(spaces_len(&b), slow, "{c} at {at}");
+                assert_eq!(spaces_len(&b[..at]), at);
+            }
         }
     }
 

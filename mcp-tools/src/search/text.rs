@@ -1,6 +1,8 @@
 //! Text to index terms: words split the way tool names and prose are
 //! written, lowercased, stop words dropped, a light English stemmer.
 
+use super::bytes::{HIGH, ONES, first_of, zeros};
+
 /// The most terms taken from one field of one tool (a description longer
 /// than this is indexed by its beginning: memory stays bounded whatever a
 /// server sends).
@@ -12,22 +14,44 @@ pub const MAX_FIELD_TERMS: usize = 512;
 /// parser`), and, for a word mixing letters and digits (`s3`, `base64`),
 /// given whole and also by its letter runs (`s3`, `s`).
 ///
-/// The text is read a byte at a time; a word already lowercase (most words
-/// of prose and of snake_case names) is handed over as a slice of `text`,
-/// not copied, and only a word with a character beyond ASCII is read by
-/// characters.
-pub(crate) fn words(text: &str, mut f: impl FnMut(&str) -> bool) {
-    let mut word = String::new();
+/// The text is read a byte at a time, and a run of lowercase letters
+/// (most of every word) eight bytes at a time; a word already lowercase
+/// (most words of prose and of snake_case names) is handed over as a slice
+/// of `text`, not copied, one of ASCII letters is lowercased in a buffer,
+/// and only a word with a character beyond ASCII is read by characters.
+pub(crate) fn words(text: &str, f: impl FnMut(&str) -> bool) {
+    words_with(text, &mut String::new(), f);
+}
+
+/// [`words`], lowercasing in `word` (whatever it holds; for a caller that
+/// reads many texts, one buffer for all).
+pub(crate) fn words_with(text: &str, word: &mut String, mut f: impl FnMut(&str) -> bool) {
     let b = text.as_bytes();
     let mut i = 0;
+    // Whether a separator was a hyphen (see `joined`).
+    let mut hyphen = false;
     while i < b.len() {
         // The next word: from its first letter or digit to the byte before
         // the next separator or camelCase step.
-        while b.get(i).is_some_and(|&c| CLASS[usize::from(c)] == OTHER) {
+        while let Some(&c) = b.get(i)
+            && CLASS[usize::from(c)] == OTHER
+        {
+            hyphen |= c == b'-';
             i += 1;
         }
         let start = i;
         let mut seen = 0u8;
+        // A capital may begin a word (`Lists`, `listIssues`): then its
+        // lowercase letters, at once.
+        if b.get(i).is_some_and(|&c| CLASS[usize::from(c)] == UPPER) {
+            seen = UPPER;
+            i += 1;
+        }
+        let run = lowercase_len(b.get(i..).unwrap_or_default());
+        if run > 0 {
+            seen |= LOWER;
+            i += run;
+        }
         while let Some(&c) = b.get(i) {
             let class = CLASS[usize::from(c)];
             if class == OTHER {
@@ -59,22 +83,49 @@ pub(crate) fn words(text: &str, mut f: impl FnMut(&str) -> bool) {
         // `start` and `i` are at ASCII bytes (or the ends): character
         // boundaries.
         let raw = &text[start..i];
-        let go_on = if raw.is_empty() {
-            true
-        } else if seen == LOWER {
-            f(raw)
-        } else if seen == WIDE {
-            unicode_words(raw, &mut word, &mut f)
+        let w = if seen == LOWER {
+            raw
+        } else if seen & (DIGIT | WIDE) == 0 && !raw.is_empty() {
+            word.clear();
+            word.push_str(raw);
+            word.make_ascii_lowercase();
+            word.as_str()
         } else {
-            emit(raw, &mut word, &mut f)
+            let go_on = if raw.is_empty() {
+                true
+            } else if seen == WIDE {
+                unicode_words(raw, word, &mut f)
+            } else if seen & UPPER == 0 {
+                digit_words(raw, &mut f)
+            } else {
+                emit(raw, word, &mut f)
+            };
+            if !go_on {
+                return;
+            }
+            continue;
         };
-        if !go_on {
+        if !f(w) {
             return;
         }
     }
-    if text.len() <= MAX_JOINED && text.contains('-') {
+    // Every hyphen is in a separator: `hyphen` says whether `text` has one.
+    if hyphen && text.len() <= MAX_JOINED {
         joined(text, &mut f);
     }
+}
+
+/// How many bytes `b` begins with that are ASCII lowercase letters, eight
+/// at a time.
+fn lowercase_len(b: &[u8]) -> usize {
+    first_of(b, |x| {
+        // The high bit of each byte from `a` to `z`: at least `a` (0x61 +
+        // 0x1f reaches 0x80), at most `z` (0x7a + 0x05 does not), below
+        // 0x80. A byte's sum may carry into the next only when it is no
+        // lowercase letter, so the lowest byte that is not one is exact.
+        let lower = x.wrapping_add(ONES * 0x1f) & !x.wrapping_add(ONES * 0x05) & !x & HIGH;
+        !lower & HIGH
+    })
 }
 
 /// [`words`] of a run of text with characters beyond ASCII and no ASCII
@@ -169,6 +220,26 @@ fn joined(text: &str, f: &mut impl FnMut(&str) -> bool) {
             return;
         }
     }
+}
+
+/// [`emit`] of a word of lowercase ASCII letters and digits (`s3`,
+/// `base64`, `2024`), with no copy: the word, then its runs of two letters
+/// or more.
+fn digit_words(raw: &str, f: &mut impl FnMut(&str) -> bool) -> bool {
+    if !f(raw) {
+        return false;
+    }
+    let b = raw.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        let run = lowercase_len(&b[i..]);
+        if run >= 2 && !f(&raw[i..i + run]) {
+            return false;
+        }
+        i += run;
+        i += b[i..].iter().take_while(|c| c.is_ascii_digit()).count();
+    }
+    true
 }
 
 /// Lowercases `raw` into `buf` and gives it to `f`; a word mixing letters
@@ -330,14 +401,22 @@ fn undouble(out: &mut String) {
 pub(crate) fn first_sentence(text: &str) -> (&str, &str) {
     let text = text.trim_start();
     let bytes = text.as_bytes();
-    for (i, &b) in bytes.iter().enumerate() {
-        let end_of_sentence = matches!(b, b'.' | b'!' | b'?')
-            && bytes.get(i + 1).is_none_or(|n| n.is_ascii_whitespace());
-        if b == b'\n' || end_of_sentence {
+    let mut i = 0;
+    loop {
+        i += first_of(&bytes[i..], |x| {
+            zeros(x ^ (ONES * u64::from(b'.')))
+                | zeros(x ^ (ONES * u64::from(b'!')))
+                | zeros(x ^ (ONES * u64::from(b'?')))
+                | zeros(x ^ (ONES * u64::from(b'\n')))
+        });
+        let Some(&b) = bytes.get(i) else {
+            return (text, "");
+        };
+        if b == b'\n' || bytes.get(i + 1).is_none_or(|n| n.is_ascii_whitespace()) {
             return (&text[..i], &text[i + 1..]);
         }
+        i += 1;
     }
-    (text, "")
 }
 
 /// The term of `word` (a word of [`words`]) in `buf`, or `None` for a stop
@@ -410,6 +489,53 @@ mod tests {
     }
 
     #[test]
+    fn words_with_digits_as_emit_gives_them() {
+        for raw in [
+            "s3", "base64", "2024", "a1b22cd3", "x86yz", "ab12cd", "1a", "a1",
+        ] {
+            let (mut fast, mut slow) = (Vec::new(), Vec::new());
+            digit_words(raw, &mut |w| {
+                fast.push(w.to_owned());
+                true
+            });
+            emit(raw, &mut String::new(), &mut |w| {
+                slow.push(w.to_owned());
+                true
+            });
+            assert_eq!(fast, slow, "{raw}");
+        }
+    }
+
+    #[test]
+    fn lowercase_runs_end_at_any_other_byte() {
+        for text in [
+            "",
+            "abc",
+            "abcdefgh",
+            "abcdefghijklmnopq",
+            "abcdefghIjk",
+            "abcdefgh ijk",
+            "zzzzzzz{zzz",
+            "`aaaaaaaaaa",
+            "abcdefg\u{80}",
+            "abcdé\u{ff}fghij",
+            "azAZ09az",
+        ] {
+            let slow = text.bytes().take_while(u8::is_ascii_lowercase).count();
+            assert_eq!(lowercase_len(text.as_bytes()), slow, "{text}");
+        }
+        for at in 0..17 {
+            for c in 0..=255u8 {
+                let mut b = *b"abcdefghijklmnopqrstuvwxyz";
+                b[at] = c;
+                b[at + 1] = 255 - c;
+                let slow = b.iter().take_while(|c| c.is_ascii_lowercase()).count();
+                assert_eq!(lowercase_len(&b), slow, "{c} at {at}");
+            }
+        }
+    }
+
+    #[test]
     fn first_sentence_is_what_the_tool_does() {
         assert_eq!(
             first_sentence("  Lists issues. Use e.g. filters.\nMore."),
@@ -420,6 +546,16 @@ mod tests {
             ("Reads v1.2 files", "then")
         );
         assert_eq!(first_sentence("No end"), ("No end", ""));
+        assert_eq!(
+            first_sentence("Version 1.2.3 of it is fine!"),
+            ("Version 1.2.3 of it is fine", "")
+        );
+        assert_eq!(first_sentence("What? Yes"), ("What", " Yes"));
+        assert_eq!(
+            first_sentence("a.b.c.d.e.f.g.h.i\tj"),
+            ("a.b.c.d.e.f.g.h.i\tj", "")
+        );
+        assert_eq!(first_sentence("abcdefghijk.\tl"), ("abcdefghijk", "\tl"));
     }
 
     #[test]
