@@ -4,9 +4,9 @@
 //! tool (`tests/search/queries.txt`), each with the tools that answer it.
 //! The queries are split: `dev` (the ranking was tuned on it) and `test`
 //! (held out: read only to report); `queries-final.txt`,
-//! `queries-fresh.txt` and `queries-fresh2.txt` are more held-out sets,
-//! each written before a round of ranking work and read once at its end
-//! (`SEARCH_EVAL_SKIP=queries-fresh2.txt` while tuning). Prints recall@5 and MRR@10 per split
+//! `queries-fresh.txt`, `queries-fresh2.txt` and `queries-fresh3.txt` are
+//! more held-out sets, each written before a round of ranking work and read
+//! once at its end (`SEARCH_EVAL_SKIP=queries-fresh3.txt` while tuning). Prints recall@5 and MRR@10 per split
 //! for the index and for plain BM25 over name and description, and fails
 //! below the floors. `cargo xtask search-eval` runs it with the report
 //! shown.
@@ -55,6 +55,7 @@ fn load() -> (Catalog, Vec<Query>) {
             "queries-final.txt",
             "queries-fresh.txt",
             "queries-fresh2.txt",
+            "queries-fresh3.txt",
         ]
     };
     let skip = std::env::var("SEARCH_EVAL_SKIP").unwrap_or_default();
@@ -298,6 +299,9 @@ fn floors(split: &str) -> (f64, f64) {
         // (no word of the tool's name but its product's); floors set after
         // its one reading (0.540, 0.414), below it.
         "fresh2" => (0.50, 0.38),
+        // Written by the fifth round before its ranking work, as strict as
+        // fresh2; floors set after its one reading (0.540, 0.430), below it.
+        "fresh3" => (0.50, 0.40),
         _ => (0.75, 0.70),
     }
 }

@@ -343,82 +343,121 @@ fn feature_builds() -> Result {
 }
 
 fn ci() -> Result {
-    run(cargo().args(["fmt", "--all", "--check"]))?;
-    run(cargo().args([
-        "clippy",
-        "--workspace",
-        "--all-targets",
-        "--",
-        "-D",
-        "warnings",
-    ]))?;
-    // Optional features change types (rig-core's serde_json `preserve_order`
-    // makes every JSON map larger): lint that build too.
-    run(cargo().args([
-        "clippy",
-        "--workspace",
-        "--all-targets",
-        "--all-features",
-        "--",
-        "-D",
-        "warnings",
-    ]))?;
+    let mut stages = Stages::default();
+    let result = ci_stages(&mut stages);
+    stages.print();
+    result
+}
+
+/// CI's stages in order, each timed by `stages`: the summary printed at the
+/// end says where a run's minutes went (compiling dominates on a fresh machine).
+fn ci_stages(stages: &mut Stages) -> Result {
+    stages.run("fmt", || run(cargo().args(["fmt", "--all", "--check"])))?;
+    stages.run("clippy", || {
+        run(cargo().args([
+            "clippy",
+            "--workspace",
+            "--all-targets",
+            "--",
+            "-D",
+            "warnings",
+        ]))?;
+        // Optional features change types (rig-core's serde_json `preserve_order`
+        // makes every JSON map larger): lint that build too.
+        run(cargo().args([
+            "clippy",
+            "--workspace",
+            "--all-targets",
+            "--all-features",
+            "--",
+            "-D",
+            "warnings",
+        ]))
+    })?;
     // What a user's own lock file gives: the newest compatible dependencies.
-    newest::newest_deps()?;
-    feature_builds()?;
+    stages.run("newest deps", newest::newest_deps)?;
+    stages.run("feature builds", feature_builds)?;
     // Every crate packed and built from its packed files alone.
-    release::package()?;
+    stages.run("package", release::package)?;
     // Every test binary runs even after one fails: one CI run names every
     // failing test, not only those of the first failing crate.
-    test(&["--no-fail-fast".to_owned()])?;
-    // Optional features that default builds skip: full JSON Schema validation
-    // and the rig adapter (its test drives a real server through rig).
-    run(cargo()
-        .args(["test", "-p", "mcpio-tools", "--all-features"])
-        .env("MCP_PEERS_DIR", root().join(".peers"))
-        .env("MCP_REQUIRE_PEERS", "1"))?;
-    // The client's spans with both OpenTelemetry features (the workspace
-    // run above has `opentelemetry` through mcp-cli, not `metrics`).
-    run(cargo()
-        .args([
+    stages.run("tests", || test(&["--no-fail-fast".to_owned()]))?;
+    stages.run("optional-feature tests", || {
+        // Optional features that default builds skip: full JSON Schema
+        // validation and the rig adapter (its test drives a real server
+        // through rig).
+        run(cargo()
+            .args(["test", "-p", "mcpio-tools", "--all-features"])
+            .env("MCP_PEERS_DIR", root().join(".peers"))
+            .env("MCP_REQUIRE_PEERS", "1"))?;
+        // The client's spans with both OpenTelemetry features (the workspace
+        // run above has `opentelemetry` through mcp-cli, not `metrics`).
+        run(cargo()
+            .args([
+                "test",
+                "-p",
+                "mcpio-client",
+                "--features",
+                "opentelemetry,metrics",
+                "--test",
+                "telemetry",
+            ])
+            .env("MCP_PEERS_DIR", root().join(".peers"))
+            .env("MCP_REQUIRE_PEERS", "1"))?;
+        // The stdio oversized answer comes from the demo server's chaos mode,
+        // which only the `chaos` feature (never a release build) compiles in.
+        run(cargo().args([
             "test",
             "-p",
-            "mcpio-client",
+            "mcpio-cli",
             "--features",
-            "opentelemetry,metrics",
+            "chaos",
             "--test",
-            "telemetry",
-        ])
-        .env("MCP_PEERS_DIR", root().join(".peers"))
-        .env("MCP_REQUIRE_PEERS", "1"))?;
-    // The stdio oversized answer comes from the demo server's chaos mode,
-    // which only the `chaos` feature (never a release build) compiles in.
-    run(cargo().args([
-        "test",
-        "-p",
-        "mcpio-cli",
-        "--features",
-        "chaos",
-        "--test",
-        "oversized_answer",
-    ]))?;
-    // HTTP/2 by ALPN (the transport's optional `http2` feature).
-    run(cargo().args([
-        "test",
-        "-p",
-        "mcpio-transport-http",
-        "--features",
-        "http2",
-        "--test",
-        "tls",
-    ]))?;
+            "oversized_answer",
+        ]))?;
+        // HTTP/2 by ALPN (the transport's optional `http2` feature).
+        run(cargo().args([
+            "test",
+            "-p",
+            "mcpio-transport-http",
+            "--features",
+            "http2",
+            "--test",
+            "tls",
+        ]))
+    })?;
     // The conformance suite: every client scenario at every revision it is
-    // tagged with, one at a time (69 runs, about 6-7 min on 2 busy cores),
-    // then both requirement sets in the suite's own parallel mode (10-30 s
-    // each).
-    conformance::conformance(&[])?;
-    soak::soak(&[])?;
-    scaling::scaling(&[])?;
-    docs::docs()?;
-    fuzz::fuzz(&["--seconds".into(), "30".into()])
+    // tagged with, one at a time, then both requirement sets in the suite's
+    // own parallel mode.
+    stages.run("conformance", || conformance::conformance(&[]))?;
+    stages.run("soak", || soak::soak(&[]))?;
+    stages.run("scaling", || scaling::scaling(&[]))?;
+    stages.run("docs", docs::docs)?;
+    stages.run("fuzz", || fuzz::fuzz(&["--seconds".into(), "30".into()]))
+}
+
+/// How long each CI stage took, in the order they ran.
+#[derive(Default)]
+struct Stages {
+    done: Vec<(&'static str, std::time::Duration, bool)>,
+}
+
+impl Stages {
+    /// Runs one stage and records its wall time and whether it passed.
+    fn run(&mut self, name: &'static str, stage: impl FnOnce() -> Result) -> Result {
+        let start = std::time::Instant::now();
+        let result = stage();
+        self.done.push((name, start.elapsed(), result.is_ok()));
+        result
+    }
+
+    fn print(&self) {
+        let total: std::time::Duration = self.done.iter().map(|(_, took, _)| *took).sum();
+        eprintln!("\nxtask: ci stages (wall time)");
+        for (name, took, passed) in &self.done {
+            let verdict = if *passed { "" } else { "  FAILED" };
+            eprintln!("  {name:<24} {:>7.1} s{verdict}", took.as_secs_f64());
+        }
+        eprintln!("  {:<24} {:>7.1} s", "total", total.as_secs_f64());
+    }
 }

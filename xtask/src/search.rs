@@ -9,7 +9,8 @@
 //!   `mcp-tools/tests/search/catalog.json`, the committed fixture.
 //! - `search-eval`: the evaluation itself, `mcp-tools`' `search_eval` test
 //!   with its report shown: recall@5 and MRR@10 per split (dev; held out:
-//!   test, final, fresh, fresh2), beside plain BM25; fails below the floors.
+//!   test, final, fresh, fresh2, fresh3), beside plain BM25; fails below
+//!   the floors.
 //! - `search-embed`: makes the word vectors of tool search again
 //!   (`mcp-tools/src/search/minilm.wpe`) from all-MiniLM-L6-v2, in a venv
 //!   pinned by `peers/search/embed.txt` (`.peers/search/embed`, which also
