@@ -35,14 +35,12 @@ impl Io {
             }
             Event::Completed { call, result } => {
                 if let Some(w) = st.waiters.get_mut(&call) {
-                    self.wakes.extend(w.answer(Answer::Done(result)));
+                    self.wakes.extend(w.answer(Answer::of(result)));
                 }
             }
             Event::TaskCreated { call, handle } => {
                 if let Some(w) = st.waiters.get_mut(&call) {
-                    let progress = w.progress.clone();
-                    self.wakes
-                        .extend(w.answer(Answer::Task { handle, progress }));
+                    self.wakes.extend(w.answer(Answer::Task(handle)));
                 }
             }
             Event::Progress { call, progress } => {

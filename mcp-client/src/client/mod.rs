@@ -80,17 +80,30 @@ use crate::session::{CallId, IdHash, Session};
 /// A progress callback.
 pub type ProgressFn = Arc<dyn Fn(ProgressParams) + Send + Sync>;
 
-/// What the driver hands a waiting call.
+/// What the driver hands a waiting call. No larger than a result: it is
+/// written into the call's [`Waiter`] on the way of every call.
 enum Answer {
-    /// The call's result or error.
-    Done(Result<RawJson, ClientError>),
+    /// The call's result.
+    Done(RawJson),
+    /// Why the call failed (boxed: an error is larger than a result, and
+    /// rarer).
+    Failed(Box<ClientError>),
     /// A `tools/call` answered with a 2026-07-28 task handle: a
     /// [`Client::call_tool`] future follows the task (with the call's
-    /// progress callback); any other request takes the handle as its result.
-    Task {
-        handle: RawJson,
-        progress: Option<ProgressFn>,
-    },
+    /// progress callback, taken with its waiter); any other request takes
+    /// the handle as its result.
+    Task(RawJson),
+}
+
+impl Answer {
+    /// A call's result or error, as the session gives it.
+    #[inline]
+    fn of(result: Result<RawJson, ClientError>) -> Self {
+        match result {
+            Ok(raw) => Answer::Done(raw),
+            Err(e) => Answer::Failed(Box::new(e)),
+        }
+    }
 }
 
 /// What a connection's callers and its driver share.

@@ -567,18 +567,22 @@ fn cancel(inner: &Inner, call: CallId, reason: &str) {
     });
 }
 
-/// The call's answer, taken with its waiter, once the driver has left it;
-/// `None` if the waiter is gone without one. Until then the waiter holds
-/// `waker`.
-fn poll_answer(inner: &Inner, call: CallId, waker: &Waker) -> Poll<Option<Answer>> {
+/// The call's answer and progress callback, taken with its waiter, once
+/// the driver has left the answer; `None` if the waiter is gone without
+/// one. Until then the waiter holds `waker`.
+fn poll_answer(
+    inner: &Inner,
+    call: CallId,
+    waker: &Waker,
+) -> Poll<Option<(Answer, Option<ProgressFn>)>> {
     let mut st = inner.lock();
     let Entry::Occupied(mut entry) = st.waiters.entry(call) else {
         return Poll::Ready(None);
     };
     let waiter = entry.get_mut();
     if let Some(answer) = waiter.answer.take() {
-        entry.remove();
-        return Poll::Ready(Some(answer));
+        let waiter = entry.remove();
+        return Poll::Ready(Some((answer, waiter.progress)));
     }
     if !waiter.waker.as_ref().is_some_and(|w| w.will_wake(waker)) {
         waiter.waker = Some(waker.clone());
@@ -631,9 +635,9 @@ impl<R> Future for ResponseFuture<R> {
                     let follow = *follow;
                     this.stage = Stage::Done;
                     return Poll::Ready(match answer {
-                        Some(Answer::Done(Ok(raw))) => (this.decode)(&this.method, raw),
-                        Some(Answer::Done(Err(e))) => Err(e),
-                        Some(Answer::Task { handle, progress }) => match follow {
+                        Some((Answer::Done(raw), _)) => (this.decode)(&this.method, raw),
+                        Some((Answer::Failed(e), _)) => Err(*e),
+                        Some((Answer::Task(handle), progress)) => match follow {
                             Some(follow) => {
                                 let deadline = follow.deadline(&this.client);
                                 let work = super::mcp_task::follow::follow_created(

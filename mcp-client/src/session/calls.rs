@@ -82,6 +82,17 @@ impl CallOptions {
         self.progress = on;
         self
     }
+
+    /// Whether every option is the session's default.
+    fn is_default(&self) -> bool {
+        let CallOptions {
+            timeout,
+            max_time,
+            unbounded,
+            progress,
+        } = self;
+        timeout.is_none() && max_time.is_none() && !unbounded && !progress
+    }
 }
 
 /// The call's spans and metrics, when anything records them (boxed: most
@@ -102,29 +113,65 @@ pub(super) enum Purpose {
 /// The methods whose 2026-07-28 answer may be `input_required` (MRTR).
 pub(super) const MRTR_METHODS: &[&str] = &["tools/call", "prompts/get", "resources/read"];
 
-/// A request sent, waiting for its answer.
+/// A request sent, waiting for its answer. What every answer reads is
+/// inline; what only some calls have (options of their own, a `_meta` of
+/// the caller's, params kept for a retry, a retry's count) is in `rare`,
+/// boxed: a plain call's record is written and read on the way of every
+/// call, and stays within two cache lines.
 #[derive(Debug)]
 pub(super) struct Pending {
     purpose: Purpose,
     method: Cow<'static, str>,
-    /// Kept only when a retry may need it (MRTR, session expiry, an
-    /// unconfirmed era): `retained` says so.
-    params: Option<RawJson>,
-    retained: bool,
-    options: CallOptions,
     /// `None` until it is written (see the [module docs](self)).
     started: Option<Instant>,
     /// When it times out (progress moves it, up to the cap its options and
     /// `started` give: [`deadlines`]). Its progress token, if it asked for
     /// progress, is [`progress_token`] of its call.
     deadline: Option<Instant>,
+    trace: Trace,
+    /// `None`: default options, no `_meta`, no params kept, never re-sent,
+    /// no `input_required` round taken.
+    rare: Option<Box<Rare>>,
+    /// Whether a retry may need its params (MRTR, session expiry, an
+    /// unconfirmed era): they are kept in `rare` then.
+    retained: bool,
+    /// Sent while a remembered modern era was unconfirmed.
+    hinted: bool,
+}
+
+/// The part of a [`Pending`] request most calls do not have.
+#[derive(Debug, Default)]
+struct Rare {
+    /// Kept only when `retained`.
+    params: Option<RawJson>,
+    options: CallOptions,
     rounds: u32,
     resent: bool,
     /// The caller's `_meta` members, composed into the params at each send.
     meta: Option<Box<JsonObject>>,
-    /// Sent while a remembered modern era was unconfirmed.
-    hinted: bool,
-    trace: Trace,
+}
+
+impl Rare {
+    /// `None` when every part is its default.
+    fn boxed(
+        params: Option<RawJson>,
+        options: CallOptions,
+        rounds: u32,
+        resent: bool,
+        meta: Option<Box<JsonObject>>,
+    ) -> Option<Box<Rare>> {
+        let plain =
+            params.is_none() && meta.is_none() && rounds == 0 && !resent && options.is_default();
+        (!plain).then(|| {
+            Box::new(Rare {
+                params,
+                options,
+                rounds,
+                resent,
+                meta,
+            })
+        })
+    }
 }
 
 impl Pending {
@@ -139,16 +186,12 @@ impl Pending {
         Pending {
             purpose,
             method: Cow::Borrowed(method),
-            params: None,
-            retained: false,
-            options: CallOptions::default(),
             started: Some(now),
             deadline: Some(deadline),
-            rounds: 0,
-            resent: false,
-            meta: None,
-            hinted: false,
             trace,
+            rare: None,
+            retained: false,
+            hinted: false,
         }
     }
 
@@ -172,14 +215,28 @@ impl Pending {
     /// How many `input_required` rounds it has taken.
     #[inline]
     pub(super) fn rounds(&self) -> u32 {
-        self.rounds
+        self.rare.as_ref().map_or(0, |r| r.rounds)
+    }
+
+    /// Its options.
+    #[inline]
+    fn options(&self) -> CallOptions {
+        self.rare
+            .as_ref()
+            .map_or_else(CallOptions::default, |r| r.options)
+    }
+
+    /// Whether it was sent again already.
+    #[inline]
+    fn resent(&self) -> bool {
+        self.rare.as_ref().is_some_and(|r| r.resent)
     }
 
     /// Whether it may go out again, once: it was not re-sent yet and its
     /// params were kept.
     #[inline]
     pub(super) fn may_resend(&self) -> bool {
-        self.retained && !self.resent
+        self.retained && !self.resent()
     }
 
     /// Whether it went out under a remembered modern era not yet confirmed.
@@ -208,15 +265,16 @@ impl Pending {
         if let Some(t) = &mut self.trace {
             t.resend(why);
         }
+        let rare = self.rare.map(|r| *r).unwrap_or_default();
         Deferred {
             call,
             method: self.method,
-            params: self.params,
-            options: self.options,
+            params: rare.params,
+            options: rare.options,
             started: self.started,
-            rounds: self.rounds,
+            rounds: rare.rounds,
             resent: true,
-            meta: self.meta,
+            meta: rare.meta,
             deadline: self.deadline,
             trace: self.trace,
         }
@@ -228,15 +286,16 @@ impl Pending {
         if let Some(t) = &mut self.trace {
             t.input_required(requests);
         }
+        let rare = self.rare.map(|r| *r).unwrap_or_default();
         Deferred {
             call,
             method: self.method,
-            params: self.params,
-            options: self.options,
+            params: rare.params,
+            options: rare.options,
             started: Some(now),
-            rounds: self.rounds + 1,
-            resent: self.resent,
-            meta: self.meta,
+            rounds: rare.rounds + 1,
+            resent: rare.resent,
+            meta: rare.meta,
             deadline: None,
             trace: self.trace,
         }
@@ -417,7 +476,7 @@ impl Calls {
         if p.started.is_none() {
             let now = now.now();
             p.started = Some(now);
-            p.deadline = deadlines(config, &p.options, now, now).0;
+            p.deadline = deadlines(config, &p.options(), now, now).0;
             self.unstamped -= 1;
             if let Some(d) = p.deadline {
                 self.next_deadline = Some(self.next_deadline.map_or(d, |n| n.min(d)));
@@ -443,7 +502,7 @@ impl Calls {
         for p in self.sent.values_mut() {
             if p.started.is_none() {
                 p.started = Some(now);
-                p.deadline = deadlines(config, &p.options, now, now).0;
+                p.deadline = deadlines(config, &p.options(), now, now).0;
                 if let Some(d) = p.deadline {
                     self.next_deadline = Some(self.next_deadline.map_or(d, |n| n.min(d)));
                 }
@@ -519,16 +578,12 @@ impl Calls {
             Pending {
                 purpose: Purpose::User(d.call),
                 method: d.method,
-                params: kept,
-                retained: keep,
-                options: d.options,
                 started,
                 deadline,
-                rounds: d.rounds,
-                resent: d.resent,
-                meta: d.meta,
-                hinted: route.unconfirmed,
                 trace,
+                rare: Rare::boxed(kept, d.options, d.rounds, d.resent, d.meta),
+                retained: keep,
+                hinted: route.unconfirmed,
             },
         );
         request
@@ -598,7 +653,7 @@ impl Calls {
         now: Instant,
     ) -> Option<(CallId, Option<&CallTrace>)> {
         let (call, p) = self.sent.values_mut().find_map(|p| match p.purpose {
-            Purpose::User(call) if p.options.progress && progress_token(call) == *token => {
+            Purpose::User(call) if p.options().progress && progress_token(call) == *token => {
                 Some((call, p))
             }
             _ => None,
@@ -606,7 +661,7 @@ impl Calls {
         if let (Some(_), Some(started)) = (p.deadline, p.started) {
             // A timeout from now, within the cap: no earlier than the
             // deadline it replaces, so `next_deadline` holds.
-            p.deadline = deadlines(config, &p.options, started, now).0;
+            p.deadline = deadlines(config, &p.options(), started, now).0;
         }
         Some((call, p.trace.as_deref()))
     }

@@ -279,6 +279,29 @@ async fn an_answer_not_yet_taken_frees_its_slot_and_its_drop_cancels_nothing() {
     second.await.unwrap().unwrap();
 }
 
+/// A call dropped while the server works on it gives its slot back at
+/// once: the server is told (`notifications/cancelled`) and the next call
+/// goes out though the first is never answered.
+#[tokio::test]
+async fn a_cancelled_call_frees_its_slot() {
+    let (client, mut server) = one_slot_client().await;
+    let first = client.call_tool("first", json!({})).send();
+    let r1 = next_request(&mut server).await;
+    drop(first);
+    match server.recv().await {
+        Some(Ok(Message::Notification(n))) => assert_eq!(n.method, "notifications/cancelled"),
+        other => panic!("expected the cancellation, got {other:?}"),
+    }
+    let second = tokio::spawn(client.call_tool("second", json!({})).send());
+    let r2 = tokio::time::timeout(Duration::from_secs(5), next_request(&mut server))
+        .await
+        .expect("the cancelled call's slot went to the next call");
+    assert_eq!(params(&r2)["name"], "second");
+    assert_ne!(r2.id, r1.id);
+    respond(&mut server, r2.id, json!({"content": []})).await;
+    second.await.unwrap().unwrap();
+}
+
 /// Panics on its first `PANICS` requests, then answers; records whether a
 /// cancelled request's future was dropped.
 struct Fragile {

@@ -305,7 +305,7 @@ pub(super) fn fast_envelope(text: &str, spans: scan::Spans) -> Option<RawEnvelop
         None => None,
     };
     let error = match &spans.error {
-        Some(r) => Some(serde_json::from_str::<ErrorObject>(text.get(r.clone())?).ok()?),
+        Some(r) => Some(error_object(text.get(r.clone())?)?),
         None => None,
     };
     Some(RawEnvelope {
@@ -319,6 +319,15 @@ pub(super) fn fast_envelope(text: &str, spans: scan::Spans) -> Option<RawEnvelop
     })
 }
 
+/// An error response's `error` member, `None` if it is not an error
+/// object. Out of line: [`fast_envelope`] runs for every message, this for
+/// few of them.
+#[cold]
+#[inline(never)]
+fn error_object(text: &str) -> Option<ErrorObject> {
+    serde_json::from_str(text).ok()
+}
+
 /// The message, owning `text`, its raw value a span of it.
 pub(super) fn keep_text(
     env: RawEnvelope<Range<usize>>,
@@ -330,7 +339,10 @@ pub(super) fn keep_text(
 }
 
 /// The general path: `serde_json` parses `text` in place (borrowing the raw
-/// values), and gives the precise error for what is not a message.
+/// values), and gives the precise error for what is not a message. Out of
+/// line: [`decode_text`] runs for every message, this for few of them.
+#[cold]
+#[inline(never)]
 pub(super) fn decode_text_serde(text: String) -> Result<Message, (DecodeError, String)> {
     if is_batch(text.as_bytes()) {
         return Err((DecodeError::Envelope(EnvelopeViolation::Batch), text));

@@ -392,8 +392,17 @@ impl CallToolResult {
     pub fn from_raw(raw: crate::RawJson) -> serde_json::Result<Self> {
         match super::tool_result_fast::call_tool_result_owned(raw) {
             Ok(r) => Ok(r),
-            Err(raw) => serde_json::from_str(raw.as_str()),
+            Err(raw) => Self::from_raw_serde(&raw),
         }
+    }
+
+    /// What the fast path does not read: out of line, so that the
+    /// derived decoder is not inlined into every caller of
+    /// [`from_raw`](Self::from_raw) beside the code each answer runs.
+    #[cold]
+    #[inline(never)]
+    fn from_raw_serde(raw: &crate::RawJson) -> serde_json::Result<Self> {
+        serde_json::from_str(raw.as_str())
     }
 }
 
