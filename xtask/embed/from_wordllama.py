@@ -25,21 +25,21 @@ alone. No model runs; this only reshapes the table.
   four bits (-7 to 7) with a scale of its own, so a token's length (which the
   training made its weight in a mean) is kept.
 
-Output: the format `distill.py` writes (b"MCPWPE4\\0", u32 dims, u32 count,
-the pieces, the packed four-bit values, the f32 scales; little endian).
+Output: the table format `wpe.py` writes, as `distill.py`'s.
 
 Usage: from_wordllama.py OUT DIMS
 """
 
 import json
 import os
-import struct
 import sys
 
 import importlib.util
 
 import numpy as np
 from safetensors.numpy import load_file
+
+import wpe
 
 # The package's folder, found without importing it (its `__init__` needs
 # dependencies that only its own inference uses).
@@ -74,20 +74,7 @@ def main():
         sys.exit("DIMS must be even, at most 256")
     pieces, vecs = table()
     vecs = vecs[:, :dims]
-    scale = np.abs(vecs).max(1) / 7.0
-    scale[scale == 0] = 1.0
-    q = np.round(vecs / scale[:, None]).clip(-7, 7).astype(np.int8)
-    nibbles = q.astype(np.uint8) & 0xF
-    packed = nibbles[:, 0::2] | (nibbles[:, 1::2] << 4)
-    with open(out, "wb") as f:
-        f.write(b"MCPWPE4\0")
-        f.write(struct.pack("<II", dims, len(pieces)))
-        for p in pieces:
-            b = p.encode()
-            f.write(struct.pack("<B", len(b)) + b)
-        f.write(packed.tobytes())
-        f.write(scale.astype("<f4").tobytes())
-    print(f"{out}: {len(pieces)} pieces x {dims} dimensions, {os.path.getsize(out)} bytes")
+    wpe.write(out, pieces, vecs)
 
 
 if __name__ == "__main__":

@@ -342,6 +342,18 @@ fn feature_builds() -> Result {
     Ok(())
 }
 
+/// Clippy over every crate, target and feature, warnings denied: CI runs it
+/// on the lock file and on the newest compatible dependencies.
+const CLIPPY_ALL_FEATURES: &[&str] = &[
+    "clippy",
+    "--workspace",
+    "--all-targets",
+    "--all-features",
+    "--",
+    "-D",
+    "warnings",
+];
+
 fn ci() -> Result {
     let mut stages = Stages::default();
     let result = ci_stages(&mut stages);
@@ -364,15 +376,7 @@ fn ci_stages(stages: &mut Stages) -> Result {
         ]))?;
         // Optional features change types (rig-core's serde_json `preserve_order`
         // makes every JSON map larger): lint that build too.
-        run(cargo().args([
-            "clippy",
-            "--workspace",
-            "--all-targets",
-            "--all-features",
-            "--",
-            "-D",
-            "warnings",
-        ]))
+        run(cargo().args(CLIPPY_ALL_FEATURES))
     })?;
     // What a user's own lock file gives: the newest compatible dependencies.
     stages.run("newest deps", newest::newest_deps)?;

@@ -51,14 +51,6 @@ pub(crate) fn newest_deps() -> Result {
     run(cargo().current_dir(&scratch).arg("update"))?;
     run(cargo()
         .current_dir(&scratch)
-        .args([
-            "clippy",
-            "--workspace",
-            "--all-targets",
-            "--all-features",
-            "--",
-            "-D",
-            "warnings",
-        ])
+        .args(crate::CLIPPY_ALL_FEATURES)
         .env("CARGO_TARGET_DIR", root().join("target")))
 }
