@@ -203,11 +203,6 @@ fn index(catalog: &Catalog, ranking: Ranking) -> ToolIndex {
         let bytes = std::fs::read(path).unwrap().leak();
         b.word_vectors(bytes).expect("a word vector table");
     }
-    // `SEARCH_EVAL_DOMAIN=FILE`: other domain word vectors (`xtask/embed/word2vec.py`'s output).
-    if let Some(path) = std::env::var_os("SEARCH_EVAL_DOMAIN") {
-        let bytes = std::fs::read(path).unwrap().leak();
-        b.domain_vectors(bytes).expect("a word vector table");
-    }
     let mut id = 0;
     for s in &catalog.servers {
         b.server(&s.server, s.instructions.as_deref());
@@ -397,7 +392,7 @@ fn ranking() -> Ranking {
 }
 
 /// How many constants [`get`] and [`set`] reach.
-const KNOBS: usize = 24;
+const KNOBS: usize = 23;
 
 fn get(r: &Ranking, knob: usize) -> f32 {
     match knob {
@@ -411,8 +406,7 @@ fn get(r: &Ranking, knob: usize) -> f32 {
         15 => r.name,
         16 => r.meaning,
         17 => r.meaning_floor,
-        18..23 => r.meaning_fields[knob - 18],
-        _ => r.domain,
+        _ => r.meaning_fields[knob - 18],
     }
 }
 
@@ -428,7 +422,6 @@ fn set(r: &mut Ranking, knob: usize, v: f32) {
         15 => r.name = v,
         16 => r.meaning = v.min(1.0),
         17 => r.meaning_floor = v.min(1.0),
-        18..23 => r.meaning_fields[knob - 18] = v,
-        _ => r.domain = v.min(1.0),
+        _ => r.meaning_fields[knob - 18] = v,
     }
 }

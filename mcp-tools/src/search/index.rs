@@ -249,17 +249,7 @@ impl ToolIndexBuilder {
     /// comparing tables on the evaluation); `None` if `bytes` is not one.
     #[doc(hidden)]
     pub fn word_vectors(&mut self, bytes: &'static [u8]) -> Option<&mut Self> {
-        self.meanings
-            .set_general(super::embed::WordVectors::parse(bytes)?);
-        Some(self)
-    }
-
-    /// Other domain word vectors (a table in `domain.wpe`'s format, for
-    /// comparing tables on the evaluation); `None` if `bytes` is not one.
-    #[doc(hidden)]
-    pub fn domain_vectors(&mut self, bytes: &'static [u8]) -> Option<&mut Self> {
-        self.meanings
-            .set_domain(super::embed::WordVectors::parse(bytes)?);
+        self.meanings = Meanings::with(super::embed::WordVectors::parse(bytes)?);
         Some(self)
     }
 

@@ -229,9 +229,6 @@ pub struct Ranking {
     pub meaning_floor: f32,
     /// How much each field's terms count in a tool's meaning.
     pub meaning_fields: [f32; FIELDS],
-    /// The domain vectors' share of the meaning's cosine (0: the general
-    /// vectors' alone, 1: the domain's alone).
-    pub domain: f32,
 }
 
 impl Default for Ranking {
@@ -248,7 +245,6 @@ impl Default for Ranking {
             meaning: 0.4,
             meaning_floor: 0.5,
             meaning_fields: [1.0, 1.0, 1.0, 0.2, 0.0],
-            domain: 0.0,
         }
     }
 }

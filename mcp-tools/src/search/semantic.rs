@@ -7,74 +7,8 @@
 use super::embed::{WordVectors, normalize};
 use super::{FIELDS, MAX_QUERY_LEN, MAX_QUERY_TERMS, Ranking, text};
 
-/// The word vectors the index uses, if the crate has them: the general
-/// table and the domain one. A term's vector is the two side by side, each
-/// of length 1 (zero where a table does not know the word).
-#[derive(Clone, Copy, Default)]
-struct Vectors {
-    general: Option<&'static WordVectors>,
-    domain: Option<&'static WordVectors>,
-}
-
-impl Vectors {
-    /// How many values the general table gives (the domain's follow).
-    fn split(&self) -> usize {
-        self.general.map_or(0, WordVectors::dims)
-    }
-
-    /// How many values a term's vector has.
-    fn dims(&self) -> usize {
-        self.split() + self.domain.map_or(0, WordVectors::dims)
-    }
-
-    /// The dimensions `r` uses: the domain's only when it counts.
-    fn used(&self, r: &Ranking) -> usize {
-        if r.domain > 0.0 {
-            self.dims()
-        } else {
-            self.split()
-        }
-    }
-
-    /// Whether a table whose part of the first `used` dimensions is there
-    /// knows `word` whole.
-    fn knows(&self, word: &str, used: usize) -> bool {
-        self.general.is_some_and(|v| v.knows(word))
-            || (used > self.split() && self.domain.is_some_and(|v| v.knows(word)))
-    }
-
-    /// Adds `weight` times each table's vector of `word` to its part of
-    /// `out` (the first `split` values and the rest, if `out` has them);
-    /// whether a table has one.
-    fn add_word(&self, word: &str, weight: f32, out: &mut [f32]) -> bool {
-        let (general, domain) = out.split_at_mut(self.split().min(out.len()));
-        let mut any = self
-            .general
-            .is_some_and(|v| v.add_word(word, weight, general));
-        if !domain.is_empty() {
-            any |= self
-                .domain
-                .is_some_and(|v| v.add_word(word, weight, domain));
-        }
-        any
-    }
-}
-
-/// Scales each table's part of `v` to length 1, then the general part by
-/// `√(1 − share)` and the domain part by `√share`: the dot product of two
-/// such vectors is `(1 − share) × general cosine + share × domain cosine`.
-/// Whether any part is not zero.
-fn normalize_parts(v: &mut [f32], split: usize, share: f32) -> bool {
-    let (general, domain) = v.split_at_mut(split.min(v.len()));
-    let mut any = normalize(general) > 0.0;
-    if !domain.is_empty() {
-        any |= normalize(domain) > 0.0;
-        let (g, d) = ((1.0 - share).max(0.0).sqrt(), share.min(1.0).sqrt());
-        general.iter_mut().for_each(|x| *x *= g);
-        domain.iter_mut().for_each(|x| *x *= d);
-    }
-    any
-}
+/// The word vectors the index uses, if the crate has them.
+type Vectors = Option<&'static WordVectors>;
 
 /// The builder's side: one vector per term (from the word it was first met
 /// as).
@@ -87,46 +21,36 @@ pub(crate) struct Meanings {
 impl Default for Meanings {
     fn default() -> Self {
         Meanings {
-            vectors: Vectors {
-                general: WordVectors::minilm(),
-                // None shipped: see BENCHMARKS.md ("Tool search quality").
-                domain: None,
-            },
+            vectors: WordVectors::minilm(),
             terms: Vec::new(),
         }
     }
 }
 
 impl Meanings {
-    /// Other general word vectors than the crate's (before any term).
-    pub(crate) fn set_general(&mut self, vectors: WordVectors) {
-        debug_assert!(self.terms.is_empty());
-        self.vectors.general = Some(Box::leak(Box::new(vectors)));
-    }
-
-    /// Other domain word vectors than the crate's (before any term).
-    pub(crate) fn set_domain(&mut self, vectors: WordVectors) {
-        debug_assert!(self.terms.is_empty());
-        self.vectors.domain = Some(Box::leak(Box::new(vectors)));
+    /// Meanings from other word vectors than the crate's.
+    pub(crate) fn with(vectors: WordVectors) -> Meanings {
+        Meanings {
+            vectors: Some(Box::leak(Box::new(vectors))),
+            terms: Vec::new(),
+        }
     }
 
     /// Gives the next term the meaning of `word` (zero if it has none).
     pub(crate) fn add_term(&mut self, word: &str) {
-        let v = self.vectors;
-        if v.general.is_some() {
+        if let Some(v) = self.vectors {
             let start = self.terms.len();
             self.terms.resize(start + v.dims(), 0.0);
             let out = &mut self.terms[start..];
             if v.add_word(word, 1.0, out) {
-                normalize_parts(out, v.split(), 0.5);
+                normalize(out);
             }
         }
     }
 
     /// Each tool's meaning: the sum of its terms' vectors, each weighted by
     /// its inverse document frequency and [`Ranking::meaning_fields`] of the
-    /// fields it is in, each table's part normalized and weighted by
-    /// [`Ranking::domain`], quantized to int8. `ends` and
+    /// fields it is in, normalized and quantized to int8. `ends` and
     /// `entries` are the builder's: tool `i`'s terms, with their count per
     /// field, end at `ends[i]`.
     pub(crate) fn tools(
@@ -136,15 +60,13 @@ impl Meanings {
         entries: &[(u32, [u16; FIELDS])],
         idf: &[f32],
     ) -> Meaning {
-        let v = self.vectors;
-        if v.general.is_none() {
+        let Some(v) = self.vectors else {
             return Meaning::default();
-        }
+        };
         let dims = v.dims();
-        let used = v.used(r);
-        let mut values = Vec::with_capacity(ends.len() * used);
+        let mut values = Vec::with_capacity(ends.len() * dims);
         let mut scales = Vec::with_capacity(ends.len());
-        let mut sum = vec![0f32; used];
+        let mut sum = vec![0f32; dims];
         // One tool's terms that have a meaning: their vector, and its
         // weight.
         let mut weighted: Vec<(&[f32], f32)> = Vec::new();
@@ -158,21 +80,19 @@ impl Meanings {
                 let t = t as usize;
                 if field > 0.0
                     && let Some(&idf) = idf.get(t)
-                    && let Some(vector) = self.terms.get(t * dims..t * dims + used)
+                    && let Some(vector) = self.terms.get(t * dims..(t + 1) * dims)
                 {
                     weighted.push((vector, field * idf));
                 }
             }
             start = end as usize;
             sum_weighted(&mut sum, &weighted);
-            normalize_parts(&mut sum, v.split(), r.domain);
+            normalize(&mut sum);
             scales.push(quantize(&sum, &mut values));
         }
         let n = ends.len() as f32;
         Meaning {
-            vectors: v,
-            used,
-            share: r.domain,
+            vectors: Some(v),
             values,
             scales,
             rare: (1.0 + (n + 0.5) / 0.5).ln(),
@@ -184,12 +104,7 @@ impl Meanings {
 #[derive(Default)]
 pub(crate) struct Meaning {
     vectors: Vectors,
-    /// How many values a meaning has (the domain table's only when they
-    /// count).
-    used: usize,
-    /// [`Ranking::domain`].
-    share: f32,
-    /// `used` int8 values per tool.
+    /// `dims` int8 values per tool.
     values: Vec<i8>,
     /// Per tool: what one unit of its values is worth.
     scales: Vec<f32>,
@@ -213,13 +128,12 @@ impl Meaning {
         query: &str,
         idf: impl Fn(&str) -> Option<f32>,
     ) -> Option<QueryMeaning> {
-        let v = self.vectors;
-        v.general?;
+        let v = self.vectors?;
         let mut end = query.len().min(MAX_QUERY_LEN);
         while !query.is_char_boundary(end) {
             end -= 1;
         }
-        let mut out = vec![0f32; self.used];
+        let mut out = vec![0f32; v.dims()];
         let mut stem = String::new();
         let mut n = 0;
         let mut any = false;
@@ -228,7 +142,7 @@ impl Meaning {
                 // A word no tool says counts as the rarest, if the model
                 // knows it whole: one it only knows in pieces (`zzzqqq`)
                 // means nothing it can tell.
-                let weight = idf(t).or_else(|| v.knows(w, self.used).then_some(self.rare));
+                let weight = idf(t).or_else(|| v.knows(w).then_some(self.rare));
                 if let Some(weight) = weight {
                     any |= v.add_word(w, weight, &mut out);
                 }
@@ -236,7 +150,7 @@ impl Meaning {
             }
             n < MAX_QUERY_TERMS
         });
-        if !any || !normalize_parts(&mut out, v.split(), self.share) {
+        if !any || normalize(&mut out) == 0.0 {
             return None;
         }
         let mut values = Vec::with_capacity(out.len());
