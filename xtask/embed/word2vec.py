@@ -2,9 +2,8 @@
 
 Not shipped: the table it writes is for trying domain vectors beside the
 shipped general ones on the evaluation (`SEARCH_EVAL_DOMAIN=FILE`, with the
-blend committed and reverted after this script: `git log --grep "domain word vectors"`;
-BENCHMARKS.md,
-"Tool search quality", has the numbers).
+blend committed and reverted after this script: `git log --grep "domain
+word vectors"`; BENCHMARKS.md, "Tool search quality", has the numbers).
 
 word2vec (gensim, skip-gram with negative sampling) over `corpus.py`'s
 OUT/text.txt (one passage a line, words split and lowercased as the crate
