@@ -525,44 +525,28 @@ async fn callers_answered_together_send_their_next_requests_in_one_write() {
 
 /// What the client's transport saw, in order: `msg` (a message handed
 /// over), `nothing` (`poll_recv` was `Pending`), `request` (one queued).
-struct Logged {
-    inner: DriverOnly<ChannelTransport>,
-    log: Arc<Mutex<Vec<&'static str>>>,
-}
+struct Logged(Arc<Mutex<Vec<&'static str>>>);
 
-impl mcp_proto::transport::Transport for Logged {
+impl Hooks for Logged {
     fn poll_recv(
-        mut self: Pin<&mut Self>,
+        &mut self,
+        inner: Pin<&mut DriverOnly<ChannelTransport>>,
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Message, TransportError>>> {
-        let got = Pin::new(&mut self.inner).poll_recv(cx);
+        let got = inner.poll_recv(cx);
         let event = if got.is_pending() { "nothing" } else { "msg" };
-        self.log.lock().unwrap().push(event);
+        self.0.lock().unwrap().push(event);
         got
     }
-    fn poll_ready(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Result<(), TransportError>> {
-        Pin::new(&mut self.inner).poll_ready(cx)
-    }
-    fn start_send(mut self: Pin<&mut Self>, msg: Message) -> Result<(), TransportError> {
+    fn start_send(
+        &mut self,
+        inner: Pin<&mut DriverOnly<ChannelTransport>>,
+        msg: Message,
+    ) -> Result<(), TransportError> {
         if let Message::Request(_) = &msg {
-            self.log.lock().unwrap().push("request");
+            self.0.lock().unwrap().push("request");
         }
-        Pin::new(&mut self.inner).start_send(msg)
-    }
-    fn poll_flush(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Result<(), TransportError>> {
-        Pin::new(&mut self.inner).poll_flush(cx)
-    }
-    fn poll_close(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Result<(), TransportError>> {
-        Pin::new(&mut self.inner).poll_close(cx)
+        inner.start_send(msg)
     }
 }
 
@@ -576,9 +560,9 @@ impl mcp_proto::transport::Transport for Logged {
 async fn after_a_round_of_answers_the_driver_reads_once_more() {
     let (client_end, mut server) = pair();
     let log = Arc::new(Mutex::new(Vec::new()));
-    let transport = Logged {
+    let transport = Hooked {
         inner: client_end,
-        log: log.clone(),
+        hooks: Logged(log.clone()),
     };
     let srv = tokio::spawn(async move {
         legacy_handshake(&mut server).await;

@@ -6,25 +6,24 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use super::*;
 use mcp_proto::schema::{ListRootsParams, ListRootsResult, Root};
-use mcp_proto::transport::Transport;
 
 /// The server's end stops reading (sending never becomes ready) and floods
 /// pings, requests and notifications once `flooding` is set; until then it
 /// is the plain channel.
 struct StopsReading {
-    inner: DriverOnly<ChannelTransport>,
     flooding: Arc<AtomicBool>,
     /// Messages handed to the client while flooding.
     flooded: Arc<AtomicUsize>,
 }
 
-impl Transport for StopsReading {
+impl Hooks for StopsReading {
     fn poll_recv(
-        mut self: Pin<&mut Self>,
+        &mut self,
+        inner: Pin<&mut DriverOnly<ChannelTransport>>,
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Message, TransportError>>> {
         if !self.flooding.load(Ordering::SeqCst) {
-            return Pin::new(&mut self.inner).poll_recv(cx);
+            return inner.poll_recv(cx);
         }
         // Far past any bound the client keeps, but finite: a client that
         // reads without bound fails the test instead of eating the machine.
@@ -44,28 +43,14 @@ impl Transport for StopsReading {
         Poll::Ready(Some(Ok(m)))
     }
     fn poll_ready(
-        mut self: Pin<&mut Self>,
+        &mut self,
+        inner: Pin<&mut DriverOnly<ChannelTransport>>,
         cx: &mut Context<'_>,
     ) -> Poll<Result<(), TransportError>> {
         if self.flooding.load(Ordering::SeqCst) {
             return Poll::Pending;
         }
-        Pin::new(&mut self.inner).poll_ready(cx)
-    }
-    fn start_send(mut self: Pin<&mut Self>, msg: Message) -> Result<(), TransportError> {
-        Pin::new(&mut self.inner).start_send(msg)
-    }
-    fn poll_flush(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Result<(), TransportError>> {
-        Pin::new(&mut self.inner).poll_flush(cx)
-    }
-    fn poll_close(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Result<(), TransportError>> {
-        Pin::new(&mut self.inner).poll_close(cx)
+        inner.poll_ready(cx)
     }
 }
 
@@ -94,10 +79,12 @@ async fn a_server_that_stops_reading_is_not_read_from() {
     let (client_end, mut server) = pair();
     let flooding = Arc::new(AtomicBool::new(false));
     let flooded = Arc::new(AtomicUsize::new(0));
-    let transport = StopsReading {
+    let transport = Hooked {
         inner: client_end,
-        flooding: flooding.clone(),
-        flooded: flooded.clone(),
+        hooks: StopsReading {
+            flooding: flooding.clone(),
+            flooded: flooded.clone(),
+        },
     };
     let srv = tokio::spawn(async move {
         legacy_handshake(&mut server).await;

@@ -22,7 +22,7 @@ use mcp_proto::RawJson;
 use mcp_proto::jsonrpc::{ErrorResponse, Message, Notification, Request, Response};
 use mcp_proto::schema::ClientCapabilities;
 use mcp_proto::transport::channel::{self, ChannelTransport};
-use mcp_proto::transport::{TransportError, TransportErrorKind, TransportExt};
+use mcp_proto::transport::{Transport, TransportError, TransportErrorKind, TransportExt};
 use mcp_proto::{Era, ErrorCode, ErrorObject, ProtocolVersion, RequestId};
 use serde_json::{Value, json};
 
@@ -119,80 +119,135 @@ async fn modern_handshake(t: &mut ChannelTransport) {
     .await;
 }
 
-/// The channel transport with hooks: `recv()` may hand the client a
-/// message of its own before the channel's, and `flush(sent, cx)`, told
-/// whether a message was sent since the last flush, lets a flush go
-/// through only once it returns `Ready(Ok)` (`Ready(Err)` fails it).
-struct Hooked<R, F> {
-    inner: DriverOnly<ChannelTransport>,
-    sent: bool,
-    recv: R,
-    flush: F,
-}
-
-type NoRecv = fn() -> Option<Message>;
-type NoFlush = fn(bool, &mut Context<'_>) -> Poll<Result<(), TransportError>>;
-
-impl<F> Hooked<NoRecv, F> {
-    fn on_flush(inner: DriverOnly<ChannelTransport>, flush: F) -> Self {
-        Hooked {
-            inner,
-            sent: false,
-            recv: || None,
-            flush,
-        }
-    }
-}
-
-impl<R> Hooked<R, NoFlush> {
-    fn on_recv(inner: DriverOnly<ChannelTransport>, recv: R) -> Self {
-        Hooked {
-            inner,
-            sent: false,
-            recv,
-            flush: |_, _| Poll::Ready(Ok(())),
-        }
-    }
-}
-
-impl<R, F> mcp_proto::transport::Transport for Hooked<R, F>
-where
-    R: FnMut() -> Option<Message> + Send + Unpin + 'static,
-    F: FnMut(bool, &mut Context<'_>) -> Poll<Result<(), TransportError>> + Send + Unpin + 'static,
-{
+/// What a test does around the channel transport: each method is the
+/// channel's unless the test overrides it (to watch, hold back or inject).
+trait Hooks: Send + Unpin + 'static {
     fn poll_recv(
-        mut self: Pin<&mut Self>,
+        &mut self,
+        inner: Pin<&mut DriverOnly<ChannelTransport>>,
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Message, TransportError>>> {
-        if let Some(m) = (self.recv)() {
-            return Poll::Ready(Some(Ok(m)));
-        }
-        Pin::new(&mut self.inner).poll_recv(cx)
+        inner.poll_recv(cx)
     }
     fn poll_ready(
-        mut self: Pin<&mut Self>,
+        &mut self,
+        inner: Pin<&mut DriverOnly<ChannelTransport>>,
         cx: &mut Context<'_>,
     ) -> Poll<Result<(), TransportError>> {
-        Pin::new(&mut self.inner).poll_ready(cx)
+        inner.poll_ready(cx)
     }
-    fn start_send(mut self: Pin<&mut Self>, msg: Message) -> Result<(), TransportError> {
-        self.sent = true;
-        Pin::new(&mut self.inner).start_send(msg)
+    fn start_send(
+        &mut self,
+        inner: Pin<&mut DriverOnly<ChannelTransport>>,
+        msg: Message,
+    ) -> Result<(), TransportError> {
+        inner.start_send(msg)
     }
     fn poll_flush(
-        mut self: Pin<&mut Self>,
+        &mut self,
+        inner: Pin<&mut DriverOnly<ChannelTransport>>,
         cx: &mut Context<'_>,
     ) -> Poll<Result<(), TransportError>> {
-        let this = &mut *self;
-        std::task::ready!((this.flush)(this.sent, cx))?;
-        this.sent = false;
-        Pin::new(&mut this.inner).poll_flush(cx)
+        inner.poll_flush(cx)
+    }
+}
+
+/// The channel transport with a test's [`Hooks`] around it.
+struct Hooked<H> {
+    inner: DriverOnly<ChannelTransport>,
+    hooks: H,
+}
+
+impl<H: Hooks> Transport for Hooked<H> {
+    fn poll_recv(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Message, TransportError>>> {
+        let this = self.get_mut();
+        this.hooks.poll_recv(Pin::new(&mut this.inner), cx)
+    }
+    fn poll_ready(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), TransportError>> {
+        let this = self.get_mut();
+        this.hooks.poll_ready(Pin::new(&mut this.inner), cx)
+    }
+    fn start_send(self: Pin<&mut Self>, msg: Message) -> Result<(), TransportError> {
+        let this = self.get_mut();
+        this.hooks.start_send(Pin::new(&mut this.inner), msg)
+    }
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), TransportError>> {
+        let this = self.get_mut();
+        this.hooks.poll_flush(Pin::new(&mut this.inner), cx)
     }
     fn poll_close(
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
     ) -> Poll<Result<(), TransportError>> {
         Pin::new(&mut self.inner).poll_close(cx)
+    }
+}
+
+/// `recv()` may hand the client a message of its own before the channel's.
+struct OnRecv<R>(R);
+
+impl<R: FnMut() -> Option<Message> + Send + Unpin + 'static> Hooks for OnRecv<R> {
+    fn poll_recv(
+        &mut self,
+        inner: Pin<&mut DriverOnly<ChannelTransport>>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Message, TransportError>>> {
+        match (self.0)() {
+            Some(m) => Poll::Ready(Some(Ok(m))),
+            None => inner.poll_recv(cx),
+        }
+    }
+}
+
+/// `flush(sent, cx)`, told whether a message was sent since the last
+/// flush, lets a flush go through only once it returns `Ready(Ok)`
+/// (`Ready(Err)` fails it).
+struct OnFlush<F> {
+    flush: F,
+    sent: bool,
+}
+
+impl<F> Hooks for OnFlush<F>
+where
+    F: FnMut(bool, &mut Context<'_>) -> Poll<Result<(), TransportError>> + Send + Unpin + 'static,
+{
+    fn start_send(
+        &mut self,
+        inner: Pin<&mut DriverOnly<ChannelTransport>>,
+        msg: Message,
+    ) -> Result<(), TransportError> {
+        self.sent = true;
+        inner.start_send(msg)
+    }
+    fn poll_flush(
+        &mut self,
+        inner: Pin<&mut DriverOnly<ChannelTransport>>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Result<(), TransportError>> {
+        std::task::ready!((self.flush)(self.sent, cx))?;
+        self.sent = false;
+        inner.poll_flush(cx)
+    }
+}
+
+impl<R> Hooked<OnRecv<R>> {
+    fn on_recv(inner: DriverOnly<ChannelTransport>, recv: R) -> Self {
+        Hooked {
+            inner,
+            hooks: OnRecv(recv),
+        }
+    }
+}
+
+impl<F> Hooked<OnFlush<F>> {
+    fn on_flush(inner: DriverOnly<ChannelTransport>, flush: F) -> Self {
+        Hooked {
+            inner,
+            hooks: OnFlush { flush, sent: false },
+        }
     }
 }
 
